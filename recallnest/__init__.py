@@ -1,0 +1,30 @@
+"""RecallNest: local, zero-LLM memory for coding agents.
+
+Kept import-light on purpose: `recallnest.hook` runs in a fresh process at every agent session
+start, and importing this package must not pull in duckdb, numpy or click. The public API is
+re-exported lazily.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__version__ = "0.1.0"
+
+__all__ = ["Engine", "SearchRequest", "Settings", "Store", "__version__"]
+
+_LAZY = {
+    "Engine": "recallnest.engine",
+    "SearchRequest": "recallnest.engine",
+    "Settings": "recallnest.config",
+    "Store": "recallnest.store",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'recallnest' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

@@ -1,0 +1,24 @@
+"""`python -m recallnest` and the `recallnest` console script.
+
+`recallnest hook ...` is dispatched before click is imported: the hook's fast path must load
+only the standard library (see hook.py).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "hook":
+        from recallnest.hook import main as hook_main
+
+        sys.exit(hook_main(sys.argv[2:], sys.stdin, sys.stdout, os.environ))
+    from recallnest.cli import cli
+
+    cli()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,406 @@
+"""The click command line: parse options, call one library function, format the output.
+
+Errors derived from RecallnestError become one line on stderr and exit 1; no tracebacks unless
+--debug. Every read command takes --json (one JSON document; field names in schemas.py).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from recallnest import __version__
+from recallnest.config import Settings
+from recallnest.errors import RecallnestError
+from recallnest.models import CATEGORIES, GLOBAL_SCOPE
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class _Group(click.Group):
+    """Turns RecallnestError into a one-line message (exit 1) unless --debug."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except RecallnestError as exc:
+            if ctx.obj and ctx.obj.get("debug"):
+                raise
+            raise click.ClickException(str(exc)) from exc
+
+
+@click.group(cls=_Group, context_settings=CONTEXT)
+@click.version_option(__version__, prog_name="recallnest")
+@click.option(
+    "--home",
+    type=click.Path(path_type=Path),
+    envvar="RECALLNEST_HOME",
+    help="State directory (database, config, logs, socket).",
+)
+@click.option("--debug", is_flag=True, help="Show tracebacks and debug logs.")
+@click.pass_context
+def cli(ctx: click.Context, home: Path | None, debug: bool) -> None:
+    """Local, zero-LLM memory for Claude Code, Codex CLI and Gemini CLI.
+
+    \b
+    recallnest remember "We use pnpm, never npm" --scope project .
+    recallnest search "which package manager" --json
+    """
+    logging.basicConfig(
+        level=logging.DEBUG if debug else logging.WARNING,
+        format="recallnest: %(levelname)s %(message)s",
+    )
+    ctx.obj = {"debug": debug, "flags": {"home": home}}
+
+
+def settings_of(ctx: click.Context) -> Settings:
+    return Settings.load(flags=ctx.obj["flags"])
+
+
+def call(ctx: click.Context, op: str, args: dict[str, Any]) -> Any:
+    """Run one operation through the daemon if it answers, else in this process."""
+    from recallnest.client import connect
+
+    client = connect(settings_of(ctx))
+    try:
+        return client.call(op, args)
+    finally:
+        client.close()
+
+
+def emit(data: Any, as_json: bool, human: Callable[[Any], None]) -> None:
+    if as_json:
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        human(data)
+
+
+def json_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(f)
+
+
+def resolve_scope(scope: str, path: str | None) -> str:
+    """`global`, or the project key of PATH (default: the current directory)."""
+    if scope == "global":
+        if path:
+            raise RecallnestError("a PATH is only used with --scope project")
+        return GLOBAL_SCOPE
+    from recallnest.project import project_of
+
+    key = project_of(str(Path(path or ".").resolve()))
+    assert key is not None
+    return key
+
+
+def project_key(path: str | None) -> str | None:
+    if path is None:
+        return None
+    from recallnest.project import project_of
+
+    return project_of(str(Path(path).resolve()))
+
+
+# ---- memories ---------------------------------------------------------------------------
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("text")
+@click.argument("path", required=False)
+@click.option("--category", type=click.Choice(CATEGORIES), help="Default: inferred from the text.")
+@click.option(
+    "--scope",
+    type=click.Choice(["global", "project"]),
+    default="global",
+    show_default=True,
+    help="`project` scopes it to PATH's project (default: cwd).",
+)
+@click.option("--importance", type=click.FloatRange(0, 1))
+@json_option
+@click.pass_context
+def remember(
+    ctx: click.Context,
+    text: str,
+    path: str | None,
+    category: str | None,
+    scope: str,
+    importance: float | None,
+    as_json: bool,
+) -> None:
+    """Store a memory (secrets are redacted; the same text twice is one memory).
+
+    \b
+    recallnest remember "I prefer tabs over spaces"
+    recallnest remember "We use pnpm, never npm, in this repo" --scope project .
+    """
+    args = {
+        "text": text,
+        "category": category,
+        "scope": resolve_scope(scope, path),
+        "importance": importance,
+    }
+    result = call(ctx, "remember", args)
+    emit(
+        result,
+        as_json,
+        lambda m: click.echo(
+            f"{'remembered' if m['created'] else 'updated'} {m['id']} "
+            f"[{m['category']}, {m['scope']}]"
+        ),
+    )
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("query")
+@click.option(
+    "--kind", type=click.Choice(["all", "memories", "turns"]), default="all", show_default=True
+)
+@click.option(
+    "--project", "project_path", help="Only this project's turns, its memories and global ones."
+)
+@click.option("--category", type=click.Choice(CATEGORIES))
+@click.option("--agent", type=click.Choice(["claude", "codex", "gemini"]))
+@click.option("--session", "session_id")
+@click.option("--since", help="ISO date or age (7d, 12h).")
+@click.option("--limit", "-n", type=click.IntRange(1, 1000), default=10, show_default=True)
+@click.option("--explain", is_flag=True, help="Show each channel's rank and score.")
+@json_option
+@click.pass_context
+def search(
+    ctx: click.Context,
+    query: str,
+    kind: str,
+    project_path: str | None,
+    category: str | None,
+    agent: str | None,
+    session_id: str | None,
+    since: str | None,
+    limit: int,
+    explain: bool,
+    as_json: bool,
+) -> None:
+    """Search memories and conversation turns (keyword + vector, fused).
+
+    \b
+    recallnest search "which package manager" --json
+    recallnest search "staging port" --kind turns --agent codex --since 7d
+    """
+    args = {
+        "query": query,
+        "kind": kind,
+        "project": project_key(project_path),
+        "category": category,
+        "agent": agent,
+        "session_id": session_id,
+        "since": since,
+        "limit": limit,
+        "explain": explain,
+    }
+    emit(call(ctx, "search", args), as_json, _print_hits)
+
+
+def _print_hits(hits: list[dict[str, Any]]) -> None:
+    if not hits:
+        click.echo("no results")
+    for n, h in enumerate(hits, 1):
+        where = (
+            f"{h['category']}, {h['scope']}"
+            if h["kind"] == "memory"
+            else f"{h['agent']} {h['role']}, {str(h['timestamp'])[:16]}"
+        )
+        click.echo(f"{n:>2}. {h['score']:.3f} [{h['kind']}: {where}] {h['id'][:8]}")
+        click.echo(f"    {_one_line(h['text'], 200)}")
+        for channel, s in (h.get("explain") or {}).items():
+            click.echo(
+                f"    {channel}: rank {s['rank']} score {s['score']:.4f} norm {s['normalised']:.3f}"
+            )
+
+
+def _one_line(text: str, width: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+@cli.group(context_settings=CONTEXT)
+def memories() -> None:
+    """List and show durable memories."""
+
+
+@memories.command("list", context_settings=CONTEXT)
+@click.option("--scope", help="`global` or a project path.")
+@click.option("--category", type=click.Choice(CATEGORIES))
+@click.option(
+    "--status",
+    type=click.Choice(["active", "superseded", "archived", "any"]),
+    default="active",
+    show_default=True,
+)
+@click.option("--limit", "-n", type=click.IntRange(1), default=50, show_default=True)
+@json_option
+@click.pass_context
+def memories_list(
+    ctx: click.Context,
+    scope: str | None,
+    category: str | None,
+    status: str,
+    limit: int,
+    as_json: bool,
+) -> None:
+    """List memories, most recently updated first."""
+    scope_key = scope if scope in (None, GLOBAL_SCOPE) else project_key(scope)
+    args = {
+        "scope": scope_key,
+        "category": category,
+        "status": None if status == "any" else status,
+        "limit": limit,
+    }
+    emit(call(ctx, "memories.list", args), as_json, _print_memories)
+
+
+def _print_memories(memories: list[dict[str, Any]]) -> None:
+    if not memories:
+        click.echo("no memories")
+    for m in memories:
+        click.echo(f"{m['id'][:8]} [{m['category']}, {m['scope']}] {_one_line(m['text'], 90)}")
+
+
+@memories.command("show", context_settings=CONTEXT)
+@click.argument("memory_id")
+@json_option
+@click.pass_context
+def memories_show(ctx: click.Context, memory_id: str, as_json: bool) -> None:
+    """Show one memory (full id or a unique prefix of 6+ characters)."""
+    emit(call(ctx, "memories.show", {"id": memory_id}), as_json, _print_fields)
+
+
+def _print_fields(record: dict[str, Any]) -> None:
+    for key, value in record.items():
+        click.echo(f"{key}: {value}")
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("ids", nargs=-1, required=True)
+@json_option
+@click.pass_context
+def forget(ctx: click.Context, ids: tuple[str, ...], as_json: bool) -> None:
+    """Delete memories by id, with their keyword and vector index entries."""
+    result = call(ctx, "forget", {"ids": list(ids)})
+    emit(
+        result,
+        as_json,
+        lambda r: click.echo(
+            f"forgot {len(r['forgotten'])}"
+            + (f"; not found: {' '.join(r['missing'])}" if r["missing"] else "")
+        ),
+    )
+    if result["missing"] and not result["forgotten"]:
+        sys.exit(1)
+
+
+@cli.command(context_settings=CONTEXT)
+@json_option
+@click.pass_context
+def stats(ctx: click.Context, as_json: bool) -> None:
+    """Counts, file size and embedding progress."""
+    emit(call(ctx, "stats", {}), as_json, _print_stats)
+
+
+def _print_stats(s: dict[str, Any]) -> None:
+    click.echo(f"home: {s['home']}")
+    for name, n in s["counts"].items():
+        click.echo(f"{name}: {n}")
+    f = s["file"]
+    click.echo(
+        f"file: {f.get('path_bytes', 0) / 1e6:.1f} MB "
+        f"(live blocks {f.get('used_bytes', 0) / 1e6:.1f} MB)"
+    )
+    e = s["embedder"]
+    click.echo(
+        f"embedder: {e['model'] or 'none (keyword-only)'}; vectors "
+        f"{e['rows_with_vectors']}/{e['rows']}" + (f"; {e['error']}" if e["error"] else "")
+    )
+
+
+@cli.command("export", context_settings=CONTEXT)
+@click.option("--format", "fmt", type=click.Choice(["jsonl"]), default="jsonl", show_default=True)
+@click.option("--output", "-o", type=click.File("w", encoding="utf-8"), default="-")
+@click.pass_context
+def export_cmd(ctx: click.Context, fmt: str, output: Any) -> None:
+    """Write every memory (all statuses) as JSON lines; `import` reads it back losslessly."""
+    for record in call(ctx, "export", {}):
+        output.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
+
+
+@cli.command("import", context_settings=CONTEXT)
+@click.argument("file", type=click.File("r", encoding="utf-8"))
+@json_option
+@click.pass_context
+def import_cmd(ctx: click.Context, file: Any, as_json: bool) -> None:
+    """Import memories from an `export` file (same ids; existing ones are replaced)."""
+    records = []
+    for n, line in enumerate(file, 1):
+        if line.strip():
+            try:
+                records.append(json.loads(line))
+            except ValueError as exc:
+                raise RecallnestError(f"{file.name}:{n}: not JSON ({exc})") from exc
+    result = call(ctx, "import", {"records": records})
+    emit(result, as_json, lambda r: click.echo(f"imported {r['imported']} memories"))
+
+
+@cli.command(context_settings=CONTEXT)
+@click.pass_context
+def reindex(ctx: click.Context) -> None:
+    """Re-embed every record with the configured embedder (after a model change)."""
+    from recallnest.client import LocalClient, daemon_answers
+
+    settings = settings_of(ctx)
+    if daemon_answers(settings):
+        raise RecallnestError(
+            "stop the daemon first (`recallnest daemon stop`): it re-embeds "
+            "in the background after a model change anyway"
+        )
+    client = LocalClient(settings)
+    try:
+        total = (
+            client.engine.store.count_missing_vectors(client.engine.embedder.model_id)
+            if client.engine.embedder
+            else 0
+        )
+        with click.progressbar(length=total, label="embedding", file=sys.stderr) as bar:
+            last = [0]
+
+            def progress(done: int, _total: int) -> None:
+                bar.update(done - last[0])
+                last[0] = done
+
+            result = client.engine.reindex(progress)
+    finally:
+        client.close()
+    click.echo(
+        f"embedded {result['embedded']} rows with {result['model']}; dropped "
+        f"{result['dropped_vectors']} vectors of other models"
+    )
+
+
+@cli.command(context_settings=CONTEXT)
+@json_option
+@click.pass_context
+def doctor(ctx: click.Context, as_json: bool) -> None:
+    """Check the installation: extensions, embedder, database, permissions."""
+    from recallnest.doctor import run_checks
+
+    checks = run_checks(settings_of(ctx))
+    emit(checks, as_json, _print_checks)
+    if not all(c["ok"] for c in checks):
+        sys.exit(1)
+
+
+def _print_checks(checks: list[dict[str, Any]]) -> None:
+    for c in checks:
+        click.echo(f"{'ok  ' if c['ok'] else 'FAIL'} {c['name']}: {c['detail']}")

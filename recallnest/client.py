@@ -1,0 +1,80 @@
+"""How a front end reaches the data: through the daemon's socket when one answers, else by
+opening the store in this process. Both paths run the same `ops.dispatch`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from recallnest import protocol
+from recallnest.config import Settings
+from recallnest.errors import DaemonError, RecallnestError, StoreLockedError
+from recallnest.paths import socket_path
+
+PING_TIMEOUT = 1.0
+CALL_TIMEOUT = 120.0
+
+
+class Client(Protocol):
+    mode: str
+
+    def call(self, op: str, args: dict[str, Any]) -> Any: ...
+    def close(self) -> None: ...
+
+
+class DaemonClient:
+    mode = "daemon"
+
+    def __init__(self, path: str, timeout: float = CALL_TIMEOUT) -> None:
+        self.path = path
+        self.timeout = timeout
+
+    def call(self, op: str, args: dict[str, Any]) -> Any:
+        try:
+            return protocol.request(self.path, op, args, self.timeout)
+        except protocol.ProtocolError as exc:
+            raise DaemonError(str(exc)) from exc
+
+    def close(self) -> None:
+        return None
+
+
+class LocalClient:
+    mode = "local"
+
+    def __init__(self, settings: Settings) -> None:
+        from recallnest.engine import Engine  # heavy: duckdb, numpy, the embedder
+
+        self.engine = Engine.open(settings)
+
+    def call(self, op: str, args: dict[str, Any]) -> Any:
+        from recallnest.ops import dispatch
+
+        return dispatch(self.engine, op, args)
+
+    def close(self) -> None:
+        self.engine.close()
+
+
+def daemon_answers(settings: Settings) -> bool:
+    path = socket_path(settings.home)
+    if not path.exists():
+        return False
+    try:
+        protocol.request(str(path), "ping", {}, PING_TIMEOUT)
+    except protocol.ProtocolError:
+        return False
+    return True
+
+
+def connect(settings: Settings) -> Client:
+    """The daemon if it answers; otherwise the store opened here."""
+    if daemon_answers(settings):
+        return DaemonClient(str(socket_path(settings.home)))
+    try:
+        return LocalClient(settings)
+    except StoreLockedError as exc:
+        raise RecallnestError(
+            f"{exc}; the daemon's socket does not answer: stop it with "
+            "`recallnest daemon stop` (or kill that PID) and retry"
+        ) from exc

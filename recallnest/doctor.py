@@ -1,0 +1,105 @@
+"""`recallnest doctor`: check each link of the chain and say what is wrong in one line.
+
+Checks never raise: each returns {"name", "ok", "detail"}.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from recallnest.config import Settings
+from recallnest.errors import RecallnestError
+from recallnest.paths import db_path
+
+Check = dict[str, Any]
+
+
+def run_checks(settings: Settings) -> list[Check]:
+    checks: list[Callable[[Settings], tuple[bool, str]]] = [
+        _home,
+        _extensions,
+        _database,
+        _embedder,
+    ]
+    out = []
+    for check in checks:
+        try:
+            ok, detail = check(settings)
+        except RecallnestError as exc:
+            ok, detail = False, str(exc)
+        out.append({"name": check.__name__.strip("_"), "ok": ok, "detail": detail})
+    return out
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def _home(settings: Settings) -> tuple[bool, str]:
+    home = settings.home
+    if not home.exists():
+        return True, f"{home} (not created yet)"
+    problems = []
+    if _mode(home) & 0o077:
+        problems.append(f"{home} is mode {_mode(home):o}, expected 700 (chmod 700 {home})")
+    db = db_path(home)
+    if db.exists() and _mode(db) & 0o077:
+        problems.append(f"{db} is mode {_mode(db):o}, expected 600 (chmod 600 {db})")
+    if problems:
+        return False, "; ".join(problems)
+    return True, f"{home} (owner-only)"
+
+
+def _extensions(settings: Settings) -> tuple[bool, str]:
+    from recallnest.store import check_extensions
+
+    versions = check_extensions()
+    return True, ", ".join(f"{k} {v}" for k, v in versions.items()) + " (loaded from wheels)"
+
+
+def _database(settings: Settings) -> tuple[bool, str]:
+    from recallnest.client import daemon_answers
+
+    db = db_path(settings.home)
+    if daemon_answers(settings):
+        return True, f"{db} held by the running daemon"
+    if not db.exists():
+        return True, f"{db} (created on first use)"
+    from recallnest.store import Store
+
+    store = Store(db, read_only=True)
+    try:
+        counts = store.counts()
+        missing = [m for m in _expected_migrations() if m not in store.applied_migrations()]
+    finally:
+        store.close()
+    if missing:
+        return False, f"schema out of date (pending: {', '.join(missing)}); open it read-write once"
+    return True, f"{db}: {counts['memories']} memories, {counts['turns']} turns"
+
+
+def _expected_migrations() -> list[str]:
+    from recallnest.migrations import MIGRATIONS
+
+    return [m.__name__ for m in MIGRATIONS]
+
+
+def _embedder(settings: Settings) -> tuple[bool, str]:
+    from recallnest.embed import probe
+    from recallnest.engine import build_embedder
+
+    embedder = build_embedder(settings)
+    if embedder is None:
+        return True, "none configured: search is keyword-only"
+    ok, message = probe(embedder)
+    if not ok:
+        return False, f"{message} (search falls back to keyword-only)"
+    return True, f"{embedder.model_id}, {embedder.dimensions}-d: {message}"
+
+
+def is_owner_only(path: Path) -> bool:
+    return os.path.exists(path) and not (_mode(path) & 0o077)

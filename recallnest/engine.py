@@ -1,0 +1,454 @@
+"""The engine: one open store, its in-memory search index and the embedder, behind the
+operations every front end needs (remember, search, forget, list, export/import, stats,
+background embedding). The daemon holds one Engine for its life; the CLI opens one when no
+daemon runs. Every operation returns plain JSON-able data shaped by `schemas`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from recallnest import aliases, redact
+from recallnest.config import Settings
+from recallnest.embed import Embedder, make_embedder
+from recallnest.errors import EmbedError, NotFoundError, RecallnestError
+from recallnest.index import Filter, SearchIndex
+from recallnest.models import CATEGORIES, GLOBAL_SCOPE, Memory, memory_id
+from recallnest.paths import db_path, ensure_home
+from recallnest.rank import fuse
+from recallnest.schemas import ChannelScore, HitOut, MemoryOut, dump
+from recallnest.store import Batch, BatchResult, IndexedDoc, Store
+from recallnest.text import tokenize
+
+log = logging.getLogger(__name__)
+
+EMBED_BATCH = 16
+MAX_LIMIT = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRequest:
+    query: str
+    kind: str = "all"  # turns | memories | all
+    limit: int = 10
+    scope: str | None = None
+    project: str | None = None
+    category: str | None = None
+    agent: str | None = None
+    session_id: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    status: str | None = "active"
+    explain: bool = False
+
+
+class Engine:
+    """Owns the store connection; safe to call from several threads."""
+
+    def __init__(self, settings: Settings, store: Store, embedder: Embedder | None) -> None:
+        self.settings = settings
+        self.store = store
+        self.embedder = embedder
+        self.embedder_error: str | None = None
+        self.index = SearchIndex()
+        self._embed_lock = threading.Lock()
+        self._load_index()
+
+    @classmethod
+    def open(cls, settings: Settings, embedder: Embedder | None = None) -> Engine:
+        """Open (creating if needed) the store under settings.home. Raises StoreLockedError
+        when another process holds it."""
+        ensure_home(settings.home)
+        store = Store(db_path(settings.home))
+        engine = cls(settings, store, None)
+        engine._attach_embedder(embedder)
+        return engine
+
+    def close(self) -> None:
+        self.store.close()
+
+    # ---- setup ---------------------------------------------------------------------------
+
+    def _attach_embedder(self, embedder: Embedder | None) -> None:
+        try:
+            self.embedder = embedder or build_embedder(self.settings)
+        except EmbedError as exc:
+            self.embedder, self.embedder_error = None, str(exc)
+            log.warning("embedder unavailable, search is keyword-only: %s", exc)
+        if self.embedder is None:
+            return
+        self.store.register_model(self.embedder.model_id, self.embedder.dimensions)
+        self.index.set_model(self.embedder.model_id, self.embedder.dimensions)
+        docs, matrix = self.store.vectors(self.embedder.model_id)
+        if len(docs):
+            self.index.set_vectors(docs, matrix)
+
+    def _load_index(self) -> None:
+        rows = self.store.index_rows()
+        for kind, cols in rows.items():
+            facet_names = [c for c in cols if c not in ("doc", "id", "length", "ts")]
+            self.index.add_rows(
+                IndexedDoc(
+                    int(cols["doc"][k]),
+                    kind,
+                    str(cols["id"][k]),
+                    {},
+                    int(cols["length"][k]),
+                    {f: _none(cols[f][k]) for f in facet_names},
+                    float(cols["ts"][k]),
+                )
+                for k in range(len(cols["doc"]))
+            )
+        self.index.load_postings(*self.store.postings())
+
+    # ---- writes --------------------------------------------------------------------------
+
+    def apply(self, batch: Batch) -> BatchResult:
+        """Write one batch and make it searchable at once (vectors follow in the background)."""
+        result = self.store.write(batch)
+        self.index.remove(result.removed)
+        self.index.add(result.added)
+        return result
+
+    def remember(
+        self,
+        text: str,
+        category: str | None = None,
+        scope: str = GLOBAL_SCOPE,
+        importance: float | None = None,
+        source: str = "manual",
+        now: datetime | None = None,
+    ) -> dict[str, Any]:
+        """Store one memory (redacted, deduplicated by canonical text) and return it."""
+        clean, kinds = redact.redact(text.strip())
+        if not clean:
+            raise RecallnestError("nothing to remember: the text is empty")
+        category = category or infer_category(clean)
+        if category not in CATEGORIES:
+            raise RecallnestError(
+                f"unknown category {category!r}; use one of {', '.join(CATEGORIES)}"
+            )
+        now = now or datetime.now(UTC)
+        mem_id = memory_id(scope, aliases.canonical(clean))
+        old = self.store.memories([mem_id])
+        memory = (
+            _merged(old[0], clean, importance, now)
+            if old
+            else Memory(
+                id=mem_id,
+                scope=scope,
+                category=category,
+                text=clean,
+                importance=0.7 if importance is None else importance,
+                confidence=1.0,
+                tier="working",
+                created_at=now,
+                updated_at=now,
+                source=source,
+                rule="manual" if source == "manual" else source,
+            )
+        )
+        self.apply(Batch(memories=[memory]))
+        self._embed_now([memory.id])
+        out = dump(MemoryOut.of(memory))
+        out["redactions"] = list(kinds)
+        out["created"] = not old
+        return out
+
+    def forget(self, ids: Sequence[str]) -> dict[str, Any]:
+        found = [m.id for m in self.store.memories(ids)]
+        missing = [i for i in ids if i not in found]
+        if found:
+            self.apply(Batch(deleted_memory_ids=found))
+        return {"forgotten": found, "missing": missing}
+
+    def import_memories(self, records: Iterable[dict[str, Any]]) -> dict[str, Any]:
+        memories = [MemoryOut.model_validate(r).to_memory() for r in records]
+        self.apply(Batch(memories=memories))
+        return {"imported": len(memories)}
+
+    # ---- reads ---------------------------------------------------------------------------
+
+    def search(self, req: SearchRequest) -> list[dict[str, Any]]:
+        limit = max(1, min(req.limit, MAX_LIMIT))
+        terms = query_terms(req.query)
+        mask = self.index.mask_any(_filters(req))
+        keyword = self.index.bm25(terms)
+        qvec = self._query_vector(req.query)
+        vector, has_vec = self.index.cosine(qvec) if qvec is not None else (None, None)
+        ranked = fuse(keyword, vector, mask, has_vec, self.settings.fusion_alpha, limit)
+        return self._hits(ranked, req.explain)
+
+    def _query_vector(self, query: str) -> np.ndarray | None:
+        if self.embedder is None or self.index.vector_coverage()[0] == 0 or not query.strip():
+            return None
+        try:
+            return _cached_query(self.embedder, query)
+        except EmbedError as exc:
+            log.warning("query embedding failed, keyword-only: %s", exc)
+            return None
+
+    def _hits(self, ranked: Any, explain: bool) -> list[dict[str, Any]]:
+        rows = [self.index.row(int(p)) for p in ranked.positions]
+        memories = {m.id: m for m in self.store.memories([i for k, i, _ in rows if k == "memory"])}
+        turns = {t["id"]: t for t in self.store.turns([i for k, i, _ in rows if k == "turn"])}
+        hits = []
+        for j, (kind, row_id, _) in enumerate(rows):
+            base = (
+                _memory_hit(memories.get(row_id))
+                if kind == "memory"
+                else _turn_hit(turns.get(row_id))
+            )
+            if base is None:
+                continue
+            pos = int(ranked.positions[j])
+            hit = HitOut(kind=kind, id=row_id, score=round(float(ranked.fused[j]), 6), **base)
+            if explain:
+                hit.explain = {
+                    "keyword": ChannelScore(
+                        rank=ranked.keyword_rank.get(pos),
+                        score=float(ranked.keyword[j]),
+                        normalised=float(ranked.keyword_norm[j]),
+                    ),
+                    "vector": ChannelScore(
+                        rank=ranked.vector_rank.get(pos),
+                        score=float(ranked.vector[j]),
+                        normalised=float(ranked.vector_norm[j]),
+                    ),
+                }
+            hits.append(dump(hit))
+        return hits
+
+    def memory(self, mem_id: str) -> dict[str, Any]:
+        found = self.store.memories([mem_id]) or self._by_prefix(mem_id)
+        if not found:
+            raise NotFoundError(f"no memory with id {mem_id}")
+        return dump(MemoryOut.of(found[0]))
+
+    def _by_prefix(self, prefix: str) -> list[Memory]:
+        if len(prefix) < 6:
+            return []
+        ids = [i for k, i in self.index._by_id if k == "memory" and i.startswith(prefix)]
+        return self.store.memories(ids[:1]) if len(ids) == 1 else []
+
+    def list_memories(
+        self,
+        scope: str | None = None,
+        category: str | None = None,
+        status: str | None = "active",
+        limit: int | None = None,
+    ) -> list[dict[str, Any]]:
+        return [
+            dump(MemoryOut.of(m)) for m in self.store.list_memories(scope, category, status, limit)
+        ]
+
+    def export(self) -> list[dict[str, Any]]:
+        return self.list_memories(status=None)
+
+    def stats(self) -> dict[str, Any]:
+        with_vec, live = self.index.vector_coverage()
+        model = self.embedder.model_id if self.embedder else None
+        return {
+            "home": str(self.settings.home),
+            "database": str(self.store.path),
+            "counts": self.store.counts(),
+            "file": self.store.file_size() | {"path_bytes": _file_bytes(self.store.path)},
+            "embedder": {
+                "model": model,
+                "error": self.embedder_error,
+                "rows_with_vectors": with_vec,
+                "rows": live,
+                "pending": self.store.count_missing_vectors(model) if model else None,
+            },
+        }
+
+    # ---- embeddings ------------------------------------------------------------------------
+
+    def embed_pending(self, max_rows: int = EMBED_BATCH) -> int:
+        """Embed up to `max_rows` rows that lack a vector of the current model; returns how many
+        were stored. The daemon calls this from its background embedding thread."""
+        if self.embedder is None:
+            return 0
+        with self._embed_lock:
+            todo = self.store.missing_vectors(self.embedder.model_id, max_rows)
+            if not todo:
+                return 0
+            matrix = self.embedder.embed_passages([text for _, text in todo])
+            stored = self.store.add_vectors(self.embedder.model_id, [d for d, _ in todo], matrix)
+            keep = {d: k for k, (d, _) in enumerate(todo)}
+            self.index.set_vectors(stored, matrix[[keep[d] for d in stored]])
+            return len(stored)
+
+    def _embed_now(self, ids: Sequence[str]) -> None:
+        """Manual memories are embedded inline (one short text): a user who runs `remember`
+        then `search` expects the vector channel to know it."""
+        if self.embedder is None:
+            return
+        try:
+            self.embed_pending(EMBED_BATCH)
+        except EmbedError as exc:
+            log.warning("embedding deferred: %s", exc)
+
+    def reindex(self, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+        """Drop vectors of other models and embed every row with the current one."""
+        if self.embedder is None:
+            raise EmbedError(self.embedder_error or "no embedder configured")
+        dropped = self.store.drop_vectors(keep_model=self.embedder.model_id)
+        total = self.store.count_missing_vectors(self.embedder.model_id)
+        done = 0
+        while True:
+            n = self.embed_pending(32)
+            if n == 0:
+                break
+            done += n
+            if progress:
+                progress(done, total)
+        return {"model": self.embedder.model_id, "embedded": done, "dropped_vectors": dropped}
+
+
+# ---- helpers ------------------------------------------------------------------------------
+
+
+def build_embedder(settings: Settings) -> Embedder | None:
+    """The embedder the settings ask for; None for `embedder = "none"`."""
+    name = settings.embedder
+    if name == "none":
+        return None
+    if name == "local":
+        return make_embedder("local")
+    if name == "hash":
+        return make_embedder("hash")
+    options: dict[str, Any] = {
+        "base_url": settings.embed_url,
+        "model": settings.embed_model,
+        "api_key": settings.embed_api_key,
+    }
+    if not settings.embed_model:
+        raise EmbedError(f"embedder {name!r} needs embed_model (RECALLNEST_EMBED_MODEL)")
+    return make_embedder(name, **{k: v for k, v in options.items() if v is not None})
+
+
+def query_terms(query: str) -> list[str]:
+    """Keyword terms of a query, with entity aliases expanded (TS → typescript, ...)."""
+    variants = aliases.expand_query_aliases(query)
+    return tokenize(" ".join([query, *variants]))
+
+
+def infer_category(text: str) -> str:
+    """Category for a manual memory given without one: what the capture rules would say."""
+    from recallnest.capture import capture_turn
+    from recallnest.models import Turn
+
+    turn = Turn(
+        agent="manual",
+        session_id="manual",
+        role="user",
+        text=text,
+        timestamp=None,
+        path="",
+        record_id="manual",
+        offset=0,
+    )
+    found = capture_turn(turn)
+    return found[0].category if found else "entities"
+
+
+_QUERY_CACHE: dict[tuple[str, str], np.ndarray] = {}
+
+
+def _cached_query(embedder: Embedder, query: str) -> np.ndarray:
+    key = (embedder.model_id, query)
+    vec = _QUERY_CACHE.get(key)
+    if vec is None:
+        if len(_QUERY_CACHE) > 512:
+            _QUERY_CACHE.clear()
+        vec = _QUERY_CACHE[key] = embedder.embed_query(query)
+    return vec
+
+
+def _filters(req: SearchRequest) -> list[Filter]:
+    """One filter per row kind asked for; a row matches if any filter does. With a project,
+    turns must come from it and memories must be scoped to it or global."""
+    common = {"agent": req.agent, "session_id": req.session_id}
+    since, until = _epoch(req.since), _epoch(req.until)
+    out = []
+    if req.kind in ("turns", "all") and req.category is None and req.scope is None:
+        turn_eq = {**common, "project": req.project}
+        out.append(Filter(kinds=("turn",), equals=_given(turn_eq), since=since, until=until))
+    if req.kind in ("memories", "all") and req.agent is None and req.session_id is None:
+        scope: str | tuple[str, ...] | None = req.scope
+        if scope is None and req.project is not None:
+            scope = (req.project, GLOBAL_SCOPE)
+        mem_eq = {"scope": scope, "category": req.category, "status": req.status}
+        out.append(Filter(kinds=("memory",), equals=_given(mem_eq), since=since, until=until))
+    return out
+
+
+def _given(values: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def _epoch(value: datetime | None) -> float | None:
+    if value is None:
+        return None
+    return (value if value.tzinfo else value.replace(tzinfo=UTC)).timestamp()
+
+
+def _none(value: Any) -> str | None:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return None
+    return str(value)
+
+
+def _merged(old: Memory, text: str, importance: float | None, now: datetime) -> Memory:
+    imp = old.importance if importance is None else max(old.importance, importance)
+    return replace(old, importance=imp, updated_at=now, status="active")
+
+
+def _memory_hit(m: Memory | None) -> dict[str, Any] | None:
+    if m is None:
+        return None
+    return {
+        "text": m.text,
+        "scope": m.scope,
+        "category": m.category,
+        "status": m.status,
+        "importance": m.importance,
+        "timestamp": m.updated_at,
+        "source": m.source,
+        "evidence": list(m.evidence),
+        "project": None if m.scope == GLOBAL_SCOPE else m.scope,
+    }
+
+
+def _turn_hit(t: dict[str, Any] | None) -> dict[str, Any] | None:
+    if t is None:
+        return None
+    return {
+        k: t[k]
+        for k in (
+            "text",
+            "project",
+            "agent",
+            "session_id",
+            "role",
+            "timestamp",
+            "path",
+            "record_id",
+        )
+    }
+
+
+def _file_bytes(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0

@@ -1,0 +1,88 @@
+"""The operations of the daemon protocol, dispatched onto an Engine.
+
+The daemon's socket server and the CLI's local fallback call the same `dispatch`, so a command
+behaves the same whether or not a daemon runs. Arguments and results are JSON-able.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from recallnest.engine import Engine, SearchRequest
+from recallnest.errors import RecallnestError
+
+Op = Callable[[Engine, Mapping[str, Any]], Any]
+
+
+def dispatch(engine: Engine, op: str, args: Mapping[str, Any]) -> Any:
+    """Run one operation; unknown ops and bad arguments raise RecallnestError."""
+    handler = OPS.get(op)
+    if handler is None:
+        raise RecallnestError(f"unknown operation {op!r}; known: {', '.join(sorted(OPS))}")
+    try:
+        return handler(engine, args)
+    except (TypeError, ValueError, KeyError) as exc:
+        raise RecallnestError(f"bad arguments for {op}: {exc}") from exc
+
+
+def parse_time(value: str | None, now: datetime | None = None) -> datetime | None:
+    """ISO date/time, or a relative age like `7d`, `12h`, `30m`, `2w` (before now)."""
+    if not value:
+        return None
+    now = now or datetime.now(UTC)
+    units = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+    if value[-1:] in units and value[:-1].isdigit():
+        return now - timedelta(**{units[value[-1]]: int(value[:-1])})
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError as exc:
+        raise RecallnestError(
+            f"cannot read time {value!r}: use ISO (2026-11-30) or 7d/12h"
+        ) from exc
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _search(engine: Engine, a: Mapping[str, Any]) -> Any:
+    req = SearchRequest(
+        query=str(a["query"]),
+        kind=a.get("kind", "all"),
+        limit=int(a.get("limit", 10)),
+        scope=a.get("scope"),
+        project=a.get("project"),
+        category=a.get("category"),
+        agent=a.get("agent"),
+        session_id=a.get("session_id"),
+        since=parse_time(a.get("since")),
+        until=parse_time(a.get("until")),
+        explain=bool(a.get("explain", False)),
+    )
+    if req.kind not in ("turns", "memories", "all"):
+        raise RecallnestError(f"unknown kind {req.kind!r}; use turns, memories or all")
+    return engine.search(req)
+
+
+def _remember(engine: Engine, a: Mapping[str, Any]) -> Any:
+    return engine.remember(
+        str(a["text"]),
+        category=a.get("category"),
+        scope=a.get("scope") or "global",
+        importance=a.get("importance"),
+        source=a.get("source", "manual"),
+    )
+
+
+OPS: dict[str, Op] = {
+    "ping": lambda e, a: {"pong": True},
+    "search": _search,
+    "remember": _remember,
+    "forget": lambda e, a: e.forget([str(i) for i in a["ids"]]),
+    "memories.list": lambda e, a: e.list_memories(
+        a.get("scope"), a.get("category"), a.get("status", "active"), a.get("limit")
+    ),
+    "memories.show": lambda e, a: e.memory(str(a["id"])),
+    "stats": lambda e, a: e.stats(),
+    "export": lambda e, a: e.export(),
+    "import": lambda e, a: e.import_memories(a["records"]),
+}

@@ -1,0 +1,895 @@
+"""The DuckDB store: owns the schema and every SQL statement in recallnest.
+
+Constraints (DUCKDB-NOTES.md):
+- One process holds the file read-write; while it does, no other process can open it at all,
+  not even read-only. A second opener gets StoreLockedError naming the holder's PID.
+- Writes are batched: one transaction per flush, rows handed to DuckDB as numpy columns
+  (registered scans), never autocommit loops (190 rows/s) or executemany.
+- Keyword postings are written in the same transaction as their record, so search is fresh.
+- No persisted HNSW index (experimental in 1.5.5, corrupts on crash); vectors live in a plain
+  table and are searched by brute force in memory (see index.py).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+# Constraint: with pandas absent, DuckDB retries `import pandas` for every Python object it
+# scans (measured: 0.4 s per 10k-row string column, 8,000 failed imports). A None entry makes
+# that import fail at once. recallnest never hands DuckDB a DataFrame or an Arrow table.
+for _module in ("pandas", "pyarrow"):
+    sys.modules.setdefault(_module, None)  # type: ignore[arg-type]
+
+import duckdb  # noqa: E402
+
+from recallnest.errors import (  # noqa: E402
+    ExtensionError,
+    MigrationError,
+    StoreError,
+    StoreLockedError,
+)
+from recallnest.migrations import MIGRATIONS  # noqa: E402
+from recallnest.models import Memory, ToolUse, Turn  # noqa: E402
+from recallnest.text import term_counts  # noqa: E402
+
+_LOCK_PID = re.compile(r"PID (\d+)")
+_SEP = "\x1f"
+
+
+@dataclass(frozen=True, slots=True)
+class Cursor:
+    """How far one transcript file has been read."""
+
+    path: str
+    agent: str
+    byte_offset: int
+    inode: int | None = None
+    fingerprint: str | None = None
+    parser_state: str | None = None
+    skipped: int = 0
+
+
+@dataclass
+class Batch:
+    """Everything one flush writes, in one transaction."""
+
+    turns: list[Turn] = field(default_factory=list)
+    tool_uses: list[ToolUse] = field(default_factory=list)
+    retracted_turn_ids: list[str] = field(default_factory=list)
+    memories: list[Memory] = field(default_factory=list)
+    deleted_memory_ids: list[str] = field(default_factory=list)
+    cursors: list[Cursor] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedDoc:
+    """A searchable row as the in-memory index sees it."""
+
+    doc: int
+    kind: str  # "turn" | "memory"
+    id: str
+    terms: Mapping[str, int]
+    length: int
+    facets: Mapping[str, str | None]
+    ts: float
+
+
+@dataclass
+class BatchResult:
+    added: list[IndexedDoc] = field(default_factory=list)
+    removed: list[int] = field(default_factory=list)
+    new_turns: int = 0
+
+
+class Store:
+    """One DuckDB connection (read-write unless `read_only`), migrated on open."""
+
+    def __init__(self, path: Path, read_only: bool = False) -> None:
+        self.path = path
+        self.read_only = read_only
+        self._con = _connect(path, read_only)
+        self._local = threading.local()
+        self._write_lock = threading.RLock()
+        if not read_only:
+            path.chmod(0o600)
+            self._migrate()
+
+    def close(self) -> None:
+        self._con.close()
+
+    # ---- connection plumbing -------------------------------------------------------------
+
+    def _cur(self) -> duckdb.DuckDBPyConnection:
+        """A cursor per thread: DuckDB connections are not shared across threads."""
+        cur: duckdb.DuckDBPyConnection | None = getattr(self._local, "cur", None)
+        if cur is None:
+            cur = self._con.cursor()
+            self._local.cur = cur
+        return cur
+
+    @contextmanager
+    def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        with self._write_lock:
+            cur = self._cur()
+            cur.execute("BEGIN TRANSACTION")
+            try:
+                yield cur
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+            cur.execute("COMMIT")
+
+    def _migrate(self) -> None:
+        cur = self._cur()
+        cur.execute(
+            "CREATE TABLE IF NOT EXISTS _migrations "
+            "(name VARCHAR PRIMARY KEY, applied_at TIMESTAMP)"
+        )
+        done = {row[0] for row in cur.execute("SELECT name FROM _migrations").fetchall()}
+        for migration in MIGRATIONS:
+            if migration.__name__ in done:
+                continue
+            try:
+                with self.transaction() as tx:
+                    migration(tx)
+                    tx.execute(
+                        "INSERT INTO _migrations VALUES (?, ?)", [migration.__name__, _utcnow()]
+                    )
+            except duckdb.Error as exc:
+                raise MigrationError(f"migration {migration.__name__} failed: {exc}") from exc
+
+    def applied_migrations(self) -> list[str]:
+        rows = self._cur().execute("SELECT name FROM _migrations ORDER BY name").fetchall()
+        return [r[0] for r in rows]
+
+    # ---- the batched write path ----------------------------------------------------------
+
+    def write(self, batch: Batch) -> BatchResult:
+        """Apply one flush atomically: turns, tool uses, memories, deletions and cursors."""
+        result = BatchResult()
+        with self.transaction() as tx:
+            _write_turns(tx, batch.turns, result)
+            _delete_docs(tx, "turns", batch.retracted_turn_ids, result)
+            _write_memories(tx, batch.memories, result)
+            _delete_docs(tx, "memories", batch.deleted_memory_ids, result)
+            _write_tool_uses(tx, batch.tool_uses)
+            _write_cursors(tx, batch.cursors)
+        return result
+
+    # ---- reads ---------------------------------------------------------------------------
+
+    def cursor(self, path: str) -> Cursor | None:
+        row = (
+            self._cur()
+            .execute(
+                "SELECT path, agent, byte_offset, inode, fingerprint, parser_state, skipped "
+                "FROM cursors WHERE path = ?",
+                [path],
+            )
+            .fetchone()
+        )
+        return Cursor(*row) if row else None
+
+    def memories(self, ids: Sequence[str]) -> list[Memory]:
+        """Memories by id, in the order asked; unknown ids are left out."""
+        if not ids:
+            return []
+        rows = _select_in(self._cur(), f"SELECT {_MEMORY_COLS} FROM memories", "id", ids)
+        by_id = {row[0]: _memory_from_row(row) for row in rows}
+        return [by_id[i] for i in ids if i in by_id]
+
+    def list_memories(
+        self,
+        scope: str | None = None,
+        category: str | None = None,
+        status: str | None = "active",
+        limit: int | None = None,
+    ) -> list[Memory]:
+        where, params = _where({"scope": scope, "category": category, "status": status})
+        sql = f"SELECT {_MEMORY_COLS} FROM memories{where} ORDER BY updated_at DESC NULLS LAST, id"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        return [_memory_from_row(r) for r in self._cur().execute(sql, params).fetchall()]
+
+    def memories_by_subject(self, scope: str, subject: str) -> list[Memory]:
+        rows = (
+            self._cur()
+            .execute(
+                f"SELECT {_MEMORY_COLS} FROM memories WHERE scope = ? AND subject = ? "
+                "AND status = 'active'",
+                [scope, subject],
+            )
+            .fetchall()
+        )
+        return [_memory_from_row(r) for r in rows]
+
+    def turns(self, ids: Sequence[str]) -> list[dict[str, Any]]:
+        """Turn rows by id (as dicts), in the order asked."""
+        if not ids:
+            return []
+        rows = _select_in(self._cur(), f"SELECT {_TURN_COLS} FROM turns", "id", ids)
+        by_id = {row[0]: dict(zip(_TURN_FIELDS, row, strict=True)) for row in rows}
+        for turn in by_id.values():
+            turn["timestamp"] = _aware(turn["timestamp"])
+        return [by_id[i] for i in ids if i in by_id]
+
+    def counts(self) -> dict[str, int]:
+        cur = self._cur()
+        out: dict[str, int] = {}
+        for name, sql in _COUNT_QUERIES.items():
+            row = cur.execute(sql).fetchone()
+            out[name] = int(row[0]) if row else 0
+        return out
+
+    def file_size(self) -> dict[str, int]:
+        row = (
+            self._cur()
+            .execute(
+                "SELECT block_size, total_blocks, used_blocks, free_blocks "
+                "FROM pragma_database_size()"
+            )
+            .fetchone()
+        )
+        if row is None:
+            return {}
+        block, total, used, free = (int(v) for v in row)
+        return {
+            "block_size": block,
+            "total_bytes": block * total,
+            "used_bytes": block * used,
+            "free_bytes": block * free,
+        }
+
+    # ---- index loading -------------------------------------------------------------------
+
+    def index_rows(self) -> dict[str, dict[str, np.ndarray]]:
+        """Column arrays of every searchable row, for building the in-memory index."""
+        cur = self._cur()
+        turns = cur.execute(
+            "SELECT doc, id, length, agent, session_id, project, role, kind, "
+            "coalesce(epoch(ts), 0)::DOUBLE AS ts FROM turns ORDER BY doc"
+        ).fetchnumpy()
+        memories = cur.execute(
+            "SELECT doc, id, length, scope, category, status, "
+            "coalesce(epoch(updated_at), 0)::DOUBLE AS ts FROM memories ORDER BY doc"
+        ).fetchnumpy()
+        return {"turn": dict(turns), "memory": dict(memories)}
+
+    def postings(self) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+        """(terms, term_ids, docs, tfs), sorted by term id then doc."""
+        cur = self._cur()
+        terms = [
+            r[0] for r in cur.execute("SELECT DISTINCT term FROM postings ORDER BY term").fetchall()
+        ]
+        arrays = cur.execute(
+            "WITH t AS (SELECT term, (row_number() OVER (ORDER BY term) - 1)::INTEGER AS tid "
+            "FROM (SELECT DISTINCT term FROM postings)) "
+            "SELECT t.tid, p.doc, p.tf FROM postings p JOIN t USING (term) ORDER BY t.tid, p.doc"
+        ).fetchnumpy()
+        return terms, arrays["tid"], arrays["doc"], arrays["tf"]
+
+    def vectors(self, model: str) -> tuple[np.ndarray, np.ndarray]:
+        """(docs, matrix) of every stored vector of `model`."""
+        rows = (
+            self._cur()
+            .execute("SELECT doc, vec FROM vectors WHERE model = ? ORDER BY doc", [model])
+            .fetchnumpy()
+        )
+        docs = rows["doc"]
+        if len(docs) == 0:
+            return docs, np.zeros((0, 0), dtype=np.float32)
+        matrix = np.frombuffer(b"".join(rows["vec"]), dtype=np.float32).reshape(len(docs), -1)
+        return docs, matrix
+
+    # ---- embeddings ----------------------------------------------------------------------
+
+    def register_model(self, model: str, dimensions: int) -> None:
+        with self.transaction() as tx:
+            row = tx.execute(
+                "SELECT dimensions FROM embedding_models WHERE model = ?", [model]
+            ).fetchone()
+            if row and int(row[0]) != dimensions:
+                raise StoreError(
+                    f"model {model} was registered with {row[0]} dimensions, now {dimensions}"
+                )
+            if not row:
+                tx.execute(
+                    "INSERT INTO embedding_models VALUES (?, ?, ?)", [model, dimensions, _utcnow()]
+                )
+
+    def missing_vectors(self, model: str, limit: int) -> list[tuple[int, str]]:
+        """(doc, text) of rows without a vector of `model`, memories first, newest first."""
+        rows = (
+            self._cur()
+            .execute(
+                "SELECT doc, text FROM ("
+                " SELECT doc, text, 0 AS pri, updated_at AS t FROM memories UNION ALL"
+                " SELECT doc, text, 1 AS pri, ts AS t FROM turns) d "
+                "WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.doc = d.doc AND v.model = ?) "
+                "ORDER BY pri, t DESC NULLS LAST LIMIT ?",
+                [model, limit],
+            )
+            .fetchall()
+        )
+        return [(int(doc), text) for doc, text in rows]
+
+    def count_missing_vectors(self, model: str) -> int:
+        row = (
+            self._cur()
+            .execute(
+                "SELECT count(*) FROM (SELECT doc FROM memories UNION ALL SELECT doc FROM turns) d "
+                "WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.doc = d.doc AND v.model = ?)",
+                [model],
+            )
+            .fetchone()
+        )
+        return int(row[0]) if row else 0
+
+    def add_vectors(self, model: str, docs: Sequence[int], matrix: np.ndarray) -> list[int]:
+        """Store vectors for docs that still exist; returns the docs actually stored."""
+        blobs = np.empty(len(docs), dtype=object)
+        blobs[:] = [row.astype(np.float32).tobytes() for row in matrix]
+        with (
+            self.transaction() as tx,
+            _scan(tx, "vec_batch", doc=np.asarray(docs, np.int64), vec=blobs),
+        ):
+            live = tx.execute(
+                "SELECT b.doc FROM vec_batch b WHERE b.doc IN "
+                "(SELECT doc FROM memories UNION ALL SELECT doc FROM turns)"
+            ).fetchnumpy()["doc"]
+            tx.execute(
+                "DELETE FROM vectors WHERE model = ? AND doc IN (SELECT doc FROM vec_batch)",
+                [model],
+            )
+            tx.execute(
+                "INSERT INTO vectors SELECT b.doc, ?, b.vec FROM vec_batch b WHERE b.doc IN "
+                "(SELECT doc FROM memories UNION ALL SELECT doc FROM turns)",
+                [model],
+            )
+        return [int(d) for d in live]
+
+    def drop_vectors(self, keep_model: str | None = None) -> int:
+        """Delete vectors of every model except `keep_model` (all when None)."""
+        with self.transaction() as tx:
+            row = tx.execute(
+                "SELECT count(*) FROM vectors WHERE model IS DISTINCT FROM ?", [keep_model]
+            ).fetchone()
+            tx.execute("DELETE FROM vectors WHERE model IS DISTINCT FROM ?", [keep_model])
+        return int(row[0]) if row else 0
+
+    def vector_counts(self) -> dict[str, int]:
+        rows = self._cur().execute("SELECT model, count(*) FROM vectors GROUP BY model").fetchall()
+        return {str(m): int(n) for m, n in rows}
+
+    def checkpoint(self) -> None:
+        with self._write_lock:
+            self._cur().execute("CHECKPOINT")
+
+
+# ---- extensions ---------------------------------------------------------------------------
+
+EXTENSION_PACKAGES = {"vss": "duckdb_extension_vss", "fts": "duckdb_extension_fts"}
+
+
+def extension_path(name: str) -> Path:
+    """The extension binary shipped in its PyPI wheel. Never INSTALL from the network: DuckDB's
+    extension repository is unreachable for many users and for CI."""
+    import importlib
+
+    package = EXTENSION_PACKAGES[name]
+    try:
+        module = importlib.import_module(package)
+    except ImportError as exc:
+        pip_name = package.replace("_", "-")
+        raise ExtensionError(
+            f"DuckDB extension {name!r} is missing: pip install {pip_name}=={duckdb.__version__}"
+        ) from exc
+    base = Path(module.__file__ or "").parent / "extensions" / f"v{duckdb.__version__}"
+    path = base / f"{name}.duckdb_extension"
+    if not path.exists():
+        raise ExtensionError(
+            f"{package} has no binary for DuckDB {duckdb.__version__} at {path}: install "
+            f"{package.replace('_', '-')}=={duckdb.__version__}"
+        )
+    return path
+
+
+def load_extension(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    try:
+        con.execute(f"LOAD '{extension_path(name)}'")
+    except duckdb.Error as exc:
+        raise ExtensionError(f"DuckDB extension {name!r} failed to load: {exc}") from exc
+
+
+def check_extensions() -> dict[str, str]:
+    """Load each shipped extension into a scratch connection; returns {name: version}."""
+    con = duckdb.connect(
+        ":memory:",
+        config={"autoinstall_known_extensions": False, "autoload_known_extensions": False},
+    )
+    try:
+        versions = {}
+        for name in EXTENSION_PACKAGES:
+            load_extension(con, name)
+            row = con.execute(
+                "SELECT extension_version FROM duckdb_extensions() WHERE extension_name = ?", [name]
+            ).fetchone()
+            versions[name] = str(row[0]) if row else "loaded"
+        return versions
+    finally:
+        con.close()
+
+
+# ---- module helpers (SQL lives here, next to Store) --------------------------------------
+
+_MEMORY_FIELDS = [
+    "id",
+    "scope",
+    "category",
+    "text",
+    "importance",
+    "confidence",
+    "tier",
+    "status",
+    "evidence",
+    "created_at",
+    "updated_at",
+    "last_accessed_at",
+    "access_count",
+    "source",
+    "rule",
+    "superseded_by",
+    "subject",
+    "pinned",
+    "valid_until",
+]
+_MEMORY_COLS = ", ".join(_MEMORY_FIELDS)
+_TURN_FIELDS = [
+    "id",
+    "agent",
+    "session_id",
+    "parent_session_id",
+    "project",
+    "role",
+    "kind",
+    "text",
+    "timestamp",
+    "path",
+    "record_id",
+    "byte_offset",
+    "cwd",
+    "model",
+    "git_branch",
+]
+_TURN_COLS = ", ".join("ts" if f == "timestamp" else f for f in _TURN_FIELDS)
+_COUNT_QUERIES = {
+    "turns": "SELECT count(*) FROM turns",
+    "sessions": "SELECT count(DISTINCT session_id) FROM turns",
+    "memories": "SELECT count(*) FROM memories",
+    "active_memories": "SELECT count(*) FROM memories WHERE status = 'active'",
+    "tool_uses": "SELECT count(*) FROM tool_uses",
+    "checkpoints": "SELECT count(*) FROM checkpoints",
+    "files": "SELECT count(*) FROM cursors",
+    "vectors": "SELECT count(*) FROM vectors",
+}
+
+
+def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+    config: dict[str, str | bool | int | float | list[str]] = {
+        "autoinstall_known_extensions": False,
+        "autoload_known_extensions": False,
+    }
+    try:
+        return duckdb.connect(str(path), read_only=read_only, config=config)
+    except duckdb.IOException as exc:
+        message = str(exc)
+        if "lock" in message.lower():
+            match = _LOCK_PID.search(message)
+            pid = int(match.group(1)) if match else None
+            holder = f"PID {pid}" if pid else "another process"
+            raise StoreLockedError(
+                f"database {path} is in use by {holder} (is the recallnest daemon running? "
+                "use `recallnest daemon status`)",
+                pid,
+            ) from exc
+        raise StoreError(f"cannot open database {path}: {message}") from exc
+    except duckdb.Error as exc:
+        raise StoreError(f"cannot open database {path} (damaged?): {exc}") from exc
+
+
+@contextmanager
+def _scan(cur: duckdb.DuckDBPyConnection, table: str, **columns: np.ndarray) -> Iterator[None]:
+    """Expose numpy columns to SQL as a table for the duration of the block."""
+    cur.register(table, columns)
+    try:
+        yield
+    finally:
+        cur.unregister(table)
+
+
+def _objects(values: Sequence[object]) -> np.ndarray:
+    """A string column for a registered scan. None becomes "\\x02", read back with
+    `nullif(col, chr(2))`: DuckDB falls back to a pandas-only code path when the first values
+    of an object column are all None, and numpy strips trailing NULs from str_ values."""
+    return np.array([_NUL if v is None else v for v in values], dtype=np.str_)
+
+
+def _long_texts(values: Sequence[str]) -> np.ndarray:
+    """Free text as an object column: a fixed-width str_ array would pad every row to the
+    longest one. (Object columns cost DuckDB one failed `import pandas` per value, ~5 µs.)"""
+    out = np.empty(len(values), dtype=object)
+    out[:] = list(values)
+    return out
+
+
+_NUL = "\x02"
+
+
+def _n(column: str) -> str:
+    return f"nullif({column}, chr(2))"
+
+
+def _micros(values: Sequence[datetime | None]) -> np.ndarray:
+    """Datetimes as float microseconds since the epoch (UTC), NaN for None."""
+    return np.array([np.nan if v is None else _to_micros(v) for v in values], dtype=np.float64)
+
+
+def _to_micros(value: datetime) -> float:
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return round(value.timestamp() * 1e6)
+
+
+_TS = "CASE WHEN isnan({0}) THEN NULL ELSE make_timestamp({0}::BIGINT) END"
+
+
+def _ts_epoch(value: datetime | None) -> float:
+    return 0.0 if value is None else _to_micros(value) / 1e6
+
+
+def _aware(value: datetime | None) -> datetime | None:
+    return None if value is None else value.replace(tzinfo=UTC)
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def _select_in(
+    cur: duckdb.DuckDBPyConnection, select: str, column: str, values: Sequence[str]
+) -> list[tuple[Any, ...]]:
+    with _scan(cur, "in_values", v=_objects(values)):
+        return cur.execute(f"{select} WHERE {column} IN (SELECT v FROM in_values)").fetchall()
+
+
+def _where(filters: Mapping[str, object]) -> tuple[str, list[object]]:
+    clauses = [f"{name} = ?" for name, value in filters.items() if value is not None]
+    params = [value for value in filters.values() if value is not None]
+    return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
+
+
+def _existing_docs(
+    cur: duckdb.DuckDBPyConnection, table: str, ids: Sequence[str]
+) -> dict[str, tuple[int, str]]:
+    rows = _select_in(cur, f"SELECT id, doc, text FROM {table}", "id", ids)
+    return {r[0]: (int(r[1]), r[2]) for r in rows}
+
+
+def _allocate_docs(
+    cur: duckdb.DuckDBPyConnection,
+    table: str,
+    ids: Sequence[str],
+    texts: Sequence[str],
+    result: BatchResult,
+) -> np.ndarray:
+    """Doc numbers for rows about to be written. Unchanged text keeps its doc (and vector);
+    changed text gets a new doc so a stale vector or posting can never describe it."""
+    existing = _existing_docs(cur, table, ids)
+    stale = [
+        doc
+        for i, t in zip(ids, texts, strict=True)
+        if i in existing
+        for doc, old in [existing[i]]
+        if old != t
+    ]
+    fresh = sum(1 for i, t in zip(ids, texts, strict=True) if existing.get(i, (0, None))[1] != t)
+    new_docs = iter(_next_docs(cur, fresh))
+    docs = [
+        existing[i][0] if existing.get(i, (0, None))[1] == t else next(new_docs)
+        for i, t in zip(ids, texts, strict=True)
+    ]
+    _drop_postings(cur, stale)
+    result.removed.extend(stale)
+    return np.asarray(docs, dtype=np.int64)
+
+
+def _next_docs(cur: duckdb.DuckDBPyConnection, n: int) -> list[int]:
+    if n == 0:
+        return []
+    rows = cur.execute("SELECT nextval('doc_seq') FROM range(?)", [n]).fetchall()
+    return [int(r[0]) for r in rows]
+
+
+def _drop_postings(cur: duckdb.DuckDBPyConnection, docs: Sequence[int]) -> None:
+    if not docs:
+        return
+    with _scan(cur, "gone", d=np.asarray(docs, dtype=np.int64)):
+        cur.execute("DELETE FROM postings WHERE doc IN (SELECT d FROM gone)")
+        cur.execute("DELETE FROM vectors WHERE doc IN (SELECT d FROM gone)")
+
+
+def _write_postings(
+    cur: duckdb.DuckDBPyConnection, docs: Sequence[int], counts: Sequence[Mapping[str, int]]
+) -> None:
+    pdoc: list[int] = []
+    pterm: list[str] = []
+    ptf: list[int] = []
+    for doc, terms in zip(docs, counts, strict=True):
+        pdoc.extend([doc] * len(terms))
+        pterm.extend(terms)
+        ptf.extend(terms.values())
+    if not pdoc:
+        return
+    with _scan(
+        cur,
+        "post_batch",
+        doc=np.asarray(pdoc, np.int64),
+        term=np.array(pterm),
+        tf=np.asarray(ptf, np.int32),
+    ):
+        cur.execute("INSERT INTO postings SELECT doc, term, tf FROM post_batch")
+
+
+def _dedupe_last(items: Sequence[Any], key: Any) -> list[Any]:
+    """Last write wins within one batch (a split message re-emitted with more text)."""
+    return list({key(item): item for item in items}.values())
+
+
+def _write_turns(
+    cur: duckdb.DuckDBPyConnection, turns: Sequence[Turn], result: BatchResult
+) -> None:
+    turns = _dedupe_last(turns, lambda t: t.id)
+    if not turns:
+        return
+    ids = [t.id for t in turns]
+    existing = _existing_docs(cur, "turns", ids)
+    docs = _allocate_docs(cur, "turns", ids, [t.text for t in turns], result)
+    changed = [k for k, t in enumerate(turns) if existing.get(t.id, (0, None))[1] != t.text]
+    result.new_turns += sum(1 for t in turns if t.id not in existing)
+    counts = [term_counts(turns[k].text) for k in changed]
+    with _scan(cur, "turn_batch", **_turn_columns(turns, docs, counts, changed)):
+        cur.execute("DELETE FROM turns WHERE id IN (SELECT id FROM turn_batch)")
+        cur.execute(
+            f"INSERT INTO turns SELECT id, doc, agent, session_id, {_n('parent_session_id')}, "
+            f"{_n('project')}, role, kind, text, {_TS.format('ts')}, {_n('path')}, record_id, "
+            f"byte_offset, {_n('cwd')}, {_n('model')}, {_n('git_branch')}, length, "
+            f"{_TS.format('now')} FROM turn_batch"
+        )
+    _write_postings(cur, [int(docs[k]) for k in changed], counts)
+    result.added.extend(_turn_docs(turns, docs, counts, changed))
+
+
+def _turn_columns(
+    turns: Sequence[Turn],
+    docs: np.ndarray,
+    counts: Sequence[Mapping[str, int]],
+    changed: Sequence[int],
+) -> dict[str, np.ndarray]:
+    lengths = np.zeros(len(turns), dtype=np.int32)
+    for k, c in zip(changed, counts, strict=True):
+        lengths[k] = sum(c.values())
+    now = _micros([datetime.now(UTC)])[0]
+    cols: dict[str, np.ndarray] = {
+        f: _objects([getattr(t, f) for t in turns])
+        for f in (
+            "agent",
+            "session_id",
+            "parent_session_id",
+            "project",
+            "role",
+            "kind",
+            "path",
+            "record_id",
+            "cwd",
+            "model",
+            "git_branch",
+        )
+    }
+    cols["text"] = _long_texts([t.text for t in turns])
+    cols.update(
+        id=_objects([t.id for t in turns]),
+        doc=docs,
+        ts=_micros([t.timestamp for t in turns]),
+        byte_offset=np.asarray([t.offset for t in turns], np.int64),
+        length=lengths,
+        now=np.full(len(turns), now),
+    )
+    if changed and len(changed) != len(turns):
+        # Lengths of unchanged rows must survive the replace: recompute them from the text.
+        for k, t in enumerate(turns):
+            if k not in set(changed):
+                lengths[k] = sum(term_counts(t.text).values())
+    return cols
+
+
+def _turn_docs(
+    turns: Sequence[Turn],
+    docs: np.ndarray,
+    counts: Sequence[Mapping[str, int]],
+    changed: Sequence[int],
+) -> list[IndexedDoc]:
+    out = []
+    for k, c in zip(changed, counts, strict=True):
+        t = turns[k]
+        facets = {
+            "agent": t.agent,
+            "session_id": t.session_id,
+            "project": t.project,
+            "role": t.role,
+            "kind": t.kind,
+        }
+        out.append(
+            IndexedDoc(
+                int(docs[k]), "turn", t.id, c, sum(c.values()), facets, _ts_epoch(t.timestamp)
+            )
+        )
+    return out
+
+
+def _write_memories(
+    cur: duckdb.DuckDBPyConnection, memories: Sequence[Memory], result: BatchResult
+) -> None:
+    memories = _dedupe_last(memories, lambda m: m.id)
+    if not memories:
+        return
+    ids = [m.id for m in memories]
+    existing = _existing_docs(cur, "memories", ids)
+    docs = _allocate_docs(cur, "memories", ids, [m.text for m in memories], result)
+    counts = [term_counts(m.text) for m in memories]
+    changed = [k for k, m in enumerate(memories) if existing.get(m.id, (0, None))[1] != m.text]
+    with _scan(cur, "mem_batch", **_memory_columns(memories, docs, counts)):
+        cur.execute("DELETE FROM memories WHERE id IN (SELECT id FROM mem_batch)")
+        cur.execute(
+            "INSERT INTO memories SELECT id, doc, scope, category, text, importance, confidence, "
+            "tier, status, CASE WHEN evidence = '' THEN []::VARCHAR[] "
+            "ELSE string_split(evidence, chr(31)) END, "
+            f"{_TS.format('created_at')}, {_TS.format('updated_at')}, "
+            f"{_TS.format('last_accessed_at')}, access_count, source, {_n('rule')}, "
+            f"{_n('superseded_by')}, {_n('subject')}, pinned, {_TS.format('valid_until')}, "
+            "length FROM mem_batch"
+        )
+    _write_postings(cur, [int(docs[k]) for k in changed], [counts[k] for k in changed])
+    result.added.extend(_memory_docs(memories, docs, counts, changed, existing))
+
+
+def _memory_columns(
+    memories: Sequence[Memory], docs: np.ndarray, counts: Sequence[Mapping[str, int]]
+) -> dict[str, np.ndarray]:
+    cols = {
+        f: _objects([getattr(m, f) for m in memories])
+        for f in (
+            "id",
+            "scope",
+            "category",
+            "tier",
+            "status",
+            "source",
+            "rule",
+            "superseded_by",
+            "subject",
+        )
+    }
+    cols["text"] = _long_texts([m.text for m in memories])
+    for f in ("created_at", "updated_at", "last_accessed_at", "valid_until"):
+        cols[f] = _micros([getattr(m, f) for m in memories])
+    cols.update(
+        doc=docs,
+        importance=np.asarray([m.importance for m in memories], np.float64),
+        confidence=np.asarray([m.confidence for m in memories], np.float64),
+        evidence=_objects([_SEP.join(m.evidence) for m in memories]),
+        access_count=np.asarray([m.access_count for m in memories], np.int32),
+        pinned=np.asarray([m.pinned for m in memories], np.bool_),
+        length=np.asarray([sum(c.values()) for c in counts], np.int32),
+    )
+    return cols
+
+
+def _memory_docs(
+    memories: Sequence[Memory],
+    docs: np.ndarray,
+    counts: Sequence[Mapping[str, int]],
+    changed: Sequence[int],
+    existing: Mapping[str, tuple[int, str]],
+) -> list[IndexedDoc]:
+    """Every written memory is re-announced to the index (its facets, e.g. status, may change
+    even when its text does not)."""
+    out = []
+    for k, m in enumerate(memories):
+        facets = {"scope": m.scope, "category": m.category, "status": m.status}
+        out.append(
+            IndexedDoc(
+                int(docs[k]),
+                "memory",
+                m.id,
+                counts[k],
+                sum(counts[k].values()),
+                facets,
+                _ts_epoch(m.updated_at),
+            )
+        )
+    return out
+
+
+def _delete_docs(
+    cur: duckdb.DuckDBPyConnection, table: str, ids: Sequence[str], result: BatchResult
+) -> None:
+    if not ids:
+        return
+    existing = _existing_docs(cur, table, ids)
+    docs = [doc for doc, _ in existing.values()]
+    _drop_postings(cur, docs)
+    with _scan(cur, "gone_ids", v=_objects(list(existing))):
+        cur.execute(f"DELETE FROM {table} WHERE id IN (SELECT v FROM gone_ids)")
+    result.removed.extend(docs)
+
+
+def _write_tool_uses(cur: duckdb.DuckDBPyConnection, uses: Sequence[ToolUse]) -> None:
+    if not uses:
+        return
+    ids = [f"{u.agent}:{u.session_id}:{u.record_id}" for u in uses]
+    uses = list({i: u for i, u in zip(ids, uses, strict=True)}.values())
+    ids = list(dict.fromkeys(ids))
+    with _scan(
+        cur,
+        "tool_batch",
+        id=_objects(ids),
+        agent=_objects([u.agent for u in uses]),
+        session_id=_objects([u.session_id for u in uses]),
+        name=_objects([u.name for u in uses]),
+        ts=_micros([u.timestamp for u in uses]),
+        files=_objects([_SEP.join(u.files) for u in uses]),
+        command=_objects([u.command for u in uses]),
+        cwd=_objects([u.cwd for u in uses]),
+    ):
+        cur.execute("DELETE FROM tool_uses WHERE id IN (SELECT id FROM tool_batch)")
+        cur.execute(
+            f"INSERT INTO tool_uses SELECT id, agent, session_id, name, {_TS.format('ts')}, "
+            "CASE WHEN files = '' THEN []::VARCHAR[] ELSE string_split(files, chr(31)) END, "
+            f"{_n('command')}, {_n('cwd')} FROM tool_batch"
+        )
+
+
+def _write_cursors(cur: duckdb.DuckDBPyConnection, cursors: Sequence[Cursor]) -> None:
+    for c in _dedupe_last(cursors, lambda c: c.path):
+        cur.execute("DELETE FROM cursors WHERE path = ?", [c.path])
+        cur.execute(
+            "INSERT INTO cursors VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                c.path,
+                c.agent,
+                c.byte_offset,
+                c.inode,
+                c.fingerprint,
+                c.parser_state,
+                c.skipped,
+                _utcnow(),
+            ],
+        )
+
+
+def _memory_from_row(row: Sequence[Any]) -> Memory:
+    values = dict(zip(_MEMORY_FIELDS, row, strict=True))
+    for name in ("created_at", "updated_at", "last_accessed_at", "valid_until"):
+        values[name] = _aware(values[name])
+    values["evidence"] = tuple(values["evidence"] or ())
+    return Memory(**values)
