@@ -1,0 +1,309 @@
+"""The hook runner: connect one agent hook invocation to the daemon, and never fail the agent.
+
+    recallnest hook session-start --agent claude|codex|gemini   print the resume context
+    recallnest hook pre-compact   --agent ...                   ask the daemon to checkpoint
+    recallnest hook session-end   --agent ...                   ask the daemon to checkpoint
+    recallnest hook before-agent  --agent gemini                re-inject after /compress
+
+Contract: exit 0 always; print at most once, at the end, in the agent's format; nothing on
+stderr (diagnostics go to `<home>/logs/hook.log`, size-capped, and only if the home exists);
+the daemon round trip is bounded by HOOK_BUDGET_SECONDS and reading stdin by
+STDIN_BUDGET_SECONDS, so a hung daemon or agent can never hold the session up.
+
+Standard library only on this import path: a fresh process runs it at every session start,
+so it must not import duckdb, numpy, click, pydantic or httpx (tests/test_hook.py checks).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import re
+import select
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from recallnest.errors import ConfigError
+from recallnest.harness import Adapter, HookEvent, for_agent
+from recallnest.models import CONTEXT_MARKER
+from recallnest.paths import home_dir, log_dir, socket_path
+from recallnest.protocol import ProtocolError, request
+
+EVENTS = ("session-start", "pre-compact", "session-end", "before-agent")
+
+# Budgets. Agents wait for SessionStart before the first prompt, and Claude Code gives all
+# SessionEnd hooks 1.5 s together: one daemon round trip gets a quarter of a second, reading
+# stdin another (agents write the payload at once and close the pipe).
+HOOK_BUDGET_SECONDS = 0.25
+STDIN_BUDGET_SECONDS = 0.25
+MAX_STDIN_BYTES = 1_000_000
+MAX_LOG_BYTES = 256_000
+LOG_NAME = "hook.log"
+STATE_DIR_NAME = "hook-state"
+
+# Claude Code and Codex run SessionStart again (source "compact") after compaction. Gemini CLI
+# does not: its PreCompress hook leaves a marker and the next BeforeAgent hook re-injects once.
+REINJECT_VIA_BEFORE_AGENT = frozenset({"gemini"})
+
+_RENDER_EVENTS = {"session-start": "SessionStart", "before-agent": "BeforeAgent"}
+_UNSAFE_FILENAME = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+class HookLog:
+    """One-line diagnostics appended to `<home>/logs/hook.log`; never raises, never prints."""
+
+    def __init__(self) -> None:
+        self.path: Path | None = None
+        self.prefix = "hook"
+
+    def attach(self, home: Path, prefix: str) -> None:
+        self.prefix = prefix
+        if home.is_dir():
+            self.path = log_dir(home) / LOG_NAME
+
+    def __call__(self, message: str) -> None:
+        if self.path is None:
+            return
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        # Diagnostics are best effort: a full disk must not fail the hook.
+        with contextlib.suppress(OSError):
+            _append_capped(self.path, f"{stamp} {self.prefix}: {message}\n")
+
+
+def main(argv: Sequence[str], stdin: TextIO, stdout: TextIO, env: Mapping[str, str]) -> int:
+    """Run one `recallnest hook ...` invocation (argv after `hook`). Always returns 0."""
+    log = HookLog()
+    return run_fail_open(lambda: _run(argv, stdin, stdout, env, log), log)
+
+
+def run_fail_open(action: Callable[[], object], log: Callable[[str], None]) -> int:
+    """Run `action`; whatever happens, return 0 and stay silent on stdout and stderr."""
+    try:
+        action()
+    # The ONLY sanctioned broad except in recallnest (STYLE 2.6): a memory tool must never
+    # break the agent it serves (Gemini CLI reads exit 2 as "block", the others surface
+    # non-zero exits and stderr as hook errors). SystemExit and KeyboardInterrupt included.
+    except BaseException as exc:
+        log(f"unexpected {type(exc).__name__}: {exc}")
+    return 0
+
+
+def _run(
+    argv: Sequence[str], stdin: TextIO, stdout: TextIO, env: Mapping[str, str], log: HookLog
+) -> None:
+    home = home_dir(env)
+    parsed = parse_argv(argv)
+    log.attach(home, " ".join(parsed) if parsed else "hook")
+    if parsed is None:
+        log(f"ignored arguments {list(argv)!r}")
+        return
+    try:
+        adapter = for_agent(parsed[1])
+    except ConfigError as exc:
+        log(str(exc))
+        return
+    payload = read_payload(stdin)
+    if payload is None:
+        log("stdin held no JSON object")
+        return
+    _write_once(stdout, _handle(parsed[0], adapter, payload, home, log))
+
+
+def parse_argv(argv: Sequence[str]) -> tuple[str, str] | None:
+    """`[event, "--agent", name]` in any order (or `--agent=name`) -> (event, agent)."""
+    agent, rest = _pop_option(list(argv), "--agent")
+    if agent is None or len(rest) != 1 or rest[0] not in EVENTS:
+        return None
+    return rest[0], agent
+
+
+def _pop_option(args: list[str], name: str) -> tuple[str | None, list[str]]:
+    for index, arg in enumerate(args):
+        if arg == name and index + 1 < len(args):
+            return args[index + 1], args[:index] + args[index + 2 :]
+        if arg.startswith(name + "="):
+            return arg[len(name) + 1 :], args[:index] + args[index + 1 :]
+    return None, args
+
+
+# --- stdin -----------------------------------------------------------------------------------
+
+
+def read_payload(stdin: TextIO) -> dict[str, Any] | None:
+    """The hook payload: a JSON object, or None for empty, oversized or non-JSON input."""
+    try:
+        payload = json.loads(_read_bounded(stdin))
+    except ValueError:
+        return None
+    return payload if isinstance(payload, dict) else None
+
+
+def _read_bounded(stdin: TextIO) -> str:
+    fd = _fileno(stdin)
+    if fd is None or sys.platform == "win32":
+        return stdin.read(MAX_STDIN_BYTES + 1)
+    if os.isatty(fd):
+        return ""  # run by hand in a terminal: there is no payload to wait for
+    deadline = time.monotonic() + STDIN_BUDGET_SECONDS
+    return _read_fd(fd, deadline).decode("utf-8", "replace")
+
+
+def _fileno(stdin: TextIO) -> int | None:
+    try:
+        return stdin.fileno()
+    except OSError:  # io.UnsupportedOperation: an in-memory stream
+        return None
+
+
+def _read_fd(fd: int, deadline: float) -> bytes:
+    """Read until EOF, MAX_STDIN_BYTES, the deadline, or a complete JSON document."""
+    data = b""
+    while len(data) <= MAX_STDIN_BYTES:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+            break
+        chunk = os.read(fd, 65536)
+        data += chunk
+        if not chunk or _is_json_object(data):
+            break
+    return data
+
+
+def _is_json_object(data: bytes) -> bool:
+    """True once `data` is a whole JSON object: an agent that keeps stdin open costs nothing."""
+    if not data.rstrip().endswith(b"}"):
+        return False
+    try:
+        return isinstance(json.loads(data), dict)
+    except ValueError:
+        return False
+
+
+# --- events ----------------------------------------------------------------------------------
+
+
+def _handle(name: str, adapter: Adapter, payload: dict[str, Any], home: Path, log: HookLog) -> str:
+    event = adapter.parse(payload, fallback_cwd=_cwd(), fallback_event=name)
+    if name == "session-start":
+        return _resume(adapter, event, home, log)
+    if name == "before-agent":
+        return _resume_after_compress(adapter, event, home, log)
+    _checkpoint(name, event, home, log)
+    _track_compress(name, event, home, log)
+    return adapter.empty
+
+
+def _resume(
+    adapter: Adapter,
+    event: HookEvent,
+    home: Path,
+    log: HookLog,
+    render_as: str = "session-start",
+    source: str | None = None,
+) -> str:
+    args = {
+        "cwd": event.cwd,
+        "agent": event.agent,
+        "source": source or event.source,
+        "session_id": event.session_id,
+    }
+    try:
+        result = request(str(socket_path(home)), "resume", args, HOOK_BUDGET_SECONDS)
+    except ProtocolError as exc:
+        log(f"resume: {exc}")
+        return adapter.empty
+    return adapter.render(with_marker(_resume_text(result)), _RENDER_EVENTS[render_as])
+
+
+def _resume_text(result: object) -> str:
+    if isinstance(result, dict) and isinstance(result.get("text"), str):
+        return str(result["text"])
+    return ""
+
+
+def with_marker(text: str) -> str:
+    """Guarantee the CONTEXT_MARKER line that keeps our injection out of future captures."""
+    if not text.strip() or CONTEXT_MARKER in text:
+        return text
+    return f"{CONTEXT_MARKER}\n{text}"
+
+
+def _checkpoint(name: str, event: HookEvent, home: Path, log: HookLog) -> None:
+    args = {
+        "session_id": event.session_id,
+        "cwd": event.cwd,
+        "agent": event.agent,
+        "reason": name,
+    }
+    try:
+        request(str(socket_path(home)), "checkpoint", args, HOOK_BUDGET_SECONDS)
+    except ProtocolError as exc:
+        log(f"checkpoint: {exc}")
+
+
+# --- Gemini: context after /compress ---------------------------------------------------------
+
+
+def _track_compress(name: str, event: HookEvent, home: Path, log: HookLog) -> None:
+    marker = compress_marker(home, event)
+    if marker is None:
+        return
+    try:
+        if name == "pre-compact":
+            marker.parent.mkdir(mode=0o700, exist_ok=True)
+            marker.touch()
+        else:
+            marker.unlink(missing_ok=True)  # the session ended: no prompt will consume it
+    except OSError as exc:
+        log(f"compress marker: {exc}")
+
+
+def _resume_after_compress(adapter: Adapter, event: HookEvent, home: Path, log: HookLog) -> str:
+    marker = compress_marker(home, event)
+    if marker is None or not marker.exists():
+        return adapter.empty
+    marker.unlink(missing_ok=True)
+    return _resume(adapter, event, home, log, render_as="before-agent", source="compact")
+
+
+def compress_marker(home: Path, event: HookEvent) -> Path | None:
+    """Where a compaction of this session is remembered, for agents that need it."""
+    if event.agent not in REINJECT_VIA_BEFORE_AGENT or not event.session_id:
+        return None
+    safe_id = _UNSAFE_FILENAME.sub("_", event.session_id)[:128]
+    return home / STATE_DIR_NAME / f"compressed-{safe_id}"
+
+
+# --- output ----------------------------------------------------------------------------------
+
+
+def _write_once(stdout: TextIO, output: str) -> None:
+    if not output:
+        return
+    if isinstance(stdout, io.TextIOWrapper):
+        stdout.reconfigure(encoding="utf-8")  # the JSON keeps CJK unescaped; never a locale
+    stdout.write(output)
+    stdout.flush()
+
+
+def _cwd() -> str:
+    try:
+        return os.getcwd()
+    except OSError:  # the agent's directory was deleted under it
+        return ""
+
+
+def _append_capped(path: Path, line: str) -> None:
+    """Append `line`; past MAX_LOG_BYTES the log moves to `hook.log.1` (one generation)."""
+    path.parent.mkdir(mode=0o700, exist_ok=True)
+    with contextlib.suppress(FileNotFoundError):
+        if path.stat().st_size > MAX_LOG_BYTES:
+            os.replace(path, path.with_name(path.name + ".1"))
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    with os.fdopen(fd, "a", encoding="utf-8") as handle:
+        handle.write(line)
