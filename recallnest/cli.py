@@ -404,3 +404,97 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
 def _print_checks(checks: list[dict[str, Any]]) -> None:
     for c in checks:
         click.echo(f"{'ok  ' if c['ok'] else 'FAIL'} {c['name']}: {c['detail']}")
+
+
+# ---- daemon and ingestion ---------------------------------------------------------------------
+
+
+@cli.group(context_settings=CONTEXT)
+def daemon() -> None:
+    """Run the background daemon that tails the agents' transcripts."""
+
+
+@daemon.command("run", context_settings=CONTEXT)
+@click.option("--polling", is_flag=True, help="Poll instead of filesystem events (network FS).")
+@click.pass_context
+def daemon_run(ctx: click.Context, polling: bool) -> None:
+    """Run in the foreground until Ctrl-C or SIGTERM."""
+    from recallnest.daemon import run
+
+    sys.exit(run(settings_of(ctx), polling=polling))
+
+
+@daemon.command("start", context_settings=CONTEXT)
+@click.option("--polling", is_flag=True, help="Poll instead of filesystem events.")
+@click.pass_context
+def daemon_start(ctx: click.Context, polling: bool) -> None:
+    """Start the daemon in the background (no-op if it already runs)."""
+    from recallnest.control import start
+
+    click.echo(start(settings_of(ctx), polling))
+
+
+@daemon.command("stop", context_settings=CONTEXT)
+@click.pass_context
+def daemon_stop(ctx: click.Context) -> None:
+    """Stop the daemon gracefully (it flushes and closes the database)."""
+    from recallnest.control import stop
+
+    click.echo(stop(settings_of(ctx)))
+
+
+@daemon.command("status", context_settings=CONTEXT)
+@json_option
+@click.pass_context
+def daemon_status(ctx: click.Context, as_json: bool) -> None:
+    """Whether the daemon runs, its PID, what it watches and what it ingested."""
+    from recallnest.control import status
+
+    result = status(settings_of(ctx))
+    emit(result, as_json, _print_fields)
+    if not result["running"]:
+        sys.exit(3)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option("--agent", type=click.Choice(["claude", "codex", "gemini"]))
+@click.option(
+    "--root",
+    "roots",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False),
+    help="Read this folder instead of the agents' default ones (repeatable).",
+)
+@click.option("--since", help="Only files modified since (ISO date or age like 30d).")
+@json_option
+@click.pass_context
+def ingest(
+    ctx: click.Context, agent: str | None, roots: tuple[str, ...], since: str | None, as_json: bool
+) -> None:
+    """Backfill existing transcripts (idempotent: a second run adds nothing).
+
+    \b
+    recallnest ingest
+    recallnest ingest --agent codex --since 30d
+    """
+    from recallnest.control import backfill
+
+    with click.progressbar(length=0, label="ingesting", file=sys.stderr) as bar:
+
+        def on_file(done: int, total: int) -> None:
+            bar.length = total
+            bar.update(1)
+
+        summary = backfill(settings_of(ctx), agent, list(roots), since, on_file)
+    emit(summary, as_json, _print_summary)
+
+
+def _print_summary(s: dict[str, Any]) -> None:
+    click.echo(
+        f"{s['files']} files, {s['turns']} turns read ({s['new_turns']} new), "
+        f"{s['tool_uses']} tool calls, {s['memories']} memories, {s['skipped_lines']} lines "
+        f"skipped, {s['oversized_lines']} oversized, {s['redactions']} secrets redacted "
+        f"(via {s['via']})"
+    )
+    for error in s["errors"]:
+        click.echo(f"warning: {error}", err=True)

@@ -21,7 +21,7 @@ from recallnest.config import Settings
 from recallnest.embed import Embedder, make_embedder
 from recallnest.errors import EmbedError, NotFoundError, RecallnestError
 from recallnest.index import Filter, SearchIndex
-from recallnest.models import CATEGORIES, GLOBAL_SCOPE, Memory, memory_id
+from recallnest.models import CATEGORIES, GLOBAL_SCOPE, Memory, Turn, memory_id
 from recallnest.paths import db_path, ensure_home
 from recallnest.rank import fuse
 from recallnest.schemas import ChannelScore, HitOut, MemoryOut, dump
@@ -117,6 +117,17 @@ class Engine:
         self.index.remove(result.removed)
         self.index.add(result.added)
         return result
+
+    def ingest_batch(self, batch: Batch) -> int:
+        """Apply one ingestion flush, with the memories captured from its new or changed turns
+        written in the same transaction. Returns the number of new turns."""
+        fresh = self.store.changed_turns(batch.turns)
+        if fresh:
+            batch.memories.extend(self._capture(fresh))
+        return self.apply(batch).new_turns
+
+    def _capture(self, turns: Sequence[Turn]) -> list[Memory]:
+        return []
 
     def remember(
         self,

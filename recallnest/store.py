@@ -168,6 +168,13 @@ class Store:
 
     # ---- reads ---------------------------------------------------------------------------
 
+    def changed_turns(self, turns: Sequence[Turn]) -> list[Turn]:
+        """The turns that are new or whose text differs from the stored row."""
+        if not turns:
+            return []
+        stored = _existing_docs(self._cur(), "turns", [t.id for t in turns])
+        return [t for t in turns if stored.get(t.id, (0, None))[1] != t.text]
+
     def cursor(self, path: str) -> Cursor | None:
         row = (
             self._cur()

@@ -1,0 +1,158 @@
+"""Starting, stopping and asking the daemon, and backfill (through the daemon when it runs,
+else in this process)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from recallnest import protocol
+from recallnest.config import Settings
+from recallnest.errors import DaemonError
+from recallnest.paths import ensure_home, log_dir, socket_path
+
+START_TIMEOUT_SECONDS = 60.0
+STOP_TIMEOUT_SECONDS = 30.0
+
+
+def _ask(settings: Settings, op: str, args: dict[str, Any], timeout: float) -> Any:
+    return protocol.request(str(socket_path(settings.home)), op, args, timeout)
+
+
+def status(settings: Settings) -> dict[str, Any]:
+    from recallnest.daemon import read_pid
+
+    try:
+        info = _ask(settings, "daemon.status", {}, 2.0)
+    except protocol.ProtocolError as exc:
+        pid = read_pid(settings.home)
+        alive = pid is not None and _alive(pid)
+        detail = f"PID {pid} exists but does not answer" if alive else "not running"
+        return {
+            "running": False,
+            "pid": pid if alive else None,
+            "detail": detail,
+            "error": str(exc),
+        }
+    return {"running": True, **info}
+
+
+def start(settings: Settings, polling: bool = False) -> str:
+    current = status(settings)
+    if current["running"]:
+        return f"already running (PID {current['pid']})"
+    home = ensure_home(settings.home)
+    log_dir(home).mkdir(mode=0o700, exist_ok=True)
+    out = (log_dir(home) / "daemon.out").open("ab")
+    cmd = [sys.executable, "-m", "recallnest", "--home", str(home), "daemon", "run"]
+    proc = subprocess.Popen(
+        cmd + (["--polling"] if polling else []),
+        stdin=subprocess.DEVNULL,
+        stdout=out,
+        stderr=out,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + START_TIMEOUT_SECONDS
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise DaemonError(
+                f"the daemon exited with code {proc.returncode}: "
+                f"{_tail(log_dir(home) / 'daemon.out')}"
+            )
+        if status(settings)["running"]:
+            return f"started (PID {proc.pid})"
+        time.sleep(0.1)
+    raise DaemonError(
+        f"the daemon did not answer within {START_TIMEOUT_SECONDS:.0f}s; "
+        f"see {log_dir(home) / 'daemon.log'}"
+    )
+
+
+def stop(settings: Settings) -> str:
+    from recallnest.daemon import read_pid
+
+    pid = read_pid(settings.home)
+    if pid is None or not _alive(pid):
+        return "not running"
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_TIMEOUT_SECONDS
+    while time.monotonic() < deadline:
+        if not _alive(pid):
+            return f"stopped (PID {pid})"
+        time.sleep(0.05)
+    raise DaemonError(f"PID {pid} did not stop within {STOP_TIMEOUT_SECONDS:.0f}s")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie child (we started it) still answers kill(0): reap it if it is ours.
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return done == 0
+
+
+def _tail(path: Path, lines: int = 5) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    return " | ".join(text.strip().splitlines()[-lines:])
+
+
+def backfill(
+    settings: Settings,
+    agent: str | None,
+    roots: list[str],
+    since: str | None,
+    on_file: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Ingest existing transcripts; the daemon does it if it runs (it owns the database)."""
+    from recallnest.ops import parse_time
+
+    since_dt = parse_time(since)
+    since_ts = since_dt.timestamp() if since_dt else None
+    if status(settings)["running"]:
+        args = {"agent": agent, "roots": roots, "since": since_ts}
+        return {"via": "daemon", **_ask(settings, "ingest", args, 3600.0)}
+    return {"via": "local", **_backfill_local(settings, agent, roots, since_ts, on_file)}
+
+
+def _backfill_local(
+    settings: Settings,
+    agent: str | None,
+    roots: list[str],
+    since: float | None,
+    on_file: Callable[[int, int], None] | None,
+) -> dict[str, Any]:
+    from recallnest.daemon import watched_roots
+    from recallnest.engine import Engine
+    from recallnest.ingest import FileReport, ingest_file, transcript_files
+
+    engine = Engine.open(settings)
+    try:
+        paths = [Path(r) for r in roots] or watched_roots(settings)
+        sources = list(transcript_files(paths, since, agent))
+        report = FileReport()
+        gemini_home = str(settings.gemini_dir.parent)
+        for n, source in enumerate(sources, 1):
+            source = source.__class__(source.path, source.agent, gemini_home)
+            known = engine.store.cursor(source.path)
+            report.add(ingest_file(source, known, engine.ingest_batch))
+            if on_file:
+                on_file(n, len(sources))
+        return report.as_dict()
+    finally:
+        engine.close()

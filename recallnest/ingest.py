@@ -1,0 +1,264 @@
+"""The ingestion pipeline for one transcript file: tail → parse → filter → redact → capture →
+store, with the byte cursor advanced in the same transaction as the turns it produced.
+
+Used by the daemon for live files and by `recallnest ingest` for backfill, so both paths are
+one code path. Crash safety: nothing is written until the whole flush commits, and the cursor
+is part of that flush, so a kill at any point neither loses nor duplicates a turn (turn ids
+are deterministic; a replayed line is an upsert of the same row).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from recallnest import redact, transcripts
+from recallnest.errors import TranscriptError
+from recallnest.models import CONTEXT_MARKER, Event, Retraction, ToolUse, Turn
+from recallnest.project import project_of
+from recallnest.store import Batch, Cursor
+from recallnest.tail import FileState, fingerprint, read_lines, start_offset
+
+log = logging.getLogger(__name__)
+
+FLUSH_BYTES = 4 * 1024 * 1024  # bytes of transcript per transaction during backfill
+MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
+
+
+@dataclass
+class FileReport:
+    """What one pass over a file did; summed into the backfill summary."""
+
+    files: int = 0
+    turns: int = 0
+    new_turns: int = 0
+    tool_uses: int = 0
+    skipped_lines: int = 0
+    oversized_lines: int = 0
+    redactions: int = 0
+    memories: int = 0
+    restarts: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    def add(self, other: FileReport) -> None:
+        for name in (
+            "files",
+            "turns",
+            "new_turns",
+            "tool_uses",
+            "skipped_lines",
+            "oversized_lines",
+            "redactions",
+            "memories",
+            "restarts",
+        ):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.errors.extend(other.errors)
+
+    def as_dict(self) -> dict[str, object]:
+        return {k: v for k, v in self.__dict__.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A transcript file and the agent that wrote it."""
+
+    path: str
+    agent: str
+    gemini_home: str | None = None
+
+
+def transcript_files(
+    roots: Iterable[Path], since: float | None = None, agent: str | None = None
+) -> Iterator[Source]:
+    """Every transcript file under `roots` (recursively, symlinks not followed). With `agent`,
+    files whose path shape names no agent but that are JSONL are read as that agent's."""
+    for root in roots:
+        if not root.is_dir():
+            continue
+        for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+            dirnames.sort()
+            for name in sorted(filenames):
+                path = os.path.join(dirpath, name)
+                found = transcripts.detect(path) or _fallback(name, agent)
+                if found is None or (since is not None and _mtime(path) < since):
+                    continue
+                if agent in (None, found):
+                    yield Source(path, found)
+
+
+def _fallback(name: str, agent: str | None) -> str | None:
+    if agent is None or not name.endswith(".jsonl") or name.endswith(".expected.json"):
+        return None
+    return agent
+
+
+def _mtime(path: str) -> float:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return 0.0
+
+
+Apply = Callable[[Batch], int]
+
+
+def ingest_file(
+    source: Source,
+    known: Cursor | None,
+    apply: Apply,
+    prepare: Callable[[Batch], Batch] | None = None,
+    flush_bytes: int = FLUSH_BYTES,
+) -> FileReport:
+    """Read everything new in one file, flushing every `flush_bytes` of input. `prepare` lets
+    the caller add derived writes (captured memories) to each batch before it is applied."""
+    report = FileReport(files=1)
+    try:
+        if transcripts.is_document(source.path):
+            _ingest_document(source, known, apply, prepare, report)
+        else:
+            _ingest_lines(source, known, apply, prepare, report, flush_bytes)
+    except FileNotFoundError:
+        log.info("transcript vanished before it was read: %s", source.path)
+    except (OSError, TranscriptError) as exc:
+        report.errors.append(f"{source.path}: {exc}")
+        log.warning("cannot read %s: %s", source.path, exc)
+    return report
+
+
+def _ingest_lines(
+    source: Source,
+    known: Cursor | None,
+    apply: Apply,
+    prepare: Callable[[Batch], Batch] | None,
+    report: FileReport,
+    flush_bytes: int,
+) -> None:
+    state = FileState(known.byte_offset, known.inode, known.fingerprint) if known else None
+    offset, restarted = start_offset(source.path, state)
+    parser_state = None if restarted or known is None else _load_state(known.parser_state)
+    report.restarts += int(restarted)
+    parser = transcripts.new_parser(source.agent, source.path, parser_state, _cwd_hint(source))
+    skipped_before = 0 if restarted or known is None else known.skipped
+    while True:
+        chunk = read_lines(source.path, offset, flush_bytes)
+        if chunk.next_offset == offset and not restarted:
+            break
+        events = [e for off, line in chunk.lines for e in parser.feed(line, off)]
+        report.oversized_lines += chunk.oversized
+        cursor = _cursor(source, chunk.next_offset, parser.state(), skipped_before + parser.skipped)
+        report.new_turns += apply(_prepared(prepare, _batch(events, cursor, report)))
+        restarted = False
+        if chunk.next_offset == offset:
+            break
+        offset = chunk.next_offset
+    report.skipped_lines += parser.skipped
+
+
+def _ingest_document(
+    source: Source,
+    known: Cursor | None,
+    apply: Apply,
+    prepare: Callable[[Batch], Batch] | None,
+    report: FileReport,
+) -> None:
+    """Gemini ≤0.38 rewrites one JSON document on every change: re-parse it whole when its
+    size or head changed. A half-written document raises TranscriptError: retried next event."""
+    size = os.stat(source.path).st_size
+    if size > MAX_DOCUMENT_BYTES:
+        report.oversized_lines += 1
+        return
+    data = Path(source.path).read_bytes()
+    digest = _digest(data)
+    if known and known.fingerprint == digest:
+        return
+    events = transcripts.parse_document(source.agent, source.path, data, _cwd_hint(source))
+    cursor = replace(_cursor(source, len(data), {}, 0), fingerprint=digest)
+    report.new_turns += apply(_prepared(prepare, _batch(events, cursor, report)))
+
+
+def _prepared(prepare: Callable[[Batch], Batch] | None, batch: Batch) -> Batch:
+    return prepare(batch) if prepare else batch
+
+
+def _digest(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _cwd_hint(source: Source) -> str | None:
+    if source.agent != "gemini":
+        return None
+    from recallnest.transcripts.gemini import project_root_for
+
+    return project_root_for(source.path, source.gemini_home)
+
+
+def _cursor(source: Source, offset: int, state: dict[str, object], skipped: int) -> Cursor:
+    try:
+        inode: int | None = os.stat(source.path).st_ino
+    except OSError:
+        inode = None
+    return Cursor(
+        path=source.path,
+        agent=source.agent,
+        byte_offset=offset,
+        inode=inode,
+        fingerprint=fingerprint(source.path) if offset else None,
+        parser_state=json.dumps(state, ensure_ascii=False, separators=(",", ":")),
+        skipped=skipped,
+    )
+
+
+def _load_state(raw: str | None) -> dict[str, object] | None:
+    if not raw:
+        return None
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _batch(events: Sequence[Event], cursor: Cursor, report: FileReport) -> Batch:
+    batch = Batch(cursors=[cursor])
+    for event in events:
+        if isinstance(event, Turn):
+            turn = clean_turn(event, report)
+            if turn is not None:
+                batch.turns.append(turn)
+        elif isinstance(event, ToolUse):
+            batch.tool_uses.append(_clean_tool_use(event, report))
+        elif isinstance(event, Retraction):
+            batch.retracted_turn_ids.extend(
+                Turn(event.agent, event.session_id, "user", "", None, "", rid, 0).id
+                for rid in event.record_ids
+            )
+    report.turns += len(batch.turns)
+    report.tool_uses += len(batch.tool_uses)
+    return batch
+
+
+def clean_turn(turn: Turn, report: FileReport) -> Turn | None:
+    """Last line of defence before storage: drop our own injected context, redact secrets,
+    attach the project."""
+    if CONTEXT_MARKER in turn.text:
+        return None
+    text, kinds = redact.redact(turn.text)
+    report.redactions += len(kinds)
+    if not text.strip():
+        return None
+    return replace(turn, text=text, project=turn.project or project_of(turn.cwd))
+
+
+def _clean_tool_use(use: ToolUse, report: FileReport) -> ToolUse:
+    if use.command is None:
+        return use
+    command, kinds = redact.redact(use.command)
+    report.redactions += len(kinds)
+    return replace(use, command=command)
