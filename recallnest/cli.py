@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -498,3 +499,115 @@ def _print_summary(s: dict[str, Any]) -> None:
     )
     for error in s["errors"]:
         click.echo(f"warning: {error}", err=True)
+
+
+# ---- installation ---------------------------------------------------------------------------
+
+
+def _install_context(ctx: click.Context) -> Any:
+    import shutil
+
+    from recallnest.install import InstallContext
+
+    settings = settings_of(ctx)
+    script = shutil.which("recallnest") or sys.argv[0]
+    return InstallContext(
+        home=Path.home(),
+        state_dir=settings.home,
+        config_dirs={
+            "claude": settings.claude_dir,
+            "codex": settings.codex_dir,
+            "gemini": settings.gemini_dir.parent,
+        },
+        executable=str(Path(script).resolve()) if Path(script).exists() else "recallnest",
+    )
+
+
+def _agents(ictx: Any, agents: tuple[str, ...]) -> list[str]:
+    from recallnest.install import detect_agents
+
+    found = list(agents) or detect_agents(ictx.config_dirs)
+    if not found:
+        raise RecallnestError(
+            "no agent detected (no ~/.claude, ~/.codex or ~/.gemini); name one with --agent"
+        )
+    return found
+
+
+def _run_command(argv: Any) -> int:
+    import subprocess
+
+    return subprocess.run(list(argv), check=False).returncode
+
+
+def _print_changes(changes: list[Any], dry_run: bool) -> None:
+    for c in changes:
+        verb = f"would {c.action}" if dry_run and c.action != "unchanged" else c.action
+        click.echo(f"{c.target}: {verb} {c.path} ({c.summary})")
+        for note in c.notes:
+            click.echo(f"  note: {note}")
+        for command in c.commands:
+            click.echo(f"  {'would run' if dry_run else 'ran'}: {' '.join(command)}")
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option(
+    "--agent",
+    "agents",
+    multiple=True,
+    type=click.Choice(["claude", "codex", "gemini"]),
+    help="Only this agent (repeatable). Default: every detected agent.",
+)
+@click.option("--service", is_flag=True, help="Also run the daemon as a user service.")
+@click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
+@click.pass_context
+def install(ctx: click.Context, agents: tuple[str, ...], service: bool, dry_run: bool) -> None:
+    """Register the session-start hooks in each agent's user settings (backed up first).
+
+    \b
+    recallnest install --dry-run
+    recallnest install --agent claude --service
+    """
+    from recallnest import install as installer
+    from recallnest.service import install_service
+
+    ictx = _install_context(ctx)
+    changes = installer.install(_agents(ictx, agents), ictx, dry_run=dry_run)
+    if service:
+        changes.append(
+            install_service(
+                ictx,
+                sys.platform,
+                os.getuid(),
+                dry_run=dry_run,
+                run_command=None if dry_run else _run_command,
+            )
+        )
+    _print_changes(changes, dry_run)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option("--agent", "agents", multiple=True, type=click.Choice(["claude", "codex", "gemini"]))
+@click.option("--service", is_flag=True, help="Also remove the user service.")
+@click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
+@click.pass_context
+def uninstall(ctx: click.Context, agents: tuple[str, ...], service: bool, dry_run: bool) -> None:
+    """Remove our hooks, restoring each settings file to its prior state."""
+    from recallnest import install as installer
+    from recallnest.service import uninstall_service
+
+    ictx = _install_context(ctx)
+    changes = installer.uninstall(
+        list(agents) or ["claude", "codex", "gemini"], ictx, dry_run=dry_run
+    )
+    if service:
+        changes.append(
+            uninstall_service(
+                ictx,
+                sys.platform,
+                os.getuid(),
+                dry_run=dry_run,
+                run_command=None if dry_run else _run_command,
+            )
+        )
+    _print_changes(changes, dry_run)
