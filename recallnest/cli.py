@@ -611,3 +611,64 @@ def uninstall(ctx: click.Context, agents: tuple[str, ...], service: bool, dry_ru
             )
         )
     _print_changes(changes, dry_run)
+
+
+# ---- evaluation ------------------------------------------------------------------------------
+
+
+@cli.group("eval", context_settings=CONTEXT)
+def eval_group() -> None:
+    """Measure retrieval and capture quality on labelled data."""
+
+
+@eval_group.command("locomo", context_settings=CONTEXT)
+@click.option(
+    "--data",
+    "data_dir",
+    required=True,
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Folder of LoCoMo conversation files (*.json).",
+)
+@click.option("--limit-conversations", type=click.IntRange(1), help="Only the first N files.")
+@json_option
+@click.pass_context
+def eval_locomo(
+    ctx: click.Context, data_dir: Path, limit_conversations: int | None, as_json: bool
+) -> None:
+    """Turn- and session-level retrieval recall on LoCoMo, through the real pipeline.
+
+    \b
+    recallnest eval locomo --data ../shared/data/locomo-dev --json
+    """
+    from recallnest.eval_locomo import run
+
+    files = sorted(data_dir.glob("*.json"))[:limit_conversations]
+    if not files:
+        raise RecallnestError(f"no *.json conversation files in {data_dir}")
+    base = settings_of(ctx)
+
+    def settings_for(home: Path) -> Settings:
+        return base.model_copy(update={"home": home})
+
+    report = run(files, settings_for, log=lambda m: click.echo(m, err=True))
+    emit(report, as_json, _print_locomo)
+
+
+def _print_locomo(report: dict[str, Any]) -> None:
+    keys = [
+        "turn_recall@5",
+        "turn_recall@10",
+        "turn_any@5",
+        "turn_any@10",
+        "session_any@5",
+        "session_any@10",
+        "session_recall@10",
+    ]
+    click.echo(f"{'category':<12} {'n':>5} " + " ".join(f"{k:>17}" for k in keys))
+    for cat, s in report["categories"].items():
+        values = " ".join(f"{s.get(k, float('nan')):>17.1f}" for k in keys)
+        click.echo(f"{cat:<12} {s['n']:>5} {values}")
+    lat = report["latency_ms"]
+    click.echo(
+        f"query latency: p50 {lat['p50']} ms, p95 {lat['p95']} ms ({lat['queries']} queries)"
+    )

@@ -139,20 +139,24 @@ def _backfill_local(
 ) -> dict[str, Any]:
     from recallnest.daemon import watched_roots
     from recallnest.engine import Engine
-    from recallnest.ingest import FileReport, ingest_file, transcript_files
+    from recallnest.ingest import Collector, FileReport, ingest_file, transcript_files
 
     engine = Engine.open(settings)
     try:
         paths = [Path(r) for r in roots] or watched_roots(settings)
         sources = list(transcript_files(paths, since, agent))
         report = FileReport()
+        collect = Collector(engine.ingest_batch)
         gemini_home = str(settings.gemini_dir.parent)
+        cursors = engine.store.cursors()
         for n, source in enumerate(sources, 1):
             source = source.__class__(source.path, source.agent, gemini_home)
-            known = engine.store.cursor(source.path)
-            report.add(ingest_file(source, known, engine.ingest_batch))
+            known = cursors.get(source.path)
+            report.add(ingest_file(source, known, collect))
             if on_file:
                 on_file(n, len(sources))
+        collect.flush()
+        report.new_turns = collect.new_turns
         return report.as_dict()
     finally:
         engine.close()

@@ -33,7 +33,7 @@ from recallnest import protocol
 from recallnest.config import Settings
 from recallnest.engine import Engine
 from recallnest.errors import DaemonError, RecallnestError
-from recallnest.ingest import FileReport, Source, ingest_file, transcript_files
+from recallnest.ingest import Collector, FileReport, Source, ingest_file, transcript_files
 from recallnest.ops import OPS, dispatch
 from recallnest.paths import ensure_home, log_dir, pid_path, socket_path
 from recallnest.transcripts import detect
@@ -139,11 +139,13 @@ class Daemon:
     def _ingest_loop(self) -> None:
         next_rescan = time.monotonic() + ROOT_RESCAN_SECONDS
         while not self.stopping.is_set():
-            batch = self._next_paths(timeout=0.5)
-            for path in batch:
+            collect = Collector(self.engine.ingest_batch)
+            for path in self._next_paths(timeout=0.5):
                 if self.stopping.is_set():
                     break
-                self.ingest_path(path)
+                self.ingest_path(path, collect=collect)
+            collect.flush()
+            self.totals.new_turns += collect.new_turns
             if time.monotonic() >= next_rescan:
                 self._schedule_roots()
                 next_rescan = time.monotonic() + ROOT_RESCAN_SECONDS
@@ -165,15 +167,21 @@ class Daemon:
             found[self.paths.get_nowait()] = None
         return list(found)
 
-    def ingest_path(self, path: str, agent: str | None = None) -> FileReport:
+    def ingest_path(
+        self, path: str, agent: str | None = None, collect: Collector | None = None
+    ) -> FileReport:
+        """Ingest what is new in one file, into `collect` (flushed by the caller) if given.
+        Cursors of collected files are read before the flush, so a path must appear at most
+        once per collector (the debounce loop dedupes paths)."""
         agent = agent or detect(path)
         if agent is None:
             return FileReport()
         source = Source(path, agent, str(self.settings.gemini_dir.parent))
-        report = ingest_file(source, self.engine.store.cursor(path), self.engine.ingest_batch)
+        apply = collect or self.engine.ingest_batch
+        report = ingest_file(source, self.engine.store.cursor(path), apply)
         self.totals.add(report)
         if report.turns:
-            log.info("ingested %s: %d turns (%d new)", path, report.turns, report.new_turns)
+            log.info("read %s: %d turns", path, report.turns)
         return report
 
     # ---- embedding worker ---------------------------------------------------------------------
@@ -209,8 +217,11 @@ class Daemon:
     def _ingest_request(self, args: dict[str, Any]) -> dict[str, Any]:
         roots = [Path(r) for r in args.get("roots") or []] or watched_roots(self.settings)
         report = FileReport()
+        collect = Collector(self.engine.ingest_batch)
         for source in transcript_files(roots, args.get("since"), args.get("agent")):
-            report.add(self.ingest_path(source.path, source.agent))
+            report.add(self.ingest_path(source.path, source.agent, collect))
+        collect.flush()
+        report.new_turns = collect.new_turns
         return report.as_dict()
 
 

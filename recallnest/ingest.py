@@ -106,6 +106,43 @@ def _mtime(path: str) -> float:
 
 Apply = Callable[[Batch], int]
 
+COLLECT_TURNS = 5_000
+
+
+class Collector:
+    """Merges the flushes of several files into one transaction (a DuckDB commit costs tens of
+    milliseconds: one per file made a 50-file backfill spend most of its time committing).
+    Still crash-safe: every file's cursor is written in the same transaction as its turns."""
+
+    def __init__(self, apply: Apply, max_turns: int = COLLECT_TURNS) -> None:
+        self.apply = apply
+        self.max_turns = max_turns
+        self.pending = Batch()
+        self.new_turns = 0
+
+    def __call__(self, batch: Batch) -> int:
+        for name in (
+            "turns",
+            "tool_uses",
+            "retracted_turn_ids",
+            "memories",
+            "deleted_memory_ids",
+            "cursors",
+        ):
+            getattr(self.pending, name).extend(getattr(batch, name))
+        if len(self.pending.turns) >= self.max_turns:
+            self.flush()
+        return 0
+
+    def flush(self) -> int:
+        """Write what is pending; returns the new turns of this flush."""
+        if not self.pending.cursors and not self.pending.turns:
+            return 0
+        batch, self.pending = self.pending, Batch()
+        new = self.apply(batch)
+        self.new_turns += new
+        return new
+
 
 def ingest_file(
     source: Source,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import Literal
 
 AGENTS: tuple[str, ...] = ("claude", "codex", "gemini")
@@ -134,6 +135,7 @@ class Hit:
     fields: dict[str, object] = field(default_factory=dict)
 
 
+@lru_cache(maxsize=65536)
 def turn_id(agent: str, session_id: str, record_id: str) -> str:
     """Deterministic turn id: re-reading a transcript never makes a second row."""
     return str(uuid.uuid5(ID_NAMESPACE, f"turn\x1f{agent}\x1f{session_id}\x1f{record_id}"))

@@ -155,15 +155,20 @@ class Store:
     # ---- the batched write path ----------------------------------------------------------
 
     def write(self, batch: Batch) -> BatchResult:
-        """Apply one flush atomically: turns, tool uses, memories, deletions and cursors."""
+        """Apply one flush atomically: turns, tool uses, memories, deletions and cursors.
+        Any database failure (disk full, damaged file) rolls back everything, cursors included,
+        and surfaces as StoreError."""
         result = BatchResult()
-        with self.transaction() as tx:
-            _write_turns(tx, batch.turns, result)
-            _delete_docs(tx, "turns", batch.retracted_turn_ids, result)
-            _write_memories(tx, batch.memories, result)
-            _delete_docs(tx, "memories", batch.deleted_memory_ids, result)
-            _write_tool_uses(tx, batch.tool_uses)
-            _write_cursors(tx, batch.cursors)
+        try:
+            with self.transaction() as tx:
+                _write_turns(tx, batch.turns, result)
+                _delete_docs(tx, "turns", batch.retracted_turn_ids, result)
+                _write_memories(tx, batch.memories, result)
+                _delete_docs(tx, "memories", batch.deleted_memory_ids, result)
+                _write_tool_uses(tx, batch.tool_uses)
+                _write_cursors(tx, batch.cursors)
+        except duckdb.Error as exc:
+            raise StoreError(f"write failed, nothing was stored: {exc}") from exc
         return result
 
     # ---- reads ---------------------------------------------------------------------------
@@ -174,6 +179,18 @@ class Store:
             return []
         stored = _existing_docs(self._cur(), "turns", [t.id for t in turns])
         return [t for t in turns if stored.get(t.id, (0, None))[1] != t.text]
+
+    def cursors(self) -> dict[str, Cursor]:
+        """Every file cursor, by path (one query for a whole backfill)."""
+        rows = (
+            self._cur()
+            .execute(
+                "SELECT path, agent, byte_offset, inode, fingerprint, parser_state, skipped "
+                "FROM cursors"
+            )
+            .fetchall()
+        )
+        return {r[0]: Cursor(*r) for r in rows}
 
     def cursor(self, path: str) -> Cursor | None:
         row = (
@@ -229,6 +246,11 @@ class Store:
         for turn in by_id.values():
             turn["timestamp"] = _aware(turn["timestamp"])
         return [by_id[i] for i in ids if i in by_id]
+
+    def turn_records(self) -> list[tuple[str, str]]:
+        """(turn id, record id) of every turn (evaluation harnesses map ids back with it)."""
+        rows = self._cur().execute("SELECT id, record_id FROM turns").fetchall()
+        return [(str(a), str(b)) for a, b in rows]
 
     def counts(self) -> dict[str, int]:
         cur = self._cur()
@@ -594,14 +616,13 @@ def _existing_docs(
 
 def _allocate_docs(
     cur: duckdb.DuckDBPyConnection,
-    table: str,
+    existing: Mapping[str, tuple[int, str]],
     ids: Sequence[str],
     texts: Sequence[str],
     result: BatchResult,
 ) -> np.ndarray:
     """Doc numbers for rows about to be written. Unchanged text keeps its doc (and vector);
     changed text gets a new doc so a stale vector or posting can never describe it."""
-    existing = _existing_docs(cur, table, ids)
     stale = [
         doc
         for i, t in zip(ids, texts, strict=True)
@@ -638,23 +659,35 @@ def _drop_postings(cur: duckdb.DuckDBPyConnection, docs: Sequence[int]) -> None:
 def _write_postings(
     cur: duckdb.DuckDBPyConnection, docs: Sequence[int], counts: Sequence[Mapping[str, int]]
 ) -> None:
+    """Postings go in as integer columns plus a small table of the batch's distinct terms:
+    DuckDB sorts every fixed-width string column it scans (np.unique), which cost seconds for
+    a 300k-row term column and milliseconds for its ~20k distinct terms."""
+    vocab: dict[str, int] = {}
     pdoc: list[int] = []
-    pterm: list[str] = []
+    pterm: list[int] = []
     ptf: list[int] = []
     for doc, terms in zip(docs, counts, strict=True):
         pdoc.extend([doc] * len(terms))
-        pterm.extend(terms)
+        pterm.extend([vocab.setdefault(t, len(vocab)) for t in terms])
         ptf.extend(terms.values())
     if not pdoc:
         return
-    with _scan(
-        cur,
-        "post_batch",
-        doc=np.asarray(pdoc, np.int64),
-        term=np.array(pterm),
-        tf=np.asarray(ptf, np.int32),
+    with (
+        _scan(
+            cur, "batch_terms", k=np.arange(len(vocab), dtype=np.int32), term=np.array(list(vocab))
+        ),
+        _scan(
+            cur,
+            "post_batch",
+            doc=np.asarray(pdoc, np.int64),
+            k=np.asarray(pterm, np.int32),
+            tf=np.asarray(ptf, np.int32),
+        ),
     ):
-        cur.execute("INSERT INTO postings SELECT doc, term, tf FROM post_batch")
+        cur.execute(
+            "INSERT INTO postings SELECT p.doc, t.term, p.tf FROM post_batch p "
+            "JOIN batch_terms t USING (k)"
+        )
 
 
 def _dedupe_last(items: Sequence[Any], key: Any) -> list[Any]:
@@ -665,24 +698,30 @@ def _dedupe_last(items: Sequence[Any], key: Any) -> list[Any]:
 def _write_turns(
     cur: duckdb.DuckDBPyConnection, turns: Sequence[Turn], result: BatchResult
 ) -> None:
+    """Insert new turns and replace those whose text changed; identical rows are skipped, so
+    re-reading a transcript writes nothing."""
     turns = _dedupe_last(turns, lambda t: t.id)
     if not turns:
         return
+    existing = _existing_docs(cur, "turns", [t.id for t in turns])
+    turns = [t for t in turns if existing.get(t.id, (0, None))[1] != t.text]
+    if not turns:
+        return
     ids = [t.id for t in turns]
-    existing = _existing_docs(cur, "turns", ids)
-    docs = _allocate_docs(cur, "turns", ids, [t.text for t in turns], result)
-    changed = [k for k, t in enumerate(turns) if existing.get(t.id, (0, None))[1] != t.text]
+    docs = _allocate_docs(cur, existing, ids, [t.text for t in turns], result)
     result.new_turns += sum(1 for t in turns if t.id not in existing)
-    counts = [term_counts(turns[k].text) for k in changed]
+    counts = [term_counts(t.text) for t in turns]
+    changed = list(range(len(turns)))
     with _scan(cur, "turn_batch", **_turn_columns(turns, docs, counts, changed)):
-        cur.execute("DELETE FROM turns WHERE id IN (SELECT id FROM turn_batch)")
+        if any(i in existing for i in ids):
+            cur.execute("DELETE FROM turns WHERE id IN (SELECT id FROM turn_batch)")
         cur.execute(
             f"INSERT INTO turns SELECT id, doc, agent, session_id, {_n('parent_session_id')}, "
             f"{_n('project')}, role, kind, text, {_TS.format('ts')}, {_n('path')}, record_id, "
             f"byte_offset, {_n('cwd')}, {_n('model')}, {_n('git_branch')}, length, "
             f"{_TS.format('now')} FROM turn_batch"
         )
-    _write_postings(cur, [int(docs[k]) for k in changed], counts)
+    _write_postings(cur, [int(d) for d in docs], counts)
     result.added.extend(_turn_docs(turns, docs, counts, changed))
 
 
@@ -761,7 +800,7 @@ def _write_memories(
         return
     ids = [m.id for m in memories]
     existing = _existing_docs(cur, "memories", ids)
-    docs = _allocate_docs(cur, "memories", ids, [m.text for m in memories], result)
+    docs = _allocate_docs(cur, existing, ids, [m.text for m in memories], result)
     counts = [term_counts(m.text) for m in memories]
     changed = [k for k, m in enumerate(memories) if existing.get(m.id, (0, None))[1] != m.text]
     with _scan(cur, "mem_batch", **_memory_columns(memories, docs, counts)):
@@ -877,20 +916,25 @@ def _write_tool_uses(cur: duckdb.DuckDBPyConnection, uses: Sequence[ToolUse]) ->
 
 
 def _write_cursors(cur: duckdb.DuckDBPyConnection, cursors: Sequence[Cursor]) -> None:
-    for c in _dedupe_last(cursors, lambda c: c.path):
-        cur.execute("DELETE FROM cursors WHERE path = ?", [c.path])
+    cursors = _dedupe_last(cursors, lambda c: c.path)
+    if not cursors:
+        return
+    cols = {
+        f: _objects([getattr(c, f) for c in cursors])
+        for f in ("path", "agent", "fingerprint", "parser_state")
+    }
+    cols.update(
+        byte_offset=np.asarray([c.byte_offset for c in cursors], np.int64),
+        inode=np.asarray([-1 if c.inode is None else c.inode for c in cursors], np.int64),
+        skipped=np.asarray([c.skipped for c in cursors], np.int64),
+        now=np.full(len(cursors), _micros([datetime.now(UTC)])[0]),
+    )
+    with _scan(cur, "cursor_batch", **cols):
+        cur.execute("DELETE FROM cursors WHERE path IN (SELECT path FROM cursor_batch)")
         cur.execute(
-            "INSERT INTO cursors VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                c.path,
-                c.agent,
-                c.byte_offset,
-                c.inode,
-                c.fingerprint,
-                c.parser_state,
-                c.skipped,
-                _utcnow(),
-            ],
+            "INSERT INTO cursors SELECT path, agent, byte_offset, nullif(inode, -1), "
+            f"{_n('fingerprint')}, {_n('parser_state')}, skipped, {_TS.format('now')} "
+            "FROM cursor_batch"
         )
 
 

