@@ -1,0 +1,166 @@
+"""Helpers shared by the per-agent transcript parsers: decoding one line, reading typed fields,
+timestamps, the context-marker filter and the tool-input file scan.
+
+Pure: no I/O, clock or environment. Every reader here tolerates any JSON shape and answers None
+(or an empty value) instead of raising, so parsers can skip malformed records by policy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shlex
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from pathlib import PurePosixPath
+from typing import TypeVar
+
+from recallnest.models import CONTEXT_MARKER, Event, Retraction
+
+JsonDict = dict[str, object]
+_V = TypeVar("_V")
+
+# Keys of tool inputs that name one file the tool reads or writes (Claude, Codex, Gemini).
+FILE_KEYS: tuple[str, ...] = ("file_path", "path", "notebook_path", "absolute_path")
+# Keys that name a list of files.
+FILE_LIST_KEYS: tuple[str, ...] = ("paths", "file_paths")
+
+_SHELL_WRAPPERS = frozenset({"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh"})
+
+
+def is_blank(line: bytes) -> bool:
+    """True for an empty or whitespace-only line, which parsers pass over without counting."""
+    return not line.strip()
+
+
+def decode_line(line: bytes) -> JsonDict | None:
+    """The JSON object on one transcript line, or None (bad UTF-8 or JSON, or not an object)."""
+    try:
+        value = json.loads(line.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def get_str(record: Mapping[str, object], key: str) -> str | None:
+    """`record[key]` when it is a non-empty string."""
+    value = record.get(key)
+    return value if isinstance(value, str) and value else None
+
+
+def get_dict(record: Mapping[str, object], key: str) -> JsonDict:
+    """`record[key]` when it is an object, else an empty dict."""
+    value = record.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def get_list(record: Mapping[str, object], key: str) -> list[object]:
+    """`record[key]` when it is an array, else an empty list."""
+    value = record.get(key)
+    return value if isinstance(value, list) else []
+
+
+def parse_time(value: object) -> datetime | None:
+    """A timezone-aware UTC datetime from an ISO-8601 string; naive times are taken as UTC."""
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        return moment.astimezone(UTC)
+    except (ValueError, OverflowError):
+        return None
+
+
+def clean_text(text: str) -> str:
+    """Strip surrounding whitespace and replace lone surrogates, which cannot be stored as UTF-8."""
+    return text.encode("utf-8", "replace").decode("utf-8").strip()
+
+
+def has_marker(text: str) -> bool:
+    """True when text carries our own injected resume context; such turns never flow back in."""
+    return CONTEXT_MARKER in text
+
+
+def digest(*parts: str) -> str:
+    """A short fingerprint of what was last emitted for an identity, kept in parser state."""
+    joined = "\x1f".join(parts).encode("utf-8", "replace")
+    return hashlib.blake2b(joined, digest_size=8).hexdigest()
+
+
+def trim_dict(items: dict[str, _V], limit: int) -> None:
+    """Drop the oldest entries (insertion order) until at most `limit` remain."""
+    while len(items) > limit:
+        del items[next(iter(items))]
+
+
+def file_stem(path: str) -> str:
+    """The file name without directories and without its transcript extension."""
+    name = PurePosixPath(path.replace("\\", "/")).name
+    for suffix in (".jsonl", ".json"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def path_parts(path: str) -> tuple[str, ...]:
+    """Path segments, accepting both / and \\ separators."""
+    return PurePosixPath(path.replace("\\", "/")).parts
+
+
+def input_files(args: Mapping[str, object]) -> tuple[str, ...]:
+    """Files named by a tool call's input: single-path keys, path lists and multi-edit entries."""
+    found = [value for key in FILE_KEYS if (value := get_str(args, key))]
+    for key in FILE_LIST_KEYS:
+        found.extend(item for item in get_list(args, key) if isinstance(item, str) and item)
+    for edit in get_list(args, "edits"):
+        if isinstance(edit, dict) and (value := get_str(edit, "file_path")):
+            found.append(value)
+    return unique(found)
+
+
+def unique(items: Iterable[str]) -> tuple[str, ...]:
+    """Items in first-seen order without repeats."""
+    return tuple(dict.fromkeys(items))
+
+
+def command_text(value: object) -> str | None:
+    """A shell command as one string; `["bash", "-lc", script]` is unwrapped to the script."""
+    if isinstance(value, str):
+        return value or None
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        return None
+    argv = [str(v) for v in value]
+    if len(argv) == 3 and argv[0] in _SHELL_WRAPPERS and argv[1] in ("-c", "-lc"):
+        return argv[2] or None
+    return shlex.join(argv)
+
+
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+?)\s*$", re.M)
+
+
+def patch_files(patch: str) -> tuple[str, ...]:
+    """Files named by the headers of an apply_patch body (`*** Update File: x` and friends)."""
+    return unique(_PATCH_FILE.findall(patch))
+
+
+def json_object(text: object) -> JsonDict:
+    """A JSON-encoded object string (tool-call arguments) decoded, or an empty dict."""
+    if not isinstance(text, str):
+        return {}
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def retractions(agent: str, pairs: Iterable[tuple[str, str]]) -> list[Event]:
+    """One Retraction per session for the non-empty record ids among (session, record_id)."""
+    by_session: dict[str, list[str]] = {}
+    for session, record_id in pairs:
+        if record_id:
+            by_session.setdefault(session, []).append(record_id)
+    return [Retraction(agent, session, unique(ids)) for session, ids in by_session.items()]
