@@ -672,3 +672,104 @@ def _print_locomo(report: dict[str, Any]) -> None:
     click.echo(
         f"query latency: p50 {lat['p50']} ms, p95 {lat['p95']} ms ({lat['queries']} queries)"
     )
+
+
+# ---- continuity ------------------------------------------------------------------------------
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option(
+    "--cwd",
+    type=click.Path(file_okay=False),
+    default=".",
+    show_default=True,
+    help="The directory the agent session starts in.",
+)
+@click.option(
+    "--agent", type=click.Choice(["claude", "codex", "gemini"]), default="claude", show_default=True
+)
+@click.option(
+    "--source",
+    type=click.Choice(["startup", "resume", "clear", "compact"]),
+    default="startup",
+    show_default=True,
+    help="Why the session starts.",
+)
+@json_option
+@click.pass_context
+def resume(ctx: click.Context, cwd: str, agent: str, source: str, as_json: bool) -> None:
+    """Preview the resume context a session-start hook would inject, in the agent's format.
+
+    \b
+    recallnest resume --cwd ~/code/app --agent codex
+    """
+    from recallnest.harness import for_agent
+
+    args = {"cwd": str(Path(cwd).resolve()), "agent": agent, "source": source, "record": False}
+    result = call(ctx, "resume", args)
+    if as_json:
+        emit(result, True, _print_fields)
+    else:
+        click.echo(for_agent(agent).render(result["text"]), nl=False)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option("--session", "session_id", help="Session id (default: the latest in --cwd).")
+@click.option("--cwd", type=click.Path(file_okay=False), default=".", show_default=True)
+@json_option
+@click.pass_context
+def checkpoint(ctx: click.Context, session_id: str | None, cwd: str, as_json: bool) -> None:
+    """Build and store a checkpoint of a session now."""
+    args = {"session_id": session_id, "project": project_key(cwd), "reason": "manual"}
+    result = call(ctx, "checkpoint", args)
+    if result is None:
+        raise RecallnestError("nothing worth a checkpoint in that session yet")
+    emit(result, as_json, _print_checkpoint)
+
+
+@cli.group(context_settings=CONTEXT)
+def checkpoints() -> None:
+    """List and show session checkpoints."""
+
+
+@checkpoints.command("list", context_settings=CONTEXT)
+@click.option("--cwd", type=click.Path(file_okay=False), help="Only this project's.")
+@click.option("--limit", "-n", type=click.IntRange(1), default=20, show_default=True)
+@json_option
+@click.pass_context
+def checkpoints_list(ctx: click.Context, cwd: str | None, limit: int, as_json: bool) -> None:
+    """Checkpoints, newest first."""
+    result = call(ctx, "checkpoints.list", {"project": project_key(cwd), "limit": limit})
+    emit(result, as_json, _print_checkpoints)
+
+
+def _print_checkpoints(items: list[dict[str, Any]]) -> None:
+    if not items:
+        click.echo("no checkpoints")
+    for cp in items:
+        click.echo(
+            f"{cp['id'][:8]} {cp['created_at'][:16]} {cp['agent']} {cp['project']} "
+            f"({cp['reason']}): {_one_line(cp['summary'], 80)}"
+        )
+
+
+@checkpoints.command("show", context_settings=CONTEXT)
+@click.argument("checkpoint_id")
+@json_option
+@click.pass_context
+def checkpoints_show(ctx: click.Context, checkpoint_id: str, as_json: bool) -> None:
+    """Show one checkpoint (full id or a unique prefix)."""
+    result = call(ctx, "checkpoints.show", {"id": checkpoint_id})
+    if result is None:
+        raise RecallnestError(f"no checkpoint with id {checkpoint_id}")
+    emit(result, as_json, _print_checkpoint)
+
+
+def _print_checkpoint(cp: dict[str, Any]) -> None:
+    click.echo(f"{cp['id']}  {cp['created_at']}  {cp['agent']}  {cp['project']}  ({cp['reason']})")
+    click.echo(f"summary: {cp['summary']}")
+    for name in ("decisions", "open_loops", "next_actions", "files", "commands", "entities"):
+        if cp.get(name):
+            click.echo(f"{name.replace('_', ' ')}:")
+            for item in cp[name]:
+                click.echo(f"  - {item}")

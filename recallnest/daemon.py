@@ -44,6 +44,8 @@ DEBOUNCE_SECONDS = 0.05
 ROOT_RESCAN_SECONDS = 5.0
 EMBED_IDLE_SECONDS = 1.0
 EMBED_BATCH = 16
+IDLE_CHECKPOINT_SECONDS = 300.0  # a session with no new turn for this long gets a checkpoint
+HOOK_CHECKPOINT_DELAY = 1.5  # let the agent's last lines arrive before a hook's checkpoint
 CLIENT_TIMEOUT_SECONDS = 30.0
 LOG_BYTES = 5 * 1024 * 1024
 
@@ -85,6 +87,8 @@ class Daemon:
         self.totals = FileReport()
         self.started_at = time.time()
         self.server: _Server | None = None
+        self.requested: dict[str, float] = {}
+        self.request_reasons: dict[str, str] = {}
         self._threads: list[threading.Thread] = []
 
     # ---- lifecycle --------------------------------------------------------------------------
@@ -146,6 +150,7 @@ class Daemon:
                 self.ingest_path(path, collect=collect)
             collect.flush()
             self.totals.new_turns += collect.new_turns
+            self._checkpoint_due()
             if time.monotonic() >= next_rescan:
                 self._schedule_roots()
                 next_rescan = time.monotonic() + ROOT_RESCAN_SECONDS
@@ -184,6 +189,34 @@ class Daemon:
             log.info("read %s: %d turns", path, report.turns)
         return report
 
+    # ---- checkpoints ----------------------------------------------------------------------------
+
+    def _checkpoint_due(self) -> None:
+        """Checkpoint sessions that went idle, were compacted, or that a hook asked about."""
+        now = time.monotonic()
+        due = [
+            sid
+            for sid, (seen, compacted) in list(self.engine.touched.items())
+            if compacted or now - seen >= IDLE_CHECKPOINT_SECONDS
+        ]
+        due += [sid for sid, at in list(self.requested.items()) if now >= at]
+        for session_id in dict.fromkeys(due):
+            reason = "compact" if self.engine.touched.get(session_id, (0, False))[1] else "idle"
+            reason = self.request_reasons.pop(session_id, reason)
+            self.engine.touched.pop(session_id, None)
+            self.requested.pop(session_id, None)
+            try:
+                self.engine.continuity.checkpoint(session_id, reason)
+            except RecallnestError as exc:
+                log.warning("checkpoint of %s failed: %s", session_id, exc)
+
+    def request_checkpoint(self, session_id: str, reason: str) -> dict[str, Any]:
+        """A hook (pre-compact, session end) asks for a checkpoint: done on the ingest thread
+        after a short delay, so the hook returns at once and the last lines are read first."""
+        self.requested[session_id] = time.monotonic() + HOOK_CHECKPOINT_DELAY
+        self.request_reasons[session_id] = reason
+        return {"scheduled": True, "session_id": session_id}
+
     # ---- embedding worker ---------------------------------------------------------------------
 
     def _embed_loop(self) -> None:
@@ -203,6 +236,8 @@ class Daemon:
             return self.status()
         if op == "ingest":
             return self._ingest_request(args)
+        if op == "checkpoint" and args.get("session_id") and args.get("reason") != "manual":
+            return self.request_checkpoint(str(args["session_id"]), str(args.get("reason")))
         return dispatch(self.engine, op, args)
 
     def status(self) -> dict[str, Any]:

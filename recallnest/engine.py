@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -27,6 +29,9 @@ from recallnest.rank import fuse
 from recallnest.schemas import ChannelScore, HitOut, MemoryOut, dump
 from recallnest.store import Batch, BatchResult, IndexedDoc, Store
 from recallnest.text import tokenize
+
+if TYPE_CHECKING:
+    from recallnest.continuity import Continuity
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +65,8 @@ class Engine:
         self.embedder_error: str | None = None
         self.index = SearchIndex()
         self._embed_lock = threading.Lock()
+        # session id -> (monotonic time of its last new turn, a compaction summary arrived)
+        self.touched: dict[str, tuple[float, bool]] = {}
         self._load_index()
 
     @classmethod
@@ -74,6 +81,13 @@ class Engine:
 
     def close(self) -> None:
         self.store.close()
+
+    @cached_property
+    def continuity(self) -> Continuity:
+        """Checkpoints and resume contexts over this engine."""
+        from recallnest.continuity import Continuity
+
+        return Continuity(self)
 
     # ---- setup ---------------------------------------------------------------------------
 
@@ -124,7 +138,12 @@ class Engine:
         fresh = self.store.changed_turns(batch.turns)
         if fresh:
             batch.memories.extend(self._capture(fresh))
-        return self.apply(batch).new_turns
+        new_turns = self.apply(batch).new_turns
+        now = time.monotonic()
+        for turn in fresh:
+            compacted = turn.kind == "summary" or self.touched.get(turn.session_id, (0, False))[1]
+            self.touched[turn.session_id] = (now, compacted)
+        return new_turns
 
     def _capture(self, turns: Sequence[Turn]) -> list[Memory]:
         return []

@@ -73,6 +73,23 @@ def _remember(engine: Engine, a: Mapping[str, Any]) -> Any:
     )
 
 
+def _resume(engine: Engine, a: Mapping[str, Any]) -> Any:
+    return engine.continuity.resume(
+        a.get("cwd"),
+        str(a.get("agent") or "claude"),
+        a.get("source"),
+        a.get("session_id"),
+        record=bool(a.get("record", True)),
+    )
+
+
+def _checkpoint(engine: Engine, a: Mapping[str, Any]) -> Any:
+    session_id = a.get("session_id") or engine.store.latest_session(a.get("project"))
+    if not session_id:
+        raise RecallnestError("no session to checkpoint (no turns ingested for this project)")
+    return engine.continuity.checkpoint(str(session_id), str(a.get("reason") or "manual"))
+
+
 OPS: dict[str, Op] = {
     "ping": lambda e, a: {"pong": True},
     "search": _search,
@@ -85,4 +102,8 @@ OPS: dict[str, Op] = {
     "stats": lambda e, a: e.stats(),
     "export": lambda e, a: e.export(),
     "import": lambda e, a: e.import_memories(a["records"]),
+    "resume": _resume,
+    "checkpoint": _checkpoint,
+    "checkpoints.list": lambda e, a: e.continuity.list(a.get("project"), int(a.get("limit", 20))),
+    "checkpoints.show": lambda e, a: e.continuity.show(str(a["id"])),
 }

@@ -247,6 +247,122 @@ class Store:
             turn["timestamp"] = _aware(turn["timestamp"])
         return [by_id[i] for i in ids if i in by_id]
 
+    # ---- sessions and checkpoints ----------------------------------------------------------
+
+    def session_turns(self, session_id: str, limit: int = 500) -> list[Turn]:
+        """The last `limit` turns of a session, oldest first."""
+        rows = (
+            self._cur()
+            .execute(
+                "SELECT agent, session_id, role, text, ts, path, record_id, byte_offset, cwd, kind, "
+                "model, git_branch, parent_session_id, project FROM ("
+                " SELECT *, row_number() OVER (ORDER BY ts DESC NULLS FIRST, byte_offset DESC) AS r"
+                " FROM turns WHERE session_id = ?) WHERE r <= ? ORDER BY ts NULLS LAST, byte_offset",
+                [session_id, limit],
+            )
+            .fetchall()
+        )
+        return [_turn_from_row(r) for r in rows]
+
+    def session_tool_uses(self, session_id: str, limit: int = 200) -> list[ToolUse]:
+        rows = (
+            self._cur()
+            .execute(
+                "SELECT agent, session_id, name, ts, id, files, command, cwd FROM tool_uses "
+                "WHERE session_id = ? ORDER BY ts DESC NULLS LAST LIMIT ?",
+                [session_id, limit],
+            )
+            .fetchall()
+        )
+        return [
+            ToolUse(a, sid, name, _aware(ts), rid, tuple(files or ()), cmd, cwd)
+            for a, sid, name, ts, rid, files, cmd, cwd in reversed(rows)
+        ]
+
+    def latest_session(self, project: str | None = None) -> str | None:
+        """The session with the most recent turn (in `project` when given)."""
+        where, params = _where({"project": project})
+        row = (
+            self._cur()
+            .execute(
+                f"SELECT session_id FROM turns{where} ORDER BY ts DESC NULLS LAST LIMIT 1", params
+            )
+            .fetchone()
+        )
+        return str(row[0]) if row else None
+
+    def session_project(self, session_id: str) -> tuple[str | None, str | None]:
+        """(agent, project) of a session's latest turn."""
+        row = (
+            self._cur()
+            .execute(
+                "SELECT agent, project FROM turns WHERE session_id = ? "
+                "ORDER BY ts DESC NULLS LAST LIMIT 1",
+                [session_id],
+            )
+            .fetchone()
+        )
+        return (row[0], row[1]) if row else (None, None)
+
+    def write_checkpoint(
+        self,
+        cp_id: str,
+        session_id: str,
+        agent: str | None,
+        project: str | None,
+        created_at: datetime,
+        reason: str,
+        body: str,
+    ) -> None:
+        with self.transaction() as tx:
+            tx.execute("DELETE FROM checkpoints WHERE id = ?", [cp_id])
+            tx.execute(
+                "INSERT INTO checkpoints VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [cp_id, session_id, agent, project, _naive(created_at), reason, body],
+            )
+
+    def checkpoints(
+        self, project: str | None = None, session_id: str | None = None, limit: int = 20
+    ) -> list[str]:
+        """Checkpoint bodies, newest first."""
+        where, params = _where({"project": project, "session_id": session_id})
+        rows = (
+            self._cur()
+            .execute(
+                f"SELECT body FROM checkpoints{where} ORDER BY created_at DESC, id LIMIT {int(limit)}",
+                params,
+            )
+            .fetchall()
+        )
+        return [r[0] for r in rows]
+
+    def checkpoint_body(self, cp_id: str) -> str | None:
+        row = (
+            self._cur()
+            .execute(
+                "SELECT body FROM checkpoints WHERE id = ? OR (length(?) >= 6 AND id LIKE ? || '%') "
+                "ORDER BY id LIMIT 1",
+                [cp_id, cp_id, cp_id],
+            )
+            .fetchone()
+        )
+        return row[0] if row else None
+
+    def resume_memories(self, project: str | None, limit: int = 2000) -> list[Memory]:
+        """Active memories that may appear in a resume context: global or this project's."""
+        scopes = ["global"] if project is None else ["global", project]
+        rows = (
+            self._cur()
+            .execute(
+                f"SELECT {_MEMORY_COLS} FROM memories WHERE status = 'active' AND scope IN "
+                "(SELECT unnest(?::VARCHAR[])) ORDER BY importance * confidence DESC, "
+                "updated_at DESC NULLS LAST, id LIMIT ?",
+                [scopes, limit],
+            )
+            .fetchall()
+        )
+        return [_memory_from_row(r) for r in rows]
+
     def turn_records(self) -> list[tuple[str, str]]:
         """(turn id, record id) of every turn (evaluation harnesses map ids back with it)."""
         rows = self._cur().execute("SELECT id, record_id FROM turns").fetchall()
@@ -936,6 +1052,45 @@ def _write_cursors(cur: duckdb.DuckDBPyConnection, cursors: Sequence[Cursor]) ->
             f"{_n('fingerprint')}, {_n('parser_state')}, skipped, {_TS.format('now')} "
             "FROM cursor_batch"
         )
+
+
+def _naive(value: datetime) -> datetime:
+    return value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo else value
+
+
+def _turn_from_row(row: Sequence[Any]) -> Turn:
+    (
+        agent,
+        session_id,
+        role,
+        text,
+        ts,
+        path,
+        record_id,
+        offset,
+        cwd,
+        kind,
+        model,
+        branch,
+        parent,
+        project,
+    ) = row
+    return Turn(
+        agent=agent,
+        session_id=session_id,
+        role=role,
+        text=text,
+        timestamp=_aware(ts),
+        path=path or "",
+        record_id=record_id,
+        offset=int(offset or 0),
+        cwd=cwd,
+        kind=kind,
+        model=model,
+        git_branch=branch,
+        parent_session_id=parent,
+        project=project,
+    )
 
 
 def _memory_from_row(row: Sequence[Any]) -> Memory:

@@ -1,0 +1,111 @@
+"""Continuity on top of the engine: build and store session checkpoints, and compose the resume
+context a session-start hook prints. Remembers, per agent session, which items were already
+sent, so resume/clear/compact starts do not repeat them.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from recallnest.checkpoint import Checkpoint, build_checkpoint
+from recallnest.compose import ResumeInputs, compose_context
+from recallnest.project import project_of
+
+if TYPE_CHECKING:
+    from recallnest.engine import Engine
+
+MAX_TRACKED_SESSIONS = 1000
+REPEAT_SOURCES = ("resume", "clear", "compact")
+
+
+class Continuity:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._sent: OrderedDict[str, frozenset[str]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    # ---- checkpoints ------------------------------------------------------------------------
+
+    def checkpoint(
+        self, session_id: str, reason: str = "manual", now: datetime | None = None
+    ) -> dict[str, Any] | None:
+        """Build and store the checkpoint of one session; None when nothing is worth keeping."""
+        store = self.engine.store
+        turns = store.session_turns(session_id)
+        if not turns:
+            return None
+        agent, project = turns[-1].agent, turns[-1].project
+        uses = store.session_tool_uses(session_id)
+        cp = build_checkpoint(
+            session_id, agent, project, turns, uses, reason, now or datetime.now(UTC)
+        )
+        if cp is None:
+            return None
+        store.write_checkpoint(
+            cp.id, session_id, agent, project, cp.created_at, reason, cp.to_json()
+        )
+        result: dict[str, Any] = json.loads(cp.to_json())
+        return result
+
+    def latest(self, project: str | None) -> Checkpoint | None:
+        bodies = self.engine.store.checkpoints(project=project, limit=1)
+        if project is None or not bodies:
+            return None
+        return Checkpoint.from_json(bodies[0])
+
+    def list(self, project: str | None, limit: int = 20) -> list[dict[str, Any]]:
+        return [json.loads(b) for b in self.engine.store.checkpoints(project=project, limit=limit)]
+
+    def show(self, cp_id: str) -> dict[str, Any] | None:
+        body = self.engine.store.checkpoint_body(cp_id)
+        return None if body is None else dict(json.loads(body))
+
+    # ---- resume -------------------------------------------------------------------------------
+
+    def resume(
+        self,
+        cwd: str | None,
+        agent: str,
+        source: str | None = None,
+        session_id: str | None = None,
+        now: datetime | None = None,
+        record: bool = True,
+    ) -> dict[str, Any]:
+        """The resume context for a session starting in `cwd`. With `record`, the items sent
+        are remembered for this session so a later resume/clear/compact start skips them."""
+        project = project_of(cwd)
+        sent = self._already_sent(session_id) if source in REPEAT_SOURCES else frozenset()
+        inputs = ResumeInputs(
+            project=project,
+            agent=agent,
+            source=source,
+            now=now or datetime.now(UTC),
+            checkpoint=self.latest(project),
+            memories=self.engine.store.resume_memories(project),
+            already_sent=sent,
+            session_id=session_id,
+        )
+        ctx = compose_context(inputs, self.engine.settings.resume_budget_tokens)
+        if record and session_id:
+            self._remember_sent(session_id, sent | set(ctx.item_ids))
+        return {
+            "text": ctx.text,
+            "items": list(ctx.item_ids),
+            "tokens": ctx.tokens,
+            "project": project,
+        }
+
+    def _already_sent(self, session_id: str | None) -> frozenset[str]:
+        with self._lock:
+            return self._sent.get(session_id or "", frozenset())
+
+    def _remember_sent(self, session_id: str, ids: frozenset[str] | set[str]) -> None:
+        with self._lock:
+            self._sent[session_id] = frozenset(ids)
+            self._sent.move_to_end(session_id)
+            while len(self._sent) > MAX_TRACKED_SESSIONS:
+                self._sent.popitem(last=False)
