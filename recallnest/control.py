@@ -149,6 +149,7 @@ def _backfill_local(
         collect = Collector(engine.ingest_batch)
         gemini_home = str(settings.gemini_dir.parent)
         cursors = engine.store.cursors()
+        memories_before = engine.store.counts()["memories"]
         for n, source in enumerate(sources, 1):
             source = source.__class__(source.path, source.agent, gemini_home)
             known = cursors.get(source.path)
@@ -157,6 +158,7 @@ def _backfill_local(
                 on_file(n, len(sources))
         collect.flush()
         report.new_turns = collect.new_turns
+        report.memories = engine.store.counts()["memories"] - memories_before
         return report.as_dict()
     finally:
         engine.close()

@@ -253,10 +253,12 @@ class Daemon:
         roots = [Path(r) for r in args.get("roots") or []] or watched_roots(self.settings)
         report = FileReport()
         collect = Collector(self.engine.ingest_batch)
+        memories_before = self.engine.store.counts()["memories"]
         for source in transcript_files(roots, args.get("since"), args.get("agent")):
             report.add(self.ingest_path(source.path, source.agent, collect))
         collect.flush()
         report.new_turns = collect.new_turns
+        report.memories = self.engine.store.counts()["memories"] - memories_before
         return report.as_dict()
 
 

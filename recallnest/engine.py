@@ -19,13 +19,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from recallnest import aliases, redact
+from recallnest.admission import SESSION_CAPTURE_CAP
+from recallnest.admit import Admitter, previous_turns
+from recallnest.capture import capture_turn
 from recallnest.config import Settings
 from recallnest.embed import Embedder, make_embedder
 from recallnest.errors import EmbedError, NotFoundError, RecallnestError
 from recallnest.index import Filter, SearchIndex
-from recallnest.models import CATEGORIES, GLOBAL_SCOPE, Memory, Turn, memory_id
+from recallnest.models import CATEGORIES, GLOBAL_SCOPE, Capture, Memory, Turn, memory_id
 from recallnest.paths import db_path, ensure_home
-from recallnest.rank import fuse
+from recallnest.rank import fuse, top_k
 from recallnest.schemas import ChannelScore, HitOut, MemoryOut, dump
 from recallnest.store import Batch, BatchResult, IndexedDoc, Store
 from recallnest.text import tokenize
@@ -36,6 +39,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 EMBED_BATCH = 16
+SIMILAR_CANDIDATES = 5
+_EPOCH0 = datetime(1970, 1, 1, tzinfo=UTC)
 MAX_LIMIT = 1000
 
 
@@ -67,6 +72,7 @@ class Engine:
         self._embed_lock = threading.Lock()
         # session id -> (monotonic time of its last new turn, a compaction summary arrived)
         self.touched: dict[str, tuple[float, bool]] = {}
+        self._session_captures: dict[str, int] = {}
         self._load_index()
 
     @classmethod
@@ -146,7 +152,31 @@ class Engine:
         return new_turns
 
     def _capture(self, turns: Sequence[Turn]) -> list[Memory]:
-        return []
+        """Zero-LLM capture over new turns, with dedup/merge/supersession against the store.
+        Only rows whose content changed are returned (re-ingesting changes nothing)."""
+        admitter = Admitter(self._admission_candidates)
+        ordered = sorted(turns, key=lambda t: (t.session_id, t.timestamp or _EPOCH0, t.offset))
+        for turn, previous in zip(ordered, previous_turns(ordered), strict=True):
+            captures = capture_turn(turn, previous, project=turn.project)
+            captures = [replace(c, scope=c.scope if c.scope else GLOBAL_SCOPE) for c in captures]
+            budget = SESSION_CAPTURE_CAP - self._session_captures.get(turn.session_id, 0)
+            for cap in captures[: max(budget, 0)]:
+                admitter.admit(cap, turn.timestamp, f"capture:{turn.agent}")
+            self._session_captures[turn.session_id] = self._session_captures.get(
+                turn.session_id, 0
+            ) + len(captures)
+        stored = {m.id: m for m in self.store.memories(list(admitter.pending))}
+        return [m for m in admitter.rows() if stored.get(m.id) != m]
+
+    def _admission_candidates(self, cap: Capture) -> list[Memory]:
+        """Existing memories a capture may duplicate, merge into or supersede: the same
+        subject in its scope, plus the most keyword-similar memories of its scope."""
+        found = self.store.memories_by_subject(cap.scope, cap.subject) if cap.subject else []
+        mask = self.index.mask(Filter(kinds=("memory",), equals={"scope": cap.scope}))
+        scores = self.index.bm25(tokenize(cap.text))
+        top = [int(p) for p in top_k(scores, mask & (scores > 0), SIMILAR_CANDIDATES)]
+        ids = [self.index.row(p)[1] for p in top]
+        return found + [m for m in self.store.memories(ids) if m.id not in {f.id for f in found}]
 
     def remember(
         self,
@@ -374,9 +404,6 @@ def query_terms(query: str) -> list[str]:
 
 def infer_category(text: str) -> str:
     """Category for a manual memory given without one: what the capture rules would say."""
-    from recallnest.capture import capture_turn
-    from recallnest.models import Turn
-
     turn = Turn(
         agent="manual",
         session_id="manual",

@@ -1,0 +1,90 @@
+"""Turning captures into memory writes: look up what already exists for each capture (same
+subject, keyword-similar memories of the same scope, and what this batch already decided), ask
+`admission.decide_admission`, and build the resulting Memory rows (insert, duplicate → evidence
+appended, merge, supersede → old row kept with a link). Pure except for the lookups it is given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from datetime import datetime
+
+from recallnest.admission import decide_admission
+from recallnest.aliases import canonical
+from recallnest.models import Capture, Memory, Turn, memory_id
+
+Lookup = Callable[[Capture], list[Memory]]
+MAX_EVIDENCE = 50
+
+
+class Admitter:
+    """Decides one batch of captures; `pending` holds the rows to write, by id."""
+
+    def __init__(self, lookup: Lookup) -> None:
+        self.lookup = lookup
+        self.pending: dict[str, Memory] = {}
+
+    def admit(self, cap: Capture, when: datetime | None, source: str) -> str:
+        """Apply one capture; returns the action taken."""
+        known = {m.id: m for m in self.lookup(cap)}
+        known.update({m.id: m for m in self.pending.values() if m.scope == cap.scope})
+        decision = decide_admission(cap, list(known.values()))
+        target = known.get(decision.target_id or "")
+        if decision.action == "insert" or (decision.action == "supersede" and target):
+            new = self._new(cap, when, source)
+            self.pending[new.id] = new
+            if decision.action == "supersede" and target is not None:
+                self.pending[target.id] = replace(
+                    target, status="superseded", superseded_by=new.id, updated_at=when
+                )
+        elif decision.action in ("duplicate", "merge") and target is not None:
+            self.pending[target.id] = _reinforced(target, cap, when)
+        return decision.action
+
+    @staticmethod
+    def _new(cap: Capture, when: datetime | None, source: str) -> Memory:
+        return Memory(
+            id=memory_id(cap.scope, canonical(cap.text)),
+            scope=cap.scope,
+            category=cap.category,
+            text=cap.text,
+            importance=cap.importance,
+            confidence=cap.confidence,
+            tier="working",
+            evidence=cap.evidence,
+            created_at=when,
+            updated_at=when,
+            source=source,
+            rule=cap.rule,
+            subject=cap.subject,
+        )
+
+    def rows(self) -> list[Memory]:
+        return list(self.pending.values())
+
+
+def _reinforced(memory: Memory, cap: Capture, when: datetime | None) -> Memory:
+    """Same fact seen again: evidence appended (bounded), importance and confidence kept at max,
+    revived if it had been archived. Idempotent for evidence already recorded."""
+    evidence = tuple(dict.fromkeys((*memory.evidence, *cap.evidence)))[-MAX_EVIDENCE:]
+    if evidence == memory.evidence and memory.status == "active":
+        return memory
+    return replace(
+        memory,
+        evidence=evidence,
+        importance=max(memory.importance, cap.importance),
+        confidence=max(memory.confidence, cap.confidence),
+        status="active",
+        updated_at=max((d for d in (memory.updated_at, when) if d), default=when),
+    )
+
+
+def previous_turns(turns: Sequence[Turn]) -> list[Turn | None]:
+    """For each turn, the one before it in the same session (None for the first)."""
+    last: dict[str, Turn] = {}
+    out: list[Turn | None] = []
+    for turn in turns:
+        out.append(last.get(turn.session_id))
+        last[turn.session_id] = turn
+    return out

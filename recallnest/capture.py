@@ -1,0 +1,358 @@
+"""Zero-LLM auto-capture: from one conversation turn to candidate durable memories (`Capture`s).
+
+`capture_turn(turn, previous, project)` runs the salience gate (`salience`), then the named rules
+(`capture_rules`) sentence by sentence, and turns what fires into Captures with a scope, a subject
+and evidence. Pure and deterministic: no I/O, clock or environment; standard library only.
+
+Rule order per sentence: explicit "remember" requests, corrections, solved cases, then the
+tables (first-person preferences, workflows, decisions, profile, preferences), then project facts.
+
+Who said it: profile, preferences and workflows only from the user; assistant sentences can
+yield decisions, solved cases and facts at ASSISTANT_CONFIDENCE; a user's correction of the other
+side's turn gets CORRECTION_CONFIDENCE, above the statement it corrects.
+
+Scope rule:
+- `profile` is always GLOBAL_SCOPE: who the user is does not change between projects.
+- `preferences` are GLOBAL_SCOPE, unless the sentence ties them to the current project ("in this
+  repo…", "for this project…", "这个项目里…", "本仓库…"): then the project.
+- `entities`, `events`, `cases` and `patterns` belong to the project: facts, decisions, solved
+  cases and workflows are about one codebase.
+- With no project (`project=None`) every capture is GLOBAL_SCOPE.
+
+Subjects: preferences and profile carry a `subject` key ("package-manager:js", "editor",
+"role", "language:primary", or a generic "topic:<noun phrase>") so a later statement on the same
+subject can supersede an earlier one (see `admission`). Every Capture records the rule that fired
+(`Capture.rule`) and its evidence is `(turn.id,)`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from recallnest import capture_rules as R
+from recallnest.aliases import AliasTable, canonical, find_subject
+from recallnest.models import GLOBAL_SCOPE, Capture, Turn
+from recallnest.salience import Gate, gate_turn, is_question
+
+MAX_CAPTURES_PER_TURN = 5
+MAX_SENTENCE_CHARS = 400
+ASSISTANT_CONFIDENCE = 0.6
+CORRECTION_CONFIDENCE = 0.95
+REMEMBER_IMPORTANCE = 0.9
+GENERIC_SUBJECT_TOKENS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Signal:
+    """What one rule found in one sentence: the memory text, its category, how far to trust it."""
+
+    rule: str
+    category: str
+    text: str
+    importance: float
+    confidence: float
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What a rule may look at besides the sentence itself."""
+
+    role: str
+    next_sentence: str | None = None
+    after_other_turn: bool = False  # the sentence opens a reply to the other side's turn
+
+
+# --------------------------------------------------------------------------- public entry points
+
+
+def capture_turn(
+    turn: Turn,
+    previous: Turn | None = None,
+    project: str | None = None,
+    *,
+    aliases: AliasTable | None = None,
+) -> list[Capture]:
+    """Candidate memories stated in `turn`; `previous` is the turn before it (for corrections)."""
+    if turn.kind == "summary":
+        return []  # compaction summaries are session material, not anyone's statement
+    gate = gate_turn(turn.text)
+    if gate.reason is not None:
+        return []
+    replying = previous is not None and previous.role != turn.role
+    signals = extract(gate.sentences, turn.role, after_other_turn=replying)
+    captures = [_to_capture(s, turn.id, project, aliases) for s in signals]
+    return _cap(_unique(captures, aliases))
+
+
+def gate_reason(turn: Turn) -> str | None:
+    """Why the gate skips this turn ("summary", "injected_context", "log", …), or None."""
+    return "summary" if turn.kind == "summary" else gate_turn(turn.text).reason
+
+
+def explain_turn(turn: Turn) -> tuple[Gate, list[Signal]]:
+    """The gate outcome and the raw signals, for explain-style output."""
+    gate = gate_turn(turn.text)
+    return gate, extract(gate.sentences, turn.role) if gate.reason is None else []
+
+
+# --------------------------------------------------------------------------- extraction
+
+
+def extract(sentences: Sequence[str], role: str, after_other_turn: bool = False) -> list[Signal]:
+    """Signals of one turn's sentences, in order; a rule may consume the following sentence."""
+    out: list[Signal] = []
+    i = 0
+    while i < len(sentences):
+        nxt = sentences[i + 1] if i + 1 < len(sentences) else None
+        signal, used = extract_sentence(
+            sentences[i], Context(role, nxt, after_other_turn and i == 0)
+        )
+        if signal is not None:
+            out.append(signal)
+        i += used
+    return out
+
+
+def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
+    """The signal of one sentence and how many sentences it used (1 or 2)."""
+    text = R.FILLER.sub("", sentence).strip()
+    if not text or len(text) > MAX_SENTENCE_CHARS:
+        return None, 1
+    for special in (_remember, _correction, _solved_case):
+        found = special(text, ctx)
+        if found is not None:
+            return found
+    if is_question(text):
+        return None, 1
+    return classify(text, ctx.role), 1
+
+
+def classify(text: str, role: str, relaxed: bool = False) -> Signal | None:
+    """First matching rule in `capture_rules.RULE_ORDER`, else a project fact, else None.
+
+    The main clause is tried before the whole sentence: in "X is Y, so don't Z" the statement
+    is "X is Y" and the rest follows from it. `relaxed` is for text already known to state
+    something (a correction or a remember request): facts then need no fact verb.
+    """
+    main = R.CONSEQUENCE.split(text, maxsplit=1)[0]
+    for clause in (main, text) if main != text else (text,):
+        for rules in R.RULE_ORDER:
+            for rule in rules:
+                if role in rule.roles and rule.pattern.search(clause) and _acceptable(text, rule):
+                    return _signal(rule, text, role)
+        if clause is main and (found := _fact(main, role, relaxed)) is not None:
+            return replace(found, text=text)
+    return None
+
+
+def _acceptable(text: str, rule: R.Rule) -> bool:
+    # Trigger: a transient marker ("for now", "yet", 先别) or a decision aimed at a deictic
+    # ("let's go with whatever"). Why: those are about the task at hand, not future sessions.
+    # Outcome: the rule does not fire.
+    if R.TRANSIENT.search(text):
+        return False
+    return not (rule.category == "events" and R.VAGUE_DECISION.search(text))
+
+
+def _signal(rule: R.Rule, text: str, role: str) -> Signal:
+    confidence = rule.confidence if role == "user" else ASSISTANT_CONFIDENCE
+    return Signal(rule.name, rule.category, text, rule.importance, confidence)
+
+
+def _fact(text: str, role: str, relaxed: bool) -> Signal | None:
+    # Trigger: a declarative sentence with a concrete token (URL, host, port, path, identifier,
+    # version) and a fact verb, or a strong "X is used for Y" shape. Why: project facts are
+    # worth keeping only when checkable; opinions and task chatter are not. Outcome: entities.
+    if not relaxed and (R.NARRATION.match(text) or R.IMPERATIVE.match(text)):
+        return None
+    if not relaxed and R.TRANSIENT.search(text):
+        return None
+    if R.CODE_NAVIGATION.search(text) or R.HEDGE.search(text) or R.FAILURE.search(text):
+        return None
+    if R.REQUEST.search(text) or not _fact_shape(text, role, relaxed):
+        return None
+    # Trigger: an assistant sentence about what is true "now". Why: that is a progress report
+    # on the current change ("the suite now runs in 40 s"), not a standing fact. Outcome: skip.
+    if role != "user" and R.NOW.search(text):
+        return None
+    confidence = 0.75 if role == "user" else ASSISTANT_CONFIDENCE
+    return Signal("entity.fact", "entities", text, 0.5, confidence)
+
+
+def _fact_shape(text: str, role: str, relaxed: bool) -> bool:
+    concrete = _has_concrete(text) or (relaxed and bool(re.search(r"\d", text)))
+    # Trigger: a user sentence with a strong concrete token but none of the listed verbs ("the
+    # cron container sends the digest at 07:30"). Why: users state setup facts with any verb;
+    # questions, requests and narration are already filtered. Outcome: accepted for users only.
+    verb_ok = relaxed or bool(R.FACT_VERB.search(text))
+    verbless_ok = role == "user" and _has_concrete(text, strong_only=True)
+    if not (R.STRONG_FACT.search(text) or (concrete and verb_ok) or verbless_ok):
+        return False
+    return concrete or _names_something(text)
+
+
+def _has_concrete(text: str, strong_only: bool = False) -> bool:
+    patterns = (R.STRONG_CONCRETE,) if strong_only else (R.STRONG_CONCRETE, R.WEAK_CONCRETE)
+    return any(m.group(0).casefold() not in R.NOT_PATHS for p in patterns for m in p.finditer(text))
+
+
+def _names_something(text: str) -> bool:
+    return bool(re.search(r"\b[A-Z][\w.-]+|[a-z]+[A-Z]\w*|[\u4e00-\u9fff]{2,}", text[1:]))
+
+
+# --------------------------------------------------------------------------- special rules
+
+
+def _remember(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
+    # Trigger: "remember that…", "keep in mind…", 记住/记一下/别忘了 (not 我记得 "I recall").
+    # Why: the user asked for it outright. Outcome: high importance; category from the content.
+    if ctx.role != "user":
+        return None
+    match = R.REMEMBER.match(text)
+    if match is None and not R.REMEMBER_INLINE.search(text):
+        return None
+    body = text[match.end() :].strip() if match else text
+    if not body or is_question(body):
+        return None, 1
+    inner = classify(body, "user", relaxed=True)
+    category = inner.category if inner else ("patterns" if R.MUST.search(body) else "entities")
+    name = f"remember.{inner.rule}" if inner else "remember"
+    return Signal(name, category, body, REMEMBER_IMPORTANCE, 0.9), 1
+
+
+def _correction(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
+    # Trigger: a sentence opening with "no,", "actually", "that's wrong", 不对/其实/你说错了, at the
+    # start of a reply or as a strong correction. Why: the user is fixing what was just said, and
+    # users know their setup better than the assistant. Outcome: the corrected fact (this
+    # sentence's remainder, or the next sentence when this one has none), higher confidence.
+    match = R.CORRECTION.match(text)
+    if match is None or not (ctx.after_other_turn or R.STRONG_CORRECTION.match(text)):
+        return None
+    body, used = text[match.end() :].strip(), 1
+    if len(body) < 6 and ctx.next_sentence:
+        body, used = R.FILLER.sub("", ctx.next_sentence).strip(), 2
+    if not body or is_question(body):
+        return None
+    inner = classify(body, ctx.role, relaxed=True)
+    if inner is None:
+        return None
+    confidence = CORRECTION_CONFIDENCE if ctx.role == "user" else 0.7
+    rule = f"correction.{inner.rule}"
+    return Signal(rule, inner.category, body, max(inner.importance, 0.75), confidence), used
+
+
+def _solved_case(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
+    # Trigger: a symptom or error and the fix that worked, in one sentence or in this sentence
+    # and the next ("The error was X; fixed by Y", 报错…就好了). Why: solved cases save the next
+    # session from debugging the same thing. Outcome: cases, user or assistant.
+    if not R.CASE_ERROR.search(text) or R.INTENT.match(text) or is_question(text):
+        return None
+    confidence = 0.8 if ctx.role == "user" else 0.65
+    if R.CASE_FIX.search(text):
+        return Signal("case.error_fix", "cases", text, 0.65, confidence), 1
+    nxt = ctx.next_sentence
+    if nxt and R.CASE_FIX.search(nxt) and not is_question(nxt):
+        return Signal("case.error_then_fix", "cases", f"{text} {nxt}", 0.65, confidence), 2
+    return None
+
+
+# --------------------------------------------------------------------------- captures
+
+_PROJECT_MARKER = re.compile(
+    r"\b(?:in|for|on|across) (?:this|the|our) (?:repo|repository|project|codebase|code base"
+    r"|monorepo|service|app)\b|\bin here\b|这个(?:项目|仓库|代码库|服务|工程)|本(?:项目|仓库|工程)"
+    r"|(?:项目|仓库)里",
+    re.IGNORECASE,
+)
+_PROJECT_CATEGORIES = frozenset({"entities", "events", "cases", "patterns"})
+_SUBJECT_CATEGORIES = frozenset({"preferences", "profile"})
+_RULE_SUBJECTS = {
+    "profile.role": "role",
+    "profile.zh.role": "role",
+    "profile.languages": "language:primary",
+}
+
+
+_SUBJECT_STOP = R.words(
+    "a an the to of for in on at with and or but is are be it its this that these those i",
+    "me my we our you your please always never don't do not use using prefer like love",
+    "hate really also when whenever stop adding keep from now going forward default just",
+    "any all every new code want i'd rather would should instead than over by them they",
+    "so very more less only even here there fan big i'm am",
+)
+_ZH_TRIGGERS = re.compile(
+    r"以后|今后|一律|统一|都用|全部|我|你|喜欢|讨厌|偏好|偏向|习惯|不要|别再|别|请|用|再|了|吧|的|就|都|给"
+)
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9.+#/_-]*|[\u3400-\u9fff]+")
+
+
+def scope_for(category: str, text: str, project: str | None) -> str:
+    """Scope of a capture under the module's scope rule."""
+    if project is None or category == "profile":
+        return GLOBAL_SCOPE
+    if category in _PROJECT_CATEGORIES:
+        return project
+    # Trigger: a preference tied to "this repo"/这个项目. Why: it should not follow the user
+    # into other projects. Outcome: project scope; other preferences stay global.
+    return project if _PROJECT_MARKER.search(text) else GLOBAL_SCOPE
+
+
+def subject_for(signal: Signal, aliases: AliasTable | None = None) -> str | None:
+    """Subject key of a preference or profile signal; None for other categories."""
+    if signal.category not in _SUBJECT_CATEGORIES:
+        return None
+    for rule, subject in _RULE_SUBJECTS.items():
+        if signal.rule.endswith(rule):  # also "remember.profile.role", "correction.…"
+            return subject
+    canon = canonical(signal.text, aliases)
+    return find_subject(canon) or _generic_subject(canon)
+
+
+def _generic_subject(canon: str) -> str | None:
+    words: list[str] = []
+    for token in _TOKEN.findall(canon):
+        if token[0] >= "\u3400":
+            token = _ZH_TRIGGERS.sub("", token)[:4]
+        if token and token not in _SUBJECT_STOP:
+            words.append(token)
+        if len(words) == GENERIC_SUBJECT_TOKENS:
+            break
+    return f"topic:{' '.join(words)}" if words else None
+
+
+def _to_capture(
+    signal: Signal, turn_id: str, project: str | None, aliases: AliasTable | None
+) -> Capture:
+    return Capture(
+        category=signal.category,
+        text=signal.text,
+        importance=signal.importance,
+        confidence=signal.confidence,
+        rule=signal.rule,
+        scope=scope_for(signal.category, signal.text, project),
+        subject=subject_for(signal, aliases),
+        evidence=(turn_id,),
+    )
+
+
+def _unique(captures: list[Capture], aliases: AliasTable | None) -> list[Capture]:
+    seen: set[tuple[str, str]] = set()
+    out: list[Capture] = []
+    for capture in captures:
+        key = (capture.scope, canonical(capture.text, aliases))
+        if key not in seen:
+            seen.add(key)
+            out.append(capture)
+    return out
+
+
+def _cap(captures: list[Capture]) -> list[Capture]:
+    # Trigger: a long turn with many signals. Why: a wall of captures from one message is
+    # usually a pasted document, and each extra one dilutes precision. Outcome: keep the most
+    # important MAX_CAPTURES_PER_TURN, in their original order.
+    if len(captures) <= MAX_CAPTURES_PER_TURN:
+        return captures
+    ranked = sorted(range(len(captures)), key=lambda i: (-captures[i].importance, i))
+    return [captures[i] for i in sorted(ranked[:MAX_CAPTURES_PER_TURN])]

@@ -1,0 +1,517 @@
+"""Named capture rules and the vocabulary they share: the data half of auto-capture.
+
+Owns the rule tables (`PATTERN_RULES`, `DECISION_RULES`, `PROFILE_RULES`, `PREFERENCE_RULES`),
+each a `name -> regex` map whose family (the part of the name before the first dot) fixes the
+category, importance, confidence and who may fire it, plus the regexes the special rules and
+filters use (remember, correction, solved case, concrete tokens, narration, transient markers).
+Holds no logic beyond compiling; `capture` applies these. Standard library only.
+
+Who may say what: profile, preferences and workflows (patterns) only come from the user;
+decisions may come from either side (assistant at lower confidence, set in `capture`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_I = re.IGNORECASE
+USER: tuple[str, ...] = ("user",)
+BOTH: tuple[str, ...] = ("user", "assistant")
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A named trigger for one category; `roles` lists who may fire it."""
+
+    name: str
+    category: str
+    pattern: re.Pattern[str]
+    importance: float
+    confidence: float
+    roles: tuple[str, ...] = USER
+
+
+# family -> (category, importance, confidence, roles)
+FAMILIES: dict[str, tuple[str, float, float, tuple[str, ...]]] = {
+    "pattern": ("patterns", 0.7, 0.8, USER),
+    "decision": ("events", 0.6, 0.85, BOTH),
+    "profile": ("profile", 0.8, 0.85, USER),
+    "preference": ("preferences", 0.7, 0.85, USER),
+}
+
+
+def _table(rules: dict[str, str]) -> tuple[Rule, ...]:
+    out: list[Rule] = []
+    for name, regex in rules.items():
+        category, importance, confidence, roles = FAMILIES[name.split(".", 1)[0]]
+        out.append(Rule(name, category, re.compile(regex, _I), importance, confidence, roles))
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------- shared vocabulary
+
+DEICTIC_EN = (
+    r"(?:this|that|it(?!\s+(?:when|if)\b)|these|those|whatever|the first one|the second one|how"
+    r"|what)\b"
+)
+
+DEICTIC_ZH = r"(?:这个|那个|这样|那样|这种方式|它|这些|那些|这么)"
+
+# Coding-style topics: a directive about one of these is a standing preference, even without
+# "always"/"prefer" ("single quotes in python please", "文件名用 snake_case").
+STYLE_TOPIC = (
+    r"(?:single|double) quotes|quotes|snake_case|camelcase|kebab-case|pascalcase|naming|spelling"
+    r"|indentation|tabs|semicolons|trailing (?:whitespace|commas?)|line length|comments"
+    r"|docstrings|type hints|annotations|print(?: statements| debugging)?|emoji|commit messages"
+    r"|imports|abstractions|duplication|inheritance|composition|mocks|f-strings|early returns"
+    r"|file names|单引号|双引号|命名|缩进|注释|拼写|分号|文案|提交信息|导入|抽象|继承|组合"
+    r"|类型注解|文件名|变量名"
+)
+
+STYLE_DIRECTIVE = (
+    r"\bplease\b|\bpls\b|^(?:use|no|avoid|prefer|keep)\b|\bover\b|\bfor (?:file names|urls"
+    r"|new \w+|\w+ code|tests|prs|commits)\b|\bin (?:python|js|javascript|ts|typescript|go|rust"
+    r"|java|tests|prs|commits|(?:user-facing )?copy)\b|请|(?:里|中)(?:用|不要|别|统一)"
+    r"|^[^，。,]{0,12}?用\s*\S"
+)
+
+# About the task at hand, not future sessions ("for now", 先别, "again").
+TRANSIENT = re.compile(
+    r"\b(?:yet|for now|right now|for the moment|this time|today|at the moment|temporarily"
+    r"|for this (?:pr|task|change|one|run|test|file)|again|once more|park\w*|come back to"
+    r"|(?:revisit|look at) (?:it|this|that) later)\b|先这样|暂时|这次先?试|现在先|先别|先试试"
+    r"|再试一次|再跑一次|再说|放一放|回头再|等\S{0,4}再看|改天",
+    _I,
+)
+
+# The speaker reporting what they do or did ("I'll…", "Looking at…", 我先…).
+NARRATION = re.compile(
+    r"^(?:i'll|i will|i'm going to|let me|i've|i have|i just|now i|next,? i|first,? i|done\b"
+    r"|here's|here is|i (?:updated|added|changed|removed|moved|renamed|fixed|wired|refactored"
+    r"|created|wrote|ran|set|replaced)\b|running|我先|让我|我来|我已经|已经|现在|接下来|下面"
+    r"|我这就|我马上|我(?:给|把|刚|刚刚|又|顺便|也)\S|looking at|checking|reading|after reading"
+    r"|i looked|i checked|查看了|看了一下|查了一下)",
+    _I,
+)
+
+# Announcing an action yet to happen: no solved case can follow.
+INTENT = re.compile(
+    r"^(?:i'll|i will|i'm going to|let me|我先|让我|我来|我这就|我马上)",
+    _I,
+)
+
+# Where a symbol is defined or who calls it can be read off the code again: not a memory.
+CODE_NAVIGATION = re.compile(
+    r"\b(?:is |are )?(?:defined|declared|implemented) in\b|\b(?:imported|called|used) (?:by"
+    r"|from) (?:the )?`?\w+\(?|\bcalls `?\w+\(|定义在|实现在|声明在|被\S{1,12}(?:引用|调用|导入)"
+    r"|调用\s*\w+\(",
+    _I,
+)
+
+# A request for the current task; verbs that are also nouns ("build artifacts get
+# uploaded") count only before an object.
+IMPERATIVE = re.compile(
+    r"^(?:please |pls |can you |could you |would you )?(?:fix|add|rename|run|write|refactor"
+    r"|update|change|check|look|show|create|make|implement|delete|remove|move|try|debug|explain"
+    r"|tell|open|find|generate|convert|replace|bump|revert|redeploy|rerun|re-run)\b|^(?:set"
+    r"|install|upgrade|downgrade|merge|deploy|push|commit|build|restart|retry|rebase|clean"
+    r"|clear)\s+(?:the|a|an|it|this|that|these|those|my|our|your|all|everything|up|down|again"
+    r"|now)\b|^(?:帮我|帮忙|请帮|麻烦|把|给我?|跑一下|看一下|改一下|试一下|加上|去掉|删掉|删除"
+    r"|改成|换成|重新|再试|再跑|重启|回滚|(?:执行|运行|部署|发布|删|改|装|跑)一下)",
+    _I,
+)
+
+# Lead-ins stripped before rules run ("btw", "quick context:", 另外，).
+FILLER = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|also|and|but|oh|ah|ugh|hmm+|btw|fyi|by the way|quick context"
+    r"|for context|note(?!\s+(?:for|to)\b)|please note|唉|哎|啊|注意(?!到)|some background"
+    r"|for what it's worth|note that|just so you know|heads up|one more thing|另外|对了"
+    r"|顺便说一下|顺便|先介绍一下|补充一下|还有|好的|嗯|哦|那么)\s*[,，:：、—–-]?\s*)+",
+    _I,
+)
+
+# Concrete tokens make a sentence a checkable fact rather than an opinion. Strong ones (URLs,
+# hosts, ports, paths, files, identifiers, versions, times) can carry a user fact on their own;
+# weak ones (product names, hyphenated words, quantities, quoted names) need a fact verb too.
+
+STRONG_CONCRETE = re.compile(
+    r"[a-z][a-z0-9+]*://\S+|\b[\w-]+(?:\.[\w-]+)+:\d{2,5}\b|\blocalhost(?::\d+)?"
+    r"|\b[\w-]+\.internal\b|\b\w[\w-]*(?:\.[\w-]+)*\.(?:com|io|dev|net|org|internal|local|cn|app"
+    r"|cloud|co|ai)\b|\b[a-z][\w-]*(?:\.[a-z][\w-]*){2,}\b|\b(?:on|at)\s+:?\d{4,5}\b"
+    r"|\bport(?:\s+is)?\s*:?\s*\d{2,5}\b|\d{2,5}\s*端口|端口(?:是|为|号)?\s*:?\s*\d{2,5}|(?:~"
+    r"|\.{1,2})?/[\w.\-]+(?:/[\w.\-]*)*|\b[\w.-]+/(?:[\w.-]+/?)*|\b[\w-]*\.(?:py|js|ts|tsx|toml"
+    r"|ya?ml|json|md|go|rs|sql|sh|env|ini|cfg|conf|lock|txt)\b|\.env\.\w+"
+    r"|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b[a-z0-9]+(?:_[a-z0-9]+)+\b|\b[a-z]+[A-Z][A-Za-z0-9]*\b"
+    r"|`[^`]+`|\bv?\d+\.\d+(?:\.\d+)?\b|\b\d{1,2}:\d{2}\b|凌晨\S{1,3}点|\d{1,2}\s*点(?:半"
+    r"|\d+分?)?|\b(?:called|named)\s+\w+|叫\s*\w+",
+)
+
+WEAK_CONCRETE = re.compile(
+    r"\b[a-z0-9]+(?:-[a-z0-9]+)+\b|\d+\s*(?:ms|seconds?|minutes?|hours?|mb|gb|分钟|秒|小时|个)"
+    r"|\b(?=\w*[a-z])[A-Z0-9][a-z0-9]*[A-Z]\w*\b|'[^']{2,40}'|\"[^\"]{2,40}\"|\b[A-Z]{2,}\b",
+)
+
+
+def words(*lines: str) -> frozenset[str]:
+    """The whitespace-separated words of `lines` (keeps long word lists readable)."""
+    return frozenset(word for line in lines for word in line.split())
+
+
+NOT_PATHS = words(
+    "and/or async/await ci/cd i/o tcp/ip const/let input/output read/write on/off yes/no",
+    "true/false client/server",
+)
+
+FACT_VERB = re.compile(
+    r"\b(?:is|are|lives?|listens?|runs?|uses?|stored|located|points?|proxies|exposes?|reads?"
+    r"|comes? from|called|named|handles?|hosted|deployed|needs?|requires?|pinned|mounted|served"
+    r"|sits?|consumes?|signed|stores?|keeps?|writes?|sends?|ships?|pushes?|publishes?|forwards?"
+    r"|strips?|syncs?|backs? up|goes|go to|kept)\b|是|在|放在|存在|监听|用来|用于|负责|代理到|叫"
+    r"|地址|位于|来自|发到|写到|推到|传到|存到|转发|去掉|同步到|用的是|部署在|指向|签名"
+    r"|powered by|backed by",
+    _I,
+)
+
+# "X is used for Y", "X is called Y": a fact shape that needs no concrete token.
+STRONG_FACT = re.compile(
+    r"\b(?:is|are) (?:only )?used (?:for|to|as)\b|\bused for\b|\bis called\b|\bis named\b"
+    r"|\bresponsible for\b|\blives? (?:in|at|under)\b|\blistens on\b|\bcomes? from\b|\bproxies\b"
+    r"|\b(?:powered|backed) by\b|只?用来|用于|负责|代理到|叫\s*\S|来自",
+    _I,
+)
+
+HEDGE = re.compile(
+    r"\b(?:looks like|seems|maybe|probably|i think|i guess|perhaps|might|not sure|i wonder)\b"
+    r"|好像|可能|也许|大概|估计|不确定",
+    _I,
+)
+
+REQUEST = re.compile(
+    r"\bplease\b|\bpls\b|请(?!求|教|假|问|客)|麻烦",
+    _I,
+)
+
+FAILURE = re.compile(
+    r"\b(?:failing|failed|fails|broken|crash\w*)\b|报错|失败|挂了|崩了",
+    _I,
+)
+
+NOW = re.compile(
+    r"\bnow\b|现在|目前",
+    _I,
+)
+
+# Splits "X is Y, so don't Z": the main clause states the memory.
+CONSEQUENCE = re.compile(
+    r",\s*(?:so|which means|that means|therefore)\s+|，\s*(?:所以|因此)",
+    _I,
+)
+
+MUST = re.compile(r"\b(?:must|need to|needs to|have to|should)\b|必须|需要|要先|之前", _I)
+
+# --------------------------------------------------------------------------- special triggers
+
+
+REMEMBER = re.compile(
+    r"^(?:please\s+)?(?:remember|keep in mind|note for later|note to self|for future reference"
+    r"|don't forget|do not forget|never forget|make a note)\b(?!\s+(?:when|how|what|why"
+    r"|if))(?:\s+that)?\s*[:,，：—–-]?\s*|^(?:请|帮我|你要|你)?(?:记住|记一下|记下来?|记得|别忘了"
+    r"|不要忘了)[:,，：]?\s*",
+    _I,
+)
+
+# 记得 inside a sentence is a request; 我记得 / 还记得 / 记得之前 are "I recall".
+REMEMBER_INLINE = re.compile(
+    r"(?<!我)(?<!还)(?<!不)记得(?!之前|以前|当时|上次)",
+)
+
+CORRECTION = re.compile(
+    r"^(?:no+(?:pe)?|nah|not quite|not really|wrong|that's (?:not right|wrong|incorrect|not it)"
+    r"|that is (?:not right|wrong|incorrect)|you're wrong|actually|correction|wait)\b(?:\s*(?:no"
+    r"|that's (?:not right|wrong)))?\s*[,.:;!—–-]*\s*|^(?:不对|不是的?|其实|错了|你说错了"
+    r"|更正一下|更正|纠正一下|不不|等下|等等|等一下|\S{0,4}(?:搞|弄|写|说"
+    r"|记)错了)(?:那个\S{0,4})?[，,。:：!！\s]*",
+    _I,
+)
+
+# Corrections that stand on their own, without a previous turn by the other side.
+STRONG_CORRECTION = re.compile(
+    r"^(?:that's|that is|you're|wrong|correction|not quite|不对|错了|你说错了|更正|纠正"
+    r"|\S{0,4}(?:搞|弄|写|说|记)错了)",
+    _I,
+)
+
+CASE_ERROR = re.compile(
+    r"(?i:\b(?:error|errors|exception|failing|failed|fails|failure|crash\w*|segfault|broke|broken"
+    r"|flaky|timeout|timed out|wouldn't|won't|couldn't|stopped working|not working|root cause"
+    r"|caused by|turn(?:ed|s) out|due to|leak\w*|out of memory|oom|choking|chokes|hanging|hangs"
+    r"|hung|stuck|slow|kept \w+ing|[45]\d\d)\b)|\b[A-Z][A-Z_]{3,}\b(?=:)|\b\w+(?:Error"
+    r"|Exception)\b|\b[A-Z_]*(?:FAILED|ERROR|DENIED|REFUSED|NOT_FOUND|TIMEOUT)[A-Z_]*\b"
+    r"|\bE[A-Z]{4,}\b|报错|错误|异常|失败|挂了|崩溃|段错误|起不来|不生效|超时|原因|导致|偶发"
+    r"|报\s*[A-Za-z]|卡住|卡死|很慢|慢是|一直|挂掉|泄漏|泄露|不稳定|因为|满了",
+)
+
+CASE_FIX = re.compile(
+    r"\b(?:fixed|fixes|fix was|the fix|solved|resolved|resolves|workaround|got it working"
+    r"|works again|working again|made it (?:pass|work)|went away|go(?:es)? away|did the trick"
+    r"|sorted it|no longer)\b|\bfrom \d+\s*\w*\s+(?:down\s+)?to \d+|解决|修好|修复了|就好了"
+    r"|后就好|正常了|恢复|就没了|稳定了|成功|搞定|降到|缩短到|就通过了|就行了|没再出现|不再出现"
+    r"|没再(?:报|出)",
+    _I,
+)
+
+VAGUE_DECISION = re.compile(
+    rf"\b(?:with|use|keep)\s+{DEICTIC_EN}|(?:就用|就按|那就用){DEICTIC_ZH}", _I
+)
+
+# --------------------------------------------------------------------------- rule tables
+
+
+PATTERN_RULES = _table(
+    {
+        "pattern.process": (
+            r"\b(?:the|our|my)\s+(?:[\w-]+\s+){0,2}(?:workflow|process|convention|procedure|routine"
+            r"|checklist)\b[^.]{0,30}?(?:\bis\b|\bhere\b|:)|(?:流程|约定|规范|惯例|规矩|步骤)(?:是"
+            r"|如下|：|:)"
+        ),
+        "pattern.sequence": (
+            r"\b(?:always|never|must|needs?(?: to)?|requires?|make sure to|should|ha(?:ve"
+            r"|s) to)\b.*\b(?:before|after)\b|\bfirst\b.*\bthen\b|^(?:before|after|when"
+            r"|once)\s+\w+.*,|^to\s+\w+[^:,]{0,40}:\s"
+        ),
+        "pattern.convention": (
+            r"^(?:all |every |each |our |the )?(?:[\w-]+\s+){0,3}?[\w-]+s\s+(?:should always"
+            r"|must always|must|should|have to|need to)\s+(?:be|have|go|use|include|stay|run|pass"
+            r"|get)\b|^[^，。,]{1,15}必须(?:是|带|有|写|用|经过|能|先)"
+            r"|\S\s*(?:->|→|=>)[^>→]*?\S\s*(?:->|→|=>)\s*\S"
+        ),
+        "pattern.on_event": (
+            r"^(?:every time|each time|whenever|any time|anytime)\b[^,]{3,60},\s*(?:also\s+"
+            r"|always\s+)?(?:run|bump|regenerate|update|commit|rebuild|re-?run|publish|tag|push"
+            r"|deploy|restart|add|sync|notify|ping|regen)\b|每次.{1,24}?(?:都要|都得|要|得|需要"
+            r"|记得"
+            r"|必须)"
+        ),
+        "pattern.every": (
+            r"(?:\b(?:every|all|any|each)\s+(?:new\s+)?(?:pr|pull request|commit|release|change"
+            r"|merge"
+            r"|deploy|push|branch|migration|endpoint)s?\b|\b(?:prs|pull requests|commits|releases"
+            r"|migrations|deploys)\b).{0,60}?\b(?:needs?|must|should (?:have|get|be)|has to|have to"
+            r"|requires?|gets?)\b|(?:PR|提交|合并|发布|上线|改动)\s*都?(?:必须|需要|得)(?:有|经过"
+            r"|先"
+            r"|走)"
+        ),
+        "pattern.we_always": (
+            r"\bwe\s+(?:always|usually|normally|typically)\s+(?:deploy|release|ship|merge|run|tag"
+            r"|cut"
+            r"|review|rebase|squash|test|publish)\b"
+        ),
+        "pattern.zh.sequence": (
+            r"每次.{0,20}(?:之前|以前|前|之后|(?<!最)后)|(?:之前|以前)[，,]?\s*都?(?:先|要|需要"
+            r"|必须"
+            r"|记得)|(?:之后|后)[，,]\s*(?:要|需要|必须|记得|再)|的时候[，,]?\s*(?:记得|要|也要"
+            r"|需要"
+            r"|必须|同步|顺便)|先(?!不).{1,30}(?:再|然后)|每个\s*\S{0,8}\s*都(?:必须|要|得|需要)"
+        ),
+        "pattern.zh.we_usually": (
+            r"(?:我们|团队)(?:一般|通常|都是|总是|一律)\S{0,10}(?:发|部署|上线|合并|发布)"
+        ),
+    }
+)
+
+
+DECISION_RULES = _table(
+    {
+        "decision.we_decided": (
+            r"\b(?:we|the team|team|everyone)\b[^.]{0,30}?\b(?:decided|agreed|settled on|chose"
+            r"|picked"
+            r"|opted for|went (?:with|for)|voted|ended up)\b|\bended up (?:going (?:for|with)"
+            r"|choosing|picking|using|with|on)\b"
+        ),
+        "decision.lets": (
+            r"\blet's\s+(?:go with|use|stick with|keep|switch to|move to|not|drop|adopt"
+            r"|standardi[sz]e)\b"
+        ),
+        "decision.going_with": (
+            r"\bwe(?:'re| are)\s+going\s+(?:to\s+(?:use|go with|switch|move|keep|drop|adopt|stick)"
+            r"|with)\b|\bwe(?:'re| are)\s+(?:sticking with|staying (?:with|on)|moving to"
+            r"|switching to"
+            r"|standardi[sz]ing on|going with|dropping|migrating to)\b|\b(?:the|our) plan is to\b"
+            r"|\bwe(?:'re| are)? plan(?:ning)? to\b|\bwe(?:'re| are| will|'ll)\s+(?:moving"
+            r"|migrating"
+            r"|switching|replacing|retiring|deprecating|sunsetting|dropping|adopting|rolling out"
+            r"|move"
+            r"|migrate|switch|replace|retire|deprecate|sunset|adopt|roll out)\b|\bwe(?:'ve"
+            r"| have)?\s+(?:switched|moved|migrated|changed)\b.{0,40}\b(?:from|to)\b|\bwe(?:'ll"
+            r"| will)\s+(?:go with|use|keep|stick with|switch to|move to|store|adopt|drop)\b"
+        ),
+        "decision.final": (
+            r"^(?:final (?:call|decision)|decision(?: recorded| made)?|decided|verdict|conclusion"
+            r"|agreed)\s*[:,—–-]|^(?:as agreed|as discussed|as decided|per (?:the|our) (?:decision"
+            r"|discussion))\b"
+        ),
+        "decision.zh": (
+            r"我们决定|决定(?:了)?(?:用|采用|使用|保留|继续|不|把|从|改)|定了|就这么定|拍板"
+            r"|最终(?:方案|确定|决定|选择|选)|商量好了|讨论(?:下来|之后|过后|了很久)|达成一致|敲定"
+            r"|选定|已确认|那就(?:用|上|按|选)|(?:我们|咱们)就(?:用|按|选)"
+            r"|^[^，,。我你他能]{1,12}就用|先不(?:拆|上|做|迁|换|升级|引入|考虑|支持)"
+            r"|按(?:照)?(?:约定|之前说的|讨论的)|决定了[:：，,]|定下来|定好了|(?:最后"
+            r"|后来)(?:还是)?(?:选|用|定)了?|我们(?:会|将|要|准备)(?:把|从|用|迁|换|替换|下线|废弃"
+            r"|切)|(?:我们|团队)(?:已经)?(?:改成|换成|切到|迁到|转向|改用)|(?:我们)?(?:计划"
+            r"|打算)(?:在|于)?.{0,12}?(?:下线|上线|迁移|废弃|切换|升级)|我们.{0,10}从.{1,20}(?:换成"
+            r"|迁到|迁移到|切到|改成|换到)|还是保持|继续保持"
+        ),
+    }
+)
+
+
+PROFILE_RULES = _table(
+    {
+        "profile.role": (
+            r"\bI(?:'m| am)\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,4}?(?:engineer|developer|dev"
+            r"|programmer"
+            r"|designer|architect|sre|devops|admin|administrator|maintainer|lead|manager|student"
+            r"|researcher|scientist|analyst|founder|cto|consultant|freelancer|contractor|intern"
+            r"|hobbyist|owner)s?\b|\bI lead\b|\bI(?:'m| am) (?:on|in) the [\w-]+ team\b"
+        ),
+        "profile.experience": (
+            r"\bI(?:'m| am)\s+(?:pretty |fairly |quite |very |totally |completely "
+            r"|relatively )?(?:new to|familiar with|comfortable with|experienced (?:with|in)"
+            r"|not familiar with|a beginner)\b|(?:\bI(?:'ve| have)\s+|^)been (?:doing|working"
+            r"|writing"
+            r"|coding|programming|using)\b.*\b(?:for|since)\b|\bI(?:'m| am) (?:based|located"
+            r"|living) in\b|\bI live in\b|\bfor a living\b|\bI studied\b|\bI did (?:a|my) (?:phd"
+            r"|masters?|degree|bachelor'?s)\b|\bmy (?:phd|masters?|degree)\b|\bI have a (?:phd"
+            r"|masters?|degree)\b"
+        ),
+        "profile.languages": (
+            r"\bI (?:mostly|mainly|primarily|usually) (?:write|code|work|program)\b|\bmy (?:main"
+            r"|primary) language\b"
+        ),
+        "profile.setup": (
+            r"\bI (?:work|am working|develop|code)\s+(?:on|with|at|for)\s+(?:a|an|my)\b|\bI(?:'m"
+            r"| am) on (?:windows|macos|mac|linux|wsl|ubuntu|arch|fedora|debian)\b"
+            r"|\bis my (?:editor"
+            r"|ide|shell|terminal|os|daily driver|main language)\b"
+        ),
+        "profile.my": (
+            r"\bmy (?:team|role|job|title|stack|editor|ide|shell|os|machine|laptop|setup|github"
+            r"(?: handle| username)?|daily driver|main machine|workstation|dev box|handle|username"
+            r"|timezone|time zone|company|day job|background)\b.{0,40}?\b(?:is|are|owns|uses"
+            r"|includes"
+            r"|was)\b|\bI (?:own|maintain)\s+(?:the|a|this)\b"
+        ),
+        "profile.zh.role": (
+            r"(?:我|本人)是(?!说|不是|在|想|觉得|指|问|的|否)(?:一名|一个|个"
+            r"|位)?[^，。,\s]{0,12}(?:工程师|开发|程序员|设计师|架构师|运维|维护者|负责人|学生"
+            r"|研究生"
+            r"|本科生|博士|产品经理|经理|分析师|科学家|创始人|实习生|新手|全栈|管理员)|我(?:以前"
+            r"|之前"
+            r"|原来)?是(?:做|搞|干|写)[^，。,]{1,12}?(?:的|出身)|我在\S{1,12}(?:当|做|担任"
+            r"|任)\S{0,6}(?:工程师|负责人|经理|架构师|主管|组长|leader|lead)"
+        ),
+        "profile.zh.work": (
+            r"(?:我|本人)(?:现在|目前)?(?:在|就职于)(?:一家|一个)|我(?:本科|硕士|博士"
+            r"|研究生)?(?:学的是|读的是|专业是)|我(?:主要|平时|日常|一般|目前)?负责|(?:我"
+            r"|本人)(?:主要|平时|日常|一般|目前)(?:写|用|做|在)|^(?:我)?(?:之前|以前)?(?:做|写|干"
+            r"|用)了\S{1,4}年|我(?:人在|住在)|我(?:在|人在)\S{2,6}(?:工作|生活|上班)|时区是"
+            r"|我对.{1,20}(?:不太熟|不熟|很熟|比较熟|熟悉|了解|不了解|是新手)|我的(?:电脑|开发机"
+            r"|笔记本|系统|编辑器|ide|终端|shell|职位|岗位|工作|技术栈|github)(?:是|用的是)"
+        ),
+    }
+)
+
+
+PREFERENCE_RULES = _table(
+    {
+        "preference.always_never": (
+            r"^(?:please\s+)?(?:always|never)\s+(?!mind\b)\w+|\b(?:you|we)\s+should\s+(?:always"
+            r"|never)\b|\bI\s+(?:always|never|usually)\s+(?:use|want|prefer|write|go with|work with"
+            r"|put|like|keep)\b"
+        ),
+        "preference.dont": (
+            r"\b(?:don't|do not|never)\s+(?:ever\s+)?(?:use|add|write|put|include|introduce|pull in"
+            r"|leave|commit|push|force-push|install|import|hardcode|hard-code|mock|generate)\b"
+            r"|^(?:please\s+)?(?:don't|do not)\s+(?!worry|know|think|mind|care|get|see|understand"
+            r"|have|need|want|feel|sweat|bother(?! with))\w+"
+            r"|^no\s+(?:more\s+)?[\w\s-]{2,40}?\s+(?:ever|anywhere|at all|please)\b|^no more\s+\w+"
+            r"|^(?:please|pls)\s+(?:use|avoid|write|prefer|stick)\b|\bI'd take\b.*\bover\b"
+        ),
+        "preference.like": (
+            r"\bI(?:'m| am)?\s*(?:really\s+|truly\s+|strongly\s+)?(?:like|love|prefer|hate|dislike"
+            r"|can't stand|cannot stand|don't like|do not like|(?:a\s+(?:big\s+|huge\s+)?)?fan of"
+            r"|not a fan of)\s+(?!(?:this|that|it(?!\s+(?:when|if)\b)|these|those|whatever"
+            r"|the first one|the second one|how|what)\b)\w"
+        ),
+        "preference.prefer": (
+            r"\b(?:my preference|prefer(?:red)?|rather than)\b|\bI(?:'d| would)\s+(?:much\s+|far\s+"
+            r"|really\s+)?rather\b|\bI (?:want|need|expect)\s+(?:every|all|each|any)\b|\bI(?:'d"
+            r"| would) like (?:you to|answers|responses|explanations|replies|code|examples)\b"
+            r"|\bI want (?:you to|answers|responses|explanations)\b|我希望(?:你|回答|代码|回复)"
+            r"|最好(?:都)?(?:带上|附上|加上|用|写|带)"
+        ),
+        "preference.use_not": (
+            r"(?:^(?:please\s+)?|\b(?:we|I)\s+)(?:use|stick (?:to|with)|switch to"
+            r"|go with)\s+\S+.*\b(?:not|instead of|over|rather than)\b"
+        ),
+        "preference.default": (
+            r"\b(?:default to|by default|from now on|going forward|moving forward"
+            r"|in (?:the )?future"
+            r"|from here on|whenever (?:you|we|I)|where(?:ever)? (?:you can|possible)"
+            r"|whenever possible|when(?:ever)? you can|as much as possible)\b"
+            r"|^(?:please\s+)?stick (?:to|with)\b"
+        ),
+        "preference.stop": (
+            r"^(?:please\s+)?(?:stop|quit)\s+(?:adding|using|writing|putting|doing|generating"
+            r"|creating|including|leaving)\b"
+        ),
+        "preference.answers": (
+            r"^(?:please\s+)?keep\s+(?:your\s+|the\s+)?(?:answers?|responses?|replies|explanations?"
+            r"|messages?|commits?|prs?|functions?|it|them|things|code)\s+(?:short|concise|brief"
+            r"|small"
+            r"|focused|simple|minimal|terse|tight)\b|\b(?:reply|respond|answer|talk|write"
+            r"|speak)(?: to me)? in (?:english|chinese|japanese|german|french|spanish)\b"
+        ),
+        "preference.style": rf"^(?=.{{0,40}}?(?:{STYLE_TOPIC}))(?=.*(?:{STYLE_DIRECTIVE}))",
+        "preference.zh.always": (
+            r"一律|统一(?:用|使用|交给|成|为|写成)?|全部(?:用|使用)|都(?:用|使用)(?!过)|永远|总是"
+            r"|一直(?:都)?(?:用|使用)|从来不(?:用|写|装)|宁愿|宁可|尽量(?!了)\S|能(?:用|不用"
+            r"|少)\S{0,12}就(?:用|不用|少)|\S都(?:要|得|必须)(?:写|加|用|带|有)|(?:不用|不需要"
+            r"|别)(?:管|考虑|支持)(?!它|这|那)|(?:以后|今后|往后|从现在开始|从今以后)(?:都|一律"
+            r"|统一"
+            r"|全部|请|就|也)?(?:用|别|不要|不用|使用|写|给|交给|改用|换成)"
+        ),
+        "preference.zh.like": (
+            r"(?:很|比较|更|最|特别|真的|不太|不|挺)?(?:喜欢|讨厌|偏好|偏向|倾向于?|受不了"
+            r"|习惯(?:用"
+            r"|于|写)?|不想(?:引入|用|要|看到))"
+            rf"(?!{DEICTIC_ZH})(?=\s*[\w\u4e00-\u9fff]{{2}})"
+        ),
+        "preference.zh.dont": (
+            r"(?<![先暂])(?:不要|别|禁止|千万别|不许|不准)(?:再|给我|在|顺手|随便"
+            r"|乱)?(?:把[^，。]{1,20}?)?(?:用|使用|加|添加|写|引入|提交|留|装|安装|硬编码|推|格式化"
+            r"|改|动|删|重构)"
+        ),
+        "preference.zh.answers": (
+            r"(?:回答|回复|解释|说明)(?:尽量|请|要)?(?:简洁|简短|精简)|(?:交流|沟通|回复"
+            r"|回答)(?:请)?用(?:中文|英文|英语)|请(?:用|使用|统一用)(?!这)|默认(?:用|使用|走)"
+        ),
+    }
+)
+
+
+# "I like / I prefer / I'd like / 我喜欢 / 我希望" speak for the user's taste even when the
+# sentence also describes an order of steps, so `capture` tries them before the workflow rules.
+FIRST_PERSON_PREFERENCES = tuple(
+    r
+    for r in PREFERENCE_RULES
+    if r.name in {"preference.like", "preference.prefer", "preference.zh.like"}
+)
+RULE_ORDER: tuple[tuple[Rule, ...], ...] = (
+    FIRST_PERSON_PREFERENCES,
+    PATTERN_RULES,
+    DECISION_RULES,
+    PROFILE_RULES,
+    PREFERENCE_RULES,
+)

@@ -1,0 +1,179 @@
+"""Admission decisions, keyword similarity and the session rate cap (recallnest.admission)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from recallnest.admission import (
+    MERGE_THRESHOLD,
+    Admission,
+    apply_session_cap,
+    decide_admission,
+    keyword_similarity,
+    keyword_tokens,
+    merged_importance,
+    within_session_cap,
+)
+from recallnest.aliases import canonical
+from recallnest.models import GLOBAL_SCOPE, Capture, Memory, memory_id
+
+
+def cap(text: str, category: str = "preferences", scope: str = GLOBAL_SCOPE,
+        subject: str | None = None, importance: float = 0.7) -> Capture:  # fmt: skip
+    return Capture(category, text, importance, 0.85, "test", scope=scope, subject=subject)
+
+
+def mem(text: str, category: str = "preferences", scope: str = GLOBAL_SCOPE, status: str = "active",
+        subject: str | None = None, superseded_by: str | None = None) -> Memory:  # fmt: skip
+    return Memory(
+        id=memory_id(scope, canonical(text)), scope=scope, category=category, text=text,
+        status=status, subject=subject, superseded_by=superseded_by,
+    )  # fmt: skip
+
+
+# --------------------------------------------------------------------------- similarity
+
+
+def test_keyword_tokens_drop_stop_words_and_use_cjk_bigrams() -> None:
+    assert keyword_tokens("The port is 8443") == {"port", "8443"}
+    assert keyword_tokens("测试环境") == {"测试", "试环", "环境"}
+    assert keyword_tokens("用") == {"用"}
+
+
+def test_keyword_tokens_apply_aliases_hyphens_and_plurals() -> None:
+    assert keyword_tokens("TS merges") == keyword_tokens("TypeScript merge")
+    assert keyword_tokens("force-push") == {"force", "push"}
+
+
+@given(st.text(max_size=60), st.text(max_size=60))
+def test_similarity_is_a_symmetric_ratio(a: str, b: str) -> None:
+    score = keyword_similarity(a, b)
+    assert 0.0 <= score <= 1.0
+    assert score == keyword_similarity(b, a)
+
+
+def test_similarity_of_restatements_and_of_different_facts() -> None:
+    assert keyword_similarity("监控服务监听 9464 端口。", "监控服务监听 9464 端口") == 1.0
+    restated = ("Redis is used for rate limiting only.", "Redis is only used for rate limiting")
+    assert keyword_similarity(*restated) >= MERGE_THRESHOLD
+    assert keyword_similarity("The staging port is 8443.", "Grafana is at grafana.dev") == 0.0
+
+
+# --------------------------------------------------------------------------- decisions
+
+
+def test_insert_when_nothing_similar_exists() -> None:
+    decision = decide_admission(cap("Always use uv."), [mem("Keep answers short.")])
+    assert (decision.action, decision.target_id) == ("insert", None)
+
+
+def test_same_canonical_text_is_a_duplicate() -> None:
+    old = mem("Always use uv, never pip.")
+    decision = decide_admission(cap("  always use UV,   never pip!! "), [old])
+    assert (decision.action, decision.target_id) == ("duplicate", old.id)
+
+
+def test_aliases_make_texts_duplicates() -> None:
+    old = mem("Deploys go to k8s", category="entities", scope="shop")
+    new = cap("Deploys go to Kubernetes.", category="entities", scope="shop")
+    assert decide_admission(new, [old]).action == "duplicate"
+
+
+def test_other_scopes_are_ignored() -> None:
+    old = mem("The staging port is 8443.", category="entities", scope="other")
+    new = cap("The staging port is 8443.", category="entities", scope="shop")
+    assert decide_admission(new, [old]).action == "insert"
+
+
+def test_near_duplicate_in_same_scope_and_category_merges() -> None:
+    old = mem("Redis is used for rate limiting only.", category="entities", scope="shop")
+    other = mem("Redis is used for rate limiting only.", category="events", scope="shop")
+    new = cap("Redis is only used for rate limiting", category="entities", scope="shop")
+    decision = decide_admission(new, [other, old])
+    assert (decision.action, decision.target_id) == ("merge", old.id)
+
+
+def test_preference_with_same_subject_and_new_value_supersedes() -> None:
+    old = mem("use npm", subject="package-manager:js")
+    decision = decide_admission(cap("never npm, use pnpm", subject="package-manager:js"), [old])
+    assert (decision.action, decision.target_id) == ("supersede", old.id)
+
+
+def test_preference_with_same_subject_and_same_value_merges() -> None:
+    old = mem("use pnpm", subject="package-manager:js")
+    new = cap("pnpm for every JS project, it is faster", subject="package-manager:js")
+    assert decide_admission(new, [old]).action == "merge"
+
+
+def test_profile_without_vocabulary_value_supersedes_unless_near_identical() -> None:
+    old = mem("I'm a backend engineer who mostly writes Go.", category="profile", subject="role")
+    changed = cap(
+        "I'm a frontend engineer who mostly writes TypeScript.", "profile", subject="role"
+    )
+    assert decide_admission(changed, [old]).action == "supersede"
+
+
+def test_events_and_cases_never_supersede() -> None:
+    old = mem("We decided to keep DuckDB.", category="events", scope="shop")
+    new = cap("We decided to drop DuckDB for SQLite.", category="events", scope="shop")
+    assert decide_admission(new, [old]).action in {"insert", "merge"}
+
+
+def test_archived_memory_is_not_resurrected() -> None:
+    old = mem("Always use uv.", status="archived")
+    decision = decide_admission(cap("always use uv"), [old])
+    assert (decision.action, decision.target_id) == ("skip", old.id)
+
+
+def test_reasserting_a_superseded_memory_supersedes_its_successor() -> None:
+    new_holder = mem("use pnpm", subject="package-manager:js")
+    old = mem("use npm", status="superseded", subject="package-manager:js",
+              superseded_by=new_holder.id)  # fmt: skip
+    decision = decide_admission(cap("use npm", subject="package-manager:js"), [old, new_holder])
+    assert (decision.action, decision.target_id) == ("supersede", new_holder.id)
+
+
+@pytest.mark.parametrize(
+    ("new", "reason"), [(cap(" .。"), "empty text"), (cap("x", category="misc"), "unknown")]
+)
+def test_skip_empty_text_and_unknown_category(new: Capture, reason: str) -> None:
+    decision = decide_admission(new, [])
+    assert decision.action == "skip" and decision.reason.startswith(reason)
+
+
+def test_custom_similarity_and_threshold_are_used() -> None:
+    old = mem("alpha", category="entities", scope="p")
+    new = cap("beta", category="entities", scope="p")
+    assert decide_admission(new, [old], lambda a, b: 0.9).action == "merge"
+    assert decide_admission(new, [old], lambda a, b: 0.9, threshold=0.95).action == "insert"
+
+
+def test_admission_is_frozen() -> None:
+    decision = Admission("insert", None, "new memory")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        decision.action = "skip"  # type: ignore[misc]
+
+
+def test_merged_importance_is_the_max() -> None:
+    stored = dataclasses.replace(mem("x"), importance=0.9)
+    assert merged_importance(cap("x", importance=0.4), stored).importance == 0.9
+
+
+# --------------------------------------------------------------------------- session rate cap
+
+
+def test_within_session_cap() -> None:
+    assert within_session_cap(0, cap=2)
+    assert within_session_cap(1, cap=2)
+    assert not within_session_cap(2, cap=2)
+
+
+def test_apply_session_cap_keeps_the_most_important_in_order() -> None:
+    batch = [cap("a", importance=0.5), cap("b", importance=0.9), cap("c", importance=0.7)]
+    assert [c.text for c in apply_session_cap(batch, already_captured=8, cap=10)] == ["b", "c"]
+    assert apply_session_cap(batch, already_captured=10, cap=10) == []
+    assert apply_session_cap(batch, already_captured=0, cap=10) == batch

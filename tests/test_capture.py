@@ -1,0 +1,327 @@
+"""Auto-capture: the salience gate, the named extraction rules, who said it, scope, subjects."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from recallnest.capture import (
+    ASSISTANT_CONFIDENCE,
+    CORRECTION_CONFIDENCE,
+    MAX_CAPTURES_PER_TURN,
+    REMEMBER_IMPORTANCE,
+    capture_turn,
+    explain_turn,
+    gate_reason,
+)
+from recallnest.capture_rules import PATTERN_RULES, PREFERENCE_RULES, PROFILE_RULES
+from recallnest.models import CATEGORIES, CONTEXT_MARKER, GLOBAL_SCOPE, Capture, Turn
+from recallnest.salience import SKIP_RULES, gate_turn, is_question, split_sentences
+
+
+def turn(text: str, role: str = "user", kind: str = "message", record: str = "r1") -> Turn:
+    return Turn(
+        agent="claude",
+        session_id="s1",
+        role=role,  # type: ignore[arg-type]
+        text=text,
+        timestamp=None,
+        path="/tmp/s1.jsonl",
+        record_id=record,
+        offset=0,
+        kind=kind,  # type: ignore[arg-type]
+    )
+
+
+def capture(text: str, role: str = "user", previous: str | None = None) -> list[Capture]:
+    prev_role = "assistant" if role == "user" else "user"
+    prev = turn(previous, prev_role, record="r0") if previous else None
+    return capture_turn(turn(text, role), prev, project="shop")
+
+
+def only(text: str, role: str = "user", previous: str | None = None) -> Capture:
+    found = capture(text, role, previous)
+    assert len(found) == 1, found
+    return found[0]
+
+
+# --------------------------------------------------------------------------- salience gate
+
+GATE_CASES = [
+    ("injected_context", f"{CONTEXT_MARKER}\n- [preferences] always use uv"),
+    ("injected_context", "<system-reminder>Always prefer editing files.</system-reminder>"),
+    ("injected_context", "<environment_context>\n  <cwd>/repo</cwd>\n</environment_context>"),
+    ("injected_context", "# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>\nAlways use uv.\n"),
+    ("injected_context", "<hook_context>&lt;memory&gt;记住：发布前先跑冒烟测试&lt;/memory&gt;"),
+    ("injected_context", "<command-name>/clear</command-name>"),
+    ("code_block", "```python\ndef f(x):\n    return x * 2\n```"),
+    ("stack_trace", 'Traceback (most recent call last):\n  File "a.py", line 3\nValueError: x'),
+    ("stack_trace", "报错了：\nError: connect ECONNREFUSED\n    at Conn.connect (net.js:1:2)"),
+    ("log", "2024-05-02T10:14:03Z INFO start\n2024-05-02T10:14:04Z ERROR upstream timeout"),
+    ("tool_output", "$ docker ps\nCONTAINER ID   IMAGE   STATUS\n3f2a1b9c8d7e   pg:16   Up"),
+    ("tool_output", "On branch main\nChanges not staged for commit:\n\tmodified:   a.py"),
+    ("code", "const total = items.reduce((s, i) => s + i.price, 0);"),
+    ("greeting", "hi there!"),
+    ("greeting", "早上好"),
+    ("acknowledgement", "thanks, LGTM 👍"),
+    ("acknowledgement", "好的，谢谢"),
+    ("too_short", "fix it"),
+    ("question", "Why is the build so slow today?"),
+    ("question", "uv sync 和 uv pip install 有什么区别"),
+]
+
+
+@pytest.mark.parametrize(("reason", "text"), GATE_CASES)
+def test_gate_skips_with_a_named_rule(reason: str, text: str) -> None:
+    assert reason in SKIP_RULES
+    assert gate_turn(text).reason == reason
+    assert capture(text) == []
+
+
+def test_every_skip_rule_has_a_test() -> None:
+    assert {reason for reason, _ in GATE_CASES} == set(SKIP_RULES)
+
+
+def test_summary_turns_are_skipped() -> None:
+    summary = turn("We decided to keep DuckDB.", kind="summary")
+    assert gate_reason(summary) == "summary"
+    assert capture_turn(summary) == []
+
+
+def test_embedded_reminder_is_cut_out_and_the_prose_kept() -> None:
+    text = "<system-reminder>User opened a.py</system-reminder>\nNever leave print() in commits."
+    found = only(text)
+    assert found.category == "preferences"
+    assert "system-reminder" not in found.text
+
+
+def test_code_block_inside_a_useful_turn_is_stripped_not_captured() -> None:
+    text = "Failing code:\n```python\nx = json.load(open(p))\n```\nAlways use pathlib in new code."
+    assert [c.text for c in capture(text)] == ["Always use pathlib in new code."]
+
+
+def test_our_context_marker_blocks_the_whole_turn_even_with_real_prose() -> None:
+    assert capture(f"I prefer tabs.\n{CONTEXT_MARKER}\n- [entities] port 8443") == []
+
+
+def test_questions_inside_a_turn_are_skipped_statements_kept() -> None:
+    found = capture("Which port is staging on? Also, always use uv for Python deps.")
+    assert [c.category for c in found] == ["preferences"]
+
+
+@pytest.mark.parametrize(
+    ("text", "question"),
+    [
+        ("When you add an env var, update .env.example.", False),
+        ("When is the next release?", True),
+        ("would it be better to use a dataclass here", True),
+        ("这里用 dataclass 好还是 TypedDict 好", True),
+        ("我们决定继续用 DuckDB。", False),
+    ],
+)
+def test_is_question(text: str, question: bool) -> None:
+    assert is_question(text) is question
+
+
+def test_split_sentences_keeps_dotted_names_and_splits_chinese() -> None:
+    assert split_sentences("Use node.js 20. It is LTS。然后部署！好") == [
+        "Use node.js 20.",
+        "It is LTS。",
+        "然后部署！",
+        "好",
+    ]
+
+
+# --------------------------------------------------------------------------- extraction
+
+EXTRACTION_CASES = [
+    # (role, text, category, rule prefix, key substring)
+    ("user", "Going forward always use uv, never pip.", "preferences", "preference.", "uv"),
+    ("user", "以后装依赖一律用 uv，别再 pip install 了。", "preferences", "preference.zh.", "uv"),
+    ("user", "I'm a backend engineer and I mostly write Go.", "profile", "profile.", "backend"),
+    ("user", "我是一名后端工程师，主要写 Go。", "profile", "profile.zh.", "后端工程师"),
+    ("user", "OK, we decided to keep DuckDB, not SQLite.", "events", "decision.", "DuckDB"),
+    ("user", "讨论下来，日志统一接到 Loki。", "events", "decision.zh", "Loki"),
+    ("user", "The workflow here is: branch off develop.", "patterns", "pattern.", "develop"),
+    ("user", "每次 push 之前先跑一遍 make lint。", "patterns", "pattern.zh.", "make lint"),
+    ("user", "Staging lives at https://api.staging.acme.dev.", "entities", "entity.", "acme"),
+    ("user", "监控服务监听 9464 端口。", "entities", "entity.", "9464"),
+    ("assistant", "The error was a stale cache; clearing it fixed it.", "cases", "case.", "stale"),
+    ("user", "CI 上一直报 heap out of memory，调大内存后就解决了。", "cases", "case.", "heap"),
+]
+
+
+@pytest.mark.parametrize(("role", "text", "category", "rule", "key"), EXTRACTION_CASES)
+def test_extraction_rules(role: str, text: str, category: str, rule: str, key: str) -> None:
+    found = only(text, role)
+    assert found.category == category
+    assert found.rule.startswith(rule)
+    assert key in found.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我是说这个函数的返回值有问题，不是参数。",
+        "我是不是应该先重启一下 docker？",
+        "注意到这个测试又挂了，你看一下。",
+        "我记得之前好像遇到过类似的问题。",
+        "就用这个吧，先跑起来看看。",
+        "I always forget how this regex works, lol.",
+        "Let's go with whatever is simplest for now.",
+        "Don't run the migrations yet, I want to look first.",
+        "Please fix the failing test in tests/test_store.py.",
+    ],
+)
+def test_chatter_with_trigger_words_is_not_captured(text: str) -> None:
+    assert capture(text) == []
+
+
+def test_rule_names_are_unique_and_namespaced() -> None:
+    names = [r.name for r in (*PATTERN_RULES, *PROFILE_RULES, *PREFERENCE_RULES)]
+    assert len(names) == len(set(names))
+    assert all(n.split(".")[0] in {"pattern", "profile", "preference"} for n in names)
+
+
+def test_remember_request_infers_category_with_high_importance() -> None:
+    fact = only("Remember that the prod database is read-only from the bastion.")
+    assert (fact.category, fact.importance) == ("entities", REMEMBER_IMPORTANCE)
+    assert fact.rule.startswith("remember")
+    assert fact.text.startswith("the prod database")
+    workflow = only("请记住，数据库迁移在执行之前都必须先给我审核。")
+    assert workflow.category == "patterns"
+
+
+def test_several_items_per_turn_in_order() -> None:
+    text = (
+        "Some background: I'm a platform engineer on the infra team. We decided last week to "
+        "move CI to GitHub Actions. Also, please never use sudo in scripts."
+    )
+    assert [c.category for c in capture(text)] == ["profile", "events", "preferences"]
+
+
+def test_captures_per_turn_are_capped() -> None:
+    lines = [f"The service svc-{i} listens on port {8000 + i}." for i in range(9)]
+    assert len(capture("\n".join(lines))) == MAX_CAPTURES_PER_TURN
+
+
+# --------------------------------------------------------------------------- who said it
+
+
+def test_assistant_cannot_state_user_preferences_or_profile() -> None:
+    assert capture("You prefer pnpm, so I'll use pnpm add.", role="assistant") == []
+    assert capture("I'm a backend engineer who mostly writes Go.", role="assistant") == []
+
+
+def test_assistant_decisions_and_facts_have_lower_confidence() -> None:
+    decision = only("Decision recorded: we'll store timestamps as UTC.", role="assistant")
+    assert (decision.category, decision.confidence) == ("events", ASSISTANT_CONFIDENCE)
+
+
+def test_user_correction_outranks_the_statement_it_corrects() -> None:
+    assistant_text = "The staging API listens on port 8080."
+    stated = only(assistant_text, role="assistant")
+    corrected = only("no, the staging port is 8443.", previous=assistant_text)
+    assert corrected.category == "entities"
+    assert corrected.rule.startswith("correction.")
+    assert corrected.text == "the staging port is 8443."
+    assert corrected.confidence == CORRECTION_CONFIDENCE > stated.confidence
+
+
+def test_correction_takes_the_fact_from_the_next_sentence() -> None:
+    found = only("Wait, that's not right. The cron job runs at 02:00 UTC, not midnight.")
+    assert found.text == "The cron job runs at 02:00 UTC, not midnight."
+
+
+def test_soft_correction_needs_a_previous_turn() -> None:
+    text = "Actually it's pinned to 3.11 because of the Lambda runtime."
+    assert only(text, previous="I'll use Python 3.12 syntax.").rule.startswith("correction.")
+    assert not capture(text)[0].rule.startswith("correction.")
+
+
+def test_case_spanning_two_sentences_is_one_capture() -> None:
+    text = "Root cause: the image was built for arm64. Rebuilding with --platform amd64 fixed it."
+    found = only(text, role="assistant")
+    assert (found.category, found.rule) == ("cases", "case.error_then_fix")
+    assert "arm64" in found.text and "--platform" in found.text
+
+
+# --------------------------------------------------------------------------- scope and subject
+
+
+@pytest.mark.parametrize(
+    ("text", "scope"),
+    [
+        ("I'm a backend engineer who mostly writes Go.", GLOBAL_SCOPE),
+        ("Always use uv for Python deps.", GLOBAL_SCOPE),
+        ("In this repo we use 4-space indentation, not tabs.", "shop"),
+        ("这个项目里缩进统一两个空格。", "shop"),
+        ("The staging port is 8443.", "shop"),
+        ("We decided to keep DuckDB.", "shop"),
+    ],
+)
+def test_scope_rule(text: str, scope: str) -> None:
+    assert only(text).scope == scope
+
+
+def test_no_project_means_global_scope() -> None:
+    found = capture_turn(turn("The staging port is 8443."), project=None)
+    assert [c.scope for c in found] == [GLOBAL_SCOPE]
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("Never npm, use pnpm.", "package-manager:js"),
+        ("以后前端项目都用 pnpm 吧。", "package-manager:js"),
+        ("I'm a backend engineer who mostly writes Go.", "role"),
+        ("I mostly write Go these days.", "language:primary"),
+        ("Please stop adding emoji to commit messages.", "topic:emoji commit messages"),
+    ],
+)
+def test_subject_keys(text: str, subject: str) -> None:
+    assert only(text).subject == subject
+
+
+def test_events_and_facts_have_no_subject() -> None:
+    assert only("We decided to keep DuckDB.").subject is None
+
+
+def test_evidence_is_the_turn_id() -> None:
+    t = turn("We decided to keep DuckDB.")
+    assert capture_turn(t)[0].evidence == (t.id,)
+
+
+def test_explain_turn_reports_gate_and_rules() -> None:
+    gate, signals = explain_turn(turn("We decided to keep DuckDB."))
+    assert gate.reason is None and [s.rule for s in signals] == ["decision.we_decided"]
+    gate, signals = explain_turn(turn("ok"))
+    assert (gate.reason, signals) == ("acknowledgement", [])
+
+
+# --------------------------------------------------------------------------- properties
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300), st.sampled_from(["user", "assistant"]))
+def test_capture_is_total_bounded_and_deterministic(text: str, role: str) -> None:
+    first = capture_turn(turn(text, role), project="p")
+    assert first == capture_turn(turn(text, role), project="p")
+    assert len(first) <= MAX_CAPTURES_PER_TURN
+    for c in first:
+        assert c.category in CATEGORIES
+        assert 0.0 <= c.importance <= 1.0 and 0.0 <= c.confidence <= 1.0
+        assert c.rule and c.text.strip()
+        assert role == "user" or c.category not in {"profile", "preferences", "patterns"}
+
+
+@pytest.mark.parametrize(
+    "text", ["a" * 20000, "aB-" * 7000, "x  " * 7000, "a -> b " * 3000, "ab/" * 7000]
+)
+def test_pathological_pastes_stay_fast(text: str) -> None:
+    start = time.thread_time()
+    capture_turn(turn(text))
+    assert time.thread_time() - start < 0.5  # CPU seconds; quadratic regexes took > 3 s here

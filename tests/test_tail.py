@@ -1,0 +1,107 @@
+"""tail: complete lines only, restarts on truncation/rewrite, oversized lines skipped."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from recallnest import tail
+from recallnest.tail import FileState, fingerprint, read_lines, start_offset
+
+
+def test_half_line_waits_for_its_newline(tmp_path: Path) -> None:
+    f = tmp_path / "t.jsonl"
+    f.write_bytes(b'{"a":1}\n{"b":')
+    chunk = read_lines(str(f), 0)
+    assert chunk.lines == [(0, b'{"a":1}')]
+    assert chunk.next_offset == 8
+    with f.open("ab") as fh:
+        fh.write(b"2}\n")
+    chunk = read_lines(str(f), chunk.next_offset)
+    assert chunk.lines == [(8, b'{"b":2}')]
+    assert chunk.next_offset == f.stat().st_size
+
+
+def test_crlf_and_blank_lines(tmp_path: Path) -> None:
+    f = tmp_path / "t.jsonl"
+    f.write_bytes(b"one\r\n\n  \ntwo\n")
+    chunk = read_lines(str(f), 0)
+    assert [line for _, line in chunk.lines] == [b"one", b"two"]
+    assert chunk.lines[1][0] == 9
+
+
+def test_max_bytes_stops_at_a_line_boundary(tmp_path: Path) -> None:
+    f = tmp_path / "t.jsonl"
+    f.write_bytes(b"".join(b"x" * 99 + b"\n" for _ in range(50)))
+    first = read_lines(str(f), 0, max_bytes=1)
+    assert first.next_offset % 100 == 0 and first.lines
+    rest = read_lines(str(f), first.next_offset)
+    assert len(first.lines) + len(rest.lines) == 50
+
+
+def test_oversized_line_is_skipped_not_loaded(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(tail, "MAX_LINE_BYTES", 1000)
+    monkeypatch.setattr(tail, "READ_CHUNK", 256)
+    f = tmp_path / "t.jsonl"
+    f.write_bytes(b"a\n" + b"y" * 5000 + b"\nb\n")
+    chunk = read_lines(str(f), 0)
+    assert [line for _, line in chunk.lines] == [b"a", b"b"]
+    assert chunk.oversized == 1
+    assert chunk.next_offset == f.stat().st_size
+
+
+def test_unfinished_oversized_line_waits(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(tail, "MAX_LINE_BYTES", 1000)
+    monkeypatch.setattr(tail, "READ_CHUNK", 256)
+    f = tmp_path / "t.jsonl"
+    f.write_bytes(b"a\n" + b"y" * 5000)
+    chunk = read_lines(str(f), 0)
+    assert [line for _, line in chunk.lines] == [b"a"]
+    assert chunk.next_offset == 2
+
+
+def _state(path: Path) -> FileState:
+    size = path.stat().st_size
+    return FileState(size, path.stat().st_ino, fingerprint(str(path)))
+
+
+def test_append_continues(tmp_path: Path) -> None:
+    f = tmp_path / "t.jsonl"
+    f.write_bytes(b"one\n")
+    known = _state(f)
+    with f.open("ab") as fh:
+        fh.write(b"two\n")
+    assert start_offset(str(f), known) == (4, False)
+
+
+def test_truncation_restarts_from_zero(tmp_path: Path) -> None:
+    f = tmp_path / "t.jsonl"
+    f.write_bytes(b"one\ntwo\n")
+    known = _state(f)
+    f.write_bytes(b"x\n")
+    assert start_offset(str(f), known) == (0, True)
+
+
+def test_rewrite_by_rename_restarts(tmp_path: Path) -> None:
+    f = tmp_path / "t.jsonl"
+    f.write_bytes(b"one\n")
+    known = _state(f)
+    other = tmp_path / "new.jsonl"
+    other.write_bytes(b"one\ntwo\nthree\n")
+    os.replace(other, f)
+    assert start_offset(str(f), known)[1] is True
+
+
+def test_rewrite_in_place_with_new_head_restarts(tmp_path: Path) -> None:
+    f = tmp_path / "t.jsonl"
+    f.write_bytes(b"first line\n")
+    known = _state(f)
+    with f.open("r+b") as fh:
+        fh.write(b"FIRST LINE\nand more\n")
+    assert start_offset(str(f), known) == (0, True)
+
+
+def test_unknown_file_starts_at_zero(tmp_path: Path) -> None:
+    f = tmp_path / "t.jsonl"
+    f.write_bytes(b"one\n")
+    assert start_offset(str(f), None) == (0, False)
