@@ -773,3 +773,97 @@ def _print_checkpoint(cp: dict[str, Any]) -> None:
             click.echo(f"{name.replace('_', ' ')}:")
             for item in cp[name]:
                 click.echo(f"  - {item}")
+
+
+@eval_group.command("capture", context_settings=CONTEXT)
+@click.option(
+    "--cases",
+    "cases_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=Path("eval/capture/cases.jsonl"),
+    show_default=True,
+)
+@click.option(
+    "--split", type=click.Choice(["dev", "test", "all"]), default="all", show_default=True
+)
+@json_option
+def eval_capture(cases_path: Path, split: str, as_json: bool) -> None:
+    """Precision and recall of capture on the labelled turns (and the false positives)."""
+    from dataclasses import asdict
+
+    from recallnest.eval_capture import evaluate, format_report, load_jsonl
+
+    cases = [c for c in load_jsonl(cases_path) if split == "all" or c.get("split") == split]
+    report = evaluate(cases)
+    emit(asdict(report), as_json, lambda _: click.echo(format_report(split, report)))
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    required=True,
+    help="Only show what would be captured (required: capture itself is automatic).",
+)
+@click.option("--text", help="The turn's text (default: read stdin).")
+@click.option("--role", type=click.Choice(["user", "assistant"]), default="user", show_default=True)
+@click.option("--previous", help="The turn before it (for corrections).")
+@click.option(
+    "--cwd",
+    type=click.Path(file_okay=False),
+    default=".",
+    show_default=True,
+    help="Project the turn belongs to (for scoping).",
+)
+@json_option
+def capture(
+    dry_run: bool, text: str | None, role: str, previous: str | None, cwd: str, as_json: bool
+) -> None:
+    """Show what the zero-LLM capture rules would keep from a turn.
+
+    \b
+    echo "Always use uv, never pip" | recallnest capture --dry-run
+    recallnest capture --dry-run --role assistant --text "Fixed: the port was 8443."
+    """
+    from recallnest.capture import capture_turn
+    from recallnest.models import Turn
+
+    body = text if text is not None else sys.stdin.read()
+
+    def turn(role_: str, text_: str, rid: str) -> Turn:
+        return Turn(
+            agent="cli",
+            session_id="dry-run",
+            role=role_,  # type: ignore[arg-type]
+            text=text_,
+            timestamp=None,
+            path="",
+            record_id=rid,
+            offset=0,
+        )
+
+    before = turn("assistant" if role == "user" else "user", previous, "p") if previous else None
+    found = capture_turn(turn(role, body, "t"), before, project=project_key(cwd))
+    rows = [
+        {
+            "category": c.category,
+            "text": c.text,
+            "importance": c.importance,
+            "confidence": c.confidence,
+            "scope": c.scope,
+            "subject": c.subject,
+            "rule": c.rule,
+        }
+        for c in found
+    ]
+    emit(rows, as_json, _print_captures)
+
+
+def _print_captures(rows: list[dict[str, Any]]) -> None:
+    if not rows:
+        click.echo("nothing would be captured")
+    for r in rows:
+        click.echo(
+            f"[{r['category']}, {r['scope']}] {r['text']}  (importance {r['importance']}, "
+            f"confidence {r['confidence']}, rule {r['rule']})"
+        )
