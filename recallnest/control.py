@@ -90,18 +90,18 @@ def stop(settings: Settings) -> str:
 
 
 def _alive(pid: int) -> bool:
+    """Whether `pid` runs. A zombie (exited, not yet reaped by its parent) counts as gone."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    # A zombie child (we started it) still answers kill(0): reap it if it is ours.
     try:
-        done, _ = os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return done == 0
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True  # no procfs (macOS): kill(0) succeeded, so it runs
+    return state != "Z"
 
 
 def _tail(path: Path, lines: int = 5) -> str:

@@ -28,9 +28,17 @@ def claude_line(session: str, k: int, text: str, role: str = "user") -> str:
     message: dict[str, object] = {"role": role, "content": text}
     if role == "assistant":
         message = {"role": role, "id": f"m{k}", "content": [{"type": "text", "text": text}]}
-    return json.dumps({"type": role, "uuid": f"u{k}", "parentUuid": f"u{k - 1}" if k else None,
-                       "sessionId": session, "timestamp": f"2026-01-01T00:00:{k % 60:02d}Z",
-                       "cwd": "/work/app", "message": message})
+    return json.dumps(
+        {
+            "type": role,
+            "uuid": f"u{k}",
+            "parentUuid": f"u{k - 1}" if k else None,
+            "sessionId": session,
+            "timestamp": f"2026-01-01T00:00:{k % 60:02d}Z",
+            "cwd": "/work/app",
+            "message": message,
+        }
+    )
 
 
 @pytest.fixture
@@ -59,8 +67,9 @@ def test_every_fixture_tree_ingests_without_errors(tmp_path: Path) -> None:
 
 def test_failed_flush_keeps_the_cursor_and_loses_nothing(tmp_path: Path, engine: Engine) -> None:
     path = tmp_path / "s.jsonl"
-    path.write_text("".join(claude_line("s1", k, f"line {k} about zebras") + "\n"
-                            for k in range(10)))
+    path.write_text(
+        "".join(claude_line("s1", k, f"line {k} about zebras") + "\n" for k in range(10))
+    )
     source = Source(str(path), "claude")
 
     def broken(batch):  # disk full, damaged file...: the store raises, nothing commits
@@ -126,7 +135,8 @@ def test_transcript_files_follows_agent_layouts(tmp_path: Path) -> None:
 
 def test_malformed_lines_are_counted_not_fatal(tmp_path: Path, engine: Engine) -> None:
     path = tmp_path / "s.jsonl"
-    path.write_bytes(b"{not json\n\xff\xfe\x00binary\n" + claude_line("s1", 0, "ok").encode()
-                     + b"\n")
+    path.write_bytes(
+        b"{not json\n\xff\xfe\x00binary\n" + claude_line("s1", 0, "ok").encode() + b"\n"
+    )
     report = ingest_file(Source(str(path), "claude"), None, engine.ingest_batch)
     assert report.new_turns == 1 and report.skipped_lines == 2
