@@ -14,6 +14,7 @@ from typing import Any
 from recallnest.config import Settings
 from recallnest.errors import RecallnestError
 from recallnest.paths import db_path
+from recallnest.protocol import ProtocolError
 
 Check = dict[str, Any]
 
@@ -24,12 +25,15 @@ def run_checks(settings: Settings) -> list[Check]:
         _extensions,
         _database,
         _embedder,
+        _daemon,
+        _resume,
+        _hooks,
     ]
     out = []
     for check in checks:
         try:
             ok, detail = check(settings)
-        except RecallnestError as exc:
+        except (RecallnestError, ProtocolError) as exc:
             ok, detail = False, str(exc)
         out.append({"name": check.__name__.strip("_"), "ok": ok, "detail": detail})
     return out
@@ -99,6 +103,61 @@ def _embedder(settings: Settings) -> tuple[bool, str]:
     if not ok:
         return False, f"{message} (search falls back to keyword-only)"
     return True, f"{embedder.model_id}, {embedder.dimensions}-d: {message}"
+
+
+def _daemon(settings: Settings) -> tuple[bool, str]:
+    from recallnest.control import status
+
+    info = status(settings)
+    if not info["running"]:
+        return (
+            False,
+            f"{info['detail']}: start it with `recallnest daemon start` (or install "
+            "--service); hooks print nothing until it runs",
+        )
+    return True, f"PID {info['pid']}, watching {len(info['watching'])} folder(s), socket answers"
+
+
+def _resume(settings: Settings) -> tuple[bool, str]:
+    from recallnest.client import daemon_answers
+    from recallnest.control import _ask
+
+    if not daemon_answers(settings):
+        return False, "skipped: no daemon to compose a resume context"
+    result = _ask(
+        settings,
+        "resume",
+        {"cwd": os.getcwd(), "agent": "claude", "source": "startup", "record": False},
+        5.0,
+    )
+    return (
+        True,
+        f"composed for {result['project']}: {result['tokens']} tokens, "
+        f"{len(result['items'])} items",
+    )
+
+
+def _hooks(settings: Settings) -> tuple[bool, str]:
+    from pathlib import Path as _Path
+
+    from recallnest.install import InstallContext, detect_agents, plan_install
+
+    ctx = InstallContext(
+        home=_Path.home(),
+        state_dir=settings.home,
+        config_dirs={
+            "claude": settings.claude_dir,
+            "codex": settings.codex_dir,
+            "gemini": settings.gemini_dir.parent,
+        },
+    )
+    agents = detect_agents(ctx.config_dirs)
+    if not agents:
+        return True, "no agent detected (no ~/.claude, ~/.codex or ~/.gemini)"
+    missing = [a for a in agents if plan_install(a, ctx).change.action != "unchanged"]
+    if missing:
+        return False, f"hooks not registered for {', '.join(missing)}: run `recallnest install`"
+    return True, f"hooks registered for {', '.join(agents)}"
 
 
 def is_owner_only(path: Path) -> bool:
