@@ -17,9 +17,14 @@ from recallnest.project import project_of
 
 if TYPE_CHECKING:
     from recallnest.engine import Engine
+    from recallnest.models import Memory
 
 MAX_TRACKED_SESSIONS = 1000
 REPEAT_SOURCES = ("resume", "clear", "compact")
+# A resume context holds a few dozen items; the best few hundred candidates by importance ×
+# confidence and recency are plenty, and keep the hook's daemon round trip in milliseconds
+# (2,000 candidates cost ~130 ms at 100k memories; measured in bench/bench_resume.py).
+RESUME_CANDIDATES = 300
 
 
 class Continuity:
@@ -27,6 +32,9 @@ class Continuity:
         self.engine = engine
         self._sent: OrderedDict[str, frozenset[str]] = OrderedDict()
         self._lock = threading.Lock()
+        # project -> (memory generation, checkpoint generation, candidates, latest checkpoint)
+        self._cache: dict[str | None, tuple[int, int, list[Memory], Checkpoint | None]] = {}
+        self.checkpoint_generation = 0
 
     # ---- checkpoints ------------------------------------------------------------------------
 
@@ -57,7 +65,7 @@ class Continuity:
             return None
         return Checkpoint.from_json(bodies[0])
 
-    def list(self, project: str | None, limit: int = 20) -> list[dict[str, Any]]:
+    def recent(self, project: str | None, limit: int = 20) -> list[dict[str, Any]]:
         return [json.loads(b) for b in self.engine.store.checkpoints(project=project, limit=limit)]
 
     def show(self, cp_id: str) -> dict[str, Any] | None:
@@ -79,13 +87,14 @@ class Continuity:
         are remembered for this session so a later resume/clear/compact start skips them."""
         project = project_of(cwd)
         sent = self._already_sent(session_id) if source in REPEAT_SOURCES else frozenset()
+        memories, checkpoint = self._inputs(project)
         inputs = ResumeInputs(
             project=project,
             agent=agent,
             source=source,
             now=now or datetime.now(UTC),
-            checkpoint=self.latest(project),
-            memories=self.engine.store.resume_memories(project),
+            checkpoint=checkpoint,
+            memories=memories,
             already_sent=sent,
             session_id=session_id,
         )
@@ -98,6 +107,19 @@ class Continuity:
             "tokens": ctx.tokens,
             "project": project,
         }
+
+    def _inputs(self, project: str | None) -> tuple[list[Memory], Checkpoint | None]:
+        """Candidate memories and the latest checkpoint, cached until either changes."""
+        key = (self.engine.memory_generation, self.checkpoint_generation)
+        cached = self._cache.get(project)
+        if cached is not None and cached[:2] == key:
+            return cached[2], cached[3]
+        memories = self.engine.store.resume_memories(project, RESUME_CANDIDATES)
+        checkpoint = self.latest(project)
+        if len(self._cache) > MAX_TRACKED_SESSIONS:
+            self._cache.clear()
+        self._cache[project] = (*key, memories, checkpoint)
+        return memories, checkpoint
 
     def _already_sent(self, session_id: str | None) -> frozenset[str]:
         with self._lock:

@@ -73,6 +73,8 @@ class Engine:
         # session id -> (monotonic time of its last new turn, a compaction summary arrived)
         self.touched: dict[str, tuple[float, bool]] = {}
         self._session_captures: dict[str, int] = {}
+        # Bumped on every memory write: lets readers cache what they derive from memories.
+        self.memory_generation = 0
         self._load_index()
 
     @classmethod
@@ -136,6 +138,8 @@ class Engine:
         result = self.store.write(batch)
         self.index.remove(result.removed)
         self.index.add(result.added)
+        if batch.memories or batch.deleted_memory_ids:
+            self.memory_generation += 1
         return result
 
     def ingest_batch(self, batch: Batch) -> int:

@@ -30,7 +30,7 @@ from typing import Any, TextIO
 
 from recallnest.errors import ConfigError
 from recallnest.harness import Adapter, HookEvent, for_agent
-from recallnest.models import CONTEXT_MARKER
+from recallnest.marker import CONTEXT_MARKER
 from recallnest.paths import home_dir, log_dir, socket_path
 from recallnest.protocol import ProtocolError, request
 

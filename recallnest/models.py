@@ -10,6 +10,8 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Literal
 
+from recallnest.marker import CONTEXT_MARKER as CONTEXT_MARKER  # re-exported
+
 AGENTS: tuple[str, ...] = ("claude", "codex", "gemini")
 ROLES: tuple[str, ...] = ("user", "assistant")
 CATEGORIES: tuple[str, ...] = ("profile", "preferences", "entities", "events", "cases", "patterns")
@@ -17,10 +19,6 @@ TIERS: tuple[str, ...] = ("core", "working", "peripheral")
 STATUSES: tuple[str, ...] = ("active", "superseded", "archived")
 GLOBAL_SCOPE = "global"
 
-# Every resume context we inject starts with this line. Parsers drop any turn containing it so
-# our own injection never flows back in as a turn or a memory. Plain ASCII with no < or >:
-# Gemini CLI HTML-escapes those characters in injected context.
-CONTEXT_MARKER = "RECALLNEST RECALLED NOTES"
 
 # Namespace for deterministic ids (UUIDv5). Never change it: ids are persisted.
 ID_NAMESPACE = uuid.UUID("6f1d8a52-3c1b-5e7a-9b0e-7a5c0d2e4f11")

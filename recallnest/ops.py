@@ -104,6 +104,6 @@ OPS: dict[str, Op] = {
     "import": lambda e, a: e.import_memories(a["records"]),
     "resume": _resume,
     "checkpoint": _checkpoint,
-    "checkpoints.list": lambda e, a: e.continuity.list(a.get("project"), int(a.get("limit", 20))),
+    "checkpoints.list": lambda e, a: e.continuity.recent(a.get("project"), int(a.get("limit", 20))),
     "checkpoints.show": lambda e, a: e.continuity.show(str(a["id"])),
 }

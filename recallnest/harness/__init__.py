@@ -14,8 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, NamedTuple, Protocol
 
 from recallnest.errors import ConfigError
 
@@ -37,8 +36,7 @@ TRUNCATION_NOTE = "[recallnest: recalled notes shortened to fit this agent's con
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
-@dataclass(frozen=True, slots=True)
-class HookEvent:
+class HookEvent(NamedTuple):
     """One hook invocation as the agent described it on stdin. Missing fields are None."""
 
     agent: str
@@ -59,8 +57,7 @@ class RenderFn(Protocol):
     def __call__(self, text: str, event: str = "SessionStart") -> str: ...
 
 
-@dataclass(frozen=True, slots=True)
-class Adapter:
+class Adapter(NamedTuple):
     """One agent's hook dialect, both directions.
 
     `render(text, event)` returns the exact stdout to print (including its newline);
