@@ -19,6 +19,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import chain
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -254,10 +256,12 @@ class Store:
         rows = (
             self._cur()
             .execute(
-                "SELECT agent, session_id, role, text, ts, path, record_id, byte_offset, cwd, kind, "
-                "model, git_branch, parent_session_id, project FROM ("
-                " SELECT *, row_number() OVER (ORDER BY ts DESC NULLS FIRST, byte_offset DESC) AS r"
-                " FROM turns WHERE session_id = ?) WHERE r <= ? ORDER BY ts NULLS LAST, byte_offset",
+                "SELECT agent, session_id, role, text, ts, path, record_id, byte_offset, cwd, "
+                "kind, model, git_branch, parent_session_id, project FROM ("
+                " SELECT *, row_number() OVER "
+                " (ORDER BY ts DESC NULLS FIRST, byte_offset DESC) AS r"
+                " FROM turns WHERE session_id = ?) WHERE r <= ? "
+                "ORDER BY ts NULLS LAST, byte_offset",
                 [session_id, limit],
             )
             .fetchall()
@@ -329,7 +333,8 @@ class Store:
         rows = (
             self._cur()
             .execute(
-                f"SELECT body FROM checkpoints{where} ORDER BY created_at DESC, id LIMIT {int(limit)}",
+                f"SELECT body FROM checkpoints{where} "
+                f"ORDER BY created_at DESC, id LIMIT {int(limit)}",
                 params,
             )
             .fetchall()
@@ -340,8 +345,8 @@ class Store:
         row = (
             self._cur()
             .execute(
-                "SELECT body FROM checkpoints WHERE id = ? OR (length(?) >= 6 AND id LIKE ? || '%') "
-                "ORDER BY id LIMIT 1",
+                "SELECT body FROM checkpoints "
+                "WHERE id = ? OR (length(?) >= 6 AND id LIKE ? || '%') ORDER BY id LIMIT 1",
                 [cp_id, cp_id, cp_id],
             )
             .fetchone()
@@ -666,7 +671,10 @@ def _objects(values: Sequence[object]) -> np.ndarray:
     """A string column for a registered scan. None becomes "\\x02", read back with
     `nullif(col, chr(2))`: DuckDB falls back to a pandas-only code path when the first values
     of an object column are all None, and numpy strips trailing NULs from str_ values."""
-    return np.array([_NUL if v is None else v for v in values], dtype=np.str_)
+    values = list(values)
+    if None in values:
+        values = [_NUL if v is None else v for v in values]
+    return np.array(values, dtype=np.str_)
 
 
 def _long_texts(values: Sequence[str]) -> np.ndarray:
@@ -685,8 +693,15 @@ def _n(column: str) -> str:
 
 
 def _micros(values: Sequence[datetime | None]) -> np.ndarray:
-    """Datetimes as float microseconds since the epoch (UTC), NaN for None."""
-    return np.array([np.nan if v is None else _to_micros(v) for v in values], dtype=np.float64)
+    """Datetimes as float microseconds since the epoch (UTC), NaN for None. Same values as
+    `_to_micros` (numpy also rounds half to even), without a Python call per value."""
+    if values.count(None) == len(values):
+        return np.full(len(values), np.nan)
+    seconds = [
+        np.nan if v is None else (v if v.tzinfo is not None else v.replace(tzinfo=UTC)).timestamp()
+        for v in values
+    ]
+    return np.round(np.array(seconds, dtype=np.float64) * 1e6)
 
 
 def _to_micros(value: datetime) -> float:
@@ -778,16 +793,12 @@ def _write_postings(
     """Postings go in as integer columns plus a small table of the batch's distinct terms:
     DuckDB sorts every fixed-width string column it scans (np.unique), which cost seconds for
     a 300k-row term column and milliseconds for its ~20k distinct terms."""
-    vocab: dict[str, int] = {}
-    pdoc: list[int] = []
-    pterm: list[int] = []
-    ptf: list[int] = []
-    for doc, terms in zip(docs, counts, strict=True):
-        pdoc.extend([doc] * len(terms))
-        pterm.extend([vocab.setdefault(t, len(vocab)) for t in terms])
-        ptf.extend(terms.values())
-    if not pdoc:
+    terms = list(chain.from_iterable(counts))  # one entry per posting, doc by doc
+    if not terms:
         return
+    n = len(terms)
+    vocab = {t: k for k, t in enumerate(dict.fromkeys(terms))}
+    sizes = np.fromiter(map(len, counts), np.int64, len(counts))
     with (
         _scan(
             cur, "batch_terms", k=np.arange(len(vocab), dtype=np.int32), term=np.array(list(vocab))
@@ -795,9 +806,9 @@ def _write_postings(
         _scan(
             cur,
             "post_batch",
-            doc=np.asarray(pdoc, np.int64),
-            k=np.asarray(pterm, np.int32),
-            tf=np.asarray(ptf, np.int32),
+            doc=np.repeat(np.asarray(docs, np.int64), sizes),
+            k=np.fromiter(map(vocab.__getitem__, terms), np.int32, n),
+            tf=np.fromiter(chain.from_iterable(c.values() for c in counts), np.int32, n),
         ),
     ):
         cur.execute(
@@ -920,7 +931,8 @@ def _write_memories(
     counts = [term_counts(m.text) for m in memories]
     changed = [k for k, m in enumerate(memories) if existing.get(m.id, (0, None))[1] != m.text]
     with _scan(cur, "mem_batch", **_memory_columns(memories, docs, counts)):
-        cur.execute("DELETE FROM memories WHERE id IN (SELECT id FROM mem_batch)")
+        if existing:
+            cur.execute("DELETE FROM memories WHERE id IN (SELECT id FROM mem_batch)")
         cur.execute(
             "INSERT INTO memories SELECT id, doc, scope, category, text, importance, confidence, "
             "tier, status, CASE WHEN evidence = '' THEN []::VARCHAR[] "
@@ -938,7 +950,7 @@ def _memory_columns(
     memories: Sequence[Memory], docs: np.ndarray, counts: Sequence[Mapping[str, int]]
 ) -> dict[str, np.ndarray]:
     cols = {
-        f: _objects([getattr(m, f) for m in memories])
+        f: _objects(list(map(attrgetter(f), memories)))
         for f in (
             "id",
             "scope",
@@ -953,7 +965,7 @@ def _memory_columns(
     }
     cols["text"] = _long_texts([m.text for m in memories])
     for f in ("created_at", "updated_at", "last_accessed_at", "valid_until"):
-        cols[f] = _micros([getattr(m, f) for m in memories])
+        cols[f] = _micros(list(map(attrgetter(f), memories)))
     cols.update(
         doc=docs,
         importance=np.asarray([m.importance for m in memories], np.float64),
@@ -976,11 +988,11 @@ def _memory_docs(
     """Every written memory is re-announced to the index (its facets, e.g. status, may change
     even when its text does not)."""
     out = []
-    for k, m in enumerate(memories):
+    for k, (doc, m) in enumerate(zip(docs.tolist(), memories, strict=True)):
         facets = {"scope": m.scope, "category": m.category, "status": m.status}
         out.append(
             IndexedDoc(
-                int(docs[k]),
+                doc,
                 "memory",
                 m.id,
                 counts[k],
