@@ -630,10 +630,19 @@ def eval_group() -> None:
     help="Folder of LoCoMo conversation files (*.json).",
 )
 @click.option("--limit-conversations", type=click.IntRange(1), help="Only the first N files.")
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Reuse passage vectors across runs (tuning); off by default.",
+)
 @json_option
 @click.pass_context
 def eval_locomo(
-    ctx: click.Context, data_dir: Path, limit_conversations: int | None, as_json: bool
+    ctx: click.Context,
+    data_dir: Path,
+    limit_conversations: int | None,
+    cache_dir: Path | None,
+    as_json: bool,
 ) -> None:
     """Turn- and session-level retrieval recall on LoCoMo, through the real pipeline.
 
@@ -650,7 +659,7 @@ def eval_locomo(
     def settings_for(home: Path) -> Settings:
         return base.model_copy(update={"home": home})
 
-    report = run(files, settings_for, log=lambda m: click.echo(m, err=True))
+    report = run(files, settings_for, log=lambda m: click.echo(m, err=True), cache_dir=cache_dir)
     emit(report, as_json, _print_locomo)
 
 

@@ -12,6 +12,7 @@ observations).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import statistics
@@ -24,6 +25,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from recallnest.config import Settings
 from recallnest.engine import Engine, SearchRequest
@@ -131,8 +134,49 @@ def _record(
     }
 
 
+class CachedEmbedder:
+    """Wraps an embedder with an on-disk cache of passage vectors keyed by text hash, so
+    repeated evaluation runs (tuning) do not re-embed the same turns. Queries pass through."""
+
+    def __init__(self, inner: Any, directory: Path) -> None:
+        self.inner = inner
+        self.file = directory / f"{inner.model_id.replace(':', '_').replace('/', '_')}.npz"
+        self.cache: dict[str, np.ndarray] = {}
+        if self.file.exists():
+            with np.load(self.file) as data:
+                self.cache = dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
+
+    @property
+    def model_id(self) -> str:
+        return str(self.inner.model_id)
+
+    @property
+    def dimensions(self) -> int:
+        return int(self.inner.dimensions)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return np.asarray(self.inner.embed_query(text))
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        keys = [hashlib.sha1(t.encode()).hexdigest() for t in texts]
+        missing = [k for k, key in enumerate(keys) if key not in self.cache]
+        if missing:
+            fresh = self.inner.embed_passages([texts[k] for k in missing])
+            for k, row in zip(missing, fresh, strict=True):
+                self.cache[keys[k]] = row
+        return np.stack([self.cache[key] for key in keys]) if keys else np.zeros((0, 0))
+
+    def save(self) -> None:
+        self.file.parent.mkdir(parents=True, exist_ok=True)
+        keys = sorted(self.cache)
+        np.savez(self.file, keys=np.array(keys), vectors=np.stack([self.cache[k] for k in keys]))
+
+
 def evaluate_file(
-    path: Path, settings_for: Callable[[Path], Settings], log: Callable[[str], None]
+    path: Path,
+    settings_for: Callable[[Path], Settings],
+    log: Callable[[str], None],
+    cache_dir: Path | None = None,
 ) -> dict[str, Any]:
     conv = json.loads(path.read_text("utf-8"))
     name = path.stem
@@ -146,8 +190,14 @@ def evaluate_file(
                 ingest_file(Source(str(f), "claude"), None, engine.ingest_batch)
             ingest_s = time.perf_counter() - t0
             t0 = time.perf_counter()
+            cached = None
+            if cache_dir is not None and engine.embedder is not None:
+                cached = CachedEmbedder(engine.embedder, cache_dir)
+                engine.embedder = cached
             while engine.embed_pending(64):
                 pass
+            if cached is not None:
+                cached.save()
             embed_s = time.perf_counter() - t0
             log(f"{name}: ingested in {ingest_s:.1f}s, embedded in {embed_s:.1f}s")
             return _ask_all(engine, conv, f"/locomo/{name}") | {
@@ -219,13 +269,14 @@ def run(
     files: Sequence[Path],
     settings_for: Callable[[Path], Settings],
     log: Callable[[str], None] = lambda _: None,
+    cache_dir: Path | None = None,
 ) -> dict[str, Any]:
     """Evaluate each LoCoMo file; pool the questions of all files for the overall figures."""
     pooled: dict[str, Scores] = defaultdict(Scores)
     latencies: list[float] = []
     per_file = {}
     for path in files:
-        result = evaluate_file(path, settings_for, log)
+        result = evaluate_file(path, settings_for, log, cache_dir)
         per_file[path.stem] = result["categories"]
         latencies.extend(result["latencies"])
         for cat, scores in result["raw"].items():
