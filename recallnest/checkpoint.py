@@ -1,0 +1,480 @@
+"""Automatic session checkpoints: from one session's turns and tool calls to a short work state.
+
+`build_checkpoint()` runs when a session goes idle, ends or is compacted. Without an LLM it
+keeps: a summary (what the user asked for, what the assistant reported doing last, or the
+agent's own compaction summary when there is one), decisions, open loops (an unanswered
+question or request, failures mentioned at the end with no later fix, TODOs), next actions,
+entities, files touched and meaningful commands run. English and Chinese cue words.
+
+Owns the `Checkpoint` value and its JSON form (stored in a VARCHAR column) and the heuristics
+that fill it; the cue-word patterns live in `checkpoint_rules`, including the named repo-state
+rule (`is_repo_state` / `drop_repo_state`, re-exported here): claims such as "3 files
+uncommitted" or "the working tree is clean" go stale the moment the session ends, so they are
+dropped everywhere and the agent must check git live.
+
+Must not: do I/O, read the clock (time comes from the turns, `now` is only the fallback) or
+the environment. Every output string passes through `redact()` again (defence in depth).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from urllib.parse import urlsplit
+
+from recallnest import checkpoint_rules as R
+from recallnest.checkpoint_rules import drop_repo_state, is_repo_state
+from recallnest.models import CONTEXT_MARKER, ID_NAMESPACE, ToolUse, Turn
+from recallnest.redact import redact
+from recallnest.salience import is_question, phatic_kind, split_sentences, strip_injected
+
+__all__ = [
+    "Checkpoint",
+    "build_checkpoint",
+    "checkpoint_id",
+    "clip",
+    "drop_repo_state",
+    "is_repo_state",
+]
+
+SUMMARY_MAX_CHARS = 400
+ITEM_MAX_CHARS = 160
+COMMAND_MAX_CHARS = 120
+ENTITY_MAX_CHARS = 80
+MAX_DECISIONS = 5
+MAX_OPEN_LOOPS = 6
+MAX_NEXT_ACTIONS = 5
+MAX_ENTITIES = 8
+MAX_FILES = 8
+MAX_COMMANDS = 6
+# Failures and next steps count only near the end: earlier ones were usually dealt with.
+FINAL_TURNS = 6
+NEXT_ACTION_TURNS = 8
+
+_LIST_FIELDS = ("decisions", "open_loops", "next_actions", "entities", "files", "commands")
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """The work state of one session at its last turn. Lists are short, their items capped."""
+
+    id: str
+    session_id: str
+    agent: str
+    project: str | None
+    created_at: datetime
+    reason: str
+    summary: str
+    decisions: tuple[str, ...] = ()
+    open_loops: tuple[str, ...] = ()
+    next_actions: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+    commands: tuple[str, ...] = ()
+
+    def to_json(self) -> str:
+        """A stable JSON document (sorted keys, ISO timestamp) for the `body` column."""
+        data = asdict(self)
+        data["created_at"] = self.created_at.isoformat()
+        for name in _LIST_FIELDS:
+            data[name] = list(data[name])
+        return json.dumps(data, ensure_ascii=False, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> Checkpoint:
+        """Inverse of `to_json`; raises ValueError when the document is not a checkpoint."""
+        data = json.loads(text)
+        if not isinstance(data, dict):
+            raise ValueError("checkpoint JSON must be an object")
+        try:
+            return cls(
+                id=_str(data["id"]),
+                session_id=_str(data["session_id"]),
+                agent=_str(data["agent"]),
+                project=None if data.get("project") is None else _str(data["project"]),
+                created_at=datetime.fromisoformat(_str(data["created_at"])),
+                reason=_str(data["reason"]),
+                summary=_str(data["summary"]),
+                **{name: _strings(data.get(name, [])) for name in _LIST_FIELDS},
+            )
+        except KeyError as exc:
+            raise ValueError(f"checkpoint JSON lacks {exc.args[0]!r}") from None
+
+
+def _str(value: object) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"expected a string, got {type(value).__name__}")
+    return value
+
+
+def _strings(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise ValueError("expected a list of strings")
+    return tuple(_str(v) for v in value)
+
+
+def checkpoint_id(session_id: str, last_turn_id: str) -> str:
+    """Deterministic: the same session state always gives the same checkpoint id."""
+    return str(uuid.uuid5(ID_NAMESPACE, f"checkpoint\x1f{session_id}\x1f{last_turn_id}"))
+
+
+# --------------------------------------------------------------------------- text helpers
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` on one line, cut to at most `limit` characters at a word boundary, with "…"."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: max(limit - 1, 0)]
+    space = cut.rfind(" ")
+    if space >= limit * 0.6:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:.-—") + "…"
+
+
+def _clean(text: str) -> str:
+    return redact(text)[0]
+
+
+def _unique(items: Iterable[str]) -> list[str]:
+    seen: set[str] = set()
+    out: list[str] = []
+    for item in items:
+        key = item.casefold()
+        if item and key not in seen:
+            seen.add(key)
+            out.append(item)
+    return out
+
+
+def _last(items: Sequence[str], limit: int) -> tuple[str, ...]:
+    """The last `limit` distinct items, in their original order."""
+    unique = _unique(reversed(items))[:limit]
+    return tuple(reversed(unique))
+
+
+# --------------------------------------------------------------------------- session sentences
+
+
+@dataclass(frozen=True, slots=True)
+class _Sentence:
+    turn: int  # index of the turn in the session
+    role: str
+    kind: str
+    text: str
+
+
+def _prose(turn: Turn) -> str:
+    """The turn's text without injected blocks or fenced code, secrets masked."""
+    rest, injected = strip_injected(turn.text)
+    if injected:
+        return ""
+    return R.FENCED.sub("\n", _clean(rest))
+
+
+def _sentences(turns: Sequence[Turn]) -> list[_Sentence]:
+    out: list[_Sentence] = []
+    for index, turn in enumerate(turns):
+        for text in split_sentences(_prose(turn)):
+            if not is_repo_state(text):
+                out.append(_Sentence(index, turn.role, turn.kind, text))
+    return out
+
+
+# --------------------------------------------------------------------------- summary
+
+_REQUEST_MAX_CHARS = 200
+_DONE_MAX_CHARS = 180
+
+
+def _substantive(text: str) -> bool:
+    if text.startswith("/") or phatic_kind(text) is not None:
+        return False
+    cjk = sum(1 for ch in text if "\u3400" <= ch <= "\u9fff")
+    return cjk >= 4 or len(text.split()) >= 3
+
+
+def _request_of(turn: Turn) -> str | None:
+    """The opening of a user turn, without acknowledgements, decisions, TODOs or repo-state
+    claims (those are reported in their own lists, or not at all)."""
+    sentences = [
+        s
+        for s in split_sentences(_prose(turn))
+        if phatic_kind(s) is None
+        and not is_repo_state(s)
+        and not R.DECISION.search(s)
+        and not R.TODO.search(s)  # a TODO is an open loop; saying it twice wastes budget
+    ]
+    text = " ".join(sentences[:2])
+    return clip(text, _REQUEST_MAX_CHARS) if text and _substantive(text) else None
+
+
+def _requests(turns: Sequence[Turn]) -> list[str]:
+    """The first substantive user request, and the last one when it differs."""
+    found = [
+        r
+        for t in turns
+        if t.role == "user" and t.kind == "message"
+        for r in [_request_of(t)]
+        if r is not None
+    ]
+    if not found:
+        return []
+    return _unique([found[0], found[-1]])
+
+
+def _done_report(sentences: Sequence[_Sentence], after_turn: int = -1) -> str | None:
+    """What the assistant last reported done: the report sentences of its latest assistant
+    turn that has any (after turn index `after_turn`), the first two of them."""
+    reports = [
+        s
+        for s in sentences
+        if s.turn > after_turn
+        and s.role == "assistant"
+        and s.kind == "message"
+        and R.DONE.search(s.text)
+    ]
+    if not reports:
+        return None
+    last_turn = reports[-1].turn
+    text = " ".join([s.text for s in reports if s.turn == last_turn][:2])
+    return clip(text, _DONE_MAX_CHARS)
+
+
+def _compaction_base(turn: Turn) -> str:
+    """The agent's own compaction summary: headings, code and repo-state sentences removed."""
+    kept = []
+    for sentence in split_sentences(_prose(turn)):
+        text = R.SUMMARY_HEADING.sub("", sentence).strip()
+        if text and not is_repo_state(text):
+            kept.append(text)
+    return " ".join(kept)
+
+
+def _summary(turns: Sequence[Turn], sentences: Sequence[_Sentence]) -> str:
+    compactions = [i for i, t in enumerate(turns) if t.kind == "summary"]
+    if compactions:
+        # Trigger: the agent wrote its own compaction summary. Why: it was written by the
+        # model with the whole session in view, better than any cue-word pick. Outcome: it is
+        # the base; a later "done" report is appended when there is room.
+        base = clip(_compaction_base(turns[compactions[-1]]), SUMMARY_MAX_CHARS - 60)
+        done = _done_report(sentences, after_turn=compactions[-1])
+        parts = [base, f"Then: {done}" if done else ""]
+    else:
+        # The final turn, when it is the user's and unanswered, becomes an open loop instead.
+        asked = turns[:-1] if turns[-1].role == "user" else turns
+        requests = _requests(asked)
+        done = _done_report(sentences)
+        parts = [f"Asked: {requests[0]}" if requests else ""]
+        parts += [f"Later: {r}" for r in requests[1:]]
+        parts.append(f"Done: {done}" if done else "")
+    return clip(" ".join(_with_stop(p) for p in parts if p), SUMMARY_MAX_CHARS)
+
+
+def _with_stop(text: str) -> str:
+    if text.endswith((".", "!", "?", "。", "！", "？", "…")):
+        return text
+    return text + ("。" if "\u3400" <= text[-1] <= "\u9fff" else ".")
+
+
+# --------------------------------------------------------------------------- decisions, loops
+
+
+def _decisions(sentences: Sequence[_Sentence]) -> list[str]:
+    return [
+        s.text
+        for s in sentences
+        if s.kind == "message" and R.DECISION.search(s.text) and not is_question(s.text)
+    ]
+
+
+def _failures(turns: Sequence[Turn], sentences: Sequence[_Sentence]) -> list[str]:
+    """Failures mentioned in the final turns that no later sentence reports fixed."""
+    first = max(len(turns) - FINAL_TURNS, 0)
+    pending: list[str] = []
+    for s in sentences:
+        if s.turn < first:
+            continue
+        state = R.failure_state(s.text)
+        if state == "fixed":
+            pending.clear()
+        elif state == "fail":
+            pending.append(f"Unresolved: {s.text}")
+    if not pending and R.FAILURE_LINE.search(turns[-1].text if turns else ""):
+        # Trigger: the final turn is raw test or traceback output with no prose about it.
+        # Why: the session stopped on a failure nobody summarised. Outcome: a generic loop.
+        pending.append("Unresolved: the session ended on failing test or traceback output.")
+    return pending[-2:]
+
+
+def _unanswered(turns: Sequence[Turn], sentences: Sequence[_Sentence]) -> list[str]:
+    """The last turn when nobody answered it: a user request, or the assistant's question."""
+    last = len(turns) - 1
+    tail = [s for s in sentences if s.turn == last and s.kind == "message"]
+    if not tail:
+        return []
+    if tail[0].role == "user":
+        text = " ".join(s.text for s in tail)
+        return [f"Unanswered: {text}"] if _substantive(text) else []
+    if is_question(tail[-1].text):
+        return [f"Awaiting the user's answer: {tail[-1].text}"]
+    return []
+
+
+# --------------------------------------------------------------------------- files, entities
+
+
+_USERINFO = re.compile(r"//[^/?#\s]*@")
+
+
+def _relative(path: str, project: str | None) -> str:
+    if project and path.startswith(project.rstrip("/") + "/"):
+        return path[len(project.rstrip("/")) + 1 :]
+    return path
+
+
+def _files(
+    tool_uses: Sequence[ToolUse], sentences: Sequence[_Sentence], project: str | None
+) -> tuple[str, ...]:
+    """Files the tools touched (most recent first), then paths mentioned in the conversation."""
+    touched = _unique(_relative(f, project) for t in reversed(tool_uses) for f in t.files)
+    mentioned = [
+        _relative(m.group(0), project)
+        for s in reversed(sentences)
+        for m in R.PATH.finditer(R.URL.sub(" ", s.text))
+    ]
+    names = {f.rsplit("/", 1)[-1] for f in touched}
+    extra = [m for m in _unique(mentioned) if m.rsplit("/", 1)[-1] not in names]
+    return tuple(clip(_clean(f), ITEM_MAX_CHARS) for f in [*touched, *extra][:MAX_FILES])
+
+
+def _safe_url(url: str) -> str:
+    """scheme://host/path: user info, query and fragment may hold credentials, so they go."""
+    try:
+        parts = urlsplit(_USERINFO.sub("//", url.rstrip(".,;:]")))
+    except ValueError:  # malformed (e.g. an unbalanced IPv6 bracket): not worth keeping
+        return ""
+    host = parts.hostname or ""
+    return f"{parts.scheme}://{host}{parts.path}" if host else ""
+
+
+def _entities(sentences: Sequence[_Sentence], commands: Sequence[str]) -> tuple[str, ...]:
+    """Identifiers, error names and codes, packages and URLs, most mentioned first."""
+    found: list[str] = []
+    for text in [*(s.text for s in sentences), *commands]:
+        found.extend(_safe_url(m.group(0)) for m in R.URL.finditer(text))
+        rest = R.URL.sub(" ", text)
+        for pattern in R.ENTITY_PATTERNS:
+            found.extend(m.group(1) for m in pattern.finditer(rest))
+    found = [f for f in found if f and not R.PATH.fullmatch(f) and "REDACTED" not in f]
+    counts: dict[str, int] = {}
+    first: dict[str, int] = {}
+    for index, item in enumerate(found):
+        counts[item] = counts.get(item, 0) + 1
+        first.setdefault(item, index)
+    ranked = sorted(counts, key=lambda e: (-counts[e], first[e]))
+    return tuple(clip(_clean(e), ENTITY_MAX_CHARS) for e in ranked[:MAX_ENTITIES])
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def _command_line(command: str) -> str | None:
+    """The meaningful form of a shell command, or None when it is trivial."""
+    first = command.strip().splitlines()[0] if command.strip() else ""
+    line = R.COMMAND_PREFIX.sub("", first).strip()
+    words = line.split()
+    if not words or words[0] in R.TRIVIAL_COMMANDS:
+        return None
+    if words[0] == "git" and len(words) > 1 and words[1] in R.TRIVIAL_GIT:
+        return None
+    multi = len(command.strip().splitlines()) > 1
+    return clip(_clean(line) + (" …" if multi else ""), COMMAND_MAX_CHARS)
+
+
+def _commands(tool_uses: Sequence[ToolUse]) -> tuple[str, ...]:
+    lines = [_command_line(t.command) for t in tool_uses if t.command]
+    return _last([line for line in lines if line], MAX_COMMANDS)
+
+
+# --------------------------------------------------------------------------- assembly
+
+
+def _time_of(turns: Sequence[Turn], tool_uses: Sequence[ToolUse], now: datetime) -> datetime:
+    """The last turn's time; else the latest known time in the session; else `now`."""
+    if turns[-1].timestamp is not None:
+        return turns[-1].timestamp
+    known = [t.timestamp for t in turns if t.timestamp is not None]
+    known += [t.timestamp for t in tool_uses if t.timestamp is not None]
+    return known[-1] if known else now
+
+
+def _items(texts: Iterable[str], limit: int, *, keep_last: bool = True) -> tuple[str, ...]:
+    clipped = [clip(_clean(t), ITEM_MAX_CHARS) for t in texts]
+    if keep_last:
+        return _last(clipped, limit)
+    return tuple(_unique(clipped)[:limit])
+
+
+def _classify(
+    turns: Sequence[Turn], sentences: Sequence[_Sentence]
+) -> tuple[list[str], list[str], list[str]]:
+    """Decisions, open loops and next actions; a sentence lands in at most one of them."""
+    decisions = _decisions(sentences)
+    taken = set(decisions)
+    loops = [*_unanswered(turns, sentences), *_failures(turns, sentences)]
+    todos = [s.text for s in sentences if R.TODO.search(s.text) and s.text not in taken]
+    taken.update(todos, (loop.split(": ", 1)[-1] for loop in loops))
+    first_next = max(len(turns) - NEXT_ACTION_TURNS, 0)
+    steps = [
+        s.text
+        for s in sentences
+        if s.turn >= first_next and R.NEXT.search(s.text) and s.text not in taken
+    ]
+    room = MAX_OPEN_LOOPS - len(loops)
+    return decisions, [*loops, *(todos[-room:] if room > 0 else [])], steps
+
+
+def build_checkpoint(
+    session_id: str,
+    agent: str,
+    project: str | None,
+    turns: Sequence[Turn],
+    tool_uses: Sequence[ToolUse],
+    reason: str,
+    now: datetime,
+) -> Checkpoint | None:
+    """The checkpoint of a session (turns in conversation order), or None if nothing is worth
+    keeping. `reason` says why it was taken ("idle", "end", "compact", …); `now` is used only
+    when no turn or tool call carries a timestamp."""
+    kept = [t for t in turns if CONTEXT_MARKER not in t.text]
+    if not kept:
+        return None
+    sentences = _sentences(kept)
+    decisions, loops, steps = _classify(kept, sentences)
+    commands = _commands(tool_uses)
+    checkpoint = Checkpoint(
+        id=checkpoint_id(session_id, kept[-1].id),
+        session_id=session_id,
+        agent=agent,
+        project=project,
+        created_at=_time_of(kept, tool_uses, now),
+        reason=reason,
+        summary=_clean(_summary(kept, sentences)),
+        decisions=_items(decisions, MAX_DECISIONS),
+        open_loops=_items(loops, MAX_OPEN_LOOPS, keep_last=False),
+        next_actions=_items(steps, MAX_NEXT_ACTIONS),
+        entities=_entities(sentences, commands),
+        files=_files(tool_uses, sentences, project),
+        commands=commands,
+    )
+    # Trigger: no summary, decisions, files or commands. Why: loops and next steps alone
+    # ("How can I help?") are noise unless the user asked for something. Outcome: None.
+    asked = any(t.role == "user" and _substantive(_prose(t)) for t in kept)
+    worth = checkpoint.summary or decisions or checkpoint.files or commands
+    return checkpoint if worth or ((loops or steps) and asked) else None

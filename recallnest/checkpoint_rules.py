@@ -1,0 +1,172 @@
+"""Cue-word rules for session checkpoints (`recallnest.checkpoint`), in English and Chinese.
+
+Owns the named repo-state rule (`REPO_STATE`, `is_repo_state`, `drop_repo_state`) that every
+recalled text goes through, and the patterns that pick done reports, decisions, TODOs, next
+steps, failures and their fixes, paths, entities and trivial shell commands. Pure: no I/O,
+clock or environment; standard library plus `salience` sentence splitting.
+"""
+
+from __future__ import annotations
+
+import re
+
+from recallnest.salience import split_sentences
+
+# --------------------------------------------------------------------------- repo state
+
+# The named rule "repo_state". Trigger: a sentence that asserts the state of the repository
+# (uncommitted/staged/untracked changes, clean or dirty tree, ahead/behind counts, current
+# branch, unpushed commits, stash). Why: that state changes outside the conversation, so a
+# recalled claim is stale by the next session and would mislead the agent. Outcome: the
+# sentence is dropped from checkpoints and from every recalled note; the agent checks live.
+REPO_STATE = re.compile(
+    r"\buncommitted\b|\bnot (?:yet )?(?:been )?committed\b|\bnothing to commit\b"
+    r"|\bworking (?:tree|directory|copy) (?:is|was|looks|remains|has)\b"
+    r"|\b(?:clean|dirty) (?:working )?(?:tree|worktree|checkout|working directory)\b"
+    r"|\b(?:tree|repo|repository|worktree|workspace|branch) is (?:clean|dirty)\b"
+    r"|\b(?:ahead|behind) (?:of )?\S{0,40}\s?by \d+\b|\b\d+ commits? (?:ahead|behind)\b"
+    r"|\b(?:is|are) (?:now )?(?:ahead|behind) of\b"
+    r"|\bup[ -]to[ -]date with '?(?:origin|upstream|remote)\b"
+    r"|\b(?:have|has) diverged\b|\buntracked files?\b|\b(?:un)?staged (?:changes?|files?)\b"
+    r"|\bchanges (?:are )?(?:not )?staged\b|\bnot staged\b"
+    r"|\b\d+ files? (?:are |were )?(?:modified|staged|unstaged|untracked|pending|dirty)\b"
+    r"|\b(?:local|pending) (?:changes|modifications|edits)\b|\bunpushed\b"
+    r"|\bnot (?:yet )?(?:been )?pushed\b|\bgit status (?:shows|says|reports|is)\b"
+    r"|\bOn branch\b|\b(?:currently|now) on (?:the )?\S{0,40}\s?branch\b|\bcurrent branch is\b"
+    r"|\bHEAD is (?:at|now)\b|\bdetached HEAD\b|\bstash(?:ed)? (?:changes|entries|entry)\b"
+    r"|未提交|未暂存|已暂存|暂存区|工作(?:区|树)(?:是|很|已)?干净|没有(?:需要)?提交的|无文件要提交"
+    r"|领先.{0,20}?\d+\s*个提交|落后.{0,20}?\d+\s*个提交|未跟踪|未推送|尚未推送|还没(?:有)?(?:提交|推送)"
+    r"|当前分支|本地(?:修改|改动)",
+    re.IGNORECASE,
+)
+
+
+def is_repo_state(sentence: str) -> bool:
+    """True when the sentence asserts repository state (see REPO_STATE)."""
+    return REPO_STATE.search(sentence) is not None
+
+
+# Finer than sentence splitting: a clause boundary after any stop or semicolon, whatever case
+# follows ("The tree is clean. parsekit uses ruff"), so a claim never takes its neighbour along.
+_CLAUSE_END = re.compile(r"(?<=[.!?;。！？；])\s+|(?<=[。！？；])")
+
+
+def drop_repo_state(text: str) -> str:
+    """`text` as one line of its clauses, without those that assert repository state."""
+    clauses = (c for s in split_sentences(text) for c in _CLAUSE_END.split(s))
+    return " ".join(c for c in clauses if c and not is_repo_state(c))
+
+
+# --------------------------------------------------------------------------- summary
+
+FENCED = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.DOTALL)
+
+DONE = re.compile(
+    r"^(?:so |now |ok(?:ay)?,? )?(?:I(?:'ve| have)?|we(?:'ve| have)?)\s+(?:now\s+|just\s+|also\s+)?"
+    r"(?:fixed|added|updated|implemented|changed|removed|deleted|refactored|created|wrote|written"
+    r"|renamed|moved|made|resolved|replaced|cleaned|converted|migrated|set up|switched|rewrote"
+    r"|extracted|split|merged|patched|corrected|adjusted|introduced|finished|completed|edited)\b"
+    r"|^(?:done|fixed|finished|completed|all set|all done|summary)\b"
+    r"|^(?:the )?(?:fix|change|patch)(?:es)? (?:is|are) (?:in|done|applied)\b"
+    r"|^(?:all |the )?(?:\d+ )?tests? (?:now )?pass"
+    r"|^(?:我)?(?:已经|已)(?:修复|完成|添加|实现|更新|修改|删除|重构|改好|解决|迁移|替换|补充|加上|新增)"
+    r"|^完成|(?:修复|完成|改好|解决)了|搞定",
+    re.IGNORECASE,
+)
+SUMMARY_HEADING = re.compile(
+    r"^(?:analysis|summary|primary request and intent|key technical concepts|current work"
+    r"|pending tasks|optional next step|next steps?|files and code sections|errors and fixes"
+    r"|problem solving|all user messages)\s*:?\s*",
+    re.IGNORECASE,
+)
+
+# --------------------------------------------------------------------------- decisions, loops
+
+DECISION = re.compile(
+    r"\b(?:we(?:'ll| will)|let's|i'll|we're) (?:go|going|stick) with\b|\bgoing with\b"
+    r"|\blet's use\b|\bwe(?:'ll| will) use\b|\bdecided (?:to|on|that|against)\b|\bdecision:"
+    r"|\bwe agreed\b|\bagreed (?:to|on)\b|\bsettled on\b|\bopted (?:for|to)\b|\bchose to\b"
+    r"|\bstick with\b|决定|就用|定了|采用|选用|统一用|改用",
+    re.IGNORECASE,
+)
+TODO = re.compile(
+    r"\bTODO\b|\bFIXME\b|\bnext we need\b|\bwe still need\b|\bstill needs? to\b"
+    r"|\bremaining (?:work|items?|tasks?)\b|\bleft to do\b|\bpending tasks?\b"
+    r"|\bnot (?:yet )?(?:implemented|done|handled|covered)\b|\bneeds? (?:a )?follow[- ]up\b"
+    r"|还需要|待办|还没(?:有)?(?:做|完成|实现|处理|写)|未完成|遗留",
+)
+NEXT = re.compile(
+    r"\bnext steps?\b|\bnext,? (?:I|we)(?:'ll| will| should)\b|\bthen (?:I|we)(?:'ll| will)\b"
+    r"|\bafter that,? (?:I|we)(?:'ll| will)\b|\b(?:I|we)(?:'ll| will) (?:next|then)\b"
+    r"|\bnext up\b|\bnext time\b|\bin the next session\b"
+    r"|接下来|下一步|然后(?:我们?)?(?:再|会|要)|之后(?:我们?)?(?:再|会|要)|下次",
+    re.IGNORECASE,
+)
+FAILURE = re.compile(
+    r"\bTraceback\b|\b[1-9]\d* (?:tests? )?(?:failed|failing|failures?|errors?)\b"
+    r"|\b(?i:failing|fails|failed)\b|\b[A-Z]\w*(?:Error|Exception)\b|\berror:"
+    r"|\bbroken\b|\b(?:doesn't|does not|didn't|won't) (?:work|pass|compile|build)\b"
+    r"|\bcrash(?:es|ed|ing)?\b|\bsegfault\b|\bpanic(?:ked)?\b|报错|失败|错误|异常|崩溃|不通过|还是不行",
+)
+RESOLVED = re.compile(
+    r"\b(?:all|the) (?:\d+ )?(?:tests?|checks?) (?:now )?pass(?:es|ed)?\b"
+    r"|\btests? (?:now )?pass(?:es|ed)?\b|\b\d+ passed\b|\b0 failed\b"
+    r"|\bno (?:more )?(?:errors|failures)\b|\b(?:fixed|resolved|green)\b"
+    r"|通过|已修复|修好了|解决了",
+    re.IGNORECASE,
+)
+STILL_FAILING = re.compile(
+    r"\bstill\b|\b(?:not|n't|yet to)\b[^.]{0,20}\b(?:fixed|resolved|pass)|\b[1-9]\d* failed\b"
+    r"|仍然|还是|依然|没(?:有)?(?:修复|解决|通过)",
+    re.IGNORECASE,
+)
+FAILURE_LINE = re.compile(
+    r"^\s*(?:FAILED\b|Traceback \(most recent call last\)|E\s+\w+(?:Error|Exception)\b"
+    r"|=+ .*\b[1-9]\d* (?:failed|errors?)\b)",
+    re.MULTILINE,
+)
+
+
+def failure_state(sentence: str) -> str | None:
+    """ "fail", "fixed" or None: what the sentence says about the failures so far."""
+    failing = FAILURE.search(sentence) is not None
+    if failing and STILL_FAILING.search(sentence):
+        return "fail"
+    if RESOLVED.search(sentence):
+        return "fixed"
+    return "fail" if failing else None
+
+
+# --------------------------------------------------------------------------- files, entities
+
+PATH = re.compile(
+    r"(?<![\w/.:@-])(?:~|\.{1,2})?/?(?:[\w.@-]+/)+[\w.@-]*\w\.[A-Za-z][A-Za-z0-9]{0,7}\b"
+    r"|(?<![\w/.:@-])[\w-]+\.(?:py|pyi|js|mjs|ts|tsx|jsx|rs|go|java|kt|rb|php|c|h|cc|cpp|hpp"
+    r"|cs|swift|md|rst|toml|json|jsonl|yaml|yml|ini|cfg|sql|sh|html|css|scss|vue|lock|txt)\b"
+)
+# Brackets stay in: a redacted password ("user:[REDACTED:url-password]@host") is part of it.
+URL = re.compile(r"https?://[^\s)>\"'`]+")
+ENTITY_PATTERNS = (
+    re.compile(r"`([^`\s]{2,60})`"),
+    re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Warning))\b"),
+    re.compile(r"\b((?:[A-Z][a-z0-9]+){2,}[A-Za-z0-9]*)\b"),
+    re.compile(r"\b([A-Za-z_][A-Za-z0-9_.]{2,50}\(\))"),
+    re.compile(r"::([A-Za-z_]\w{2,60})"),
+    re.compile(r"\b(ERR_[A-Z0-9_]{3,40}|E(?:NOENT|ACCES|ADDRINUSE|CONNREFUSED|PERM|EXIST))\b"),
+    re.compile(r"\b((?:HTTP|TS|E|W|C|F|PEP)\s?\d{3,4})\b"),
+    re.compile(r"\b(?:pip|uv|npm|pnpm|yarn|cargo|go|gem|poetry) (?:install|add|get) ([\w@/.-]+)"),
+)
+
+# --------------------------------------------------------------------------- commands
+
+# Read-only inspection commands say nothing about the work: listing, paging, searching,
+# and git's state queries (whose answers must be checked live anyway).
+TRIVIAL_COMMANDS = frozenset(
+    re.findall(
+        r"\S+",
+        "ls ll la cd cat pwd echo head tail less more clear which type wc tree true exit history"
+        " whoami date file stat grep rg ag find fd sed awk sleep open",
+    )
+)
+TRIVIAL_GIT = frozenset(re.findall(r"\S+", "status diff log show branch blame remote"))
+COMMAND_PREFIX = re.compile(r"^(?:\s*(?:cd\s+\S+|\w+=\S*|sudo|time|env)\s*(?:&&|;)?\s*)+")
