@@ -876,3 +876,25 @@ def _print_captures(rows: list[dict[str, Any]]) -> None:
             f"[{r['category']}, {r['scope']}] {r['text']}  (importance {r['importance']}, "
             f"confidence {r['confidence']}, rule {r['rule']})"
         )
+
+
+@eval_group.command("continuity", context_settings=CONTEXT)
+@click.option(
+    "--cases",
+    "cases_path",
+    type=click.Path(exists=True, path_type=Path),
+    default=Path("eval/continuity/cases"),
+    show_default=True,
+)
+@click.option("--show", is_flag=True, help="Print each composed context.")
+@json_option
+def eval_continuity(cases_path: Path, show: bool, as_json: bool) -> None:
+    """Pass rate of the resume-context scenarios (must / must-not contain)."""
+    from dataclasses import asdict
+
+    from recallnest.eval_continuity import _print_human, evaluate, load_cases
+
+    report, results = evaluate(load_cases(cases_path))
+    emit(asdict(report), as_json, lambda _: _print_human(report, results, show))
+    if report.passed != report.cases:
+        sys.exit(1)
