@@ -6,16 +6,20 @@ appended, merge, supersede → old row kept with a link). Pure except for the lo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
 
-from recallnest.admission import decide_admission
+from recallnest.admission import decide_admission, keyword_similarity
 from recallnest.aliases import canonical
 from recallnest.models import Capture, Memory, Turn, memory_id
 
 Lookup = Callable[[Capture], list[Memory]]
 MAX_EVIDENCE = 50
+# Below the merge threshold (0.55): a correction restates the subject with a different value,
+# so it overlaps its target less than a restatement would. Chosen on the capture eval's
+# correction cases; a correction with no target this similar is simply inserted.
+CORRECTION_SIMILARITY = 0.3
 
 
 class Admitter:
@@ -31,6 +35,9 @@ class Admitter:
         known.update({m.id: m for m in self.pending.values() if m.scope == cap.scope})
         decision = decide_admission(cap, list(known.values()))
         target = known.get(decision.target_id or "")
+        if decision.action == "insert" and cap.rule.startswith("correction."):
+            target = _corrected(cap, known.values())
+            decision = replace(decision, action="supersede") if target else decision
         if decision.action == "insert" or (decision.action == "supersede" and target):
             new = self._new(cap, when, source)
             self.pending[new.id] = new
@@ -62,6 +69,20 @@ class Admitter:
 
     def rows(self) -> list[Memory]:
         return list(self.pending.values())
+
+
+def _corrected(cap: Capture, known: Iterable[Memory]) -> Memory | None:
+    """The memory a correction most likely corrects: same scope and category, active, and the
+    most keyword-similar above CORRECTION_SIMILARITY ("the staging server listens on port 8080"
+    → "actually, the staging port is 8443": Jaccard 0.4 over {staging, port, server, listen})."""
+    best, best_score = None, CORRECTION_SIMILARITY
+    for m in known:
+        if m.scope != cap.scope or m.category != cap.category or m.status != "active":
+            continue
+        score = keyword_similarity(m.text, cap.text)
+        if score >= best_score and score < 1.0:
+            best, best_score = m, score
+    return best
 
 
 def _reinforced(memory: Memory, cap: Capture, when: datetime | None) -> Memory:

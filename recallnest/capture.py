@@ -231,6 +231,8 @@ def _correction(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     if match is None or not (ctx.after_other_turn or R.STRONG_CORRECTION.match(text)):
         return None
     body, used = text[match.end() :].strip(), 1
+    while (again := R.CORRECTION.match(body.lstrip(" ,;:-"))) is not None:
+        body = body.lstrip(" ,;:-")[again.end() :].strip(" .!")  # "Actually, that's wrong."
     if len(body) < 6 and ctx.next_sentence:
         body, used = R.FILLER.sub("", ctx.next_sentence).strip(), 2
     if not body or is_question(body):
