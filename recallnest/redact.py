@@ -1,0 +1,835 @@
+"""Secret redaction: find credentials in a turn's text and mask them before anything is stored.
+
+Owns the catalogue of secret shapes (provider tokens, private key blocks, JWTs, passwords in
+URLs, auth headers and cookies, CLI flags, secret-named assignments in code, JSON, YAML and
+.env text) and the policy for values that only look like secrets (placeholders).
+
+Must not: do I/O, log, read the environment, or use anything but the standard library (the
+regex engine is `re`). It runs on every captured turn, so patterns are compiled at import time,
+every quantifier is bounded or possessive (no catastrophic backtracking on hostile input), and
+patterns start with a literal where possible so `re` can skip ahead instead of trying every
+offset; secret-named assignments are located with `str.find` on the secret words instead.
+
+Policy decisions:
+- Placeholders are left alone: our own ``[REDACTED:kind]`` markers (so `redact` is idempotent),
+  ``$VAR`` / ``${VAR}`` / ``$(cmd)`` / ``%VAR%``, ``<token>``, ``{{ var }}``, runs of one
+  character (``xxx``, ``****``), ``your-key-here`` style hints, vendor sample values containing
+  ``EXAMPLE`` (``AKIAIOSFODNN7EXAMPLE``), and the literal words ``changeme``, ``password``,
+  ``secret``. Those are published defaults: masking them protects nothing and would hide that a
+  default is still in use.
+- Names ending in key/token/auth (``api_key``, ``x-api-key``) only mask high-entropy values;
+  password/secret/credential/private names mask any non-placeholder value of 4+ characters;
+  names ending in ``pass`` (``db_pass``, but also ``last_pass``) need a value that is not a plain
+  lower-case word; SCREAMING_CASE ``NAME=value`` lines (.env, ``export``, ``docker -e``) mask any
+  non-placeholder value of 8+ characters. A bare ``key`` is ambiguous (dict, cache, sort key)
+  and is not a secret name.
+- Code is not a secret: identifiers that name a secret (``password=db_password``, ``token:
+  apiKey``), dotted or called expressions (``os.environ[...]``), ``name = other_name`` with
+  spaces, and ``name: TypeName,`` annotations are left alone. The price: ``password = hunter``
+  (letters only, spaced like code) is not masked; ``PASSWORD=hunter`` and ``password: hunter``
+  are.
+- Overlaps: candidates are ordered by start, then specificity (provider formats before headers
+  before generic assignments), then length. The earliest names the kind and the union of
+  overlapping spans is masked, so a partial overlap never leaks the tail of a secret.
+- The masked text is scanned again until nothing new turns up, so secrets glued to each other
+  are all masked and `redact(redact(x)[0])` finds nothing.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import string
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+__all__ = ["Redaction", "find_secrets", "redact"]
+
+
+@dataclass(frozen=True, slots=True)
+class Redaction:
+    """One secret found in a text: what it is and its span in the original text."""
+
+    kind: str
+    start: int
+    end: int
+
+
+# A check sees the match (possibly on the lower-cased text), the original text and the value.
+Check = Callable[[re.Match[str], str, str], bool]
+KindOf = Callable[[re.Match[str], str], str]
+Starts = Callable[[str, str], Iterable[int]]  # (subject, original text) -> offsets
+Candidate = tuple[int, int, int, int, str]  # (start, tier, -end, rule order, kind)
+
+# Groups that may hold the secret, in the order they are looked for; a rule without any of them
+# masks its whole match.
+_VALUE_GROUPS = ("s", "edq", "dq", "sq", "bare")
+
+# Tiers: lower is more specific and names the kind when candidates start at the same offset.
+_SPECIFIC, _STRUCTURAL, _GENERIC = 0, 1, 2
+
+_ALNUM = string.ascii_letters + string.digits
+_WORDISH = _ALNUM + "_-"
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    kind: str
+    tier: int
+    pattern: re.Pattern[str]
+    check: Check
+    hints: tuple[str, ...]  # lower-case substrings; the rule runs only if one occurs
+    left: str  # characters that may not come right before the match
+    lower: bool  # match the lower-cased text (names that are case-insensitive)
+    kind_of: KindOf | None
+    starts: Starts | None  # offsets to try `match` at, instead of scanning with `search`
+    groups: tuple[str, ...]
+
+
+# --- Character classes and shared fragments --------------------------------------------------
+
+_NON_ASCII = r"\x7f-\U0010ffff"
+# Unquoted value: printable ASCII up to whitespace, a quote, comma, semicolon or backslash.
+_BARE = rf"[^\x00-\x20\"'`,;\\{_NON_ASCII}]"
+# A value: escaped-quoted (JSON inside JSON), double-, single-quoted or bare.
+_VALUE = (
+    r'(?:\\"(?P<edq>[^"\\\r\n]{1,1024})\\"'
+    r'|"(?P<dq>(?:[^"\\\r\n]|\\.){1,1024})"'
+    r"|'(?P<sq>[^'\r\n]{1,1024})'"
+    rf"|(?P<bare>{_BARE}{{1,512}}))"
+)
+_RIGHT = r"(?![A-Za-z0-9_\-])"  # the token ends here, not inside a longer word
+
+
+# --- Value policy ------------------------------------------------------------------------------
+
+_PLACEHOLDER_RE = re.compile(
+    r"\[REDACTED:|^\$|^%\(|^%[A-Za-z_]\w*%$|^<.*>$|^\{.*\}$|^(.)\1*$"
+    r"|xxxx|\*\*\*|\.\.\.|…|example|placeholder"
+    r"|^your|here$|^replace|^insert|^enter[-_ ]|^dummy|^sample|^redacted|^todo$|^tbd$"
+    r"|^change[-_ ]?me$|^(?:password|passwd|pass|pwd|secret|token|user|none|null|nil|undefined)$"
+    r"|%s|%\(\w+\)s|\{\w*\}",
+    re.IGNORECASE | re.ASCII,
+)
+# "my-client-secret", "super_secret_token", "challengePassword": words that describe a secret.
+_DESCRIPTIVE_RE = re.compile(r"^[a-z]+(?:[-_][a-z]+)*$|^[a-z]+(?:[A-Z][a-z]+)+$")
+# "types-auth0-python", "my.service.name": a slug of short words, not a generated value.
+_SLUG_RE = re.compile(r"^[a-z]+[0-9]{0,2}(?:[-_./][a-z]+[0-9]{0,2}){2,}$")
+# `password = split`, `last_pass = DEFAULT_LAST_PASS`, `_Key = DHPrivateKey`: a name in code.
+_PLAIN_NAME_RE = re.compile(r"^[A-Za-z_]+$")
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_STOPWORDS = _words(
+    "true false yes no on off none null nil undefined required optional string str bytes int"
+    " number bool boolean any object env file prompt stdin hidden empty unset default must"
+    " should will is are the this that not and for with from was has have when if then see use"
+    " using set get enter type your my our their its field value same new old at in on of to be"
+    " can cannot please also only missing invalid incorrect wrong changed reset expired ok okay"
+    " done updated secretstr secretbytes sensitive text flag option options argument arg param"
+    " parameter switch or as which disabled enabled auto self"
+)
+_EXPRESSION_RE = re.compile(r"[()\[\]{}]|^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$", re.ASCII)
+_IDENTIFIER_RE = re.compile(r"^[a-z_][a-z0-9_]*$|^[a-z]+(?:[A-Z][a-z0-9]*)+$")
+_TYPE_NAME_RE = re.compile(r"^[A-Z][a-z0-9]*(?:[A-Z][a-z0-9]*)+$")
+_SECRET_WORD_RE = re.compile(r"pass|pwd|secret|token|key|cred|auth", re.IGNORECASE)
+_PATH_RE = re.compile(r"^(?:~|\.{1,2})?/[\w.\-/]{0,256}$|^[A-Za-z]:[\\/]", re.ASCII)
+_KEYFILE_RE = re.compile(r"^[\w.\-]{1,64}\.(?:pem|key|crt|cer|p12|pfx|jks|json|ya?ml|txt|gpg|asc)$")
+_PORT_RE = re.compile(r"^\d{1,5}(?::\d{1,5}){0,2}(?:/\w+)?$", re.ASCII)
+
+
+def _is_placeholder(value: str) -> bool:
+    value = value.strip()
+    if _PLACEHOLDER_RE.search(value):
+        return True
+    return _DESCRIPTIVE_RE.match(value) is not None and _SECRET_WORD_RE.search(value) is not None
+
+
+def _is_stopword(value: str) -> bool:
+    return value.lower().rstrip(".,:!?") in _STOPWORDS
+
+
+def _is_dummy_token(value: str) -> bool:
+    """A provider-shaped token that is really a sample (`ghp_xxxx…`, `…EXAMPLE`)."""
+    low = value.lower()
+    return "example" in low or "xxxx" in low or "[redacted" in low or len(set(low)) < 6
+
+
+def _char_classes(value: str) -> tuple[bool, bool, bool]:
+    """(has digit, has upper case, has lower case)."""
+    return (
+        any(c.isdigit() for c in value),
+        any(c.isupper() for c in value),
+        any(c.islower() for c in value),
+    )
+
+
+def _looks_random(value: str) -> bool:
+    """High-entropy enough to be a generated key rather than a word, name or number.
+
+    Letters-only values must be long and switch case often: `protocolVersion` switches once,
+    random base62 about every other letter.
+    """
+    if len(value) < 12 or len(set(value)) < 8 or any(c.isspace() for c in value):
+        return False
+    digit, upper, lower = _char_classes(value)
+    if _SLUG_RE.match(value):
+        return False
+    if digit:
+        return upper or lower
+    switches = sum(a.isupper() != b.isupper() for a, b in itertools.pairwise(value))
+    return upper and lower and len(value) >= 24 and switches * 4 >= len(value)
+
+
+def _is_path_or_url(value: str) -> bool:
+    if "://" in value or _KEYFILE_RE.match(value):
+        return True
+    if not _PATH_RE.match(value):
+        return False
+    return not any(len(seg) >= 20 and _looks_random(seg) for seg in value.split("/"))
+
+
+def _is_code_ref(value: str, key: str) -> bool:
+    """`password=db_password`, `token: apiKey`, `key = os.environ[...]`: a name, not a value."""
+    if value.lower() == key.lower() or _EXPRESSION_RE.search(value):
+        return True
+    # Trigger: a lower/snake/camelCase identifier. Why: only names that mention a secret are
+    # taken as references (`auth`, `db_password`), so `hunter_two` is still masked.
+    return _IDENTIFIER_RE.match(value) is not None and _SECRET_WORD_RE.search(value) is not None
+
+
+def _plausible_value(value: str, *, bare: bool, key: str) -> bool:
+    """Not a placeholder, stop word, path, URL or code reference."""
+    return not (
+        _is_placeholder(value)
+        or _is_stopword(value)
+        or value.lstrip().startswith(("=", "-"))
+        or _is_path_or_url(value)
+        or (bare and _is_code_ref(value, key))
+    )
+
+
+def _value_ok(value: str, strength: str, *, bare: bool, key: str) -> bool:
+    if not _plausible_value(value, bare=bare, key=key):
+        return False
+    if strength == "strong":
+        return len(value.strip()) >= 4
+    if strength == "pass":
+        return len(value) >= 4 and not (value.isalpha() and value.islower())
+    if strength == "env":
+        return len(value) >= 8 and not value.isdigit()
+    return _looks_random(value)
+
+
+# --- Secret-looking names ----------------------------------------------------------------------
+
+_NAME_PART_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_PASSWORD_PARTS = _words("password passwd pwd passphrase passcode")
+_STRONG_PARTS = _words("secret secrets credential credentials creds")
+_KEY_COMPOUNDS = _words("apikey accesskey secretkey authkey masterkey signingkey encryptionkey")
+_IGNORED_SUFFIXES = _words("value val b64 base64 raw hex base confirmation confirm plain")
+# Trigger: a weak word (key/token) qualified by one of these. Why: `cache_key`, `public_key`,
+# `next_page_token`, `s3_object_key` name identifiers, not credentials.
+_NON_SECRET_QUALIFIERS = _words(
+    "public pub cache sort primary foreign partition idempotency lookup hash page next prev"
+    " pagination continuation cursor index max min sync row group shard routing dedup unique"
+    " composite registry i18n translation message field column table hot map dict item list"
+    " event metric log trace span cancellation cancel lock upload download object bucket file"
+    " blob path meta"
+)
+
+
+def _is_weak_part(part: str) -> bool:
+    return (
+        part in ("key", "token", "auth", "bearer")
+        or part.endswith("token")
+        or (part in _KEY_COMPOUNDS)
+    )
+
+
+@lru_cache(maxsize=4096)
+def _key_profile(key: str) -> tuple[str, str] | None:
+    """(kind, strength) for a secret-looking name, None for any other name."""
+    parts = [p.lower() for p in _NAME_PART_RE.findall(key)]
+    while parts and (parts[-1].isdigit() or parts[-1] in _IGNORED_SUFFIXES):
+        parts.pop()
+    if not parts:
+        return None
+    last = parts[-1]
+    if last in _PASSWORD_PARTS or last.endswith(("password", "passwd")):
+        return ("password", "strong")
+    # Trigger: a name ending in "pass". Why: `db_pass` is a password but `last_pass`, `bypass`
+    # and "single pass:" are not, so the value itself must not be a plain word.
+    if last == "pass":
+        return ("password", "pass")
+    if last in _STRONG_PARTS or last.endswith("secret") or last == "privatekey":
+        return ("generic-secret", "strong")
+    if not _is_weak_part(last) or parts == ["key"]:
+        return None
+    if "private" in parts or "secret" in parts:
+        return ("generic-secret", "strong")
+    if any(p in _NON_SECRET_QUALIFIERS for p in parts[:-1]):
+        return None
+    return ("generic-secret", "weak")
+
+
+# --- Assignments: NAME = value, "name": "value", name: value, name 是 value ------------------
+
+_ASSIGNMENT_WORDS = ("pass", "pwd", "secret", "token", "key", "auth", "cred")
+_MAX_KEY = 64
+_IDENT_CHARS = frozenset(string.ascii_lowercase + string.digits + "_.-")
+_IDENT_TAIL_RE = re.compile(r"[a-z0-9_.\-]{0,64}")
+# "api key: …", "access token = …": a qualifying word before the name, separated by a space.
+_PREFIX_WORD_RE = re.compile(
+    r"(?<![a-z0-9_.\-])(?:api|access|secret|private|auth|client|bot)[ \t]\Z"
+)
+
+
+def _ident_start(lowered: str, i: int) -> int | None:
+    """Start of the name around offset `i` (with its qualifying word), None if implausibly long."""
+    j, limit = i, max(0, i - _MAX_KEY)
+    while j > limit and lowered[j - 1] in _IDENT_CHARS:
+        j -= 1
+    if j == limit and j > 0 and lowered[j - 1] in _IDENT_CHARS:
+        return None
+    if j > 1 and lowered[j - 1] in " \t":
+        prefix = _PREFIX_WORD_RE.search(lowered, max(0, j - 8), j)
+        return prefix.start() if prefix else j
+    return j
+
+
+def _assignment_starts(lowered: str, text: str) -> list[int]:
+    """Starts of secret-looking names: words found with str.find (fast), each name tried once
+    and only if _key_profile accepts it."""
+    hits: list[int] = []
+    for word in _ASSIGNMENT_WORDS:
+        i = lowered.find(word)
+        while i != -1:
+            hits.append(i)
+            i = lowered.find(word, i + len(word))
+    starts: list[int] = []
+    name_end = -1
+    for i in sorted(hits):
+        if i < name_end:
+            continue
+        start = _ident_start(lowered, i)
+        tail = _IDENT_TAIL_RE.match(lowered, i)
+        name_end = tail.end() if tail else i + 1
+        if start is not None and _key_profile(text[start:name_end]):
+            starts.append(start)
+    return starts
+
+
+def _key_of(m: re.Match[str], text: str) -> str:
+    return text[m.start("key") : m.end("key")]
+
+
+def _check_assignment(m: re.Match[str], text: str, value: str) -> bool:
+    key = _key_of(m, text)
+    profile = _key_profile(key)
+    if profile is None:
+        return False
+    strength, bare = profile[1], m.start("bare") != -1
+    # Trigger: SCREAMING_CASE name, `=`, unquoted value. Why: .env / export / docker -e lines
+    # hold real configuration, so an 8+ character value under a key/token name is masked even
+    # when it does not look random.
+    if strength in ("weak", "pass") and key.isupper() and m["sep"] == "=" and bare:
+        strength = "env"
+    if bare and _is_code_context(m, key, value, text):
+        return False
+    # Trigger: a Chinese copula ("token 是 …"). Why: the sentence states the value outright.
+    if m["sep"] in ("是", "为", "為", "就是", "："):
+        strength = "strong"
+    return _value_ok(value, strength, bare=bare, key=key)
+
+
+def _is_code_context(m: re.Match[str], key: str, value: str, text: str) -> bool:
+    """The bare value is a name in code or prose, not a literal secret."""
+    sep, sep_start = m["sep"], m.start("sep")
+    # Trigger: `name = Name` with spaces, a value of letters and underscores only. Why: Python,
+    # JS or Go assigning a variable, constant or class; .env lines have no space before `=`.
+    if sep == "=" and text[sep_start - 1] in " \t" and _PLAIN_NAME_RE.match(value):
+        return True
+    if sep != ":":
+        return False
+    # Trigger: `name: PascalCase` followed by , ) ] | or =. Why: a parameter or field type.
+    if _TYPE_NAME_RE.match(value) and text[m.end() : m.end() + 2].lstrip()[:1] in ",)]|=":
+        return True
+    # Trigger: the bare English word "pass" before a colon. Why: "single pass: remove …".
+    return key.lower() == "pass"
+
+
+def _assignment_kind(m: re.Match[str], text: str) -> str:
+    profile = _key_profile(_key_of(m, text))
+    return profile[0] if profile else "generic-secret"
+
+
+def _check_zh(m: re.Match[str], text: str, value: str) -> bool:
+    return _value_ok(value, "strong", bare=m.start("bare") != -1, key=m["zhkey"])
+
+
+def _zh_kind(m: re.Match[str], _text: str) -> str:
+    return "password" if m["zhkey"] in ("密码", "密碼", "口令") else "generic-secret"
+
+
+# --- Per-rule checks ----------------------------------------------------------------------------
+
+
+def _real_token(_m: re.Match[str], _text: str, value: str) -> bool:
+    return not _is_dummy_token(value)
+
+
+def _cased_token(_m: re.Match[str], _text: str, value: str) -> bool:
+    """Hugging Face tokens are letters only, but always of both cases."""
+    _digit, upper, lower = _char_classes(value)
+    return upper and lower and not _is_dummy_token(value)
+
+
+def _mixed_token(_m: re.Match[str], _text: str, value: str) -> bool:
+    """Random tokens mix digits and both cases; `sk-learn-tutorial` style words do not."""
+    return all(_char_classes(value)) and not _is_dummy_token(value)
+
+
+def _not_placeholder(_m: re.Match[str], _text: str, value: str) -> bool:
+    return not _is_placeholder(value)
+
+
+def _always(_m: re.Match[str], _text: str, _value: str) -> bool:
+    return True
+
+
+def _check_url_password(m: re.Match[str], text: str, value: str) -> bool:
+    has_scheme = m.start() > 0 and text[m.start() - 1] in _ALNUM
+    return has_scheme and not _is_placeholder(value)
+
+
+def _check_sas(m: re.Match[str], text: str, _value: str) -> bool:
+    return m.start() > 0 and text[m.start() - 1] in "?&;"
+
+
+def _check_authorization(m: re.Match[str], _text: str, value: str) -> bool:
+    if _is_placeholder(value):
+        return False
+    if m["scheme"]:
+        return len(value) >= 6 and not _is_stopword(value)
+    return _looks_random(value)
+
+
+def _check_cli(_m: re.Match[str], _text: str, value: str) -> bool:
+    if len(value) < 3 or _PORT_RE.match(value):
+        return False
+    return _plausible_value(value, bare=False, key="")
+
+
+def _rule(
+    kind: str,
+    tier: int,
+    pattern: str,
+    check: Check = _real_token,
+    *,
+    hints: tuple[str, ...] = (),
+    left: str = _ALNUM,
+    lower: bool = False,
+    kind_of: KindOf | None = None,
+    starts: Starts | None = None,
+) -> _Rule:
+    compiled = re.compile(pattern, re.ASCII)
+    groups = tuple(g for g in _VALUE_GROUPS if g in compiled.groupindex)
+    return _Rule(kind, tier, compiled, check, hints, left, lower, kind_of, starts, groups)
+
+
+def _token(kind: str, pattern: str, check: Check = _real_token, left: str = _ALNUM) -> _Rule:
+    """A provider token recognisable by its own shape: the whole match is the secret."""
+    return _rule(kind, _SPECIFIC, pattern + _RIGHT, check, left=left)
+
+
+# --- The catalogue -----------------------------------------------------------------------------
+# Each rule: Trigger (what the text looks like) / Why (what makes it a secret, not a look-alike).
+# Rules with lower=True see the lower-cased text; their checks still get the original slice.
+
+_RULES: tuple[_Rule, ...] = (
+    # Trigger: -----BEGIN <any> PRIVATE KEY[ BLOCK]----- up to its END line, or to the end of the
+    # text when the paste was cut off. Why: RSA/EC/OPENSSH/PGP/PKCS#8 keys; public keys and
+    # certificates have no PRIVATE in the header and stay.
+    _rule(
+        "private-key",
+        _SPECIFIC,
+        r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[^-]++|-(?!----END))*+"
+        r"(?:-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----)?",
+        _always,
+        left="",
+    ),
+    # Trigger: AKIA/ASIA/ABIA/ACCA + 16 upper-case alphanumerics. Why: AWS access key id.
+    _token("aws-access-key", r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}"),
+    # Trigger: 40 base64 characters after an aws…secret…key name. Why: AWS secret keys have no
+    # prefix, so only the name makes them recognisable.
+    _rule(
+        "aws-secret-key",
+        _SPECIFIC,
+        r"(?:aws[a-z0-9_.\-]{0,20}?secret[a-z0-9_.\-]{0,20}?key|secretaccesskey)"
+        r"\\?[\"']?(?:[ \t]{0,3}(?:[:=]|=>)[ \t]{0,3}|[ \t]{1,3})\\?[\"']?"
+        r"(?P<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+        hints=("aws", "secretaccesskey"),
+        lower=True,
+    ),
+    # Trigger: gh[pousr]_ + 36+ alphanumerics. Why: GitHub classic PAT, OAuth, user-to-server,
+    # server-to-server and refresh tokens.
+    _token("github-token", r"gh[pousr]_[A-Za-z0-9]{36,251}"),
+    # Trigger: github_pat_ + 60+ characters. Why: GitHub fine-grained personal access token.
+    _token("github-fine-grained-token", r"github_pat_[A-Za-z0-9_]{60,251}"),
+    # Trigger: glpat-/gldt-/glrt-/… + 20+ characters. Why: GitLab personal, deploy, runner tokens.
+    _token("gitlab-token", r"gl(?:pat|dt|rt|ptt|ft|soat|cbt)-[A-Za-z0-9_\-]{20,64}"),
+    # Trigger: sk-ant- + 32+ characters. Why: Anthropic API and admin keys (before OpenAI's sk-).
+    _token("anthropic-api-key", r"sk-ant-[A-Za-z0-9_\-]{32,200}", left=_WORDISH),
+    # Trigger: sk-[proj-|svcacct-|admin-] + 32+ characters mixing digits and both cases.
+    # Why: OpenAI keys; the mix rule keeps `sk-learn-…` style words out.
+    _token(
+        "openai-api-key",
+        r"sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{32,200}",
+        _mixed_token,
+        left=_WORDISH,
+    ),
+    # Trigger: AIza + 35 characters. Why: Google API key.
+    _token("google-api-key", r"AIza[0-9A-Za-z_\-]{35}"),
+    # Trigger: ya29. + 30+ characters. Why: Google OAuth access token.
+    _token("google-oauth-token", r"ya29\.[0-9A-Za-z_\-]{30,2048}"),
+    # Trigger: xox[abprse]- / xapp- + 10+ characters. Why: Slack bot, user, app, refresh and
+    # config tokens; requiring digits and both cases keeps `xoxb-token` prose out.
+    _token("slack-token", r"(?:xox[abprse]|xapp)-[0-9A-Za-z\-]{10,250}", _mixed_token),
+    # Trigger: hooks.slack.com/services/… Why: the path is the credential; the host stays.
+    _rule(
+        "slack-webhook",
+        _SPECIFIC,
+        r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9_/\-]{20,300})",
+    ),
+    # Trigger: sk_/rk_ + live_/test_ + 16+ alphanumerics. Why: Stripe secret and restricted keys
+    # (pk_ publishable keys are public and stay).
+    _token("stripe-key", r"sk_(?:live|test)_[0-9A-Za-z]{16,250}"),
+    _token("stripe-key", r"rk_(?:live|test)_[0-9A-Za-z]{16,250}"),
+    # Trigger: whsec_ + 24+ alphanumerics. Why: Stripe webhook signing secret.
+    _token("stripe-webhook-secret", r"whsec_[0-9A-Za-z]{24,64}"),
+    # Trigger: SK + 32 hex. Why: Twilio API key SID (the AC account SID is not a secret).
+    _token("twilio-api-key", r"SK[0-9a-fA-F]{32}"),
+    # Trigger: 32 hex after a twilio…token/secret name. Why: auth tokens have no prefix.
+    _rule(
+        "twilio-auth-token",
+        _SPECIFIC,
+        r"twilio[a-z0-9_.\-]{0,24}?(?:token|secret)\\?[\"']?[ \t]{0,3}(?:[:=]|=>)"
+        r"[ \t]{0,3}\\?[\"']?(?P<s>[0-9a-f]{32})(?![a-z0-9])",
+        lower=True,
+    ),
+    # Trigger: SG.<22>.<43>. Why: SendGrid API key.
+    _token("sendgrid-api-key", r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}"),
+    # Trigger: npm_ + 36 alphanumerics. Why: npm access token.
+    _token("npm-token", r"npm_[A-Za-z0-9]{36}"),
+    # Trigger: pypi-AgE + 50+ characters. Why: PyPI / TestPyPI macaroon (base64 of "pypi.org").
+    _token("pypi-token", r"pypi-AgE[A-Za-z0-9_\-]{50,300}"),
+    # Trigger: hf_ / api_org_ + 34–40 letters of both cases. Why: Hugging Face tokens.
+    _token("huggingface-token", r"hf_[A-Za-z0-9]{34,40}", _cased_token),
+    _token("huggingface-token", r"api_org_[A-Za-z0-9]{34,40}", _cased_token),
+    # Trigger: base64(user id).<6>.<27–40>, starting M/N/O. Why: Discord bot token.
+    _token(
+        "discord-bot-token",
+        r"[MNO][A-Za-z0-9_\-]{23,27}+\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}",
+        _mixed_token,
+        left=_WORDISH + ".",
+    ),
+    # Trigger: discord.com/api/webhooks/<id>/<token>. Why: the token part is the credential.
+    _rule(
+        "discord-webhook",
+        _SPECIFIC,
+        r"discord(?:app)?\.com/api/webhooks/\d{5,30}/(?P<s>[A-Za-z0-9_\-]{50,100})",
+    ),
+    # Trigger: AccountKey= / SharedAccessKey= in a connection string. Why: Azure storage and
+    # Service Bus keys (base64).
+    _rule(
+        "azure-storage-key",
+        _SPECIFIC,
+        r"(?:accountkey|sharedaccesskey)[ \t]{0,3}=[ \t]{0,3}(?P<s>[a-z0-9+/]{20,200}={0,2})",
+        hints=("accountkey", "sharedaccesskey"),
+        lower=True,
+    ),
+    # Trigger: ?sig= / &sig= in a URL. Why: an Azure SAS signature grants access by itself.
+    _rule(
+        "azure-sas-signature", _SPECIFIC, r"sig=(?P<s>[A-Za-z0-9%+/=]{20,300})", _check_sas, left=""
+    ),
+    # Trigger: dop_v1_/doo_v1_/dor_v1_ + 64 hex. Why: DigitalOcean tokens.
+    _token("digitalocean-token", r"do[opr]_v1_[a-f0-9]{64}"),
+    # Trigger: shpat_/shpss_/shpca_/shppa_ + 32 hex. Why: Shopify access tokens and secrets.
+    _token("shopify-token", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"),
+    # Trigger: key- + 32 hex. Why: Mailgun API key; a preceding word (`cache-key-…`) rules it out.
+    _token("mailgun-api-key", r"key-[0-9a-f]{32}", left=_WORDISH),
+    # Trigger: 8–10 digit bot id, ":AA", 33 more characters. Why: Telegram bot token.
+    _rule(
+        "telegram-bot-token",
+        _SPECIFIC,
+        rf"\d{{8,10}}:AA[0-9A-Za-z_\-]{{33}}{_RIGHT}",
+        _mixed_token,
+        hints=(":aa",),
+    ),
+    # Trigger: eyJ….eyJ….<sig>. Why: header and payload of a JWT are base64url JSON objects.
+    _token(
+        "jwt",
+        r"eyJ[A-Za-z0-9_\-]{8,4096}\.eyJ[A-Za-z0-9_\-]{2,16384}\.[A-Za-z0-9_\-]{0,4096}",
+        left=_WORDISH,
+    ),
+    # Trigger: scheme://user:password@host. Why: credentials in DSNs and clone URLs; the user
+    # and host are kept for context and only the password is masked.
+    _rule(
+        "url-password",
+        _STRUCTURAL,
+        rf"://(?P<user>[^\s:/@'\"<>{_NON_ASCII}]{{0,128}}):"
+        rf"(?P<s>[^\s/'\"<>{_NON_ASCII}]{{1,256}})@(?=[A-Za-z0-9\[_])",
+        _check_url_password,
+        left="",
+    ),
+    # Trigger: Authorization / Proxy-Authorization header or key. Why: Bearer/Basic/token
+    # credentials; without a scheme word the value must look random.
+    _rule(
+        "authorization",
+        _STRUCTURAL,
+        r"authorization\\?[\"']?[ \t]{0,3}[:=][ \t]{0,3}\\?[\"']?"
+        r"(?:(?P<scheme>bearer|basic|token|bot|digest|apikey|api-key|sso-key)[ \t]{1,3})?"
+        r"(?P<s>[a-z0-9\-._~+/=:]{1,4096})",
+        _check_authorization,
+        left=_ALNUM + "_",
+        lower=True,
+    ),
+    # Trigger: Cookie: / Set-Cookie: name=value… Why: session cookies are bearer credentials;
+    # the whole header value is masked.
+    _rule(
+        "cookie",
+        _STRUCTURAL,
+        r"cookie\\?[\"']?[ \t]{0,3}:[ \t]{0,3}\\?[\"']?"
+        r"(?P<s>[^\s=;,\"'\\]{1,256}=[^\r\n\"'\\]{1,4096})",
+        _not_placeholder,
+        left=_ALNUM + "_",
+        lower=True,
+    ),
+    # Trigger: --password / --token / --api-key / --client-secret … value. Why: secrets passed
+    # on command lines (docker login, vault, twine, psql wrappers).
+    _rule(
+        "cli-secret",
+        _GENERIC,
+        r"--(?:[a-z0-9]{1,20}[-_]){0,4}"
+        r"(?:password|passwd|pass|token|secret|api[-_]?key|access[-_]?key|secret[-_]?key"
+        r"|private[-_]?key|credentials?)(?:=|[ \t]{1,3})" + _VALUE,
+        _check_cli,
+        left=_WORDISH,
+        lower=True,
+    ),
+    # Trigger: mysql/mariadb … -p<password>. Why: the password is glued to the flag.
+    _rule(
+        "cli-secret",
+        _GENERIC,
+        r"(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?[ \t]-p" + _VALUE,
+        _check_cli,
+        left=_WORDISH,
+    ),
+    # Trigger: sshpass -p <pw>. Why: password on the command line.
+    _rule(
+        "cli-secret", _GENERIC, r"sshpass[ \t]{1,3}-p[ \t]{0,3}" + _VALUE, _check_cli, left=_WORDISH
+    ),
+    # Trigger: curl … -u user:<pw>. Why: basic-auth password on the command line.
+    _rule(
+        "cli-secret",
+        _GENERIC,
+        r"curl\b[^\n]{0,300}?[ \t](?:-u|--user)[ \t]{1,3}[\"']?[^\s:\"']{1,128}:" + _VALUE,
+        _check_cli,
+        left=_WORDISH,
+    ),
+    # Trigger: a secret-looking name, then = : := => 是 为 (optionally `: type =`), then a value.
+    # Why: .env, export, docker -e, JSON, YAML, TOML, code, connection strings and chatter; the
+    # name decides how sure we must be about the value (see _key_profile / _value_ok).
+    _rule(
+        "generic-secret",
+        _GENERIC,
+        r"(?P<key>(?:(?:api|access|secret|private|auth|client|bot)[ \t])?[a-z0-9_.\-]{1,64}+)"
+        r"\\?[\"']?"
+        r"(?:[ \t]{0,3}:[ \t]{0,3}[a-z_][a-z0-9_.\[\], |]{0,40}+(?==))?"
+        r"[ \t]{0,3}(?P<sep>:=|=>|={1,3}|:|是|为|為|就是|：)[ \t]{0,3}[“「]?" + _VALUE,
+        _check_assignment,
+        left="",
+        lower=True,
+        kind_of=_assignment_kind,
+        starts=_assignment_starts,
+    ),
+    # Trigger: 密码/口令/密钥/令牌… followed by : = 是 为. Why: secrets given in Chinese chatter.
+    _rule(
+        "password",
+        _GENERIC,
+        r"(?P<zhkey>[密口秘私令][码碼令钥鑰牌])[ \t]{0,3}(?:[:=：]|是|为|為|就是)"
+        r"[ \t]{0,3}[“「]?" + _VALUE,
+        _check_zh,
+        left="",
+        kind_of=_zh_kind,
+    ),
+)
+
+
+# --- Matching and overlap resolution ------------------------------------------------------------
+
+
+def _secret_span(m: re.Match[str], groups: tuple[str, ...]) -> tuple[int, int]:
+    for name in groups:
+        start = m.start(name)
+        if start != -1:
+            return start, m.end(name)
+    return m.span()
+
+
+_MARKER_RE = re.compile(r"\[REDACTED:[a-z0-9-]{1,40}\]")
+
+
+def _inside_marker(text: str, pos: int) -> bool:
+    """Whether `pos` falls inside one of our own ``[REDACTED:kind]`` markers."""
+    opening = text.rfind("[REDACTED:", max(0, pos - 48), pos + 1)
+    marker = _MARKER_RE.match(text, opening) if opening != -1 else None
+    return marker is not None and marker.end() > pos
+
+
+def _accept(rule: _Rule, m: re.Match[str], text: str) -> tuple[int, int, str] | None:
+    """(start, end, kind) of the secret in match `m`, or None if the rule's checks reject it."""
+    if rule.left and m.start() > 0 and text[m.start() - 1] in rule.left:
+        return None
+    start, end = _secret_span(m, rule.groups)
+    if end <= start or _inside_marker(text, start) or not rule.check(m, text, text[start:end]):
+        return None
+    return start, end, rule.kind_of(m, text) if rule.kind_of else rule.kind
+
+
+def _scan(rule: _Rule, subject: str, text: str) -> list[tuple[int, int, str]]:
+    found: list[tuple[int, int, str]] = []
+    m = rule.pattern.search(subject)
+    while m is not None:
+        hit = _accept(rule, m, text)
+        if hit:
+            found.append(hit)
+        # Trigger: a rejected match (placeholder, non-secret name, glued to a word). Why: it
+        # may overlap a real secret (`x://u:${PW}@h`), so look again just past its start.
+        m = rule.pattern.search(subject, m.end() if hit else m.start() + 1)
+    return found
+
+
+def _match_at(rule: _Rule, starts: Starts, subject: str, text: str) -> list[tuple[int, int, str]]:
+    found: list[tuple[int, int, str]] = []
+    covered = 0
+    for pos in starts(subject, text):
+        m = rule.pattern.match(subject, pos) if pos >= covered else None
+        hit = _accept(rule, m, text) if m else None
+        if m and hit:
+            found.append(hit)
+            covered = m.end()
+    return found
+
+
+def _lowered(text: str) -> str:
+    """Lower-cased text with the same length, so offsets carry over to the original."""
+    lowered = text.lower()
+    return lowered if len(lowered) == len(text) else text.translate(_ASCII_LOWER)
+
+
+def _candidates(text: str) -> list[Candidate]:
+    lowered = _lowered(text)
+    found: list[Candidate] = []
+    for order, rule in enumerate(_RULES):
+        if rule.hints and not any(h in lowered for h in rule.hints):
+            continue
+        subject = lowered if rule.lower else text
+        if rule.starts:
+            hits = _match_at(rule, rule.starts, subject, text)
+        else:
+            hits = _scan(rule, subject, text)
+        found.extend((start, rule.tier, -end, order, kind) for start, end, kind in hits)
+    return found
+
+
+def _merge(candidates: list[Candidate]) -> list[Redaction]:
+    """Earliest start wins, then the most specific rule, then the longest; overlaps are unioned."""
+    merged: list[Redaction] = []
+    for start, _tier, neg_end, _order, kind in sorted(candidates):
+        end = -neg_end
+        if merged and start < merged[-1].end:
+            last = merged[-1]
+            if end > last.end:
+                merged[-1] = Redaction(last.kind, last.start, end)
+            continue
+        merged.append(Redaction(kind, start, end))
+    return merged
+
+
+# Trigger: masking one secret changes its neighbours' context (`AKIA…-----BEGIN …` becomes
+# `AKIA…[REDACTED:private-key]`, which now ends on a token boundary). Why: a secret glued to
+# another must not survive, and redact() must be idempotent; so rescan the masked text until it
+# yields nothing new. Each pass adds at least one span; in practice one rescan is enough.
+_MAX_RESCANS = 4
+
+Layout = list[tuple[int, int, int, int]]  # (masked start, masked end, original start, end)
+
+
+def _mask(text: str, found: list[Redaction]) -> tuple[str, Layout]:
+    pieces: list[str] = []
+    layout: Layout = []
+    pos = size = 0
+    for r in found:
+        pieces.append(text[pos : r.start])
+        size += r.start - pos
+        marker = f"[REDACTED:{r.kind}]"
+        pieces.append(marker)
+        layout.append((size, size + len(marker), r.start, r.end))
+        size += len(marker)
+        pos = r.end
+    pieces.append(text[pos:])
+    return "".join(pieces), layout
+
+
+def _to_original(pos: int, layout: Layout, *, is_end: bool) -> int:
+    """Map an offset in the masked text back; inside a marker it snaps to the secret's edge."""
+    shift = 0
+    for masked_start, masked_end, start, end in layout:
+        if pos < masked_start or (is_end and pos == masked_start):
+            break
+        if pos < masked_end or (is_end and pos == masked_end):
+            return end if is_end else start
+        shift = end - masked_end
+    return pos + shift
+
+
+def _rescan(text: str, candidates: list[Candidate]) -> list[Redaction]:
+    found = _merge(candidates)
+    for _ in range(_MAX_RESCANS):
+        masked, layout = _mask(text, found)
+        extra = _candidates(masked)
+        if not extra:
+            break
+        for start, tier, neg_end, order, kind in extra:
+            end = _to_original(-neg_end, layout, is_end=True)
+            candidates.append((_to_original(start, layout, is_end=False), tier, -end, order, kind))
+        previous, found = found, _merge(candidates)
+        if found == previous:
+            break
+    return found
+
+
+def find_secrets(text: str) -> list[Redaction]:
+    """Spans of secrets in `text`, sorted by start and never overlapping."""
+    if not text:
+        return []
+    candidates = _candidates(text)
+    return _rescan(text, candidates) if candidates else []
+
+
+def redact(text: str) -> tuple[str, tuple[str, ...]]:
+    """`text` with each secret replaced by ``[REDACTED:kind]``, and the kinds in text order.
+
+    Idempotent: redacting the output again changes nothing and finds nothing.
+    """
+    found = find_secrets(text)
+    if not found:
+        return text, ()
+    return _mask(text, found)[0], tuple(r.kind for r in found)
