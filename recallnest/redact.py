@@ -196,6 +196,13 @@ def _is_path_or_url(value: str) -> bool:
 
 def _is_code_ref(value: str, key: str) -> bool:
     """`password=db_password`, `token: apiKey`, `key = os.environ[...]`: a name, not a value."""
+    # Trigger: closing brackets glued to the value with no opening one inside it, as in
+    # `(DB_PASSWORD=hunter2-x)`. Why: they close the surrounding prose, not a call expression;
+    # but `(password: str)` is a parameter annotation, so a bare lowercase word stays code.
+    if not any(c in value for c in "([{") and value != value.rstrip(")]}"):
+        value = value.rstrip(")]}")
+        if value.isalpha() and value.islower():
+            return True
     if value.lower() == key.lower() or _EXPRESSION_RE.search(value):
         return True
     # Trigger: a lower/snake/camelCase identifier. Why: only names that mention a secret are
