@@ -30,7 +30,7 @@ from recallnest.models import CATEGORIES, GLOBAL_SCOPE, Capture, Memory, Turn, m
 from recallnest.paths import db_path, ensure_home
 from recallnest.rank import fuse, top_k
 from recallnest.schemas import ChannelScore, HitOut, MemoryOut, dump
-from recallnest.store import Batch, BatchResult, IndexedDoc, Store
+from recallnest.store import Batch, BatchResult, Store
 from recallnest.text import tokenize
 
 if TYPE_CHECKING:
@@ -117,17 +117,13 @@ class Engine:
         rows = self.store.index_rows()
         for kind, cols in rows.items():
             facet_names = [c for c in cols if c not in ("doc", "id", "length", "ts")]
-            self.index.add_rows(
-                IndexedDoc(
-                    int(cols["doc"][k]),
-                    kind,
-                    str(cols["id"][k]),
-                    {},
-                    int(cols["length"][k]),
-                    {f: _none(cols[f][k]) for f in facet_names},
-                    float(cols["ts"][k]),
-                )
-                for k in range(len(cols["doc"]))
+            self.index.load_rows(
+                kind,
+                cols["doc"],
+                list(map(str, cols["id"])),
+                cols["length"],
+                np.asarray(cols["ts"], dtype=np.float64),
+                {f: list(map(_none, cols[f])) for f in facet_names},
             )
         self.index.load_postings(*self.store.postings())
 
@@ -235,7 +231,13 @@ class Engine:
         return {"forgotten": found, "missing": missing}
 
     def import_memories(self, records: Iterable[dict[str, Any]]) -> dict[str, Any]:
-        memories = [MemoryOut.model_validate(r).to_memory() for r in records]
+        """Write exported records back (same ids); all or nothing."""
+        memories = []
+        for n, record in enumerate(records, 1):
+            try:
+                memories.append(MemoryOut.model_validate(record).to_memory())
+            except ValueError as exc:  # pydantic's ValidationError: many lines, one per field
+                raise RecallnestError(f"record {n} is not a memory: {_first_error(exc)}") from exc
         self.apply(Batch(memories=memories))
         return {"imported": len(memories)}
 
@@ -453,6 +455,17 @@ def _filters(req: SearchRequest) -> list[Filter]:
     return out
 
 
+def _first_error(exc: ValueError) -> str:
+    """One line describing a validation error: its first field, and how many more failed."""
+    errors = getattr(exc, "errors", None)
+    if not callable(errors) or not errors():
+        return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    found = errors()
+    where = ".".join(str(p) for p in found[0]["loc"]) or "record"
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    return f"{where}: {found[0]['msg']}{more}"
+
+
 def _given(values: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in values.items() if v is not None}
 
@@ -464,7 +477,8 @@ def _epoch(value: datetime | None) -> float | None:
 
 
 def _none(value: Any) -> str | None:
-    if value is None or (isinstance(value, float) and np.isnan(value)):
+    # fetchnumpy() returns NULLs of a string column as numpy's masked constant (str "--").
+    if value is None or value is np.ma.masked or (isinstance(value, float) and np.isnan(value)):
         return None
     return str(value)
 

@@ -144,11 +144,26 @@ class SearchIndex:
 
     def set_vectors(self, docs: Sequence[int] | np.ndarray, matrix: np.ndarray) -> None:
         with self._lock:
-            for doc, row in zip(docs, matrix, strict=True):
-                pos = self._pos.get(int(doc))
-                if pos is not None and self._vectors.shape[1] == len(row):
-                    self._vectors[pos] = row
-                    self._has_vec[pos] = True
+            if len(docs) != len(matrix):
+                raise ValueError(f"{len(docs)} docs but {len(matrix)} vectors")
+            if len(docs) == 0 or self._vectors.shape[1] != np.shape(matrix)[1]:
+                return
+            positions = self._positions(np.asarray(docs, dtype=np.int64))
+            found = positions >= 0
+            # Assignment in row order: a doc listed twice keeps its last vector, as before.
+            self._vectors[positions[found]] = np.asarray(matrix)[found]
+            self._has_vec[positions[found]] = True
+
+    def _positions(self, docs: np.ndarray) -> np.ndarray:
+        """Row position of each doc, -1 for a doc that is not live (vectorised `_pos.get`)."""
+        if not self._pos or len(docs) == 0:
+            return np.full(len(docs), -1, dtype=np.int64)
+        keys = np.fromiter(self._pos.keys(), dtype=np.int64, count=len(self._pos))
+        values = np.fromiter(self._pos.values(), dtype=np.int64, count=len(self._pos))
+        order = np.argsort(keys, kind="stable")
+        keys, values = keys[order], values[order]
+        at = np.minimum(np.searchsorted(keys, docs), len(keys) - 1)
+        return np.where(keys[at] == docs, values[at], -1)
 
     def vector_coverage(self) -> tuple[int, int]:
         """(rows with a vector, live rows)."""
@@ -229,7 +244,7 @@ class SearchIndex:
     ) -> None:
         """Bulk-load postings sorted by term id (from Store.postings())."""
         with self._lock:
-            positions = np.array([self._pos.get(int(d), -1) for d in docs], dtype=np.int32)
+            positions = self._positions(np.asarray(docs, dtype=np.int64)).astype(np.int32)
             bounds = np.searchsorted(tids, np.arange(len(terms) + 1))
             for k, term in enumerate(terms):
                 lo, hi = bounds[k], bounds[k + 1]
@@ -237,9 +252,46 @@ class SearchIndex:
                 keep = pos >= 0
                 self._postings[term] = (pos[keep], tf[keep])
 
+    def load_rows(
+        self,
+        kind: str,
+        docs: np.ndarray,
+        ids: Sequence[str],
+        lengths: np.ndarray,
+        ts: np.ndarray,
+        facets: Mapping[str, Sequence[str | None]],
+    ) -> None:
+        """Bulk add_rows from columns (Engine open): the same state as add_rows with one
+        IndexedDoc per row (same positions, facet codes in order of first appearance), without
+        a Python call per row."""
+        with self._lock:
+            n = len(docs)
+            lo, hi = self.size, self.size + n
+            self._ensure_capacity(hi)
+            positions = range(lo, hi)
+            doc_list = np.asarray(docs, dtype=np.int64).tolist()
+            self._docs[lo:hi] = doc_list
+            self._kind[lo:hi] = KINDS.index(kind)
+            self._length[lo:hi] = lengths
+            self.ts[lo:hi] = ts
+            self._alive[lo:hi] = True
+            self.ids.extend(ids)
+            self._pos.update(zip(doc_list, positions, strict=True))
+            self._by_id.update(zip(((kind, i) for i in ids), positions, strict=True))
+            self._alive_count += n
+            self._length_sum += float(sum(np.asarray(lengths, dtype=np.int64).tolist()))
+            for name, values in facets.items():
+                codes = self._codes[name]
+                for value in dict.fromkeys(values):
+                    codes.setdefault(value, len(codes))
+                self._facets[name][lo:hi] = np.fromiter(map(codes.__getitem__, values), np.int32, n)
+            self.size = hi
+
     def add_rows(self, rows: Iterable[IndexedDoc]) -> None:
         """Add rows without postings (bulk load: postings come from load_postings)."""
         with self._lock:
+            rows = list(rows)
+            self._ensure_capacity(self.size + len(rows))
             for d in rows:
                 self._append_row(d)
 

@@ -34,10 +34,16 @@ def top_k(scores: np.ndarray, mask: np.ndarray, k: int) -> np.ndarray:
     if len(candidates) == 0 or k <= 0:
         return candidates[:0]
     if len(candidates) > k:
-        part = np.argpartition(-scores[candidates], k - 1)[:k]
-        candidates = candidates[part]
+        # Constraint: argpartition picks an arbitrary subset of the rows tied with the k-th
+        # score. Keep every row above it, then the lowest positions among the tied ones.
+        neg = -scores[candidates]
+        kth = np.partition(neg, k - 1)[k - 1]
+        if not np.isnan(kth):
+            keep = neg < kth
+            keep[np.flatnonzero(neg == kth)[: k - int(keep.sum())]] = True
+            candidates = candidates[keep]
     order = np.lexsort((candidates, -scores[candidates]))
-    return candidates[order]
+    return candidates[order][:k]
 
 
 def fuse(

@@ -725,9 +725,18 @@ def _utcnow() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
+_IN_LIST_MAX = 64
+
+
 def _select_in(
     cur: duckdb.DuckDBPyConnection, select: str, column: str, values: Sequence[str]
 ) -> list[tuple[Any, ...]]:
+    """Rows whose `column` is one of `values`. A short list (a search's hits) goes in as quoted
+    literals, which DuckDB answers from the primary-key index: 3 ms instead of a 25-40 ms hash
+    join against a registered scan at 100k rows (measured under load, bench_search.py)."""
+    if len(values) <= _IN_LIST_MAX and all(isinstance(v, str) and "\x00" not in v for v in values):
+        literals = ", ".join("'" + v.replace("'", "''") + "'" for v in values)
+        return cur.execute(f"{select} WHERE {column} IN ({literals})").fetchall()
     with _scan(cur, "in_values", v=_objects(values)):
         return cur.execute(f"{select} WHERE {column} IN (SELECT v FROM in_values)").fetchall()
 

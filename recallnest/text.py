@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from functools import lru_cache
+from collections.abc import Iterable
+from operator import add
 
 import Stemmer
 
@@ -156,24 +157,53 @@ STOP_WORDS = frozenset(
 )
 
 _stemmer = Stemmer.Stemmer("english")
+_WORD_CACHE_SIZE = 65536
+
+# Every ASCII byte that cannot be part of a word becomes a space: on an ASCII string,
+# `.encode().translate(_SEPARATORS).decode().split()` finds exactly the runs `_TOKEN` finds.
+_SEPARATORS = bytes(
+    c if chr(c) in "abcdefghijklmnopqrstuvwxyz0123456789_" else ord(" ") for c in range(256)
+)
 
 
-@lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
-    return str(_stemmer.stemWord(word))
+class _WordTerms(dict[str, str]):
+    """ASCII word -> its term ("" for a stop word or an over-long token), filled on first use.
+    A plain dict lookup from C (`map(_WORDS.__getitem__, ...)`) is what makes tokenising cheap."""
+
+    def __missing__(self, word: str) -> str:
+        stop = word in STOP_WORDS or len(word) > _MAX_TOKEN_CHARS
+        term = "" if stop else str(_stemmer.stemWord(word))
+        if len(self) >= _WORD_CACHE_SIZE:
+            self.clear()
+        self[word] = term
+        return term
+
+
+_WORDS = _WordTerms()
+
+
+def _terms(text: str) -> Iterable[str]:
+    lower = text.lower()
+    if lower.isascii():
+        # Fast path (most texts): no per-word Python code at all.
+        runs = lower.encode().translate(_SEPARATORS).decode().split()
+        return filter(None, map(_WORDS.__getitem__, runs))
+    out: list[str] = []
+    for run in _TOKEN.findall(lower):
+        if run[0] >= "\u3400":
+            out.extend(map(add, run, run[1:]) if len(run) > 1 else (run,))
+        else:
+            term = _WORDS[run]
+            if term:
+                out.append(term)
+    return out
 
 
 def tokenize(text: str) -> list[str]:
     """Index/query terms of `text`, in order, with repeats."""
-    out: list[str] = []
-    for run in _TOKEN.findall(text.lower()):
-        if run[0] >= "\u3400":
-            out.extend([run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)])
-        elif run not in STOP_WORDS and len(run) <= _MAX_TOKEN_CHARS:
-            out.append(_stem(run))
-    return out
+    return list(_terms(text))
 
 
 def term_counts(text: str) -> Counter[str]:
     """Term frequencies of `text`, the unit a postings list stores."""
-    return Counter(tokenize(text))
+    return Counter(_terms(text))

@@ -1,0 +1,316 @@
+"""The in-memory search index: BM25, facets and filters, vectors, growth. No database."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+import pytest
+
+from recallnest.index import BM25_B, BM25_K1, Filter, SearchIndex
+from recallnest.store import IndexedDoc
+
+
+def doc(
+    n: int,
+    terms: Mapping[str, int],
+    kind: str = "turn",
+    row_id: str | None = None,
+    ts: float = 0.0,
+    **facets: str | None,
+) -> IndexedDoc:
+    return IndexedDoc(
+        doc=n,
+        kind=kind,
+        id=row_id or f"{kind}-{n}",
+        terms=dict(terms),
+        length=sum(terms.values()),
+        facets=facets,
+        ts=ts,
+    )
+
+
+def pos_of(index: SearchIndex, row_id: str) -> int:
+    alive = index.mask(Filter())
+    hits = [p for p in range(index.size) if index.ids[p] == row_id and alive[p]]
+    assert len(hits) == 1
+    return hits[0]
+
+
+def scores_by_id(index: SearchIndex, terms: list[str]) -> dict[str, float]:
+    scores = index.bm25(terms)
+    alive = index.mask(Filter())
+    return {index.ids[p]: float(scores[p]) for p in range(index.size) if alive[p]}
+
+
+# ---- BM25 -----------------------------------------------------------------------------------
+
+
+def test_bm25_matches_the_formula() -> None:
+    index = SearchIndex()
+    index.add([doc(1, {"a": 2, "b": 1}), doc(2, {"b": 1}), doc(3, {"c": 3})])
+    n, avgdl = 3, (3 + 1 + 3) / 3
+    idf = math.log(1 + (n - 1 + 0.5) / (1 + 0.5))
+    norm = BM25_K1 * (1 - BM25_B + BM25_B * 3 / avgdl)
+    expected = idf * 2 * (BM25_K1 + 1) / (2 + norm)
+    got = scores_by_id(index, ["a"])
+    assert got["turn-1"] == pytest.approx(expected, rel=1e-5)
+    assert got["turn-2"] == 0 and got["turn-3"] == 0
+
+
+def test_rarer_term_scores_higher() -> None:
+    index = SearchIndex()
+    index.add(
+        [
+            doc(1, {"common": 1, "rare": 1}),
+            doc(2, {"common": 1, "other": 1}),
+            doc(3, {"common": 1, "thing": 1}),
+        ]
+    )
+    assert scores_by_id(index, ["rare"])["turn-1"] > scores_by_id(index, ["common"])["turn-1"]
+
+
+def test_term_twice_beats_once_at_equal_length() -> None:
+    index = SearchIndex()
+    index.add([doc(1, {"pnpm": 2, "x": 1}), doc(2, {"pnpm": 1, "x": 2}), doc(3, {"y": 3})])
+    got = scores_by_id(index, ["pnpm"])
+    assert got["turn-1"] > got["turn-2"] > 0
+
+
+def test_shorter_doc_beats_longer_for_the_same_tf() -> None:
+    index = SearchIndex()
+    index.add([doc(1, {"k": 1}), doc(2, {"k": 1, "pad": 5}), doc(3, {"z": 1})])
+    got = scores_by_id(index, ["k"])
+    assert got["turn-1"] > got["turn-2"] > 0
+
+
+def test_repeated_query_terms_count_once() -> None:
+    index = SearchIndex()
+    index.add([doc(1, {"a": 1}), doc(2, {"b": 1})])
+    assert np.array_equal(index.bm25(["a", "a", "a"]), index.bm25(["a"]))
+
+
+def test_unknown_term_and_empty_index_score_zero() -> None:
+    assert SearchIndex().bm25(["x"]).tolist() == []
+    index = SearchIndex()
+    index.add([doc(1, {"a": 1})])
+    assert index.bm25(["nope"]).tolist() == [0.0]
+    assert index.bm25([]).tolist() == [0.0]
+
+
+def test_removed_docs_are_never_returned() -> None:
+    index = SearchIndex()
+    index.add([doc(1, {"a": 1}), doc(2, {"a": 1}), doc(3, {"b": 1})])
+    index.bm25(["a"])  # move "a" from pending into the merged postings first
+    gone = pos_of(index, "turn-2")
+    index.remove([2, 999])  # unknown docs are ignored
+    scores = index.bm25(["a"])
+    assert scores[gone] == 0
+    assert scores[pos_of(index, "turn-1")] > 0
+    assert not index.mask(Filter())[gone]
+    assert index.vector_coverage() == (0, 2)
+
+
+def test_removed_docs_change_idf_and_average_length() -> None:
+    before = SearchIndex()
+    before.add([doc(1, {"a": 1}), doc(3, {"b": 1})])
+    after = SearchIndex()
+    after.add([doc(1, {"a": 1}), doc(2, {"a": 1, "pad": 9}), doc(3, {"b": 1})])
+    after.remove([2])
+    assert scores_by_id(after, ["a"])["turn-1"] == pytest.approx(
+        scores_by_id(before, ["a"])["turn-1"]
+    )
+
+
+def test_pending_postings_merge_with_loaded_ones() -> None:
+    index = SearchIndex()
+    index.add_rows([doc(1, {}), doc(2, {})])
+    # Bulk-loaded postings (term ids sorted): "a" in docs 1 and 2, "b" in doc 2.
+    index.load_postings(
+        ["a", "b"],
+        np.array([0, 0, 1], dtype=np.int32),
+        np.array([1, 2, 2], dtype=np.int64),
+        np.array([1, 1, 1], dtype=np.int32),
+    )
+    index.add([doc(3, {"a": 1, "c": 1})])  # pending until "a" is next queried
+    got = scores_by_id(index, ["a"])
+    assert got["turn-1"] > 0 and got["turn-2"] > 0 and got["turn-3"] > 0
+    assert scores_by_id(index, ["c"])["turn-3"] > 0
+    # Merging is idempotent.
+    assert scores_by_id(index, ["a"]) == got
+
+
+def test_load_postings_skips_docs_the_index_does_not_hold() -> None:
+    index = SearchIndex()
+    index.add_rows([doc(1, {})])
+    index.load_postings(
+        ["a"], np.array([0, 0], np.int32), np.array([1, 77], np.int64), np.array([1, 1], np.int32)
+    )
+    scores = index.bm25(["a"])
+    assert scores.shape == (1,) and scores[0] > 0
+    assert index.size == 1
+
+
+def test_readding_a_doc_with_new_text_replaces_its_postings() -> None:
+    index = SearchIndex()
+    index.add([doc(1, {"old": 1}, row_id="x"), doc(2, {"filler": 1})])
+    index.bm25(["old"])
+    index.add([doc(5, {"new": 1}, row_id="x")])  # the same id, a new doc number
+    assert not any(index.bm25(["old"]))
+    new_pos = pos_of(index, "x")
+    assert index.bm25(["new"])[new_pos] > 0
+    assert int(index.mask(Filter()).sum()) == 2
+
+
+def test_readding_the_same_doc_updates_facets_only() -> None:
+    index = SearchIndex()
+    index.add([doc(1, {"a": 1}, kind="memory", row_id="m", ts=1.0, status="active")])
+    pos = pos_of(index, "m")
+    index.add([doc(1, {"a": 1}, kind="memory", row_id="m", ts=2.0, status="archived")])
+    assert index.size == 1
+    assert index.row(pos) == ("memory", "m", 2.0)
+    assert not index.mask(Filter(equals={"status": "active"}))[pos]
+    assert index.mask(Filter(equals={"status": "archived"}))[pos]
+    assert index.bm25(["a"])[pos] > 0
+
+
+def test_turn_and_memory_with_the_same_id_are_distinct_rows() -> None:
+    index = SearchIndex()
+    index.add([doc(1, {"a": 1}, kind="turn", row_id="same")])
+    index.add([doc(2, {"a": 1}, kind="memory", row_id="same")])
+    assert int(index.mask(Filter()).sum()) == 2
+
+
+# ---- filters --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def faceted() -> SearchIndex:
+    index = SearchIndex()
+    index.add(
+        [
+            doc(1, {"a": 1}, "turn", "t1", 100.0, agent="claude", project="/p1", role="user"),
+            doc(2, {"a": 1}, "turn", "t2", 200.0, agent="codex", project="/p2", role="user"),
+            doc(3, {"a": 1}, "turn", "t3", 300.0, agent="claude", project=None, role="assistant"),
+            doc(4, {"a": 1}, "memory", "m1", 150.0, scope="global", status="active"),
+            doc(5, {"a": 1}, "memory", "m2", 250.0, scope="/p1", status="active"),
+            doc(6, {"a": 1}, "memory", "m3", 350.0, scope="/p2", status="archived"),
+        ]
+    )
+    return index
+
+
+def ids_of(index: SearchIndex, mask: np.ndarray) -> set[str]:
+    return {index.ids[p] for p in np.flatnonzero(mask)}
+
+
+def test_filter_kinds(faceted: SearchIndex) -> None:
+    assert ids_of(faceted, faceted.mask(Filter(kinds=("turn",)))) == {"t1", "t2", "t3"}
+    assert ids_of(faceted, faceted.mask(Filter(kinds=("memory",)))) == {"m1", "m2", "m3"}
+    assert len(ids_of(faceted, faceted.mask(Filter()))) == 6
+
+
+def test_filter_equals_single_and_tuple(faceted: SearchIndex) -> None:
+    assert ids_of(faceted, faceted.mask(Filter(equals={"agent": "claude"}))) == {"t1", "t3"}
+    got = faceted.mask(Filter(kinds=("memory",), equals={"scope": ("/p1", "global")}))
+    assert ids_of(faceted, got) == {"m1", "m2"}
+    both = Filter(equals={"agent": "claude", "role": "user"})
+    assert ids_of(faceted, faceted.mask(both)) == {"t1"}
+
+
+def test_filter_unknown_value_matches_nothing(faceted: SearchIndex) -> None:
+    assert not faceted.mask(Filter(equals={"agent": "gemini"})).any()
+    assert not faceted.mask(Filter(equals={"scope": ("/nowhere",)})).any()
+
+
+def test_filter_since_inclusive_until_exclusive(faceted: SearchIndex) -> None:
+    got = faceted.mask(Filter(since=200.0, until=300.0))
+    assert ids_of(faceted, got) == {"t2", "m2"}
+
+
+def test_mask_any_is_the_union(faceted: SearchIndex) -> None:
+    filters = [
+        Filter(kinds=("turn",), equals={"project": "/p1"}),
+        Filter(kinds=("memory",), equals={"scope": ("/p1", "global"), "status": "active"}),
+    ]
+    assert ids_of(faceted, faceted.mask_any(filters)) == {"t1", "m1", "m2"}
+    assert faceted.mask_any([]).tolist() == [False] * 6
+
+
+# ---- vectors --------------------------------------------------------------------------------
+
+
+def unit(*values: float) -> np.ndarray:
+    v = np.array(values, dtype=np.float32)
+    return v / np.linalg.norm(v)
+
+
+def test_cosine_with_has_vec() -> None:
+    index = SearchIndex()
+    index.add([doc(1, {"a": 1}), doc(2, {"b": 1}), doc(3, {"c": 1})])
+    index.set_model("m", 3)
+    index.set_vectors([1, 3, 42], np.stack([unit(1, 0, 0), unit(0, 1, 0), unit(0, 0, 1)]))
+    scores, has = index.cosine(unit(1, 1, 0))
+    p1, p2, p3 = (pos_of(index, f"turn-{n}") for n in (1, 2, 3))
+    assert has[p1] and has[p3] and not has[p2]
+    assert scores[p1] == pytest.approx(1 / math.sqrt(2))
+    assert scores[p3] == pytest.approx(1 / math.sqrt(2))
+    assert scores[p2] == 0
+    assert index.vector_coverage() == (2, 3)
+
+
+def test_cosine_with_the_wrong_dimensions_is_empty() -> None:
+    index = SearchIndex()
+    index.add([doc(1, {"a": 1})])
+    index.set_model("m", 3)
+    index.set_vectors([1], np.stack([unit(1, 0, 0)]))
+    index.set_vectors([1], np.ones((1, 4), dtype=np.float32))  # ignored: wrong width
+    scores, has = index.cosine(unit(1, 0, 0, 0))
+    assert scores.tolist() == [0.0] and has.tolist() == [False]
+    assert index.cosine(unit(1, 0, 0))[0].tolist() == pytest.approx([1.0])
+
+
+def test_set_model_change_drops_vectors() -> None:
+    index = SearchIndex()
+    index.add([doc(1, {"a": 1})])
+    index.set_model("m", 2)
+    index.set_vectors([1], np.stack([unit(1, 0)]))
+    index.set_model("m", 2)  # same model: kept
+    assert index.vector_coverage() == (1, 1)
+    index.set_model("other", 2)
+    assert index.vector_coverage() == (0, 1)
+
+
+def test_removed_row_keeps_no_vector_coverage() -> None:
+    index = SearchIndex()
+    index.add([doc(1, {"a": 1}), doc(2, {"a": 1})])
+    index.set_model("m", 2)
+    index.set_vectors([1, 2], np.stack([unit(1, 0), unit(0, 1)]))
+    index.remove([1])
+    assert index.vector_coverage() == (1, 1)
+
+
+# ---- growth ---------------------------------------------------------------------------------
+
+
+def test_capacity_grows_past_the_initial_capacity() -> None:
+    index = SearchIndex(capacity=2)
+    index.set_model("m", 4)
+    first = [doc(n, {"early": 1, f"t{n}": 1}, project=f"/p{n % 3}") for n in range(1, 4)]
+    index.add(first[:2])
+    index.set_vectors([1, 2], np.stack([unit(1, 0, 0, 0), unit(0, 1, 0, 0)]))
+    index.add(first[2:])
+    index.add(doc(n, {"late": 1}, ts=float(n), project=f"/p{n % 3}") for n in range(4, 301))
+    assert index.size == 300
+    # Vectors set before growth survive it; rows added later accept vectors.
+    index.set_vectors([300], np.stack([unit(0, 0, 1, 0)]))
+    scores, has = index.cosine(unit(1, 1, 1, 0))
+    assert int(has.sum()) == 3
+    assert has[pos_of(index, "turn-1")] and has[pos_of(index, "turn-300")]
+    assert scores[pos_of(index, "turn-2")] == pytest.approx(1 / math.sqrt(3))
+    # Postings and facets survive growth.
+    assert int((index.bm25(["early"]) > 0).sum()) == 3
+    assert int((index.bm25(["late"]) > 0).sum()) == 297
+    assert int(index.mask(Filter(equals={"project": "/p1"})).sum()) == 100
+    assert int(index.mask(Filter(since=250.0)).sum()) == 51
