@@ -11,6 +11,9 @@ import sys
 
 
 def main() -> None:
+    # Everything recallnest writes (database, WAL, logs, backups) holds transcript text and
+    # must be owner-only, including files DuckDB creates later such as the WAL.
+    os.umask(0o077)
     if len(sys.argv) > 1 and sys.argv[1] == "hook":
         from recallnest.hook import main as hook_main
 
