@@ -216,10 +216,11 @@ def _print_hits(hits: list[dict[str, Any]]) -> None:
         )
         click.echo(f"{n:>2}. {h['score']:.3f} [{h['kind']}: {where}] {h['id'][:8]}")
         click.echo(f"    {_one_line(h['text'], 200)}")
-        for channel, s in (h.get("explain") or {}).items():
-            click.echo(
-                f"    {channel}: rank {s['rank']} score {s['score']:.4f} norm {s['normalised']:.3f}"
-            )
+        explain = h.get("explain")
+        if explain:
+            ranks = ", ".join(f"{k} #{v}" for k, v in explain["ranks"].items())
+            parts = ", ".join(f"{k} {v:+.3f}" for k, v in explain["parts"].items() if v)
+            click.echo(f"    ranks: {ranks or '-'}; score: {parts}")
 
 
 def _one_line(text: str, width: int) -> str:
@@ -635,6 +636,14 @@ def eval_group() -> None:
     type=click.Path(file_okay=False, path_type=Path),
     help="Reuse passage vectors across runs (tuning); off by default.",
 )
+@click.option(
+    "--disable",
+    "disabled",
+    multiple=True,
+    help="Switch a retrieval stage off "
+    "(ablation): keyword, exact, vector, expansion, boilerplate, context, recency, "
+    "importance, trust, date, diversity, cutoff.",
+)
 @json_option
 @click.pass_context
 def eval_locomo(
@@ -642,6 +651,7 @@ def eval_locomo(
     data_dir: Path,
     limit_conversations: int | None,
     cache_dir: Path | None,
+    disabled: tuple[str, ...],
     as_json: bool,
 ) -> None:
     """Turn- and session-level retrieval recall on LoCoMo, through the real pipeline.
@@ -659,7 +669,13 @@ def eval_locomo(
     def settings_for(home: Path) -> Settings:
         return base.model_copy(update={"home": home})
 
-    report = run(files, settings_for, log=lambda m: click.echo(m, err=True), cache_dir=cache_dir)
+    report = run(
+        files,
+        settings_for,
+        log=lambda m: click.echo(m, err=True),
+        cache_dir=cache_dir,
+        disabled=frozenset(disabled),
+    )
     emit(report, as_json, _print_locomo)
 
 

@@ -28,8 +28,10 @@ from recallnest.errors import EmbedError, NotFoundError, RecallnestError
 from recallnest.index import Filter, SearchIndex
 from recallnest.models import CATEGORIES, GLOBAL_SCOPE, Capture, Memory, Turn, memory_id
 from recallnest.paths import db_path, ensure_home
-from recallnest.rank import fuse, top_k
-from recallnest.schemas import ChannelScore, HitOut, MemoryOut, dump
+from recallnest.query import plan_query
+from recallnest.rank import top_k
+from recallnest.retrieve import PROFILES, Scored, retrieve
+from recallnest.schemas import ExplainOut, HitOut, MemoryOut, dump
 from recallnest.store import Batch, BatchResult, Store
 from recallnest.text import tokenize
 
@@ -58,6 +60,8 @@ class SearchRequest:
     until: datetime | None = None
     status: str | None = "active"
     explain: bool = False
+    profile: str = "default"
+    disabled: frozenset[str] = frozenset()  # retrieval stages switched off (ablation)
 
 
 class Engine:
@@ -231,27 +235,48 @@ class Engine:
         return {"forgotten": found, "missing": missing}
 
     def import_memories(self, records: Iterable[dict[str, Any]]) -> dict[str, Any]:
-        """Write exported records back (same ids); all or nothing."""
+        """Write exported records back (same ids, text redacted like any other); all or
+        nothing."""
         memories = []
         for n, record in enumerate(records, 1):
             try:
-                memories.append(MemoryOut.model_validate(record).to_memory())
+                memory = MemoryOut.model_validate(record).to_memory()
             except ValueError as exc:  # pydantic's ValidationError: many lines, one per field
                 raise RecallnestError(f"record {n} is not a memory: {_first_error(exc)}") from exc
+            memories.append(replace(memory, text=redact.redact(memory.text)[0]))
         self.apply(Batch(memories=memories))
         return {"imported": len(memories)}
 
     # ---- reads ---------------------------------------------------------------------------
 
     def search(self, req: SearchRequest) -> list[dict[str, Any]]:
+        """Hybrid search (see retrieve.py for the channels and scoring stages)."""
         limit = max(1, min(req.limit, MAX_LIMIT))
-        terms = query_terms(req.query)
-        mask = self.index.mask_any(_filters(req))
-        keyword = self.index.bm25(terms)
-        qvec = self._query_vector(req.query)
-        vector, has_vec = self.index.cosine(qvec) if qvec is not None else (None, None)
-        ranked = fuse(keyword, vector, mask, has_vec, self.settings.fusion_alpha, limit)
-        return self._hits(ranked, req.explain)
+        profile = PROFILES.get(req.profile)
+        if profile is None:
+            raise RecallnestError(f"unknown profile {req.profile!r}; use {', '.join(PROFILES)}")
+        now = datetime.now(UTC)
+        plan = plan_query(req.query, now, clean="boilerplate" not in req.disabled)
+        qvec = self._query_vector(plan.text)
+        scored = retrieve(
+            self.index,
+            plan,
+            _filters(req),
+            qvec,
+            profile,
+            limit,
+            now.timestamp(),
+            self._memory_info,
+            req.disabled,
+        )
+        return self._hits(scored, req.explain, limit)
+
+    def _memory_info(self, positions: Sequence[int]) -> dict[int, tuple[float, float, str, str]]:
+        ids = {self.index.row(p)[1]: p for p in positions}
+        return {
+            ids[m.id]: (m.importance, m.confidence, m.tier, m.category)
+            for m in self.store.memories(list(ids))
+        }
 
     def _query_vector(self, query: str) -> np.ndarray | None:
         if self.embedder is None or self.index.vector_coverage()[0] == 0 or not query.strip():
@@ -262,35 +287,33 @@ class Engine:
             log.warning("query embedding failed, keyword-only: %s", exc)
             return None
 
-    def _hits(self, ranked: Any, explain: bool) -> list[dict[str, Any]]:
-        rows = [self.index.row(int(p)) for p in ranked.positions]
-        memories = {m.id: m for m in self.store.memories([i for k, i, _ in rows if k == "memory"])}
-        turns = {t["id"]: t for t in self.store.turns([i for k, i, _ in rows if k == "turn"])}
-        hits = []
-        for j, (kind, row_id, _) in enumerate(rows):
+    def _hits(self, scored: Sequence[Scored], explain: bool, limit: int) -> list[dict[str, Any]]:
+        """Search results with provenance; near-duplicate texts are dropped (diversity)."""
+        rows = [(s, *self.index.row(s.position)) for s in scored]
+        memories = {
+            m.id: m for m in self.store.memories([i for _, k, i, _ in rows if k == "memory"])
+        }
+        turns = {t["id"]: t for t in self.store.turns([i for _, k, i, _ in rows if k == "turn"])}
+        hits: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        for s, kind, row_id, _ in rows:
             base = (
                 _memory_hit(memories.get(row_id))
                 if kind == "memory"
                 else _turn_hit(turns.get(row_id))
             )
-            if base is None:
+            key = " ".join(str(base["text"]).casefold().split()) if base else ""
+            if base is None or key in seen:
                 continue
-            pos = int(ranked.positions[j])
-            hit = HitOut(kind=kind, id=row_id, score=round(float(ranked.fused[j]), 6), **base)
+            seen.add(key)
+            hit = HitOut(kind=kind, id=row_id, score=s.score, **base)
             if explain:
-                hit.explain = {
-                    "keyword": ChannelScore(
-                        rank=ranked.keyword_rank.get(pos),
-                        score=float(ranked.keyword[j]),
-                        normalised=float(ranked.keyword_norm[j]),
-                    ),
-                    "vector": ChannelScore(
-                        rank=ranked.vector_rank.get(pos),
-                        score=float(ranked.vector[j]),
-                        normalised=float(ranked.vector_norm[j]),
-                    ),
-                }
+                hit.explain = ExplainOut(
+                    ranks=s.ranks, parts={k: round(v, 6) for k, v in s.parts.items()}
+                )
             hits.append(dump(hit))
+            if len(hits) == limit:
+                break
         return hits
 
     def memory(self, mem_id: str) -> dict[str, Any]:
@@ -400,12 +423,6 @@ def build_embedder(settings: Settings) -> Embedder | None:
     if not settings.embed_model:
         raise EmbedError(f"embedder {name!r} needs embed_model (RECALLNEST_EMBED_MODEL)")
     return make_embedder(name, **{k: v for k, v in options.items() if v is not None})
-
-
-def query_terms(query: str) -> list[str]:
-    """Keyword terms of a query, with entity aliases expanded (TS → typescript, ...)."""
-    variants = aliases.expand_query_aliases(query)
-    return tokenize(" ".join([query, *variants]))
 
 
 def infer_category(text: str) -> str:

@@ -177,6 +177,7 @@ def evaluate_file(
     settings_for: Callable[[Path], Settings],
     log: Callable[[str], None],
     cache_dir: Path | None = None,
+    disabled: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     conv = json.loads(path.read_text("utf-8"))
     name = path.stem
@@ -200,7 +201,7 @@ def evaluate_file(
                 cached.save()
             embed_s = time.perf_counter() - t0
             log(f"{name}: ingested in {ingest_s:.1f}s, embedded in {embed_s:.1f}s")
-            return _ask_all(engine, conv, f"/locomo/{name}") | {
+            return _ask_all(engine, conv, f"/locomo/{name}", disabled) | {
                 "ingest_seconds": ingest_s,
                 "embed_seconds": embed_s,
             }
@@ -213,7 +214,9 @@ def _dia_of(engine: Engine) -> dict[str, str]:
     return {tid: rid.removeprefix("msg-") for tid, rid in rows}
 
 
-def _ask_all(engine: Engine, conv: dict[str, Any], project: str) -> dict[str, Any]:
+def _ask_all(
+    engine: Engine, conv: dict[str, Any], project: str, disabled: frozenset[str] = frozenset()
+) -> dict[str, Any]:
     dia_of = _dia_of(engine)
     per_cat: dict[str, Scores] = defaultdict(Scores)
     latencies = []
@@ -224,7 +227,11 @@ def _ask_all(engine: Engine, conv: dict[str, Any], project: str) -> dict[str, An
         t0 = time.perf_counter()
         hits = engine.search(
             SearchRequest(
-                query=str(qa["question"]), kind="turns", project=project, limit=SESSION_DEPTH
+                query=str(qa["question"]),
+                kind="turns",
+                project=project,
+                limit=SESSION_DEPTH,
+                disabled=disabled,
             )
         )
         latencies.append(time.perf_counter() - t0)
@@ -270,13 +277,15 @@ def run(
     settings_for: Callable[[Path], Settings],
     log: Callable[[str], None] = lambda _: None,
     cache_dir: Path | None = None,
+    disabled: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
-    """Evaluate each LoCoMo file; pool the questions of all files for the overall figures."""
+    """Evaluate each LoCoMo file; pool the questions of all files for the overall figures.
+    `disabled` switches retrieval stages off (ablation; names in retrieve.py)."""
     pooled: dict[str, Scores] = defaultdict(Scores)
     latencies: list[float] = []
     per_file = {}
     for path in files:
-        result = evaluate_file(path, settings_for, log, cache_dir)
+        result = evaluate_file(path, settings_for, log, cache_dir, disabled)
         per_file[path.stem] = result["categories"]
         latencies.extend(result["latencies"])
         for cat, scores in result["raw"].items():

@@ -197,8 +197,9 @@ class SearchIndex:
                 m |= self.mask(f)
             return m
 
-    def bm25(self, terms: Sequence[str]) -> np.ndarray:
-        """BM25 score of every row for the query terms (0 where no term matches)."""
+    def bm25(self, terms: Sequence[str] | Mapping[str, float]) -> np.ndarray:
+        """BM25 score of every row for the query terms (0 where no term matches). A mapping
+        gives each term a weight (query expansion terms count less)."""
         with self._lock:
             n = self.size
             scores = np.zeros(n, dtype=np.float32)
@@ -206,12 +207,13 @@ class SearchIndex:
                 return scores
             avgdl = max(self._length_sum / self._alive_count, 1.0)
             norm = BM25_K1 * (1 - BM25_B + BM25_B * self._length[:n] / avgdl)
-            for term in dict.fromkeys(terms):
+            weights = terms if isinstance(terms, Mapping) else dict.fromkeys(terms, 1.0)
+            for term, weight in weights.items():
                 pos, tf = self._term(term)
                 if len(pos) == 0:
                     continue
                 idf = math.log(1 + (self._alive_count - len(pos) + 0.5) / (len(pos) + 0.5))
-                scores[pos] += idf * tf * (BM25_K1 + 1) / (tf + norm[pos])
+                scores[pos] += weight * idf * tf * (BM25_K1 + 1) / (tf + norm[pos])
             return scores
 
     def _term(self, term: str) -> tuple[np.ndarray, np.ndarray]:
@@ -225,6 +227,42 @@ class SearchIndex:
             pos, tf = pos[keep], tf[keep]
             self._postings[term] = (pos, tf)
         return pos, tf
+
+    def neighbours(self, rows: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For each row, the previous and next live turn of the same session in conversation
+        time (-1 where none or outside `mask`). Only the candidates' sessions are sorted."""
+        with self._lock:
+            n = self.size
+            sessions = self._facets["session_id"][:n]
+            turn = self._kind[:n] == KINDS.index("turn")
+            wanted = np.unique(sessions[rows][turn[rows]])
+            wanted = wanted[wanted != 0]
+            prev = np.full(len(rows), -1, dtype=np.int64)
+            nxt = np.full(len(rows), -1, dtype=np.int64)
+            if len(wanted) == 0:
+                return prev, nxt
+            pool = np.flatnonzero(turn & self._alive[:n] & mask & np.isin(sessions, wanted))
+            order = pool[np.lexsort((pool, self.ts[pool], sessions[pool]))]
+            rank = {int(p): k for k, p in enumerate(order)}
+            same = sessions[order]
+            for j, row in enumerate(rows.tolist()):
+                k = rank.get(row)
+                if k is None:
+                    continue
+                if k > 0 and same[k - 1] == same[k]:
+                    prev[j] = order[k - 1]
+                if k + 1 < len(order) and same[k + 1] == same[k]:
+                    nxt[j] = order[k + 1]
+            return prev, nxt
+
+    def kinds_and_times(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        with self._lock:
+            return self._kind[rows].copy(), self.ts[rows].copy()
+
+    def session_code(self, pos: int) -> int:
+        """A turn's session as a small int (0 for memories)."""
+        with self._lock:
+            return int(self._facets["session_id"][pos])
 
     def cosine(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(cosine of every row, rows that have a vector)."""

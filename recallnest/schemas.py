@@ -64,10 +64,13 @@ class MemoryOut(BaseModel):
         return Memory(**data)
 
 
-class ChannelScore(BaseModel):
-    rank: int | None
-    score: float
-    normalised: float
+class ExplainOut(BaseModel):
+    """Why a hit ranks where it does: its rank in each channel it came from (keyword, exact,
+    vector) and each scoring stage's contribution (fused, context, recency, importance, trust,
+    date); the final score is their sum minus the diversity penalty."""
+
+    ranks: dict[str, int]
+    parts: dict[str, float]
 
 
 class HitOut(BaseModel):
@@ -90,7 +93,7 @@ class HitOut(BaseModel):
     record_id: str | None = None
     source: str | None = None
     evidence: list[str] | None = None
-    explain: dict[str, ChannelScore] | None = None
+    explain: ExplainOut | None = None
 
 
 def dump(model: BaseModel) -> dict[str, Any]:

@@ -205,5 +205,28 @@ def tokenize(text: str) -> list[str]:
 
 
 def term_counts(text: str) -> Counter[str]:
-    """Term frequencies of `text`, the unit a postings list stores."""
-    return Counter(_terms(text))
+    """Term frequencies of `text`, the unit a postings list stores: its words (stemmed) and
+    its exact tokens (prefixed with EXACT_PREFIX, matched verbatim by the exact channel)."""
+    counts = Counter(_terms(text))
+    counts.update(EXACT_PREFIX + t for t in exact_tokens(text))
+    return counts
+
+
+EXACT_PREFIX = "="
+# Identifier-like tokens worth matching verbatim: dotted/slashed names and flags
+# (vite.config.ts, src/app.py, --frozen-lockfile), ALL-CAPS codes (ECONNREFUSED), mixed
+# letters and digits (E0308, v1.2.3, a1b2c3d), snake_case and camelCase identifiers.
+_EXACT = re.compile(
+    r"(?<![\w.-])(?:--?[a-z][\w-]{1,40}"
+    r"|[\w-]+(?:[./][\w-]+)+"
+    r"|[A-Z][A-Z0-9_]{3,40}"
+    r"|(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{4,40}"
+    r"|[a-z0-9]+(?:_[a-z0-9]+)+"
+    r"|[a-z]+(?:[A-Z][a-z0-9]+)+)(?![\w-])",
+)
+
+
+def exact_tokens(text: str) -> list[str]:
+    """Identifier-like tokens of `text`, lower-cased, in order, without repeats."""
+    found = (m.group(0).lower().rstrip(".") for m in _EXACT.finditer(text))
+    return list(dict.fromkeys(t for t in found if 3 <= len(t) <= 80))

@@ -81,8 +81,9 @@ def test_vector_channel_is_live_with_the_hash_embedder(engine: Engine) -> None:
     assert engine.stats()["embedder"]["rows_with_vectors"] == 1
     hits = search(engine, "pnpm", explain=True)
     assert hits[0]["id"] == mem["id"]
-    vector = hits[0]["explain"]["vector"]  # type: ignore[index]
-    assert vector["rank"] == 1 and vector["score"] > 0
+    explain = hits[0]["explain"]
+    assert explain["ranks"]["vector"] == 1  # type: ignore[index]
+    assert explain["parts"]["fused"] > 0  # type: ignore[index]
 
 
 def test_same_text_twice_is_one_memory(engine: Engine) -> None:
@@ -306,10 +307,13 @@ def test_explain_fields(engine: Engine, corpus: dict[str, str]) -> None:
     assert hits
     for hit in hits:
         explain = hit["explain"]
-        assert set(explain) == {"keyword", "vector"}  # type: ignore[arg-type]
-        for channel in explain.values():  # type: ignore[union-attr]
-            assert set(channel) == {"rank", "score", "normalised"}
-            assert 0.0 <= channel["normalised"] <= 1.0
+        assert set(explain) == {"ranks", "parts"}  # type: ignore[arg-type]
+        assert set(explain["ranks"]) <= {"keyword", "exact", "vector"}  # type: ignore[index]
+        assert explain["ranks"]  # type: ignore[index]
+        parts = explain["parts"]  # type: ignore[index]
+        assert "fused" in parts and 0.0 <= parts["fused"] <= 1.3
+        total = sum(v for k, v in parts.items())
+        assert abs(total - hit["score"]) < 1e-3  # the parts explain the score
     assert all(h["explain"] is None for h in search(engine, "deploy"))
 
 
@@ -335,8 +339,10 @@ def test_keyword_only_mode(keyword_only: Engine) -> None:
         engine.remember("Unrelated sentence about lunch")
         hits = search(engine, "pnpm", explain=True)
         assert ids(hits) == [mem["id"]]  # no vector channel: only keyword matches
-        assert hits[0]["explain"]["vector"]["rank"] is None  # type: ignore[index]
-        assert search(engine, "which package manager") == []
+        assert "vector" not in hits[0]["explain"]["ranks"]  # type: ignore[index]
+        # no vector channel, but synonym expansion (package manager → npm, pnpm) finds it
+        assert ids(search(engine, "which package manager")) == [mem["id"]]
+        assert search(engine, "favourite sandwich shop") == []
         stats = engine.stats()["embedder"]
         assert stats["model"] is None and stats["pending"] is None
         assert stats["rows_with_vectors"] == 0

@@ -1,0 +1,312 @@
+"""Hybrid retrieval: three channels (BM25 with query expansion, exact tokens, vectors), fused
+and re-scored by named stages, each of which can be switched off for ablation
+(eval/RESULTS.md). Pure numpy over the in-memory index; memory attributes come in through a
+lookup function.
+
+Stages, in order (names are what `disabled` and `--explain` use):
+  keyword, exact, vector   the channels (a disabled channel contributes nothing)
+  expansion                aliases + synonyms added to the keyword query at a lower weight
+  context                  a turn borrows part of its best neighbour's score (same session,
+                           adjacent in time): answers often sit next to the matching turn
+  recency                  mild boost for recent conversation time
+  importance               memories: importance × confidence, tier floor (core never fades)
+  trust                    durable memories over raw turns for the same content
+  date                     boost inside the query's date window ("last week", 上周)
+  diversity                near-duplicate texts and over-represented sessions pushed down
+  cutoff                   hits far below the best one are dropped (no filler results)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from recallnest.index import KINDS, Filter, SearchIndex
+from recallnest.query import QueryPlan
+from recallnest.rank import top_k
+from recallnest.text import EXACT_PREFIX
+
+CANDIDATES = 150
+MIN_VECTOR_SPREAD = 0.1  # cosine range below which vector differences are noise (e5 scale)
+DAY = 86400.0
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    name: str
+    alpha: float = 0.5  # vector weight against BM25
+    exact: float = 0.25  # weight of the exact-token channel (added)
+    context: float = 0.3  # share of the best neighbour's score a turn borrows
+    recency: float = 0.05
+    recency_days: float = 30.0
+    importance: float = 0.1
+    trust: float = 0.05  # bonus for durable memories
+    date: float = 0.15
+    # Penalty per earlier hit from the same session. Off by default: on LoCoMo it cost 2.3
+    # turn R@10 at 0.05 (evidence clusters in one session); profiles may turn it on.
+    diversity: float = 0.0
+    cutoff: float = 0.25  # keep hits scoring at least this share of the best one
+    category_boost: Mapping[str, float] = field(default_factory=dict)
+    turns_boost: float = 0.0
+
+
+PROFILES: dict[str, Profile] = {
+    "default": Profile("default"),
+    # Errors, solved cases and commands: exact tokens matter more, cases first.
+    "debug": Profile(
+        "debug", exact=0.45, category_boost={"cases": 0.1, "patterns": 0.05}, turns_boost=0.03
+    ),
+    # How the user likes things written: preferences and patterns, less recency.
+    "writing": Profile(
+        "writing", recency=0.0, category_boost={"preferences": 0.12, "patterns": 0.08}
+    ),
+    # Checking a fact: confidence and recency (the latest statement wins), stricter cutoff.
+    "fact-check": Profile(
+        "fact-check",
+        recency=0.12,
+        importance=0.15,
+        cutoff=0.4,
+        category_boost={"entities": 0.08, "events": 0.05},
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    position: int
+    score: float
+    parts: dict[str, float]
+    ranks: dict[str, int]
+
+
+MemoryInfo = Callable[[Sequence[int]], Mapping[int, tuple[float, float, str, str]]]
+"""positions -> (importance, confidence, tier, category) for memory rows."""
+
+
+def retrieve(
+    index: SearchIndex,
+    plan: QueryPlan,
+    filters: Sequence[Filter],
+    query_vector: np.ndarray | None,
+    profile: Profile,
+    limit: int,
+    now: float,
+    memory_info: MemoryInfo,
+    disabled: frozenset[str] = frozenset(),
+) -> list[Scored]:
+    mask = index.mask_any(filters)
+    channels = _channels(index, plan, query_vector, disabled)
+    cand, ranks = _candidates(channels, mask, max(CANDIDATES, limit))
+    if len(cand) == 0:
+        return []
+    norm = _normalisers(channels, cand)
+    base = _fused(channels, norm, cand, profile, disabled)
+    parts: dict[str, np.ndarray] = {"fused": base.copy()}
+    score = base.copy()
+    if "context" not in disabled and profile.context > 0:
+        parts["context"] = _context(index, channels, norm, cand, mask, profile, disabled)
+        score += parts["context"]
+    score += _boosts(index, cand, profile, plan, now, memory_info, disabled, parts)
+    order = np.lexsort((cand, -score))
+    return _finish(index, cand, score, order, parts, ranks, profile, limit, disabled)
+
+
+# ---- channels and candidates -------------------------------------------------------------
+
+
+def _channels(
+    index: SearchIndex, plan: QueryPlan, qvec: np.ndarray | None, disabled: frozenset[str]
+) -> dict[str, np.ndarray]:
+    out: dict[str, np.ndarray] = {}
+    if "keyword" not in disabled:
+        terms = (
+            plan.terms
+            if "expansion" not in disabled
+            else {t: w for t, w in plan.terms.items() if w >= 1.0}
+        )
+        out["keyword"] = index.bm25(terms)
+    if "exact" not in disabled and plan.exact:
+        out["exact"] = index.bm25({EXACT_PREFIX + t: 1.0 for t in plan.exact})
+    if "vector" not in disabled and qvec is not None:
+        cos, has = index.cosine(qvec)
+        if has.any():
+            out["vector"] = np.where(has, cos, -1.0).astype(np.float32)
+    return out
+
+
+def _candidates(
+    channels: Mapping[str, np.ndarray], mask: np.ndarray, k: int
+) -> tuple[np.ndarray, dict[str, dict[int, int]]]:
+    tops, ranks = [], {}
+    for name, scores in channels.items():
+        usable = mask & (scores > (-0.5 if name == "vector" else 0.0))
+        top = top_k(scores, usable, k)
+        tops.append(top)
+        ranks[name] = {int(p): r + 1 for r, p in enumerate(top)}
+    cand = np.unique(np.concatenate(tops)) if tops else np.zeros(0, dtype=np.int64)
+    return cand, ranks
+
+
+def _normalisers(
+    channels: Mapping[str, np.ndarray], cand: np.ndarray
+) -> dict[str, tuple[float, float]]:
+    """Per channel (lo, hi) over the candidates. BM25 channels are anchored at 0 (no match);
+    cosine uses the candidates' range, widened to MIN_VECTOR_SPREAD so near-identical cosines
+    are not stretched into large differences."""
+    out = {}
+    for name, scores in channels.items():
+        values = scores[cand]
+        hi = float(values.max()) if len(values) else 0.0
+        if name == "vector":
+            lo = min(float(values[values > -0.5].min(initial=hi)), hi - MIN_VECTOR_SPREAD)
+        else:
+            lo = 0.0
+        out[name] = (lo, hi)
+    return out
+
+
+def _norm(scores: np.ndarray, bounds: tuple[float, float]) -> np.ndarray:
+    lo, hi = bounds
+    if hi - lo < 1e-12:
+        return np.where(scores > lo, 1.0, 0.0).astype(np.float32)
+    return np.clip((scores - lo) / (hi - lo), 0.0, 1.0).astype(np.float32)
+
+
+def _fused(
+    channels: Mapping[str, np.ndarray],
+    norm: Mapping[str, tuple[float, float]],
+    rows: np.ndarray,
+    profile: Profile,
+    disabled: frozenset[str],
+) -> np.ndarray:
+    kw = _norm(channels["keyword"][rows], norm["keyword"]) if "keyword" in channels else None
+    vec = _norm(channels["vector"][rows], norm["vector"]) if "vector" in channels else None
+    if kw is not None and vec is not None:
+        fused = profile.alpha * vec + (1 - profile.alpha) * kw
+    else:
+        fused = kw if kw is not None else vec if vec is not None else np.zeros(len(rows))
+    if "exact" in channels:
+        fused = fused + profile.exact * _norm(channels["exact"][rows], norm["exact"])
+    return fused.astype(np.float32)
+
+
+# ---- stages ----------------------------------------------------------------------------------
+
+
+def _context(
+    index: SearchIndex,
+    channels: Mapping[str, np.ndarray],
+    norm: Mapping[str, tuple[float, float]],
+    cand: np.ndarray,
+    mask: np.ndarray,
+    profile: Profile,
+    disabled: frozenset[str],
+) -> np.ndarray:
+    prev, nxt = index.neighbours(cand, mask)
+    out = np.zeros(len(cand), dtype=np.float32)
+    for side in (prev, nxt):
+        ok = side >= 0
+        if ok.any():
+            scores = np.zeros(len(cand), dtype=np.float32)
+            scores[ok] = _fused(channels, norm, side[ok], profile, disabled)
+            out = np.maximum(out, scores)
+    return profile.context * out
+
+
+def _boosts(
+    index: SearchIndex,
+    cand: np.ndarray,
+    profile: Profile,
+    plan: QueryPlan,
+    now: float,
+    memory_info: MemoryInfo,
+    disabled: frozenset[str],
+    parts: dict[str, np.ndarray],
+) -> np.ndarray:
+    kind, ts = index.kinds_and_times(cand)
+    total = np.zeros(len(cand), dtype=np.float32)
+    if "recency" not in disabled and profile.recency:
+        age_days = np.maximum(now - ts, 0.0) / DAY
+        parts["recency"] = (
+            profile.recency * np.exp(-age_days / profile.recency_days) * (ts > 0)
+        ).astype(np.float32)
+        total += parts["recency"]
+    if "date" not in disabled and plan.window is not None:
+        lo, hi = (w.timestamp() for w in plan.window)
+        parts["date"] = (profile.date * ((ts >= lo) & (ts < hi))).astype(np.float32)
+        total += parts["date"]
+    is_memory = kind == KINDS.index("memory")
+    extra = _memory_stages(cand, is_memory, profile, memory_info, disabled, parts)
+    if profile.turns_boost:
+        extra += profile.turns_boost * (~is_memory)
+    out: np.ndarray = total + extra
+    return out
+
+
+TIER_FLOOR = {"core": 1.0, "working": 0.6, "peripheral": 0.3}
+
+
+def _memory_stages(
+    cand: np.ndarray,
+    is_memory: np.ndarray,
+    profile: Profile,
+    memory_info: MemoryInfo,
+    disabled: frozenset[str],
+    parts: dict[str, np.ndarray],
+) -> np.ndarray:
+    extra = np.zeros(len(cand), dtype=np.float32)
+    if not is_memory.any():
+        return extra
+    info = memory_info([int(p) for p in cand[is_memory]])
+    importance = np.zeros(len(cand), dtype=np.float32)
+    category = np.zeros(len(cand), dtype=np.float32)
+    for j in np.flatnonzero(is_memory):
+        imp, conf, tier, cat = info.get(int(cand[j]), (0.5, 0.5, "working", ""))
+        importance[j] = max(imp * conf, TIER_FLOOR.get(tier, 0.6) * 0.5)
+        category[j] = profile.category_boost.get(cat, 0.0)
+    if "importance" not in disabled:
+        parts["importance"] = profile.importance * importance
+        extra += parts["importance"]
+    if "trust" not in disabled:
+        parts["trust"] = profile.trust * is_memory.astype(np.float32)
+        extra += parts["trust"]
+    return extra + category
+
+
+def _finish(
+    index: SearchIndex,
+    cand: np.ndarray,
+    score: np.ndarray,
+    order: np.ndarray,
+    parts: Mapping[str, np.ndarray],
+    ranks: Mapping[str, Mapping[int, int]],
+    profile: Profile,
+    limit: int,
+    disabled: frozenset[str],
+) -> list[Scored]:
+    """Session diversity and the relative cutoff. Returns up to 2 × limit hits: the caller
+    drops near-duplicate texts (it has the texts) and keeps `limit`."""
+    best = float(score[order[0]])
+    per_session: dict[int, int] = {}
+    picked: list[tuple[float, int]] = []
+    for j in order[: max(limit * 4, 40)]:
+        value = float(score[j])
+        session = index.session_code(int(cand[j]))
+        if "diversity" not in disabled and session:
+            value -= profile.diversity * per_session.get(session, 0)
+            per_session[session] = per_session.get(session, 0) + 1
+        if "cutoff" not in disabled and value < profile.cutoff * best:
+            continue
+        picked.append((value, j))
+    picked.sort(key=lambda item: (-item[0], int(cand[item[1]])))
+    return [
+        Scored(
+            int(cand[j]),
+            round(v, 6),
+            {name: float(arr[j]) for name, arr in parts.items()},
+            {name: r[int(cand[j])] for name, r in ranks.items() if int(cand[j]) in r},
+        )
+        for v, j in picked[: 2 * limit]
+    ]
