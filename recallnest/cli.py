@@ -563,7 +563,7 @@ def _print_changes(changes: list[Any], dry_run: bool) -> None:
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
 @click.pass_context
 def install(ctx: click.Context, agents: tuple[str, ...], service: bool, dry_run: bool) -> None:
-    """Register the session-start hooks in each agent's user settings (backed up first).
+    """Register the session hooks and the MCP server with each agent (settings backed up first).
 
     \b
     recallnest install --dry-run
@@ -573,7 +573,7 @@ def install(ctx: click.Context, agents: tuple[str, ...], service: bool, dry_run:
     from recallnest.service import install_service
 
     ictx = _install_context(ctx)
-    changes = installer.install(_agents(ictx, agents), ictx, dry_run=dry_run)
+    changes = installer.install(_agents(ictx, agents), ictx, dry_run=dry_run, mcp=True)
     if service:
         changes.append(
             install_service(
@@ -599,7 +599,7 @@ def uninstall(ctx: click.Context, agents: tuple[str, ...], service: bool, dry_ru
 
     ictx = _install_context(ctx)
     changes = installer.uninstall(
-        list(agents) or ["claude", "codex", "gemini"], ictx, dry_run=dry_run
+        list(agents) or ["claude", "codex", "gemini"], ictx, dry_run=dry_run, mcp=True
     )
     if service:
         changes.append(
@@ -914,3 +914,7 @@ def eval_continuity(cases_path: Path, show: bool, as_json: bool) -> None:
     emit(asdict(report), as_json, lambda _: _print_human(report, results, show))
     if report.passed != report.cases:
         sys.exit(1)
+
+
+# Commands kept in their own modules register themselves on `cli` when imported.
+from recallnest import cli_eval_cases, cli_mcp  # noqa: E402, F401

@@ -1,20 +1,27 @@
-"""Register recallnest's hooks in each agent's user settings, and undo it exactly.
+"""Register recallnest's hooks and MCP server in each agent's user settings, and undo it exactly.
 
-    claude  $CLAUDE_CONFIG_DIR/settings.json          (default ~/.claude/settings.json)
-    codex   $CODEX_HOME/hooks.json                    (default ~/.codex/hooks.json)
-    gemini  $GEMINI_CLI_HOME/.gemini/settings.json    (default ~/.gemini/settings.json)
+    agent   hooks                                     MCP server (`recallnest mcp`)
+    claude  $CLAUDE_CONFIG_DIR/settings.json          ~/.claude.json, top-level `mcpServers`
+            (default ~/.claude/settings.json)         ($CLAUDE_CONFIG_DIR/.claude.json if set)
+    codex   $CODEX_HOME/hooks.json                    $CODEX_HOME/config.toml,
+            (default ~/.codex/hooks.json)             table [mcp_servers.recallnest]
+    gemini  $GEMINI_CLI_HOME/.gemini/settings.json    the same settings.json, `mcpServers`
+            (default ~/.gemini/settings.json)
 
-Each hook is one group of its own appended to `hooks.<Event>`; nothing else in the file is
-touched. Appending matters for Codex: its per-hook trust keys contain the group index, so the
-user's existing hooks keep their approval.
+Each hook is one group of its own appended to `hooks.<Event>`; the MCP server is one entry
+named `recallnest`; nothing else in a file is touched. Appending matters for Codex: its
+per-hook trust keys contain the group index, so the user's existing hooks keep their approval.
+Codex's config.toml is edited as text: our table is one block appended at the end (and cut out
+again on uninstall), so the user's comments and layout survive; tomllib checks every result.
 
 Backups and the manifest live in the recallnest home, not beside the user's files:
-    <state>/install/manifest.json            per settings file: existed before?, backup name,
+    <state>/install/manifest.json            per file: existed before?, backup name,
                                              sha256 of the bytes we wrote, directories created
     <state>/install/backups/<agent>-<name>   the bytes just before our first write
 `uninstall` restores the backup byte for byte when the file is still exactly what we wrote
-(or removes it if it did not exist); if the user changed it since, it removes only our hook
-groups and keeps their edits. Without a manifest it still finds our hooks by their command.
+(or removes it if it did not exist); if the user changed it since, it removes only our entries
+and keeps their edits. Without a manifest it still finds our hooks by their command and our MCP
+server by its name and command.
 
 The daemon's user service (systemd / launchd) is installed by `recallnest.service`.
 
@@ -30,8 +37,9 @@ import json
 import os
 import re
 import shlex
+import tomllib
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -43,6 +51,9 @@ Command = tuple[str, ...]
 MANIFEST_VERSION = 1
 INSTALL_DIR_NAME = "install"
 HOOK_SUBCOMMANDS = ("session-start", "pre-compact", "session-end", "before-agent")
+MCP_SERVER_NAME = "recallnest"
+SCRIPT_NAMES = ("recallnest", "recallnest.exe")
+TOML_MARKER = "# recallnest memory tools: added by `recallnest install`, removed by `uninstall`"
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,18 +72,32 @@ class HookSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class AgentSpec:
-    """What recallnest registers for one agent, and where.
+class McpSpec:
+    """Where an agent reads its user-level MCP servers.
 
-    `hooks` is the list of entries. MCP server registration (a later issue) will add a second
-    kind of entry here, applied by the same plan/apply/uninstall path.
+    `settings_name` is relative to the agent's config directory, like `AgentSpec.settings_name`;
+    with `beside_default_dir`, a config directory at its default place (~/.claude) means the
+    file sits in that directory's parent instead (~/.claude.json). `toml` selects Codex's
+    config.toml; `typed` adds `"type": "stdio"`, as `claude mcp add` writes it.
     """
+
+    settings_name: str
+    notes: tuple[str, ...] = ()
+    toml: bool = False
+    typed: bool = False
+    beside_default_dir: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSpec:
+    """What recallnest registers for one agent, and where: its hooks, and its MCP server."""
 
     agent: str
     settings_name: str
     hooks: tuple[HookSpec, ...]
     notes: tuple[str, ...] = ()
     named_handlers: bool = False
+    mcp: McpSpec | None = None
 
 
 # Claude Code: SessionEnd hooks share a 1.5 s budget that a settings-file timeout may raise.
@@ -91,6 +116,18 @@ SPECS: dict[str, AgentSpec] = {
         notes=(
             "Claude Code picks up settings.json changes live; in a new workspace, hooks "
             "run once the workspace-trust dialog is accepted.",
+        ),
+        # User-scope MCP servers live in ~/.claude.json (`claude mcp add --scope user`), which
+        # moves into $CLAUDE_CONFIG_DIR when that is set.
+        mcp=McpSpec(
+            ".claude.json",
+            notes=(
+                "Claude Code starts MCP servers when a session starts: restart open sessions; "
+                "`claude mcp list` shows recallnest. It asks before each tool call until you "
+                'allow them (e.g. "mcp__recallnest" in permissions.allow).',
+            ),
+            typed=True,
+            beside_default_dir=".claude",
         ),
     ),
     "codex": AgentSpec(
@@ -114,6 +151,16 @@ SPECS: dict[str, AgentSpec] = {
             "Hooks need Codex 0.114 or newer; before about 0.13x enable them with "
             "`[features] hooks = true` in ~/.codex/config.toml.",
         ),
+        # Codex passes MCP servers only a short allow-list of environment variables, so the
+        # entry carries RECALLNEST_HOME itself (see mcp_entry).
+        mcp=McpSpec(
+            "config.toml",
+            notes=(
+                "Codex starts MCP servers when a session starts; `codex mcp list` shows "
+                "recallnest.",
+            ),
+            toml=True,
+        ),
     ),
     "gemini": AgentSpec(
         agent="gemini",
@@ -129,6 +176,10 @@ SPECS: dict[str, AgentSpec] = {
             "hooksConfig.enabled is false in its settings.",
         ),
         named_handlers=True,
+        mcp=McpSpec(
+            ".gemini/settings.json",
+            notes=("Gemini CLI starts MCP servers at launch; `/mcp` lists recallnest's tools.",),
+        ),
     ),
 }
 
@@ -161,6 +212,17 @@ class Change:
 
 
 @dataclass(frozen=True, slots=True)
+class Target:
+    """One file install writes for an agent, and which of our entries belong in it."""
+
+    agent: str
+    path: Path
+    hooks: bool
+    mcp: bool
+    toml: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class FilePlan:
     """A settings file before and after: `after=None` deletes it."""
 
@@ -169,6 +231,7 @@ class FilePlan:
     before: bytes | None
     after: bytes | None
     change: Change
+    toml: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +258,30 @@ def resolve_config_dirs(home: Path, env: Mapping[str, str]) -> dict[str, Path]:
 def settings_path(ctx: InstallContext, agent: str) -> Path:
     spec = _spec(agent)
     return ctx.config_dirs[agent] / spec.settings_name
+
+
+def mcp_path(ctx: InstallContext, agent: str) -> Path | None:
+    """The file holding `agent`'s user-level MCP servers (None: the agent has none)."""
+    spec = _spec(agent).mcp
+    if spec is None:
+        return None
+    base = ctx.config_dirs[agent]
+    if spec.beside_default_dir and base == ctx.home / spec.beside_default_dir:
+        base = ctx.home
+    return base / spec.settings_name
+
+
+def targets(agent: str, ctx: InstallContext, *, mcp: bool = False) -> list[Target]:
+    """The files install touches for `agent`: its hooks file, and (with `mcp`) the file of its
+    MCP servers, which is the same file for Gemini CLI."""
+    spec = _spec(agent)
+    hooks = Target(agent, settings_path(ctx, agent), hooks=True, mcp=False)
+    servers = mcp_path(ctx, agent) if mcp else None
+    if servers is None or spec.mcp is None:
+        return [hooks]
+    if servers == hooks.path:
+        return [replace(hooks, mcp=True)]
+    return [hooks, Target(agent, servers, hooks=False, mcp=True, toml=spec.mcp.toml)]
 
 
 def detect_agents(
@@ -312,6 +399,198 @@ def _drop_ours(groups: list[Any], agent: str, subcommand: str | None = None) -> 
     return removed
 
 
+# --- the MCP server entry ----------------------------------------------------------------------
+
+
+def mcp_entry(spec: AgentSpec, ctx: InstallContext) -> dict[str, Any]:
+    """How the agent starts `recallnest mcp`. RECALLNEST_HOME is pinned (as in the daemon's
+    service) because Codex hands MCP servers only an allow-list of environment variables."""
+    entry: dict[str, Any] = {"type": "stdio"} if spec.mcp is not None and spec.mcp.typed else {}
+    entry["command"] = ctx.executable
+    entry["args"] = ["mcp", "--agent", spec.agent]
+    entry["env"] = {"RECALLNEST_HOME": str(ctx.state_dir)}
+    return entry
+
+
+def is_our_server(entry: object) -> bool:
+    """Whether an MCP server entry runs `recallnest mcp` (any install path of the script)."""
+    if not isinstance(entry, dict):
+        return False
+    command, args = entry.get("command"), entry.get("args")
+    return (
+        isinstance(command, str)
+        and Path(command).name in SCRIPT_NAMES
+        and isinstance(args, list)
+        and args[:1] == ["mcp"]
+    )
+
+
+def add_server(doc: dict[str, Any], entry: dict[str, Any], path: Path) -> dict[str, Any]:
+    """A copy of `doc` with `mcpServers.recallnest` set to `entry`; other servers untouched."""
+    new = copy.deepcopy(doc)
+    servers = new.setdefault("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise ConfigError(f'"mcpServers" in {path} is not a JSON object; fix it and retry')
+    _check_name_is_free(servers.get(MCP_SERVER_NAME), path)
+    servers[MCP_SERVER_NAME] = entry
+    return new
+
+
+def remove_server(doc: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `doc` without our MCP server; an `mcpServers` we emptied is removed too."""
+    new = copy.deepcopy(doc)
+    servers = new.get("mcpServers")
+    if isinstance(servers, dict) and is_our_server(servers.get(MCP_SERVER_NAME)):
+        del servers[MCP_SERVER_NAME]
+        if not servers:
+            del new["mcpServers"]
+    return new
+
+
+def remove_ours(doc: dict[str, Any], agent: str) -> dict[str, Any]:
+    """A copy of `doc` without our hooks and without our MCP server."""
+    return remove_server(remove_hooks(doc, agent))
+
+
+def _check_name_is_free(current: object, path: Path) -> None:
+    if current is not None and not is_our_server(current):
+        raise ConfigError(
+            f'{path} already has an MCP server named "{MCP_SERVER_NAME}" that does not run '
+            "`recallnest mcp`; rename or remove it, then retry"
+        )
+
+
+# --- Codex config.toml (edited as text) ---------------------------------------------------------
+
+_TOML_NAME = r"""\s*mcp_servers\s*\.\s*(?:recallnest|"recallnest"|'recallnest')\s*"""
+_OUR_HEADER = re.compile(rf"^\s*\[{_TOML_NAME}(?:\.[^\]]*)?\]\s*(?:#.*)?$")
+_KEY = r"""(?:[\w\-]+|"[^"]*"|'[^']*')"""
+_ANY_HEADER = re.compile(rf"^\s*\[\[?\s*{_KEY}(?:\s*\.\s*{_KEY})*\s*\]\]?\s*(?:#.*)?$")
+
+
+def toml_block(ctx: InstallContext, agent: str) -> str:
+    """Our `[mcp_servers.recallnest]` table as TOML text, with a comment naming its owner."""
+    entry = mcp_entry(_spec(agent), ctx)
+    args = ", ".join(_toml_string(a) for a in entry["args"])
+    env = ", ".join(f"{k} = {_toml_string(v)}" for k, v in entry["env"].items())
+    return (
+        f"{TOML_MARKER}\n"
+        f"[mcp_servers.{MCP_SERVER_NAME}]\n"
+        f"command = {_toml_string(entry['command'])}\n"
+        f"args = [{args}]\n"
+        f"env = {{ {env} }}\n"
+    )
+
+
+def _toml_string(value: str) -> str:
+    """A TOML basic string: quotes, backslashes and control characters escaped."""
+    out = []
+    for ch in value:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def load_toml(path: Path, raw: bytes | None) -> dict[str, Any]:
+    """The TOML document ({} if the file is absent); ConfigError if it does not parse."""
+    try:
+        return tomllib.loads(_toml_text(raw))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path} is not valid TOML ({exc}); fix it and retry") from exc
+
+
+def _toml_text(raw: bytes | None) -> str:
+    return (raw or b"").decode("utf-8")
+
+
+def _toml_server(doc: Mapping[str, Any], path: Path) -> object:
+    servers = doc.get("mcp_servers", {})
+    if not isinstance(servers, dict):
+        raise ConfigError(f"mcp_servers in {path} is not a table; fix it and retry")
+    return servers.get(MCP_SERVER_NAME)
+
+
+def toml_with_server(path: Path, raw: bytes | None, block: str) -> bytes | None:
+    """The file with our table appended (an older form of it cut out first); None when it is
+    already there as wanted. The result must parse to the same document plus our table."""
+    doc = load_toml(path, raw)
+    current = _toml_server(doc, path)
+    wanted = tomllib.loads(block)["mcp_servers"][MCP_SERVER_NAME]
+    if current == wanted:
+        return None
+    _check_name_is_free(current, path)
+    text = _toml_text(raw)
+    if current is not None:
+        text = _cut_block(text, path, _without_server(doc))
+    if text and not text.endswith("\n"):
+        text += "\n"
+    new = text + ("\n" if text.strip() else "") + block
+    expected = copy.deepcopy(doc)
+    expected.setdefault("mcp_servers", {})[MCP_SERVER_NAME] = wanted
+    _check_toml(new, expected, path, f"add this table by hand:\n{block}")
+    return new.encode("utf-8")
+
+
+def toml_without_server(path: Path, raw: bytes) -> bytes | None:
+    """The file with our table cut out; None when it holds no server of ours."""
+    doc = load_toml(path, raw)
+    if not is_our_server(_toml_server(doc, path)):
+        return None
+    return _cut_block(_toml_text(raw), path, _without_server(doc)).encode("utf-8")
+
+
+def _without_server(doc: dict[str, Any]) -> dict[str, Any]:
+    new = copy.deepcopy(doc)
+    del new["mcp_servers"][MCP_SERVER_NAME]
+    return new
+
+
+def _cut_block(text: str, path: Path, expected: dict[str, Any]) -> str:
+    """`text` without our table: its header (and our comment and the blank line before it)
+    through the line before the next table that is not a sub-table of ours; comments and
+    blank lines just before that next table stay with it."""
+    lines = text.splitlines(keepends=True)
+    start = next((n for n, line in enumerate(lines) if _OUR_HEADER.match(line)), None)
+    if start is None:  # an inline table or dotted keys: not a block we can cut out
+        raise ConfigError(
+            f"cannot edit {path} safely (unusual layout); "
+            f"remove [mcp_servers.{MCP_SERVER_NAME}] by hand"
+        )
+    end = start + 1
+    while end < len(lines) and not (
+        _ANY_HEADER.match(lines[end]) and not _OUR_HEADER.match(lines[end])
+    ):
+        end += 1
+    while end > start + 1 and lines[end - 1].strip()[:1] in ("", "#"):
+        end -= 1
+    if start and lines[start - 1].strip() == TOML_MARKER:
+        start -= 1
+    if start and not lines[start - 1].strip():
+        start -= 1
+    new = "".join(lines[:start] + lines[end:])
+    _check_toml(new, expected, path, f"remove [mcp_servers.{MCP_SERVER_NAME}] by hand")
+    return new
+
+
+def _check_toml(text: str, expected: dict[str, Any], path: Path, advice: str) -> None:
+    """Refuse an edit whose result does not parse to `expected` (dotted keys, inline tables,
+    multi-line values: layouts our line-based edit does not handle)."""
+    try:
+        found = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        found = None
+
+    def bare(doc: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in doc.items() if not (k == "mcp_servers" and v == {})}
+
+    if found is None or bare(found) != bare(expected):
+        raise ConfigError(f"cannot edit {path} safely (unusual layout); {advice}")
+
+
 # --- JSON files --------------------------------------------------------------------------------
 
 
@@ -421,27 +700,59 @@ def _backup_path(state_dir: Path, record: Mapping[str, Any]) -> Path:
 
 def plan_install(agent: str, ctx: InstallContext) -> FilePlan:
     """What installing `agent`'s hooks would change; reads the file, writes nothing."""
-    spec = _spec(agent)
-    path = settings_path(ctx, agent)
+    return plan_target(targets(agent, ctx)[0], ctx)
+
+
+def plan_target(target: Target, ctx: InstallContext) -> FilePlan:
+    """What installing our entries in one file would change; reads it, writes nothing."""
+    spec = _spec(target.agent)
+    path = target.path
     before = read_bytes(path)
-    doc = load_document(path, before)
-    new = add_hooks(doc, spec, ctx.executable)
-    if new == doc:
-        return FilePlan(
-            agent, path, before, before, Change(agent, path, "unchanged", "already installed")
-        )
-    after = dump_document(new, detect_style(before))
+    if target.toml:
+        after, parts = toml_with_server(path, before, toml_block(ctx, target.agent)), ["mcp"]
+    else:
+        after, parts = _json_installed(target, spec, ctx, before)
+    if after is None:
+        change = Change(target.agent, path, "unchanged", "already installed")
+        return FilePlan(target.agent, path, before, before, change, target.toml)
     action: Action = "create" if before is None else "update"
     events = ", ".join(hook.event for hook in spec.hooks)
-    change = Change(agent, path, action, f"add recallnest hooks: {events}", spec.notes)
-    return FilePlan(agent, path, before, after, change)
+    summary = {"hooks": f"recallnest hooks: {events}", "mcp": f"MCP server {MCP_SERVER_NAME}"}
+    notes = {"hooks": spec.notes, "mcp": spec.mcp.notes if spec.mcp else ()}
+    change = Change(
+        target.agent,
+        path,
+        action,
+        "add " + "; ".join(summary[p] for p in parts),
+        tuple(note for p in parts for note in notes[p]),
+    )
+    return FilePlan(target.agent, path, before, after, change, target.toml)
 
 
-def install(agents: Iterable[str], ctx: InstallContext, *, dry_run: bool = False) -> list[Change]:
-    """Register the hooks of each agent. Plans everything first, so a broken file stops the
-    whole run before anything is written. Idempotent: a second run reports "already installed".
+def _json_installed(
+    target: Target, spec: AgentSpec, ctx: InstallContext, before: bytes | None
+) -> tuple[bytes | None, list[str]]:
+    """The JSON file with our entries (None when already so), and which parts changed."""
+    doc = load_document(target.path, before)
+    new = doc
+    parts: list[str] = []
+    if target.hooks and (with_hooks := add_hooks(new, spec, ctx.executable)) != new:
+        new, parts = with_hooks, [*parts, "hooks"]
+    if target.mcp and (with_server := add_server(new, mcp_entry(spec, ctx), target.path)) != new:
+        new, parts = with_server, [*parts, "mcp"]
+    return (None if not parts else dump_document(new, detect_style(before))), parts
+
+
+def install(
+    agents: Iterable[str], ctx: InstallContext, *, dry_run: bool = False, mcp: bool = False
+) -> list[Change]:
+    """Register the hooks of each agent, and with `mcp` its MCP server too. Plans everything
+    first, so a broken file stops the whole run before anything is written. Idempotent: a
+    second run reports "already installed". One Change per file.
     """
-    plans = [plan_install(agent, ctx) for agent in agents]
+    plans = [
+        plan_target(target, ctx) for agent in agents for target in targets(agent, ctx, mcp=mcp)
+    ]
     if not dry_run:
         manifest = load_manifest(ctx.state_dir)
         for plan in plans:
@@ -476,13 +787,12 @@ def _written_by_us(record: Mapping[str, Any] | None, current: bytes | None) -> b
 def _new_record(plan: FilePlan, ctx: InstallContext) -> dict[str, Any]:
     """Back up the file as it is now, before our first write to it.
 
-    A file that already holds our hooks but is not what we wrote (the user edited it after an
-    install) has no clean "before" any more: it is backed up for safety but marked not
-    restorable, and uninstall then removes our hooks surgically.
+    A file that already holds our entries but is not what we wrote (the user edited it after
+    an install) has no clean "before" any more: it is backed up for safety but marked not
+    restorable, and uninstall then removes our entries surgically.
     """
-    doc = load_document(plan.path, plan.before)
     record: dict[str, Any] = {"agent": plan.agent, "existed": plan.before is not None}
-    record["restorable"] = remove_hooks(doc, plan.agent) == doc
+    record["restorable"] = _without_ours(plan.agent, plan.path, plan.toml, plan.before) is None
     record["backup"] = None
     if plan.before is not None:
         record["backup"] = f"{plan.agent}-{plan.path.name}"
@@ -497,54 +807,70 @@ def _new_record(plan: FilePlan, ctx: InstallContext) -> dict[str, Any]:
 
 def plan_uninstall(agent: str, ctx: InstallContext) -> FilePlan:
     """What uninstalling `agent`'s hooks would change; reads files, writes nothing."""
-    path = settings_path(ctx, agent)
+    return plan_removal(targets(agent, ctx)[0], ctx)
+
+
+def plan_removal(target: Target, ctx: InstallContext) -> FilePlan:
+    """What removing our entries from one file would change; reads files, writes nothing."""
+    agent, path = target.agent, target.path
     before = read_bytes(path)
     record = load_manifest(ctx.state_dir)["files"].get(str(path))
     if before is None:
-        return FilePlan(agent, path, None, None, Change(agent, path, "unchanged", "not installed"))
+        change = Change(agent, path, "unchanged", "not installed")
+        return FilePlan(agent, path, None, None, change, target.toml)
     if record and record.get("restorable") and _written_by_us(record, before):
-        return _plan_restore(agent, path, before, record, ctx)
-    return _plan_surgical(agent, path, before, record)
+        return _plan_restore(target, before, record, ctx)
+    return _plan_surgical(target, before, record)
 
 
 def _plan_restore(
-    agent: str, path: Path, before: bytes, record: Mapping[str, Any], ctx: InstallContext
+    target: Target, before: bytes, record: Mapping[str, Any], ctx: InstallContext
 ) -> FilePlan:
+    agent, path = target.agent, target.path
     if not record["existed"]:
         change = Change(agent, path, "remove", "remove the file install created")
-        return FilePlan(agent, path, before, None, change)
+        return FilePlan(agent, path, before, None, change, target.toml)
     backup = read_bytes(_backup_path(ctx.state_dir, record))
     if backup is None:
-        return _plan_surgical(agent, path, before, record)
+        return _plan_surgical(target, before, record)
     change = Change(agent, path, "restore", "restore the file exactly as it was before install")
-    return FilePlan(agent, path, before, backup, change)
+    return FilePlan(agent, path, before, backup, change, target.toml)
 
 
-def _plan_surgical(
-    agent: str, path: Path, before: bytes, record: Mapping[str, Any] | None
-) -> FilePlan:
-    doc = load_document(path, before)
-    new = remove_hooks(doc, agent)
-    if new == doc:
-        return FilePlan(
-            agent, path, before, before, Change(agent, path, "unchanged", "not installed")
-        )
-    if not new and record is not None and not record["existed"]:
-        return FilePlan(
-            agent,
-            path,
-            before,
-            None,
-            Change(agent, path, "remove", "remove the file install created"),
-        )
-    after = dump_document(new, detect_style(before))
-    summary = "remove recallnest hooks; your later edits are kept"
-    return FilePlan(agent, path, before, after, Change(agent, path, "update", summary))
+def _plan_surgical(target: Target, before: bytes, record: Mapping[str, Any] | None) -> FilePlan:
+    agent, path, toml = target.agent, target.path, target.toml
+    after = _without_ours(agent, path, toml, before)
+    if after is None:
+        change = Change(agent, path, "unchanged", "not installed")
+        return FilePlan(agent, path, before, before, change, toml)
+    empty = not after.strip() if toml else not load_document(path, after)
+    if empty and record is not None and not record["existed"]:
+        change = Change(agent, path, "remove", "remove the file install created")
+        return FilePlan(agent, path, before, None, change, toml)
+    change = Change(agent, path, "update", "remove recallnest's entries; your later edits are kept")
+    return FilePlan(agent, path, before, after, change, toml)
 
 
-def uninstall(agents: Iterable[str], ctx: InstallContext, *, dry_run: bool = False) -> list[Change]:
-    """Remove the hooks of each agent, restoring each file to its prior bytes when possible."""
-    plans = [plan_uninstall(agent, ctx) for agent in agents]
+def _without_ours(agent: str, path: Path, toml: bool, raw: bytes | None) -> bytes | None:
+    """`raw` without our hooks and MCP server; None when it holds none of them."""
+    if raw is None:
+        return None
+    if toml:
+        return toml_without_server(path, raw)
+    doc = load_document(path, raw)
+    new = remove_ours(doc, agent)
+    return None if new == doc else dump_document(new, detect_style(raw))
+
+
+def uninstall(
+    agents: Iterable[str], ctx: InstallContext, *, dry_run: bool = False, mcp: bool = False
+) -> list[Change]:
+    """Remove what install wrote, restoring each file to its prior bytes when possible. Every
+    file visited loses all our entries; `mcp` also visits the files that hold only our MCP
+    server (Claude Code's ~/.claude.json, Codex's config.toml)."""
+    plans = [
+        plan_removal(target, ctx) for agent in agents for target in targets(agent, ctx, mcp=mcp)
+    ]
     if not dry_run:
         manifest = load_manifest(ctx.state_dir)
         for plan in plans:

@@ -8,6 +8,8 @@ Stages, in order (names are what `disabled` and `--explain` use):
   expansion                aliases + synonyms added to the keyword query at a lower weight
   context                  a turn borrows part of its best neighbour's score (same session,
                            adjacent in time): answers often sit next to the matching turn
+  session                  a turn gains when other candidates of its session match too (the
+                           sum of the best two other candidates' scores, scaled to the max)
   recency                  mild boost for recent conversation time
   importance               memories: importance × confidence, tier floor (core never fades)
   trust                    durable memories over raw turns for the same content
@@ -39,6 +41,7 @@ class Profile:
     alpha: float = 0.5  # vector weight against BM25
     exact: float = 0.25  # weight of the exact-token channel (added)
     context: float = 0.3  # share of the best neighbour's score a turn borrows
+    session: float = 0.5  # weight of the support a turn's session gives it
     recency: float = 0.05
     recency_days: float = 30.0
     importance: float = 0.1
@@ -108,6 +111,9 @@ def retrieve(
     if "context" not in disabled and profile.context > 0:
         parts["context"] = _context(index, channels, norm, cand, mask, profile, disabled)
         score += parts["context"]
+    if "session" not in disabled and profile.session > 0:
+        parts["session"] = _session_support(index, cand, base, profile)
+        score += parts["session"]
     score += _boosts(index, cand, profile, plan, now, memory_info, disabled, parts)
     order = np.lexsort((cand, -score))
     return _finish(index, cand, score, order, parts, ranks, profile, limit, disabled)
@@ -213,6 +219,19 @@ def _context(
             scores[ok] = _fused(channels, norm, side[ok], profile, disabled)
             out = np.maximum(out, scores)
     return profile.context * out
+
+
+def _session_support(index: SearchIndex, cand: np.ndarray, base: np.ndarray,
+                     profile: Profile) -> np.ndarray:
+    sessions = np.array([index.session_code(int(p)) for p in cand])
+    support = np.zeros(len(cand), dtype=np.float32)
+    for code in np.unique(sessions[sessions != 0]):
+        members = np.flatnonzero(sessions == code)
+        for j in members:  # the best two OTHER candidates: a lone strong turn gets none
+            others = np.sort(base[members[members != j]])[::-1][:2]
+            support[j] = float(others.sum())
+    peak = float(support.max()) if len(support) else 0.0
+    return (profile.session * support / peak).astype(np.float32) if peak > 0 else support
 
 
 def _boosts(

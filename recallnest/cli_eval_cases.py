@@ -1,0 +1,78 @@
+"""`recallnest eval cases`: retrieval quality on the coding-agent case set (eval/cases/).
+
+Registers itself on the `eval` group when imported (cli.py imports this module).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from recallnest.cli import CONTEXT, emit, eval_group, json_option, settings_of
+from recallnest.config import Settings
+
+_COLUMNS = ("n", "hit@1", "hit@5", "hit@10", "mrr@10")
+
+
+@eval_group.command("cases", context_settings=CONTEXT)
+@click.option(
+    "--cases",
+    "cases_dir",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=Path("eval/cases"),
+    show_default=True,
+    help="Folder holding corpus/*.jsonl and queries.jsonl.",
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Reuse passage vectors across runs (tuning); off by default.",
+)
+@json_option
+@click.pass_context
+def eval_cases(ctx: click.Context, cases_dir: Path, cache_dir: Path | None, as_json: bool) -> None:
+    """Hit@1/5/10 and MRR@10 on coding-agent sessions (EN and ZH), through the real pipeline.
+
+    \b
+    recallnest eval cases
+    recallnest eval cases --cache-dir ~/.cache/recallnest-eval --json
+    """
+    from recallnest.eval_cases import run
+
+    base = settings_of(ctx)
+
+    def settings_for(home: Path) -> Settings:
+        return base.model_copy(update={"home": home})
+
+    report = run(
+        cases_dir, settings_for, log=lambda m: click.echo(m, err=True), cache_dir=cache_dir
+    )
+    emit(report, as_json, print_report)
+
+
+def print_report(report: dict[str, Any]) -> None:
+    corpus = report["corpus"]
+    click.echo(
+        f"embedder {report['embedder']}; {corpus['turns']} turns in {corpus['sessions']} "
+        f"sessions, {corpus['memories_captured']} memories captured"
+    )
+    click.echo(f"{'group':<22}" + "".join(f"{c:>9}" for c in _COLUMNS))
+    rows = [("overall", report["overall"])]
+    for section in ("by_type", "by_lang", "by_kind"):
+        rows.extend((f"{section[3:]}={name}", m) for name, m in report[section].items())
+    for name, m in rows:
+        click.echo(f"{name:<22}" + "".join(f"{m.get(c, float('nan')):>9}" for c in _COLUMNS))
+    lat = report["latency_ms"]
+    click.echo(
+        f"query latency: p50 {lat['p50']} ms, p95 {lat['p95']} ms ({lat['queries']} queries)"
+    )
+    failures = report["failures"]
+    click.echo(f"\nnot in the top 5 ({len(failures)}):")
+    for f in failures:
+        where = "miss" if f["rank"] is None else f"rank {f['rank']}"
+        click.echo(f"- {f['id']} [{f['type']}, {f['lang']}, {f['kind']}] {where}: {f['query']}")
+        click.echo(f"    expected {', '.join(f['expected'])}")
+        for got in f["got"]:
+            click.echo(f"    got {got}")

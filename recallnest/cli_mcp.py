@@ -1,0 +1,38 @@
+"""`recallnest mcp`: the MCP server command, registered on the main click group.
+
+cli.py imports this module at its end, so importing it must stay cheap: the server (and the
+`mcp` SDK it loads) is imported only when the command runs.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from recallnest.cli import CONTEXT, cli, settings_of
+from recallnest.models import AGENTS
+from recallnest.paths import socket_path
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option(
+    "--agent",
+    type=click.Choice(AGENTS),
+    help="The agent that starts the server (sizes resume_context like its hook).",
+)
+@click.pass_context
+def mcp(ctx: click.Context, agent: str | None) -> None:
+    """Serve memory tools to an agent over MCP (stdio); `recallnest install` registers it.
+
+    A thin client of the daemon: when the daemon is not running, each tool says so and the
+    server keeps running. Tools: search_memory, remember, forget, recent_sessions,
+    resume_context.
+
+    \b
+    claude mcp add --scope user recallnest -- recallnest mcp --agent claude
+    """
+    from recallnest.mcp_server import serve
+
+    serve(socket_path(settings_of(ctx).home), Path(os.getcwd()), agent)

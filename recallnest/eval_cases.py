@@ -1,0 +1,341 @@
+"""Coding-agent retrieval evaluation through the real pipeline.
+
+The set lives in `eval/cases/`: `corpus/*.jsonl` holds hand-written coding-agent sessions (one
+turn per line: session, project, agent, role, text, ts and a stable turn key `id` such as
+`s03-t07`), `queries.jsonl` holds labelled queries (`relevant` lists turn keys). Every session is
+written out as a Claude Code JSONL transcript (the turn key is the record `uuid`, and
+`msg-<key>` the assistant message id), ingested into a fresh temporary home by the code the
+daemon runs (so capture runs too), embedded with the configured embedder, and every query is
+asked through `Engine.search`. A turn hit is relevant when its key is listed; a memory hit is
+relevant when any of its evidence turns is. Reports hit@1/5/10 and MRR@10 overall, per query
+type, language and kind, query latency, the queries that missed the top 5, and every query's
+rank (to compare runs query by query).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+import tempfile
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from recallnest.config import Settings
+from recallnest.engine import Engine, SearchRequest
+from recallnest.errors import RecallnestError
+from recallnest.eval_locomo import CachedEmbedder
+from recallnest.ingest import Source, ingest_file
+from recallnest.project import project_of
+
+DEPTH = 10
+FAIL_AT = 5
+KINDS = ("turns", "memories", "all")
+ROLES = ("user", "assistant")
+TURN_FIELDS = ("session", "project", "agent", "role", "text", "ts", "id")
+QUERY_FIELDS = ("id", "query", "kind", "relevant", "type")
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_NAMESPACE = uuid.UUID("6f1c3d52-9a4e-4d8b-b1a7-2c5e8f0d4a61")
+_MODEL = "claude-sonnet-4-5"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One query's result: the 1-based rank of its first relevant hit (None: not in the top
+    DEPTH), what came back first, and how long the search took."""
+
+    query: dict[str, Any]
+    rank: int | None
+    top: list[str]
+    seconds: float
+
+
+# ---- the set ------------------------------------------------------------------------------
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    rows = []
+    for n, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise RecallnestError(f"{path}:{n}: not JSON: {exc}") from exc
+    return rows
+
+
+def load_corpus(cases_dir: Path) -> list[dict[str, Any]]:
+    """Every turn of every `corpus/*.jsonl` file, in file then line order."""
+    files = sorted((cases_dir / "corpus").glob("*.jsonl"))
+    if not files:
+        raise RecallnestError(f"no corpus/*.jsonl files in {cases_dir}")
+    return [row for f in files for row in read_jsonl(f)]
+
+
+def load_queries(cases_dir: Path) -> list[dict[str, Any]]:
+    path = cases_dir / "queries.jsonl"
+    if not path.exists():
+        raise RecallnestError(f"no queries.jsonl in {cases_dir}")
+    return read_jsonl(path)
+
+
+def problems(turns: Sequence[dict[str, Any]], queries: Sequence[dict[str, Any]]) -> list[str]:
+    """What is wrong with the set: missing fields, duplicate keys, unknown relevant turns."""
+    out = []
+    keys: set[str] = set()
+    for turn in turns:
+        missing = [f for f in TURN_FIELDS if not turn.get(f)]
+        if missing:
+            out.append(f"turn {turn.get('id')!r} lacks {', '.join(missing)}")
+        if turn.get("role") not in ROLES:
+            out.append(f"turn {turn.get('id')!r} has role {turn.get('role')!r}")
+        if turn.get("id") in keys:
+            out.append(f"turn key {turn.get('id')!r} is used twice")
+        keys.add(str(turn.get("id")))
+    ids: set[str] = set()
+    for q in queries:
+        missing = [f for f in QUERY_FIELDS if not q.get(f)]
+        if missing:
+            out.append(f"query {q.get('id')!r} lacks {', '.join(missing)}")
+        if q.get("kind") not in KINDS:
+            out.append(f"query {q.get('id')!r} has kind {q.get('kind')!r}")
+        if q.get("id") in ids:
+            out.append(f"query id {q.get('id')!r} is used twice")
+        ids.add(str(q.get("id")))
+        unknown = [k for k in q.get("relevant") or [] if k not in keys]
+        if unknown:
+            out.append(f"query {q.get('id')!r}: unknown relevant turn(s) {', '.join(unknown)}")
+    return out
+
+
+def language(query: dict[str, Any]) -> str:
+    """The query's `lang`, else `zh` when the question holds Chinese characters."""
+    if query.get("lang"):
+        return str(query["lang"])
+    return "zh" if _CJK.search(str(query["query"])) else "en"
+
+
+# ---- transcripts ----------------------------------------------------------------------------
+
+
+def write_transcripts(turns: Sequence[dict[str, Any]], root: Path) -> list[Path]:
+    """One Claude Code JSONL file per session, under root/projects/<encoded cwd>/."""
+    sessions: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for turn in turns:
+        sessions[str(turn["session"])].append(turn)
+    files = []
+    for name, rows in sessions.items():
+        cwd = str(rows[0]["project"])
+        folder = root / "projects" / re.sub(r"[^A-Za-z0-9]", "-", cwd)
+        folder.mkdir(parents=True, exist_ok=True)
+        session_id = str(uuid.uuid5(_NAMESPACE, f"cases/{name}"))
+        lines, parent = [], None
+        for turn in rows:
+            lines.append(json.dumps(_record(turn, session_id, parent), ensure_ascii=False))
+            parent = str(turn["id"])
+        path = folder / f"{session_id}.jsonl"
+        path.write_text("\n".join(lines) + "\n", "utf-8")
+        files.append(path)
+    return files
+
+
+def _record(turn: dict[str, Any], session_id: str, parent: str | None) -> dict[str, Any]:
+    key, text = str(turn["id"]), str(turn["text"])
+    is_user = turn["role"] == "user"
+    message: dict[str, Any] = (
+        {"role": "user", "content": text}
+        if is_user
+        else {
+            "role": "assistant",
+            "id": f"msg-{key}",
+            "model": _MODEL,
+            "content": [{"type": "text", "text": text}],
+        }
+    )
+    return {
+        "type": "user" if is_user else "assistant",
+        "uuid": key,
+        "parentUuid": parent,
+        "sessionId": session_id,
+        "timestamp": str(turn["ts"]),
+        "cwd": str(turn["project"]),
+        "version": "1.0.0",
+        "message": message,
+    }
+
+
+# ---- scoring --------------------------------------------------------------------------------
+
+
+def first_relevant(
+    hits: Sequence[dict[str, Any]],
+    keys_of: Callable[[dict[str, Any]], set[str]],
+    relevant: set[str],
+) -> int | None:
+    """1-based rank of the first hit whose turn keys meet `relevant`."""
+    for rank, hit in enumerate(hits[:DEPTH], 1):
+        if keys_of(hit) & relevant:
+            return rank
+    return None
+
+
+def metrics(ranks: Iterable[int | None]) -> dict[str, float]:
+    values = list(ranks)
+    n = len(values)
+    if not n:
+        return {"n": 0}
+
+    def share(k: int) -> float:
+        return round(100 * sum(1 for r in values if r is not None and r <= k) / n, 1)
+
+    mrr = sum(1 / r for r in values if r is not None) / n
+    return {
+        "n": n,
+        "hit@1": share(1),
+        "hit@5": share(5),
+        "hit@10": share(10),
+        "mrr@10": round(mrr, 3),
+    }
+
+
+def _grouped(outcomes: Sequence[Outcome], key: Callable[[Outcome], str]) -> dict[str, Any]:
+    groups: dict[str, list[int | None]] = defaultdict(list)
+    for o in outcomes:
+        groups[key(o)].append(o.rank)
+    return {name: metrics(ranks) for name, ranks in sorted(groups.items())}
+
+
+def _short(text: str, size: int = 110) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= size else "…" + flat[-(size - 1) :]
+
+
+# ---- running --------------------------------------------------------------------------------
+
+
+def run(
+    cases_dir: Path,
+    settings_for: Callable[[Path], Settings],
+    log: Callable[[str], None] = lambda _: None,
+    cache_dir: Path | None = None,
+) -> dict[str, Any]:
+    """Ingest the corpus into a fresh home, ask every query, return the report (JSON-able)."""
+    turns, queries = load_corpus(cases_dir), load_queries(cases_dir)
+    wrong = problems(turns, queries)
+    if wrong:
+        raise RecallnestError("invalid case set: " + "; ".join(wrong[:5]))
+    with tempfile.TemporaryDirectory(prefix="rn-cases-") as tmp:
+        root = Path(tmp)
+        files = write_transcripts(turns, root / "claude")
+        engine = Engine.open(settings_for(root / "home"))
+        try:
+            t0 = time.perf_counter()
+            for path in files:
+                ingest_file(Source(str(path), "claude"), None, engine.ingest_batch)
+            ingest_s = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            embedder = _embed_all(engine, cache_dir)
+            embed_s = time.perf_counter() - t0
+            counts = engine.store.counts()
+            log(
+                f"cases: {counts['turns']} turns and {counts['memories']} memories ingested in "
+                f"{ingest_s:.1f}s, embedded in {embed_s:.1f}s"
+            )
+            outcomes = _ask_all(engine, queries)
+        finally:
+            engine.close()
+    return _report(outcomes, turns, counts, embedder) | {
+        "ingest_seconds": round(ingest_s, 2),
+        "embed_seconds": round(embed_s, 2),
+    }
+
+
+def _embed_all(engine: Engine, cache_dir: Path | None) -> str | None:
+    """Embed every row (through the on-disk cache when asked); the model id, if any."""
+    if engine.embedder is None:
+        return None
+    cached = None
+    if cache_dir is not None:
+        cached = CachedEmbedder(engine.embedder, cache_dir)
+        engine.embedder = cached
+    while engine.embed_pending(64):
+        pass
+    if cached is not None:
+        cached.save()
+    return str(engine.embedder.model_id)
+
+
+def _ask_all(engine: Engine, queries: Sequence[dict[str, Any]]) -> list[Outcome]:
+    key_of = {tid: rid.removeprefix("msg-") for tid, rid in engine.store.turn_records()}
+
+    def keys_of(hit: dict[str, Any]) -> set[str]:
+        if hit["kind"] == "memory":
+            return {key_of[t] for t in hit.get("evidence") or [] if t in key_of}
+        return {key_of[hit["id"]]} if hit["id"] in key_of else set()
+
+    def label(hit: dict[str, Any]) -> str:
+        if hit["kind"] == "memory":
+            evidence = ",".join(sorted(keys_of(hit))) or "-"
+            return f"memory[{evidence}] {_short(str(hit['text']), 70)}"
+        return "/".join(sorted(keys_of(hit))) or f"turn:{hit['id']}"
+
+    out = []
+    for q in queries:
+        project = project_of(str(q["project"])) if q.get("project") else None
+        request = SearchRequest(query=str(q["query"]), kind=q["kind"], project=project, limit=DEPTH)
+        t0 = time.perf_counter()
+        hits = engine.search(request)
+        seconds = time.perf_counter() - t0
+        rank = first_relevant(hits, keys_of, set(q["relevant"]))
+        out.append(Outcome(q, rank, [label(h) for h in hits[:3]], seconds))
+    return out
+
+
+def _report(
+    outcomes: Sequence[Outcome],
+    turns: Sequence[dict[str, Any]],
+    counts: dict[str, int],
+    embedder: str | None,
+) -> dict[str, Any]:
+    lat = sorted(o.seconds for o in outcomes)
+    failures = [
+        {
+            "id": o.query["id"],
+            "type": o.query["type"],
+            "lang": language(o.query),
+            "kind": o.query["kind"],
+            "query": _short(str(o.query["query"])),
+            "expected": list(o.query["relevant"]),
+            "rank": o.rank,
+            "got": o.top,
+        }
+        for o in outcomes
+        if o.rank is None or o.rank > FAIL_AT
+    ]
+    return {
+        "embedder": embedder,
+        "corpus": {
+            "sessions": len({t["session"] for t in turns}),
+            "projects": len({t["project"] for t in turns}),
+            "turns": len(turns),
+            "turns_stored": counts.get("turns", 0),
+            "memories_captured": counts.get("memories", 0),
+        },
+        "overall": metrics(o.rank for o in outcomes),
+        "by_type": _grouped(outcomes, lambda o: str(o.query["type"])),
+        "by_lang": _grouped(outcomes, lambda o: language(o.query)),
+        "by_kind": _grouped(outcomes, lambda o: str(o.query["kind"])),
+        "latency_ms": {
+            "p50": round(1000 * statistics.median(lat), 2) if lat else None,
+            "p95": round(1000 * lat[int(0.95 * (len(lat) - 1))], 2) if lat else None,
+            "queries": len(lat),
+        },
+        "failures": failures,
+        "ranks": {str(o.query["id"]): o.rank for o in outcomes},
+    }
