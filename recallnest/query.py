@@ -55,7 +55,40 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("permission", "permissions", "denied", "权限"),
     ("branch", "分支"),
     ("commit", "提交"),
+    ("certificate", "cert", "tls", "ssl", "证书"),
+    ("alert", "alerting", "alarm", "告警", "报警"),
+    ("rollback", "roll back", "revert", "回滚", "回退"),
+    ("health check", "healthcheck", "健康检查"),
+    ("version", "版本"),
+    ("connection pool", "pool size", "连接池"),
+    ("migration", "migrate", "迁移"),
+    ("schedule", "cron", "定时", "调度"),
+    ("endpoint", "api", "接口"),
+    ("service", "服务"),
+    ("platform", "平台"),
+    ("upgrade", "升级"),
+    ("monitoring", "metrics", "监控", "指标"),
+    ("secret", "credential", "密钥", "凭证"),
+    ("state management", "store", "状态管理"),
+    ("frontend", "前端"),
+    ("backend", "后端"),
+    ("report", "报表", "日报"),
+    ("threshold", "阈值"),
 )
+
+# "what is X now / currently / latest": the newest of several matching statements wins.
+_LATEST = re.compile(
+    r"\b(?:now|currently|current|latest|these days|nowadays|at the moment|still)\b"
+    r"|现在|目前|最新|当前|如今|还是",
+    re.IGNORECASE,
+)
+# Agent preambles pasted with a prompt that strip_injected does not know: Codex's AGENTS.md
+# block, and a markdown preamble closed by a `---` rule before the actual question.
+_AGENTS_BLOCK = re.compile(
+    r"#\s*AGENTS\.md instructions[^\n]*\n(?:\s*<INSTRUCTIONS>.*?</INSTRUCTIONS>)?",
+    re.IGNORECASE | re.DOTALL,
+)
+_RULE_SPLIT = re.compile(r"\n\s*-{3,}\s*\n")
 
 _RELATIVE_EN = re.compile(
     r"\b(?:(yesterday|today)|last (week|month|year)|this (week|month)|"
@@ -90,6 +123,7 @@ class QueryPlan:
     exact: tuple[str, ...] = ()
     window: tuple[datetime, datetime] | None = None
     expansions: tuple[str, ...] = field(default=())
+    latest: bool = False  # the query asks for the current state: prefer newer statements
 
 
 def plan_query(
@@ -111,11 +145,16 @@ def plan_query(
         exact=tuple(exact_tokens(text)),
         window=date_window(text, now),
         expansions=tuple(expansions),
+        latest=_LATEST.search(text) is not None,
     )
 
 
 def clean_query(query: str) -> str:
     """The question inside a query: injected blocks removed, a pasted prompt cut to its tail."""
+    query = _AGENTS_BLOCK.sub(" ", query)
+    parts = _RULE_SPLIT.split(query)
+    if len(parts) > 1 and parts[-1].strip() and len(parts[-1]) < len(query) / 2:
+        query = parts[-1]  # a preamble, a rule, then the question
     rest, injected_only = strip_injected(query)
     text = " ".join((query if injected_only and not rest else rest).split())
     if len(text) <= MAX_QUERY_CHARS:

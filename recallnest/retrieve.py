@@ -14,6 +14,7 @@ Stages, in order (names are what `disabled` and `--explain` use):
   importance               memories: importance × confidence, tier floor (core never fades)
   trust                    durable memories over raw turns for the same content
   date                     boost inside the query's date window ("last week", 上周)
+  latest                   "what is X now / 现在": newer candidates rank higher
   diversity                near-duplicate texts and over-represented sessions pushed down
   cutoff                   hits far below the best one are dropped (no filler results)
 """
@@ -47,6 +48,7 @@ class Profile:
     importance: float = 0.1
     trust: float = 0.05  # bonus for durable memories
     date: float = 0.15
+    latest: float = 0.3  # newest-first boost when the query asks for the current state
     # Penalty per earlier hit from the same session. Off by default: on LoCoMo it cost 2.3
     # turn R@10 at 0.05 (evidence clusters in one session); profiles may turn it on.
     diversity: float = 0.0
@@ -221,8 +223,9 @@ def _context(
     return profile.context * out
 
 
-def _session_support(index: SearchIndex, cand: np.ndarray, base: np.ndarray,
-                     profile: Profile) -> np.ndarray:
+def _session_support(
+    index: SearchIndex, cand: np.ndarray, base: np.ndarray, profile: Profile
+) -> np.ndarray:
     sessions = np.array([index.session_code(int(p)) for p in cand])
     support = np.zeros(len(cand), dtype=np.float32)
     for code in np.unique(sessions[sessions != 0]):
@@ -252,6 +255,12 @@ def _boosts(
             profile.recency * np.exp(-age_days / profile.recency_days) * (ts > 0)
         ).astype(np.float32)
         total += parts["recency"]
+    if "latest" not in disabled and plan.latest and len(cand) > 1:
+        # "what is X now": among the candidates, newer conversation time ranks higher.
+        lo, hi = float(ts[ts > 0].min(initial=now)), float(ts.max())
+        rel = np.clip((ts - lo) / (hi - lo), 0.0, 1.0) if hi > lo else np.zeros(len(ts))
+        parts["latest"] = (profile.latest * rel * (ts > 0)).astype(np.float32)
+        total += parts["latest"]
     if "date" not in disabled and plan.window is not None:
         lo, hi = (w.timestamp() for w in plan.window)
         parts["date"] = (profile.date * ((ts >= lo) & (ts < hi))).astype(np.float32)
