@@ -641,8 +641,8 @@ def eval_group() -> None:
     "disabled",
     multiple=True,
     help="Switch a retrieval stage off "
-    "(ablation): keyword, exact, vector, expansion, boilerplate, context, recency, "
-    "importance, trust, date, diversity, cutoff.",
+    "(ablation): keyword, exact, vector, expansion, boilerplate, context, session, latest, "
+    "recency, importance, trust, date, diversity, cutoff.",
 )
 @json_option
 @click.pass_context

@@ -30,9 +30,21 @@ _COLUMNS = ("n", "hit@1", "hit@5", "hit@10", "mrr@10")
     type=click.Path(file_okay=False, path_type=Path),
     help="Reuse passage vectors across runs (tuning); off by default.",
 )
+@click.option(
+    "--disable",
+    "disabled",
+    multiple=True,
+    help="Switch a retrieval stage off (ablation); see `eval locomo --help` for the names.",
+)
 @json_option
 @click.pass_context
-def eval_cases(ctx: click.Context, cases_dir: Path, cache_dir: Path | None, as_json: bool) -> None:
+def eval_cases(
+    ctx: click.Context,
+    cases_dir: Path,
+    cache_dir: Path | None,
+    disabled: tuple[str, ...],
+    as_json: bool,
+) -> None:
     """Hit@1/5/10 and MRR@10 on coding-agent sessions (EN and ZH), through the real pipeline.
 
     \b
@@ -47,7 +59,11 @@ def eval_cases(ctx: click.Context, cases_dir: Path, cache_dir: Path | None, as_j
         return base.model_copy(update={"home": home})
 
     report = run(
-        cases_dir, settings_for, log=lambda m: click.echo(m, err=True), cache_dir=cache_dir
+        cases_dir,
+        settings_for,
+        log=lambda m: click.echo(m, err=True),
+        cache_dir=cache_dir,
+        disabled=frozenset(disabled),
     )
     emit(report, as_json, print_report)
 

@@ -224,8 +224,10 @@ def run(
     settings_for: Callable[[Path], Settings],
     log: Callable[[str], None] = lambda _: None,
     cache_dir: Path | None = None,
+    disabled: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
-    """Ingest the corpus into a fresh home, ask every query, return the report (JSON-able)."""
+    """Ingest the corpus into a fresh home, ask every query, return the report (JSON-able).
+    `disabled` switches retrieval stages off (ablation)."""
     turns, queries = load_corpus(cases_dir), load_queries(cases_dir)
     wrong = problems(turns, queries)
     if wrong:
@@ -247,7 +249,7 @@ def run(
                 f"cases: {counts['turns']} turns and {counts['memories']} memories ingested in "
                 f"{ingest_s:.1f}s, embedded in {embed_s:.1f}s"
             )
-            outcomes = _ask_all(engine, queries)
+            outcomes = _ask_all(engine, queries, disabled)
         finally:
             engine.close()
     return _report(outcomes, turns, counts, embedder) | {
@@ -271,7 +273,9 @@ def _embed_all(engine: Engine, cache_dir: Path | None) -> str | None:
     return str(engine.embedder.model_id)
 
 
-def _ask_all(engine: Engine, queries: Sequence[dict[str, Any]]) -> list[Outcome]:
+def _ask_all(
+    engine: Engine, queries: Sequence[dict[str, Any]], disabled: frozenset[str] = frozenset()
+) -> list[Outcome]:
     key_of = {tid: rid.removeprefix("msg-") for tid, rid in engine.store.turn_records()}
 
     def keys_of(hit: dict[str, Any]) -> set[str]:
@@ -288,7 +292,9 @@ def _ask_all(engine: Engine, queries: Sequence[dict[str, Any]]) -> list[Outcome]
     out = []
     for q in queries:
         project = project_of(str(q["project"])) if q.get("project") else None
-        request = SearchRequest(query=str(q["query"]), kind=q["kind"], project=project, limit=DEPTH)
+        request = SearchRequest(
+            query=str(q["query"]), kind=q["kind"], project=project, limit=DEPTH, disabled=disabled
+        )
         t0 = time.perf_counter()
         hits = engine.search(request)
         seconds = time.perf_counter() - t0
