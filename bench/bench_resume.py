@@ -109,11 +109,11 @@ def main() -> None:
                     10.0,
                 )
                 op.append((time.perf_counter() - t1) * 1000)
-            up = hook_runs(argv, env, payload, runs, expect_output=True)
+            up, up_miss = hook_runs(argv, env, payload, runs, expect_output=True)
         finally:
             subprocess.run([script, "daemon", "stop"], env=env, check=True, capture_output=True)
-        down = hook_runs(argv, env, payload, runs, expect_output=False)
-        base = hook_runs([sys.executable, "-c", "pass"], env, "", runs, expect_output=False)
+        down, down_miss = hook_runs(argv, env, payload, runs, expect_output=False)
+        base, _ = hook_runs([sys.executable, "-c", "pass"], env, "", runs, expect_output=False)
     rows = [
         ["python -c pass (reference)", runs, fmt(median(base)), fmt(p95(base))],
         ["resume op in the daemon", runs, fmt(median(op)), fmt(p95(op))],
