@@ -115,14 +115,26 @@ def main() -> None:
         down, down_miss = hook_runs(argv, env, payload, runs, expect_output=False)
         base, _ = hook_runs([sys.executable, "-c", "pass"], env, "", runs, expect_output=False)
     rows = [
-        ["python -c pass (reference)", runs, fmt(median(base)), fmt(p95(base))],
-        ["resume op in the daemon", runs, fmt(median(op)), fmt(p95(op))],
-        ["hook, daemon up (installed script)", runs, fmt(median(up)), fmt(p95(up))],
-        ["hook, daemon stopped (fail-open)", runs, fmt(median(down)), fmt(p95(down))],
+        ["python -c pass (reference)", runs, fmt(median(base)), fmt(p95(base)), "-"],
+        ["resume op in the daemon", runs, fmt(median(op)), fmt(p95(op)), "-"],
+        [
+            "hook, daemon up (installed script)",
+            runs,
+            fmt(median(up)),
+            fmt(p95(up)),
+            f"{up_miss} over budget (printed the empty form)",
+        ],
+        [
+            "hook, daemon stopped (fail-open)",
+            runs,
+            fmt(median(down)),
+            fmt(p95(down)),
+            f"{down_miss} printed something",
+        ],
     ]
     print_table(
         f"Session-start hook, {size} memories + {size} turns (load1 {load1():.2f})",
-        ["what", "runs", "p50 ms", "p95 ms"],
+        ["what", "runs", "p50 ms", "p95 ms", "notes"],
         rows,
     )
 
