@@ -120,7 +120,8 @@ class Engine:
     def _load_index(self) -> None:
         rows = self.store.index_rows()
         for kind, cols in rows.items():
-            facet_names = [c for c in cols if c not in ("doc", "id", "length", "ts")]
+            facet_names = [c for c in cols if c not in ("doc", "id", "length", "ts", "weight")]
+            weights = np.asarray(cols["weight"], dtype=np.float32) if "weight" in cols else None
             self.index.load_rows(
                 kind,
                 cols["doc"],
@@ -128,6 +129,7 @@ class Engine:
                 cols["length"],
                 np.asarray(cols["ts"], dtype=np.float64),
                 {f: list(map(_none, cols[f])) for f in facet_names},
+                weights,
             )
         self.index.load_postings(*self.store.postings())
 
@@ -266,17 +268,9 @@ class Engine:
             profile,
             limit,
             now.timestamp(),
-            self._memory_info,
             req.disabled,
         )
         return self._hits(scored, req.explain, limit)
-
-    def _memory_info(self, positions: Sequence[int]) -> dict[int, tuple[float, float, str, str]]:
-        ids = {self.index.row(p)[1]: p for p in positions}
-        return {
-            ids[m.id]: (m.importance, m.confidence, m.tier, m.category)
-            for m in self.store.memories(list(ids))
-        }
 
     def _query_vector(self, query: str) -> np.ndarray | None:
         if self.embedder is None or self.index.vector_coverage()[0] == 0 or not query.strip():
@@ -401,6 +395,36 @@ class Engine:
             if progress:
                 progress(done, total)
         return {"model": self.embedder.model_id, "embedded": done, "dropped_vectors": dropped}
+
+    # ---- lifecycle (issue 7) ----------------------------------------------------------------
+
+    if TYPE_CHECKING:
+        from recallnest.maintenance import Maintenance
+
+    @cached_property
+    def maintenance(self) -> Maintenance:
+        """Decay, consolidation, forgetting, retention and compaction over this engine."""
+        from recallnest.maintenance import Maintenance
+
+        return Maintenance(self)
+
+    def record_access(self, ids: Iterable[str], now: datetime | None = None) -> None:
+        """Count reads of memories (search hits, resume items) in memory; maintenance flushes
+        them in one batch, never one write per read."""
+        self.maintenance.access.record(ids, now or datetime.now(UTC))
+
+    def apply_memories(self, memories: Sequence[Memory]) -> None:
+        """Write changed memory rows (lifecycle changes) and update the index."""
+        if memories:
+            self.apply(Batch(memories=list(memories)))
+
+    def compact_store(self) -> dict[str, Any]:
+        """Compact the database file; the embedding lock keeps a batch of vectors from
+        straddling the connection swap."""
+        with self._embed_lock:
+            return self.store.compact()
+
+    # ---- end lifecycle (issue 7) ------------------------------------------------------------
 
 
 # ---- helpers ------------------------------------------------------------------------------

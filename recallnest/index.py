@@ -19,7 +19,7 @@ import numpy as np
 
 from recallnest.store import IndexedDoc
 
-FACETS = ("agent", "session_id", "project", "role", "kind", "scope", "category", "status")
+FACETS = ("agent", "session_id", "project", "role", "kind", "scope", "category", "status", "tier")
 KINDS = ("turn", "memory")
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -49,6 +49,7 @@ class SearchIndex:
         self._kind = np.zeros(capacity, dtype=np.int8)
         self._length = np.zeros(capacity, dtype=np.float32)
         self.ts = np.zeros(capacity, dtype=np.float64)
+        self._weight = np.zeros(capacity, dtype=np.float32)
         self._alive = np.zeros(capacity, dtype=bool)
         self._facets = {f: np.zeros(capacity, dtype=np.int32) for f in FACETS}
         self._codes: dict[str, dict[str | None, int]] = {f: {None: 0} for f in FACETS}
@@ -100,6 +101,7 @@ class SearchIndex:
 
     def _set_meta(self, pos: int, d: IndexedDoc) -> None:
         self.ts[pos] = d.ts
+        self._weight[pos] = d.weight
         for name, value in d.facets.items():
             codes = self._codes[name]
             self._facets[name][pos] = codes.setdefault(value, len(codes))
@@ -126,7 +128,7 @@ class SearchIndex:
         if n <= cap:
             return
         new = max(n, int(cap * _GROW) + 16)
-        for name in ("_docs", "_kind", "_length", "ts", "_alive", "_has_vec"):
+        for name in ("_docs", "_kind", "_length", "ts", "_weight", "_alive", "_has_vec"):
             setattr(self, name, _grown(getattr(self, name), new))
         self._facets = {k: _grown(v, new) for k, v in self._facets.items()}
         if self._vectors.shape[1]:
@@ -259,6 +261,21 @@ class SearchIndex:
         with self._lock:
             return self._kind[rows].copy(), self.ts[rows].copy()
 
+    def weights(self, rows: np.ndarray) -> np.ndarray:
+        """Memories' importance x confidence (0 for turns)."""
+        with self._lock:
+            out: np.ndarray = self._weight[rows].copy()
+            return out
+
+    def codes(self, name: str, rows: np.ndarray) -> np.ndarray:
+        """Dictionary codes of a facet (0 = None); compare with code_of()."""
+        with self._lock:
+            out: np.ndarray = self._facets[name][rows].copy()
+            return out
+
+    def code_of(self, name: str, value: str) -> int:
+        return self._codes[name].get(value, -1)
+
     def session_code(self, pos: int) -> int:
         """A turn's session as a small int (0 for memories)."""
         with self._lock:
@@ -298,6 +315,7 @@ class SearchIndex:
         lengths: np.ndarray,
         ts: np.ndarray,
         facets: Mapping[str, Sequence[str | None]],
+        weights: np.ndarray | None = None,
     ) -> None:
         """Bulk add_rows from columns (Engine open): the same state as add_rows with one
         IndexedDoc per row (same positions, facet codes in order of first appearance), without
@@ -312,6 +330,7 @@ class SearchIndex:
             self._kind[lo:hi] = KINDS.index(kind)
             self._length[lo:hi] = lengths
             self.ts[lo:hi] = ts
+            self._weight[lo:hi] = 0.0 if weights is None else weights
             self._alive[lo:hi] = True
             self.ids.extend(ids)
             self._pos.update(zip(doc_list, positions, strict=True))

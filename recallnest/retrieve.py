@@ -21,7 +21,7 @@ Stages, in order (names are what `disabled` and `--explain` use):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -86,10 +86,6 @@ class Scored:
     ranks: dict[str, int]
 
 
-MemoryInfo = Callable[[Sequence[int]], Mapping[int, tuple[float, float, str, str]]]
-"""positions -> (importance, confidence, tier, category) for memory rows."""
-
-
 def retrieve(
     index: SearchIndex,
     plan: QueryPlan,
@@ -98,7 +94,6 @@ def retrieve(
     profile: Profile,
     limit: int,
     now: float,
-    memory_info: MemoryInfo,
     disabled: frozenset[str] = frozenset(),
 ) -> list[Scored]:
     mask = index.mask_any(filters)
@@ -116,7 +111,7 @@ def retrieve(
     if "session" not in disabled and profile.session > 0:
         parts["session"] = _session_support(index, cand, base, profile)
         score += parts["session"]
-    score += _boosts(index, cand, profile, plan, now, memory_info, disabled, parts)
+    score += _boosts(index, cand, profile, plan, now, disabled, parts)
     order = np.lexsort((cand, -score))
     return _finish(index, cand, score, order, parts, ranks, profile, limit, disabled)
 
@@ -226,13 +221,18 @@ def _context(
 def _session_support(
     index: SearchIndex, cand: np.ndarray, base: np.ndarray, profile: Profile
 ) -> np.ndarray:
-    sessions = np.array([index.session_code(int(p)) for p in cand])
+    sessions = index.codes("session_id", cand)
     support = np.zeros(len(cand), dtype=np.float32)
     for code in np.unique(sessions[sessions != 0]):
         members = np.flatnonzero(sessions == code)
-        for j in members:  # the best two OTHER candidates: a lone strong turn gets none
-            others = np.sort(base[members[members != j]])[::-1][:2]
-            support[j] = float(others.sum())
+        if len(members) < 2:
+            continue
+        order = members[np.argsort(-base[members], kind="stable")]
+        top = np.concatenate([base[order[:3]], np.zeros(3)])[:3]
+        # The best two OTHER candidates of the session: a lone strong turn gets nothing.
+        support[order] = top[0] + top[1]
+        support[order[0]] = top[1] + top[2]
+        support[order[1]] = top[0] + top[2]
     peak = float(support.max()) if len(support) else 0.0
     return (profile.session * support / peak).astype(np.float32) if peak > 0 else support
 
@@ -243,7 +243,6 @@ def _boosts(
     profile: Profile,
     plan: QueryPlan,
     now: float,
-    memory_info: MemoryInfo,
     disabled: frozenset[str],
     parts: dict[str, np.ndarray],
 ) -> np.ndarray:
@@ -266,7 +265,7 @@ def _boosts(
         parts["date"] = (profile.date * ((ts >= lo) & (ts < hi))).astype(np.float32)
         total += parts["date"]
     is_memory = kind == KINDS.index("memory")
-    extra = _memory_stages(cand, is_memory, profile, memory_info, disabled, parts)
+    extra = _memory_stages(index, cand, is_memory, profile, disabled, parts)
     if profile.turns_boost:
         extra += profile.turns_boost * (~is_memory)
     out: np.ndarray = total + extra
@@ -277,30 +276,34 @@ TIER_FLOOR = {"core": 1.0, "working": 0.6, "peripheral": 0.3}
 
 
 def _memory_stages(
+    index: SearchIndex,
     cand: np.ndarray,
     is_memory: np.ndarray,
     profile: Profile,
-    memory_info: MemoryInfo,
     disabled: frozenset[str],
     parts: dict[str, np.ndarray],
 ) -> np.ndarray:
+    """Importance x confidence with a tier floor (core never fades), memory trust, and the
+    profile's category boosts; all from arrays the index holds (no database round trip)."""
     extra = np.zeros(len(cand), dtype=np.float32)
     if not is_memory.any():
         return extra
-    info = memory_info([int(p) for p in cand[is_memory]])
-    importance = np.zeros(len(cand), dtype=np.float32)
-    category = np.zeros(len(cand), dtype=np.float32)
-    for j in np.flatnonzero(is_memory):
-        imp, conf, tier, cat = info.get(int(cand[j]), (0.5, 0.5, "working", ""))
-        importance[j] = max(imp * conf, TIER_FLOOR.get(tier, 0.6) * 0.5)
-        category[j] = profile.category_boost.get(cat, 0.0)
+    tiers = index.codes("tier", cand)
+    floor = np.zeros(len(cand), dtype=np.float32)
+    for tier, value in TIER_FLOOR.items():
+        floor[tiers == index.code_of("tier", tier)] = value * 0.5
+    importance = np.where(is_memory, np.maximum(index.weights(cand), floor), 0.0)
     if "importance" not in disabled:
-        parts["importance"] = profile.importance * importance
+        parts["importance"] = (profile.importance * importance).astype(np.float32)
         extra += parts["importance"]
     if "trust" not in disabled:
         parts["trust"] = profile.trust * is_memory.astype(np.float32)
         extra += parts["trust"]
-    return extra + category
+    if profile.category_boost:
+        categories = index.codes("category", cand)
+        for name, boost in profile.category_boost.items():
+            extra += boost * (is_memory & (categories == index.code_of("category", name)))
+    return extra
 
 
 def _finish(
@@ -319,9 +322,10 @@ def _finish(
     best = float(score[order[0]])
     per_session: dict[int, int] = {}
     picked: list[tuple[float, int]] = []
+    sessions = index.codes("session_id", cand)
     for j in order[: max(limit * 4, 40)]:
         value = float(score[j])
-        session = index.session_code(int(cand[j]))
+        session = int(sessions[j])
         if "diversity" not in disabled and session:
             value -= profile.diversity * per_session.get(session, 0)
             per_session[session] = per_session.get(session, 0) + 1
