@@ -33,7 +33,9 @@ class _Group(click.Group):
         except RecallnestError as exc:
             if ctx.obj and ctx.obj.get("debug"):
                 raise
-            raise click.ClickException(str(exc)) from exc
+            from recallnest.redact import redact  # an error may quote an argument: mask secrets
+
+            raise click.ClickException(redact(str(exc))[0]) from exc
 
 
 @click.group(cls=_Group, context_settings=CONTEXT)
@@ -917,4 +919,6 @@ def eval_continuity(cases_path: Path, show: bool, as_json: bool) -> None:
 
 
 # Commands kept in their own modules register themselves on `cli` when imported.
-from recallnest import cli_eval_cases, cli_mcp  # noqa: E402, F401
+from recallnest import cli_eval_cases, cli_lifecycle, cli_mcp, cli_ops  # noqa: E402, F401
+
+cli_lifecycle.register(cli)

@@ -6,6 +6,14 @@ Threads: the watchdog observer only enqueues paths; one ingest worker debounces 
 pipeline; one embedding worker fills in vectors when there is nothing else to do; the socket
 server answers requests (one thread per connection). DuckDB is used through per-thread cursors
 (Store), writes are serialised by the store's lock.
+
+Failures (disk full, a damaged file): an ingest pass that fails writes nothing, so the cursors
+stay where they were; the daemon logs the error, shows it in `daemon status` (`last_error`),
+puts the paths back on the queue and retries with a growing back-off. When DuckDB has
+invalidated itself (it does after a failed checkpoint) the database is closed and reopened,
+which replays its WAL. Every memory change is also exported, at most once per
+BACKUP_INTERVAL_SECONDS, to `<home>/backups/memories-latest.jsonl`: what `recallnest repair`
+restores memories from.
 """
 
 from __future__ import annotations
@@ -29,13 +37,14 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.polling import PollingObserver
 
-from recallnest import protocol
+from recallnest import protocol, redact
 from recallnest.config import Settings
 from recallnest.engine import Engine
-from recallnest.errors import DaemonError, RecallnestError
+from recallnest.errors import DaemonError, RecallnestError, StoreError
 from recallnest.ingest import Collector, FileReport, Source, ingest_file, transcript_files
 from recallnest.ops import OPS, dispatch
 from recallnest.paths import ensure_home, log_dir, pid_path, socket_path
+from recallnest.repair import backup_path, write_backup
 from recallnest.transcripts import detect
 
 log = logging.getLogger(__name__)
@@ -48,6 +57,9 @@ IDLE_CHECKPOINT_SECONDS = 300.0  # a session with no new turn for this long gets
 HOOK_CHECKPOINT_DELAY = 1.5  # let the agent's last lines arrive before a hook's checkpoint
 CLIENT_TIMEOUT_SECONDS = 30.0
 LOG_BYTES = 5 * 1024 * 1024
+RETRY_SECONDS = 1.0  # back-off after a failed ingest pass; doubles up to RETRY_MAX_SECONDS
+RETRY_MAX_SECONDS = 30.0
+BACKUP_INTERVAL_SECONDS = 3600.0  # the memory export is rewritten at most this often
 
 
 def watched_roots(settings: Settings) -> list[Path]:
@@ -90,6 +102,13 @@ class Daemon:
         self.requested: dict[str, float] = {}
         self.request_reasons: dict[str, str] = {}
         self._threads: list[threading.Thread] = []
+        self.last_error: str | None = None
+        self.last_error_at: float | None = None
+        self.failing = False  # the latest ingest pass failed; retrying
+        self.store_down = False  # the database refused a read: reopen before using it
+        self._retry = RETRY_SECONDS
+        self._backed_up: tuple[Engine, int] | None = None
+        self._next_backup: float | None = None
 
     # ---- lifecycle --------------------------------------------------------------------------
 
@@ -143,17 +162,81 @@ class Daemon:
     def _ingest_loop(self) -> None:
         next_rescan = time.monotonic() + ROOT_RESCAN_SECONDS
         while not self.stopping.is_set():
-            collect = Collector(self.engine.ingest_batch)
-            for path in self._next_paths(timeout=0.5):
-                if self.stopping.is_set():
-                    break
-                self.ingest_path(path, collect=collect)
-            collect.flush()
-            self.totals.new_turns += collect.new_turns
-            self._checkpoint_due()
+            paths = self._next_paths(timeout=0.5)
+            try:
+                if self.store_down:
+                    self._reopen()
+                self._ingest_pass(paths)
+                self._checkpoint_due()
+                self._backup_if_due()
+                # ---- lifecycle (issue 7): flush read counts; decay, consolidation, retention and
+                # compaction when idle (maintenance.py) ----
+                self.engine.maintenance.tick(idle=not paths and self.paths.empty())
+                # ---- end lifecycle (issue 7) ----
+            # Policy: the ingest worker outlives any failed pass, because a dead worker would
+            # stop capture silently while the socket still answers. Expected failures are
+            # StoreError (disk full, a damaged file); anything else is a bug, logged with its
+            # traceback. Nothing of the failed pass was committed, so no cursor moved.
+            except Exception as exc:
+                self._pass_failed(paths, exc)
+                continue
+            self._pass_succeeded()
             if time.monotonic() >= next_rescan:
                 self._schedule_roots()
                 next_rescan = time.monotonic() + ROOT_RESCAN_SECONDS
+
+    def _ingest_pass(self, paths: list[str]) -> None:
+        """Read what is new in `paths` and write it in one transaction (Collector)."""
+        collect = Collector(self.engine.ingest_batch)
+        for path in paths:
+            if self.stopping.is_set():
+                break
+            self.ingest_path(path, collect=collect)
+        collect.flush()
+        self.totals.new_turns += collect.new_turns
+
+    def _pass_failed(self, paths: list[str], exc: Exception) -> None:
+        """Remember and log the failure, requeue the paths, back off (interrupted by stop)."""
+        self.last_error = _describe(exc)
+        self.last_error_at = time.time()
+        self.failing = True
+        if isinstance(exc, RecallnestError):
+            log.warning("ingest failed, retrying in %.0fs: %s", self._retry, self.last_error)
+        else:
+            log.warning("ingest failed, retrying in %.0fs", self._retry, exc_info=exc)
+        self.store_down = self.store_down or not self._store_answers()
+        for path in paths:
+            self.paths.put(path)
+        self.stopping.wait(self._retry)
+        self._retry = min(self._retry * 2, RETRY_MAX_SECONDS)
+
+    def _pass_succeeded(self) -> None:
+        if self.failing:
+            log.info("ingest recovered after: %s", self.last_error)
+        self.failing = False
+        self._retry = RETRY_SECONDS
+
+    def _store_answers(self) -> bool:
+        """Whether the database still serves a trivial read. DuckDB invalidates the whole
+        database after a failed checkpoint (e.g. disk full) until it is reopened."""
+        try:
+            self.engine.store.applied_migrations()
+        except RecallnestError:
+            return False
+        return True
+
+    def _reopen(self) -> None:
+        """Close the invalidated database and open it again (DuckDB replays its WAL). Raises
+        StoreError while that is still impossible (the disk is still full): retried later."""
+        old = self.engine
+        log.warning("reopening the database %s", old.store.path)
+        with contextlib.suppress(RecallnestError):  # an invalidated database may complain
+            old.close()
+        engine = Engine.open(self.settings, old.embedder)
+        engine.touched.update(old.touched)
+        self.engine = engine
+        self.store_down = False
+        log.info("database reopened")
 
     def _next_paths(self, timeout: float) -> list[str]:
         """Block for one path, then collect whatever else arrives within the debounce window."""
@@ -221,19 +304,47 @@ class Daemon:
 
     def _embed_loop(self) -> None:
         while not self.stopping.is_set():
-            try:
-                done = self.engine.embed_pending(EMBED_BATCH)
-            except RecallnestError as exc:
-                log.warning("embedding paused: %s", exc)
-                done = 0
+            done = 0
+            if not self.store_down:
+                try:
+                    done = self.engine.embed_pending(EMBED_BATCH)
+                except RecallnestError as exc:
+                    log.warning("embedding paused: %s", exc)
+                # Same policy as the ingest worker: this thread must outlive a store failure.
+                except Exception as exc:
+                    log.warning("embedding paused: %s", _describe(exc))
             if done == 0:
                 self.stopping.wait(EMBED_IDLE_SECONDS)
+
+    # ---- memory backup --------------------------------------------------------------------
+
+    def _backup_if_due(self) -> None:
+        """Export every memory to backup_path() when memories changed since the last export
+        and the file is at least BACKUP_INTERVAL_SECONDS old (so at most once an hour)."""
+        state = (self.engine, self.engine.memory_generation)
+        if state == self._backed_up:
+            return
+        if self._next_backup is None:
+            self._next_backup = _mtime(backup_path(self.settings.home)) + BACKUP_INTERVAL_SECONDS
+        if time.time() < self._next_backup:
+            return
+        try:
+            written = write_backup(self.engine, self.settings.home)
+        except OSError as exc:
+            log.warning("memory backup failed: %s", exc)
+            return
+        self._backed_up = state
+        if written:
+            self._next_backup = time.time() + BACKUP_INTERVAL_SECONDS
+            log.info("memories exported to %s", backup_path(self.settings.home))
 
     # ---- requests -----------------------------------------------------------------------------
 
     def handle(self, op: str, args: dict[str, Any]) -> Any:
         if op == "daemon.status":
             return self.status()
+        if self.store_down:
+            raise StoreError(f"the database is unavailable, retrying: {self.last_error}")
         if op == "ingest":
             return self._ingest_request(args)
         if op == "checkpoint" and args.get("session_id") and args.get("reason") != "manual":
@@ -247,6 +358,9 @@ class Daemon:
             "watching": sorted(map(str, self.scheduled)),
             "queued": self.paths.qsize(),
             "totals": self.totals.as_dict(),
+            "failing": self.failing,
+            "last_error": self.last_error,
+            "last_error_at": _iso(self.last_error_at),
         }
 
     def _ingest_request(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -268,6 +382,10 @@ class Daemon:
 class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
     block_on_close = False
+    # Constraint: clients connect with a timeout, i.e. non-blocking, and a Unix socket whose
+    # accept backlog is full refuses them at once (EAGAIN) instead of queueing them. The
+    # default backlog of 5 turned a burst of hooks into "daemon not reachable".
+    request_queue_size = 512
     owner: Daemon
 
 
@@ -287,22 +405,26 @@ class _Handler(socketserver.StreamRequestHandler):
 def _answer(owner: Daemon, raw: bytes) -> dict[str, Any]:
     """One request line → one response. Malformed or oversized requests get an error reply;
     the daemon never dies of a request."""
-    base: dict[str, Any] = {"v": protocol.PROTOCOL_VERSION}
     if len(raw) > protocol.MAX_REQUEST_BYTES:
-        return base | {"ok": False, "error": "request too large"}
+        return _error("request too large")
     try:
         message = json.loads(raw)
         op, args = message["op"], message.get("args") or {}
         if not isinstance(op, str) or not isinstance(args, dict):
             raise TypeError("op must be a string and args an object")
     except (ValueError, KeyError, TypeError) as exc:
-        return base | {"ok": False, "error": f"malformed request: {exc}"}
+        return _error(f"malformed request: {exc}")
     if op not in OPS and op not in ("daemon.status", "ingest"):
-        return base | {"ok": False, "error": f"unknown operation {op!r}"}
+        return _error(f"unknown operation {op!r}")
     try:
-        return base | {"ok": True, "result": owner.handle(op, args)}
+        return {"v": protocol.PROTOCOL_VERSION, "ok": True, "result": owner.handle(op, args)}
     except RecallnestError as exc:
-        return base | {"ok": False, "error": str(exc)}
+        return _error(str(exc))
+
+
+def _error(message: str) -> dict[str, Any]:
+    """An error reply. Errors may quote the request (a bad argument value): secrets masked."""
+    return {"v": protocol.PROTOCOL_VERSION, "ok": False, "error": redact.redact(message)[0]}
 
 
 def _serve(owner: Daemon) -> _Server:
@@ -345,7 +467,21 @@ def read_pid(home: Path) -> int | None:
         return None
 
 
+class _RedactingFormatter(logging.Formatter):
+    """Wraps a handler's formatter: no log line holds a secret, whatever a message or a
+    traceback quotes."""
+
+    def __init__(self, inner: logging.Formatter | None) -> None:
+        super().__init__()
+        self.inner = inner or logging.Formatter()
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact.redact(self.inner.format(record))[0]
+
+
 def setup_logging(home: Path, verbose: bool = False) -> None:
+    """daemon.log (rotated), and redaction on every handler of the root logger: the CLI's
+    stderr handler ends up in daemon.out or the service manager's journal."""
     directory = log_dir(home)
     directory.mkdir(mode=0o700, exist_ok=True)
     handler = logging.handlers.RotatingFileHandler(
@@ -354,6 +490,9 @@ def setup_logging(home: Path, verbose: bool = False) -> None:
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.addHandler(handler)
+    for each in root.handlers:
+        if not isinstance(each.formatter, _RedactingFormatter):
+            each.setFormatter(_RedactingFormatter(each.formatter))
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
 
 
@@ -376,3 +515,23 @@ def run(settings: Settings, polling: bool = False) -> int:
             with contextlib.suppress(FileNotFoundError):
                 socket_path(home).unlink()
     return 0
+
+
+def _describe(exc: BaseException) -> str:
+    """One line for logs and `daemon status`: the error's first line, secrets masked."""
+    lines = str(exc).strip().splitlines()
+    text = f"{type(exc).__name__}: {lines[0] if lines else ''}"
+    return redact.redact(text)[0]
+
+
+def _iso(stamp: float | None) -> str | None:
+    if stamp is None:
+        return None
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(stamp))
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0

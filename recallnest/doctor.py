@@ -73,7 +73,12 @@ def _database(settings: Settings) -> tuple[bool, str]:
         return True, f"{db} held by the running daemon"
     if not db.exists():
         return True, f"{db} (created on first use)"
-    from recallnest.store import Store
+    from recallnest.repair import check_database
+    from recallnest.store import REPAIR_HINT, Store
+
+    problem = check_database(db)  # reads every table: DuckDB checks each block's checksum
+    if problem is not None:
+        return False, problem if REPAIR_HINT in problem else problem + REPAIR_HINT
 
     store = Store(db, read_only=True)
     try:

@@ -69,10 +69,14 @@ class HookLog:
     def __call__(self, message: str) -> None:
         if self.path is None:
             return
+        from recallnest.redact import redact  # only when something is logged (rare)
+
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        # Messages may quote the agent's payload or arguments: secrets are masked.
+        line = redact(f"{stamp} {self.prefix}: {message}")[0]
         # Diagnostics are best effort: a full disk must not fail the hook.
         with contextlib.suppress(OSError):
-            _append_capped(self.path, f"{stamp} {self.prefix}: {message}\n")
+            _append_capped(self.path, line + "\n")
 
 
 def main(argv: Sequence[str], stdin: TextIO, stdout: TextIO, env: Mapping[str, str]) -> int:

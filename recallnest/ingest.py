@@ -153,6 +153,12 @@ def ingest_file(
 ) -> FileReport:
     """Read everything new in one file, flushing every `flush_bytes` of input. `prepare` lets
     the caller add derived writes (captured memories) to each batch before it is applied."""
+    if os.path.islink(source.path):
+        # Policy: a symlinked transcript is never followed. The agents write plain files, and a
+        # link could point anywhere outside the watched folders (directories are not followed
+        # either: transcript_files walks without followlinks).
+        log.info("skipped a symlink: %s", source.path)
+        return FileReport()
     report = FileReport(files=1)
     try:
         if transcripts.is_document(source.path):

@@ -113,4 +113,65 @@ def m001_create_core(con: duckdb.DuckDBPyConnection) -> None:
     )
 
 
-MIGRATIONS: tuple[Migration, ...] = (m001_create_core,)
+def m002_create_lifecycle(con: duckdb.DuckDBPyConnection) -> None:
+    """Memory lifecycle (issue 7): contradictions flagged for a human, the undo log of automatic
+    changes (prior rows as JSON), the forgetting audit log (ids and counts, never text), the
+    history of merges and supersessions, and the days with conversation (the decay clock)."""
+    con.execute("CREATE SEQUENCE lifecycle_seq START 1")
+    con.execute(
+        """CREATE TABLE conflicts (
+            id BIGINT PRIMARY KEY,
+            a_id VARCHAR NOT NULL,
+            b_id VARCHAR NOT NULL,
+            scope VARCHAR NOT NULL,
+            category VARCHAR NOT NULL,
+            reason VARCHAR NOT NULL,
+            similarity DOUBLE,
+            status VARCHAR NOT NULL,
+            created_at TIMESTAMP NOT NULL,
+            resolved_at TIMESTAMP,
+            resolution VARCHAR,
+            undo_id BIGINT
+        )"""
+    )
+    con.execute(
+        """CREATE TABLE undo_log (
+            id BIGINT PRIMARY KEY,
+            kind VARCHAR NOT NULL,
+            created_at TIMESTAMP NOT NULL,
+            memory_ids VARCHAR[] NOT NULL,
+            before_rows VARCHAR NOT NULL,
+            after_rows VARCHAR NOT NULL,
+            summary VARCHAR NOT NULL,
+            undone_at TIMESTAMP
+        )"""
+    )
+    con.execute(
+        """CREATE TABLE forget_log (
+            id BIGINT PRIMARY KEY,
+            forgotten_at TIMESTAMP NOT NULL,
+            selector VARCHAR NOT NULL,
+            memory_ids VARCHAR[] NOT NULL,
+            memories INTEGER NOT NULL,
+            turns INTEGER NOT NULL,
+            tool_uses INTEGER NOT NULL,
+            checkpoints INTEGER NOT NULL,
+            purged BOOLEAN NOT NULL
+        )"""
+    )
+    con.execute(
+        """CREATE TABLE memory_events (
+            happened_at TIMESTAMP NOT NULL,
+            kind VARCHAR NOT NULL,
+            memory_id VARCHAR NOT NULL,
+            other_id VARCHAR,
+            undo_id BIGINT
+        )"""
+    )
+    con.execute(
+        "CREATE TABLE activity_days (day DATE NOT NULL, project VARCHAR NOT NULL, "
+        "PRIMARY KEY (day, project))"
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (m001_create_core, m002_create_lifecycle)

@@ -106,4 +106,20 @@ OPS: dict[str, Op] = {
     "checkpoint": _checkpoint,
     "checkpoints.list": lambda e, a: e.continuity.recent(a.get("project"), int(a.get("limit", 20))),
     "checkpoints.show": lambda e, a: e.continuity.show(str(a["id"])),
+    # ---- lifecycle (issue 7): arguments are read in recallnest.maintenance ----
+    "consolidate": lambda e, a: e.maintenance.op("consolidate", a),
+    "conflicts.list": lambda e, a: e.maintenance.op("conflicts.list", a),
+    "conflicts.resolve": lambda e, a: e.maintenance.op("conflicts.resolve", a),
+    "undo": lambda e, a: e.maintenance.op("undo", a),
+    "undo.list": lambda e, a: e.maintenance.op("undo.list", a),
+    "forget.plan": lambda e, a: e.maintenance.op("forget.plan", a),
+    "forget.run": lambda e, a: e.maintenance.op("forget.run", a),
+    "forget.log": lambda e, a: e.maintenance.op("forget.log", a),
+    "memories.find": lambda e, a: e.maintenance.op("memories.find", a),
+    "memories.history": lambda e, a: e.maintenance.op("memories.history", a),
+    "memories.flags": lambda e, a: e.maintenance.op("memories.flags", a),
+    "compact": lambda e, a: e.maintenance.op("compact", a),
+    "lifecycle.size": lambda e, a: e.maintenance.op("lifecycle.size", a),
+    "maintain": lambda e, a: e.maintenance.op("maintain", a),
+    # ---- end lifecycle (issue 7) ----
 }

@@ -217,16 +217,6 @@ class Store:
         by_id = {row[0]: _memory_from_row(row) for row in rows}
         return [by_id[i] for i in ids if i in by_id]
 
-    def memory_scores(self, ids: Sequence[str]) -> dict[str, tuple[float, float, str, str]]:
-        """(importance, confidence, tier, category) by id, for ranking search candidates.
-        Whole rows would make DuckDB read every column of nearly every vector: for 200 ids in
-        100k memories that is ~60 ms against ~6 ms for these four columns."""
-        if not ids:
-            return {}
-        select = "SELECT id, importance, confidence, tier, category FROM memories"
-        rows = _select_in(self._cur(), select, "id", ids)
-        return {r[0]: (r[1], r[2], r[3], r[4]) for r in rows}
-
     def list_memories(
         self,
         scope: str | None = None,

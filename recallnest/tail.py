@@ -69,7 +69,9 @@ def _head_changed(path: str, known: FileState) -> bool:
 
 
 def read_lines(path: str, offset: int, max_bytes: int = 16 * READ_CHUNK) -> Chunk:
-    """Complete lines from `offset`, reading at most about `max_bytes` (call again for more)."""
+    """Complete lines from `offset`, reading about `max_bytes` (call again for more). A line
+    longer than `max_bytes` is still read to its end (or skipped past MAX_LINE_BYTES), so a
+    call makes progress whenever the file holds a complete line after `offset`."""
     lines: list[tuple[int, bytes]] = []
     oversized = 0
     pos = offset
@@ -78,7 +80,7 @@ def read_lines(path: str, offset: int, max_bytes: int = 16 * READ_CHUNK) -> Chun
         pending = b""
         pending_start = offset
         read = 0
-        while read < max_bytes:
+        while read < max_bytes or pos == offset:
             block = fh.read(READ_CHUNK)
             if not block:
                 break
@@ -86,7 +88,7 @@ def read_lines(path: str, offset: int, max_bytes: int = 16 * READ_CHUNK) -> Chun
             pending += block
             pending, pending_start, pos, skipped = _split(pending, pending_start, lines)
             oversized += skipped
-            if len(pending) > MAX_LINE_BYTES:
+            if len(pending) > MAX_LINE_BYTES + 1:  # + 1: a CR before the newline is not counted
                 end = _skip_to_newline(fh)
                 if end is None:
                     break  # the long line is not finished yet: wait, re-scan next time
@@ -98,8 +100,10 @@ def read_lines(path: str, offset: int, max_bytes: int = 16 * READ_CHUNK) -> Chun
 
 
 def _split(data: bytes, start: int, out: list[tuple[int, bytes]]) -> tuple[bytes, int, int, int]:
-    """Move complete lines of `data` into `out`; return (rest, rest_start, consumed_to, 0)."""
+    """Move complete lines of `data` into `out`; return (rest, rest_start, consumed_to,
+    oversized): lines longer than MAX_LINE_BYTES are counted and left out."""
     cursor = 0
+    oversized = 0
     while True:
         nl = data.find(b"\n", cursor)
         if nl < 0:
@@ -107,10 +111,12 @@ def _split(data: bytes, start: int, out: list[tuple[int, bytes]]) -> tuple[bytes
         line = data[cursor:nl]
         if line.endswith(b"\r"):
             line = line[:-1]
-        if line.strip():
+        if len(line) > MAX_LINE_BYTES:
+            oversized += 1
+        elif line.strip():
             out.append((start + cursor, line))
         cursor = nl + 1
-    return data[cursor:], start + cursor, start + cursor, 0
+    return data[cursor:], start + cursor, start + cursor, oversized
 
 
 def _skip_to_newline(fh: object) -> int | None:

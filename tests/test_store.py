@@ -108,6 +108,53 @@ EXPECTED_COLUMNS: dict[str, list[tuple[str, str]]] = {
         ("reason", "VARCHAR"),
         ("body", "VARCHAR"),
     ],
+    # m002_create_lifecycle
+    "memory_events": [
+        ("happened_at", "TIMESTAMP"),
+        ("kind", "VARCHAR"),
+        ("memory_id", "VARCHAR"),
+        ("other_id", "VARCHAR"),
+        ("undo_id", "BIGINT"),
+    ],
+    "undo_log": [
+        ("id", "BIGINT"),
+        ("kind", "VARCHAR"),
+        ("created_at", "TIMESTAMP"),
+        ("memory_ids", "VARCHAR[]"),
+        ("before_rows", "VARCHAR"),
+        ("after_rows", "VARCHAR"),
+        ("summary", "VARCHAR"),
+        ("undone_at", "TIMESTAMP"),
+    ],
+    "activity_days": [
+        ("day", "DATE"),
+        ("project", "VARCHAR"),
+    ],
+    "forget_log": [
+        ("id", "BIGINT"),
+        ("forgotten_at", "TIMESTAMP"),
+        ("selector", "VARCHAR"),
+        ("memory_ids", "VARCHAR[]"),
+        ("memories", "INTEGER"),
+        ("turns", "INTEGER"),
+        ("tool_uses", "INTEGER"),
+        ("checkpoints", "INTEGER"),
+        ("purged", "BOOLEAN"),
+    ],
+    "conflicts": [
+        ("id", "BIGINT"),
+        ("a_id", "VARCHAR"),
+        ("b_id", "VARCHAR"),
+        ("scope", "VARCHAR"),
+        ("category", "VARCHAR"),
+        ("reason", "VARCHAR"),
+        ("similarity", "DOUBLE"),
+        ("status", "VARCHAR"),
+        ("created_at", "TIMESTAMP"),
+        ("resolved_at", "TIMESTAMP"),
+        ("resolution", "VARCHAR"),
+        ("undo_id", "BIGINT"),
+    ],
 }
 
 
@@ -191,7 +238,7 @@ def test_migrate_blank(db: Path) -> None:
         seqs = {
             r[0] for r in con.execute("SELECT sequence_name FROM duckdb_sequences()").fetchall()
         }
-        assert seqs == {"doc_seq"}
+        assert seqs == {"doc_seq", "lifecycle_seq"}
         assert s.applied_migrations() == sorted(m.__name__ for m in MIGRATIONS)
     finally:
         s.close()
