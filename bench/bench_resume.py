@@ -57,15 +57,18 @@ def populate(home: Path, memories: int, turns: int) -> None:
 
 def hook_runs(
     argv: list[str], env: dict[str, str], payload: str, runs: int, expect_output: bool
-) -> list[float]:
-    times = []
+) -> tuple[list[float], int]:
+    """(wall ms per run, runs whose output was not the expected kind). A hook over its budget
+    prints the agent's empty form (fail-open): counted, not fatal."""
+    times, misses = [], 0
     for _ in range(runs):
         t0 = time.perf_counter()
         out = subprocess.run(argv, input=payload, capture_output=True, text=True, env=env)
         times.append((time.perf_counter() - t0) * 1000)
-        if out.returncode != 0 or out.stderr or bool(out.stdout.strip()) != expect_output:
-            raise SystemExit(f"unexpected hook result: {out!r}")
-    return times
+        if out.returncode != 0 or out.stderr:
+            raise SystemExit(f"hook failed: {out!r}")
+        misses += bool(out.stdout.strip()) != expect_output
+    return times, misses
 
 
 def main() -> None:
