@@ -53,6 +53,7 @@ DEBOUNCE_SECONDS = 0.05
 ROOT_RESCAN_SECONDS = 5.0
 EMBED_IDLE_SECONDS = 1.0
 EMBED_BATCH = 16
+EMBED_NICENESS = 15
 IDLE_CHECKPOINT_SECONDS = 300.0  # a session with no new turn for this long gets a checkpoint
 HOOK_CHECKPOINT_DELAY = 1.5  # let the agent's last lines arrive before a hook's checkpoint
 CLIENT_TIMEOUT_SECONDS = 30.0
@@ -303,6 +304,11 @@ class Daemon:
     # ---- embedding worker ---------------------------------------------------------------------
 
     def _embed_loop(self) -> None:
+        # Embedding a backlog is the daemon's only CPU-heavy work: run it at low priority so
+        # the agents (and the ingest thread) always win the cores. Linux niceness is
+        # per-thread and inherited by the model's OpenMP threads created from this one.
+        with contextlib.suppress(OSError, AttributeError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), EMBED_NICENESS)
         while not self.stopping.is_set():
             done = 0
             if not self.store_down:
