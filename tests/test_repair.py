@@ -43,12 +43,6 @@ def ops_commands() -> Iterator[None]:
         cli.commands.pop(name, None)
 
 
-@pytest.fixture(autouse=True)
-def no_daemon_console_output(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Only `repair` and `audit` are under test: make sure no real daemon is asked."""
-    monkeypatch.setattr("recallnest.client.daemon_answers", lambda settings: False)
-
-
 def write_transcripts(settings: Settings, sessions: int = 3, turns: int = 40) -> int:
     folder = settings.claude_dir / "projects" / "-work-app"
     folder.mkdir(parents=True, exist_ok=True)
