@@ -53,8 +53,8 @@ def retention_policy(settings: Settings) -> RetentionPolicy:
     --max-turns` options still work)."""
     # Transitional: Settings is shared; the lead adds the two fields (see the issue 7 report),
     # then this becomes plain attribute access.
-    days = getattr(settings, "turn_retention_days", None)
-    turns = getattr(settings, "max_turns", None)
+    days = settings.turn_retention_days
+    turns = settings.max_turns
     return RetentionPolicy(
         max_age_days=int(days) if days else None, max_turns=int(turns) if turns else None
     )

@@ -37,6 +37,8 @@ class Settings(BaseModel):
     resume_budget_tokens: int = Field(default=1200, ge=100, le=10000)
     extra_roots: tuple[str, ...] = ()
     polling: bool = False
+    turn_retention_days: int | None = Field(default=None, ge=1)  # None: keep turns forever
+    max_turns: int | None = Field(default=None, ge=1)  # None: no size budget for turns
     claude_dir: Path
     codex_dir: Path
     gemini_dir: Path

@@ -101,6 +101,8 @@ class Continuity:
         ctx = compose_context(inputs, self.engine.settings.resume_budget_tokens)
         if record and session_id:
             self._remember_sent(session_id, sent | set(ctx.item_ids))
+        if record:
+            self.engine.record_access(ctx.item_ids)
         return {
             "text": ctx.text,
             "items": list(ctx.item_ids),

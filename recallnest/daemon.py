@@ -139,6 +139,8 @@ class Daemon:
             thread.join(timeout=30)
         with contextlib.suppress(RuntimeError):
             self.observer.join(timeout=5)
+        with contextlib.suppress(RecallnestError):
+            self.engine.maintenance.flush_access()  # read counts kept in memory until now
         self.engine.close()
         log.info("daemon stopped")
 

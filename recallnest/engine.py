@@ -270,7 +270,9 @@ class Engine:
             now.timestamp(),
             req.disabled,
         )
-        return self._hits(scored, req.explain, limit)
+        hits = self._hits(scored, req.explain, limit)
+        self.record_access([h["id"] for h in hits if h["kind"] == "memory"])  # counted in memory
+        return hits
 
     def _query_vector(self, query: str) -> np.ndarray | None:
         if self.embedder is None or self.index.vector_coverage()[0] == 0 or not query.strip():
@@ -343,7 +345,8 @@ class Engine:
             "home": str(self.settings.home),
             "database": str(self.store.path),
             "counts": self.store.counts(),
-            "file": self.store.file_size() | {"path_bytes": _file_bytes(self.store.path)},
+            "file": self.store.file_size()
+            | {"path_bytes": _file_bytes(self.store.path), "live_bytes": self.store.live_bytes()},
             "embedder": {
                 "model": model,
                 "error": self.embedder_error,

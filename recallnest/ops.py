@@ -94,7 +94,8 @@ OPS: dict[str, Op] = {
     "ping": lambda e, a: {"pong": True},
     "search": _search,
     "remember": _remember,
-    "forget": lambda e, a: e.forget([str(i) for i in a["ids"]]),
+    # Through maintenance: audit log entry, no forgotten text kept in undo entries.
+    "forget": lambda e, a: e.maintenance.op("forget.run", {"ids": [str(i) for i in a["ids"]]}),
     "memories.list": lambda e, a: e.list_memories(
         a.get("scope"), a.get("category"), a.get("status", "active"), a.get("limit")
     ),

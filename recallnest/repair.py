@@ -165,16 +165,15 @@ def repair(
         "repaired": True,
         "problem": problem or "rebuild forced",
         "moved_to": str(moved) if moved else None,
-        "memories_from": source if records else None,
+        "memories_from": source if records is not None else None,
         **summary,
     }
 
 
 def _move_aside(db: Path) -> Path | None:
-    """Rename the database and its WAL to `<name>.damaged-<UTC time>[.wal]`; None if absent.
-    The WAL must go too: DuckDB would replay it into the fresh database."""
-    if not db.exists():
-        return None
+    """Rename the database and its WAL to `<name>.damaged-<UTC time>[.wal]`; None if there
+    was no database file. The WAL must go too (even alone): DuckDB would replay it into the
+    fresh database."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     target = db.with_name(f"{db.name}{DAMAGED_INFIX}{stamp}")
     n = 1
@@ -182,9 +181,11 @@ def _move_aside(db: Path) -> Path | None:
         n += 1
         target = db.with_name(f"{db.name}{DAMAGED_INFIX}{stamp}-{n}")
     wal = db.with_name(db.name + ".wal")
-    os.replace(db, target)
     if wal.exists():
         os.replace(wal, target.with_name(target.name + ".wal"))
+    if not db.exists():
+        return None
+    os.replace(db, target)
     return target
 
 

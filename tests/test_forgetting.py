@@ -310,9 +310,10 @@ def test_expiry_from_now(run: Run) -> None:
     )
 
 
-def test_search_is_counted_as_access_only_when_recorded(engine: Engine) -> None:
+def test_search_counts_access_in_memory_until_flushed(engine: Engine) -> None:
     mem = engine.remember("The metrics service listens on port 9464", "entities")
     hits = engine.search(SearchRequest("metrics port", kind="memories"))
-    engine.record_access([h["id"] for h in hits])
+    assert [h["id"] for h in hits] == [mem["id"]]
+    assert engine.store.memories([mem["id"]])[0].access_count == 0  # no write per read
     engine.maintenance.flush_access()
     assert engine.store.memories([mem["id"]])[0].access_count == 1
