@@ -4,7 +4,7 @@ it, and check after every kill that the database opens cleanly and holds no turn
 none that was not written; at the end, that every turn is stored exactly once.
 
     python bench/bench_crash.py [--iterations 50] [--seed 1] [--max-delay 12] [--rate 60]
-                                [--backlogs 0.2]
+                                [--backlogs 0.2] [--quick]
 
 One RECALLNEST_HOME for the whole run (the database grows across kills, as a user's does).
 Expected turns come from running the parsers over the final files, so the check does not
@@ -304,7 +304,10 @@ def main() -> None:
     parser.add_argument(
         "--backlogs", type=float, default=0.2, help="share of restarts preceded by a backlog"
     )
+    parser.add_argument("--quick", action="store_true", help="3 kills (a smoke run)")
     args = parser.parse_args()
+    if args.quick:
+        args.iterations, args.max_delay = 3, 3.0
     note(machine_line())
     run(args.iterations, args.seed, args.max_delay, args.rate, args.backlogs)
 

@@ -9,6 +9,7 @@
 
     python bench/bench_load.py [--seconds 30] [--hook-rate 20] [--hook-mode process|request]
                                [--backlog-mb 100 | --gb 1] [--skip-peak] [--skip-backlog]
+                               [--quick]
 
 Every table carries the 1-minute load average: the machine is shared (2 CPUs here).
 """
@@ -269,7 +270,7 @@ def peak(seconds: float, hook_rate: float, hook_mode: str, embedder: str) -> Non
     )
     print_table(
         "Latency under that load (ms)",
-        ["what", "n", "p50", "p95", "max"],
+        ["what", "n", "median", "p95", "max"],
         [
             [f"hook ({hook_mode})", len(hooks), *_percentiles(hooks)],
             ["`recallnest search` (process)", len(searches), *_percentiles(searches)],
@@ -478,7 +479,10 @@ def main() -> None:
     parser.add_argument("--embedder", default="hash", help="hash (default), none or local")
     parser.add_argument("--skip-peak", action="store_true")
     parser.add_argument("--skip-backlog", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="5 s at 5 hooks/s, 2 MB backlog")
     args = parser.parse_args()
+    if args.quick:
+        args.seconds, args.hook_rate, args.backlog_mb, args.gb = 5.0, 5.0, 2.0, None
     note(machine_line())
     if not args.skip_peak:
         peak(args.seconds, args.hook_rate, args.hook_mode, args.embedder)

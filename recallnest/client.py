@@ -11,7 +11,7 @@ from recallnest.config import Settings
 from recallnest.errors import DaemonError, RecallnestError, StoreLockedError
 from recallnest.paths import socket_path
 
-PING_TIMEOUT = 1.0
+PING_TIMEOUT = 5.0  # a live but busy daemon; a dead one refuses at once (ECONNREFUSED)
 CALL_TIMEOUT = 120.0
 
 

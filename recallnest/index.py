@@ -191,6 +191,11 @@ class SearchIndex:
                 m &= self.ts[:n] < f.until
             return m
 
+    def reading(self) -> threading.RLock:
+        """Hold while computing several arrays for one query, so a concurrent write cannot
+        change the row count between them (the lock is re-entrant)."""
+        return self._lock
+
     def mask_any(self, filters: Sequence[Filter]) -> np.ndarray:
         """Rows matching at least one filter."""
         with self._lock:

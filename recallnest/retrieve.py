@@ -96,6 +96,20 @@ def retrieve(
     now: float,
     disabled: frozenset[str] = frozenset(),
 ) -> list[Scored]:
+    with index.reading():  # mask, channels and stages must see the same rows
+        return _retrieve(index, plan, filters, query_vector, profile, limit, now, disabled)
+
+
+def _retrieve(
+    index: SearchIndex,
+    plan: QueryPlan,
+    filters: Sequence[Filter],
+    query_vector: np.ndarray | None,
+    profile: Profile,
+    limit: int,
+    now: float,
+    disabled: frozenset[str],
+) -> list[Scored]:
     mask = index.mask_any(filters)
     channels = _channels(index, plan, query_vector, disabled)
     cand, ranks = _candidates(channels, mask, max(CANDIDATES, limit))

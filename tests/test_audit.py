@@ -5,7 +5,6 @@ redacts them in one transaction keeping every id, and search stays consistent.""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -25,23 +24,6 @@ OPENAI = "sk-proj-" + "Xy7Kq2Lm9Np4Rs6Tv8Wz1Ab3Cd5Ef7Gh9Jk2Mn4"
 DB_PASSWORD = "Zr8kq2vLpW9x"
 SECRETS = (GITHUB, AWS, OPENAI, DB_PASSWORD)
 T0 = datetime(2026, 2, 1, 9, 0, tzinfo=UTC)
-
-
-@pytest.fixture(autouse=True)
-def ops_commands() -> Iterator[None]:
-    """`repair` and `audit` on the CLI group for this test only: recallnest.cli does not import
-    recallnest.cli_ops yet, and a group changed at collection time would leak into the README
-    reference check (tests/test_docs.py)."""
-    from recallnest.cli import cli
-
-    added = [name for name in ("repair", "audit") if name not in cli.commands]
-    import recallnest.cli_ops as ops
-
-    for command in (ops.repair, ops.audit):
-        cli.add_command(command)
-    yield
-    for name in added:
-        cli.commands.pop(name, None)
 
 
 def turn(k: int, text: str) -> Turn:

@@ -10,7 +10,6 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,23 +23,6 @@ from recallnest.repair import backup_path, check_database, export_text, write_ba
 
 BLOCK = 256 * 1024
 HEADER = 3 * 4096  # DuckDB's file header and its two database headers
-
-
-@pytest.fixture(autouse=True)
-def ops_commands() -> Iterator[None]:
-    """`repair` and `audit` on the CLI group for this test only: recallnest.cli does not import
-    recallnest.cli_ops yet, and a group changed at collection time would leak into the README
-    reference check (tests/test_docs.py)."""
-    from recallnest.cli import cli
-
-    added = [name for name in ("repair", "audit") if name not in cli.commands]
-    import recallnest.cli_ops as ops
-
-    for command in (ops.repair, ops.audit):
-        cli.add_command(command)
-    yield
-    for name in added:
-        cli.commands.pop(name, None)
 
 
 def write_transcripts(settings: Settings, sessions: int = 3, turns: int = 40) -> int:
