@@ -79,7 +79,7 @@ def call(ctx: click.Context, op: str, args: dict[str, Any]) -> Any:
 
 def emit(data: Any, as_json: bool, human: Callable[[Any], None]) -> None:
     if as_json:
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
     else:
         human(data)
 
@@ -99,6 +99,11 @@ def resolve_scope(scope: str, path: str | None) -> str:
     key = project_of(str(Path(path or ".").resolve()))
     assert key is not None
     return key
+
+
+def scope_key(scope: str | None) -> str | None:
+    """`global`, or the project key of a path, or None (any scope)."""
+    return scope if scope in (None, GLOBAL_SCOPE) else project_key(scope)
 
 
 def project_key(path: str | None) -> str | None:
@@ -217,7 +222,7 @@ def _print_hits(hits: list[dict[str, Any]]) -> None:
             else f"{h['agent']} {h['role']}, {str(h['timestamp'])[:16]}"
         )
         click.echo(f"{n:>2}. {h['score']:.3f} [{h['kind']}: {where}] {h['id'][:8]}")
-        click.echo(f"    {_one_line(h['text'], 200)}")
+        click.echo(f"    {one_line(h['text'], 200)}")
         explain = h.get("explain")
         if explain:
             ranks = ", ".join(f"{k} #{v}" for k, v in explain["ranks"].items())
@@ -225,8 +230,9 @@ def _print_hits(hits: list[dict[str, Any]]) -> None:
             click.echo(f"    ranks: {ranks or '-'}; score: {parts}")
 
 
-def _one_line(text: str, width: int) -> str:
-    flat = " ".join(text.split())
+def one_line(text: str | None, width: int = 90) -> str:
+    """`text` on one line, cut to `width` characters with an ellipsis."""
+    flat = " ".join((text or "").split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
@@ -256,9 +262,8 @@ def memories_list(
     as_json: bool,
 ) -> None:
     """List memories, most recently updated first."""
-    scope_key = scope if scope in (None, GLOBAL_SCOPE) else project_key(scope)
     args = {
-        "scope": scope_key,
+        "scope": scope_key(scope),
         "category": category,
         "status": None if status == "any" else status,
         "limit": limit,
@@ -270,7 +275,7 @@ def _print_memories(memories: list[dict[str, Any]]) -> None:
     if not memories:
         click.echo("no memories")
     for m in memories:
-        click.echo(f"{m['id'][:8]} [{m['category']}, {m['scope']}] {_one_line(m['text'], 90)}")
+        click.echo(f"{m['id'][:8]} [{m['category']}, {m['scope']}] {one_line(m['text'], 90)}")
 
 
 @memories.command("show", context_settings=CONTEXT)
@@ -285,25 +290,6 @@ def memories_show(ctx: click.Context, memory_id: str, as_json: bool) -> None:
 def _print_fields(record: dict[str, Any]) -> None:
     for key, value in record.items():
         click.echo(f"{key}: {value}")
-
-
-@cli.command(context_settings=CONTEXT)
-@click.argument("ids", nargs=-1, required=True)
-@json_option
-@click.pass_context
-def forget(ctx: click.Context, ids: tuple[str, ...], as_json: bool) -> None:
-    """Delete memories by id, with their keyword and vector index entries."""
-    result = call(ctx, "forget", {"ids": list(ids)})
-    emit(
-        result,
-        as_json,
-        lambda r: click.echo(
-            f"forgot {len(r['forgotten'])}"
-            + (f"; not found: {' '.join(r['missing'])}" if r["missing"] else "")
-        ),
-    )
-    if result["missing"] and not result["forgotten"]:
-        sys.exit(1)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -776,7 +762,7 @@ def _print_checkpoints(items: list[dict[str, Any]]) -> None:
     for cp in items:
         click.echo(
             f"{cp['id'][:8]} {cp['created_at'][:16]} {cp['agent']} {cp['project']} "
-            f"({cp['reason']}): {_one_line(cp['summary'], 80)}"
+            f"({cp['reason']}): {one_line(cp['summary'], 80)}"
         )
 
 

@@ -2,75 +2,25 @@
 session, time range), forgotten, memories find/history/pin/unpin/tier/expire, compact,
 maintain.
 
-`register(cli)` adds them to the main group (cli.py calls it; this module does not import
-cli.py, so the import rules of tests/test_layering.py hold). `forget` here replaces cli.py's
-`forget`: the same output for ids, plus the other selectors.
+`register(cli)` adds them to the main group (cli.py calls it at its end, after defining the
+shared plumbing this module imports). `forget` here is the only `forget` command: by id
+(exit 1 when none exists), query, project, session or time range.
 """
 
 from __future__ import annotations
 
-import json
 import sys
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import click
 
-from recallnest.config import Settings
+from recallnest.cli import CONTEXT, call, emit, json_option, one_line, project_key, scope_key
 from recallnest.errors import RecallnestError
-from recallnest.models import CATEGORIES, GLOBAL_SCOPE, TIERS
+from recallnest.models import CATEGORIES, TIERS
 
-CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 PREVIEW_CHARS = 90
 
 __all__ = ["register"]
-
-
-# ---- plumbing (the same conventions as cli.py) ---------------------------------------------------
-
-
-def _call(ctx: click.Context, op: str, args: dict[str, Any]) -> Any:
-    """Run one operation through the daemon if it answers, else in this process."""
-    from recallnest.client import connect
-
-    root = ctx.find_root()
-    client = connect(Settings.load(flags=root.obj["flags"]))
-    try:
-        return client.call(op, args)
-    finally:
-        client.close()
-
-
-def _emit(data: Any, as_json: bool, human: Callable[[Any], None]) -> None:
-    if as_json:
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
-    else:
-        human(data)
-
-
-def _json_option(f: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(f)
-
-
-def _scope_key(scope: str | None) -> str | None:
-    """`global`, a project path (its project key), or None."""
-    if scope in (None, GLOBAL_SCOPE):
-        return scope
-    return _project_key(scope)
-
-
-def _project_key(path: str | None) -> str | None:
-    if path is None:
-        return None
-    from recallnest.project import project_of
-
-    return project_of(str(Path(path).resolve()))
-
-
-def _one_line(text: str | None, width: int = PREVIEW_CHARS) -> str:
-    flat = " ".join((text or "").split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 # ---- consolidation, conflicts, undo --------------------------------------------------------------
@@ -79,7 +29,7 @@ def _one_line(text: str | None, width: int = PREVIEW_CHARS) -> str:
 @click.command(context_settings=CONTEXT)
 @click.option("--scope", help="`global` or a project path (default: every scope).")
 @click.option("--dry-run", is_flag=True, help="Show what would change; change nothing.")
-@_json_option
+@json_option
 @click.pass_context
 def consolidate(ctx: click.Context, scope: str | None, dry_run: bool, as_json: bool) -> None:
     """Merge near-duplicate memories and settle contradictions (undo with `recallnest undo`).
@@ -91,8 +41,8 @@ def consolidate(ctx: click.Context, scope: str | None, dry_run: bool, as_json: b
     \b
     recallnest consolidate --dry-run
     """
-    report = _call(ctx, "consolidate", {"scope": _scope_key(scope), "dry_run": dry_run})
-    _emit(report, as_json, _print_consolidation)
+    report = call(ctx, "consolidate", {"scope": scope_key(scope), "dry_run": dry_run})
+    emit(report, as_json, _print_consolidation)
 
 
 def _print_consolidation(r: dict[str, Any]) -> None:
@@ -106,8 +56,8 @@ def _print_consolidation(r: dict[str, Any]) -> None:
     )
     for c in r["changes"]:
         click.echo(
-            f"  {c['action']:<9} {c['kept'][:8]} {_one_line(c['kept_text'], 60)}\n"
-            f"  {'':<9} {c['other'][:8]} {_one_line(c['other_text'], 60)}"
+            f"  {c['action']:<9} {c['kept'][:8]} {one_line(c['kept_text'], 60)}\n"
+            f"  {'':<9} {c['other'][:8]} {one_line(c['other_text'], 60)}"
             + (f"  ({c['reason']})" if c["reason"] else "")
         )
     if r.get("skipped"):
@@ -123,11 +73,11 @@ def conflicts() -> None:
 
 @conflicts.command("list", context_settings=CONTEXT)
 @click.option("--all", "include_all", is_flag=True, help="Include resolved conflicts.")
-@_json_option
+@json_option
 @click.pass_context
 def conflicts_list(ctx: click.Context, include_all: bool, as_json: bool) -> None:
     """Open conflicts: two active memories that disagree (older first)."""
-    _emit(_call(ctx, "conflicts.list", {"all": include_all}), as_json, _print_conflicts)
+    emit(call(ctx, "conflicts.list", {"all": include_all}), as_json, _print_conflicts)
 
 
 def _print_conflicts(items: list[dict[str, Any]]) -> None:
@@ -136,8 +86,8 @@ def _print_conflicts(items: list[dict[str, Any]]) -> None:
     for c in items:
         state = c["status"] if c["status"] == "open" else f"resolved: {c['resolution']}"
         click.echo(f"#{c['id']} [{c['category']}, {c['scope']}] {c['reason']} ({state})")
-        click.echo(f"  older {c['a_id'][:8]} {_one_line(c['a_text'])}")
-        click.echo(f"  newer {c['b_id'][:8]} {_one_line(c['b_text'])}")
+        click.echo(f"  older {c['a_id'][:8]} {one_line(c['a_text'])}")
+        click.echo(f"  newer {c['b_id'][:8]} {one_line(c['b_text'])}")
 
 
 @conflicts.command("resolve", context_settings=CONTEXT)
@@ -148,7 +98,7 @@ def _print_conflicts(items: list[dict[str, Any]]) -> None:
     required=True,
     help="The memory that stays; the other is superseded by it (`both`: no change).",
 )
-@_json_option
+@json_option
 @click.pass_context
 def conflicts_resolve(ctx: click.Context, conflict_id: int, keep: str, as_json: bool) -> None:
     """Settle one conflict.
@@ -156,8 +106,8 @@ def conflicts_resolve(ctx: click.Context, conflict_id: int, keep: str, as_json: 
     \b
     recallnest conflicts resolve 12 --keep newer
     """
-    result = _call(ctx, "conflicts.resolve", {"id": conflict_id, "keep": keep})
-    _emit(result, as_json, lambda r: click.echo(f"conflict #{r['id']}: kept {r['kept']}"))
+    result = call(ctx, "conflicts.resolve", {"id": conflict_id, "keep": keep})
+    emit(result, as_json, lambda r: click.echo(f"conflict #{r['id']}: kept {r['kept']}"))
 
 
 @click.command(context_settings=CONTEXT)
@@ -169,7 +119,7 @@ def conflicts_resolve(ctx: click.Context, conflict_id: int, keep: str, as_json: 
 )
 @click.option("--list", "list_only", is_flag=True, help="List what can be undone.")
 @click.option("--force", is_flag=True, help="Restore even if the rows changed since.")
-@_json_option
+@json_option
 @click.pass_context
 def undo(
     ctx: click.Context,
@@ -188,10 +138,10 @@ def undo(
     recallnest undo --list
     """
     if list_only:
-        _emit(_call(ctx, "undo.list", {}), as_json, _print_undo_list)
+        emit(call(ctx, "undo.list", {}), as_json, _print_undo_list)
         return
-    result = _call(ctx, "undo", {"id": undo_id, "kind": kind, "force": force})
-    _emit(
+    result = call(ctx, "undo", {"id": undo_id, "kind": kind, "force": force})
+    emit(
         result,
         as_json,
         lambda r: click.echo(f"undid {r['kind']} #{r['undo_id']}: restored {_rows(r['restored'])}"),
@@ -230,7 +180,7 @@ def _print_undo_list(items: list[dict[str, Any]]) -> None:
 @click.option("--with-turns", is_flag=True, help="Also delete the conversation turns.")
 @click.option("--purge", is_flag=True, help="Compact the file now so no bytes remain.")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
-@_json_option
+@json_option
 @click.pass_context
 def forget(
     ctx: click.Context,
@@ -258,9 +208,9 @@ def forget(
     args: dict[str, Any] = {
         "ids": list(ids),
         "query": query,
-        "project": _project_key(project_path),
+        "project": project_key(project_path),
         "session_id": session_id,
-        "cwd_project": _project_key(cwd),
+        "cwd_project": project_key(cwd),
         "since": since,
         "until": until,
         "with_turns": with_turns,
@@ -268,16 +218,16 @@ def forget(
     }
     selective = query or project_path or session_id or since or until
     if selective and not yes:
-        plan = _call(ctx, "forget.plan", args)
+        plan = call(ctx, "forget.plan", args)
         _print_plan(plan, with_turns)
         if not plan["memories"] and not plan["turns"] and not plan["checkpoints"]:
             return
         click.confirm("forget these?", abort=True, err=True)
-    result = _call(ctx, "forget.run", args)
+    result = call(ctx, "forget.run", args)
     # `forget ID... --json` keeps its original two keys; counts come with the other selectors.
     legacy = not selective and not with_turns and not purge
     shown = {"forgotten": result["forgotten"], "missing": result["missing"]} if legacy else result
-    _emit(shown, as_json, _print_forgotten)
+    emit(shown, as_json, _print_forgotten)
     if result["missing"] and not result["forgotten"]:
         sys.exit(1)
 
@@ -292,7 +242,7 @@ def _print_plan(plan: dict[str, Any], with_turns: bool) -> None:
     )
     for m in plan["preview"]:
         click.echo(
-            f"  {m['id'][:8]} [{m['category']}, {m['status']}] {_one_line(m['text'])}", err=True
+            f"  {m['id'][:8]} [{m['category']}, {m['status']}] {one_line(m['text'])}", err=True
         )
     if plan["memories"] > len(plan["preview"]):
         click.echo(f"  … and {plan['memories'] - len(plan['preview'])} more", err=True)
@@ -317,11 +267,11 @@ def _print_forgotten(r: dict[str, Any]) -> None:
 
 @click.command(context_settings=CONTEXT)
 @click.option("--limit", "-n", type=click.IntRange(1), default=50, show_default=True)
-@_json_option
+@json_option
 @click.pass_context
 def forgotten(ctx: click.Context, limit: int, as_json: bool) -> None:
     """The forgetting audit log: when, which selector, which ids, how many rows."""
-    _emit(_call(ctx, "forget.log", {"limit": limit}), as_json, _print_forget_log)
+    emit(call(ctx, "forget.log", {"limit": limit}), as_json, _print_forget_log)
 
 
 def _print_forget_log(items: list[dict[str, Any]]) -> None:
@@ -359,7 +309,7 @@ def _print_forget_log(items: list[dict[str, Any]]) -> None:
     show_default=True,
 )
 @click.option("--limit", "-n", type=click.IntRange(1), default=50, show_default=True)
-@_json_option
+@json_option
 @click.pass_context
 def memories_find(
     ctx: click.Context,
@@ -382,7 +332,7 @@ def memories_find(
     recallnest memories find --status superseded --newer-than 30d
     """
     args = {
-        "scope": _scope_key(scope),
+        "scope": scope_key(scope),
         "category": category,
         "status": None if status == "any" else status,
         "tier": tier,
@@ -393,7 +343,7 @@ def memories_find(
         "sort": sort,
         "limit": limit,
     }
-    _emit(_call(ctx, "memories.find", args), as_json, _print_found)
+    emit(call(ctx, "memories.find", args), as_json, _print_found)
 
 
 def _print_found(items: list[dict[str, Any]]) -> None:
@@ -403,25 +353,25 @@ def _print_found(items: list[dict[str, Any]]) -> None:
         flags = "pinned " if m["pinned"] else ""
         click.echo(
             f"{m['id'][:8]} [{m['category']}, {m['tier']}, {m['status']}] {flags}"
-            f"decay {m['decay']:.2f} {str(m['created_at'] or '')[:10]} {_one_line(m['text'], 70)}"
+            f"decay {m['decay']:.2f} {str(m['created_at'] or '')[:10]} {one_line(m['text'], 70)}"
         )
 
 
 @click.command("history", context_settings=CONTEXT)
 @click.argument("memory_id")
-@_json_option
+@json_option
 @click.pass_context
 def memories_history(ctx: click.Context, memory_id: str, as_json: bool) -> None:
     """What a memory replaced (merges, older versions) and what replaced it."""
-    _emit(_call(ctx, "memories.history", {"id": memory_id}), as_json, _print_history)
+    emit(call(ctx, "memories.history", {"id": memory_id}), as_json, _print_history)
 
 
 def _print_history(h: dict[str, Any]) -> None:
     m = h["memory"]
-    click.echo(f"{m['id']} [{m['category']}, {m['status']}] {_one_line(m['text'])}")
+    click.echo(f"{m['id']} [{m['category']}, {m['status']}] {one_line(m['text'])}")
     for label, rows in (("replaced by", h["replaced_by"]), ("replaced", h["replaced"])):
         for r in rows:
-            click.echo(f"  {label} {r['id'][:8]} [{r['status']}] {_one_line(r['text'], 70)}")
+            click.echo(f"  {label} {r['id'][:8]} [{r['status']}] {one_line(r['text'], 70)}")
     for e in h["events"]:
         other = f" -> {e['other_id'][:8]}" if e["other_id"] else ""
         click.echo(f"  {str(e['at'])[:19]} {e['kind']} {e['memory_id'][:8]}{other}")
@@ -430,11 +380,11 @@ def _print_history(h: dict[str, Any]) -> None:
 def _flags_command(name: str, help_text: str, **fixed: Any) -> click.Command:
     @click.command(name, context_settings=CONTEXT, help=help_text)
     @click.argument("ids", nargs=-1, required=True)
-    @_json_option
+    @json_option
     @click.pass_context
     def command(ctx: click.Context, ids: tuple[str, ...], as_json: bool) -> None:
-        result = _call(ctx, "memories.flags", {"ids": list(ids), **fixed})
-        _emit(result, as_json, lambda r: click.echo(f"{name}: {len(r['changed'])} changed"))
+        result = call(ctx, "memories.flags", {"ids": list(ids), **fixed})
+        emit(result, as_json, lambda r: click.echo(f"{name}: {len(r['changed'])} changed"))
 
     return command
 
@@ -448,18 +398,18 @@ memories_unpin = _flags_command("unpin", "Unpin memories.", pinned=False)
 @click.command("tier", context_settings=CONTEXT)
 @click.argument("memory_id")
 @click.argument("tier", type=click.Choice(TIERS))
-@_json_option
+@json_option
 @click.pass_context
 def memories_tier(ctx: click.Context, memory_id: str, tier: str, as_json: bool) -> None:
     """Set a memory's tier (`core` protects it from decay and consolidation)."""
-    result = _call(ctx, "memories.flags", {"ids": [memory_id], "tier": tier})
-    _emit(result, as_json, lambda r: click.echo(f"tier {tier}: {len(r['changed'])} changed"))
+    result = call(ctx, "memories.flags", {"ids": [memory_id], "tier": tier})
+    emit(result, as_json, lambda r: click.echo(f"tier {tier}: {len(r['changed'])} changed"))
 
 
 @click.command("expire", context_settings=CONTEXT)
 @click.argument("memory_id")
 @click.argument("when")
-@_json_option
+@json_option
 @click.pass_context
 def memories_expire(ctx: click.Context, memory_id: str, when: str, as_json: bool) -> None:
     """Set when a memory expires (ISO date, or from now: 7d, 12h, 2w; `never` clears it).
@@ -469,8 +419,8 @@ def memories_expire(ctx: click.Context, memory_id: str, when: str, as_json: bool
         args["clear_valid_until"] = True
     else:
         args["valid_until"] = when
-    result = _call(ctx, "memories.flags", args)
-    _emit(result, as_json, lambda r: click.echo(f"expiry set: {len(r['changed'])} changed"))
+    result = call(ctx, "memories.flags", args)
+    emit(result, as_json, lambda r: click.echo(f"expiry set: {len(r['changed'])} changed"))
 
 
 # ---- storage -------------------------------------------------------------------------------------
@@ -479,15 +429,15 @@ def memories_expire(ctx: click.Context, memory_id: str, when: str, as_json: bool
 @click.command(context_settings=CONTEXT)
 @click.option("--if-needed", is_flag=True, help="Only when the file exceeds 2x its live data.")
 @click.option("--dry-run", is_flag=True, help="Only show file and live sizes.")
-@_json_option
+@json_option
 @click.pass_context
 def compact(ctx: click.Context, if_needed: bool, dry_run: bool, as_json: bool) -> None:
     """Rewrite the database file without the space of deleted rows (DuckDB's VACUUM does not
     return it); shows file and live sizes."""
     if dry_run:
-        _emit(_call(ctx, "lifecycle.size", {}), as_json, _print_size)
+        emit(call(ctx, "lifecycle.size", {}), as_json, _print_size)
         return
-    _emit(_call(ctx, "compact", {"if_needed": if_needed}), as_json, _print_compaction)
+    emit(call(ctx, "compact", {"if_needed": if_needed}), as_json, _print_compaction)
 
 
 def _print_size(s: dict[str, Any]) -> None:
@@ -509,7 +459,7 @@ def _print_compaction(r: dict[str, Any]) -> None:
 @click.command(context_settings=CONTEXT)
 @click.option("--retention-days", type=click.IntRange(1), help="Drop turns older than this.")
 @click.option("--max-turns", type=click.IntRange(1), help="Keep at most this many turns.")
-@_json_option
+@json_option
 @click.pass_context
 def maintain(
     ctx: click.Context, retention_days: int | None, max_turns: int | None, as_json: bool
@@ -517,7 +467,7 @@ def maintain(
     """Run every maintenance task now (the daemon runs them when idle): expire, re-tier,
     consolidate, turn retention, undo-log pruning, compaction if needed."""
     args = {"retention_days": retention_days, "max_turns": max_turns}
-    _emit(_call(ctx, "maintain", args), as_json, _print_maintenance)
+    emit(call(ctx, "maintain", args), as_json, _print_maintenance)
 
 
 def _print_maintenance(r: dict[str, Any]) -> None:
