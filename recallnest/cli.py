@@ -66,6 +66,12 @@ def settings_of(ctx: click.Context) -> Settings:
     return Settings.load(flags=ctx.obj["flags"])
 
 
+def settings_in_home(ctx: click.Context) -> Callable[[Path], Settings]:
+    """The user's settings with another state directory (evaluations use a fresh home)."""
+    base = settings_of(ctx)
+    return lambda home: base.model_copy(update={"home": home})
+
+
 def call(ctx: click.Context, op: str, args: dict[str, Any]) -> Any:
     """Run one operation through the daemon if it answers, else in this process."""
     from recallnest.client import connect
@@ -652,10 +658,7 @@ def eval_locomo(
     files = sorted(data_dir.glob("*.json"))[:limit_conversations]
     if not files:
         raise RecallnestError(f"no *.json conversation files in {data_dir}")
-    base = settings_of(ctx)
-
-    def settings_for(home: Path) -> Settings:
-        return base.model_copy(update={"home": home})
+    settings_for = settings_in_home(ctx)
 
     report = run(
         files,

@@ -10,8 +10,7 @@ from typing import Any
 
 import click
 
-from recallnest.cli import CONTEXT, emit, eval_group, json_option, settings_of
-from recallnest.config import Settings
+from recallnest.cli import CONTEXT, emit, eval_group, json_option, settings_in_home
 
 _COLUMNS = ("n", "hit@1", "hit@5", "hit@10", "mrr@10")
 
@@ -53,10 +52,7 @@ def eval_cases(
     """
     from recallnest.eval_cases import run
 
-    base = settings_of(ctx)
-
-    def settings_for(home: Path) -> Settings:
-        return base.model_copy(update={"home": home})
+    settings_for = settings_in_home(ctx)
 
     report = run(
         cases_dir,
