@@ -75,10 +75,16 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("-n", "--runs", type=int, default=60)
+    parser.add_argument(
+        "--script",
+        help="the `recallnest` console script to time (default: the one on PATH); point it at "
+        "a venv made with `pip install .` to measure what a user runs, without the editable "
+        "install's import hook",
+    )
     args = parser.parse_args()
     size = 5_000 if args.quick else 100_000
     runs = 8 if args.quick else args.runs
-    script = shutil.which("recallnest")
+    script = args.script or shutil.which("recallnest")
     if script is None:
         raise SystemExit("the `recallnest` console script is not on PATH (pip install the repo)")
     note(machine_line())

@@ -66,14 +66,18 @@ class HookLog:
         if home.is_dir():
             self.path = log_dir(home) / LOG_NAME
 
-    def __call__(self, message: str) -> None:
+    def __call__(self, message: str, *, ours: bool = False) -> None:
+        """`ours`: the message is built only from our own text, paths and OS errors, so the
+        redaction pass (~30 ms of regex compilation in a fresh process) can be skipped. That
+        is the "daemon not running" line logged at every session start while it is down."""
         if self.path is None:
             return
-        from recallnest.redact import redact  # only when something is logged (rare)
+        line = f"{time.strftime('%Y-%m-%dT%H:%M:%S%z')} {self.prefix}: {message}"
+        if not ours:
+            from recallnest.redact import redact  # only when something is logged (rare)
 
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-        # Messages may quote the agent's payload or arguments: secrets are masked.
-        line = redact(f"{stamp} {self.prefix}: {message}")[0]
+            # Messages may quote the agent's payload or arguments: secrets are masked.
+            line = redact(line)[0]
         # Diagnostics are best effort: a full disk must not fail the hook.
         with contextlib.suppress(OSError):
             _append_capped(self.path, line + "\n")
@@ -219,7 +223,7 @@ def _resume(
     try:
         result = request(str(socket_path(home)), "resume", args, HOOK_BUDGET_SECONDS)
     except ProtocolError as exc:
-        log(f"resume: {exc}")
+        log(f"resume: {exc}", ours=not exc.from_daemon)
         return adapter.empty
     return adapter.render(with_marker(_resume_text(result)), _RENDER_EVENTS[render_as])
 
@@ -247,7 +251,7 @@ def _checkpoint(name: str, event: HookEvent, home: Path, log: HookLog) -> None:
     try:
         request(str(socket_path(home)), "checkpoint", args, HOOK_BUDGET_SECONDS)
     except ProtocolError as exc:
-        log(f"checkpoint: {exc}")
+        log(f"checkpoint: {exc}", ours=not exc.from_daemon)
 
 
 # --- Gemini: context after /compress ---------------------------------------------------------

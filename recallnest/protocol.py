@@ -24,7 +24,15 @@ MAX_RESPONSE_BYTES = 64_000_000
 
 
 class ProtocolError(Exception):
-    """The daemon could not be reached, timed out or answered with an error."""
+    """The daemon could not be reached, timed out or answered with an error.
+
+    `from_daemon` is True when the message is the daemon's own error text (which may quote a
+    request); otherwise the message is built here from the socket path and the OS error.
+    """
+
+    def __init__(self, message: str, *, from_daemon: bool = False) -> None:
+        super().__init__(message)
+        self.from_daemon = from_daemon
 
 
 def encode(message: dict[str, Any]) -> bytes:
@@ -75,5 +83,7 @@ def _decode_response(raw: bytes) -> Any:
     if not isinstance(message, dict):
         raise ProtocolError("daemon sent a malformed response")
     if not message.get("ok"):
-        raise ProtocolError(str(message.get("error") or "daemon reported an error"))
+        raise ProtocolError(
+            str(message.get("error") or "daemon reported an error"), from_daemon=True
+        )
     return message.get("result")

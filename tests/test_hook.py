@@ -340,6 +340,36 @@ def test_failures_are_logged_under_an_existing_home(home: Path) -> None:
 
 
 @pytest.mark.slow
+def test_a_stopped_daemon_is_logged_without_loading_the_redactor(home: Path) -> None:
+    """The redactor's ~30 ms of regex compilation stays off the daemon-down path (issue 5:
+    p95 <= 300 ms with the daemon stopped); the line is ours, with no agent text in it."""
+    code = (
+        "import io, sys; from recallnest import hook; "
+        f"hook.main({start_args('claude')!r}, io.StringIO({json.dumps(PAYLOAD)!r}), "
+        f"io.StringIO(), {{'RECALLNEST_HOME': {str(home)!r}}}); "
+        "print('recallnest.redact' in sys.modules)"
+    )
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(ROOT)}
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert result.stdout.strip() == "False"
+    assert "daemon not reachable" in (home / "logs" / hook.LOG_NAME).read_text()
+
+
+def test_a_daemon_error_is_redacted_before_it_is_logged(home: Path, daemon: Any) -> None:
+    secret = "sk-ant-api03-" + "x7Q2" * 20
+    reply = (json.dumps({"v": 1, "ok": False, "error": f"bad request {secret}"}) + "\n").encode()
+    daemon(lambda request: reply)
+    stdout = io.StringIO()
+    env = {"RECALLNEST_HOME": str(home)}
+    hook.main(start_args("claude"), io.StringIO(json.dumps(PAYLOAD)), stdout, env)
+    log = (home / "logs" / hook.LOG_NAME).read_text()
+    assert "bad request [REDACTED:" in log
+    assert secret not in log
+
+
+@pytest.mark.slow
 def test_nothing_is_created_when_the_home_does_not_exist(home: Path) -> None:
     missing = home / "absent"
     run_hook(start_args("claude"), json.dumps(PAYLOAD), missing)
