@@ -38,14 +38,19 @@ from recallnest.engine import Engine, SearchRequest
 TARGETS = {100_000: (30.0, 80.0), 1_000_000: (None, 300.0)}
 
 
-def measure(size: int, n_queries: int) -> list[str]:
+def measure(size: int, n_queries: int, keep: Path | None) -> list[str]:
     texts, _, vectors = query_set(n_queries)
     embedder = FixedEmbedder(dict(zip(texts, vectors, strict=True)), DIM)
-    with bench_home() as home:
-        note(f"building {size} records ...")
-        t0 = time.perf_counter()
-        build_store(home, Dataset(f"{size}", size // 2, size - size // 2), embedder.model_id)
-        built = time.perf_counter() - t0
+    with bench_home() as temp_home:
+        home = temp_home if keep is None else keep / f"scale-{size}"
+        built = float("nan")
+        if not (home / "recallnest.duckdb").exists():
+            note(f"building {size} records in {home} ...")
+            t0 = time.perf_counter()
+            build_store(home, Dataset(f"{size}", size // 2, size - size // 2), embedder.model_id)
+            built = time.perf_counter() - t0
+        else:
+            note(f"reusing the {size}-record home {home}")
         t0 = time.perf_counter()
         engine = Engine.open(bench_settings(home), embedder)
         opened = time.perf_counter() - t0
@@ -66,7 +71,7 @@ def measure(size: int, n_queries: int) -> list[str]:
     verdict = "-" if size not in TARGETS else ("met" if ok else "MISSED")
     return [
         f"{size:,}",
-        fmt(built, 0),
+        fmt(built, 0) if built == built else "reused",
         fmt(opened, 1),
         fmt(median(wall), 1),
         fmt(p95(wall), 1),
@@ -80,10 +85,16 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--sizes", default="10000,100000,1000000")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        help="build each home under this directory and keep it; a later run with the same "
+        "--keep reuses it (build column blank) so only the queries are measured again",
+    )
     args = parser.parse_args()
     sizes = [2_000] if args.quick else [int(s) for s in args.sizes.split(",")]
     note(machine_line())
-    rows = [measure(size, 10 if args.quick else 100) for size in sizes]
+    rows = [measure(size, 10 if args.quick else 100, args.keep) for size in sizes]
     print_table(
         "Fused search at scale (warm, in-process = daemon code path)",
         ["records", "build s", "open s", "p50 ms", "p95 ms", "peak RSS MiB", "load1", "target"],

@@ -44,7 +44,12 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "memories": ("text",),
     "tool_uses": ("command", "files"),
     "checkpoints": ("body",),
+    # Lifecycle undo entries keep the memory rows before and after a merge, supersession or
+    # forget (JSON), so a secret in a memory lives on here until the entry is pruned.
+    "undo_log": ("before_rows", "after_rows", "summary"),
 }
+# Columns holding a JSON document: their string values are scanned and redacted one by one.
+JSON_COLUMNS = frozenset({"body", "before_rows", "after_rows"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,14 +147,14 @@ def _strings(table: str, values: dict[str, Any]) -> Iterator[str]:
             continue
         if column == "files":
             yield from (f for f in value if isinstance(f, str))
-        elif table == "checkpoints":
+        elif column in JSON_COLUMNS:
             yield from _json_strings(value)
         else:
             yield str(value)
 
 
 def _json_strings(body: str) -> Iterator[str]:
-    """The string values of a checkpoint body (whole text if it is not JSON)."""
+    """The string values of a JSON column (whole text if it is not JSON)."""
     try:
         data = json.loads(body)
     except ValueError:
@@ -177,7 +182,7 @@ def _redact_json(value: Any) -> Any:
 
 
 def _redact_body(body: str) -> str:
-    """Redact a checkpoint body's string values, keeping it the same JSON document shape."""
+    """Redact a JSON column's string values, keeping it the same JSON document shape."""
     try:
         data = json.loads(body)
     except ValueError:
@@ -254,9 +259,26 @@ def _fix_checkpoint(tx: duckdb.DuckDBPyConnection, table: str, row_id: str) -> i
     return 1
 
 
+def _fix_undo(tx: duckdb.DuckDBPyConnection, table: str, row_id: str) -> int:
+    row = tx.execute(
+        "SELECT before_rows, after_rows, summary FROM undo_log WHERE id = ?", [int(row_id)]
+    ).fetchone()
+    if row is None:
+        return 0
+    new = (_redact_body(row[0]), _redact_body(row[1]), redact(row[2])[0])
+    if new == tuple(row):
+        return 0
+    tx.execute(
+        "UPDATE undo_log SET before_rows = ?, after_rows = ?, summary = ? WHERE id = ?",
+        [*new, int(row_id)],
+    )
+    return 1
+
+
 _FIXERS = {
     "turns": _fix_document,
     "memories": _fix_document,
     "tool_uses": _fix_tool_use,
     "checkpoints": _fix_checkpoint,
+    "undo_log": _fix_undo,
 }

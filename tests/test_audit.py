@@ -89,7 +89,13 @@ def test_scan_finds_every_planted_secret_and_shows_none(
         scanned, findings = scan(store)
     finally:
         store.close()
-    assert scanned == {"turns": 2, "memories": 1, "tool_uses": 2, "checkpoints": 1}
+    assert scanned == {
+        "turns": 2,
+        "memories": 1,
+        "tool_uses": 2,
+        "checkpoints": 1,
+        "undo_log": 0,
+    }
     assert {(f.table, f.id) for f in findings} == set(planted.items())
     kinds = {f.table: set(f.kinds) for f in findings}
     assert kinds["turns"] == {"github-token"} and kinds["memories"] == {"aws-access-key"}
@@ -146,6 +152,31 @@ def test_cli_reports_exits_1_and_fixes_on_request(
     assert fixed.exit_code == 0 and json.loads(fixed.output)["fixed"] == 4
     clean = cli(["audit", "secrets"])
     assert clean.exit_code == 0 and clean.output.startswith("no secrets found (scanned 2 turns")
+
+
+def test_undo_entries_are_scanned_and_redacted(settings: Settings) -> None:
+    """A merge's undo entry keeps the memory rows it replaced: a secret in one of them must be
+    found and redacted there too, with the entry still restorable JSON."""
+    store = Store(db_path(ensure_home(settings.home)))
+    try:
+        before = json.dumps([{"id": "m1", "text": f"deploy key {GITHUB}"}])
+        after = json.dumps([{"id": "m1", "text": "deploy key rotated"}])
+        undo_id = store.add_undo("merge", ["m1"], before, after, "merged 1", T0)
+        _, findings = scan(store)
+        assert [(f.table, f.id, f.kinds) for f in findings] == [
+            ("undo_log", str(undo_id), ("github-token",))
+        ]
+        assert no_secret_in(findings[0].preview)
+    finally:
+        store.close()
+    assert audit_secrets(settings, fix=True)["fixed"] == 1
+    store = Store(db_path(settings.home), read_only=True)
+    try:
+        entry = store.undo_entries(undo_id=undo_id, pending_only=False)[0]
+    finally:
+        store.close()
+    assert no_secret_in(json.dumps(entry, default=str))
+    assert "[REDACTED:github-token]" in json.dumps(entry, default=str)
 
 
 def test_audit_of_a_store_without_secrets_or_without_a_file(settings: Settings, cli) -> None:
