@@ -185,11 +185,17 @@ def _near_duplicate(
 ) -> Admission:
     # Trigger: an active memory of the same scope and category says nearly the same thing.
     # Why: restatements should strengthen one memory, not pile up. Outcome: merge into the most
-    # similar one (first on ties); otherwise insert.
+    # similar one (first on ties); otherwise insert. A similar text that gives another value
+    # ("the dev server runs on port 8080" / "... 9090") is no restatement: folding it in would
+    # keep the old value, so it is inserted and consolidation supersedes or flags the pair.
+    from recallnest.consolidate import contradiction  # consolidate builds on this module
+
     best: tuple[float, Memory] | None = None
     for memory, text in keyed:
         score = similarity(canon, text)
-        if score >= threshold and (best is None or score > best[0]):
+        if score < threshold or (best is not None and score <= best[0]):
+            continue
+        if contradiction(text, canon) is None:
             best = (score, memory)
     if best is None:
         return Admission("insert", None, "new memory")

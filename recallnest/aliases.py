@@ -116,6 +116,8 @@ SUBJECT_TERMS: dict[str, tuple[str, ...]] = {
 }
 
 _FULLWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+_LEAD = re.compile(r"\w*")
+_WORDS = re.compile(r"\w+")
 _TRAILING_PUNCT = ".,;:!?。！？；：，、…~～ \t\n"
 _SPACES = re.compile(r"\s+")
 _NEGATORS = re.compile(
@@ -130,6 +132,9 @@ class AliasTable:
 
     variants: Mapping[str, str]
     pattern: re.Pattern[str] | None
+    # Where a match can begin (see _match_starts); None: try the pattern at every position.
+    leads: frozenset[str] | None = None
+    scripts: tuple[str, ...] = ()
 
     def groups(self) -> dict[str, list[str]]:
         """Canonical name -> every surface form of it, canonical name first."""
@@ -153,7 +158,13 @@ def build_alias_table(user: Mapping[str, object] | None = None) -> AliasTable:
         _add_group(variants, name, forms)
     for name, forms in _user_groups(user or {}).items():
         _add_group(variants, name, forms)
-    return AliasTable(variants=variants, pattern=_compile(variants))
+    ascii_forms = [f for f in variants if f.isascii()]
+    return AliasTable(
+        variants=variants,
+        pattern=_compile(variants),
+        leads=frozenset(_LEAD.match(f).group(0) for f in ascii_forms),  # type: ignore[union-attr]
+        scripts=tuple(f for f in variants if not f.isascii()),
+    )
 
 
 def canonical(text: str, aliases: AliasTable | None = None) -> str:
@@ -262,7 +273,40 @@ def _form_regex(form: str) -> str:
 def _replace_mentions(text: str, table: AliasTable) -> str:
     if table.pattern is None:
         return text
-    return table.pattern.sub(lambda m: table.variants[_key(m.group(0))], text)
+    starts = _match_starts(text, table)
+    if starts is None:
+        return table.pattern.sub(lambda m: table.variants[_key(m.group(0))], text)
+    # The same scan as pattern.sub (leftmost match first, then on from its end), tried only
+    # where a match can begin: the pattern alone tests every position (~200 µs a memory).
+    out: list[str] = []
+    end = 0
+    for start in starts:
+        if start < end:
+            continue
+        found = table.pattern.match(text, start)
+        if found is not None:
+            out += (text[end:start], table.variants[_key(found.group(0))])
+            end = found.end()
+    return "".join(out) + text[end:] if out else text
+
+
+def _match_starts(folded: str, table: AliasTable) -> list[int] | None:
+    """Every position where the pattern can match the casefolded, space-collapsed `folded`,
+    in order; None when unknown (run the pattern everywhere).
+
+    An ASCII form matches only at the start of a word (its lookbehind), and its leading word
+    characters are then the whole word there (a non-word character or its lookahead follows),
+    so the word must be a form's leading word. A non-ASCII form can match wherever it occurs.
+    IGNORECASE also matches ASCII letters to the dotless "ı", which casefold keeps."""
+    if table.leads is None or "ı" in folded:
+        return None
+    starts = [w.start() for w in _WORDS.finditer(folded) if w.group(0) in table.leads]
+    for form in table.scripts:
+        at = folded.find(form)
+        while at >= 0:
+            starts.append(at)
+            at = folded.find(form, at + 1)
+    return sorted(set(starts)) if table.scripts else starts
 
 
 def _replace_group(text: str, table: AliasTable, name: str, form: str) -> str:

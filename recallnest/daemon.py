@@ -95,6 +95,7 @@ class Daemon:
         self.engine = engine
         self.paths: queue.Queue[str] = queue.Queue()
         self.stopping = threading.Event()
+        engine.maintenance.stop = self.stopping  # no maintenance slice starts once stopping
         self.observer = PollingObserver(timeout=1.0) if polling else Observer()
         self.scheduled: set[Path] = set()
         self.totals = FileReport()
@@ -237,6 +238,7 @@ class Daemon:
             old.close()
         engine = Engine.open(self.settings, old.embedder)
         engine.touched.update(old.touched)
+        engine.maintenance.stop = self.stopping
         self.engine = engine
         self.store_down = False
         log.info("database reopened")

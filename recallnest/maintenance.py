@@ -94,6 +94,9 @@ class Maintenance:
         self._settled: dict[str, str] = {}  # id -> text of memories consolidation compared
         self._token_cache: dict[str, frozenset[str]] = {}
         self._jobs: queue.Queue[_Job] = queue.Queue()
+        self._slices: list[tuple[str, Callable[[], object]]] = []  # the rest of a sliced task
+        self._own_writes = 0  # writes of the consolidation pass in progress
+        self.stop: threading.Event | None = None  # the daemon's; once set, no slice starts
         self._tick_thread: int | None = None
         self._lock = threading.Lock()  # one lifecycle task at a time
 
@@ -110,20 +113,31 @@ class Maintenance:
         if not idle:
             self._busy_at = now
             return ran
-        if now - self._busy_at < IDLE_SECONDS:
+        if now - self._busy_at < IDLE_SECONDS or self._stopping():
             return ran
+        # Trigger: a sliced task (retier, consolidate) has work left. Why: at 100k memories a
+        # whole run held the ingest thread for over a minute (no capture, `daemon stop` timed
+        # out). Outcome: one slice (a scope, or a scope and category) per tick, well under 1 s.
+        if self._slices:
+            name, part = self._slices.pop(0)
+            return ran + self._attempt(name, part)
         tasks: dict[str, Callable[[], object]] = {
             "expire": self.expire,
-            "retier": self.retier,
-            "consolidate": self._consolidate_if_changed,
+            "retier": self._plan_retier,
+            "consolidate": self._plan_consolidation,
             "retention": self.apply_retention,
             "prune_undo": self.prune_undo,
             "compact": lambda: self.compact(if_needed=True),
         }
         for name, task in tasks.items():
+            if self._slices or self._stopping():
+                break  # the slices run first, one a tick; the other tasks stay due
             if self._due(name, INTERVALS[name], now):
                 ran += self._attempt(name, task)
         return ran
+
+    def _stopping(self) -> bool:
+        return self.stop is not None and self.stop.is_set()
 
     def _due(self, name: str, interval: float, now: float) -> bool:
         last = self._last.get(name)
@@ -207,11 +221,13 @@ class Maintenance:
         store.record_activity()
         return Clocks(store.activity_days())
 
-    def retier(self, now: datetime | None = None) -> dict[str, Any]:
+    def retier(
+        self, now: datetime | None = None, scope: str | None = None, clocks: Clocks | None = None
+    ) -> dict[str, Any]:
         now = now or datetime.now(UTC)
         with self._lock:
-            clocks = self.clocks()
-            memories = self.engine.store.find_memories({"status": "active"})
+            clocks = clocks or self.clocks()
+            memories = self.engine.store.find_memories({"status": "active", "scope": scope})
             after = retier(memories, now, clocks)
             by_id = {m.id: m for m in memories}
             return self._apply("retier", [by_id[m.id] for m in after], after, now)
@@ -253,6 +269,55 @@ class Maintenance:
             if whole and "skipped" not in report:
                 self._generation = generation if report["undo_id"] is None else -2
             return report
+
+    def _plan_retier(self) -> None:
+        """Queue retier one scope a slice (memories decay by their own scope's clock)."""
+        now, clocks = datetime.now(UTC), self.clocks()
+        scopes = sorted({key[1] for key in self.engine.store.active_memory_keys()})
+        self._slices += [
+            ("retier", lambda s=s: self.retier(now, s, clocks))  # type: ignore[misc]
+            for s in scopes
+        ]
+
+    def _plan_consolidation(self) -> None:
+        """Queue an incremental consolidation pass, one scope and category a slice: only the
+        groups holding a memory new or changed since it was last compared (all of them after
+        a start), or a stale successor link. Pairs never cross a group, so the slices decide
+        what one whole run would."""
+        generation = self.engine.memory_generation
+        if generation == self._generation:
+            return
+        keys = self.engine.store.active_memory_keys()
+        active = {key[0] for key in keys}
+        for gone in [i for i in self._settled if i not in active]:
+            del self._settled[gone]
+        groups = sorted(
+            {(scope, category) for i, scope, category, text, linked in keys
+             if linked or self._settled.get(i) != text}
+        )  # fmt: skip
+        self._own_writes = 0
+        self._slices += [
+            ("consolidate", lambda g=g: self._consolidate_slice(*g))  # type: ignore[misc]
+            for g in groups
+        ]
+        self._slices.append(("consolidate", lambda: self._finish_pass(generation)))
+
+    def _consolidate_slice(self, scope: str, category: str) -> dict[str, Any]:
+        with self._lock:
+            report = consolidate(
+                self.engine, scope, False, None, self._settled, self._tokens, category
+            )
+        stats = report["stats"]
+        if report["undo_id"] is not None and any(
+            stats.get(k) for k in ("merged", "superseded", "relinked")
+        ):
+            self._own_writes += 1  # changed rows: one apply, one generation
+        return report
+
+    def _finish_pass(self, generation: int) -> None:
+        # Memories written meanwhile by anyone but this pass move the generation past this
+        # mark, so the next check runs another (incremental) pass.
+        self._generation = generation + self._own_writes
 
     def _consolidate_if_changed(self) -> dict[str, Any] | None:
         # Its own write bumps the generation once; -2 marks "the last run wrote", so the next

@@ -99,10 +99,11 @@ class BatchResult:
 class Store:
     """One DuckDB connection (read-write unless `read_only`), migrated on open."""
 
-    def __init__(self, path: Path, read_only: bool = False) -> None:
+    def __init__(self, path: Path, read_only: bool = False, memory_mb: int | None = None) -> None:
         self.path = path
         self.read_only = read_only
-        self._con = _connect(path, read_only)
+        self.memory_mb = DB_MEMORY_MB if memory_mb is None else memory_mb
+        self._con = _connect(path, read_only, self.memory_mb)
         self._local = threading.local()
         self._write_lock = threading.RLock()
         if not read_only:
@@ -1001,7 +1002,7 @@ class Store:
             self._con.close()
             os.replace(tmp, self.path)
             _fsync(self.path.parent)
-            self._con = _connect(self.path, False)
+            self._con = _connect(self.path, False, self.memory_mb)
             self._local = threading.local()
             after = _path_bytes(self.path)
         return {
@@ -1019,6 +1020,20 @@ class Store:
             raise StoreError(f"write failed, nothing was stored: {exc}") from exc
 
     # ---- end lifecycle (issue 7) ------------------------------------------------------------
+
+    def active_memory_keys(self) -> list[tuple[str, str, str, str, bool]]:
+        """(id, scope, category, text, has superseded_by) of every active memory: what
+        sliced consolidation needs to find the groups with new or changed memories, without
+        building 100k Memory objects."""
+        rows = (
+            self._cur()
+            .execute(
+                "SELECT id, scope, category, text, superseded_by IS NOT NULL FROM memories "
+                "WHERE status = 'active'"
+            )
+            .fetchall()
+        )
+        return [(str(i), str(s), str(c), str(t), bool(x)) for i, s, c, t, x in rows]
 
 
 def _guarded(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -1152,10 +1167,19 @@ _COUNT_QUERIES = {
 }
 
 
-def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+DB_MEMORY_MB = 512  # the default of Settings.db_memory_mb
+
+
+def _connect(
+    path: Path, read_only: bool, memory_mb: int = DB_MEMORY_MB
+) -> duckdb.DuckDBPyConnection:
     config: dict[str, str | bool | int | float | list[str]] = {
         "autoinstall_known_extensions": False,
         "autoload_known_extensions": False,
+        # Constraint: DuckDB's buffer manager caches table blocks up to memory_limit, by default
+        # 80 % of RAM, so a long-lived daemon's RSS grew with the file (~1.3 KB per stored
+        # turn, bench/RESULTS.md "Reliability"). Capped, blocks are evicted and re-read.
+        "memory_limit": f"{memory_mb}MiB",
         # DuckDB samples up to 1,000 values of each object column to infer its type, with
         # eight failed `import pandas` per value: 35 ms per registered text column, a third
         # of a 1k-memory write. Ours hold only str (texts) or only bytes (vectors) and never

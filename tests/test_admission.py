@@ -177,3 +177,13 @@ def test_apply_session_cap_keeps_the_most_important_in_order() -> None:
     assert [c.text for c in apply_session_cap(batch, already_captured=8, cap=10)] == ["b", "c"]
     assert apply_session_cap(batch, already_captured=10, cap=10) == []
     assert apply_session_cap(batch, already_captured=0, cap=10) == batch
+
+
+def test_a_similar_text_with_another_value_is_not_folded_into_the_old_one() -> None:
+    # No subject vocabulary here: before, the 9090 capture merged into the 8080 row and
+    # consolidation never saw the contradiction.
+    old = mem("The dev server runs on port 8080", category="entities", scope="shop")
+    new = cap("The dev server runs on port 9090", category="entities", scope="shop")
+    assert decide_admission(new, [old]).action == "insert"
+    restated = cap("the dev server runs on port 8080 locally", category="entities", scope="shop")
+    assert decide_admission(restated, [old]).action == "merge"

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from recallnest import aliases
 from recallnest.aliases import (
     MAX_QUERY_VARIANTS,
     build_alias_table,
@@ -155,3 +159,36 @@ def test_subject_value_is_none_when_every_mention_is_negated() -> None:
 
 def test_unknown_subject_is_none() -> None:
     assert find_subject(canonical("keep answers short")) is None
+
+
+def _every_position(text: str) -> str:
+    """canonical() as the plain pattern substitution over every position."""
+    table = aliases.DEFAULT_ALIASES
+    assert table.pattern is not None
+    folded = aliases._SPACES.sub(" ", aliases.normalize_width(text).casefold()).strip()
+    replaced = table.pattern.sub(lambda m: table.variants[aliases._key(m.group(0))], folded)
+    return replaced.rstrip(aliases._TRAILING_PUNCT).strip()
+
+
+def test_canonical_tries_only_where_a_mention_can_start_and_says_the_same() -> None:
+    root = Path(__file__).resolve().parents[1] / "eval" / "capture"
+    texts = [
+        "ı use ts", "TS and K8S", "前端 uses db and 代码仓库", "node   js", "setup.py", "ts-node",
+        "c++ c# .ts", "ſtuff k8s", "K8s on macOS via gh", "ts_x py3 python3 Python-3",
+        "数据库数据库", "the Node.js repo", "vs  code or VSCode", "@ts /ts ts/ ts.",
+    ]  # fmt: skip
+    for path in sorted(root.glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            texts += _strings(json.loads(line))
+    assert len(texts) > 1000
+    assert [canonical(t) for t in texts] == [_every_position(t) for t in texts]
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []

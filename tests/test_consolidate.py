@@ -4,6 +4,7 @@ core memories, undo restoring the exact prior rows, conflicts (issue 7)."""
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from dataclasses import fields, replace
 from datetime import UTC, datetime, timedelta
@@ -21,6 +22,7 @@ from recallnest.consolidate import (
 )
 from recallnest.engine import Engine
 from recallnest.errors import RecallnestError
+from recallnest.maintenance import IDLE_SECONDS, Maintenance
 from recallnest.models import Memory
 from recallnest.store import Batch
 
@@ -358,3 +360,51 @@ def test_incremental_planning_skips_pairs_already_compared() -> None:
     assert plan_consolidation([a, b, c], {}, None, NOW, probes=set()).stats["related_pairs"] == 0
     only_c = plan_consolidation([a, b, c], {}, None, NOW, probes={"c"})
     assert only_c.stats["related_pairs"] == 2  # c with a and with b, not a with b
+
+
+def _idle_ticks(m: Maintenance, clock: list[float]) -> list[str]:
+    """Tick an idle scheduler until it has nothing left to do; every task ran."""
+    ran: list[str] = []
+    step = m.tick(idle=True)
+    clock[0] += IDLE_SECONDS + 1
+    for _ in range(100):
+        step = m.tick(idle=True)
+        if not step:
+            return ran
+        ran += step
+    raise AssertionError("the scheduler never ran out of slices")
+
+
+def test_sliced_daemon_pass_decides_what_one_whole_run_decides(loaded: Engine) -> None:
+    loaded.apply(Batch(memories=[replace(r, id=r.id + "2", scope="project:x") for r in ROWS]))
+    expected = loaded.maintenance.consolidate(dry_run=True, now=NOW)
+    clock = [1000.0]
+    m = Maintenance(loaded, monotonic=lambda: clock[0])
+    ran = _idle_ticks(m, clock)
+    # one slice per scope and category with work (2 scopes x 2 categories), then the end mark
+    assert ran.count("consolidate") == 1 + 4 + 1
+    changed = {(c["action"], c["kept"], c["other"]) for c in expected["changes"]}
+    rows = rows_of(loaded)
+    for action, kept, other in changed:
+        if action in ("merge", "supersede"):
+            assert rows[other].status == "superseded" and rows[other].superseded_by == kept
+    assert len(loaded.store.conflicts()) == expected["stats"]["conflicts"] == 4
+    # nothing changed since: the next due check queues nothing but the end mark
+    clock[0] += 3600 * 24
+    assert loaded.memory_generation == m._generation
+    loaded.apply(Batch(memories=[mem("n", "Prefer ruff format over black.", 9)]))
+    ran = _idle_ticks(m, clock)
+    assert ran.count("consolidate") == 1 + 1 + 1  # one group has a new memory
+
+
+def test_a_stopping_daemon_starts_no_maintenance_slice(loaded: Engine) -> None:
+    clock = [1000.0]
+    m = Maintenance(loaded, monotonic=lambda: clock[0])
+    m.stop = threading.Event()
+    m.tick(idle=True)
+    clock[0] += IDLE_SECONDS + 1
+    while "consolidate" not in m.tick(idle=True):  # retier's slices first
+        pass
+    m.stop.set()
+    assert m.tick(idle=True) == []
+    assert all(r.status == "active" for r in rows_of(loaded).values())

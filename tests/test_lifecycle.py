@@ -266,7 +266,10 @@ def test_scheduler_flushes_always_and_runs_tasks_only_when_idle(engine: Engine) 
     clock.now += 1
     assert m.tick(idle=True) == []  # idle, but not for IDLE_SECONDS yet
     clock.now += IDLE_SECONDS
-    ran = m.tick(idle=True)
+    ran, step = [], m.tick(idle=True)
+    while step:  # sliced tasks take one slice a tick, the others wait for them
+        ran += step
+        step = m.tick(idle=True)
     assert set(ran) >= {"expire", "retier", "consolidate", "retention", "prune_undo", "compact"}
     clock.now += 1
     assert m.tick(idle=True) == []  # every task waits for its interval
