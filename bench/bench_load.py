@@ -405,11 +405,12 @@ def backlog(megabytes: float, embedder: str) -> None:
         load_before = load1()
         t0 = time.perf_counter()
         daemon.start()
-        marks: dict[int, tuple[float, float]] = {}
+        marks: dict[int, tuple[float, float, int]] = {}
         while (done := daemon.turns()) < turns:
             quarter = 4 * done // turns
             if quarter and quarter not in marks:
-                marks[quarter] = (time.perf_counter() - t0, daemon.rss[-1] if daemon.rss else 0)
+                rss = daemon.rss[-1] if daemon.rss else 0
+                marks[quarter] = (time.perf_counter() - t0, rss, done)
             if daemon.proc and daemon.proc.poll() is not None:
                 raise SystemExit(f"daemon exited: {daemon.err.read_text()[-2000:]}")
             time.sleep(0.5)
@@ -448,10 +449,13 @@ def backlog(megabytes: float, embedder: str) -> None:
     )
     print_table(
         "Daemon RSS while catching up",
-        ["progress", "seconds", "RSS MiB"],
-        [[f"{25 * q}%", fmt(s, 1), fmt(r, 0)] for q, (s, r) in sorted(marks.items())]
-        + [["100%", fmt(seconds, 1), f"peak {fmt(peak_rss, 0)}"]],
+        ["progress", "seconds", "turns stored", "RSS MiB"],
+        [[f"{25 * q}%", fmt(s, 1), n, fmt(r, 0)] for q, (s, r, n) in sorted(marks.items())]
+        + [["100%", fmt(seconds, 1), turns, f"peak {fmt(peak_rss, 0)}"]],
     )
+    if 1 in marks and 3 in marks and marks[3][2] > marks[1][2]:
+        (_, r1, n1), (_, r3, n3) = marks[1], marks[3]
+        note(f"RSS slope 25-75 %: {(r3 - r1) / (n3 - n1) * 1e4:.0f} MiB per 10k stored turns")
 
 
 def _write_backlog(user: Path, megabytes: float) -> tuple[int, int]:

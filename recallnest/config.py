@@ -39,6 +39,8 @@ class Settings(BaseModel):
     polling: bool = False
     turn_retention_days: int | None = Field(default=None, ge=1)  # None: keep turns forever
     max_turns: int | None = Field(default=None, ge=1)  # None: no size budget for turns
+    # DuckDB's memory_limit in MiB: its block cache (store._connect; same default there).
+    db_memory_mb: int = Field(default=512, ge=64)
     claude_dir: Path
     codex_dir: Path
     gemini_dir: Path

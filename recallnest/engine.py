@@ -86,7 +86,7 @@ class Engine:
         """Open (creating if needed) the store under settings.home. Raises StoreLockedError
         when another process holds it."""
         ensure_home(settings.home)
-        store = Store(db_path(settings.home))
+        store = Store(db_path(settings.home), memory_mb=settings.db_memory_mb)
         engine = cls(settings, store, None)
         engine._attach_embedder(embedder)
         return engine

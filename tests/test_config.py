@@ -10,6 +10,7 @@ import pytest
 from recallnest.config import Settings
 from recallnest.errors import ConfigError
 from recallnest.paths import CONFIG_NAME
+from recallnest.store import DB_MEMORY_MB, _connect
 
 
 def write_toml(home: Path, text: str) -> None:
@@ -168,3 +169,40 @@ def test_settings_are_frozen(tmp_path: Path) -> None:
     s = Settings.load(env=env_of(tmp_path / "s"))
     with pytest.raises(ValueError):
         s.embedder = "none"  # type: ignore[misc]
+
+
+def test_db_memory_limit_default_matches_the_store_and_follows_precedence(tmp_path: Path) -> None:
+    home = tmp_path / "state"
+    assert Settings.load(env=env_of(home)).db_memory_mb == DB_MEMORY_MB
+    write_toml(home, "db_memory_mb = 300\n")
+    assert Settings.load(env=env_of(home)).db_memory_mb == 300
+    env = env_of(home, RECALLNEST_DB_MEMORY_MB="400")
+    assert Settings.load(env=env).db_memory_mb == 400
+    assert Settings.load(flags={"db_memory_mb": 500}, env=env).db_memory_mb == 500
+    with pytest.raises(ConfigError, match="db_memory_mb"):
+        Settings.load(flags={"db_memory_mb": 8}, env=env)
+
+
+def test_the_connection_applies_the_memory_limit(tmp_path: Path) -> None:
+    for given in (None, 96):
+        path = tmp_path / f"limit-{given}.duckdb"
+        con = _connect(path, False) if given is None else _connect(path, False, given)
+        try:
+            (limit,) = con.execute("SELECT current_setting('memory_limit')").fetchone() or ("",)
+        finally:
+            con.close()
+        assert limit == f"{given or DB_MEMORY_MB}.0 MiB"
+
+
+def test_the_engine_opens_its_store_with_the_configured_limit(tmp_path: Path) -> None:
+    from recallnest.engine import Engine
+
+    home = tmp_path / "rn"
+    settings = Settings.load(flags={"db_memory_mb": 200}, env=env_of(home))
+    engine = Engine.open(settings, embedder=None)
+    try:
+        cur = engine.store._cur()
+        (limit,) = cur.execute("SELECT current_setting('memory_limit')").fetchone() or ("",)
+    finally:
+        engine.close()
+    assert limit == "200.0 MiB"

@@ -141,6 +141,58 @@ def test_pending_postings_merge_with_loaded_ones() -> None:
     assert scores_by_id(index, ["a"]) == got
 
 
+def _random_docs(n: int, seed: int) -> list[IndexedDoc]:
+    rng = np.random.default_rng(seed)
+    vocab = [f"w{k}" for k in range(40)]
+    out = []
+    for k in range(1, n + 1):
+        words = rng.choice(vocab, size=int(rng.integers(1, 12)), replace=False)
+        out.append(doc(k, {str(w): int(rng.integers(1, 70_000)) for w in words}))
+    return out
+
+
+def test_scores_do_not_depend_on_when_pending_postings_merge() -> None:
+    """Bit-identical BM25 whether a term's postings were bulk-loaded, merged by an earlier
+    query or still pending, with replacements and removals in between (tf above 2**16 too)."""
+    docs = _random_docs(300, seed=5)
+    queries = [["w1"], ["w2", "w3"], {"w4": 0.3, "w5": 1.0}, ["w39", "w0", "w7"]]
+    eager, lazy = SearchIndex(capacity=4), SearchIndex(capacity=4)
+    for start in range(0, 300, 50):
+        batch = docs[start : start + 50]
+        eager.add(batch)
+        lazy.add(batch)
+        for q in queries[: start // 50 % 4 + 1]:
+            eager.bm25(q)  # merges the queried terms' pending postings now
+    for index in (eager, lazy):
+        index.add([doc(1007, {"w1": 3, "w9": 1}, row_id="turn-7")])  # new text: new doc
+        index.remove([11, 12])
+    final = [d for d in docs if d.doc not in (7, 11, 12)]
+    final.append(doc(1007, {"w1": 3, "w9": 1}, row_id="turn-7"))
+    loaded = SearchIndex()
+    loaded.add_rows(final)  # rows only: add_rows ignores terms
+    postings = sorted((t, d.doc, tf) for d in final for t, tf in d.terms.items())
+    terms = sorted({t for t, _, _ in postings})
+    loaded.load_postings(
+        terms,
+        np.array([terms.index(t) for t, _, _ in postings], dtype=np.int32),
+        np.array([d for _, d, _ in postings], dtype=np.int64),
+        np.array([tf for _, _, tf in postings], dtype=np.int32),
+    )
+    for q in queries:
+        want = scores_by_id(loaded, list(q))
+        assert scores_by_id(eager, list(q)) == want
+        assert scores_by_id(lazy, list(q)) == want
+
+
+def test_pending_postings_cost_eight_bytes_each() -> None:
+    index = SearchIndex()
+    docs = _random_docs(2000, seed=8)
+    index.add(docs)
+    postings = sum(len(d.terms) for d in docs)
+    held = sum(a.buffer_info()[1] * a.itemsize for a in index._pending.values())
+    assert postings * 8 <= held < postings * 8 * 1.2  # array over-allocation only
+
+
 def test_load_postings_skips_docs_the_index_does_not_hold() -> None:
     index = SearchIndex()
     index.add_rows([doc(1, {})])
