@@ -2,6 +2,7 @@
 background vector rate, and the daemon's RSS and idle CPU after a large ingest.
 
     python bench/bench_ingest.py [--quick]
+    python bench/bench_ingest.py --backfill 10000 [--profile]   # backfill only, with CPU time
 
 Targets (issue 3): line appended → keyword-searchable p50 <= 300 ms and p95 <= 1 s; backfill
 >= 2,000 turns/s for parsing + redaction + storage (vectors follow in the background).
@@ -132,6 +133,41 @@ def backfill_rate(turns: int) -> tuple[float, float]:
     return turns / seconds, seconds
 
 
+def backfill_cpu(turns: int, profile: bool = False) -> list[object]:
+    """One backfill row with CPU time (robust to load on the shared machine): turns, wall s,
+    CPU s, turns/s wall, turns/s CPU, load1. With `profile`, prints the cProfile top 25."""
+    import cProfile
+    import pstats
+
+    from common import bench_settings
+
+    from recallnest.control import _backfill_local
+
+    with tempfile.TemporaryDirectory(prefix="rn-bench-bf-") as tmp_s:
+        tmp = Path(tmp_s)
+        write_tree(tmp / "claude", turns)
+        settings = bench_settings(tmp / "rn")
+        profiler = cProfile.Profile() if profile else None
+        c0, t0 = time.process_time(), time.perf_counter()
+        if profiler:
+            profiler.enable()
+        report = _backfill_local(settings, None, [str(tmp / "claude")], None, None)
+        if profiler:
+            profiler.disable()
+        cpu, wall = time.process_time() - c0, time.perf_counter() - t0
+        assert report["new_turns"] == turns, report
+    if profiler:
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
+    return [
+        turns,
+        fmt(wall, 2),
+        fmt(cpu, 2),
+        fmt(turns / wall, 0),
+        fmt(turns / cpu, 0),
+        fmt(load1(), 2),
+    ]
+
+
 def vector_rate(rows: int) -> float:
     """Background embedding rate (rows/s) with the local model."""
     from common import bench_settings
@@ -192,9 +228,18 @@ def _rss_mib(pid: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--backfill", type=int, metavar="TURNS", help="only the backfill, CPU time")
+    parser.add_argument("--profile", action="store_true", help="with --backfill: cProfile it")
     args = parser.parse_args()
     q = args.quick
     note(machine_line())
+    if args.backfill:
+        print_table(
+            "Backfill only: parse + redact + capture + store (embedder off)",
+            ["turns", "wall s", "CPU s", "turns/s wall", "turns/s CPU", "load1"],
+            [backfill_cpu(args.backfill, args.profile)],
+        )
+        return
     lat = capture_latency(5 if q else 60)
     print_table(
         "Capture latency: line appended -> keyword-searchable (daemon, inotify)",

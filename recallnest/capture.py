@@ -82,8 +82,10 @@ def capture_turn(
         return []
     replying = previous is not None and previous.role != turn.role
     signals = extract(gate.sentences, turn.role, after_other_turn=replying)
-    captures = [_to_capture(s, turn.id, project, aliases) for s in signals]
-    return _cap(_unique(captures, aliases))
+    # canonical() is slow (one large alias regex): once per signal, for subject and dedup.
+    canons = [canonical(s.text, aliases) for s in signals]
+    captures = [_to_capture(s, c, turn.id, project) for s, c in zip(signals, canons, strict=True)]
+    return _cap(_unique(captures, canons))
 
 
 def gate_reason(turn: Turn) -> str | None:
@@ -137,11 +139,11 @@ def classify(text: str, role: str, relaxed: bool = False) -> Signal | None:
     something (a correction or a remember request): facts then need no fact verb.
     """
     main = R.CONSEQUENCE.split(text, maxsplit=1)[0]
+    rules = R.RULES_BY_ROLE.get(role, ())
     for clause in (main, text) if main != text else (text,):
-        for rules in R.RULE_ORDER:
-            for rule in rules:
-                if role in rule.roles and rule.pattern.search(clause) and _acceptable(text, rule):
-                    return _signal(rule, text, role)
+        for rule in rules:
+            if rule.pattern.search(clause) and _acceptable(text, rule):
+                return _signal(rule, text, role)
         if clause is main and (found := _fact(main, role, relaxed)) is not None:
             return replace(found, text=text)
     return None
@@ -182,20 +184,34 @@ def _fact(text: str, role: str, relaxed: bool) -> Signal | None:
 
 
 def _fact_shape(text: str, role: str, relaxed: bool) -> bool:
-    concrete = _has_concrete(text) or (relaxed and bool(re.search(r"\d", text)))
+    # Each test is pure, so they run cheapest first and each concrete scan at most once (the
+    # strong scan is the costliest regex of capture).
+    strong = R.STRONG_CONCRETE_GATE.search(text) is not None and _has_concrete(
+        R.STRONG_CONCRETE, text
+    )
+    concrete = (
+        strong
+        or _has_concrete(R.WEAK_CONCRETE, text)
+        or (relaxed and _DIGIT.search(text) is not None)
+    )
     # Trigger: a user sentence with a strong concrete token but none of the listed verbs ("the
     # cron container sends the digest at 07:30"). Why: users state setup facts with any verb;
     # questions, requests and narration are already filtered. Outcome: accepted for users only.
-    verb_ok = relaxed or bool(R.FACT_VERB.search(text))
-    verbless_ok = role == "user" and _has_concrete(text, strong_only=True)
-    if not (R.STRONG_FACT.search(text) or (concrete and verb_ok) or verbless_ok):
+    verbless_ok = role == "user" and strong
+    if not (
+        verbless_ok
+        or (concrete and (relaxed or R.FACT_VERB.search(text) is not None))
+        or R.STRONG_FACT.search(text) is not None
+    ):
         return False
     return concrete or _names_something(text)
 
 
-def _has_concrete(text: str, strong_only: bool = False) -> bool:
-    patterns = (R.STRONG_CONCRETE,) if strong_only else (R.STRONG_CONCRETE, R.WEAK_CONCRETE)
-    return any(m.group(0).casefold() not in R.NOT_PATHS for p in patterns for m in p.finditer(text))
+_DIGIT = re.compile(r"\d")
+
+
+def _has_concrete(pattern: re.Pattern[str], text: str) -> bool:
+    return any(m.group(0).casefold() not in R.NOT_PATHS for m in pattern.finditer(text))
 
 
 def _names_something(text: str) -> bool:
@@ -305,10 +321,16 @@ def subject_for(signal: Signal, aliases: AliasTable | None = None) -> str | None
     """Subject key of a preference or profile signal; None for other categories."""
     if signal.category not in _SUBJECT_CATEGORIES:
         return None
+    return _subject(signal, canonical(signal.text, aliases))
+
+
+def _subject(signal: Signal, canon: str) -> str | None:
+    """`subject_for` with the signal's canonical text already computed."""
+    if signal.category not in _SUBJECT_CATEGORIES:
+        return None
     for rule, subject in _RULE_SUBJECTS.items():
         if signal.rule.endswith(rule):  # also "remember.profile.role", "correction.…"
             return subject
-    canon = canonical(signal.text, aliases)
     return find_subject(canon) or _generic_subject(canon)
 
 
@@ -324,9 +346,7 @@ def _generic_subject(canon: str) -> str | None:
     return f"topic:{' '.join(words)}" if words else None
 
 
-def _to_capture(
-    signal: Signal, turn_id: str, project: str | None, aliases: AliasTable | None
-) -> Capture:
+def _to_capture(signal: Signal, canon: str, turn_id: str, project: str | None) -> Capture:
     return Capture(
         category=signal.category,
         text=signal.text,
@@ -334,16 +354,16 @@ def _to_capture(
         confidence=signal.confidence,
         rule=signal.rule,
         scope=scope_for(signal.category, signal.text, project),
-        subject=subject_for(signal, aliases),
+        subject=_subject(signal, canon),
         evidence=(turn_id,),
     )
 
 
-def _unique(captures: list[Capture], aliases: AliasTable | None) -> list[Capture]:
+def _unique(captures: list[Capture], canons: Sequence[str]) -> list[Capture]:
     seen: set[tuple[str, str]] = set()
     out: list[Capture] = []
-    for capture in captures:
-        key = (capture.scope, canonical(capture.text, aliases))
+    for capture, canon in zip(captures, canons, strict=True):
+        key = (capture.scope, canon)
         if key not in seen:
             seen.add(key)
             out.append(capture)

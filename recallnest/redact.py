@@ -710,9 +710,11 @@ def _accept(rule: _Rule, m: re.Match[str], text: str) -> tuple[int, int, str] | 
     return start, end, rule.kind_of(m, text) if rule.kind_of else rule.kind
 
 
-def _scan(rule: _Rule, subject: str, text: str) -> list[tuple[int, int, str]]:
+def _scan(
+    rule: _Rule, subject: str, text: str, m: re.Match[str] | None
+) -> list[tuple[int, int, str]]:
+    """Accepted hits of `rule`, starting from its first match `m`."""
     found: list[tuple[int, int, str]] = []
-    m = rule.pattern.search(subject)
     while m is not None:
         hit = _accept(rule, m, text)
         if hit:
@@ -748,11 +750,16 @@ def _candidates(text: str) -> list[Candidate]:
         if rule.hints and not any(h in lowered for h in rule.hints):
             continue
         subject = lowered if rule.lower else text
+        # Most rules find nothing in most texts: that case does one search and no other work
+        # (the per-rule Python overhead was ~40% of redaction time on secret-free text).
         if rule.starts:
             hits = _match_at(rule, rule.starts, subject, text)
+        elif (first := rule.pattern.search(subject)) is None:
+            continue
         else:
-            hits = _scan(rule, subject, text)
-        found.extend((start, rule.tier, -end, order, kind) for start, end, kind in hits)
+            hits = _scan(rule, subject, text, first)
+        if hits:
+            found.extend((start, rule.tier, -end, order, kind) for start, end, kind in hits)
     return found
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -325,3 +327,161 @@ def test_pathological_pastes_stay_fast(text: str) -> None:
     start = time.thread_time()
     capture_turn(turn(text))
     assert time.thread_time() - start < 0.5  # CPU seconds; quadratic regexes took > 3 s here
+
+
+# --------------------------------------------------------------------------- fast paths
+# The backfill shortcuts (issue 3) must not change any outcome: each is checked against the
+# plain formulation it replaced.
+
+_WORDS = (
+    "I|we|prefer|always|never|use|pnpm|not|npm|decided|let's|my|editor|is|vim|every|PR|needs"
+    "|before|then|first|port|8080|src/app.py|localhost|fooBar|API_KEY|v1.2|called|like|I'm"
+    "|engineer|我|喜欢|以后|都用|不要|决定|每次|之前|，|,|.|so|rather|than|instead|of|please"
+    "|keep|answers|short|for now"
+)
+_TRIGGER_WORDS = st.sampled_from(_WORDS.split("|"))
+_SENTENCES = st.lists(_TRIGGER_WORDS, min_size=1, max_size=14).map(" ".join)
+
+
+def _reference_weight(text: str) -> int:
+    cjk = [("\u3400", "\u9fff"), ("\uf900", "\ufaff")]
+    return sum(2 if any(a <= ch <= b for a, b in cjk) else 1 for ch in text if ch.isalnum())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=40), st.integers(min_value=-2, max_value=20))
+def test_has_prose_weight_is_the_threshold_of_prose_weight(text: str, minimum: int) -> None:
+    from recallnest.salience import has_prose_weight, prose_weight
+
+    assert prose_weight(text) == _reference_weight(text)
+    assert has_prose_weight(text, minimum) == (prose_weight(text) >= minimum)
+
+
+def test_rules_by_role_is_rule_order_with_each_rule_once() -> None:
+    from recallnest.capture_rules import RULE_ORDER, RULES_BY_ROLE
+
+    for role in ("user", "assistant"):
+        expected: list[object] = []
+        for rules in RULE_ORDER:
+            expected += [r for r in rules if role in r.roles and r not in expected]
+        assert list(RULES_BY_ROLE[role]) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(_SENTENCES, st.sampled_from(["user", "assistant"]))
+def test_first_rule_per_role_matches_the_rule_order_walk(text: str, role: str) -> None:
+    from recallnest.capture_rules import RULE_ORDER, RULES_BY_ROLE
+
+    walk = [r for rules in RULE_ORDER for r in rules if role in r.roles and r.pattern.search(text)]
+    fast = [r for r in RULES_BY_ROLE[role] if r.pattern.search(text)]
+    assert (walk[0] if walk else None) == (fast[0] if fast else None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_SENTENCES, st.sampled_from(["user", "assistant"]), st.booleans())
+def test_fact_shape_matches_its_plain_formulation(text: str, role: str, relaxed: bool) -> None:
+    import re
+
+    from recallnest import capture_rules as R
+    from recallnest.capture import _fact_shape, _names_something
+
+    def concrete_in(patterns: tuple[re.Pattern[str], ...]) -> bool:
+        matches = [m.group(0) for p in patterns for m in p.finditer(text)]
+        return any(m.casefold() not in R.NOT_PATHS for m in matches)
+
+    concrete = concrete_in((R.STRONG_CONCRETE, R.WEAK_CONCRETE)) or (
+        relaxed and bool(re.search(r"\d", text))
+    )
+    verb_ok = relaxed or bool(R.FACT_VERB.search(text))
+    verbless_ok = role == "user" and concrete_in((R.STRONG_CONCRETE,))
+    shaped = bool(R.STRONG_FACT.search(text)) or (concrete and verb_ok) or verbless_ok
+    assert _fact_shape(text, role, relaxed) == (shaped and (concrete or _names_something(text)))
+
+
+def test_subject_for_agrees_with_the_precomputed_canonical_path() -> None:
+    from recallnest.aliases import canonical
+    from recallnest.capture import Signal, _subject, subject_for
+
+    for rule, category, text in [
+        ("preference.use_not", "preferences", "Use pnpm, not npm"),
+        ("profile.role", "profile", "I'm a backend engineer"),
+        ("decision.lets", "events", "let's use DuckDB"),
+        ("preference.zh.always", "preferences", "以后都用 uv 管理依赖"),
+    ]:
+        signal = Signal(rule, category, text, 0.7, 0.8)
+        assert subject_for(signal) == _subject(signal, canonical(text))
+
+
+_CONCRETE_BITS = st.sampled_from(
+    (
+        _WORDS + "|a.b|. |/|_|`|7|٣|aB|localhost|端口|凌晨|called x|named y|叫他|~/x|../y|x.py"
+        "|.env.local|at 8080|9:30"
+    ).split("|")
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(st.text(max_size=60), st.lists(_CONCRETE_BITS, max_size=10).map("".join)))
+def test_strong_concrete_gate_passes_every_text_the_pattern_matches(text: str) -> None:
+    from recallnest.capture_rules import STRONG_CONCRETE, STRONG_CONCRETE_GATE
+
+    if STRONG_CONCRETE.search(text):
+        assert STRONG_CONCRETE_GATE.search(text), text
+
+
+def test_strong_concrete_gate_on_the_capture_cases() -> None:
+    from recallnest.capture_rules import STRONG_CONCRETE, STRONG_CONCRETE_GATE
+
+    cases = Path(__file__).parent.parent / "eval" / "capture" / "cases.jsonl"
+    texts = [json.loads(line)["text"] for line in cases.read_text("utf-8").splitlines() if line]
+    gated = [t for t in texts if not STRONG_CONCRETE_GATE.search(t)]
+    assert gated  # the gate does rule texts out
+    assert not [t for t in gated if STRONG_CONCRETE.search(t)]
+
+
+def _reference_line_kind(line: str, in_diff: bool = False) -> str:
+    """classify_line as first written: every pattern tried with `search`."""
+    from recallnest import salience as S
+
+    if S._BLOB.search(line):
+        return "code"
+    if in_diff and S._DIFF_LINE.match(line):
+        return "tool_output"
+    for kind, pattern, _ in S._LINE_KINDS:
+        if pattern.search(line):
+            return kind
+    return "text"
+
+
+_LINE_WORDS = (
+    "  |\t|    |(|)|;|{|}|:|a.py|(app.py:12)|(at x.js:3:4)|Traceback (most recent call last)"
+    '|File "a.py", line 3|  at foo (bar.js:1)|ValueError: x|$ ls|[INFO] ok|npm WARN x|def f():'
+    "|import os|x = 1|return|SELECT 1|// c|key:|diff --git a b|the|fix|is|we|版本|。"
+)
+_LINE_BITS = st.sampled_from(_LINE_WORDS.split("|"))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(st.text(max_size=80), st.lists(_LINE_BITS, max_size=8).map("".join)))
+def test_classify_line_matches_searching_every_pattern(line: str) -> None:
+    from recallnest.salience import classify_line
+
+    assert classify_line(line) == _reference_line_kind(line)
+    assert classify_line(line, in_diff=True) == _reference_line_kind(line, in_diff=True)
+
+
+def test_line_patterns_are_anchored_except_the_declared_tails() -> None:
+    import re._parser as sre  # the parse tree shows which alternatives start with ^
+
+    from recallnest.salience import _LINE_KINDS
+
+    for kind, pattern, unanchored in _LINE_KINDS:
+        tree = list(sre.parse(pattern.pattern, pattern.flags))
+        if tree[0] == (sre.AT, sre.AT_BEGINNING):
+            continue  # every alternative starts with ^ (the parser hoisted it)
+        assert tree[0][0] is sre.BRANCH and len(tree) == 1, kind
+        tails = [b for b in tree[0][1][1] if next(iter(b)) != (sre.AT, sre.AT_BEGINNING)]
+        assert len(tails) == 1, kind
+        first = next(iter(tails[0]))
+        needed = {chr(first[1])} if first[0] is sre.LITERAL else {chr(c) for _, c in first[1]}
+        assert needed == set(unanchored), kind

@@ -290,3 +290,47 @@ def test_positive_secret_survives_no_hostile_neighbours(
 ) -> None:
     masked, _ = redact(f"{before}\n{case['text']}\n{after}")
     assert case["secret"] not in masked
+
+
+# --- Fast path (issue 3): rules that find nothing cost one search -------------------------------
+
+
+def _reference_candidates(text: str) -> list[tuple[int, int, int, int, str]]:
+    """_candidates as first written: every rule scanned with search/_accept, no shortcuts."""
+    from recallnest import redact as r
+
+    lowered = r._lowered(text)
+    found = []
+    for order, rule in enumerate(r._RULES):
+        if rule.hints and not any(h in lowered for h in rule.hints):
+            continue
+        subject = lowered if rule.lower else text
+        if rule.starts:
+            hits = r._match_at(rule, rule.starts, subject, text)
+        else:
+            hits = []
+            m = rule.pattern.search(subject)
+            while m is not None:
+                hit = r._accept(rule, m, text)
+                if hit:
+                    hits.append(hit)
+                m = rule.pattern.search(subject, m.end() if hit else m.start() + 1)
+        found.extend((start, rule.tier, -end, order, kind) for start, end, kind in hits)
+    return found
+
+
+def test_candidates_match_the_unshortened_scan_on_the_corpus() -> None:
+    from recallnest.redact import _candidates
+
+    for case in POSITIVES + NEGATIVES:
+        for text in (case["text"], redact(case["text"])[0]):  # the rescan sees masked text
+            assert _candidates(text) == _reference_candidates(text), text
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from([*SECRETS, " ", "\n", "=", ": ", "key", "x"]), max_size=8))
+def test_candidates_match_the_unshortened_scan_on_glued_secrets(parts: list[str]) -> None:
+    from recallnest.redact import _candidates
+
+    text = "".join(parts)
+    assert _candidates(text) == _reference_candidates(text)
