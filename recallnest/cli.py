@@ -634,9 +634,8 @@ def eval_group() -> None:
     "--disable",
     "disabled",
     multiple=True,
-    help="Switch a retrieval stage off "
-    "(ablation): keyword, exact, vector, expansion, boilerplate, context, session, latest, "
-    "recency, importance, trust, date, diversity, cutoff.",
+    help="Switch a retrieval stage off (ablation, repeatable): keyword, exact, vector, "
+    "expansion, boilerplate, context, session, importance, trust, date, latest.",
 )
 @json_option
 @click.pass_context

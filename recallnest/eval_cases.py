@@ -23,6 +23,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,7 @@ from recallnest.errors import RecallnestError
 from recallnest.eval_locomo import CachedEmbedder
 from recallnest.ingest import Source, ingest_file
 from recallnest.project import project_of
+from recallnest.retrieve import check_stages
 
 DEPTH = 10
 FAIL_AT = 5
@@ -42,6 +44,10 @@ QUERY_FIELDS = ("id", "query", "kind", "relevant", "type")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _NAMESPACE = uuid.UUID("6f1c3d52-9a4e-4d8b-b1a7-2c5e8f0d4a61")
 _MODEL = "claude-sonnet-4-5"
+# The queries are asked as of this moment (the morning after the last session). Every turn is
+# moved forward by (now - AS_OF) when written out, so "last week" and memory decay see the
+# sessions at the same distance on every run. Engine.search reads the real clock.
+AS_OF = datetime(2025, 6, 3, 9, 0, tzinfo=UTC)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +59,7 @@ class Outcome:
     rank: int | None
     top: list[str]
     seconds: float
+    returned: int = DEPTH  # hits the search returned (the relative cutoff can return fewer)
 
 
 # ---- the set ------------------------------------------------------------------------------
@@ -124,8 +131,11 @@ def language(query: dict[str, Any]) -> str:
 # ---- transcripts ----------------------------------------------------------------------------
 
 
-def write_transcripts(turns: Sequence[dict[str, Any]], root: Path) -> list[Path]:
-    """One Claude Code JSONL file per session, under root/projects/<encoded cwd>/."""
+def write_transcripts(
+    turns: Sequence[dict[str, Any]], root: Path, shift: timedelta = timedelta(0)
+) -> list[Path]:
+    """One Claude Code JSONL file per session, under root/projects/<encoded cwd>/, every
+    timestamp moved by `shift`."""
     sessions: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for turn in turns:
         sessions[str(turn["session"])].append(turn)
@@ -137,7 +147,8 @@ def write_transcripts(turns: Sequence[dict[str, Any]], root: Path) -> list[Path]
         session_id = str(uuid.uuid5(_NAMESPACE, f"cases/{name}"))
         lines, parent = [], None
         for turn in rows:
-            lines.append(json.dumps(_record(turn, session_id, parent), ensure_ascii=False))
+            record = _record(turn, session_id, parent, shift)
+            lines.append(json.dumps(record, ensure_ascii=False))
             parent = str(turn["id"])
         path = folder / f"{session_id}.jsonl"
         path.write_text("\n".join(lines) + "\n", "utf-8")
@@ -145,7 +156,9 @@ def write_transcripts(turns: Sequence[dict[str, Any]], root: Path) -> list[Path]
     return files
 
 
-def _record(turn: dict[str, Any], session_id: str, parent: str | None) -> dict[str, Any]:
+def _record(
+    turn: dict[str, Any], session_id: str, parent: str | None, shift: timedelta
+) -> dict[str, Any]:
     key, text = str(turn["id"]), str(turn["text"])
     is_user = turn["role"] == "user"
     message: dict[str, Any] = (
@@ -163,11 +176,18 @@ def _record(turn: dict[str, Any], session_id: str, parent: str | None) -> dict[s
         "uuid": key,
         "parentUuid": parent,
         "sessionId": session_id,
-        "timestamp": str(turn["ts"]),
+        "timestamp": _shifted(str(turn["ts"]), shift),
         "cwd": str(turn["project"]),
         "version": "1.0.0",
         "message": message,
     }
+
+
+def _shifted(ts: str, shift: timedelta) -> str:
+    if not shift:
+        return ts
+    when = datetime.fromisoformat(ts.replace("Z", "+00:00")) + shift
+    return when.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 # ---- scoring --------------------------------------------------------------------------------
@@ -204,6 +224,20 @@ def metrics(ranks: Iterable[int | None]) -> dict[str, float]:
     }
 
 
+def _returned(outcomes: Sequence[Outcome]) -> dict[str, float]:
+    """How many hits came back (of DEPTH asked) and how many of them were not relevant: what
+    the relative cutoff trims."""
+    if not outcomes:
+        return {}
+    mean = statistics.fmean(o.returned for o in outcomes)
+    found = sum(1 for o in outcomes if o.rank is not None)
+    return {
+        "mean": round(mean, 2),
+        "full": sum(o.returned == DEPTH for o in outcomes),
+        "with_relevant": found,
+    }
+
+
 def _grouped(outcomes: Sequence[Outcome], key: Callable[[Outcome], str]) -> dict[str, Any]:
     groups: dict[str, list[int | None]] = defaultdict(list)
     for o in outcomes:
@@ -228,13 +262,14 @@ def run(
 ) -> dict[str, Any]:
     """Ingest the corpus into a fresh home, ask every query, return the report (JSON-able).
     `disabled` switches retrieval stages off (ablation)."""
+    check_stages(disabled)
     turns, queries = load_corpus(cases_dir), load_queries(cases_dir)
     wrong = problems(turns, queries)
     if wrong:
         raise RecallnestError("invalid case set: " + "; ".join(wrong[:5]))
     with tempfile.TemporaryDirectory(prefix="rn-cases-") as tmp:
         root = Path(tmp)
-        files = write_transcripts(turns, root / "claude")
+        files = write_transcripts(turns, root / "claude", datetime.now(UTC) - AS_OF)
         engine = Engine.open(settings_for(root / "home"))
         try:
             t0 = time.perf_counter()
@@ -299,7 +334,7 @@ def _ask_all(
         hits = engine.search(request)
         seconds = time.perf_counter() - t0
         rank = first_relevant(hits, keys_of, set(q["relevant"]))
-        out.append(Outcome(q, rank, [label(h) for h in hits[:3]], seconds))
+        out.append(Outcome(q, rank, [label(h) for h in hits[:3]], seconds, len(hits)))
     return out
 
 
@@ -342,6 +377,7 @@ def _report(
             "p95": round(1000 * lat[int(0.95 * (len(lat) - 1))], 2) if lat else None,
             "queries": len(lat),
         },
+        "returned": _returned(outcomes),
         "failures": failures,
         "ranks": {str(o.query["id"]): o.rank for o in outcomes},
     }

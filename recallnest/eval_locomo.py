@@ -31,6 +31,7 @@ import numpy as np
 from recallnest.config import Settings
 from recallnest.engine import Engine, SearchRequest
 from recallnest.ingest import Source, ingest_file
+from recallnest.retrieve import check_stages
 
 CATEGORY_NAMES = {
     1: "multi-hop",
@@ -179,6 +180,7 @@ def evaluate_file(
     cache_dir: Path | None = None,
     disabled: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
+    check_stages(disabled)
     conv = json.loads(path.read_text("utf-8"))
     name = path.stem
     with tempfile.TemporaryDirectory(prefix=f"locomo-{name}-") as tmp:

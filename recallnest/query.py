@@ -89,6 +89,13 @@ _AGENTS_BLOCK = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 _RULE_SPLIT = re.compile(r"\n\s*-{3,}\s*\n")
+# Gemini CLI's set-up text (date, OS, working directory, folder tree) before the first prompt.
+_GEMINI_SETUP = re.compile(
+    r"This is the Gemini CLI\. We are setting up the context for our chat\.[^\n]*"
+    r"(?:\n[ \t]*(?:Today's date is|My operating system is|I'm currently working in"
+    r"|Here is the folder structure|Showing up to|Folder structure|[/├└│]|\.\.\.|(?=\n))[^\n]*)*",
+    re.IGNORECASE,
+)
 
 _RELATIVE_EN = re.compile(
     r"\b(?:(yesterday|today)|last (week|month|year)|this (week|month)|"
@@ -112,6 +119,26 @@ _MONTHS = [
     "december",
 ]
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*")
+
+# Absolute dates: "on 3 June, 2023", "October 13, 2023", "Oct 13", "2025-03-05", "in August
+# 2023", "2025年3月5日", "3月5号", "2023年8月"; optionally anchored: "the week before August 3",
+# "two weeks before 11 Aug 2023", "3 days after 2025-03-05".
+_MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_YEAR = r"(?:,?\s*((?:19|20)\d\d)\b)?"
+_ABSOLUTE_EN = (
+    ("ymd", re.compile(r"\b((?:19|20)\d\d)-(\d\d?)-(\d\d?)\b")),
+    ("dmy", re.compile(rf"\b(\d\d?)(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}{_YEAR}", re.I)),
+    ("mdy", re.compile(rf"\b{_MONTH}\s+(\d\d?)(?:st|nd|rd|th)?\b(?!:){_YEAR}", re.I)),
+    ("my", re.compile(rf"\b{_MONTH},?\s+((?:19|20)\d\d)\b", re.I)),
+)
+_ABSOLUTE_ZH = re.compile(r"(?:((?:19|20)\d\d)\s*年\s*)?(\d\d?)\s*月(?:\s*(\d\d?)\s*[日号])?")
+_PREPOSITION = re.compile(r"\b(?:on|in|since|before|after|by|until|from|of)\s+$", re.I)
+_NUMBERS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "a couple of": 2, "few": 3}
+_ANCHOR = re.compile(
+    r"\b(?:the\s+)?(a|one|two|three|four|a couple of|few|\d{1,2})?\s*(day|week|month)s?\s+"
+    r"(before|after|prior to|since)\s+(?:the\s+)?$",
+    re.I,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +178,7 @@ def plan_query(
 
 def clean_query(query: str) -> str:
     """The question inside a query: injected blocks removed, a pasted prompt cut to its tail."""
-    query = _AGENTS_BLOCK.sub(" ", query)
+    query = _GEMINI_SETUP.sub(" ", _AGENTS_BLOCK.sub(" ", query))
     parts = _RULE_SPLIT.split(query)
     if len(parts) > 1 and parts[-1].strip() and len(parts[-1]) < len(query) / 2:
         query = parts[-1]  # a preamble, a rule, then the question
@@ -186,6 +213,8 @@ def date_window(text: str, now: datetime) -> tuple[datetime, datetime] | None:
     """A (since, until) window for a relative date in the query, or None."""
     now = now if now.tzinfo else now.replace(tzinfo=UTC)
     day = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    if (found := absolute_window(text, now)) is not None:
+        return found
     if (m := _RELATIVE_EN.search(text)) is not None:
         return _english_window(m, now, day)
     if (z := _RELATIVE_ZH.search(text)) is not None:
@@ -241,3 +270,79 @@ def _month_window(month: int, now: datetime) -> tuple[datetime, datetime]:
     start = datetime(year, month, 1, tzinfo=UTC)
     end = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=UTC)
     return start, end
+
+
+def absolute_window(text: str, now: datetime) -> tuple[datetime, datetime] | None:
+    """The window of a calendar date named in the query: its day (or month), widened to the
+    span before or after it when the query anchors on it ("the week before August 3")."""
+    for shape, pattern in _ABSOLUTE_EN:
+        for m in pattern.finditer(text):
+            if _modal_may(shape, m, text):
+                continue
+            if (span := _calendar(shape, m.groups(), now)) is not None:
+                return _anchored(text[: m.start()], span)
+    for z in _ABSOLUTE_ZH.finditer(text):
+        year, month, dom = z.groups()
+        shape = "ymd" if dom else "ym"
+        if (span := _calendar(shape, (year, month, dom), now)) is not None:
+            return span
+    return None
+
+
+def _modal_may(shape: str, m: re.Match[str], text: str) -> bool:
+    """Whether "may" is the verb: without a year it is a month only after a preposition
+    ("on 12 May", "since May 3"), not in "12 may be null" or "it may 3x"."""
+    if shape not in ("dmy", "mdy") or m.group(3) or "may" not in m.group(0).lower():
+        return False
+    return _PREPOSITION.search(text[: m.start()]) is None
+
+
+def _calendar(
+    shape: str, parts: Sequence[str | None], now: datetime
+) -> tuple[datetime, datetime] | None:
+    """A day (or month) window; without a year, the latest such date not after `now`."""
+    if shape in ("ymd", "ym"):
+        year, month, dom = parts
+    elif shape == "dmy":
+        dom, month, year = parts
+    elif shape == "mdy":
+        month, dom, year = parts
+    else:
+        (month, year), dom = parts, None
+    name = str(month)
+    number = int(name) if name.isdigit() else _month_number(name)
+    if number is None or not 1 <= number <= 12:
+        return None
+    if dom is None:
+        return _month_window(number, now) if year is None else _month_span(int(year), number)
+    try:
+        start = datetime(int(year) if year else now.year, number, int(dom), tzinfo=UTC)
+        if year is None and start > now:
+            start = start.replace(year=now.year - 1)
+    except ValueError:  # 31 February, 29 February of a common year
+        return None
+    return start, start + timedelta(days=1)
+
+
+def _month_number(name: str) -> int | None:
+    prefix = name.lower()[:3]
+    return next((k + 1 for k, m in enumerate(_MONTHS) if m.startswith(prefix)), None)
+
+
+def _month_span(year: int, month: int) -> tuple[datetime, datetime]:
+    start = datetime(year, month, 1, tzinfo=UTC)
+    return start, datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=UTC)
+
+
+def _anchored(before: str, span: tuple[datetime, datetime]) -> tuple[datetime, datetime]:
+    """A span anchored on a date: "the week before X" is the week up to X (X included: that
+    is when it was told), "two days after X" the days from X on."""
+    m = _ANCHOR.search(before)
+    if m is None:
+        return span
+    count, unit, direction = m.group(1), m.group(2).lower(), m.group(3).lower()
+    n = int(count) if count and count.isdigit() else _NUMBERS.get((count or "one").lower(), 1)
+    width = timedelta(days=n * {"day": 1, "week": 7, "month": 31}[unit])
+    if direction in ("before", "prior to"):
+        return span[0] - width, span[1]
+    return span[0], span[1] + width

@@ -10,13 +10,20 @@ Stages, in order (names are what `disabled` and `--explain` use):
                            adjacent in time): answers often sit next to the matching turn
   session                  a turn gains when other candidates of its session match too (the
                            sum of the best two other candidates' scores, scaled to the max)
-  recency                  mild boost for recent conversation time
   importance               memories: importance × confidence, tier floor (core never fades)
   trust                    durable memories over raw turns for the same content
-  date                     boost inside the query's date window ("last week", 上周)
+  date                     boost inside the query's date window ("last week", 上周, "on 3 June
+                           2023", "the week before 2025-03-05", 3月5日)
   latest                   "what is X now / 现在": newer candidates rank higher
-  diversity                near-duplicate texts and over-represented sessions pushed down
-  cutoff                   hits far below the best one are dropped (no filler results)
+
+Removed after the ablation in eval/RESULTS.md showed no effect: a relative cutoff (hits below
+a share of the best one dropped; with context and session support added, scores are too
+compressed for it to trim anything in the top 10, and keyword-only it cost a relevant hit),
+a per-session diversity penalty (default weight 0, no profile used it; at 0.05 it cost LoCoMo
+turn R@10 2.3 points), and a recency boost (exp decay of conversation age, weight 0.05: it
+moved none of the cases written for it, where an older, wordier statement outranks the newer
+one by far more, and it cost as many queries a rank as it helped). Near-duplicate texts are
+still dropped by the caller; "what is X now" questions use `latest`.
 """
 
 from __future__ import annotations
@@ -26,14 +33,37 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from recallnest.errors import ConfigError
 from recallnest.index import KINDS, Filter, SearchIndex
 from recallnest.query import QueryPlan
 from recallnest.rank import top_k
 from recallnest.text import EXACT_PREFIX
 
+# What `disabled` accepts (the CLI's `--disable` choices), in pipeline order.
+STAGES = (
+    "keyword",
+    "exact",
+    "vector",
+    "expansion",
+    "boilerplate",
+    "context",
+    "session",
+    "importance",
+    "trust",
+    "date",
+    "latest",
+)
+
+
+def check_stages(disabled: frozenset[str]) -> None:
+    """An ablation must not silently run with a misspelt or removed stage name."""
+    unknown = sorted(disabled - set(STAGES))
+    if unknown:
+        raise ConfigError(f"unknown stage {', '.join(unknown)}; known: {', '.join(STAGES)}")
+
+
 CANDIDATES = 150
 MIN_VECTOR_SPREAD = 0.1  # cosine range below which vector differences are noise (e5 scale)
-DAY = 86400.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,16 +73,13 @@ class Profile:
     exact: float = 0.25  # weight of the exact-token channel (added)
     context: float = 0.3  # share of the best neighbour's score a turn borrows
     session: float = 0.5  # weight of the support a turn's session gives it
-    recency: float = 0.05
-    recency_days: float = 30.0
     importance: float = 0.1
     trust: float = 0.05  # bonus for durable memories
-    date: float = 0.15
+    # Boost inside the query's date window. An explicit date is strong intent ("on 3 June",
+    # "last week"): 0.15 → 0.5 took LoCoMo session any@5 95.8 → 96.0 and the dated cases
+    # hit@5 2/6 → 3/6 (eval/RESULTS.md).
+    date: float = 0.5
     latest: float = 0.3  # newest-first boost when the query asks for the current state
-    # Penalty per earlier hit from the same session. Off by default: on LoCoMo it cost 2.3
-    # turn R@10 at 0.05 (evidence clusters in one session); profiles may turn it on.
-    diversity: float = 0.0
-    cutoff: float = 0.25  # keep hits scoring at least this share of the best one
     category_boost: Mapping[str, float] = field(default_factory=dict)
     turns_boost: float = 0.0
 
@@ -63,16 +90,12 @@ PROFILES: dict[str, Profile] = {
     "debug": Profile(
         "debug", exact=0.45, category_boost={"cases": 0.1, "patterns": 0.05}, turns_boost=0.03
     ),
-    # How the user likes things written: preferences and patterns, less recency.
-    "writing": Profile(
-        "writing", recency=0.0, category_boost={"preferences": 0.12, "patterns": 0.08}
-    ),
-    # Checking a fact: confidence and recency (the latest statement wins), stricter cutoff.
+    # How the user likes things written: preferences and patterns.
+    "writing": Profile("writing", category_boost={"preferences": 0.12, "patterns": 0.08}),
+    # Checking a fact: confidence counts more.
     "fact-check": Profile(
         "fact-check",
-        recency=0.12,
         importance=0.15,
-        cutoff=0.4,
         category_boost={"entities": 0.08, "events": 0.05},
     ),
 }
@@ -126,8 +149,17 @@ def _retrieve(
         parts["session"] = _session_support(index, cand, base, profile)
         score += parts["session"]
     score += _boosts(index, cand, profile, plan, now, disabled, parts)
-    order = np.lexsort((cand, -score))
-    return _finish(index, cand, score, order, parts, ranks, profile, limit, disabled)
+    # Up to 2 x limit hits: the caller drops near-duplicate texts (it has them), keeps `limit`.
+    order = np.lexsort((cand, -score))[: 2 * limit]
+    return [
+        Scored(
+            int(cand[j]),
+            round(float(score[j]), 6),
+            {name: float(arr[j]) for name, arr in parts.items()},
+            {name: r[int(cand[j])] for name, r in ranks.items() if int(cand[j]) in r},
+        )
+        for j in order
+    ]
 
 
 # ---- channels and candidates -------------------------------------------------------------
@@ -262,12 +294,6 @@ def _boosts(
 ) -> np.ndarray:
     kind, ts = index.kinds_and_times(cand)
     total = np.zeros(len(cand), dtype=np.float32)
-    if "recency" not in disabled and profile.recency:
-        age_days = np.maximum(now - ts, 0.0) / DAY
-        parts["recency"] = (
-            profile.recency * np.exp(-age_days / profile.recency_days) * (ts > 0)
-        ).astype(np.float32)
-        total += parts["recency"]
     if "latest" not in disabled and plan.latest and len(cand) > 1:
         # "what is X now": among the candidates, newer conversation time ranks higher.
         lo, hi = float(ts[ts > 0].min(initial=now)), float(ts.max())
@@ -318,41 +344,3 @@ def _memory_stages(
         for name, boost in profile.category_boost.items():
             extra += boost * (is_memory & (categories == index.code_of("category", name)))
     return extra
-
-
-def _finish(
-    index: SearchIndex,
-    cand: np.ndarray,
-    score: np.ndarray,
-    order: np.ndarray,
-    parts: Mapping[str, np.ndarray],
-    ranks: Mapping[str, Mapping[int, int]],
-    profile: Profile,
-    limit: int,
-    disabled: frozenset[str],
-) -> list[Scored]:
-    """Session diversity and the relative cutoff. Returns up to 2 × limit hits: the caller
-    drops near-duplicate texts (it has the texts) and keeps `limit`."""
-    best = float(score[order[0]])
-    per_session: dict[int, int] = {}
-    picked: list[tuple[float, int]] = []
-    sessions = index.codes("session_id", cand)
-    for j in order[: max(limit * 4, 40)]:
-        value = float(score[j])
-        session = int(sessions[j])
-        if "diversity" not in disabled and session:
-            value -= profile.diversity * per_session.get(session, 0)
-            per_session[session] = per_session.get(session, 0) + 1
-        if "cutoff" not in disabled and value < profile.cutoff * best:
-            continue
-        picked.append((value, j))
-    picked.sort(key=lambda item: (-item[0], int(cand[item[1]])))
-    return [
-        Scored(
-            int(cand[j]),
-            round(v, 6),
-            {name: float(arr[j]) for name, arr in parts.items()},
-            {name: r[int(cand[j])] for name, r in ranks.items() if int(cand[j]) in r},
-        )
-        for v, j in picked[: 2 * limit]
-    ]

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import json
 import shutil
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from recallnest.config import Settings
-from recallnest.eval_cases import load_corpus, load_queries, problems, run
+from recallnest.eval_cases import (
+    AS_OF,
+    load_corpus,
+    load_queries,
+    problems,
+    run,
+    write_transcripts,
+)
 
 CASES_DIR = Path(__file__).parent.parent / "eval" / "cases"
 SUBSET = ("s01", "s05")  # one English and one Chinese session
@@ -68,3 +76,20 @@ def test_harness_runs_on_a_subset(tmp_path: Path, settings: Settings) -> None:
         assert {"query", "expected", "got", "rank"} <= set(failure)
         assert len(failure["got"]) <= 3
     assert list((tmp_path / "vectors").glob("*.npz"))
+    assert 0 < report["returned"]["mean"] <= 10
+
+
+def test_transcripts_are_moved_to_the_query_time(tmp_path: Path) -> None:
+    turns = [t for t in load_corpus(CASES_DIR) if t["session"] == "s14"]
+    shift = datetime(2026, 1, 1, tzinfo=UTC) - AS_OF
+    (path,) = write_transcripts(turns, tmp_path, shift)
+    first = json.loads(path.read_text("utf-8").splitlines()[0])
+    moved = datetime.fromisoformat(first["timestamp"].replace("Z", "+00:00"))
+    original = datetime.fromisoformat(turns[0]["ts"].replace("Z", "+00:00"))
+    assert moved - original == shift
+    assert AS_OF - original < timedelta(days=7)  # the last session is days before AS_OF
+
+
+def test_every_turn_is_before_the_query_time() -> None:
+    for turn in load_corpus(CASES_DIR):
+        assert datetime.fromisoformat(turn["ts"].replace("Z", "+00:00")) < AS_OF, turn["id"]

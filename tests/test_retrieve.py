@@ -1,0 +1,71 @@
+"""Retrieval stages on a hand-built index (no database, no embedder): the date window stage
+ranks the turn from the named day first, and switching it off restores the keyword order."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import UTC, datetime
+
+from recallnest.index import Filter, SearchIndex
+from recallnest.query import plan_query
+from recallnest.retrieve import PROFILES, retrieve
+from recallnest.store import IndexedDoc
+from recallnest.text import tokenize
+
+NOW = datetime(2025, 6, 3, 9, tzinfo=UTC)
+
+
+def _turn(n: int, text: str, when: datetime, session: str) -> IndexedDoc:
+    facets = {"session_id": session, "kind": "turn"}
+    terms = dict(Counter(tokenize(text)))
+    length = sum(terms.values())
+    return IndexedDoc(n, "turn", f"t{n}", terms, length, facets, when.timestamp())
+
+
+def _index() -> SearchIndex:
+    index = SearchIndex()
+    older = datetime(2025, 4, 23, 10, tzinfo=UTC)
+    newer = datetime(2025, 5, 27, 14, tzinfo=UTC)
+    # The April turn matches the words better; the May one is from "last week".
+    index.add(
+        [
+            _turn(1, "decided: webhook retries, 3 tries 10 s apart", older, "a"),
+            _turn(2, "webhook retries: 8 attempts, then the DLQ", newer, "b"),
+            _turn(3, "unrelated chatter about lunch", newer, "c"),
+        ]
+    )
+    return index
+
+
+def _order(query: str, disabled: frozenset[str] = frozenset()) -> list[str]:
+    index = _index()
+    plan = plan_query(query, NOW)
+    hits = retrieve(
+        index, plan, [Filter()], None, PROFILES["default"], 10, NOW.timestamp(), disabled
+    )
+    return [index.ids[h.position] for h in hits]
+
+
+def test_a_named_time_lifts_the_turn_from_that_time() -> None:
+    assert _order("webhook retries we decided last week")[0] == "t2"
+    assert _order("webhook retries we decided last week", frozenset({"date"}))[0] == "t1"
+
+
+def test_a_calendar_date_lifts_that_day() -> None:
+    assert _order("webhook retries on 27 May 2025")[0] == "t2"
+    assert _order("webhook retries on 23 April 2025")[0] == "t1"
+
+
+def test_without_a_time_the_keyword_order_stands() -> None:
+    assert _order("webhook retries decided")[0] == "t1"
+
+
+def test_an_unknown_stage_name_is_refused() -> None:
+    import pytest
+
+    from recallnest.errors import ConfigError
+    from recallnest.retrieve import STAGES, check_stages
+
+    check_stages(frozenset(STAGES))
+    with pytest.raises(ConfigError, match="unknown stage recency"):
+        check_stages(frozenset({"recency", "date"}))
