@@ -61,6 +61,7 @@ LOG_BYTES = 5 * 1024 * 1024
 RETRY_SECONDS = 1.0  # back-off after a failed ingest pass; doubles up to RETRY_MAX_SECONDS
 RETRY_MAX_SECONDS = 30.0
 BACKUP_INTERVAL_SECONDS = 3600.0  # the memory export is rewritten at most this often
+BACKUP_QUIET_SECONDS = 5.0  # ... and only after this long without a new turn or a request
 
 
 def watched_roots(settings: Settings) -> list[Path]:
@@ -330,9 +331,10 @@ class Daemon:
 
     def _backup_if_due(self) -> None:
         """Export every memory to backup_path() when memories changed since the last export
-        and the file is at least BACKUP_INTERVAL_SECONDS old (so at most once an hour)."""
+        and the file is at least BACKUP_INTERVAL_SECONDS old (so at most once an hour), in a
+        quiet moment: 100k memories take seconds to export, which a waiting hook would feel."""
         state = (self.engine, self.engine.memory_generation)
-        if state == self._backed_up:
+        if state == self._backed_up or not self.engine.maintenance.quiet_for(BACKUP_QUIET_SECONDS):
             return
         if self._next_backup is None:
             self._next_backup = _mtime(backup_path(self.settings.home)) + BACKUP_INTERVAL_SECONDS
@@ -353,6 +355,7 @@ class Daemon:
     def handle(self, op: str, args: dict[str, Any]) -> Any:
         if op == "daemon.status":
             return self.status()
+        self.engine.maintenance.note_request()
         if self.store_down:
             raise StoreError(f"the database is unavailable, retrying: {self.last_error}")
         if op == "ingest":

@@ -102,6 +102,16 @@ class Maintenance:
 
     # ---- the scheduler ---------------------------------------------------------------------------
 
+    def note_request(self) -> None:
+        """A client asked something (a session-start hook, a search): the idle clock restarts,
+        so background work never competes with someone waiting for an answer (bench_resume:
+        a memory export or a maintenance slice running beside a hook cost it 100-170 ms)."""
+        self._busy_at = self._monotonic()
+
+    def quiet_for(self, seconds: float) -> bool:
+        """No new turn and no request for `seconds`."""
+        return self._monotonic() - self._busy_at >= seconds
+
     def tick(self, idle: bool) -> list[str]:
         """One scheduler step (the daemon's ingest loop, once per iteration). Returns the
         tasks that ran. Task failures are logged, never raised: ingestion must go on."""

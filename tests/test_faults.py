@@ -23,7 +23,7 @@ from daemon_harness import DaemonProcess, claude_line
 
 from recallnest import daemon as daemon_module
 from recallnest.config import Settings
-from recallnest.daemon import Daemon
+from recallnest.daemon import BACKUP_QUIET_SECONDS, Daemon
 from recallnest.engine import Engine
 from recallnest.paths import db_path
 from recallnest.repair import check_database
@@ -197,6 +197,10 @@ def test_periodic_backup_is_written_at_most_once_per_interval(
 
     engine = Engine.open(settings)
     daemon = Daemon(settings, engine)
+    clock = [1000.0]
+    engine.maintenance._monotonic = lambda: clock[0]
+    engine.maintenance.note_request()
+    clock[0] += BACKUP_QUIET_SECONDS
     try:
         daemon._backup_if_due()
         assert not backup_path(settings.home).exists()  # nothing to back up yet
@@ -209,6 +213,10 @@ def test_periodic_backup_is_written_at_most_once_per_interval(
         daemon._backup_if_due()  # changed, but written less than an hour ago
         assert len(read_export(backup_path(settings.home))) == 1
         monkeypatch.setattr(time, "time", lambda: daemon._next_backup + 1.0)
+        daemon.handle("ping", {})  # someone is waiting for an answer: not now
+        daemon._backup_if_due()
+        assert len(read_export(backup_path(settings.home))) == 1
+        clock[0] += BACKUP_QUIET_SECONDS
         daemon._backup_if_due()
         assert len(read_export(backup_path(settings.home))) == 2
     finally:
