@@ -38,6 +38,7 @@ import numpy as np
 from recallnest.errors import RecallnestError
 from recallnest.index import Filter
 from recallnest.models import Memory
+from recallnest.redact import redact
 from recallnest.store import Batch, Cursor
 from recallnest.text import tokenize
 
@@ -120,7 +121,10 @@ def plan_forget(engine: Engine, sel: Selector) -> ForgetPlan:
     terms: list[str] = []
     if sel.ids:
         memories = store.memories(list(dict.fromkeys(sel.ids)))
-        plan.missing = [i for i in sel.ids if i not in {m.id for m in memories}]
+        # Reported back to the terminal (and the daemon's reply): an "id" that was really a
+        # pasted credential must not be echoed.
+        found = {m.id for m in memories}
+        plan.missing = [redact(i)[0] for i in sel.ids if i not in found]
     elif sel.query is not None:
         terms = tokenize(sel.query)
         memories = store.memories(_matching(engine, "memory", terms))

