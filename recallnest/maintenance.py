@@ -277,7 +277,8 @@ class Maintenance:
             settled = self._settled if whole else None
             report = consolidate(self.engine, scope, dry_run, now, settled, self._tokens)
             if whole and "skipped" not in report:
-                self._generation = generation if report["undo_id"] is None else -2
+                # Its own write (one apply) moves the generation once: not a reason to re-run.
+                self._generation = generation + (report["undo_id"] is not None)
             return report
 
     def _plan_retier(self) -> None:
@@ -328,15 +329,6 @@ class Maintenance:
         # Memories written meanwhile by anyone but this pass move the generation past this
         # mark, so the next check runs another (incremental) pass.
         self._generation = generation + self._own_writes
-
-    def _consolidate_if_changed(self) -> dict[str, Any] | None:
-        # Its own write bumps the generation once; -2 marks "the last run wrote", so the next
-        # check compares against the generation after that write.
-        if self._generation == -2:
-            self._generation = self.engine.memory_generation
-        if self.engine.memory_generation == self._generation:
-            return None
-        return self.consolidate(incremental=True)
 
     def _tokens(self, text: str) -> frozenset[str]:
         """Keyword sets by text, kept across runs (tokenizing costs ~0.8 ms a memory)."""
