@@ -96,14 +96,17 @@ class BatchResult:
     new_turns: int = 0
 
 
+DB_MEMORY_MB = 512  # DuckDB memory_limit in MiB; the default of Settings.db_memory_mb
+
+
 class Store:
     """One DuckDB connection (read-write unless `read_only`), migrated on open."""
 
-    def __init__(self, path: Path, read_only: bool = False, memory_mb: int | None = None) -> None:
+    def __init__(self, path: Path, read_only: bool = False, memory_mb: int = DB_MEMORY_MB) -> None:
         self.path = path
         self.read_only = read_only
-        self.memory_mb = DB_MEMORY_MB if memory_mb is None else memory_mb
-        self._con = _connect(path, read_only, self.memory_mb)
+        self.memory_mb = memory_mb
+        self._con = _connect(path, read_only, memory_mb)
         self._local = threading.local()
         self._write_lock = threading.RLock()
         if not read_only:
@@ -1165,9 +1168,6 @@ _COUNT_QUERIES = {
     "files": "SELECT count(*) FROM cursors",
     "vectors": "SELECT count(*) FROM vectors",
 }
-
-
-DB_MEMORY_MB = 512  # the default of Settings.db_memory_mb
 
 
 def _connect(
