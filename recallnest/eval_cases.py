@@ -59,7 +59,7 @@ class Outcome:
     rank: int | None
     top: list[str]
     seconds: float
-    returned: int = DEPTH  # hits the search returned (the relative cutoff can return fewer)
+    returned: int = DEPTH  # hits the search returned (fewer when few rows match)
 
 
 # ---- the set ------------------------------------------------------------------------------
@@ -225,8 +225,8 @@ def metrics(ranks: Iterable[int | None]) -> dict[str, float]:
 
 
 def _returned(outcomes: Sequence[Outcome]) -> dict[str, float]:
-    """How many hits came back (of DEPTH asked) and how many of them were not relevant: what
-    the relative cutoff trims."""
+    """How many hits came back (of DEPTH asked) and how many of them were not relevant (the
+    measurement that showed the removed relative cutoff trimmed nothing)."""
     if not outcomes:
         return {}
     mean = statistics.fmean(o.returned for o in outcomes)
