@@ -157,7 +157,8 @@ def backfill_cpu(turns: int, profile: bool = False) -> list[object]:
         cpu, wall = time.process_time() - c0, time.perf_counter() - t0
         assert report["new_turns"] == turns, report
     if profiler:
-        pstats.Stats(profiler).sort_stats("cumulative").print_stats(int(os.environ.get("BENCH_PROFILE_ROWS", "25")))
+        rows = int(os.environ.get("BENCH_PROFILE_ROWS", "25"))
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(rows)
     return [
         turns,
         fmt(wall, 2),
