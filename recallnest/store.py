@@ -17,7 +17,7 @@ import inspect
 import re
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -234,17 +234,20 @@ class Store:
             sql += f" LIMIT {int(limit)}"
         return [_memory_from_row(r) for r in self._cur().execute(sql, params).fetchall()]
 
-    def memories_by_subject(self, scope: str, subject: str) -> list[Memory]:
-        rows = (
-            self._cur()
-            .execute(
-                f"SELECT {_MEMORY_COLS} FROM memories WHERE scope = ? AND subject = ? "
-                "AND status = 'active'",
-                [scope, subject],
-            )
-            .fetchall()
-        )
-        return [_memory_from_row(r) for r in rows]
+    def memories_by_subjects(
+        self, keys: Collection[tuple[str, str]]
+    ) -> dict[tuple[str, str], list[Memory]]:
+        """Active memories by (scope, subject), for every key asked (one query)."""
+        if not keys:
+            return {}
+        subjects = sorted({subject for _, subject in keys})
+        rows = _select_in(self._cur(), f"SELECT {_MEMORY_COLS} FROM memories", "subject", subjects)
+        out: dict[tuple[str, str], list[Memory]] = {}
+        for memory in map(_memory_from_row, rows):
+            key = (memory.scope, memory.subject or "")
+            if memory.status == "active" and key in keys:
+                out.setdefault(key, []).append(memory)
+        return out
 
     def turns(self, ids: Sequence[str]) -> list[dict[str, Any]]:
         """Turn rows by id (as dicts), in the order asked."""
