@@ -22,6 +22,7 @@ from recallnest import aliases, redact
 from recallnest.admission import SESSION_CAPTURE_CAP
 from recallnest.admit import Admitter, previous_turns
 from recallnest.capture import capture_turn
+from recallnest.capture_worker import capture_pairs
 from recallnest.config import Settings
 from recallnest.embed import Embedder, make_embedder
 from recallnest.errors import EmbedError, NotFoundError, RecallnestError
@@ -171,8 +172,8 @@ class Engine:
         """What capture keeps of each turn, in conversation order, within each session's cap."""
         out: list[tuple[Capture, datetime | None, str]] = []
         ordered = sorted(turns, key=lambda t: (t.session_id, t.timestamp or _EPOCH0, t.offset))
-        for turn, previous in zip(ordered, previous_turns(ordered), strict=True):
-            captures = capture_turn(turn, previous, project=turn.project)
+        found = capture_pairs(list(zip(ordered, previous_turns(ordered), strict=True)))
+        for turn, captures in zip(ordered, found, strict=True):
             budget = SESSION_CAPTURE_CAP - self._session_captures.get(turn.session_id, 0)
             out.extend(
                 (replace(c, scope=c.scope or GLOBAL_SCOPE), turn.timestamp, f"capture:{turn.agent}")

@@ -1,0 +1,97 @@
+"""Capture split across a child process: same captures, same order, and a failing child never
+loses or changes anything (its share is captured in-process)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+
+import pytest
+
+from recallnest import capture_worker
+from recallnest.admit import previous_turns
+from recallnest.capture import capture_turn
+from recallnest.capture_worker import PARALLEL_MIN, capture_pairs
+from recallnest.models import Turn
+
+CASES = Path(__file__).resolve().parent.parent / "eval" / "capture" / "cases.jsonl"
+
+
+def pairs(n: int) -> list[tuple[Turn, Turn | None]]:
+    """`n` turns of labelled capture-eval text (EN and ZH, captures and negatives)."""
+    texts = [json.loads(line) for line in CASES.read_text().splitlines()]
+    turns = [
+        Turn(
+            agent="claude",
+            session_id=f"s{k // 20}",
+            role=texts[k % len(texts)]["role"],
+            text=texts[k % len(texts)]["text"],
+            timestamp=None,
+            path="/tmp/t.jsonl",
+            record_id=f"r{k}",
+            offset=k,
+            project="/home/dev/app" if k % 3 else None,
+        )
+        for k in range(n)
+    ]
+    return list(zip(turns, previous_turns(turns), strict=True))
+
+
+def inline(batch: list[tuple[Turn, Turn | None]]) -> list[list[object]]:
+    return [capture_turn(t, p, project=t.project) for t, p in batch]
+
+
+def test_a_large_batch_through_the_child_equals_capturing_in_process() -> None:
+    batch = pairs(PARALLEL_MIN + 37)
+    expected = inline(batch)
+    assert sum(map(len, expected)) > 100  # the batch really captures things
+    assert capture_pairs(batch) == expected
+
+
+def test_a_small_batch_stays_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("no child for a small batch")
+
+    monkeypatch.setattr(capture_worker, "_Child", refuse)
+    batch = pairs(PARALLEL_MIN - 1)
+    assert capture_pairs(batch) == inline(batch)
+
+
+@pytest.mark.parametrize(
+    "executable", ["/nonexistent/python", "/bin/false"], ids=["cannot-start", "exits-nonzero"]
+)
+def test_a_failing_child_loses_nothing(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, executable: str
+) -> None:
+    monkeypatch.setattr(capture_worker.sys, "executable", executable)
+    batch = pairs(PARALLEL_MIN)
+    with caplog.at_level(logging.WARNING, logger="recallnest.capture_worker"):
+        assert capture_pairs(batch) == inline(batch)
+    assert "capture worker failed" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("answer", "logged"),
+    [
+        ("sys.stdout.write('not a pickle')", "unreadable result"),
+        ("sys.stdout.buffer.write(pickle.dumps([[]]))", "wrong length"),
+    ],
+)
+def test_a_child_answering_garbage_is_not_trusted(
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    tmp_path: Path,
+    answer: str,
+    logged: str,
+) -> None:
+    fake = tmp_path / "python"
+    code = f"import pickle, sys; sys.stdin.buffer.read(); {answer}"
+    fake.write_text(f'#!/bin/sh\nexec {sys.executable} -c "{code}"\n')
+    fake.chmod(0o755)
+    monkeypatch.setattr(capture_worker.sys, "executable", str(fake))
+    batch = pairs(PARALLEL_MIN)
+    with caplog.at_level(logging.WARNING, logger="recallnest.capture_worker"):
+        assert capture_pairs(batch) == inline(batch)
+    assert logged in caplog.text
