@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 
 from recallnest import capture_rules as R
 from recallnest.aliases import AliasTable, canonical, find_subject
+from recallnest.literal_gate import fold
 from recallnest.models import GLOBAL_SCOPE, Capture, Turn
 from recallnest.salience import Gate, gate_turn, is_question
 
@@ -141,7 +142,10 @@ def classify(text: str, role: str, relaxed: bool = False) -> Signal | None:
     main = R.CONSEQUENCE.split(text, maxsplit=1)[0]
     rules = R.RULES_BY_ROLE.get(role, ())
     for clause in (main, text) if main != text else (text,):
+        folded = fold(clause)
         for rule in rules:
+            if rule.gate is not None and not rule.gate.admits(folded):
+                continue
             if rule.pattern.search(clause) and _acceptable(text, rule):
                 return _signal(rule, text, role)
         if clause is main and (found := _fact(main, role, relaxed)) is not None:

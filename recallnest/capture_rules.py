@@ -4,7 +4,9 @@ Owns the rule tables (`PATTERN_RULES`, `DECISION_RULES`, `PROFILE_RULES`, `PREFE
 each a `name -> regex` map whose family (the part of the name before the first dot) fixes the
 category, importance, confidence and who may fire it, plus the regexes the special rules and
 filters use (remember, correction, solved case, concrete tokens, narration, transient markers).
-Holds no logic beyond compiling; `capture` applies these. Standard library only.
+Holds no logic beyond compiling; `capture` applies these. Standard library only. Searched
+patterns carry a `literal_gate` (literals every match needs), so most sentences are ruled out by
+a substring test instead of a case-insensitive search at every offset.
 
 Who may say what: profile, preferences and workflows (patterns) only come from the user;
 decisions may come from either side (assistant at lower confidence, set in `capture`).
@@ -14,6 +16,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from recallnest.literal_gate import Gate, Gated, gate
 
 _I = re.IGNORECASE
 USER: tuple[str, ...] = ("user",)
@@ -30,6 +34,7 @@ class Rule:
     importance: float
     confidence: float
     roles: tuple[str, ...] = USER
+    gate: Gate | None = None  # literals a match needs (`literal_gate`), checked before searching
 
 
 # family -> (category, importance, confidence, roles)
@@ -45,7 +50,8 @@ def _table(rules: dict[str, str]) -> tuple[Rule, ...]:
     out: list[Rule] = []
     for name, regex in rules.items():
         category, importance, confidence, roles = FAMILIES[name.split(".", 1)[0]]
-        out.append(Rule(name, category, re.compile(regex, _I), importance, confidence, roles))
+        pattern = re.compile(regex, _I)
+        out.append(Rule(name, category, pattern, importance, confidence, roles, gate(pattern)))
     return tuple(out)
 
 
@@ -77,12 +83,14 @@ STYLE_DIRECTIVE = (
 )
 
 # About the task at hand, not future sessions ("for now", 先别, "again").
-TRANSIENT = re.compile(
-    r"\b(?:yet|for now|right now|for the moment|this time|today|at the moment|temporarily"
-    r"|for this (?:pr|task|change|one|run|test|file)|again|once more|park\w*|come back to"
-    r"|(?:revisit|look at) (?:it|this|that) later)\b|先这样|暂时|这次先?试|现在先|先别|先试试"
-    r"|再试一次|再跑一次|再说|放一放|回头再|等\S{0,4}再看|改天",
-    _I,
+TRANSIENT = Gated(
+    re.compile(
+        r"\b(?:yet|for now|right now|for the moment|this time|today|at the moment|temporarily"
+        r"|for this (?:pr|task|change|one|run|test|file)|again|once more|park\w*|come back to"
+        r"|(?:revisit|look at) (?:it|this|that) later)\b|先这样|暂时|这次先?试|现在先|先别|先试试"
+        r"|再试一次|再跑一次|再说|放一放|回头再|等\S{0,4}再看|改天",
+        _I,
+    )
 )
 
 # The speaker reporting what they do or did ("I'll…", "Looking at…", 我先…).
@@ -102,11 +110,13 @@ INTENT = re.compile(
 )
 
 # Where a symbol is defined or who calls it can be read off the code again: not a memory.
-CODE_NAVIGATION = re.compile(
-    r"\b(?:is |are )?(?:defined|declared|implemented) in\b|\b(?:imported|called|used) (?:by"
-    r"|from) (?:the )?`?\w+\(?|\bcalls `?\w+\(|定义在|实现在|声明在|被\S{1,12}(?:引用|调用|导入)"
-    r"|调用\s*\w+\(",
-    _I,
+CODE_NAVIGATION = Gated(
+    re.compile(
+        r"\b(?:is |are )?(?:defined|declared|implemented) in\b|\b(?:imported|called|used) (?:by"
+        r"|from) (?:the )?`?\w+\(?|\bcalls `?\w+\(|定义在|实现在|声明在"
+        r"|被\S{1,12}(?:引用|调用|导入)|调用\s*\w+\(",
+        _I,
+    )
 )
 
 # A request for the current task; verbs that are also nouns ("build artifacts get
@@ -180,32 +190,42 @@ FACT_VERB = re.compile(
 )
 
 # "X is used for Y", "X is called Y": a fact shape that needs no concrete token.
-STRONG_FACT = re.compile(
-    r"\b(?:is|are) (?:only )?used (?:for|to|as)\b|\bused for\b|\bis called\b|\bis named\b"
-    r"|\bresponsible for\b|\blives? (?:in|at|under)\b|\blistens on\b|\bcomes? from\b|\bproxies\b"
-    r"|\b(?:powered|backed) by\b|只?用来|用于|负责|代理到|叫\s*\S|来自",
-    _I,
+STRONG_FACT = Gated(
+    re.compile(
+        r"\b(?:is|are) (?:only )?used (?:for|to|as)\b|\bused for\b|\bis called\b|\bis named\b"
+        r"|\bresponsible for\b|\blives? (?:in|at|under)\b|\blistens on\b|\bcomes? from\b"
+        r"|\bproxies\b|\b(?:powered|backed) by\b|只?用来|用于|负责|代理到|叫\s*\S|来自",
+        _I,
+    )
 )
 
-HEDGE = re.compile(
-    r"\b(?:looks like|seems|maybe|probably|i think|i guess|perhaps|might|not sure|i wonder)\b"
-    r"|好像|可能|也许|大概|估计|不确定",
-    _I,
+HEDGE = Gated(
+    re.compile(
+        r"\b(?:looks like|seems|maybe|probably|i think|i guess|perhaps|might|not sure|i wonder)\b"
+        r"|好像|可能|也许|大概|估计|不确定",
+        _I,
+    )
 )
 
-REQUEST = re.compile(
-    r"\bplease\b|\bpls\b|请(?!求|教|假|问|客)|麻烦",
-    _I,
+REQUEST = Gated(
+    re.compile(
+        r"\bplease\b|\bpls\b|请(?!求|教|假|问|客)|麻烦",
+        _I,
+    )
 )
 
-FAILURE = re.compile(
-    r"\b(?:failing|failed|fails|broken|crash\w*)\b|报错|失败|挂了|崩了",
-    _I,
+FAILURE = Gated(
+    re.compile(
+        r"\b(?:failing|failed|fails|broken|crash\w*)\b|报错|失败|挂了|崩了",
+        _I,
+    )
 )
 
-NOW = re.compile(
-    r"\bnow\b|现在|目前",
-    _I,
+NOW = Gated(
+    re.compile(
+        r"\bnow\b|现在|目前",
+        _I,
+    )
 )
 
 # Splits "X is Y, so don't Z": the main clause states the memory.
@@ -214,7 +234,7 @@ CONSEQUENCE = re.compile(
     _I,
 )
 
-MUST = re.compile(r"\b(?:must|need to|needs to|have to|should)\b|必须|需要|要先|之前", _I)
+MUST = Gated(re.compile(r"\b(?:must|need to|needs to|have to|should)\b|必须|需要|要先|之前", _I))
 
 # --------------------------------------------------------------------------- special triggers
 
@@ -258,17 +278,19 @@ CASE_ERROR = re.compile(
     r"|报\s*[A-Za-z]|卡住|卡死|很慢|慢是|一直|挂掉|泄漏|泄露|不稳定|因为|满了",
 )
 
-CASE_FIX = re.compile(
-    r"\b(?:fixed|fixes|fix was|the fix|solved|resolved|resolves|workaround|got it working"
-    r"|works again|working again|made it (?:pass|work)|went away|go(?:es)? away|did the trick"
-    r"|sorted it|no longer)\b|\bfrom \d+\s*\w*\s+(?:down\s+)?to \d+|解决|修好|修复了|就好了"
-    r"|后就好|正常了|恢复|就没了|稳定了|成功|搞定|降到|缩短到|就通过了|就行了|没再出现|不再出现"
-    r"|没再(?:报|出)",
-    _I,
+CASE_FIX = Gated(
+    re.compile(
+        r"\b(?:fixed|fixes|fix was|the fix|solved|resolved|resolves|workaround|got it working"
+        r"|works again|working again|made it (?:pass|work)|went away|go(?:es)? away|did the trick"
+        r"|sorted it|no longer)\b|\bfrom \d+\s*\w*\s+(?:down\s+)?to \d+|解决|修好|修复了|就好了"
+        r"|后就好|正常了|恢复|就没了|稳定了|成功|搞定|降到|缩短到|就通过了|就行了|没再出现|不再出现"
+        r"|没再(?:报|出)",
+        _I,
+    )
 )
 
-VAGUE_DECISION = re.compile(
-    rf"\b(?:with|use|keep)\s+{DEICTIC_EN}|(?:就用|就按|那就用){DEICTIC_ZH}", _I
+VAGUE_DECISION = Gated(
+    re.compile(rf"\b(?:with|use|keep)\s+{DEICTIC_EN}|(?:就用|就按|那就用){DEICTIC_ZH}", _I)
 )
 
 # --------------------------------------------------------------------------- rule tables
