@@ -55,6 +55,8 @@ EMBED_IDLE_SECONDS = 1.0
 EMBED_BATCH = 16
 EMBED_NICENESS = 15
 IDLE_CHECKPOINT_SECONDS = 300.0  # a session with no new turn for this long gets a checkpoint
+# Checkpoints built per ingest pass at most this long (then new lines are read first).
+CHECKPOINT_BUDGET_SECONDS = 0.25
 HOOK_CHECKPOINT_DELAY = 1.5  # let the agent's last lines arrive before a hook's checkpoint
 CLIENT_TIMEOUT_SECONDS = 30.0
 LOG_BYTES = 5 * 1024 * 1024
@@ -289,7 +291,9 @@ class Daemon:
             if compacted or now - seen >= IDLE_CHECKPOINT_SECONDS
         ]
         due += [sid for sid, at in list(self.requested.items()) if now >= at]
-        for session_id in dict.fromkeys(due):
+        for n, session_id in enumerate(dict.fromkeys(due)):
+            if n and time.monotonic() - now > CHECKPOINT_BUDGET_SECONDS:
+                break  # the rest stay due: new lines are read before the next ones are built
             reason = "compact" if self.engine.touched.get(session_id, (0, False))[1] else "idle"
             reason = self.request_reasons.pop(session_id, reason)
             self.engine.touched.pop(session_id, None)

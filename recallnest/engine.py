@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,6 +43,11 @@ log = logging.getLogger(__name__)
 
 EMBED_BATCH = 16
 SIMILAR_CANDIDATES = 5
+# Turns older than this (conversation time) are history being read in, by a backfill or a
+# catch-up after downtime, not a live session. Only the newest such session of each project
+# waits for an idle checkpoint: the daemon catching up on 100k backfilled turns otherwise
+# queued 2,500 checkpoints and spent minutes of a full core on them (bench_ingest --footprint).
+HISTORY_AGE = timedelta(hours=6)
 _EPOCH0 = datetime(1970, 1, 1, tzinfo=UTC)
 MAX_LIMIT = 1000
 
@@ -77,6 +82,9 @@ class Engine:
         self._embed_lock = threading.Lock()
         # session id -> (monotonic time of its last new turn, a compaction summary arrived)
         self.touched: dict[str, tuple[float, bool]] = {}
+        # Sessions read in as history: the newest per project, and those touched only as history.
+        self._history_newest: dict[str, tuple[datetime, str]] = {}
+        self._history_only: set[str] = set()
         self._session_captures: dict[str, int] = {}
         # Bumped on every memory write: lets readers cache what they derive from memories.
         self.memory_generation = 0
@@ -152,11 +160,30 @@ class Engine:
         if fresh:
             batch.memories.extend(self._capture(fresh))
         new_turns = self.apply(batch).new_turns
-        now = time.monotonic()
+        now, wall = time.monotonic(), datetime.now(UTC)
         for turn in fresh:
+            stamp = turn.timestamp
+            if stamp is not None and wall - _utc(stamp) > HISTORY_AGE:
+                self._touch_history(turn.project or turn.cwd or "", _utc(stamp), turn.session_id)
+                continue
+            self._history_only.discard(turn.session_id)
             compacted = turn.kind == "summary" or self.touched.get(turn.session_id, (0, False))[1]
             self.touched[turn.session_id] = (now, compacted)
         return new_turns
+
+    def _touch_history(self, project: str, stamp: datetime, session_id: str) -> None:
+        """Of the sessions read in as history, only the newest of each project waits for a
+        checkpoint: the one a resume shows (see HISTORY_AGE)."""
+        newest = self._history_newest.get(project)
+        if newest is not None and newest[0] >= stamp:
+            return
+        if newest is not None and newest[1] != session_id and newest[1] in self._history_only:
+            self.touched.pop(newest[1], None)
+            self._history_only.discard(newest[1])
+        self._history_newest[project] = (stamp, session_id)
+        if session_id not in self.touched:
+            self._history_only.add(session_id)
+            self.touched[session_id] = (time.monotonic(), False)
 
     def _capture(self, turns: Sequence[Turn]) -> list[Memory]:
         """Zero-LLM capture over new turns, with dedup/merge/supersession against the store.
@@ -603,3 +630,7 @@ def _file_bytes(path: Path) -> int:
         return path.stat().st_size
     except OSError:
         return 0
+
+
+def _utc(stamp: datetime) -> datetime:
+    return stamp if stamp.tzinfo is not None else stamp.replace(tzinfo=UTC)

@@ -429,3 +429,52 @@ def test_stats_shape(engine: Engine) -> None:
         "pending": 0,
     }
     json.dumps(stats)  # JSON-able
+
+
+# ---- which sessions wait for an idle checkpoint ----------------------------------------------
+
+
+def test_history_read_in_queues_only_the_newest_session_of_each_project(engine: Engine) -> None:
+    old = datetime.now(UTC) - timedelta(days=30)
+    turns = [
+        turn(
+            f"r{k}",
+            f"step {k} of the migration",
+            "/w/app",
+            session_id=f"app-{k}",
+            timestamp=old + timedelta(hours=k),
+        )
+        for k in range(3)
+    ]
+    turns.append(turn("q", "notes on the parser", "/w/lib", session_id="lib-0", timestamp=old))
+    turns.append(
+        turn(
+            "live",
+            "what we are doing now",
+            "/w/app",
+            session_id="live",
+            timestamp=datetime.now(UTC),
+        )
+    )
+    turns.append(
+        turn("nots", "a record without a time", "/w/app", session_id="nots", timestamp=None)
+    )
+    engine.ingest_batch(Batch(turns=turns[:2]))
+    assert set(engine.touched) == {"app-1"}  # app-0 is older history of the same project
+    engine.ingest_batch(Batch(turns=turns[2:]))
+    assert set(engine.touched) == {"app-2", "lib-0", "live", "nots"}
+
+
+def test_a_resumed_old_session_is_live_again(engine: Engine) -> None:
+    old = datetime.now(UTC) - timedelta(days=3)
+    engine.ingest_batch(Batch(turns=[turn("a", "first", "/w/app", session_id="s", timestamp=old)]))
+    engine.ingest_batch(
+        Batch(
+            turns=[turn("b", "back at it", "/w/app", session_id="s", timestamp=datetime.now(UTC))]
+        )
+    )
+    newer = old + timedelta(hours=1)
+    engine.ingest_batch(
+        Batch(turns=[turn("c", "other", "/w/app", session_id="t", timestamp=newer)])
+    )
+    assert {"s", "t"} <= set(engine.touched)  # newer history does not unqueue a live session

@@ -320,3 +320,25 @@ def test_file_size_quota_stalls_ingest_then_it_recovers(proc: DaemonProcess) -> 
     assert proc.stop() == 0
     ids = record_ids(proc.home)
     assert len(ids) == len(set(ids)) == 400
+
+
+def test_checkpoints_due_at_once_are_built_a_budget_at_a_time(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from recallnest import daemon as daemon_mod
+
+    engine = Engine.open(settings)
+    daemon = Daemon(settings, engine)
+    built: list[str] = []
+    monkeypatch.setattr(engine.continuity, "checkpoint", lambda sid, reason: built.append(sid))
+    monkeypatch.setattr(daemon_mod, "CHECKPOINT_BUDGET_SECONDS", 0.0)  # one per pass
+    try:
+        engine.touched.update({f"s{k}": (0.0, False) for k in range(10)})
+        daemon._checkpoint_due()
+        assert built == ["s0"]  # then back to reading new lines
+        assert "s0" not in engine.touched and len(engine.touched) == 9
+        while engine.touched:
+            daemon._checkpoint_due()
+        assert built == [f"s{k}" for k in range(10)]  # none lost, none twice, in order
+    finally:
+        daemon.stop()
