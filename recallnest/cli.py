@@ -635,7 +635,7 @@ def eval_group() -> None:
     "disabled",
     multiple=True,
     help="Switch a retrieval stage off (ablation, repeatable): keyword, exact, vector, "
-    "expansion, boilerplate, context, session, importance, trust, date, latest.",
+    "expansion, boilerplate, context, session, importance, date, latest.",
 )
 @json_option
 @click.pass_context

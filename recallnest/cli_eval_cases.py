@@ -22,7 +22,7 @@ _COLUMNS = ("n", "hit@1", "hit@5", "hit@10", "mrr@10")
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     default=Path("eval/cases"),
     show_default=True,
-    help="Folder holding corpus/*.jsonl and queries.jsonl.",
+    help="Folder holding corpus/*.jsonl, queries.jsonl and (optional) actions.jsonl.",
 )
 @click.option(
     "--cache-dir",
@@ -76,6 +76,13 @@ def print_report(report: dict[str, Any]) -> None:
         rows.extend((f"{section[3:]}={name}", m) for name, m in report[section].items())
     for name, m in rows:
         click.echo(f"{name:<22}" + "".join(f"{m.get(c, float('nan')):>9}" for c in _COLUMNS))
+    actions = report.get("actions") or {}
+    if actions.get("applied") or actions.get("unresolved"):
+        unresolved = actions.get("unresolved") or []
+        click.echo(
+            f"user actions: {len(actions.get('applied') or [])} applied"
+            + (f", unresolved {', '.join(unresolved)}" if unresolved else "")
+        )
     lat = report["latency_ms"]
     click.echo(
         f"query latency: p50 {lat['p50']} ms, p95 {lat['p95']} ms ({lat['queries']} queries)"

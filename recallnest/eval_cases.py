@@ -2,14 +2,16 @@
 
 The set lives in `eval/cases/`: `corpus/*.jsonl` holds hand-written coding-agent sessions (one
 turn per line: session, project, agent, role, text, ts and a stable turn key `id` such as
-`s03-t07`), `queries.jsonl` holds labelled queries (`relevant` lists turn keys). Every session is
-written out as a Claude Code JSONL transcript (the turn key is the record `uuid`, and
-`msg-<key>` the assistant message id), ingested into a fresh temporary home by the code the
-daemon runs (so capture runs too), embedded with the configured embedder, and every query is
-asked through `Engine.search`. A turn hit is relevant when its key is listed; a memory hit is
-relevant when any of its evidence turns is. Reports hit@1/5/10 and MRR@10 overall, per query
-type, language and kind, query latency, the queries that missed the top 5, and every query's
-rank (to compare runs query by query).
+`s03-t07`), `queries.jsonl` holds labelled queries (`relevant` lists turn keys) and the
+optional `actions.jsonl` holds what the user did to captured memories afterwards (set a tier,
+pin). Every session is written out as a Claude Code JSONL transcript (the turn key is the
+record `uuid`, and `msg-<key>` the assistant message id), ingested into a fresh temporary home
+by the code the daemon runs (so capture runs too), embedded with the configured embedder; the
+user actions are then applied through the operation the CLI sends (`memories.flags`), and
+every query is asked through `Engine.search`. A turn hit is relevant when its key is listed;
+a memory hit is relevant when any of its evidence turns is. Reports hit@1/5/10 and MRR@10
+overall, per query type, language and kind, query latency, the queries that missed the top 5,
+every query's rank (to compare runs query by query) and the actions applied.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from recallnest.engine import Engine, SearchRequest
 from recallnest.errors import RecallnestError
 from recallnest.eval_locomo import CachedEmbedder
 from recallnest.ingest import Source, ingest_file
+from recallnest.models import TIERS
+from recallnest.ops import dispatch
 from recallnest.project import project_of
 from recallnest.retrieve import check_stages
 
@@ -41,6 +45,8 @@ KINDS = ("turns", "memories", "all")
 ROLES = ("user", "assistant")
 TURN_FIELDS = ("session", "project", "agent", "role", "text", "ts", "id")
 QUERY_FIELDS = ("id", "query", "kind", "relevant", "type")
+ACTION_FIELDS = ("id", "turn")
+FLAGS = ("tier", "pinned")  # what an action may set, as `memories tier` and `memories pin` do
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _NAMESPACE = uuid.UUID("6f1c3d52-9a4e-4d8b-b1a7-2c5e8f0d4a61")
 _MODEL = "claude-sonnet-4-5"
@@ -92,8 +98,19 @@ def load_queries(cases_dir: Path) -> list[dict[str, Any]]:
     return read_jsonl(path)
 
 
-def problems(turns: Sequence[dict[str, Any]], queries: Sequence[dict[str, Any]]) -> list[str]:
-    """What is wrong with the set: missing fields, duplicate keys, unknown relevant turns."""
+def load_actions(cases_dir: Path) -> list[dict[str, Any]]:
+    """The user actions of `actions.jsonl`; none when the file is absent."""
+    path = cases_dir / "actions.jsonl"
+    return read_jsonl(path) if path.exists() else []
+
+
+def problems(
+    turns: Sequence[dict[str, Any]],
+    queries: Sequence[dict[str, Any]],
+    actions: Sequence[dict[str, Any]] = (),
+) -> list[str]:
+    """What is wrong with the set: missing fields, duplicate keys, unknown relevant turns,
+    actions on unknown turns or with nothing (or something unknown) to set."""
     out = []
     keys: set[str] = set()
     for turn in turns:
@@ -118,6 +135,29 @@ def problems(turns: Sequence[dict[str, Any]], queries: Sequence[dict[str, Any]])
         unknown = [k for k in q.get("relevant") or [] if k not in keys]
         if unknown:
             out.append(f"query {q.get('id')!r}: unknown relevant turn(s) {', '.join(unknown)}")
+    out.extend(_action_problems(actions, keys))
+    return out
+
+
+def _action_problems(actions: Sequence[dict[str, Any]], keys: set[str]) -> list[str]:
+    out = []
+    ids: set[str] = set()
+    for a in actions:
+        name = a.get("id")
+        missing = [f for f in ACTION_FIELDS if not a.get(f)]
+        if missing:
+            out.append(f"action {name!r} lacks {', '.join(missing)}")
+        if name in ids:
+            out.append(f"action id {name!r} is used twice")
+        ids.add(str(name))
+        if a.get("turn") and a["turn"] not in keys:
+            out.append(f"action {name!r}: unknown turn {a['turn']!r}")
+        if not any(f in a for f in FLAGS):
+            out.append(f"action {name!r} sets nothing (give {' or '.join(FLAGS)})")
+        if "tier" in a and a["tier"] not in TIERS:
+            out.append(f"action {name!r} has tier {a['tier']!r}")
+        if "pinned" in a and not isinstance(a["pinned"], bool):
+            out.append(f"action {name!r} has pinned {a['pinned']!r} (true or false)")
     return out
 
 
@@ -264,7 +304,8 @@ def run(
     `disabled` switches retrieval stages off (ablation)."""
     check_stages(disabled)
     turns, queries = load_corpus(cases_dir), load_queries(cases_dir)
-    wrong = problems(turns, queries)
+    actions = load_actions(cases_dir)
+    wrong = problems(turns, queries, actions)
     if wrong:
         raise RecallnestError("invalid case set: " + "; ".join(wrong[:5]))
     with tempfile.TemporaryDirectory(prefix="rn-cases-") as tmp:
@@ -284,13 +325,49 @@ def run(
                 f"cases: {counts['turns']} turns and {counts['memories']} memories ingested in "
                 f"{ingest_s:.1f}s, embedded in {embed_s:.1f}s"
             )
+            applied = apply_actions(engine, actions)
+            if applied["unresolved"]:
+                log(
+                    "cases: no active memory was captured from the turn of action(s) "
+                    + ", ".join(applied["unresolved"])
+                )
+            # As the daemon would in the background: embed whatever the marks left pending.
+            applied["embedded_after"] = _embed_pending(engine)
             outcomes = _ask_all(engine, queries, disabled)
         finally:
             engine.close()
     return _report(outcomes, turns, counts, embedder) | {
+        "actions": applied,
         "ingest_seconds": round(ingest_s, 2),
         "embed_seconds": round(embed_s, 2),
     }
+
+
+def apply_actions(engine: Engine, actions: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Apply the user's marks after ingestion, as `recallnest memories tier ID TIER` and
+    `recallnest memories pin ID` do: the same `memories.flags` operation through
+    `ops.dispatch` (what the daemon and the CLI's in-process fallback run). An action names the
+    turn a memory was captured from; every active memory citing that turn as evidence gets
+    the mark. Actions whose turn produced no active memory are listed as unresolved (capture
+    changed since the action was written), never silently dropped."""
+    id_of = {rid.removeprefix("msg-"): tid for tid, rid in engine.store.turn_records()}
+    applied, unresolved = [], []
+    for action in actions:
+        turn_id = id_of.get(str(action["turn"]))
+        found = engine.store.memories_with_evidence([turn_id]) if turn_id else []
+        ids = sorted(m.id for m in found if m.status == "active")
+        if not ids:
+            unresolved.append(str(action["id"]))
+            continue
+        changed: set[str] = set()
+        for flag in FLAGS:  # one operation per flag, as the two CLI commands send them
+            if flag in action:
+                result = dispatch(engine, "memories.flags", {"ids": ids, flag: action[flag]})
+                changed.update(result["changed"])
+        applied.append(
+            {"id": action["id"], "turn": action["turn"], "memories": ids, "changed": len(changed)}
+        )
+    return {"applied": applied, "unresolved": unresolved}
 
 
 def _embed_all(engine: Engine, cache_dir: Path | None) -> str | None:
@@ -306,6 +383,13 @@ def _embed_all(engine: Engine, cache_dir: Path | None) -> str | None:
     if cached is not None:
         cached.save()
     return str(engine.embedder.model_id)
+
+
+def _embed_pending(engine: Engine) -> int:
+    done = 0
+    while engine.embedder is not None and (n := engine.embed_pending(64)):
+        done += n
+    return done
 
 
 def _ask_all(

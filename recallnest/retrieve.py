@@ -11,7 +11,6 @@ Stages, in order (names are what `disabled` and `--explain` use):
   session                  a turn gains when other candidates of its session match too (the
                            sum of the best two other candidates' scores, scaled to the max)
   importance               memories: importance × confidence, tier floor (core never fades)
-  trust                    durable memories over raw turns for the same content
   date                     boost inside the query's date window ("last week", 上周, "on 3 June
                            2023", "the week before 2025-03-05", 3月5日)
   latest                   "what is X now / 现在": newer candidates rank higher
@@ -22,8 +21,10 @@ compressed for it to trim anything in the top 10, and keyword-only it cost a rel
 a per-session diversity penalty (default weight 0, no profile used it; at 0.05 it cost LoCoMo
 turn R@10 2.3 points), and a recency boost (exp decay of conversation age, weight 0.05: it
 moved none of the cases written for it, where an older, wordier statement outranks the newer
-one by far more, and it cost as many queries a rank as it helped). Near-duplicate texts are
-still dropped by the caller; "what is X now" questions use `latest`.
+one by far more, and it cost as many queries a rank as it helped), and a memory trust bonus
+(a flat +0.05 for every memory over turns: it only repeated what importance already lifts, and
+no figure of either set moved without it). Near-duplicate texts are still dropped by the
+caller; "what is X now" questions use `latest`.
 """
 
 from __future__ import annotations
@@ -49,7 +50,6 @@ STAGES = (
     "context",
     "session",
     "importance",
-    "trust",
     "date",
     "latest",
 )
@@ -74,7 +74,6 @@ class Profile:
     context: float = 0.3  # share of the best neighbour's score a turn borrows
     session: float = 0.5  # weight of the support a turn's session gives it
     importance: float = 0.1
-    trust: float = 0.05  # bonus for durable memories
     # Boost inside the query's date window. An explicit date is strong intent ("on 3 June",
     # "last week"): 0.15 → 0.5 took LoCoMo session any@5 95.8 → 96.0 and the dated cases
     # hit@5 2/6 → 3/6 (eval/RESULTS.md).
@@ -323,8 +322,8 @@ def _memory_stages(
     disabled: frozenset[str],
     parts: dict[str, np.ndarray],
 ) -> np.ndarray:
-    """Importance x confidence with a tier floor (core never fades), memory trust, and the
-    profile's category boosts; all from arrays the index holds (no database round trip)."""
+    """Importance x confidence with a tier floor (core never fades) and the profile's
+    category boosts; all from arrays the index holds (no database round trip)."""
     extra = np.zeros(len(cand), dtype=np.float32)
     if not is_memory.any():
         return extra
@@ -336,9 +335,6 @@ def _memory_stages(
     if "importance" not in disabled:
         parts["importance"] = (profile.importance * importance).astype(np.float32)
         extra += parts["importance"]
-    if "trust" not in disabled:
-        parts["trust"] = profile.trust * is_memory.astype(np.float32)
-        extra += parts["trust"]
     if profile.category_boost:
         categories = index.codes("category", cand)
         for name, boost in profile.category_boost.items():

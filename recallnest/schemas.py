@@ -66,8 +66,8 @@ class MemoryOut(BaseModel):
 
 class ExplainOut(BaseModel):
     """Why a hit ranks where it does: its rank in each channel it came from (keyword, exact,
-    vector) and each scoring stage's contribution (fused, context, session, importance, trust,
-    date, latest); the final score is their sum."""
+    vector) and each scoring stage's contribution (fused, context, session, importance, date,
+    latest); the final score is their sum."""
 
     ranks: dict[str, int]
     parts: dict[str, float]

@@ -144,7 +144,12 @@ def test_search_explain_json(cli: Cli) -> None:
     hit = as_json(cli(["search", "staging", "--explain", "--json"]))[0]
     assert set(hit["explain"]) == {"ranks", "parts"}
     assert hit["explain"]["ranks"]["keyword"] == 1
-    assert {"fused", "trust"} <= set(hit["explain"]["parts"])
+    parts = hit["explain"]["parts"]
+    assert {"fused", "importance"} <= set(parts)
+    assert "trust" not in parts  # removed after the ablation (eval/RESULTS.md)
+    # A manual memory: importance 0.7 x confidence 1.0, above the working-tier floor, x 0.1.
+    assert parts["importance"] == pytest.approx(0.07)
+    assert hit["score"] == pytest.approx(sum(parts.values()), abs=1e-5)
 
 
 def test_search_human_output(cli: Cli) -> None:

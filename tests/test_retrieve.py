@@ -69,3 +69,8 @@ def test_an_unknown_stage_name_is_refused() -> None:
     check_stages(frozenset(STAGES))
     with pytest.raises(ConfigError, match="unknown stage recency"):
         check_stages(frozenset({"recency", "date"}))
+    # Removed stages are refused like misspelt ones: an ablation must not pass as a no-op.
+    for removed in ("cutoff", "diversity", "trust"):
+        assert removed not in STAGES
+        with pytest.raises(ConfigError, match=f"unknown stage {removed}"):
+            check_stages(frozenset({removed}))
