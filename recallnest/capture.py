@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 from recallnest import capture_rules as R
 from recallnest.aliases import AliasTable, canonical, find_subject
 from recallnest.literal_gate import fold
+from recallnest.literal_gate import gate as literals_of
 from recallnest.models import GLOBAL_SCOPE, Capture, Turn
 from recallnest.salience import Gate, gate_turn, is_question
 
@@ -144,7 +145,8 @@ def classify(text: str, role: str, relaxed: bool = False) -> Signal | None:
     for clause in (main, text) if main != text else (text,):
         folded = fold(clause)
         for rule in rules:
-            if rule.gate is not None and not rule.gate.admits(folded):
+            needs = literals_of(rule.pattern)
+            if needs is not None and not needs.admits(folded):
                 continue
             if rule.pattern.search(clause) and _acceptable(text, rule):
                 return _signal(rule, text, role)

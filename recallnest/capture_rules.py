@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from recallnest.literal_gate import Gate, Gated, gate
+from recallnest.literal_gate import Gated
 
 _I = re.IGNORECASE
 USER: tuple[str, ...] = ("user",)
@@ -34,7 +34,6 @@ class Rule:
     importance: float
     confidence: float
     roles: tuple[str, ...] = USER
-    gate: Gate | None = None  # literals a match needs (`literal_gate`), checked before searching
 
 
 # family -> (category, importance, confidence, roles)
@@ -50,8 +49,7 @@ def _table(rules: dict[str, str]) -> tuple[Rule, ...]:
     out: list[Rule] = []
     for name, regex in rules.items():
         category, importance, confidence, roles = FAMILIES[name.split(".", 1)[0]]
-        pattern = re.compile(regex, _I)
-        out.append(Rule(name, category, pattern, importance, confidence, roles, gate(pattern)))
+        out.append(Rule(name, category, re.compile(regex, _I), importance, confidence, roles))
     return tuple(out)
 
 

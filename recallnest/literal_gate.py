@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser  # type: ignore[attr-defined]
 from typing import Any
@@ -45,18 +46,25 @@ class Gate:
 class Gated:
     """A compiled pattern and its gate: `search` answers exactly as `pattern.search`."""
 
-    __slots__ = ("gate", "pattern")
+    __slots__ = ("pattern",)
 
     def __init__(self, pattern: re.Pattern[str]) -> None:
         self.pattern = pattern
-        self.gate = gate(pattern)
+
+    @property
+    def gate(self) -> Gate | None:
+        return gate(self.pattern)
 
     def search(self, text: str, folded: str | None = None) -> re.Match[str] | None:
-        if self.gate is not None and not self.gate.admits(fold(text) if folded is None else folded):
+        found = gate(self.pattern)
+        if found is not None and not found.admits(fold(text) if folded is None else folded):
             return None
         return self.pattern.search(text)
 
 
+# Parsing ~45 capture patterns costs ~50 ms: done on first use, so that commands which never
+# capture (search, the CLI's start-up) do not pay it at import.
+@cache
 def gate(pattern: re.Pattern[str]) -> Gate | None:
     """The pattern's gate, or None when none would pay: no literal is required, a required
     literal is too common to rule much out ("to", "so"), or the pattern is anchored at the
