@@ -1,0 +1,145 @@
+"""Backfill A/B: the same tree through two checkouts of recallnest, alternately, in CPU and
+wall seconds, and whether both stored exactly the same memories.
+
+    git worktree add /tmp/base <commit>
+    python bench/bench_backfill_ab.py --baseline /tmp/base [--turns 10000] [--rounds 3]
+
+The tree: the 10k-turn synthetic Claude Code tree of bench_ingest.py, plus the eval/cases
+corpus (391 turns) and the capture eval's labelled texts (739), so real capture rules fire.
+Each run is a fresh process (`--run`) importing recallnest from the given root; the embedder
+is off (vectors follow in the background and are measured elsewhere).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+
+
+def build_tree(root: Path, turns: int) -> int:
+    from bench_ingest import claude_line, write_tree
+
+    write_tree(root, turns)
+    project = root / "projects" / "-home-dev-real"
+    project.mkdir(parents=True)
+    k = 10**6
+    sessions = [
+        [json.loads(line) for line in path.read_text().splitlines()]
+        for path in sorted((REPO / "eval" / "cases" / "corpus").glob("*.jsonl"))
+    ]
+    labelled = [
+        json.loads(line) for line in (REPO / "eval/capture/cases.jsonl").read_text().splitlines()
+    ]
+    sessions += [labelled[i : i + 20] for i in range(0, len(labelled), 20)]
+    for rows in sessions:
+        session, lines = str(uuid.UUID(int=k)), []
+        for row in rows:
+            k += 1
+            cwd = row.get("project", "/home/dev/app")
+            lines.append(claude_line(session, k, row["text"], row["role"], cwd))
+        (project / f"{session}.jsonl").write_text("\n".join(lines) + "\n")
+    return turns + sum(map(len, sessions))
+
+
+def run(tree: Path, out: Path) -> None:
+    """One backfill in this process (recallnest from PYTHONPATH); writes timings and memories."""
+    from common import bench_settings
+
+    import recallnest
+    from recallnest.control import _backfill_local
+    from recallnest.engine import Engine
+
+    with tempfile.TemporaryDirectory(prefix="rn-ab-") as home:
+        settings = bench_settings(Path(home))
+        c0, w0 = time.process_time(), time.perf_counter()
+        report = _backfill_local(settings, None, [str(tree)], None, None)
+        cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+        children = os.times().children_user + os.times().children_system
+        engine = Engine.open(settings)
+        memories = sorted(
+            json.dumps([m.id, m.scope, m.category, m.text, list(m.evidence), m.status,
+                        m.superseded_by, m.importance, m.confidence, m.subject, m.rule,
+                        str(m.created_at), str(m.updated_at)], ensure_ascii=False)
+            for m in engine.store.list_memories(status=None)
+        )  # fmt: skip
+        engine.close()
+    out.write_text(
+        json.dumps(
+            {
+                "code": recallnest.__file__,
+                "turns": report["new_turns"],
+                "cpu": cpu,
+                "child_cpu": children,
+                "wall": wall,
+                "memories": memories,
+            }
+        )
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--baseline", type=Path, help="checkout of the code to compare with")
+    parser.add_argument("--turns", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--run", nargs=2, type=Path, metavar=("TREE", "OUT"), help=argparse.SUPPRESS
+    )
+    args = parser.parse_args()
+    sys.path.insert(0, str(BENCH))
+    if args.run:
+        run(*args.run)
+        return
+    from common import fmt, load1, machine_line, median, note, print_table
+
+    note(machine_line())
+    sides = {"baseline": args.baseline.resolve(), "current": REPO}
+    results: dict[str, list[dict[str, object]]] = {name: [] for name in sides}
+    with tempfile.TemporaryDirectory(prefix="rn-ab-tree-") as tmp_s:
+        tmp = Path(tmp_s)
+        total = build_tree(tmp / "claude", args.turns)
+        for _ in range(args.rounds):
+            for name, root in sides.items():
+                out = tmp / f"{name}.json"
+                env = dict(os.environ, PYTHONPATH=str(root))
+                subprocess.run(
+                    [sys.executable, __file__, "--run", str(tmp / "claude"), str(out)],
+                    env=env,
+                    check=True,
+                    cwd=tmp,
+                )
+                results[name].append(json.loads(out.read_text()))
+    rows = []
+    for name, runs in results.items():
+        cpu = median([float(r["cpu"]) for r in runs])  # type: ignore[arg-type]
+        child = median([float(r["child_cpu"]) for r in runs])  # type: ignore[arg-type]
+        wall = median([float(r["wall"]) for r in runs])  # type: ignore[arg-type]
+        rows.append([name, total, fmt(cpu, 2), fmt(child, 2), fmt(wall, 2),
+                     fmt(total / wall, 0), fmt(total / (cpu + child), 0)])  # fmt: skip
+    print_table(
+        f"Backfill A/B, median of {args.rounds} alternating runs (load1 now {load1():.2f})",
+        ["code", "turns", "CPU s", "child CPU s", "wall s", "turns/s wall", "turns/s all CPU"],
+        rows,
+    )
+    base, cur = (median([float(r["wall"]) for r in results[n]]) for n in sides)  # type: ignore[arg-type]
+    same = all(
+        r["memories"] == results["baseline"][0]["memories"] for rs in results.values() for r in rs
+    )
+    count = len(results["current"][0]["memories"])  # type: ignore[arg-type]
+    print(f"\nwall ratio baseline/current: {base / cur:.2f}x")
+    print(f"memories identical in every run: {same} ({count} memories)")
+    print("code:", {n: str(results[n][0]["code"]) for n in sides})
+
+
+if __name__ == "__main__":
+    main()
