@@ -4,6 +4,7 @@ background vector rate, and the daemon's RSS and idle CPU after a large ingest.
     python bench/bench_ingest.py [--quick]
     python bench/bench_ingest.py --backfill 10000 [--profile]   # backfill only, with CPU time
     python bench/bench_ingest.py --footprint 100000   # daemon RSS and idle CPU only (~10 min)
+    python bench/bench_ingest.py --latency 60   # line appended -> searchable only
 
 Targets (issue 3): line appended → keyword-searchable p50 <= 300 ms and p95 <= 1 s; backfill
 >= 2,000 turns/s for parsing + redaction + storage (vectors follow in the background).
@@ -255,6 +256,7 @@ def main() -> None:
     parser.add_argument(
         "--footprint", type=int, metavar="TURNS", help="only the daemon's RSS and idle CPU"
     )
+    parser.add_argument("--latency", type=int, metavar="APPENDS", help="only capture latency")
     args = parser.parse_args()
     q = args.quick
     note(machine_line())
@@ -268,12 +270,14 @@ def main() -> None:
     if args.footprint:
         footprint(args.footprint, 30, 420)
         return
-    lat = capture_latency(5 if q else 60)
+    lat = capture_latency(args.latency or (5 if q else 60))
     print_table(
         "Capture latency: line appended -> keyword-searchable (daemon, inotify)",
         ["appends", "p50 ms", "p95 ms", "max ms", "load1"],
         [[len(lat), fmt(median(lat)), fmt(p95(lat)), fmt(max(lat)), fmt(load1(), 2)]],
     )
+    if args.latency:
+        return
     rows = []
     for n in [2_000] if q else [10_000, 50_000]:
         rate, seconds = backfill_rate(n)
