@@ -46,6 +46,9 @@ def eval_cases(
 ) -> None:
     """Hit@1/5/10 and MRR@10 on coding-agent sessions (EN and ZH), through the real pipeline.
 
+    Also reports where the memories marked by actions.jsonl rank when their questions search
+    memories only (the promoted-memories measure; see eval/cases/README.md).
+
     \b
     recallnest eval cases
     recallnest eval cases --cache-dir ~/.cache/recallnest-eval --json
@@ -83,6 +86,9 @@ def print_report(report: dict[str, Any]) -> None:
             f"user actions: {len(actions.get('applied') or [])} applied"
             + (f", unresolved {', '.join(unresolved)}" if unresolved else "")
         )
+    promoted = report.get("promoted_memories") or {}
+    if promoted.get("queries") or promoted.get("unresolved"):
+        print_promoted(promoted)
     lat = report["latency_ms"]
     click.echo(
         f"query latency: p50 {lat['p50']} ms, p95 {lat['p95']} ms ({lat['queries']} queries)"
@@ -95,3 +101,26 @@ def print_report(report: dict[str, Any]) -> None:
         click.echo(f"    expected {', '.join(f['expected'])}")
         for got in f["got"]:
             click.echo(f"    got {got}")
+
+
+def print_promoted(promoted: dict[str, Any]) -> None:
+    """The promoted-memories measure: where the memories the user marked rank when their
+    questions search memories only."""
+    click.echo(
+        f"promoted memories, memory search (rank of the marked memory, "
+        f"up to {promoted['depth']}; - = not found):"
+    )
+    groups = [("overall", promoted["overall"])]
+    groups += [(f"type={name}", m) for name, m in promoted["by_type"].items()]
+    for name, m in groups:
+        click.echo(
+            f"  {name:<20} n {m['n']}, MRR {m['mrr']}, top 5 {m['top5']}/{m['n']}, "
+            f"top 10 {m['top10']}/{m['n']}"
+        )
+    ranks = ", ".join(
+        f"{q['id']} {'-' if q['rank'] is None else q['rank']}" for q in promoted["queries"]
+    )
+    if ranks:
+        click.echo(f"  ranks: {ranks}")
+    if promoted.get("unresolved"):
+        click.echo(f"  not measured (action unresolved): {', '.join(promoted['unresolved'])}")

@@ -12,6 +12,11 @@ every query is asked through `Engine.search`. A turn hit is relevant when its ke
 a memory hit is relevant when any of its evidence turns is. Reports hit@1/5/10 and MRR@10
 overall, per query type, language and kind, query latency, the queries that missed the top 5,
 every query's rank (to compare runs query by query) and the actions applied.
+
+It also reports the promoted-memories measure: for every query whose relevant turns include
+the turn of a user action, the same question is asked over memories only (as `recallnest
+search --kind memories` and the MCP memory search do) and the rank of the memory the action
+marked is recorded, to measure the importance stage's tier floor where it is meant to act.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ from recallnest.retrieve import check_stages
 
 DEPTH = 10
 FAIL_AT = 5
+PROMOTED_DEPTH = 100  # how deep the promoted-memories measure looks (memories only)
 KINDS = ("turns", "memories", "all")
 ROLES = ("user", "assistant")
 TURN_FIELDS = ("session", "project", "agent", "role", "text", "ts", "id")
@@ -334,10 +340,13 @@ def run(
             # As the daemon would in the background: embed whatever the marks left pending.
             applied["embedded_after"] = _embed_pending(engine)
             outcomes = _ask_all(engine, queries, disabled)
+            # After the headline queries, so their extra searches cannot touch those figures.
+            promoted = promoted_ranks(engine, queries, actions, applied, disabled)
         finally:
             engine.close()
     return _report(outcomes, turns, counts, embedder) | {
         "actions": applied,
+        "promoted_memories": promoted,
         "ingest_seconds": round(ingest_s, 2),
         "embed_seconds": round(embed_s, 2),
     }
@@ -368,6 +377,86 @@ def apply_actions(engine: Engine, actions: Sequence[dict[str, Any]]) -> dict[str
             {"id": action["id"], "turn": action["turn"], "memories": ids, "changed": len(changed)}
         )
     return {"applied": applied, "unresolved": unresolved}
+
+
+def promoted_ranks(
+    engine: Engine,
+    queries: Sequence[dict[str, Any]],
+    actions: Sequence[dict[str, Any]],
+    applied: dict[str, Any],
+    disabled: frozenset[str] = frozenset(),
+) -> dict[str, Any]:
+    """Where the memories the user marked rank when their questions search memories only.
+
+    A query is measured when its relevant turns include the turn of an applied action (the
+    link `apply_actions` resolves: the memories citing that turn as evidence). Its question
+    is asked again with kind `memories` (same project filter, same disabled stages, up to
+    PROMOTED_DEPTH hits); its rank is the 1-based rank of the first memory those actions
+    marked, None when not within PROMOTED_DEPTH. Queries whose linked actions all went
+    unresolved are listed apart: no memory exists to rank."""
+    flags = {str(a["id"]): {f: a[f] for f in FLAGS if f in a} for a in actions}
+    marked: dict[str, list[tuple[str, list[str]]]] = defaultdict(list)
+    for a in applied["applied"]:
+        marked[str(a["turn"])].append((str(a["id"]), list(a["memories"])))
+    unresolved = {str(a["turn"]) for a in actions if str(a["id"]) in applied["unresolved"]}
+    rows: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    ranks: list[int | None] = []  # in query order
+    by_type: dict[str, list[int | None]] = defaultdict(list)
+    for q in queries:
+        linked = [pair for k in q["relevant"] for pair in marked.get(k, [])]
+        if not linked:
+            if unresolved & set(q["relevant"]):
+                skipped.append(str(q["id"]))
+            continue
+        ids = {m for _, memories in linked for m in memories}
+        project = project_of(str(q["project"])) if q.get("project") else None
+        request = SearchRequest(
+            query=str(q["query"]),
+            kind="memories",
+            project=project,
+            limit=PROMOTED_DEPTH,
+            disabled=disabled,
+        )
+        hits = engine.search(request)
+        rank = next((n for n, h in enumerate(hits, 1) if h["id"] in ids), None)
+        rows.append(
+            {
+                "id": str(q["id"]),
+                "type": str(q["type"]),
+                "actions": [{"id": a, **flags.get(a, {})} for a, _ in linked],
+                "memories": sorted(ids),
+                "rank": rank,
+            }
+        )
+        ranks.append(rank)
+        by_type[str(q["type"])].append(rank)
+    return {
+        "depth": PROMOTED_DEPTH,
+        "overall": rank_summary(ranks),
+        "by_type": {name: rank_summary(group) for name, group in sorted(by_type.items())},
+        "queries": rows,
+        "unresolved": skipped,
+    }
+
+
+def rank_summary(ranks: Sequence[int | None]) -> dict[str, Any]:
+    """The ranks in order, their mean reciprocal rank (a rank beyond the depth counts 0) and
+    how many are within the top 1, 5 and 10."""
+    n = len(ranks)
+
+    def within(k: int) -> int:
+        return sum(1 for r in ranks if r is not None and r <= k)
+
+    mrr = sum(1 / r for r in ranks if r is not None) / n if n else 0.0
+    return {
+        "n": n,
+        "ranks": list(ranks),
+        "mrr": round(mrr, 3),
+        "top1": within(1),
+        "top5": within(5),
+        "top10": within(10),
+    }
 
 
 def _embed_all(engine: Engine, cache_dir: Path | None) -> str | None:
