@@ -48,6 +48,8 @@ def capture_pairs(pairs: Sequence[Pair], parallel: bool = True) -> list[list[Cap
     first = child.result()
     if first is None:
         first = _capture_here(pairs[:split])
+    else:
+        log.info("captured %d of %d turns in a child process", split, len(pairs))
     return first + rest
 
 

@@ -43,11 +43,16 @@ def inline(batch: list[tuple[Turn, Turn | None]]) -> list[list[object]]:
     return [capture_turn(t, p, project=t.project) for t, p in batch]
 
 
-def test_a_large_batch_through_the_child_equals_capturing_in_process() -> None:
+def test_a_large_batch_through_the_child_equals_capturing_in_process(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     batch = pairs(PARALLEL_MIN + 37)
     expected = inline(batch)
     assert sum(map(len, expected)) > 100  # the batch really captures things
-    assert capture_pairs(batch) == expected
+    with caplog.at_level(logging.INFO, logger="recallnest.capture_worker"):
+        assert capture_pairs(batch) == expected
+    assert "in a child process" in caplog.text  # the child did its share: no fallback
+    assert "failed" not in caplog.text
 
 
 def test_a_small_batch_stays_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
