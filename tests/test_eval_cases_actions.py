@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from cases_report import minimal_report
 from conftest import Cli
 
 from recallnest.config import Settings
@@ -172,18 +173,7 @@ def test_an_action_on_an_unknown_turn_stops_the_run(tmp_path: Path, settings: Se
 def test_the_human_report_names_the_actions(capsys: pytest.CaptureFixture[str]) -> None:
     from recallnest.cli_eval_cases import print_report
 
-    m = {"n": 1, "hit@1": 100.0, "hit@5": 100.0, "hit@10": 100.0, "mrr@10": 1.0}
-    report = {
-        "embedder": "hash",
-        "corpus": {"turns": 2, "sessions": 1, "memories_captured": 1},
-        "overall": m,
-        "by_type": {"promoted": m},
-        "by_lang": {"en": m},
-        "by_kind": {"all": m},
-        "latency_ms": {"p50": 1.0, "p95": 2.0, "queries": 1},
-        "failures": [],
-        "actions": {"applied": [{"id": "a1"}, {"id": "a2"}], "unresolved": ["a3"]},
-    }
+    report = minimal_report(actions={"applied": [{"id": "a1"}, {"id": "a2"}], "unresolved": ["a3"]})
     print_report(report)
     assert "user actions: 2 applied, unresolved a3" in capsys.readouterr().out
     print_report(report | {"actions": {"applied": [], "unresolved": []}})

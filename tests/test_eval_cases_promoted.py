@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cases_report import minimal_report
 
 from recallnest.config import Settings
 from recallnest.eval_cases import (
@@ -137,25 +138,16 @@ def test_the_measure_reacts_to_the_tier_floor(tmp_path: Path, settings: Settings
 def test_the_human_report_shows_the_measure(capsys: pytest.CaptureFixture[str]) -> None:
     from recallnest.cli_eval_cases import print_report
 
-    m = {"n": 1, "hit@1": 100.0, "hit@5": 100.0, "hit@10": 100.0, "mrr@10": 1.0}
     summary = rank_summary([1, None])
-    report = {
-        "embedder": "hash",
-        "corpus": {"turns": 2, "sessions": 1, "memories_captured": 1},
-        "overall": m,
-        "by_type": {"promoted": m},
-        "by_lang": {"en": m},
-        "by_kind": {"all": m},
-        "latency_ms": {"p50": 1.0, "p95": 2.0, "queries": 1},
-        "failures": [],
-        "promoted_memories": {
+    report = minimal_report(
+        promoted_memories={
             "depth": PROMOTED_DEPTH,
             "overall": summary,
             "by_type": {"promoted": summary},
             "queries": [{"id": "q113", "rank": 1}, {"id": "q114", "rank": None}],
             "unresolved": ["q119"],
-        },
-    }
+        }
+    )
     print_report(report)
     out = capsys.readouterr().out
     assert "promoted memories, memory search" in out
