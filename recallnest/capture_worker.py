@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import os
 import pickle
+import site
 import subprocess
 import sys
 import threading
@@ -112,10 +113,14 @@ class _Child:
 
 
 def _child_env() -> dict[str, str]:
-    # The child must import this very package, also when the caller put it on sys.path by hand.
-    root = str(Path(__file__).resolve().parent.parent)
+    # The child must import this very package, also when the caller put it on sys.path by hand
+    # (a source checkout). An installed package is found anyway, and putting site-packages on
+    # PYTHONPATH would rank it above the standard library.
+    root = Path(__file__).resolve().parent.parent
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    installed = {Path(p).resolve() for p in [*site.getsitepackages(), site.getusersitepackages()]}
+    if root not in installed:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH")) if p)
     return env
 
 

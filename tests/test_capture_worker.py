@@ -100,3 +100,14 @@ def test_a_child_answering_garbage_is_not_trusted(
     with caplog.at_level(logging.WARNING, logger="recallnest.capture_worker"):
         assert capture_pairs(batch) == inline(batch)
     assert logged in caplog.text
+
+
+def test_the_child_finds_this_package_without_putting_site_packages_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    root = Path(capture_worker.__file__).resolve().parent.parent
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    monkeypatch.setattr(capture_worker.site, "getsitepackages", lambda: ["/nowhere"])
+    assert capture_worker._child_env()["PYTHONPATH"] == str(root)  # a source checkout
+    monkeypatch.setattr(capture_worker.site, "getsitepackages", lambda: [str(root)])
+    assert "PYTHONPATH" not in capture_worker._child_env()  # installed: found anyway
