@@ -220,17 +220,18 @@ class Engine:
         by_subject = self.store.memories_by_subjects(
             {(c.scope, c.subject) for c in captures if c.subject}
         )
-        masks: dict[str, np.ndarray] = {}
+        # Per scope: its memory rows, and query-term postings restricted to them.
+        scopes: dict[str, tuple[np.ndarray, dict[str, tuple[np.ndarray, np.ndarray, int]]]] = {}
         similar: dict[tuple[str, str], list[str]] = {}
         for cap in captures:
             if (cap.scope, cap.text) in similar:
                 continue
-            if cap.scope not in masks:
-                masks[cap.scope] = self.index.mask(
-                    Filter(kinds=("memory",), equals={"scope": cap.scope})
-                )
-            scores = self.index.bm25(tokenize(cap.text))
-            top = top_k(scores, masks[cap.scope] & (scores > 0), SIMILAR_CANDIDATES)
+            if cap.scope not in scopes:
+                mask = self.index.mask(Filter(kinds=("memory",), equals={"scope": cap.scope}))
+                scopes[cap.scope] = (np.flatnonzero(mask), {})
+            rows, memo = scopes[cap.scope]
+            scores = self.index.bm25_rows(tokenize(cap.text), rows, memo)
+            top = rows[top_k(scores, scores > 0, SIMILAR_CANDIDATES)]
             similar[(cap.scope, cap.text)] = [self.index.row(int(p))[1] for p in top]
         wanted = dict.fromkeys(i for ids in similar.values() for i in ids)
         memories = {m.id: m for m in self.store.memories(list(wanted))}

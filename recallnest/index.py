@@ -232,6 +232,35 @@ class SearchIndex:
                 scores[pos] += weight * idf * tf * (BM25_K1 + 1) / (tf + norm[pos])
             return scores
 
+    def bm25_rows(
+        self,
+        terms: Sequence[str],
+        rows: np.ndarray,
+        memo: dict[str, tuple[np.ndarray, np.ndarray, int]],
+    ) -> np.ndarray:
+        """`bm25(terms)[rows]`, the same float32 values, for sorted positions `rows`, without
+        scoring the rest of the index. `memo` keeps each term's postings restricted to `rows`:
+        pass the same dict for many queries over the same rows (admission asks one per
+        capture over its scope's few memories while the index holds every turn)."""
+        with self._lock:
+            scores = np.zeros(len(rows), dtype=np.float32)
+            if not self._alive_count or not len(rows):
+                return scores
+            avgdl = max(self._length_sum / self._alive_count, 1.0)
+            norm = BM25_K1 * (1 - BM25_B + BM25_B * self._length[rows] / avgdl)
+            for term, weight in dict.fromkeys(terms, 1.0).items():
+                if term not in memo:
+                    pos, tf = self._term(term)
+                    at = np.minimum(np.searchsorted(rows, pos), len(rows) - 1)
+                    hit = rows[at] == pos
+                    memo[term] = (at[hit], tf[hit], len(pos))
+                at, tf, df = memo[term]
+                if df == 0:
+                    continue
+                idf = math.log(1 + (self._alive_count - df + 0.5) / (df + 0.5))
+                scores[at] += weight * idf * tf * (BM25_K1 + 1) / (tf + norm[at])
+            return scores
+
     def _term(self, term: str) -> tuple[np.ndarray, np.ndarray]:
         pending = self._pending.pop(term, None)
         pos, tf = self._postings.get(term, (_EMPTY_I, _EMPTY_F))

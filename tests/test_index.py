@@ -366,3 +366,22 @@ def test_capacity_grows_past_the_initial_capacity() -> None:
     assert int((index.bm25(["late"]) > 0).sum()) == 297
     assert int(index.mask(Filter(equals={"project": "/p1"})).sum()) == 100
     assert int(index.mask(Filter(since=250.0)).sum()) == 51
+
+
+def test_bm25_over_some_rows_equals_bm25_of_those_rows() -> None:
+    """Bit-identical to `bm25(terms)[rows]`, with pending postings, removals and a memo
+    reused across queries (as admission uses it: one memo per scope and flush)."""
+    index = SearchIndex(capacity=4)
+    docs = _random_docs(400, seed=11)
+    index.add(docs[:300])
+    index.remove([d.doc for d in docs[10:40]])
+    index.add(docs[300:])  # pending postings, merged by the first query that needs them
+    rng = np.random.default_rng(3)
+    rows = np.sort(rng.choice(np.flatnonzero(index.mask(Filter())), 120, replace=False))
+    memo: dict[str, tuple[np.ndarray, np.ndarray, int]] = {}
+    for query in (["w1"], ["w2", "w3", "w2"], ["w39", "w0", "w7"], ["nope"], ["w1", "w5"]):
+        expected = index.bm25(query)[rows]
+        got = index.bm25_rows(query, rows, memo)
+        assert got.dtype == expected.dtype and np.array_equal(got, expected), query
+    assert expected.any()  # the last query does score some of the rows
+    assert not index.bm25_rows(["w1"], rows[:0], {}).size
