@@ -3,11 +3,14 @@ wall seconds, and whether both stored exactly the same memories.
 
     git worktree add /tmp/base <commit>
     python bench/bench_backfill_ab.py --baseline /tmp/base [--turns 10000] [--rounds 3]
+                                      [--existing 100000]
 
 The tree: the 10k-turn synthetic Claude Code tree of bench_ingest.py, plus the eval/cases
 corpus (391 turns) and the capture eval's labelled texts (739), so real capture rules fire.
 Each run is a fresh process (`--run`) importing recallnest from the given root; the embedder
-is off (vectors follow in the background and are measured elsewhere).
+is off (vectors follow in the background and are measured elsewhere). `--existing N` first
+backfills N other synthetic turns (other sessions) into a home, with the current code, and
+every run starts from a copy of it: a catch-up into a store that already holds a history.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -51,16 +55,20 @@ def build_tree(root: Path, turns: int) -> int:
     return turns + sum(map(len, sessions))
 
 
-def run(tree: Path, out: Path) -> None:
-    """One backfill in this process (recallnest from PYTHONPATH); writes timings and memories."""
+def run(tree: Path, out: Path, start: Path | None = None) -> None:
+    """One backfill in this process (recallnest from PYTHONPATH), into a copy of the home
+    `start` if given; writes timings and memories."""
     from common import bench_settings
 
     import recallnest
     from recallnest.control import _backfill_local
     from recallnest.engine import Engine
 
-    with tempfile.TemporaryDirectory(prefix="rn-ab-") as home:
-        settings = bench_settings(Path(home))
+    with tempfile.TemporaryDirectory(prefix="rn-ab-") as home_s:
+        home = Path(home_s) / "home"
+        if start is not None:
+            shutil.copytree(start, home)
+        settings = bench_settings(home)
         c0, w0 = time.process_time(), time.perf_counter()
         report = _backfill_local(settings, None, [str(tree)], None, None)
         cpu, wall = time.process_time() - c0, time.perf_counter() - w0
@@ -92,9 +100,8 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, help="checkout of the code to compare with")
     parser.add_argument("--turns", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument(
-        "--run", nargs=2, type=Path, metavar=("TREE", "OUT"), help=argparse.SUPPRESS
-    )
+    parser.add_argument("--existing", type=int, default=0, metavar="TURNS")
+    parser.add_argument("--run", nargs="+", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     sys.path.insert(0, str(BENCH))
     if args.run:
@@ -108,12 +115,24 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="rn-ab-tree-") as tmp_s:
         tmp = Path(tmp_s)
         total = build_tree(tmp / "claude", args.turns)
+        start = []
+        if args.existing:
+            from bench_ingest import write_tree
+            from common import bench_settings
+
+            from recallnest.control import _backfill_local
+
+            write_tree(tmp / "existing", args.existing, seed=1, first_session=10**7)
+            _backfill_local(
+                bench_settings(tmp / "start"), None, [str(tmp / "existing")], None, None
+            )
+            start = [str(tmp / "start")]
         for _ in range(args.rounds):
             for name, root in sides.items():
                 out = tmp / f"{name}.json"
                 env = dict(os.environ, PYTHONPATH=str(root))
                 subprocess.run(
-                    [sys.executable, __file__, "--run", str(tmp / "claude"), str(out)],
+                    [sys.executable, __file__, "--run", str(tmp / "claude"), str(out), *start],
                     env=env,
                     check=True,
                     cwd=tmp,
@@ -126,8 +145,9 @@ def main() -> None:
         wall = median([float(r["wall"]) for r in runs])  # type: ignore[arg-type]
         rows.append([name, total, fmt(cpu, 2), fmt(child, 2), fmt(wall, 2),
                      fmt(total / wall, 0), fmt(total / (cpu + child), 0)])  # fmt: skip
+    into = f", into a store of {args.existing:,} turns" if args.existing else ""
     print_table(
-        f"Backfill A/B, median of {args.rounds} alternating runs (load1 now {load1():.2f})",
+        f"Backfill A/B{into}, median of {args.rounds} alternating runs (load1 now {load1():.2f})",
         ["code", "turns", "CPU s", "child CPU s", "wall s", "turns/s wall", "turns/s all CPU"],
         rows,
     )

@@ -49,13 +49,14 @@ def claude_line(session: str, k: int, text: str, role: str, cwd: str) -> str:
     )
 
 
-def write_tree(root: Path, turns: int, seed: int = 5) -> int:
-    """A Claude Code projects tree of `turns` turns in sessions of SESSION_TURNS."""
+def write_tree(root: Path, turns: int, seed: int = 5, first_session: int = 0) -> int:
+    """A Claude Code projects tree of `turns` turns in sessions of SESSION_TURNS (session ids
+    numbered from `first_session`, so two trees can hold different sessions)."""
     texts = TextGen(seed).texts(turns, 150, 600)
     project = root / "projects" / "-home-dev-app"
     project.mkdir(parents=True, exist_ok=True)
     for start in range(0, turns, SESSION_TURNS):
-        session = str(uuid.UUID(int=start + 1))
+        session = str(uuid.UUID(int=first_session + start + 1))
         lines = [
             claude_line(
                 session, k, texts[k], "user" if k % 2 == 0 else "assistant", "/home/dev/app"
