@@ -51,13 +51,9 @@ class Gated:
     def __init__(self, pattern: re.Pattern[str]) -> None:
         self.pattern = pattern
 
-    @property
-    def gate(self) -> Gate | None:
-        return gate(self.pattern)
-
-    def search(self, text: str, folded: str | None = None) -> re.Match[str] | None:
+    def search(self, text: str) -> re.Match[str] | None:
         found = gate(self.pattern)
-        if found is not None and not found.admits(fold(text) if folded is None else folded):
+        if found is not None and not found.admits(fold(text)):
             return None
         return self.pattern.search(text)
 
