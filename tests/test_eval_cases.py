@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+
+from cases_support import CASES_DIR, homes, subset
 
 from recallnest.config import Settings
 from recallnest.eval_cases import (
@@ -17,7 +18,6 @@ from recallnest.eval_cases import (
     write_transcripts,
 )
 
-CASES_DIR = Path(__file__).parent.parent / "eval" / "cases"
 SUBSET = ("s01", "s05")  # one English and one Chinese session
 
 
@@ -45,21 +45,10 @@ def test_problems_are_reported() -> None:
 
 
 def test_harness_runs_on_a_subset(tmp_path: Path, settings: Settings) -> None:
-    cases = tmp_path / "cases"
-    (cases / "corpus").mkdir(parents=True)
-    for name in SUBSET:
-        shutil.copy(CASES_DIR / "corpus" / f"{name}.jsonl", cases / "corpus")
-    keys = {t["id"] for t in load_corpus(cases)}
-    picked = [q for q in load_queries(CASES_DIR) if set(q["relevant"]) <= keys]
+    cases, keys, picked, _ = subset(tmp_path, SUBSET)
     assert {q["kind"] for q in picked} >= {"turns", "memories"}
-    lines = "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in picked)
-    (cases / "queries.jsonl").write_text(lines, "utf-8")
-
-    def settings_for(home: Path) -> Settings:
-        return settings.model_copy(update={"home": home})
-
     messages: list[str] = []
-    report = run(cases, settings_for, log=messages.append, cache_dir=tmp_path / "vectors")
+    report = run(cases, homes(settings), log=messages.append, cache_dir=tmp_path / "vectors")
     json.dumps(report)
     assert report["embedder"] and messages
     assert report["corpus"]["turns"] == report["corpus"]["turns_stored"] == len(keys)

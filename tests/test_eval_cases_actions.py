@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from cases_report import minimal_report
+from cases_support import CASES_DIR, NOTHING_CAPTURED, homes, minimal_report, subset
 from conftest import Cli
 
 from recallnest.config import Settings
@@ -28,7 +28,6 @@ from recallnest.eval_cases import (
 from recallnest.ingest import Source, ingest_file
 from recallnest.retrieve import PROFILES, TIER_FLOOR
 
-CASES_DIR = Path(__file__).parent.parent / "eval" / "cases"
 SESSIONS = ("s04", "s09")  # English and Chinese; both hold memories the action file marks
 
 
@@ -132,24 +131,10 @@ def test_actions_mark_the_captured_memory_as_the_cli_would(
 
 
 def test_the_harness_applies_the_action_file(tmp_path: Path, settings: Settings) -> None:
-    cases = tmp_path / "cases"
-    (cases / "corpus").mkdir(parents=True)
-    for name in SESSIONS:
-        shutil.copy(CASES_DIR / "corpus" / f"{name}.jsonl", cases / "corpus")
-    keys = {t["id"] for t in load_corpus(cases)}
-    picked = [q for q in load_queries(CASES_DIR) if set(q["relevant"]) <= keys]
-    marks = [a for a in load_actions(CASES_DIR) if a["turn"] in keys]
-    assert picked and marks
-    marks.append({"id": "nothing-captured", "turn": "s04-t15", "tier": "core"})
-    for name, rows in (("queries", picked), ("actions", marks)):
-        lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-        (cases / f"{name}.jsonl").write_text(lines, "utf-8")
-
-    def settings_for(home: Path) -> Settings:
-        return settings.model_copy(update={"home": home})
-
+    cases, _, picked, marks = subset(tmp_path, SESSIONS, [NOTHING_CAPTURED])
+    assert picked and marks[:-1]
     messages: list[str] = []
-    report = run(cases, settings_for, log=messages.append)
+    report = run(cases, homes(settings), log=messages.append)
     json.dumps(report)
     applied = report["actions"]
     assert [a["id"] for a in applied["applied"]] == [a["id"] for a in marks[:-1]]
@@ -167,7 +152,7 @@ def test_an_action_on_an_unknown_turn_stops_the_run(tmp_path: Path, settings: Se
     (cases / "queries.jsonl").write_text("", "utf-8")
     (cases / "actions.jsonl").write_text('{"id": "a", "turn": "s99-t01", "tier": "core"}\n')
     with pytest.raises(RecallnestError, match="unknown turn 's99-t01'"):
-        run(cases, lambda home: settings.model_copy(update={"home": home}))
+        run(cases, homes(settings))
 
 
 def test_the_human_report_names_the_actions(capsys: pytest.CaptureFixture[str]) -> None:

@@ -5,24 +5,18 @@ rank is reported. It must react to the importance stage's tier floor."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
-from cases_report import minimal_report
+from cases_support import NOTHING_CAPTURED, homes, minimal_report, subset, write_jsonl
 
 from recallnest.config import Settings
 from recallnest.eval_cases import (
     PROMOTED_DEPTH,
-    load_actions,
-    load_corpus,
-    load_queries,
     rank_summary,
     run,
 )
 
-CASES_DIR = Path(__file__).parent.parent / "eval" / "cases"
 SESSIONS = ("s04", "s09")
 
 # Two user statements with the same words in a different order: the same keyword and vector
@@ -33,18 +27,6 @@ TWINS = (
     "the docs site installs with yarn and the shop frontend with pnpm, see package.json",
 )
 QUESTION = "which package manager installs the docs site?"
-
-
-def _write(cases: Path, name: str, rows: list[dict[str, Any]]) -> None:
-    lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-    (cases / name).write_text(lines, "utf-8")
-
-
-def _settings_for(settings: Settings) -> Any:
-    def settings_for(home: Path) -> Settings:
-        return settings.model_copy(update={"home": home})
-
-    return settings_for
 
 
 def test_rank_summary() -> None:
@@ -60,18 +42,8 @@ def test_rank_summary() -> None:
 
 
 def test_the_harness_reports_the_promoted_memories(tmp_path: Path, settings: Settings) -> None:
-    cases = tmp_path / "cases"
-    (cases / "corpus").mkdir(parents=True)
-    for name in SESSIONS:
-        shutil.copy(CASES_DIR / "corpus" / f"{name}.jsonl", cases / "corpus")
-    keys = {t["id"] for t in load_corpus(cases)}
-    picked = [q for q in load_queries(CASES_DIR) if set(q["relevant"]) <= keys]
-    marks = [a for a in load_actions(CASES_DIR) if a["turn"] in keys]
-    marks.append({"id": "nothing-captured", "turn": "s04-t15", "tier": "core"})
-    _write(cases, "queries.jsonl", picked)
-    _write(cases, "actions.jsonl", marks)
-
-    report = run(cases, _settings_for(settings))
+    _, _, picked, marks = subset(tmp_path, SESSIONS, [NOTHING_CAPTURED])
+    report = run(tmp_path / "cases", homes(settings))
     json.dumps(report)
     promoted = report["promoted_memories"]
     marked_turns = {a["turn"] for a in marks[:-1]}
@@ -108,10 +80,10 @@ def _twin_case(root: Path, promote: str) -> Path:
         }
         for n, text in enumerate(texts, 1)
     ]
-    _write(cases, "corpus/s01.jsonl", turns)
+    write_jsonl(cases / "corpus/s01.jsonl", turns)
     query = {"id": "q1", "query": QUESTION, "kind": "all", "type": "promoted"}
-    _write(cases, "queries.jsonl", [query | {"relevant": [promote]}])
-    _write(cases, "actions.jsonl", [{"id": "a1", "turn": promote, "tier": "core"}])
+    write_jsonl(cases / "queries.jsonl", [query | {"relevant": [promote]}])
+    write_jsonl(cases / "actions.jsonl", [{"id": "a1", "turn": promote, "tier": "core"}])
     return cases
 
 
@@ -125,7 +97,7 @@ def test_the_measure_reacts_to_the_tier_floor(tmp_path: Path, settings: Settings
         cases = _twin_case(tmp_path, promote)
         for on in (True, False):
             disabled = frozenset() if on else frozenset({"importance"})
-            report = run(cases, _settings_for(settings), disabled=disabled)
+            report = run(cases, homes(settings), disabled=disabled)
             assert report["corpus"]["memories_captured"] == 2  # both twins, tier working
             assert [len(a["memories"]) for a in report["actions"]["applied"]] == [1]
             ranks[on] += report["promoted_memories"]["overall"]["ranks"]
