@@ -44,7 +44,7 @@ def capture_pairs(pairs: Sequence[Pair], parallel: bool = True) -> list[list[Cap
     if not parallel or len(pairs) < PARALLEL_MIN:
         return _capture_here(pairs)
     split = int(len(pairs) * CHILD_SHARE)
-    child = _Child(pairs[:split])
+    child = CaptureJob(pairs[:split])
     rest = _capture_here(pairs[split:])
     first = child.result()
     if first is None:
@@ -58,8 +58,9 @@ def _capture_here(pairs: Sequence[Pair]) -> list[list[Capture]]:
     return [capture_turn(turn, previous, project=turn.project) for turn, previous in pairs]
 
 
-class _Child:
-    """One worker process fed in a background thread (the pipe is larger than its buffer)."""
+class CaptureJob:
+    """`capture_turn` over `pairs` in one worker process, fed in a background thread (the pipe
+    is larger than its buffer). `result()` waits for it; None means redo the pairs here."""
 
     def __init__(self, pairs: Sequence[Pair]) -> None:
         self.count = len(pairs)
@@ -92,6 +93,14 @@ class _Child:
             self.error = f"exit {self.proc.returncode}: {err.decode(errors='replace')[-300:]}"
         else:
             self.out = out
+
+    def ready(self) -> bool:
+        """Whether `result()` would return without waiting."""
+        return self.proc is None or not self.thread.is_alive()
+
+    def cancel(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
 
     def result(self) -> list[list[Capture]] | None:
         """The child's captures, or None (logged) when it must be redone in-process."""

@@ -6,6 +6,7 @@ Errors derived from RecallnestError become one line on stderr and exit 1; no tra
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -475,14 +476,34 @@ def ingest(
     """
     from recallnest.control import backfill
 
-    with click.progressbar(length=0, label="ingesting", file=sys.stderr) as bar:
+    with contextlib.ExitStack() as bars:
+        reading = bars.enter_context(
+            click.progressbar(length=0, label="ingesting", file=sys.stderr)
+        )
+        capturing: list[Any] = []
 
         def on_file(done: int, total: int) -> None:
-            bar.length = total
-            bar.update(1)
+            reading.length = total
+            reading.update(1)
 
-        summary = backfill(settings_of(ctx), agent, list(roots), since, on_file)
+        def on_capture(done: int, total: int) -> None:
+            # Large backfills store every turn first, then capture memories (decision 0009).
+            if not capturing:
+                reading.render_finish()
+                capturing.append(
+                    bars.enter_context(
+                        click.progressbar(length=total, label="capturing", file=sys.stderr)
+                    )
+                )
+            capturing[0].update(done - capturing[0].pos)
+
+        summary = backfill(settings_of(ctx), agent, list(roots), since, on_file, on_capture)
     emit(summary, as_json, _print_summary)
+
+
+def _phases(s: dict[str, Any]) -> str:
+    stored, captured = s.get("store_seconds", 0.0), s.get("capture_seconds", 0.0)
+    return f"{stored + captured:.1f} s, of which memory capture {captured:.1f} s"
 
 
 def _print_summary(s: dict[str, Any]) -> None:
@@ -490,7 +511,7 @@ def _print_summary(s: dict[str, Any]) -> None:
         f"{s['files']} files, {s['turns']} turns read ({s['new_turns']} new), "
         f"{s['tool_uses']} tool calls, {s['memories']} memories, {s['skipped_lines']} lines "
         f"skipped, {s['oversized_lines']} oversized, {s['redactions']} secrets redacted "
-        f"(via {s['via']})"
+        f"(via {s['via']}, {_phases(s)})"
     )
     for error in s["errors"]:
         click.echo(f"warning: {error}", err=True)

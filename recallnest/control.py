@@ -118,8 +118,11 @@ def backfill(
     roots: list[str],
     since: str | None,
     on_file: Callable[[int, int], None] | None = None,
+    on_capture: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
-    """Ingest existing transcripts; the daemon does it if it runs (it owns the database)."""
+    """Ingest existing transcripts; the daemon does it if it runs (it owns the database).
+    `on_file(done, total)` follows the files read, `on_capture(done, total)` the turns whose
+    queued capture is done (large backfills, see Engine.capture_queued)."""
     from recallnest.ops import parse_time
 
     since_dt = parse_time(since)
@@ -127,7 +130,10 @@ def backfill(
     if status(settings)["running"]:
         args = {"agent": agent, "roots": roots, "since": since_ts}
         return {"via": "daemon", **_ask(settings, "ingest", args, 3600.0)}
-    return {"via": "local", **_backfill_local(settings, agent, roots, since_ts, on_file)}
+    return {
+        "via": "local",
+        **_backfill_local(settings, agent, roots, since_ts, on_file, on_capture),
+    }
 
 
 def _backfill_local(
@@ -136,11 +142,13 @@ def _backfill_local(
     roots: list[str],
     since: float | None,
     on_file: Callable[[int, int], None] | None,
+    on_capture: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     from recallnest.daemon import watched_roots
     from recallnest.engine import Engine
     from recallnest.ingest import Collector, FileReport, ingest_file, transcript_files
 
+    started = time.perf_counter()
     engine = Engine.open(settings)
     try:
         paths = [Path(r) for r in roots] or watched_roots(settings)
@@ -157,8 +165,14 @@ def _backfill_local(
             if on_file:
                 on_file(n, len(sources))
         collect.flush()
+        stored = time.perf_counter()
+        engine.drain_capture(on_capture)
         report.new_turns = collect.new_turns
         report.memories = engine.store.counts()["memories"] - memories_before
-        return report.as_dict()
+        return {
+            **report.as_dict(),
+            "store_seconds": round(stored - started, 3),
+            "capture_seconds": round(time.perf_counter() - stored, 3),
+        }
     finally:
         engine.close()

@@ -174,6 +174,8 @@ class Daemon:
                 if self.store_down:
                     self._reopen()
                 self._ingest_pass(paths)
+                # Queued capture (large flushes) one group at a time, new lines first.
+                self.engine.drain_capture(stop=self._has_news)
                 self._checkpoint_due()
                 self._backup_if_due()
                 # ---- lifecycle (issue 7): flush read counts; decay, consolidation, retention and
@@ -201,6 +203,9 @@ class Daemon:
             self.ingest_path(path, collect=collect)
         collect.flush()
         self.totals.new_turns += collect.new_turns
+
+    def _has_news(self) -> bool:
+        return self.stopping.is_set() or not self.paths.empty()
 
     def _pass_failed(self, paths: list[str], exc: Exception) -> None:
         """Remember and log the failure, requeue the paths, back off (interrupted by stop)."""
@@ -382,15 +387,22 @@ class Daemon:
 
     def _ingest_request(self, args: dict[str, Any]) -> dict[str, Any]:
         roots = [Path(r) for r in args.get("roots") or []] or watched_roots(self.settings)
+        started = time.perf_counter()
         report = FileReport()
         collect = Collector(self.engine.ingest_batch)
         memories_before = self.engine.store.counts()["memories"]
         for source in transcript_files(roots, args.get("since"), args.get("agent")):
             report.add(self.ingest_path(source.path, source.agent, collect))
         collect.flush()
+        stored = time.perf_counter()
+        self.engine.drain_capture(stop=self.stopping.is_set)
         report.new_turns = collect.new_turns
         report.memories = self.engine.store.counts()["memories"] - memories_before
-        return report.as_dict()
+        return {
+            **report.as_dict(),
+            "store_seconds": round(stored - started, 3),
+            "capture_seconds": round(time.perf_counter() - stored, 3),
+        }
 
 
 # ---- socket server -----------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from recallnest import aliases, redact
 from recallnest.admission import SESSION_CAPTURE_CAP
 from recallnest.admit import Admitter, previous_turns
 from recallnest.capture import capture_turn
-from recallnest.capture_worker import capture_pairs
+from recallnest.capture_worker import CaptureJob, capture_pairs
 from recallnest.config import Settings
 from recallnest.embed import Embedder, make_embedder
 from recallnest.errors import EmbedError, NotFoundError, RecallnestError
@@ -50,6 +50,14 @@ SIMILAR_CANDIDATES = 5
 HISTORY_AGE = timedelta(hours=6)
 _EPOCH0 = datetime(1970, 1, 1, tzinfo=UTC)
 MAX_LIMIT = 1000
+# A flush with this many new or changed turns (a backfill, a catch-up) writes them at once and
+# queues their capture: `capture_queued` follows, as vectors do (decision 0009). Smaller
+# flushes, the live case, write their memories in the same transaction as their turns.
+CAPTURE_LATER_MIN = 1_500
+# Queued groups this large are captured by a worker process started as soon as they are
+# queued (its start-up, ~0.3 s, overlaps other work; see `_start_capture`), two at most.
+CAPTURE_JOB_MIN = 500
+MAX_CAPTURE_JOBS = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +94,10 @@ class Engine:
         self._history_newest: dict[str, tuple[datetime, str]] = {}
         self._history_only: set[str] = set()
         self._session_captures: dict[str, int] = {}
+        # Once anything is queued, later flushes queue too: capture keeps conversation order.
+        self._capture_queued = store.queued_capture_count() > 0
+        # Queued group -> (hash of its ordered pairs, the worker capturing them already).
+        self._capture_jobs: dict[int, tuple[int, CaptureJob]] = {}
         # Bumped on every memory write: lets readers cache what they derive from memories.
         self.memory_generation = 0
         self._load_index()
@@ -101,6 +113,9 @@ class Engine:
         return engine
 
     def close(self) -> None:
+        for _, job in self._capture_jobs.values():
+            job.cancel()  # the queue keeps their turns: captured after the next open
+        self._capture_jobs.clear()
         self.store.close()
 
     @cached_property
@@ -157,9 +172,17 @@ class Engine:
         """Apply one ingestion flush, with the memories captured from its new or changed turns
         written in the same transaction. Returns the number of new turns."""
         fresh = self.store.changed_turns(batch.turns)
-        if fresh:
+        later: list[Turn] = []
+        if fresh and (self._capture_queued or len(fresh) >= CAPTURE_LATER_MIN):
+            later = list({t.id: t for t in fresh}.values())  # as the queue keeps them
+            batch.capture_later.extend(t.id for t in later)
+        elif fresh:
             batch.memories.extend(self._capture(fresh))
-        new_turns = self.apply(batch).new_turns
+        result = self.apply(batch)
+        new_turns = result.new_turns
+        if result.queued_flush is not None:
+            self._capture_queued = True
+            self._start_capture(result.queued_flush, later)
         now, wall = time.monotonic(), datetime.now(UTC)
         for turn in fresh:
             stamp = turn.timestamp
@@ -170,6 +193,59 @@ class Engine:
             compacted = turn.kind == "summary" or self.touched.get(turn.session_id, (0, False))[1]
             self.touched[turn.session_id] = (now, compacted)
         return new_turns
+
+    def capture_queued(self) -> int:
+        """Capture the oldest queued flush group and write its memories in the transaction
+        that takes it off the queue. Returns its number of turns, 0 once the queue is empty."""
+        head = self.store.queued_capture()
+        if head is None:
+            self._capture_queued = False
+            return 0
+        flush, turns = head
+        if not any(f > flush for f in self._capture_jobs):
+            following = self.store.queued_capture(after=flush)
+            if following is not None:  # the worker captures it while this group is admitted
+                self._start_capture(*following)
+        pairs = _ordered_pairs(turns)
+        found = None
+        started = self._capture_jobs.pop(flush, None)
+        if started is not None and started[0] == hash(tuple(pairs)):
+            found = started[1].result()
+        elif started is not None:
+            started[1].cancel()  # its turns changed since: captured again below
+        memories = self._capture(turns, found) if turns else []
+        self.apply(Batch(memories=memories, captured_flush=flush))
+        return max(len(turns), 1)
+
+    def _start_capture(self, flush: int, turns: Sequence[Turn]) -> None:
+        """Start capturing a queued group in a worker process right away, so the second core
+        works while this one stores the next flush. At most two jobs run; a group without one
+        is captured when its turn in the queue comes."""
+        running = sum(not job.ready() for _, job in self._capture_jobs.values())
+        if len(turns) < CAPTURE_JOB_MIN or running >= MAX_CAPTURE_JOBS:
+            return
+        pairs = _ordered_pairs(turns)
+        self._capture_jobs[flush] = (hash(tuple(pairs)), CaptureJob(pairs))
+
+    @property
+    def capture_pending(self) -> bool:
+        """Whether turns wait in the capture queue."""
+        return self._capture_queued
+
+    def drain_capture(
+        self,
+        on_progress: Callable[[int, int], None] | None = None,
+        stop: Callable[[], bool] = lambda: False,
+    ) -> int:
+        """Capture queued groups until the queue is empty or `stop()` says so; returns the
+        turns captured. `on_progress(done, total)` follows them."""
+        total = self.store.queued_capture_count() if self._capture_queued else 0
+        done = 0
+        while self._capture_queued and not stop():
+            done += self.capture_queued()
+            if on_progress and total:
+                on_progress(min(done, total), total)
+        return done
 
     def _touch_history(self, project: str, stamp: datetime, session_id: str) -> None:
         """Of the sessions read in as history, only the newest of each project waits for a
@@ -185,22 +261,28 @@ class Engine:
             self._history_only.add(session_id)
             self.touched[session_id] = (time.monotonic(), False)
 
-    def _capture(self, turns: Sequence[Turn]) -> list[Memory]:
+    def _capture(
+        self, turns: Sequence[Turn], found: list[list[Capture]] | None = None
+    ) -> list[Memory]:
         """Zero-LLM capture over new turns, with dedup/merge/supersession against the store.
-        Only rows whose content changed are returned (re-ingesting changes nothing)."""
-        found = self._captures(turns)
-        admitter = Admitter(self._admission_lookup([cap for cap, _, _ in found]))
-        for cap, when, source in found:
+        Only rows whose content changed are returned (re-ingesting changes nothing). `found`:
+        what `capture_turn` already gave for `_ordered_pairs(turns)`."""
+        kept = self._captures(turns, found)
+        admitter = Admitter(self._admission_lookup([cap for cap, _, _ in kept]))
+        for cap, when, source in kept:
             admitter.admit(cap, when, source)
         stored = {m.id: m for m in self.store.memories(list(admitter.pending))}
         return [m for m in admitter.rows() if stored.get(m.id) != m]
 
-    def _captures(self, turns: Sequence[Turn]) -> list[tuple[Capture, datetime | None, str]]:
+    def _captures(
+        self, turns: Sequence[Turn], found: list[list[Capture]] | None = None
+    ) -> list[tuple[Capture, datetime | None, str]]:
         """What capture keeps of each turn, in conversation order, within each session's cap."""
         out: list[tuple[Capture, datetime | None, str]] = []
-        ordered = sorted(turns, key=lambda t: (t.session_id, t.timestamp or _EPOCH0, t.offset))
-        found = capture_pairs(list(zip(ordered, previous_turns(ordered), strict=True)))
-        for turn, captures in zip(ordered, found, strict=True):
+        pairs = _ordered_pairs(turns)
+        if found is None:
+            found = capture_pairs(pairs)
+        for (turn, _), captures in zip(pairs, found, strict=True):
             budget = SESSION_CAPTURE_CAP - self._session_captures.get(turn.session_id, 0)
             out.extend(
                 (replace(c, scope=c.scope or GLOBAL_SCOPE), turn.timestamp, f"capture:{turn.agent}")
@@ -585,6 +667,12 @@ def _none(value: Any) -> str | None:
     if value is None or value is np.ma.masked or (isinstance(value, float) and np.isnan(value)):
         return None
     return str(value)
+
+
+def _ordered_pairs(turns: Sequence[Turn]) -> list[tuple[Turn, Turn | None]]:
+    """Turns in conversation order, each with the one before it (what capture reads)."""
+    ordered = sorted(turns, key=lambda t: (t.session_id, t.timestamp or _EPOCH0, t.offset))
+    return list(zip(ordered, previous_turns(ordered), strict=True))
 
 
 def _merged(old: Memory, text: str, importance: float | None, now: datetime) -> Memory:

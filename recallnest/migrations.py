@@ -174,4 +174,19 @@ def m002_create_lifecycle(con: duckdb.DuckDBPyConnection) -> None:
     )
 
 
-MIGRATIONS: tuple[Migration, ...] = (m001_create_core, m002_create_lifecycle)
+def m003_create_capture_queue(con: duckdb.DuckDBPyConnection) -> None:
+    """Turns whose memories are still to be captured (decision 0009): a large flush writes its
+    turns with their rows here in one transaction, and the memories captured from one `flush`
+    group are written in the transaction that deletes it. `pos` keeps the flush's order."""
+    con.execute("CREATE SEQUENCE capture_flush_seq START 1")
+    con.execute(
+        "CREATE TABLE capture_queue (flush BIGINT NOT NULL, pos INTEGER NOT NULL, "
+        "turn_id VARCHAR NOT NULL)"
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    m001_create_core,
+    m002_create_lifecycle,
+    m003_create_capture_queue,
+)

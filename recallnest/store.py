@@ -73,6 +73,10 @@ class Batch:
     memories: list[Memory] = field(default_factory=list)
     deleted_memory_ids: list[str] = field(default_factory=list)
     cursors: list[Cursor] = field(default_factory=list)
+    # Turn ids whose capture is queued (one new flush group), and the group this batch's
+    # memories were captured from (deleted from the queue with them).
+    capture_later: list[str] = field(default_factory=list)
+    captured_flush: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +98,7 @@ class BatchResult:
     added: list[IndexedDoc] = field(default_factory=list)
     removed: list[int] = field(default_factory=list)
     new_turns: int = 0
+    queued_flush: int | None = None  # the capture-queue group this batch created
 
 
 DB_MEMORY_MB = 512  # DuckDB memory_limit in MiB; the default of Settings.db_memory_mb
@@ -176,6 +181,9 @@ class Store:
                 _delete_docs(tx, "memories", batch.deleted_memory_ids, result)
                 _write_tool_uses(tx, batch.tool_uses)
                 _write_cursors(tx, batch.cursors)
+                result.queued_flush = _write_capture_queue(
+                    tx, batch.capture_later, batch.captured_flush
+                )
         except duckdb.Error as exc:
             raise StoreError(f"write failed, nothing was stored: {exc}") from exc
         return result
@@ -188,6 +196,25 @@ class Store:
             return []
         stored = _existing_docs(self._cur(), "turns", [t.id for t in turns])
         return [t for t in turns if stored.get(t.id, (0, None))[1] != t.text]
+
+    def queued_capture(self, after: int = 0) -> tuple[int, list[Turn]] | None:
+        """The oldest flush group of the capture queue (numbered above `after`) and its turns,
+        in the order they were queued (turns deleted since are left out), or None."""
+        cur = self._cur()
+        sql = "SELECT min(flush) FROM capture_queue WHERE flush > ?"
+        row = cur.execute(sql, [after]).fetchone()
+        if row is None or row[0] is None:
+            return None
+        rows = cur.execute(
+            f"SELECT {_TURN_OBJECT_COLS} FROM capture_queue q JOIN turns t ON t.id = q.turn_id "
+            "WHERE q.flush = ? ORDER BY q.pos",
+            [row[0]],
+        ).fetchall()
+        return int(row[0]), [_turn_from_row(r) for r in rows]
+
+    def queued_capture_count(self) -> int:
+        row = self._cur().execute(_COUNT_QUERIES["capture_queued"]).fetchone()
+        return int(row[0]) if row else 0
 
     def cursors(self) -> dict[str, Cursor]:
         """Every file cursor, by path (one query for a whole backfill)."""
@@ -266,8 +293,7 @@ class Store:
         rows = (
             self._cur()
             .execute(
-                "SELECT agent, session_id, role, text, ts, path, record_id, byte_offset, cwd, "
-                "kind, model, git_branch, parent_session_id, project FROM ("
+                f"SELECT {_TURN_OBJECT_COLS} FROM ("
                 " SELECT *, row_number() OVER "
                 " (ORDER BY ts DESC NULLS FIRST, byte_offset DESC) AS r"
                 " FROM turns WHERE session_id = ?) WHERE r <= ? "
@@ -1160,6 +1186,11 @@ _TURN_FIELDS = [
     "model",
     "git_branch",
 ]
+# The columns `_turn_from_row` reads, in its order.
+_TURN_OBJECT_COLS = (
+    "agent, session_id, role, text, ts, path, record_id, byte_offset, cwd, kind, model, "
+    "git_branch, parent_session_id, project"
+)
 _TURN_COLS = ", ".join("ts" if f == "timestamp" else f for f in _TURN_FIELDS)
 _COUNT_QUERIES = {
     "turns": "SELECT count(*) FROM turns",
@@ -1170,6 +1201,7 @@ _COUNT_QUERIES = {
     "checkpoints": "SELECT count(*) FROM checkpoints",
     "files": "SELECT count(*) FROM cursors",
     "vectors": "SELECT count(*) FROM vectors",
+    "capture_queued": "SELECT count(*) FROM capture_queue",  # turns whose capture follows
 }
 
 
@@ -1629,6 +1661,25 @@ def _write_cursors(cur: duckdb.DuckDBPyConnection, cursors: Sequence[Cursor]) ->
             f"{_n('fingerprint')}, {_n('parser_state')}, skipped, {_TS.format('now')} "
             "FROM cursor_batch"
         )
+
+
+def _write_capture_queue(
+    cur: duckdb.DuckDBPyConnection, turn_ids: Sequence[str], captured_flush: int | None
+) -> int | None:
+    """Take a captured group off the queue, queue a new one; returns the new group's number."""
+    if captured_flush is not None:
+        cur.execute("DELETE FROM capture_queue WHERE flush = ?", [captured_flush])
+    ids = list(dict.fromkeys(turn_ids))
+    if not ids:
+        return None
+    with _scan(cur, "queued", turn_id=_objects(ids), pos=np.arange(len(ids), dtype=np.int32)):
+        # A turn queued again (its text changed before it was captured) is captured once, from
+        # its latest text, in the newer group.
+        cur.execute("DELETE FROM capture_queue WHERE turn_id IN (SELECT turn_id FROM queued)")
+        row = cur.execute("SELECT nextval('capture_flush_seq')").fetchone()
+        flush = int(row[0]) if row else 0
+        cur.execute("INSERT INTO capture_queue SELECT ?, pos, turn_id FROM queued", [flush])
+    return flush
 
 
 def _naive(value: datetime) -> datetime:

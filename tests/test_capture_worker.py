@@ -59,7 +59,7 @@ def test_a_small_batch_stays_in_process(monkeypatch: pytest.MonkeyPatch) -> None
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("no child for a small batch")
 
-    monkeypatch.setattr(capture_worker, "_Child", refuse)
+    monkeypatch.setattr(capture_worker, "CaptureJob", refuse)
     batch = pairs(PARALLEL_MIN - 1)
     assert capture_pairs(batch) == inline(batch)
 

@@ -155,6 +155,12 @@ EXPECTED_COLUMNS: dict[str, list[tuple[str, str]]] = {
         ("resolution", "VARCHAR"),
         ("undo_id", "BIGINT"),
     ],
+    # m003_create_capture_queue
+    "capture_queue": [
+        ("flush", "BIGINT"),
+        ("pos", "INTEGER"),
+        ("turn_id", "VARCHAR"),
+    ],
 }
 
 
@@ -238,7 +244,7 @@ def test_migrate_blank(db: Path) -> None:
         seqs = {
             r[0] for r in con.execute("SELECT sequence_name FROM duckdb_sequences()").fetchall()
         }
-        assert seqs == {"doc_seq", "lifecycle_seq"}
+        assert seqs == {"doc_seq", "lifecycle_seq", "capture_flush_seq"}
         assert s.applied_migrations() == sorted(m.__name__ for m in MIGRATIONS)
     finally:
         s.close()
@@ -626,6 +632,7 @@ def test_counts_shape(store: Store) -> None:
         "checkpoints": 0,
         "files": 0,
         "vectors": 0,
+        "capture_queued": 0,
     }
 
 
