@@ -211,8 +211,9 @@ def vector_rate(rows: int) -> float:
 def daemon_footprint(turns: int, idle_seconds: float, watch_seconds: float) -> list[object]:
     """A daemon catches up with `turns` backfilled turns; then its CPU is sampled every 5 s for
     `watch_seconds` (idle checkpoints come 300 s after a session's last turn, maintenance and
-    the memory export when clients are quiet). Returns [turns, catch-up s, CPU s spent after
-    catch-up, busiest 5 s window %, idle CPU % over the last `idle_seconds`, RSS MiB]."""
+    the memory export when clients are quiet). Returns [turns, s until every turn is stored,
+    s until their queued capture is done too, CPU s spent after that, busiest 5 s window %,
+    idle CPU % over the last `idle_seconds`, RSS MiB]."""
     with tempfile.TemporaryDirectory(prefix="rn-bench-rss-") as tmp_s:
         tmp = Path(tmp_s)
         env = env_for(tmp, "none")
@@ -224,6 +225,10 @@ def daemon_footprint(turns: int, idle_seconds: float, watch_seconds: float) -> l
             while protocol.request(sock, "stats", {}, 30.0)["counts"]["turns"] < turns:
                 time.sleep(0.2)
             caught_up = time.perf_counter() - t0
+            # Then the queued capture of those turns (decision 0009).
+            while protocol.request(sock, "stats", {}, 30.0)["counts"]["capture_queued"] > 0:
+                time.sleep(0.2)
+            captured = time.perf_counter() - t0
             pid = protocol.request(sock, "daemon.status", {}, 5.0)["pid"]
             start_cpu = _cpu_seconds(pid)
             samples: list[tuple[float, float]] = []  # (wall, cpu seconds)
@@ -241,6 +246,7 @@ def daemon_footprint(turns: int, idle_seconds: float, watch_seconds: float) -> l
             return [
                 turns,
                 fmt(caught_up, 1),
+                fmt(captured, 1),
                 fmt(busy, 1),
                 fmt(max(windows), 0),
                 fmt(idle, 2),
@@ -318,7 +324,8 @@ def footprint(turns: int, idle_seconds: float, watch_seconds: float) -> None:
         "Daemon after ingesting (embedder off)",
         [
             "turns",
-            "catch-up s",
+            "turns stored s",
+            "memories captured s",
             "CPU s after catch-up",
             "busiest 5 s %",
             f"idle CPU % (last {idle_seconds:.0f} s)",

@@ -310,6 +310,7 @@ def ingest(engine: Any, paths: list[Path]) -> int:
     for path in paths:
         ingest_file(Source(str(path), "claude"), engine.store.cursor(str(path)), collect)
     collect.flush()
+    engine.drain_capture()  # a month large enough queues its capture (decision 0009)
     return int(collect.new_turns)
 
 

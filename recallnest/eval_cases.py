@@ -322,6 +322,7 @@ def run(
             t0 = time.perf_counter()
             for path in files:
                 ingest_file(Source(str(path), "claude"), None, engine.ingest_batch)
+            engine.drain_capture()  # a file large enough queues its capture (decision 0009)
             ingest_s = time.perf_counter() - t0
             t0 = time.perf_counter()
             embedder = _embed_all(engine, cache_dir)

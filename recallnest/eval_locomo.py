@@ -191,6 +191,7 @@ def evaluate_file(
             t0 = time.perf_counter()
             for f in sorted(project_dir.glob("*.jsonl")):
                 ingest_file(Source(str(f), "claude"), None, engine.ingest_batch)
+            engine.drain_capture()  # a file large enough queues its capture (decision 0009)
             ingest_s = time.perf_counter() - t0
             t0 = time.perf_counter()
             cached = None
