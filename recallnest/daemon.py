@@ -174,8 +174,7 @@ class Daemon:
                 if self.store_down:
                     self._reopen()
                 self._ingest_pass(paths)
-                # Queued capture (large flushes) one group at a time, new lines first.
-                self.engine.drain_capture(stop=self._has_news)
+                self._capture_step()
                 self._checkpoint_due()
                 self._backup_if_due()
                 # ---- lifecycle (issue 7): flush read counts; decay, consolidation, retention and
@@ -203,6 +202,13 @@ class Daemon:
             self.ingest_path(path, collect=collect)
         collect.flush()
         self.totals.new_turns += collect.new_turns
+
+    def _capture_step(self) -> None:
+        """Queued capture (large flushes, decision 0009): one group per pass even while new
+        lines keep arriving (or it would starve), more while none wait."""
+        if self.engine.capture_pending and not self.stopping.is_set():
+            self.engine.capture_queued()
+            self.engine.drain_capture(stop=self._has_news)
 
     def _has_news(self) -> bool:
         return self.stopping.is_set() or not self.paths.empty()

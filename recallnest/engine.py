@@ -170,7 +170,8 @@ class Engine:
 
     def ingest_batch(self, batch: Batch) -> int:
         """Apply one ingestion flush, with the memories captured from its new or changed turns
-        written in the same transaction. Returns the number of new turns."""
+        written in the same transaction, or, for a large flush, their capture queued in it
+        (`capture_queued` writes them). Returns the number of new turns."""
         fresh = self.store.changed_turns(batch.turns)
         later: list[Turn] = []
         if fresh and (self._capture_queued or len(fresh) >= CAPTURE_LATER_MIN):

@@ -242,3 +242,21 @@ def test_the_daemon_drains_a_queue_left_by_a_crash(
 
 def _fields(turn: Turn) -> dict[str, object]:
     return {name: getattr(turn, name) for name in Turn.__dataclass_fields__}
+
+
+def test_the_daemon_captures_a_group_per_pass_even_while_lines_keep_coming(
+    settings: Settings, flushes: list[list[Turn]], small_groups: None
+) -> None:
+    engine = Engine.open(settings)
+    for turns in flushes[:3]:
+        engine.ingest_batch(Batch(turns=list(turns)))
+    d = Daemon(settings, engine)  # not started: its loop's steps are called by hand
+    try:
+        d.paths.put("/somewhere/new.jsonl")  # new lines wait: no more than one group
+        d._capture_step()
+        assert engine.store.queued_capture_count() == 2 * GROUP
+        d.paths.get_nowait()
+        d._capture_step()  # nothing waits: the rest
+        assert not engine.capture_pending
+    finally:
+        d.stop()  # closes the engine
