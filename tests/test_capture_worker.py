@@ -3,9 +3,11 @@ loses or changes anything (its share is captured in-process)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -111,3 +113,19 @@ def test_the_child_finds_this_package_without_putting_site_packages_first(
     assert capture_worker._child_env()["PYTHONPATH"] == str(root)  # a source checkout
     monkeypatch.setattr(capture_worker.site, "getsitepackages", lambda: [str(root)])
     assert "PYTHONPATH" not in capture_worker._child_env()  # installed: found anyway
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_the_child_runs_at_the_lowest_priority() -> None:
+    job = capture_worker.CaptureJob(pairs(4 * PARALLEL_MIN))
+    assert job.proc is not None
+    seen: set[int] = set()
+    while not job.ready():
+        with contextlib.suppress(OSError, IndexError):
+            stat = Path(f"/proc/{job.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            seen.add(int(stat[16]))  # field 19 of stat: nice
+        if capture_worker.WORKER_NICE in seen:
+            break
+        time.sleep(0.005)
+    assert job.result() is not None
+    assert capture_worker.WORKER_NICE in seen, seen
