@@ -98,6 +98,9 @@ class Engine:
         self._capture_queued = store.queued_capture_count() > 0
         # Queued group -> (hash of its ordered pairs, the worker capturing them already).
         self._capture_jobs: dict[int, tuple[int, CaptureJob]] = {}
+        # One queued group is captured at a time (the daemon's loop and an `ingest` request
+        # may both drain): two threads must not admit the same group twice.
+        self._capture_lock = threading.RLock()
         # Bumped on every memory write: lets readers cache what they derive from memories.
         self.memory_generation = 0
         self._load_index()
@@ -113,9 +116,10 @@ class Engine:
         return engine
 
     def close(self) -> None:
-        for _, job in self._capture_jobs.values():
-            job.cancel()  # the queue keeps their turns: captured after the next open
-        self._capture_jobs.clear()
+        with self._capture_lock:
+            for _, job in self._capture_jobs.values():
+                job.cancel()  # the queue keeps their turns: captured after the next open
+            self._capture_jobs.clear()
         self.store.close()
 
     @cached_property
@@ -198,6 +202,10 @@ class Engine:
     def capture_queued(self) -> int:
         """Capture the oldest queued flush group and write its memories in the transaction
         that takes it off the queue. Returns its number of turns, 0 once the queue is empty."""
+        with self._capture_lock:
+            return self._capture_head()
+
+    def _capture_head(self) -> int:
         head = self.store.queued_capture()
         if head is None:
             self._capture_queued = False
@@ -222,11 +230,12 @@ class Engine:
         """Start capturing a queued group in a worker process right away, so the second core
         works while this one stores the next flush. At most two jobs run; a group without one
         is captured when its turn in the queue comes."""
-        running = sum(not job.ready() for _, job in self._capture_jobs.values())
-        if len(turns) < CAPTURE_JOB_MIN or running >= MAX_CAPTURE_JOBS:
-            return
-        pairs = _ordered_pairs(turns)
-        self._capture_jobs[flush] = (hash(tuple(pairs)), CaptureJob(pairs))
+        with self._capture_lock:
+            running = sum(not job.ready() for _, job in self._capture_jobs.values())
+            if len(turns) < CAPTURE_JOB_MIN or running >= MAX_CAPTURE_JOBS:
+                return
+            pairs = _ordered_pairs(turns)
+            self._capture_jobs[flush] = (hash(tuple(pairs)), CaptureJob(pairs))
 
     @property
     def capture_pending(self) -> bool:

@@ -5,6 +5,7 @@ survives a crash, keeps conversation order, and never trusts a worker whose inpu
 from __future__ import annotations
 
 import json
+import threading
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -260,3 +261,19 @@ def test_the_daemon_captures_a_group_per_pass_even_while_lines_keep_coming(
         assert not engine.capture_pending
     finally:
         d.stop()  # closes the engine
+
+
+def test_two_threads_draining_at_once_admit_each_group_once(
+    engine: Engine, flushes: list[list[Turn]], tmp_path: Path, small_groups: None
+) -> None:
+    expected = inline_snapshot(tmp_path, flushes)
+    for turns in flushes:
+        engine.ingest_batch(Batch(turns=list(turns)))
+    done: list[int] = []
+    threads = [threading.Thread(target=lambda: done.append(engine.drain_capture())) for _ in "ab"]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sum(done) == sum(map(len, flushes))  # every group captured by exactly one thread
+    assert snapshot(engine) == expected
