@@ -66,8 +66,12 @@ Row = tuple[str, str, dict[str, Any]]  # (table, id, {column: value})
 
 
 def iter_rows(store: Store) -> Iterator[Row]:
-    """Every scanned row of every table, streamed in chunks of FETCH_ROWS."""
+    """Every scanned row of every table, streamed in chunks of FETCH_ROWS. Tables a database
+    of an older schema does not have yet are skipped (doctor reads such a file read-only)."""
+    present = set(store.tables())
     for table, columns in COLUMNS.items():
+        if table not in present:
+            continue
         with store.transaction() as tx:
             tx.execute(f"SELECT id, {', '.join(columns)} FROM {table} ORDER BY id")
             while rows := tx.fetchmany(FETCH_ROWS):

@@ -496,7 +496,9 @@ class Engine:
         return {
             "home": str(self.settings.home),
             "database": str(self.store.path),
-            "counts": self.store.counts(),
+            # capture_queued: turns stored whose memory capture follows (decision 0009). Not
+            # in Store.counts, which must also read a database of an older schema (doctor).
+            "counts": self.store.counts() | {"capture_queued": self.store.queued_capture_count()},
             "file": self.store.file_size()
             | {"path_bytes": _file_bytes(self.store.path), "live_bytes": self.store.live_bytes()},
             "embedder": {

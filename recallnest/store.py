@@ -213,7 +213,7 @@ class Store:
         return int(row[0]), [_turn_from_row(r) for r in rows]
 
     def queued_capture_count(self) -> int:
-        row = self._cur().execute(_COUNT_QUERIES["capture_queued"]).fetchone()
+        row = self._cur().execute("SELECT count(*) FROM capture_queue").fetchone()
         return int(row[0]) if row else 0
 
     def cursors(self) -> dict[str, Cursor]:
@@ -973,6 +973,11 @@ class Store:
 
     # file size and compaction
 
+    def tables(self) -> list[str]:
+        """The tables this database holds (an older schema holds fewer)."""
+        rows = self._cur().execute("SELECT table_name FROM duckdb_tables()").fetchall()
+        return [str(r[0]) for r in rows]
+
     def live_bytes(self) -> int:
         """Estimated bytes of live data: each table's blocks scaled by its live share of the
         rows it stores (deleted rows keep their space until rewritten), and the other blocks
@@ -984,7 +989,7 @@ class Store:
             return 0
         block, used = int(size[0]), int(size[1])
         table_blocks, live_blocks = 0, 0.0
-        for (table,) in cur.execute("SELECT table_name FROM duckdb_tables()").fetchall():
+        for table in self.tables():
             live_row = cur.execute(f'SELECT count(*) FROM "{table}"').fetchone()
             stored_row = cur.execute(
                 "SELECT coalesce(sum(count) FILTER (WHERE column_id = 0 AND "
@@ -1201,7 +1206,6 @@ _COUNT_QUERIES = {
     "checkpoints": "SELECT count(*) FROM checkpoints",
     "files": "SELECT count(*) FROM cursors",
     "vectors": "SELECT count(*) FROM vectors",
-    "capture_queued": "SELECT count(*) FROM capture_queue",  # turns whose capture follows
 }
 
 

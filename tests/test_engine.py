@@ -417,6 +417,7 @@ def test_stats_shape(engine: Engine) -> None:
     assert stats["home"] == str(engine.settings.home)
     assert stats["database"] == str(engine.store.path)
     assert {"turns", "sessions", "memories", "active_memories", "vectors"} <= set(stats["counts"])
+    assert stats["counts"]["capture_queued"] == 0
     assert stats["counts"]["memories"] == 1
     assert {"block_size", "total_bytes", "used_bytes", "free_bytes", "path_bytes"} <= set(
         stats["file"]

@@ -632,7 +632,6 @@ def test_counts_shape(store: Store) -> None:
         "checkpoints": 0,
         "files": 0,
         "vectors": 0,
-        "capture_queued": 0,
     }
 
 

@@ -88,3 +88,19 @@ def test_old_database_migrates_and_keeps_its_rows(fixture: Path, settings: Setti
         assert reopened.counts()["memories"] == 5  # four from v1 plus the new one
     finally:
         reopened.close()
+
+
+@pytest.mark.parametrize("fixture", fixtures(), ids=lambda p: p.name)
+def test_doctor_reads_an_old_database_and_names_its_pending_migrations(
+    fixture: Path, settings: Settings
+) -> None:
+    from recallnest.doctor import _database
+
+    unpack(fixture, db_path(ensure_home(settings.home)))
+    ok, message = _database(settings)  # read-only: nothing is migrated
+    pending = [m.__name__ for m in MIGRATIONS[version_of(fixture) :]]
+    if pending:
+        assert not ok and "schema out of date" in message, message
+        assert all(name in message for name in pending), message
+    else:
+        assert ok, message
