@@ -22,7 +22,7 @@ from recallnest import aliases, redact
 from recallnest.admission import SESSION_CAPTURE_CAP
 from recallnest.admit import Admitter, previous_turns
 from recallnest.capture import capture_turn
-from recallnest.capture_worker import CaptureJob, capture_pairs
+from recallnest.capture_worker import CaptureJob, Pair, capture_pairs
 from recallnest.config import Settings
 from recallnest.embed import Embedder, make_embedder
 from recallnest.errors import EmbedError, NotFoundError, RecallnestError
@@ -182,7 +182,7 @@ class Engine:
             later = list({t.id: t for t in fresh}.values())  # as the queue keeps them
             batch.capture_later.extend(t.id for t in later)
         elif fresh:
-            batch.memories.extend(self._capture(fresh))
+            batch.memories.extend(self._capture(_ordered_pairs(fresh)))
         result = self.apply(batch)
         new_turns = result.new_turns
         if result.queued_flush is not None:
@@ -222,7 +222,7 @@ class Engine:
             found = started[1].result()
         elif started is not None:
             started[1].cancel()  # its turns changed since: captured again below
-        memories = self._capture(turns, found) if turns else []
+        memories = self._capture(pairs, found) if pairs else []
         self.apply(Batch(memories=memories, captured_flush=flush))
         return max(len(turns), 1)
 
@@ -272,12 +272,12 @@ class Engine:
             self.touched[session_id] = (time.monotonic(), False)
 
     def _capture(
-        self, turns: Sequence[Turn], found: list[list[Capture]] | None = None
+        self, pairs: Sequence[Pair], found: list[list[Capture]] | None = None
     ) -> list[Memory]:
-        """Zero-LLM capture over new turns, with dedup/merge/supersession against the store.
-        Only rows whose content changed are returned (re-ingesting changes nothing). `found`:
-        what `capture_turn` already gave for `_ordered_pairs(turns)`."""
-        kept = self._captures(turns, found)
+        """Zero-LLM capture over new turns (`_ordered_pairs`), with dedup/merge/supersession
+        against the store. Only rows whose content changed are returned (re-ingesting changes
+        nothing). `found`: what `capture_turn` already gave for `pairs`."""
+        kept = self._captures(pairs, found)
         admitter = Admitter(self._admission_lookup([cap for cap, _, _ in kept]))
         for cap, when, source in kept:
             admitter.admit(cap, when, source)
@@ -285,11 +285,10 @@ class Engine:
         return [m for m in admitter.rows() if stored.get(m.id) != m]
 
     def _captures(
-        self, turns: Sequence[Turn], found: list[list[Capture]] | None = None
+        self, pairs: Sequence[Pair], found: list[list[Capture]] | None = None
     ) -> list[tuple[Capture, datetime | None, str]]:
         """What capture keeps of each turn, in conversation order, within each session's cap."""
         out: list[tuple[Capture, datetime | None, str]] = []
-        pairs = _ordered_pairs(turns)
         if found is None:
             found = capture_pairs(pairs)
         for (turn, _), captures in zip(pairs, found, strict=True):
@@ -681,7 +680,7 @@ def _none(value: Any) -> str | None:
     return str(value)
 
 
-def _ordered_pairs(turns: Sequence[Turn]) -> list[tuple[Turn, Turn | None]]:
+def _ordered_pairs(turns: Sequence[Turn]) -> list[Pair]:
     """Turns in conversation order, each with the one before it (what capture reads)."""
     ordered = sorted(turns, key=lambda t: (t.session_id, t.timestamp or _EPOCH0, t.offset))
     return list(zip(ordered, previous_turns(ordered), strict=True))
