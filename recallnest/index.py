@@ -171,6 +171,16 @@ class SearchIndex:
             return np.full(len(docs), -1, dtype=np.int64)
         keys = np.fromiter(self._pos.keys(), dtype=np.int64, count=len(self._pos))
         values = np.fromiter(self._pos.values(), dtype=np.int64, count=len(self._pos))
+        top = int(keys.max())
+        if top < 4 * len(keys) + 4096 and int(keys.min()) >= 1:
+            # Doc numbers come from one sequence, so a table indexed by doc number is about as
+            # long as the index: a gather over it is 15x faster than a binary search per doc
+            # for the 6.5M postings of a 100k-turn store (bench/RESULTS.md "Into a large store").
+            table = np.full(top + 2, -1, dtype=np.int64)
+            table[keys] = values
+            # Docs below 1 read slot 0, docs above `top` the last slot: both hold -1.
+            out: np.ndarray = table.take(docs, mode="clip")
+            return out
         order = np.argsort(keys, kind="stable")
         keys, values = keys[order], values[order]
         at = np.minimum(np.searchsorted(keys, docs), len(keys) - 1)

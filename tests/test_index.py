@@ -204,6 +204,20 @@ def test_load_postings_skips_docs_the_index_does_not_hold() -> None:
     assert index.size == 1
 
 
+@pytest.mark.parametrize("numbers", [[3, 5, 9, 10], [7, 10**12, 2**40 + 1], [1]])
+def test_vectors_land_on_the_rows_of_their_docs_dense_or_sparse(numbers: list[int]) -> None:
+    # Dense doc numbers take a lookup table, sparse ones a binary search: same answer, and a
+    # doc the index does not hold (0, negative, between or above the live ones) is skipped.
+    index = SearchIndex()
+    index.set_model("m", 2)
+    index.add([doc(n, {"a": 1}) for n in numbers])
+    index.remove([numbers[0]])
+    probes = [-3, 0, numbers[0], *numbers[1:], 2, max(numbers) + 1]
+    index.set_vectors(probes, np.tile(unit(1.0, 0.0), (len(probes), 1)))
+    _, has = index.cosine(unit(1.0, 0.0))
+    assert has.tolist() == [False] + [True] * (len(numbers) - 1)
+
+
 def test_readding_a_doc_with_new_text_replaces_its_postings() -> None:
     index = SearchIndex()
     index.add([doc(1, {"old": 1}, row_id="x"), doc(2, {"filler": 1})])
