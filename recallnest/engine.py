@@ -25,7 +25,7 @@ from recallnest.capture import capture_turn
 from recallnest.capture_worker import CaptureJob, Pair, capture_pairs
 from recallnest.config import Settings
 from recallnest.embed import Embedder, make_embedder
-from recallnest.errors import EmbedError, NotFoundError, RecallnestError
+from recallnest.errors import EmbedError, NotFoundError, RecallnestError, StoreError
 from recallnest.index import Filter, SearchIndex
 from recallnest.models import CATEGORIES, GLOBAL_SCOPE, Capture, Memory, Turn, memory_id
 from recallnest.paths import db_path, ensure_home
@@ -86,7 +86,13 @@ class Engine:
         self.store = store
         self.embedder = embedder
         self.embedder_error: str | None = None
-        self.index = SearchIndex()
+        self._index = SearchIndex()
+        # The index is built by a thread started at open (`_start_index_load`); `index` waits
+        # for it. Until then a backfill parses, redacts and stores without it.
+        self._index_ready = threading.Event()
+        self._index_ready.set()
+        self._index_error: BaseException | None = None
+        self._index_loader: threading.Thread | None = None
         self._embed_lock = threading.Lock()
         # session id -> (monotonic time of its last new turn, a compaction summary arrived)
         self.touched: dict[str, tuple[float, bool]] = {}
@@ -103,7 +109,6 @@ class Engine:
         self._capture_lock = threading.RLock()
         # Bumped on every memory write: lets readers cache what they derive from memories.
         self.memory_generation = 0
-        self._load_index()
 
     @classmethod
     def open(cls, settings: Settings, embedder: Embedder | None = None) -> Engine:
@@ -113,9 +118,28 @@ class Engine:
         store = Store(db_path(settings.home), memory_mb=settings.db_memory_mb)
         engine = cls(settings, store, None)
         engine._attach_embedder(embedder)
+        engine._start_index_load()
         return engine
 
+    @property
+    def index(self) -> SearchIndex:
+        """The in-memory search index, once loaded (see `_start_index_load`)."""
+        if not self._index_ready.is_set():
+            self._index_ready.wait()
+        if self._index_error is not None:
+            raise StoreError(f"cannot load the search index: {self._index_error}") from (
+                self._index_error
+            )
+        return self._index
+
+    def _index_loaded(self) -> None:
+        """Wait for the index load: its queries run on the connection that closing or
+        compacting the store replaces."""
+        if self._index_loader is not None:
+            self._index_loader.join()
+
     def close(self) -> None:
+        self._index_loaded()
         with self._capture_lock:
             for _, job in self._capture_jobs.values():
                 job.cancel()  # the queue keeps their turns: captured after the next open
@@ -137,29 +161,49 @@ class Engine:
         except EmbedError as exc:
             self.embedder, self.embedder_error = None, str(exc)
             log.warning("embedder unavailable, search is keyword-only: %s", exc)
-        if self.embedder is None:
-            return
-        self.store.register_model(self.embedder.model_id, self.embedder.dimensions)
-        self.index.set_model(self.embedder.model_id, self.embedder.dimensions)
-        docs, matrix = self.store.vectors(self.embedder.model_id)
-        if len(docs):
-            self.index.set_vectors(docs, matrix)
+        if self.embedder is not None:
+            self.store.register_model(self.embedder.model_id, self.embedder.dimensions)
+
+    def _start_index_load(self) -> None:
+        """Build the index from the store in a thread. Opening returns at once, so a backfill
+        parses, redacts and stores its first flush while the index loads (2.5 s at 100k turns,
+        DuckDB and numpy mostly outside the GIL); whatever touches `index` waits for it.
+
+        Writes committed meanwhile are safe either way: the load reads one snapshot, and an
+        apply after it adds rows the snapshot may already hold, which the index takes as a
+        no-op (same doc) or a replacement (new doc)."""
+        self._index_ready.clear()
+        self._index_loader = threading.Thread(
+            target=self._load_index, name="recallnest-index-load", daemon=True
+        )
+        self._index_loader.start()
 
     def _load_index(self) -> None:
-        rows = self.store.index_rows()
-        for kind, cols in rows.items():
-            facet_names = [c for c in cols if c not in ("doc", "id", "length", "ts", "weight")]
-            weights = np.asarray(cols["weight"], dtype=np.float32) if "weight" in cols else None
-            self.index.load_rows(
-                kind,
-                cols["doc"],
-                list(map(str, cols["id"])),
-                cols["length"],
-                np.asarray(cols["ts"], dtype=np.float64),
-                {f: list(map(_none, cols[f])) for f in facet_names},
-                weights,
-            )
-        self.index.load_postings(*self.store.postings())
+        try:
+            model = self.embedder.model_id if self.embedder else None
+            snapshot = self.store.index_snapshot(model)
+            for kind, cols in snapshot.rows.items():
+                facets = [c for c in cols if c not in ("doc", "id", "length", "ts", "weight")]
+                weights = np.asarray(cols["weight"], np.float32) if "weight" in cols else None
+                self._index.load_rows(
+                    kind,
+                    cols["doc"],
+                    list(map(str, cols["id"])),
+                    cols["length"],
+                    np.asarray(cols["ts"], dtype=np.float64),
+                    {f: list(map(_none, cols[f])) for f in facets},
+                    weights,
+                )
+            self._index.load_postings(*snapshot.postings)
+            if self.embedder is not None and snapshot.vectors is not None:
+                self._index.set_model(self.embedder.model_id, self.embedder.dimensions)
+                if len(snapshot.vectors[0]):
+                    self._index.set_vectors(*snapshot.vectors)
+        except BaseException as exc:  # re-raised by `index` in the threads that need it
+            log.error("cannot load the search index: %s", exc)
+            self._index_error = exc
+        finally:
+            self._index_ready.set()
 
     # ---- writes --------------------------------------------------------------------------
 
@@ -577,6 +621,7 @@ class Engine:
     def compact_store(self) -> dict[str, Any]:
         """Compact the database file; the embedding lock keeps a batch of vectors from
         straddling the connection swap."""
+        self._index_loaded()
         with self._embed_lock:
             return self.store.compact()
 

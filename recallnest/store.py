@@ -101,6 +101,15 @@ class BatchResult:
     queued_flush: int | None = None  # the capture-queue group this batch created
 
 
+@dataclass(frozen=True, slots=True)
+class IndexSnapshot:
+    """What the in-memory index is built from (Store.index_snapshot)."""
+
+    rows: dict[str, dict[str, np.ndarray]]
+    postings: tuple[list[str], np.ndarray, np.ndarray, np.ndarray]
+    vectors: tuple[np.ndarray, np.ndarray] | None
+
+
 DB_MEMORY_MB = 512  # DuckDB memory_limit in MiB; the default of Settings.db_memory_mb
 
 
@@ -464,6 +473,20 @@ class Store:
             "SELECT t.tid, p.doc, p.tf FROM postings p JOIN t USING (term) ORDER BY t.tid, p.doc"
         ).fetchnumpy()
         return terms, arrays["tid"], arrays["doc"], arrays["tf"]
+
+    def index_snapshot(self, model: str | None) -> IndexSnapshot:
+        """index_rows(), postings() and, given a model, vectors(model), read in one transaction:
+        they agree with each other whatever commits while they are read."""
+        cur = self._cur()
+        cur.execute("BEGIN TRANSACTION")
+        try:
+            rows, postings = self.index_rows(), self.postings()
+            vectors = self.vectors(model) if model else None
+        except BaseException:
+            cur.execute("ROLLBACK")
+            raise
+        cur.execute("COMMIT")
+        return IndexSnapshot(rows, postings, vectors)
 
     def vectors(self, model: str) -> tuple[np.ndarray, np.ndarray]:
         """(docs, matrix) of every stored vector of `model`."""

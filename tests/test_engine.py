@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import random
 import string
+import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -15,10 +16,10 @@ import pytest
 
 from recallnest.config import Settings
 from recallnest.engine import Engine, SearchRequest
-from recallnest.errors import NotFoundError, RecallnestError
+from recallnest.errors import NotFoundError, RecallnestError, StoreError
 from recallnest.index import Filter
 from recallnest.models import GLOBAL_SCOPE, Turn
-from recallnest.store import Batch
+from recallnest.store import Batch, BatchResult, IndexSnapshot, Store
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
@@ -479,3 +480,61 @@ def test_a_resumed_old_session_is_live_again(engine: Engine) -> None:
         Batch(turns=[turn("c", "other", "/w/app", session_id="t", timestamp=newer)])
     )
     assert {"s", "t"} <= set(engine.touched)  # newer history does not unqueue a live session
+
+
+# ---- the index loads in the background -------------------------------------------------------
+
+
+@pytest.mark.parametrize("write_first", [True, False], ids=["before-snapshot", "after-snapshot"])
+def test_a_write_while_the_index_loads_is_searchable_once(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, write_first: bool
+) -> None:
+    # The load's snapshot may or may not hold a flush that commits while it runs; either way
+    # the flush's turns are in the index exactly once.
+    first = Engine.open(settings)
+    first.apply(Batch(turns=[turn("r1", "the quokka ledger migrates on Mondays", "/p")]))
+    first.close()
+    written, read = threading.Event(), threading.Event()
+    real_snapshot, real_write = Store.index_snapshot, Store.write
+
+    def snapshot(self: Store, model: str | None) -> IndexSnapshot:
+        if write_first:
+            assert written.wait(10)
+            return real_snapshot(self, model)
+        taken = real_snapshot(self, model)
+        read.set()
+        return taken
+
+    def write(self: Store, batch: Batch) -> BatchResult:
+        if not write_first:
+            assert read.wait(10)
+        result = real_write(self, batch)
+        written.set()
+        return result
+
+    monkeypatch.setattr(Store, "index_snapshot", snapshot)
+    monkeypatch.setattr(Store, "write", write)
+    engine = Engine.open(settings)
+    try:
+        engine.apply(Batch(turns=[turn("r2", "the quokka ledger closes on Fridays", "/p")]))
+        hits = search(engine, "quokka ledger", kind="turns")
+        assert sorted(h["record_id"] for h in hits) == ["r1", "r2"]
+        assert engine.index.mask(Filter()).sum() == 2
+    finally:
+        engine.close()
+
+
+def test_an_index_that_cannot_load_fails_searches_with_a_clear_error(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def damaged(self: Store, model: str | None) -> IndexSnapshot:
+        raise StoreError("database x: checksum mismatch in block 7")
+
+    monkeypatch.setattr(Store, "index_snapshot", damaged)
+    engine = Engine.open(settings)
+    try:
+        with pytest.raises(StoreError, match=r"cannot load the search index: .*checksum"):
+            search(engine, "anything")
+        engine.store.counts()  # the store itself still answers
+    finally:
+        engine.close()
