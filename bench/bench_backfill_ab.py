@@ -12,9 +12,9 @@ is off (vectors follow in the background and are measured elsewhere). "wall s" i
 backfill; "stored s" the part until every turn is stored and keyword-searchable, before the
 queued capture finishes (decision 0009; code without a capture queue shows "-").
 
-`--existing N` first backfills N other synthetic turns (other sessions) into a home, with the
-current code, and every run starts from a copy of it: a catch-up into a store that already
-holds a history.
+`--existing N` first backfills N other synthetic turns (other sessions) into a home, once per
+side with that side's code (so each starts from its own schema), and every run starts from a
+copy of it: a catch-up into a store that already holds a history.
 """
 
 from __future__ import annotations
@@ -57,6 +57,15 @@ def build_tree(root: Path, turns: int) -> int:
             lines.append(claude_line(session, k, row["text"], row["role"], cwd))
         (project / f"{session}.jsonl").write_text("\n".join(lines) + "\n")
     return turns + sum(map(len, sessions))
+
+
+def build_home(tree: Path, home: Path) -> None:
+    """Backfill `tree` into a new home with the recallnest on PYTHONPATH, capture included."""
+    from common import bench_settings
+
+    from recallnest.control import _backfill_local
+
+    _backfill_local(bench_settings(home), None, [str(tree)], None, None)
 
 
 def run(tree: Path, out: Path, start: Path | None = None) -> None:
@@ -109,10 +118,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--existing", type=int, default=0, metavar="TURNS")
     parser.add_argument("--run", nargs="+", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--build", nargs=2, type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     sys.path.insert(0, str(BENCH))
     if args.run:
         run(*args.run)
+        return
+    if args.build:
+        build_home(*args.build)
         return
     from common import fmt, load1, machine_line, median, note, print_table
 
@@ -122,21 +135,22 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="rn-ab-tree-") as tmp_s:
         tmp = Path(tmp_s)
         total = build_tree(tmp / "claude", args.turns)
-        start = []
         if args.existing:
             from bench_ingest import write_tree
-            from common import bench_settings
-
-            from recallnest.control import _backfill_local
 
             write_tree(tmp / "existing", args.existing, seed=1, first_session=10**7)
-            _backfill_local(
-                bench_settings(tmp / "start"), None, [str(tmp / "existing")], None, None
-            )
-            start = [str(tmp / "start")]
+        for name, root in sides.items():
+            if args.existing:
+                subprocess.run(
+                    [sys.executable, __file__, "--build", str(tmp / "existing"), str(tmp / name)],
+                    env=dict(os.environ, PYTHONPATH=str(root)),
+                    check=True,
+                    cwd=tmp,
+                )
         for _ in range(args.rounds):
             for name, root in sides.items():
                 out = tmp / f"{name}.json"
+                start = [str(tmp / name)] if args.existing else []
                 env = dict(os.environ, PYTHONPATH=str(root))
                 subprocess.run(
                     [sys.executable, __file__, "--run", str(tmp / "claude"), str(out), *start],

@@ -226,13 +226,9 @@ def _fix_document(tx: duckdb.DuckDBPyConnection, table: str, row_id: str) -> int
         f"UPDATE {table} SET text = ?, length = ? WHERE id = ?",
         [clean, sum(counts.values()), row_id],
     )
-    tx.execute("DELETE FROM postings WHERE doc = ?", [doc])
-    if counts:
-        tx.execute(
-            "INSERT INTO postings SELECT ?, unnest(?::VARCHAR[]), unnest(?::INTEGER[])",
-            [doc, list(counts), list(counts.values())],
-        )
-    tx.execute("DELETE FROM vectors WHERE doc = ?", [doc])
+    from recallnest.store import replace_postings
+
+    replace_postings(tx, doc, counts)  # and drops the row's vectors
     return 1
 
 

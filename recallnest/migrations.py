@@ -185,8 +185,28 @@ def m003_create_capture_queue(con: duckdb.DuckDBPyConnection) -> None:
     )
 
 
+def m004_term_ids(con: duckdb.DuckDBPyConnection) -> None:
+    """Postings name their term by an integer id into a new `terms` table (decision 0010): the
+    index loads integer columns instead of joining and sorting 6.5M term strings at 100k turns.
+    Ids are dense from 0 here; later ones are max + 1 (a term's id never changes while any
+    posting holds it; a term no posting holds is deleted)."""
+    con.execute("CREATE TABLE terms (tid INTEGER NOT NULL, term VARCHAR NOT NULL)")
+    con.execute(
+        "INSERT INTO terms SELECT (row_number() OVER (ORDER BY term) - 1)::INTEGER, term "
+        "FROM (SELECT DISTINCT term FROM postings)"
+    )
+    con.execute("ALTER TABLE postings RENAME TO postings_old")
+    con.execute("CREATE TABLE postings (doc BIGINT NOT NULL, tid INTEGER NOT NULL, tf INTEGER)")
+    con.execute(
+        "INSERT INTO postings SELECT p.doc, t.tid, p.tf FROM postings_old p JOIN terms t "
+        "USING (term) ORDER BY p.doc"
+    )
+    con.execute("DROP TABLE postings_old")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     m001_create_core,
     m002_create_lifecycle,
     m003_create_capture_queue,
+    m004_term_ids,
 )

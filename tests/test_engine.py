@@ -116,7 +116,7 @@ def test_secrets_are_redacted_before_storage(engine: Engine) -> None:
     assert token not in stored.text
     rows = engine.store._cur().execute("SELECT text FROM memories").fetchall()
     assert all(token not in r[0] for r in rows)
-    postings = engine.store._cur().execute("SELECT term FROM postings").fetchall()
+    postings = engine.store._cur().execute("SELECT term FROM terms").fetchall()
     assert all(token.lower()[4:] not in r[0] for r in postings)
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from recallnest.index import BM25_B, BM25_K1, Filter, SearchIndex
-from recallnest.store import IndexedDoc
+from recallnest.store import IndexedDoc, PostingBlock
 
 
 def doc(
@@ -182,6 +182,24 @@ def test_scores_do_not_depend_on_when_pending_postings_merge() -> None:
         want = scores_by_id(loaded, list(q))
         assert scores_by_id(eager, list(q)) == want
         assert scores_by_id(lazy, list(q)) == want
+
+
+def test_postings_given_as_blocks_index_like_terms() -> None:
+    """The writer's PostingBlocks give the same index as each row's terms: rows a block does
+    not cover fall back to their terms, and a block row that was not added (same doc again,
+    or absent from the call) adds nothing."""
+    docs = _random_docs(120, seed=11)
+    by_terms, by_blocks = SearchIndex(), SearchIndex()
+    for index in (by_terms, by_blocks):
+        index.add(docs[:40])
+    again = [*docs[30:40], *docs[40:120]]  # 30..39 are already indexed with the same doc
+    by_terms.add(again)
+    covered = [*docs[30:40], *docs[40:100], doc(999, {"w1": 5})]  # 999 is not in the call
+    block = PostingBlock.of([d.doc for d in covered], [d.terms for d in covered])
+    by_blocks.add(again, [block])
+    assert by_blocks.size == by_terms.size == 120
+    for q in (["w1"], ["w2", "w3"], [f"w{k}" for k in range(40)]):
+        assert scores_by_id(by_blocks, q) == scores_by_id(by_terms, q)
 
 
 def test_pending_postings_cost_eight_bytes_each() -> None:

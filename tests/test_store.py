@@ -72,7 +72,8 @@ EXPECTED_COLUMNS: dict[str, list[tuple[str, str]]] = {
         ("valid_until", "TIMESTAMP"),
         ("length", "INTEGER"),
     ],
-    "postings": [("doc", "BIGINT"), ("term", "VARCHAR"), ("tf", "INTEGER")],
+    "postings": [("doc", "BIGINT"), ("tid", "INTEGER"), ("tf", "INTEGER")],
+    "terms": [("tid", "INTEGER"), ("term", "VARCHAR")],
     "vectors": [("doc", "BIGINT"), ("model", "VARCHAR"), ("vec", "BLOB")],
     "embedding_models": [
         ("model", "VARCHAR"),
@@ -208,7 +209,9 @@ def doc_of(s: Store, table: str, row_id: str) -> int:
 def postings_of(s: Store, doc: int) -> dict[str, int]:
     return {
         str(t): int(tf)  # type: ignore[call-overload]
-        for t, tf in sql(s, "SELECT term, tf FROM postings WHERE doc = ?", [doc])
+        for t, tf in sql(
+            s, "SELECT term, tf FROM postings JOIN terms USING (tid) WHERE doc = ?", [doc]
+        )
     }
 
 
@@ -391,6 +394,51 @@ def test_delete_memory_drops_postings_and_vectors(store: Store) -> None:
     assert store.memories(["m1"]) == []
     assert postings_of(store, doc) == {}
     assert store.vector_counts() == {}
+
+
+def term_names(s: Store) -> set[str]:
+    return {str(r[0]) for r in sql(s, "SELECT term FROM terms")}
+
+
+def test_a_term_keeps_one_id_across_batches(store: Store) -> None:
+    store.write(Batch(memories=[memory("m1", "alpha beta")]))
+    store.write(Batch(memories=[memory("m2", "beta gamma")]))
+    assert sql(store, "SELECT count(*), count(DISTINCT term) FROM terms") == [(3, 3)]
+    assert postings_of(store, doc_of(store, "memories", "m2")) == {"beta": 1, "gamma": 1}
+
+
+def test_deleting_rows_deletes_the_terms_only_they_held(store: Store) -> None:
+    store.write(
+        Batch(
+            memories=[memory("m1", "zebrafish ledger"), memory("m2", "ledger audit")],
+            turns=[turn("t1", "quokka ledger")],
+        )
+    )
+    store.write(Batch(deleted_memory_ids=["m1"], retracted_turn_ids=[turn("t1", "").id]))
+    assert term_names(store) == {"ledger", "audit"}
+    terms, _, _, _ = store.postings()
+    assert {t for t in terms if t} == {"ledger", "audit"}
+
+
+def test_replaced_text_leaves_its_old_terms_to_compaction(store: Store) -> None:
+    store.write(Batch(memories=[memory("m1", "zebrafish ledger")]))
+    store.write(Batch(memories=[memory("m1", "quokka ledger")]))
+    assert "zebrafish" in term_names(store)  # no posting holds it: unused, not searchable
+    assert "zebrafish" not in postings_of(store, doc_of(store, "memories", "m1"))
+    store.compact()
+    assert term_names(store) == {"quokka", "ledger"}
+    store.write(Batch(memories=[memory("m2", "zebrafish harbour")]))  # ids stay unique
+    assert postings_of(store, doc_of(store, "memories", "m2")) == {"zebrafish": 1, "harbour": 1}
+    assert sql(store, "SELECT count(*) = count(DISTINCT tid) FROM terms") == [(True,)]
+
+
+@pytest.mark.parametrize("top", [10, 70_000, 2**31 - 1])
+def test_postings_group_by_term_id_in_write_order(top: int) -> None:
+    from recallnest.store import _grouping_order
+
+    keys = np.random.default_rng(top).integers(0, top + 1, 5_000)
+    order = _grouping_order(keys)
+    assert order.tolist() == np.argsort(keys, kind="stable").tolist()
 
 
 # ---- turns ----------------------------------------------------------------------------------
@@ -610,7 +658,7 @@ def test_index_rows_and_postings(store: Store) -> None:
     assert rows["turn"]["project"].tolist() == ["/repo"]
     assert rows["turn"]["ts"].tolist() == [T0.timestamp()]
     terms, tids, docs, tfs = store.postings()
-    assert terms == ["alpha", "beta", "gamma"]
+    assert sorted(t for t in terms if t) == ["alpha", "beta", "gamma"]
     m_doc, t_doc = doc_of(store, "memories", "m"), doc_of(store, "turns", "t" and turn("t", "").id)
     got = {(terms[int(i)], int(d)): int(f) for i, d, f in zip(tids, docs, tfs, strict=True)}
     assert got == {
