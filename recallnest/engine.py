@@ -166,8 +166,9 @@ class Engine:
 
     def _start_index_load(self) -> None:
         """Build the index from the store in a thread. Opening returns at once, so a backfill
-        parses, redacts and stores its first flush while the index loads (2.5 s at 100k turns,
-        DuckDB and numpy mostly outside the GIL); whatever touches `index` waits for it.
+        parses, redacts and stores its first flush while the index loads (1 s by itself at
+        100k turns, much of it in DuckDB and numpy outside the GIL); whatever touches `index`
+        waits for it (decision 0010).
 
         Writes committed meanwhile are safe either way: the load reads one snapshot, and an
         apply after it adds rows the snapshot may already hold, which the index takes as a

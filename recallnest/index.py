@@ -205,8 +205,8 @@ class SearchIndex:
         top = int(keys.max())
         if top < 4 * len(keys) + 4096 and int(keys.min()) >= 1:
             # Doc numbers come from one sequence, so a table indexed by doc number is about as
-            # long as the index: a gather over it is 15x faster than a binary search per doc
-            # for the 6.5M postings of a 100k-turn store (bench/RESULTS.md "Into a large store").
+            # long as the index: a gather over it is 12x faster than a binary search per doc
+            # for the 6.5M postings of a 100k-turn store (decision 0010).
             table = np.full(top + 2, -1, dtype=np.int64)
             table[keys] = values
             # Docs below 1 read slot 0, docs above `top` the last slot: both hold -1.
@@ -394,7 +394,8 @@ class SearchIndex:
                     continue
                 pos, tf = positions[lo:hi], weights[lo:hi]
                 keep = pos >= 0
-                self._postings[term] = (pos, tf) if keep.all() else (pos[keep], tf[keep])
+                # Copies, not views: a view would keep the whole load's arrays alive.
+                self._postings[term] = (pos[keep], tf[keep])
 
     def load_rows(
         self,

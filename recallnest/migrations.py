@@ -188,8 +188,9 @@ def m003_create_capture_queue(con: duckdb.DuckDBPyConnection) -> None:
 def m004_term_ids(con: duckdb.DuckDBPyConnection) -> None:
     """Postings name their term by an integer id into a new `terms` table (decision 0010): the
     index loads integer columns instead of joining and sorting 6.5M term strings at 100k turns.
-    Ids are dense from 0 here; later ones are max + 1 (a term's id never changes while any
-    posting holds it; a term no posting holds is deleted)."""
+    Ids are dense from 0 here, later ones max + 1. A term's id never changes while a posting
+    holds it; a term no posting holds any more is deleted with the rows that held it, or at
+    compaction."""
     con.execute("CREATE TABLE terms (tid INTEGER NOT NULL, term VARCHAR NOT NULL)")
     con.execute(
         "INSERT INTO terms SELECT (row_number() OVER (ORDER BY term) - 1)::INTEGER, term "

@@ -1406,7 +1406,7 @@ def _existing_docs(
     """(doc, text) of the stored rows among `ids`. The ids are matched first and the texts read
     only for rows that exist: matching reads the id column of the whole table, and reading the
     text column with it cost 3x as much at 100k turns, for rows a backfill never has
-    (bench/RESULTS.md "Into a large store")."""
+    (decision 0010)."""
     found = [r[0] for r in _select_in(cur, f"SELECT id FROM {table}", "id", ids)]
     if not found:
         return {}
@@ -1458,9 +1458,11 @@ def _drop_postings(
     if not docs:
         return
     with _scan(cur, "gone", d=np.asarray(docs, dtype=np.int64)):
-        tids = cur.execute(
-            "DELETE FROM postings WHERE doc IN (SELECT d FROM gone) RETURNING tid"
-        ).fetchnumpy()["tid"]
+        delete = "DELETE FROM postings WHERE doc IN (SELECT d FROM gone)"
+        if prune_terms:
+            tids = cur.execute(delete + " RETURNING tid").fetchnumpy()["tid"]
+        else:
+            cur.execute(delete)
         cur.execute("DELETE FROM vectors WHERE doc IN (SELECT d FROM gone)")
     if prune_terms and len(tids):
         with _scan(cur, "gone_terms", t=np.unique(tids)):

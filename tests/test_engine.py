@@ -145,6 +145,9 @@ def test_forget_removes_from_search_and_store(engine: Engine) -> None:
     assert keep["id"] in ids(search(engine, "port"))
     assert engine.store.memories([mem["id"]]) == []
     assert engine.store.counts()["memories"] == 1
+    terms = {r[0] for r in engine.store._cur().execute("SELECT term FROM terms").fetchall()}
+    assert "stage" not in terms and "8443" not in terms  # its words go with it
+    assert {"product", "port", "443"} <= terms
     with pytest.raises(NotFoundError):
         engine.memory(mem["id"])
 
