@@ -387,15 +387,16 @@ class SearchIndex:
         with self._lock:
             positions = self._positions(np.asarray(docs, dtype=np.int64)).astype(np.int32)
             weights = np.asarray(tfs, dtype=np.float32)
-            bounds = np.searchsorted(tids, np.arange(len(terms) + 1)).tolist()
-            for k, term in enumerate(terms):
-                lo, hi = bounds[k], bounds[k + 1]
-                if term is None or lo == hi:
-                    continue
-                pos, tf = positions[lo:hi], weights[lo:hi]
-                keep = pos >= 0
-                # Copies, not views: a view would keep the whole load's arrays alive.
-                self._postings[term] = (pos[keep], tf[keep])
+            keep = positions >= 0
+            if not keep.all():
+                positions, weights, tids = positions[keep], weights[keep], tids[keep]
+            bounds = np.searchsorted(tids, np.arange(len(terms) + 1, dtype=tids.dtype)).tolist()
+            postings = self._postings
+            # One pass, two slices per term: the loop runs ~20k times at 100k turns. Copies,
+            # not views, so the load's big arrays are freed once it is done.
+            for term, lo, hi in zip(terms, bounds, bounds[1:], strict=False):
+                if term is not None and lo != hi:
+                    postings[term] = (positions[lo:hi].copy(), weights[lo:hi].copy())
 
     def load_rows(
         self,
