@@ -1084,7 +1084,7 @@ class Store:
             tmp = self.path.with_name(self.path.name + ".compact")
             _remove_quietly(tmp, Path(f"{tmp}.wal"))
             try:
-                prune_terms(cur)
+                _drop_unused_terms(cur)
                 cur.execute("CHECKPOINT")
                 row = cur.execute("SELECT current_database()").fetchone()
                 name = str(row[0]) if row else ""
@@ -1478,12 +1478,9 @@ def replace_postings(cur: duckdb.DuckDBPyConnection, doc: int, counts: Mapping[s
     _write_postings(cur, [doc], [counts])
 
 
-def prune_terms(cur: duckdb.DuckDBPyConnection) -> int:
-    """Delete every term no posting holds; returns how many."""
-    row = cur.execute(
-        "DELETE FROM terms WHERE tid NOT IN (SELECT DISTINCT tid FROM postings)"
-    ).fetchone()
-    return int(row[0]) if row else 0
+def _drop_unused_terms(cur: duckdb.DuckDBPyConnection) -> None:
+    """Delete every term no posting holds (compaction: what replaced texts left behind)."""
+    cur.execute("DELETE FROM terms WHERE tid NOT IN (SELECT DISTINCT tid FROM postings)")
 
 
 def _write_postings(
