@@ -38,6 +38,7 @@ from recallnest.transcripts._common import (
     parse_time,
     path_parts,
     retractions,
+    strip_context,
     trim_dict,
     unique,
 )
@@ -375,8 +376,9 @@ def _plain_text(content: object) -> str:
 
 
 def _prompt_text(content: object) -> str:
-    """What the person typed: text blocks minus reminders, command wrappers and notices."""
-    kept = (clean_text(_REMINDER.sub("", text)) for text in _texts(_blocks(content)))
+    """What the person typed: text blocks minus reminders, our context (`strip_context`),
+    command wrappers and notices."""
+    kept = (strip_context(_REMINDER.sub("", text)) for text in _texts(_blocks(content)))
     return "\n\n".join(text for text in kept if text and not text.startswith(_WRAPPER_PREFIXES))
 
 

@@ -42,6 +42,7 @@ from recallnest.transcripts._common import (
     is_blank,
     parse_time,
     path_parts,
+    strip_context,
     trim_dict,
 )
 
@@ -57,6 +58,7 @@ _SLASH_COMMAND = re.compile(r"^/[A-Za-z][\w:-]*(?:\s|$)")  # `/compress`, not `/
 _SHELL_TOOLS = frozenset({"run_shell_command", "shell"})
 _SUMMARY_ID = "$summary"
 _SNAPSHOT = "<state_snapshot>"
+_GEMINI_WRAPPERS = ("hook_context",)  # Gemini's wrapper of hook context: never typed
 
 
 class GeminiParser:
@@ -176,11 +178,8 @@ class GeminiParser:
     # --- Helpers ---------------------------------------------------------------------------
 
     def _turn(self, message: JsonDict, message_id: str, role: Role, offset: int) -> Turn | None:
-        texts = [_parts_text(message.get(key)) for key in ("displayContent", "content")]
-        if any(has_marker(text) for text in texts):
-            return None
-        text = clean_text(next((t for t in texts if t.strip()), ""))
-        if not text or (role == "user" and any(_is_injected(t) for t in texts)):
+        text = _message_text(message, role)
+        if not text:
             return None
         # /compress puts its summary into the history as a user turn holding a <state_snapshot>.
         summary = role == "user" and _SNAPSHOT in text
@@ -338,6 +337,25 @@ def _parts_text(content: object) -> str:
         if isinstance(part, str | dict)
     )
     return "".join(texts)
+
+
+def _message_text(message: JsonDict, role: Role) -> str:
+    """The text a message's turn keeps: "" for our context, notices and injected user content.
+
+    A user message keeps what the person typed (`displayContent` first, else `content`) with
+    every `<hook_context>` span and block of ours cut out (`strip_context`); it is dropped only
+    when nothing is left or what is left is CLI plumbing (`_is_injected`). A model message
+    holding our marker is dropped whole, as before.
+    """
+    texts = [_parts_text(message.get(key)) for key in ("displayContent", "content")]
+    if role != "user":
+        return "" if any(has_marker(t) for t in texts) else clean_text(_first(texts))
+    text = _first([strip_context(t, _GEMINI_WRAPPERS) for t in texts])
+    return "" if _is_injected(text) or has_marker(text) else text
+
+
+def _first(texts: list[str]) -> str:
+    return next((t for t in texts if t.strip()), "")
 
 
 def _part_text(part: dict[str, object]) -> str:
