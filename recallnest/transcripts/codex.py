@@ -6,11 +6,13 @@ messages and injected user preambles (AGENTS.md, `<environment_context>`, ...), 
 message once although Codex writes it twice, tool calls, compaction summaries and
 `thread_rolled_back`. Pure: no I/O, clock or environment; it never raises on bad input.
 
-A visible message usually appears twice: as `event_msg` (`user_message` / `agent_message`) and as
-`response_item` (`message`), in either order, and the legacy format and trimmed files have only
-one of them. So neither form is authoritative: the FIRST form seen is kept and a following
-message of the same role and the same whitespace-normalised text in the OTHER form is dropped as
-its twin (each message pairs at most once, so "yes" typed in two turns is still two turns). The
+A visible message usually appears in two or three forms: as `event_msg` (`user_message` /
+`agent_message`, up to 0.170), as `response_item` (`message`) and, from 0.171, as `event_msg`
+`item_completed` (`UserMessage`), in any order; the legacy format and trimmed files have only
+one of them. So no form is authoritative: the FIRST form seen is kept and a following message
+of the same role and the same whitespace-normalised text in a form not yet seen for it is
+dropped as its twin (each message pairs once per form, so "yes" typed in two turns is still
+two turns). Our own context is cut out of user text (`strip_context`) before comparing. The
 record id is the response item's `id` when the kept form is an item that has one, else
 `line:<offset>`: stable across re-reads because the file order is.
 
@@ -21,8 +23,8 @@ attributed to that parent session: `parent_session_id` is set, record ids are pr
 "assistant".
 
 State (bounded): the thread and parent ids, cwd, model and branch, fingerprints of the last
-MAX_RECENT messages per role (twin detection), and the record ids of the last MAX_GROUPS user
-turns (rollbacks).
+MAX_RECENT messages per role with the forms seen (twin detection), and the record ids of the
+last MAX_GROUPS user turns (rollbacks).
 """
 
 from __future__ import annotations
