@@ -9,12 +9,18 @@ are deterministic; a replayed line is an upsert of the same row).
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import gc
+import hashlib
 import json
 import logging
 import os
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any, BinaryIO
 
 from recallnest import redact, transcripts
 from recallnest.errors import TranscriptError
@@ -26,7 +32,9 @@ from recallnest.tail import FileState, fingerprint, read_lines, start_offset
 log = logging.getLogger(__name__)
 
 FLUSH_BYTES = 4 * 1024 * 1024  # bytes of transcript per transaction during backfill
-MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
+MAX_DOCUMENT_BYTES = 1024 * 1024 * 1024  # parsed streaming: memory is one batch (issue 18.9)
+DOCUMENT_CHUNK_BYTES = 256 * 1024
+RELEASE_AFTER_BYTES = 8 * 1024 * 1024  # a document this big is followed by release_memory()
 
 
 @dataclass
@@ -209,29 +217,72 @@ def _ingest_document(
     prepare: Callable[[Batch], Batch] | None,
     report: FileReport,
 ) -> None:
-    """Gemini ≤0.38 rewrites one JSON document on every change: re-parse it whole when its
-    size or head changed. A half-written document raises TranscriptError: retried next event."""
+    """Gemini ≤0.38 rewrites one JSON document on every change: re-parse it when its bytes
+    changed, streaming (issue 18.9: memory holds one batch of messages, not the document).
+    A half-written document stores the complete messages before the damage, then raises
+    TranscriptError without moving the cursor: the whole file is read again next time."""
     size = os.stat(source.path).st_size
     if size > MAX_DOCUMENT_BYTES:
         report.oversized_lines += 1
         return
-    data = Path(source.path).read_bytes()
-    digest = _digest(data)
-    if known and known.fingerprint == digest:
+    if known and known.fingerprint == _file_digest(source.path):
         return
-    events = transcripts.parse_document(source.agent, source.path, data, _cwd_hint(source))
-    cursor = replace(_cursor(source, len(data), {}, 0), fingerprint=digest)
-    report.new_turns += apply(_prepared(prepare, _batch(events, cursor, report)))
+    hasher = hashlib.blake2b(digest_size=16)
+    pending: list[Event] = []
+    with open(source.path, "rb") as handle:
+        chunks = _hashed_chunks(handle, hasher)
+        batches = transcripts.iter_document(source.agent, source.path, chunks, _cwd_hint(source))
+        try:
+            for events in batches:
+                _apply_events(pending, None, apply, prepare, report)
+                pending = events
+        except TranscriptError:
+            _apply_events(pending, None, apply, prepare, report)
+            raise
+        finally:
+            if size >= RELEASE_AFTER_BYTES:
+                release_memory()
+        read = handle.tell()
+    cursor = replace(_cursor(source, read, {}, 0), fingerprint=hasher.hexdigest())
+    _apply_events(pending, cursor, apply, prepare, report)
+
+
+def _apply_events(
+    events: list[Event],
+    cursor: Cursor | None,
+    apply: Apply,
+    prepare: Callable[[Batch], Batch] | None,
+    report: FileReport,
+) -> None:
+    if events or cursor is not None:
+        report.new_turns += apply(_prepared(prepare, _batch(events, cursor, report)))
+
+
+def _hashed_chunks(handle: BinaryIO, hasher: Any) -> Iterator[bytes]:
+    while chunk := handle.read(DOCUMENT_CHUNK_BYTES):
+        hasher.update(chunk)
+        yield chunk
+
+
+def _file_digest(path: str) -> str:
+    hasher = hashlib.blake2b(digest_size=16)
+    with open(path, "rb") as handle:
+        for _ in _hashed_chunks(handle, hasher):
+            pass
+    return hasher.hexdigest()
+
+
+def release_memory() -> None:
+    """Hand freed memory back to the OS after a big parse: collect cycles, then ask glibc to
+    trim its heap (CPython keeps freed blocks otherwise; issue 18.9 saw 1.9 GB stay)."""
+    gc.collect()
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None).malloc_trim(0)
 
 
 def _prepared(prepare: Callable[[Batch], Batch] | None, batch: Batch) -> Batch:
     return prepare(batch) if prepare else batch
-
-
-def _digest(data: bytes) -> str:
-    import hashlib
-
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def _cwd_hint(source: Source) -> str | None:
@@ -268,8 +319,8 @@ def _load_state(raw: str | None) -> dict[str, object] | None:
     return value if isinstance(value, dict) else None
 
 
-def _batch(events: Sequence[Event], cursor: Cursor, report: FileReport) -> Batch:
-    batch = Batch(cursors=[cursor])
+def _batch(events: Sequence[Event], cursor: Cursor | None, report: FileReport) -> Batch:
+    batch = Batch(cursors=[cursor] if cursor is not None else [])
     for event in events:
         if isinstance(event, Turn):
             turn = clean_turn(event, report)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from recallnest.errors import TranscriptError
@@ -45,6 +45,7 @@ from recallnest.transcripts._common import (
     strip_context,
     trim_dict,
 )
+from recallnest.transcripts.jsonstream import StreamError, members
 
 STATE_VERSION = 1
 MAX_MESSAGES = 500  # message ids (with the digest of what was emitted) kept in file order
@@ -288,6 +289,54 @@ def parse_document(path: str, data: bytes, cwd_hint: str | None = None) -> list[
     if (summary := get_str(document, "summary")) is not None:
         events.extend(parser._summary_turn(summary, document.get("lastUpdated"), 0))
     return events
+
+
+def iter_document(
+    path: str, chunks: Iterable[bytes], cwd_hint: str | None = None, batch: int = 256
+) -> Iterator[list[Event]]:
+    """The events of `parse_document`, read incrementally from the file's bytes in `chunks`:
+    lists of about `batch` messages' events, so memory holds one batch, not the document.
+
+    A message is held back only while the session id is unknown (it comes first in files
+    Gemini wrote). On a half-written or bad document, the events of every complete message
+    before the damage are yielded, then TranscriptError is raised.
+    """
+    parser = GeminiParser(path, cwd_hint=cwd_hint)
+    held: list[JsonDict] | None = []  # None once the session id is known
+    top: JsonDict = {}
+    events: list[Event] = []
+    try:
+        for name, value in members(chunks, "messages"):
+            if name != "messages[]":
+                top[name] = value
+            if name == "sessionId" and held is not None:
+                parser._session = get_str(top, "sessionId")
+                events.extend(e for message in held for e in parser._upsert(message, 0))
+                held = None
+            elif name == "messages[]" and isinstance(value, dict) and _has_id(value):
+                if held is None:
+                    events.extend(parser._upsert(value, 0))
+                else:
+                    held.append(value)
+            if len(events) >= batch:
+                yield events
+                events = []
+    except StreamError as exc:
+        yield events + _rest(parser, held or [], {})
+        raise TranscriptError(f"{path}: not a complete JSON document: {exc}") from exc
+    yield events + _rest(parser, held or [], top)
+
+
+def _rest(parser: GeminiParser, held: list[JsonDict], top: JsonDict) -> list[Event]:
+    """Messages held back for want of a session id, then the summary."""
+    events = [e for message in held for e in parser._upsert(message, 0)]
+    if (summary := get_str(top, "summary")) is not None:
+        events.extend(parser._summary_turn(summary, top.get("lastUpdated"), 0))
+    return events
+
+
+def _has_id(message: JsonDict) -> bool:
+    return isinstance(message.get("id"), str)
 
 
 def project_root_for(path: str, home: str | None = None) -> str | None:
