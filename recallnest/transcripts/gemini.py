@@ -292,7 +292,7 @@ def parse_document(path: str, data: bytes, cwd_hint: str | None = None) -> list[
 
 
 def iter_document(
-    path: str, chunks: Iterable[bytes], cwd_hint: str | None = None, batch: int = 256
+    path: str, chunks: Iterable[bytes], cwd_hint: str | None = None, batch: int = 2048
 ) -> Iterator[list[Event]]:
     """The events of `parse_document`, read incrementally from the file's bytes in `chunks`:
     lists of about `batch` messages' events, so memory holds one batch, not the document.
