@@ -5,12 +5,15 @@ messages, and memory holds one batch, not the document."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from recallnest.config import Settings
 from recallnest.engine import Engine
@@ -162,3 +165,46 @@ def test_ingest_stores_the_complete_part_then_the_rest_once(tmp_path: Path) -> N
         assert engine.store.counts()["turns"] == 601
     finally:
         engine.close()
+
+
+# --- never anything but TranscriptError, whatever the bytes -----------------------------------
+
+values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner),
+    max_leaves=12,
+)
+messages = st.fixed_dictionaries(
+    {"id": st.sampled_from(["m1", "m2", "m3"]), "type": st.sampled_from(["user", "gemini", "x"])},
+    optional={"content": values | st.text(max_size=30), "displayContent": values},
+)
+documents = st.fixed_dictionaries(
+    {"messages": st.lists(messages | values, max_size=6) | values},
+    optional={"sessionId": values, "summary": values, "lastUpdated": values},
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(document=documents, size=st.integers(min_value=1, max_value=40))
+def test_any_document_streams_to_the_whole_file_events(
+    document: dict[str, object], size: int
+) -> None:
+    data = json.dumps(document).encode()
+    assert streamed(data, size) == parse_document("gemini", PATH, data)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.binary(max_size=300) | documents.map(lambda d: json.dumps(d).encode()[:-3]))
+def test_any_bytes_stream_or_raise_transcript_error(data: bytes) -> None:
+    try:
+        streamed(data, 7)
+    except TranscriptError:
+        return
+
+
+def test_deep_nesting_is_a_transcript_error_not_a_crash() -> None:
+    for depth in (950, 10_000):
+        content = "[" * depth + "]" * depth
+        doc = f'{{"sessionId":"s","messages":[{{"id":"g1","type":"user","content":{content}}}]}}'
+        with contextlib.suppress(TranscriptError):
+            streamed(doc.encode(), 4096)
