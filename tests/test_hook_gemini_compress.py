@@ -27,6 +27,7 @@ from test_hook import TEXT, StubDaemon, ok
 
 from recallnest import hook
 from recallnest.harness import for_agent
+from recallnest.harness import gemini as gemini_harness
 from recallnest.harness.gemini import compressed_since
 from recallnest.paths import socket_path
 
@@ -154,3 +155,19 @@ def test_compressed_since_reads_only_what_it_should(tmp_path: Path) -> None:
     fifo = tmp_path / "fifo.jsonl"
     os.mkfifo(fifo)
     assert not compressed_since(str(fifo), 0)  # never opened: it would block the hook
+
+
+@pytest.mark.parametrize("chunk", [5, 16, 61, 1 << 20])
+def test_an_old_snapshot_is_found_across_read_chunks(
+    tmp_path: Path, chunk: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(gemini_harness, "_CHUNK", chunk)
+    chat = Chat(tmp_path / "session.jsonl")
+    chat.compress()
+    for _ in range(3):
+        chat.prompt()
+    window = chat.path.stat().st_size
+    chat.prompt()  # repeats the snapshot of the compression, far back in the file
+    assert not compressed_since(str(chat.path), window)
+    chat.compress()
+    assert compressed_since(str(chat.path), window)

@@ -90,16 +90,14 @@ def _snapshot_ids(line: bytes) -> Iterator[str]:
 
 
 def _occurs_before(handle: BinaryIO, message_id: str, end: int) -> bool:
-    """Whether `"id":"<message_id>"` occurs in the first `end` bytes (read in chunks)."""
+    """Whether `"id":"<message_id>"` occurs in the first `end` bytes. Read backwards in
+    chunks: an old snapshot was re-written by the latest checkpoint, just before `end`."""
     needle = json.dumps({"id": message_id}, separators=(",", ":"))[1:-1].encode()
-    handle.seek(0)
-    position, tail = 0, b""
-    while position < end:
-        chunk = handle.read(min(_CHUNK, end - position))
-        if not chunk:
-            return False
-        if needle in tail + chunk:
+    stop = end
+    while stop > 0:
+        start = max(0, stop - _CHUNK)
+        handle.seek(start)
+        if needle in handle.read(min(end, stop + len(needle)) - start):
             return True
-        position += len(chunk)
-        tail = chunk[-len(needle) :]
+        stop = start
     return False
