@@ -32,9 +32,10 @@ class Continuity:
         self.engine = engine
         self._sent: OrderedDict[str, frozenset[str]] = OrderedDict()
         self._lock = threading.Lock()
-        # project -> (memory generation, checkpoint generation, candidates, latest checkpoint)
-        self._cache: dict[str | None, tuple[int, int, list[Memory], Checkpoint | None]] = {}
-        self.checkpoint_generation = 0
+        # project -> (store generation, candidates, latest checkpoint). The store bumps its
+        # generation on every write that can change a resume (memories, checkpoints,
+        # lifecycle), so no writer has to remember to invalidate this cache.
+        self._cache: dict[str | None, tuple[int, list[Memory], Checkpoint | None]] = {}
 
     # ---- checkpoints ------------------------------------------------------------------------
 
@@ -111,16 +112,16 @@ class Continuity:
         }
 
     def _inputs(self, project: str | None) -> tuple[list[Memory], Checkpoint | None]:
-        """Candidate memories and the latest checkpoint, cached until either changes."""
-        key = (self.engine.memory_generation, self.checkpoint_generation)
+        """Candidate memories and the latest checkpoint, cached until the store changes."""
+        generation = self.engine.store.generation
         cached = self._cache.get(project)
-        if cached is not None and cached[:2] == key:
-            return cached[2], cached[3]
+        if cached is not None and cached[0] == generation:
+            return cached[1], cached[2]
         memories = self.engine.store.resume_memories(project, RESUME_CANDIDATES)
         checkpoint = self.latest(project)
         if len(self._cache) > MAX_TRACKED_SESSIONS:
             self._cache.clear()
-        self._cache[project] = (*key, memories, checkpoint)
+        self._cache[project] = (generation, memories, checkpoint)
         return memories, checkpoint
 
     def _already_sent(self, session_id: str | None) -> frozenset[str]:

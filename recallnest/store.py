@@ -151,6 +151,11 @@ class Store:
         self._con = _connect(path, read_only, memory_mb)
         self._local = threading.local()
         self._write_lock = threading.RLock()
+        # Bumped by every committed write that may change what a resume context shows
+        # (memories, checkpoints, lifecycle rows); readers cache what they derive under it.
+        # Writes that cannot change it (turns alone, vectors, cursors, read counts) pass
+        # `changes_resume=False`: a resume records its reads, and must not void its own cache.
+        self.generation = 0
         if not read_only:
             path.chmod(0o600)
             self._migrate()
@@ -169,7 +174,7 @@ class Store:
         return cur
 
     @contextmanager
-    def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
+    def transaction(self, changes_resume: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
         with self._write_lock:
             cur = self._cur()
             cur.execute("BEGIN TRANSACTION")
@@ -179,6 +184,8 @@ class Store:
                 cur.execute("ROLLBACK")
                 raise
             cur.execute("COMMIT")
+            if changes_resume:
+                self.generation += 1
 
     def _migrate(self) -> None:
         cur = self._cur()
@@ -210,8 +217,9 @@ class Store:
         Any database failure (disk full, damaged file) rolls back everything, cursors included,
         and surfaces as StoreError."""
         result = BatchResult()
+        changes = bool(batch.memories or batch.deleted_memory_ids)
         try:
-            with self.transaction() as tx:
+            with self.transaction(changes_resume=changes) as tx:
                 _write_turns(tx, batch.turns, result)
                 _delete_docs(tx, "turns", batch.retracted_turn_ids, result)
                 _write_memories(tx, batch.memories, result)
@@ -587,7 +595,7 @@ class Store:
         blobs = np.empty(len(docs), dtype=object)
         blobs[:] = [row.astype(np.float32).tobytes() for row in matrix]
         with (
-            self.transaction() as tx,
+            self.transaction(changes_resume=False) as tx,
             _scan(tx, "vec_batch", doc=np.asarray(docs, np.int64), vec=blobs),
         ):
             live = tx.execute(
@@ -713,7 +721,7 @@ class Store:
             return 0
         ids = list(counts)
         with (
-            self._lifecycle_tx() as tx,
+            self._lifecycle_tx(changes_resume=False) as tx,
             _scan(
                 tx,
                 "access_batch",
@@ -1111,9 +1119,9 @@ class Store:
         }
 
     @contextmanager
-    def _lifecycle_tx(self) -> Iterator[duckdb.DuckDBPyConnection]:
+    def _lifecycle_tx(self, changes_resume: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
         try:
-            with self.transaction() as tx:
+            with self.transaction(changes_resume) as tx:
                 yield tx
         except duckdb.Error as exc:
             raise StoreError(f"write failed, nothing was stored: {exc}") from exc
