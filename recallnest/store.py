@@ -434,19 +434,34 @@ class Store:
         )
         return row[0] if row else None
 
-    def resume_memories(self, project: str | None, limit: int = 2000) -> list[Memory]:
-        """Active memories that may appear in a resume context: global or this project's."""
-        scopes = ["global"] if project is None else ["global", project]
-        rows = (
-            self._cur()
-            .execute(
-                f"SELECT {_MEMORY_COLS} FROM memories WHERE status = 'active' AND scope IN "
-                "(SELECT unnest(?::VARCHAR[])) ORDER BY importance * confidence DESC, "
-                "updated_at DESC NULLS LAST, id LIMIT ?",
-                [scopes, limit],
-            )
-            .fetchall()
+    def resume_memories(
+        self,
+        groups: Sequence[tuple[str, Sequence[str]]],
+        per_group: int,
+        now: datetime | None = None,
+    ) -> list[Memory]:
+        """Active, current memories for a resume context: for each (scope, categories) group,
+        the best `per_group`, ranked as compose ranks them (pinned, importance × confidence,
+        tier, recency, id).
+
+        Per group, not one top-N overall: 100k global memories must not crowd a project's few
+        facts out of the candidates (issue 17). One LIMIT query per group (a top-N heap over a
+        scan): a window over every row costs ~10x more at 100k (bench_resume_scale.py)."""
+        if not groups:
+            return []
+        where = (
+            "status = 'active' AND superseded_by IS NULL "
+            "AND (valid_until IS NULL OR valid_until > ?) AND scope = ? "
+            "AND category IN (SELECT unnest(?::VARCHAR[]))"
         )
+        one = (
+            f"(SELECT {_MEMORY_COLS} FROM memories WHERE {where} ORDER BY {_RESUME_ORDER} LIMIT ?)"
+        )
+        at = _naive(now or datetime.now(UTC))
+        params: list[object] = []
+        for scope, categories in groups:
+            params += [at, scope, list(categories), int(per_group)]
+        rows = self._cur().execute(" UNION ALL ".join([one] * len(groups)), params).fetchall()
         return [_memory_from_row(r) for r in rows]
 
     def turn_records(self) -> list[tuple[str, str]]:
@@ -1244,6 +1259,12 @@ _MEMORY_FIELDS = [
     "valid_until",
 ]
 _MEMORY_COLS = ", ".join(_MEMORY_FIELDS)
+# compose._rank_key in SQL: pinned, importance × confidence, tier (core first), recency, id.
+_RESUME_ORDER = (
+    "pinned DESC, round(importance * confidence, 6) DESC, CASE tier WHEN 'core' THEN 0 "
+    "WHEN 'working' THEN 1 WHEN 'peripheral' THEN 2 ELSE 3 END, "
+    "coalesce(updated_at, created_at) DESC NULLS LAST, id"
+)
 _TURN_FIELDS = [
     "id",
     "agent",

@@ -6,11 +6,12 @@ resume, write, and resume again on the same engine, never on a fresh one.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from recallnest.engine import Engine
-from recallnest.models import Turn
+from recallnest.models import GLOBAL_SCOPE, Memory, Turn
 from recallnest.store import Batch
 
 PROJECT = "/work/app"
@@ -117,3 +118,49 @@ def test_the_generation_moves_on_writes_that_change_a_resume_only(engine: Engine
     assert store.generation == before + 1
     engine.remember("The CLI flags are kebab-case", scope=PROJECT)
     assert store.generation == before + 2
+
+
+# ---- candidates at scale: each section draws from its own scope -------------------------------
+
+
+def pool(scope: str, category: str, n: int, importance: float, word: str) -> list[Memory]:
+    return [
+        Memory(
+            id=f"{word}-{k}",
+            scope=scope,
+            category=category,
+            text=f"{word} fact number {k} about {scope} ({category}) with its own words {k * 7}",
+            importance=importance,
+            confidence=0.9,
+            created_at=T0,
+            updated_at=T0 + timedelta(seconds=k),
+        )
+        for k in range(n)
+    ]
+
+
+def test_a_large_global_pool_does_not_crowd_out_the_project(engine: Engine) -> None:
+    crowd = [
+        *pool(GLOBAL_SCOPE, "preferences", 300, 0.95, "globalpref"),
+        *pool(GLOBAL_SCOPE, "entities", 300, 0.95, "globalfact"),
+        *pool("/work/other", "entities", 300, 0.99, "otherfact"),
+        *pool(GLOBAL_SCOPE, "cases", 300, 0.95, "globalcase"),
+    ]
+    own = pool(PROJECT, "entities", 3, 0.4, "ownfact")
+    own_case = pool(PROJECT, "cases", 1, 0.3, "owncase")
+    own_pref = pool(PROJECT, "preferences", 1, 0.3, "ownpref")
+    engine.apply(Batch(memories=[*crowd, *own, *own_case, *own_pref]))
+    shown = engine.continuity.resume(PROJECT, "claude", "startup", record=False)
+    text = str(shown["text"])
+    assert "This project:" in text
+    assert all(m.id in shown["items"] for m in [*own, *own_case, *own_pref]), text
+    assert "otherfact" not in text  # another project's facts never show here
+    assert "You (profile & preferences):" in text and "Past cases & workflows:" in text
+
+
+def test_a_pinned_project_fact_with_low_importance_is_a_candidate(engine: Engine) -> None:
+    crowd = pool(PROJECT, "entities", 400, 0.9, "busyfact")
+    pinned = replace(pool(PROJECT, "entities", 1, 0.05, "pinnedfact")[0], pinned=True)
+    engine.apply(Batch(memories=[*crowd, pinned]))
+    shown = engine.continuity.resume(PROJECT, "claude", "startup", record=False)
+    assert pinned.id in shown["items"]
