@@ -78,6 +78,8 @@ class Batch:
     # memories were captured from (deleted from the queue with them).
     capture_later: list[str] = field(default_factory=list)
     captured_flush: int | None = None
+    # Session id -> its captures admitted so far (new totals against the per-session cap).
+    session_captures: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,6 +228,7 @@ class Store:
                 _delete_docs(tx, "memories", batch.deleted_memory_ids, result)
                 _write_tool_uses(tx, batch.tool_uses)
                 _write_cursors(tx, batch.cursors)
+                _write_session_captures(tx, batch.session_captures)
                 result.queued_flush = _write_capture_queue(
                     tx, batch.capture_later, batch.captured_flush
                 )
@@ -256,6 +259,21 @@ class Store:
             [row[0]],
         ).fetchall()
         return int(row[0]), [_turn_from_row(r) for r in rows]
+
+    def session_captures(self, session_ids: Collection[str]) -> dict[str, int]:
+        """Captures admitted so far by each of `session_ids` (absent: none yet)."""
+        if not session_ids:
+            return {}
+        rows = (
+            self._cur()
+            .execute(
+                "SELECT session_id, captured FROM session_captures "
+                "WHERE session_id IN (SELECT unnest(?::VARCHAR[]))",
+                [sorted(session_ids)],
+            )
+            .fetchall()
+        )
+        return {str(s): int(n) for s, n in rows}
 
     def queued_capture_count(self) -> int:
         row = self._cur().execute("SELECT count(*) FROM capture_queue").fetchone()
@@ -1803,6 +1821,11 @@ def _write_tool_uses(cur: duckdb.DuckDBPyConnection, uses: Sequence[ToolUse]) ->
             "CASE WHEN files = '' THEN []::VARCHAR[] ELSE string_split(files, chr(31)) END, "
             f"{_n('command')}, {_n('cwd')} FROM tool_batch"
         )
+
+
+def _write_session_captures(cur: duckdb.DuckDBPyConnection, counts: Mapping[str, int]) -> None:
+    for session_id, captured in sorted(counts.items()):
+        cur.execute("INSERT OR REPLACE INTO session_captures VALUES (?, ?)", [session_id, captured])
 
 
 def _write_cursors(cur: duckdb.DuckDBPyConnection, cursors: Sequence[Cursor]) -> None:
