@@ -20,7 +20,7 @@ import numpy as np
 
 from recallnest import aliases, redact
 from recallnest.admission import SESSION_CAPTURE_CAP, apply_session_cap
-from recallnest.admit import Admitter, previous_turns
+from recallnest.admit import Admitter, previous_turns, superseded_target
 from recallnest.capture import capture_turn
 from recallnest.capture_worker import CaptureJob, Pair, capture_pairs
 from recallnest.config import Settings
@@ -409,14 +409,16 @@ class Engine:
         source: str = "manual",
         now: datetime | None = None,
     ) -> dict[str, Any]:
-        """Store one memory (redacted, deduplicated by canonical text) and return it."""
+        """Store one memory (redacted, deduplicated by canonical text) and return it. A new
+        statement that contradicts an active memory of its scope supersedes it at once, as a
+        captured correction does (`admit.superseded_target`)."""
         clean, kinds = redact.redact(text.strip())
         if not clean:
             raise RecallnestError("nothing to remember: the text is empty")
-        category = category or infer_category(clean)
-        if category not in CATEGORIES:
+        heard = _manual_capture(clean, scope, category)
+        if heard.category not in CATEGORIES:
             raise RecallnestError(
-                f"unknown category {category!r}; use one of {', '.join(CATEGORIES)}"
+                f"unknown category {heard.category!r}; use one of {', '.join(CATEGORIES)}"
             )
         now = now or datetime.now(UTC)
         mem_id = memory_id(scope, aliases.canonical(clean))
@@ -427,7 +429,7 @@ class Engine:
             else Memory(
                 id=mem_id,
                 scope=scope,
-                category=category,
+                category=heard.category,
                 text=clean,
                 importance=0.7 if importance is None else importance,
                 confidence=1.0,
@@ -436,13 +438,21 @@ class Engine:
                 updated_at=now,
                 source=source,
                 rule="manual" if source == "manual" else source,
+                subject=heard.subject,
             )
         )
-        self.apply(Batch(memories=[memory]))
+        replaced = None if old else superseded_target(heard, self._admission_lookup([heard])(heard))
+        rows = [memory]
+        if replaced is not None:
+            rows.append(
+                replace(replaced, status="superseded", superseded_by=memory.id, updated_at=now)
+            )
+        self.apply(Batch(memories=rows))
         self._embed_now([memory.id])
         out = dump(MemoryOut.of(memory))
         out["redactions"] = list(kinds)
         out["created"] = not old
+        out["superseded"] = [replaced.id] if replaced is not None else []
         return out
 
     def forget(self, ids: Sequence[str]) -> dict[str, Any]:
@@ -674,6 +684,12 @@ def build_embedder(settings: Settings) -> Embedder | None:
 
 def infer_category(text: str) -> str:
     """Category for a manual memory given without one: what the capture rules would say."""
+    return _manual_capture(text, GLOBAL_SCOPE, None).category
+
+
+def _manual_capture(text: str, scope: str, category: str | None) -> Capture:
+    """A remembered text as the capture rules read it: their category (unless given), subject
+    and rule, so admission treats it as it would the same words said in a session."""
     turn = Turn(
         agent="manual",
         session_id="manual",
@@ -685,7 +701,13 @@ def infer_category(text: str) -> str:
         offset=0,
     )
     found = capture_turn(turn)
-    return found[0].category if found else "entities"
+    heard = found[0] if found else None
+    category = category or (heard.category if heard else "entities")
+    subject = heard.subject if heard and heard.category == category else None
+    if subject is None and category in ("profile", "preferences"):
+        subject = aliases.find_subject(aliases.canonical(text))
+    rule = heard.rule if heard else "manual"
+    return Capture(category, text, 0.7, 1.0, rule, scope=scope, subject=subject)
 
 
 _QUERY_CACHE: dict[tuple[str, str], np.ndarray] = {}

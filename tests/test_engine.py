@@ -597,3 +597,46 @@ def test_the_session_cap_survives_a_restart(
         assert captured_texts(engine) == {CAP_TEXTS[0], *later}
     finally:
         engine.close()
+
+
+# ---- remember supersedes what it contradicts, at once ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I prefer npm for JavaScript packages.", "Use pnpm, not npm, for JavaScript packages."),
+        ("我习惯用 tab 缩进。", "以后用四个空格缩进，不用 tab。"),
+        ("The staging API listens on port 8080.", "The staging API listens on port 9090."),
+    ],
+)
+def test_remember_supersedes_the_statement_it_contradicts(
+    engine: Engine, old: str, new: str
+) -> None:
+    first = engine.remember(old)
+    other = engine.remember("Deploys go out on Thursdays after the release review.")
+    second = engine.remember(new)
+    rows = {m.id: m for m in engine.store.find_memories({"status": None})}
+    assert rows[first["id"]].status == "superseded"
+    assert rows[first["id"]].superseded_by == second["id"]
+    assert rows[second["id"]].status == "active" and rows[other["id"]].status == "active"
+    assert second["superseded"] == [first["id"]]
+    assert first["id"] not in ids(search(engine, old, kind="memories"))  # active only
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I prefer npm for JavaScript packages.", "I prefer vitest for unit tests."),
+        ("Service alpha listens on port 8080.", "Service beta listens on port 9090."),
+        ("我习惯用 tab 缩进。", "我习惯用 vim 写代码。"),
+    ],
+)
+def test_remember_keeps_statements_that_do_not_contradict(
+    engine: Engine, old: str, new: str
+) -> None:
+    first = engine.remember(old)
+    second = engine.remember(new)
+    rows = {m.id: m for m in engine.store.find_memories({"status": None})}
+    assert rows[first["id"]].status == "active" and rows[second["id"]].status == "active"
+    assert second["superseded"] == []
