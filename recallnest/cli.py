@@ -166,6 +166,7 @@ def remember(
         lambda m: click.echo(
             f"{'remembered' if m['created'] else 'updated'} {m['id']} "
             f"[{m['category']}, {m['scope']}]"
+            + "".join(f" (replaces {old[:8]})" for old in m.get("superseded", []))
         ),
     )
 

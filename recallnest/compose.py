@@ -65,6 +65,7 @@ __all__ = [
     "REMINDER",
     "ResumeContext",
     "ResumeInputs",
+    "candidate_groups",
     "compose_context",
     "estimate_tokens",
 ]
@@ -100,6 +101,9 @@ _SECTION_TITLES = {
 _TIER_RANK = {"core": 0, "working": 1, "peripheral": 2}
 _CATEGORY_SECTION = {"profile": "you", "preferences": "you", "cases": "cases", "patterns": "cases"}
 _PROJECT_CATEGORIES = frozenset({"entities", "events"})
+# Of the "you" and "cases" sections, this share is kept for the project's own memories when it
+# has any: a global pool of thousands must not push a project's own preference or case out.
+PROJECT_SHARE = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +161,18 @@ class _Fill:
 
 
 # --------------------------------------------------------------------------- public entry point
+
+
+def candidate_groups(project: str | None) -> list[tuple[str, tuple[str, ...]]]:
+    """(scope, categories) groups whose best memories a caller fetches as candidates: one
+    group per section and scope, so each section draws from its own scope and the project's
+    facts never compete with the global pool for a place among the candidates."""
+    by_section: dict[tuple[str, str | None], list[str]] = {}
+    for category in ("profile", "preferences", "entities", "events", "cases", "patterns"):
+        for scope in (GLOBAL_SCOPE,) if project is None else (GLOBAL_SCOPE, project):
+            probe = Memory(id="", scope=scope, category=category, text="")
+            by_section.setdefault((scope, _section_of(probe)), []).append(category)
+    return [(scope, tuple(cats)) for (scope, _), cats in by_section.items()]
 
 
 def compose_context(
@@ -376,26 +392,48 @@ def _candidates(inputs: ResumeInputs, scale: float, resending: bool) -> list[_It
 def _memory_sections(
     inputs: ResumeInputs, seen: _Seen, skip: frozenset[str], caps: dict[str, int]
 ) -> dict[str, list[_Item]]:
-    """The best memories of each section, best first, at most `caps[section]` each."""
-    sections: dict[str, list[_Item]] = {name: [] for name in caps}
+    """The best memories of each section, best first, at most `caps[section]` each. The
+    project's own memories are offered first for their share of the shared sections."""
+    ranked = sorted((m for m in inputs.memories if _usable(m, inputs)), key=_rank_key)
+    own = [m for m in ranked if m.scope != GLOBAL_SCOPE]
+    shares = {name: math.ceil(cap * PROJECT_SHARE) for name, cap in caps.items()}
+    chosen: dict[str, list[tuple[Memory, _Item]]] = {name: [] for name in caps}
+    _choose(own, inputs, seen, skip, shares, chosen)
+    _choose(ranked, inputs, seen, skip, caps, chosen)
+    return {
+        name: [item for _, item in sorted(picked, key=lambda pair: _rank_key(pair[0]))]
+        for name, picked in chosen.items()
+    }
+
+
+def _choose(
+    memories: Sequence[Memory],
+    inputs: ResumeInputs,
+    seen: _Seen,
+    skip: frozenset[str],
+    caps: dict[str, int],
+    chosen: dict[str, list[tuple[Memory, _Item]]],
+) -> None:
+    """Add `memories` in order to their sections until each holds `caps[section]`."""
     essentials = ESSENTIAL_PREFERENCES if inputs.source == "compact" else 0
-    for memory in sorted((m for m in inputs.memories if _usable(m, inputs)), key=_rank_key):
+    taken = {m.id for picked in chosen.values() for m, _ in picked}
+    for memory in memories:
         section = _section_of(memory)
-        if section is None or len(sections[section]) >= caps[section]:
+        if section is None or memory.id in taken or len(chosen[section]) >= caps[section]:
             continue
         # Trigger: a compact start. Why: compaction drops or paraphrases what we injected, so
         # the top preferences are re-sent even if sent before. Outcome: they skip `skip`.
-        essential = section == "you" and len(sections["you"]) < essentials
+        essential = section == "you" and len(chosen["you"]) < essentials
         if memory.id in skip and not essential:
             continue
         item = _memory_item(memory, section, inputs.now)
         if item is None or seen.has(item.body):
             continue
         seen.add(item.body)
-        sections[section].append(item)
-        if all(len(sections[name]) >= caps[name] for name in caps):
+        chosen[section].append((memory, item))
+        taken.add(memory.id)
+        if all(len(chosen[name]) >= caps[name] for name in caps):
             break
-    return sections
 
 
 # --------------------------------------------------------------------------- budget

@@ -541,3 +541,102 @@ def test_an_index_that_cannot_load_fails_searches_with_a_clear_error(
         engine.store.counts()  # the store itself still answers
     finally:
         engine.close()
+
+
+# ---- the per-session capture cap: most important first, persisted --------------------------
+
+CAP_TEXTS = [
+    "The API gateway listens on port 8443.",
+    "Our CI runs on Buildkite, not GitHub Actions.",
+    "Remember: the staging database is called orca-db.",
+    "I prefer tabs over spaces in every file.",
+]
+
+
+def cap_turns(texts: list[str], start: int = 0) -> list[Turn]:
+    return [
+        turn(f"cap-{start + k}", text, "/work/app", session_id="capped", offset=start + k)
+        for k, text in enumerate(texts)
+    ]
+
+
+def captured_texts(engine: Engine) -> set[str]:
+    return {m.text for m in engine.store.find_memories({})}
+
+
+def most_important(texts: list[str], n: int) -> set[str]:
+    from recallnest.capture import capture_turn
+
+    found = [c for t in cap_turns(texts) for c in capture_turn(t)]
+    assert len(found) == len(texts)  # each text is one capture (else the test proves nothing)
+    return {c.text for c in sorted(found, key=lambda c: -c.importance)[:n]}
+
+
+def test_the_session_cap_keeps_the_most_important_captures(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("recallnest.engine.SESSION_CAPTURE_CAP", 2)
+    engine.ingest_batch(Batch(turns=cap_turns(CAP_TEXTS)))
+    assert captured_texts(engine) == most_important(CAP_TEXTS, 2)
+
+
+def test_the_session_cap_survives_a_restart(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("recallnest.engine.SESSION_CAPTURE_CAP", 2)
+    engine = Engine.open(settings)
+    try:
+        engine.ingest_batch(Batch(turns=cap_turns(CAP_TEXTS[:1])))
+        assert len(captured_texts(engine)) == 1
+    finally:
+        engine.close()
+    engine = Engine.open(settings)
+    try:
+        engine.ingest_batch(Batch(turns=cap_turns(CAP_TEXTS[1:], start=1)))
+        later = most_important(CAP_TEXTS[1:], 1)
+        assert captured_texts(engine) == {CAP_TEXTS[0], *later}
+    finally:
+        engine.close()
+
+
+# ---- remember supersedes what it contradicts, at once ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I prefer npm for JavaScript packages.", "Use pnpm, not npm, for JavaScript packages."),
+        ("我习惯用 tab 缩进。", "以后用四个空格缩进，不用 tab。"),
+        ("The staging API listens on port 8080.", "The staging API listens on port 9090."),
+    ],
+)
+def test_remember_supersedes_the_statement_it_contradicts(
+    engine: Engine, old: str, new: str
+) -> None:
+    first = engine.remember(old)
+    other = engine.remember("Deploys go out on Thursdays after the release review.")
+    second = engine.remember(new)
+    rows = {m.id: m for m in engine.store.find_memories({"status": None})}
+    assert rows[first["id"]].status == "superseded"
+    assert rows[first["id"]].superseded_by == second["id"]
+    assert rows[second["id"]].status == "active" and rows[other["id"]].status == "active"
+    assert second["superseded"] == [first["id"]]
+    assert first["id"] not in ids(search(engine, old, kind="memories"))  # active only
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I prefer npm for JavaScript packages.", "I prefer vitest for unit tests."),
+        ("Service alpha listens on port 8080.", "Service beta listens on port 9090."),
+        ("我习惯用 tab 缩进。", "我习惯用 vim 写代码。"),
+    ],
+)
+def test_remember_keeps_statements_that_do_not_contradict(
+    engine: Engine, old: str, new: str
+) -> None:
+    first = engine.remember(old)
+    second = engine.remember(new)
+    rows = {m.id: m for m in engine.store.find_memories({"status": None})}
+    assert rows[first["id"]].status == "active" and rows[second["id"]].status == "active"
+    assert second["superseded"] == []
