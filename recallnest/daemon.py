@@ -54,7 +54,6 @@ ROOT_RESCAN_SECONDS = 5.0
 EMBED_IDLE_SECONDS = 1.0
 EMBED_BATCH = 16
 EMBED_NICENESS = 15
-IDLE_CHECKPOINT_SECONDS = 300.0  # a session with no new turn for this long gets a checkpoint
 # Checkpoints built per ingest pass at most this long (then new lines are read first).
 CHECKPOINT_BUDGET_SECONDS = 0.25
 HOOK_CHECKPOINT_DELAY = 1.5  # let the agent's last lines arrive before a hook's checkpoint
@@ -299,7 +298,7 @@ class Daemon:
         due = [
             sid
             for sid, (seen, compacted) in list(self.engine.touched.items())
-            if compacted or now - seen >= IDLE_CHECKPOINT_SECONDS
+            if compacted or now - seen >= self.settings.idle_checkpoint_seconds
         ]
         due += [sid for sid, at in list(self.requested.items()) if now >= at]
         for n, session_id in enumerate(dict.fromkeys(due)):
