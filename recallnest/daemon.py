@@ -117,6 +117,7 @@ class Daemon:
     # ---- lifecycle --------------------------------------------------------------------------
 
     def start(self) -> None:
+        self._checkpoints_missed()
         self._schedule_roots()
         self.observer.start()
         self.server = _serve(self)
@@ -146,6 +147,17 @@ class Daemon:
             self.engine.maintenance.flush_access()  # read counts kept in memory until now
         self.engine.close()
         log.info("daemon stopped")
+
+    def _checkpoints_missed(self) -> None:
+        """Sessions whose last turns no checkpoint covers are due at once: read while no
+        daemon ran (`recallnest ingest`), or ended while it was down or before it crashed."""
+        try:
+            missed = self.engine.store.sessions_missing_checkpoint()
+        except RecallnestError as exc:
+            log.warning("cannot look for sessions without a checkpoint: %s", exc)
+            return
+        for session_id in missed:
+            self.engine.touched.setdefault(session_id, (0.0, False))
 
     # ---- watching ---------------------------------------------------------------------------
 
