@@ -276,7 +276,8 @@ def _usable_checkpoint(inputs: ResumeInputs) -> Checkpoint | None:
 
 def _checkpoint_items(cp: Checkpoint, now: datetime) -> list[_Item]:
     """Lines of the checkpoint in priority order (summary, loops, next, decided, files, ran)."""
-    head = f"Last session ({_ago(now, cp.created_at)}, {_safe(cp.agent)})"
+    state = ", interrupted mid-task" if cp.interrupted else ""
+    head = f"Last session ({_ago(now, cp.created_at)}, {_safe(cp.agent)}{state})"
     summary = _safe(cp.summary, SUMMARY_MAX_CHARS)
     items = [_Item("checkpoint", cp.id, summary, f"{head}: ", head=True) if summary else None]
     items += [_Item("loops", cp.id, _safe(t)) for t in cp.open_loops]

@@ -51,8 +51,9 @@ class Continuity:
             return None
         agent, project = turns[-1].agent, turns[-1].project
         uses = store.session_tool_uses(session_id)
+        earlier = self._earlier(project, session_id, turns[-1].timestamp)
         cp = build_checkpoint(
-            session_id, agent, project, turns, uses, reason, now or datetime.now(UTC)
+            session_id, agent, project, turns, uses, reason, now or datetime.now(UTC), earlier
         )
         if cp is None:
             return None
@@ -61,6 +62,19 @@ class Continuity:
         )
         result: dict[str, Any] = json.loads(cp.to_json())
         return result
+
+    def _earlier(
+        self, project: str | None, session_id: str, before: datetime | None
+    ) -> Checkpoint | None:
+        """The project's newest checkpoint of another, earlier session (what it left open
+        is carried into this one)."""
+        if project is None:
+            return None
+        for body in self.engine.store.checkpoints(project=project, limit=5):
+            cp = Checkpoint.from_json(body)
+            if cp.session_id != session_id and (before is None or cp.created_at <= before):
+                return cp
+        return None
 
     def latest(self, project: str | None) -> Checkpoint | None:
         bodies = self.engine.store.checkpoints(project=project, limit=1)

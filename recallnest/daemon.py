@@ -54,7 +54,6 @@ ROOT_RESCAN_SECONDS = 5.0
 EMBED_IDLE_SECONDS = 1.0
 EMBED_BATCH = 16
 EMBED_NICENESS = 15
-IDLE_CHECKPOINT_SECONDS = 300.0  # a session with no new turn for this long gets a checkpoint
 # Checkpoints built per ingest pass at most this long (then new lines are read first).
 CHECKPOINT_BUDGET_SECONDS = 0.25
 HOOK_CHECKPOINT_DELAY = 1.5  # let the agent's last lines arrive before a hook's checkpoint
@@ -118,6 +117,7 @@ class Daemon:
     # ---- lifecycle --------------------------------------------------------------------------
 
     def start(self) -> None:
+        self._checkpoints_missed()
         self._schedule_roots()
         self.observer.start()
         self.server = _serve(self)
@@ -147,6 +147,17 @@ class Daemon:
             self.engine.maintenance.flush_access()  # read counts kept in memory until now
         self.engine.close()
         log.info("daemon stopped")
+
+    def _checkpoints_missed(self) -> None:
+        """Sessions whose last turns no checkpoint covers are due at once: read while no
+        daemon ran (`recallnest ingest`), or ended while it was down or before it crashed."""
+        try:
+            missed = self.engine.store.sessions_missing_checkpoint()
+        except RecallnestError as exc:
+            log.warning("cannot look for sessions without a checkpoint: %s", exc)
+            return
+        for session_id in missed:
+            self.engine.touched.setdefault(session_id, (0.0, False))
 
     # ---- watching ---------------------------------------------------------------------------
 
@@ -299,7 +310,7 @@ class Daemon:
         due = [
             sid
             for sid, (seen, compacted) in list(self.engine.touched.items())
-            if compacted or now - seen >= IDLE_CHECKPOINT_SECONDS
+            if compacted or now - seen >= self.settings.idle_checkpoint_seconds
         ]
         due += [sid for sid, at in list(self.requested.items()) if now >= at]
         for n, session_id in enumerate(dict.fromkeys(due)):

@@ -394,6 +394,25 @@ class Store:
         )
         return str(row[0]) if row else None
 
+    def sessions_missing_checkpoint(self, per_project: int = 3) -> list[str]:
+        """The newest `per_project` sessions of each project whose last turn no checkpoint
+        covers (a checkpoint's time is its session's last turn), oldest first."""
+        rows = (
+            self._cur()
+            .execute(
+                "WITH last AS (SELECT project, session_id, max(ts) AS ts FROM turns "
+                "WHERE project IS NOT NULL AND ts IS NOT NULL GROUP BY project, session_id), "
+                "ranked AS (SELECT *, row_number() OVER (PARTITION BY project ORDER BY ts DESC) "
+                "AS n FROM last) "
+                "SELECT r.session_id FROM ranked r WHERE r.n <= ? AND NOT EXISTS ("
+                "SELECT 1 FROM checkpoints c WHERE c.session_id = r.session_id "
+                "AND c.created_at >= r.ts) ORDER BY r.ts, r.session_id",
+                [per_project],
+            )
+            .fetchall()
+        )
+        return [str(r[0]) for r in rows]
+
     def session_project(self, session_id: str) -> tuple[str | None, str | None]:
         """(agent, project) of a session's latest turn."""
         row = (

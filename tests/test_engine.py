@@ -640,3 +640,52 @@ def test_remember_keeps_statements_that_do_not_contradict(
     rows = {m.id: m for m in engine.store.find_memories({"status": None})}
     assert rows[first["id"]].status == "active" and rows[second["id"]].status == "active"
     assert second["superseded"] == []
+
+
+# ---- checkpoints missed while no daemon ran (issue 17, item 7) -----------------------------
+
+
+def test_sessions_missing_a_checkpoint_are_found(engine: Engine) -> None:
+    old, new = T0 - timedelta(days=2), T0 - timedelta(days=1)
+    turns = [
+        turn(
+            "a", "Add pagination to GET /orders please.", "/w/api", session_id="s1", timestamp=old
+        ),
+        turn("b", "Now the invoices endpoint.", "/w/api", session_id="s2", timestamp=new),
+        turn("c", "Fix the navbar.", "/w/web", session_id="s3", timestamp=new),
+    ]
+    engine.ingest_batch(Batch(turns=turns))
+    assert engine.store.sessions_missing_checkpoint() == ["s1", "s2", "s3"]
+    assert engine.continuity.checkpoint("s2", "idle") is not None
+    assert engine.store.sessions_missing_checkpoint() == ["s1", "s3"]
+    assert engine.store.sessions_missing_checkpoint(per_project=1) == ["s3"]
+    later = turn("d", "And add a test.", "/w/api", session_id="s2", timestamp=T0)
+    engine.ingest_batch(Batch(turns=[later]))
+    assert "s2" in engine.store.sessions_missing_checkpoint()
+
+
+def test_a_checkpoint_carries_what_the_previous_session_left_open(engine: Engine) -> None:
+    first = [
+        turn(
+            "a",
+            "Add retries to the webhook sender.",
+            "/w/api",
+            session_id="s1",
+            timestamp=T0 - timedelta(days=3),
+        ),
+        turn(
+            "b",
+            "TODO: rotate the staging TLS certificates.",
+            "/w/api",
+            session_id="s1",
+            timestamp=T0 - timedelta(days=3, minutes=-1),
+        ),
+    ]
+    second = [
+        turn("c", "Fix the typo on the 404 page.", "/w/api", session_id="s2", timestamp=T0),
+    ]
+    engine.ingest_batch(Batch(turns=first + second))
+    engine.continuity.checkpoint("s1", "idle")
+    cp = engine.continuity.checkpoint("s2", "idle")
+    assert cp is not None
+    assert any("TLS certificates" in loop for loop in cp["open_loops"]), cp
