@@ -21,7 +21,14 @@ from recallnest.errors import TranscriptError
 from recallnest.models import CONTEXT_MARKER, Event, Retraction, ToolUse, Turn
 from recallnest.project import project_of
 from recallnest.store import Batch, Cursor
-from recallnest.tail import FileState, fingerprint, read_lines, start_offset
+from recallnest.tail import (
+    FileState,
+    NotRegularFile,
+    fingerprint,
+    open_regular,
+    read_lines,
+    restart_reason,
+)
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +49,7 @@ class FileReport:
     redactions: int = 0
     memories: int = 0
     restarts: int = 0
+    special_files: int = 0  # FIFOs, sockets, devices with a transcript's name: never read
     errors: list[str] = field(default_factory=list)
 
     def add(self, other: FileReport) -> None:
@@ -55,6 +63,7 @@ class FileReport:
             "redactions",
             "memories",
             "restarts",
+            "special_files",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.errors.extend(other.errors)
@@ -167,6 +176,11 @@ def ingest_file(
             _ingest_lines(source, known, apply, prepare, report, flush_bytes)
     except FileNotFoundError:
         log.info("transcript vanished before it was read: %s", source.path)
+    except NotRegularFile as exc:
+        # Policy: only regular files are transcripts. A FIFO blocked ingestion forever in
+        # open(); a device or a socket is never opened at all (tail.open_regular).
+        report.special_files += 1
+        log.warning("skipped %s: %s", source.path, exc.strerror)
     except (OSError, TranscriptError) as exc:
         report.errors.append(f"{source.path}: {exc}")
         log.warning("cannot read %s: %s", source.path, exc)
@@ -181,8 +195,7 @@ def _ingest_lines(
     report: FileReport,
     flush_bytes: int,
 ) -> None:
-    state = FileState(known.byte_offset, known.inode, known.fingerprint) if known else None
-    offset, restarted = start_offset(source.path, state)
+    offset, restarted = _start(source, known)
     parser_state = None if restarted or known is None else _load_state(known.parser_state)
     report.restarts += int(restarted)
     parser = transcripts.new_parser(source.agent, source.path, parser_state, _cwd_hint(source))
@@ -202,6 +215,19 @@ def _ingest_lines(
     report.skipped_lines += parser.skipped
 
 
+def _start(source: Source, known: Cursor | None) -> tuple[int, bool]:
+    """Where to read from; a known file that was truncated or rewritten is re-read from 0, and
+    the log says so (turn ids are stable, so a re-read upserts what was already stored)."""
+    if known is None:
+        return 0, False
+    state = FileState(known.byte_offset, known.inode, known.fingerprint)
+    reason = restart_reason(source.path, state)
+    if reason is None:
+        return known.byte_offset, False
+    log.warning("re-reading %s from the start: %s", source.path, reason)
+    return 0, True
+
+
 def _ingest_document(
     source: Source,
     known: Cursor | None,
@@ -215,7 +241,8 @@ def _ingest_document(
     if size > MAX_DOCUMENT_BYTES:
         report.oversized_lines += 1
         return
-    data = Path(source.path).read_bytes()
+    with open_regular(source.path) as fh:
+        data = fh.read()
     digest = _digest(data)
     if known and known.fingerprint == digest:
         return
@@ -252,7 +279,7 @@ def _cursor(source: Source, offset: int, state: dict[str, object], skipped: int)
         agent=source.agent,
         byte_offset=offset,
         inode=inode,
-        fingerprint=fingerprint(source.path) if offset else None,
+        fingerprint=fingerprint(source.path, offset),
         parser_state=json.dumps(state, ensure_ascii=False, separators=(",", ":")),
         skipped=skipped,
     )

@@ -1,0 +1,164 @@
+"""Attacks from the red-team pass (issue 18): special files with a transcript's name, files
+rewritten in place, stale pid files and racing starts. Each test reproduces the attack against
+real files and processes; waits are bounded polls, never timing assertions."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import socket
+import stat
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from daemon_harness import WAIT_SECONDS, DaemonProcess, claude_line
+
+from recallnest.config import Settings
+from recallnest.engine import Engine
+from recallnest.ingest import FileReport, Source, ingest_file
+
+
+@pytest.fixture
+def proc(recallnest_home: Path) -> Iterator[DaemonProcess]:
+    d = DaemonProcess(recallnest_home.parent / "d")
+    yield d
+    d.stop()
+
+
+def write_session(path: Path, session: str, n: int, start: int = 0) -> None:
+    with path.open("a") as fh:
+        for k in range(start, start + n):
+            fh.write(claude_line(session, k, f"{session} turn {k} about kestrels") + "\n")
+
+
+def special_files(folder: Path) -> dict[str, Path]:
+    """A FIFO, a Unix socket, a character device (root only) and a symlink to /dev/zero, each
+    named like a Claude transcript and sorted before the regular one."""
+    made = {"fifo": folder / "a-fifo.jsonl", "link": folder / "a-zero.jsonl"}
+    os.mkfifo(made["fifo"])
+    os.symlink("/dev/zero", made["link"])
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.bind(str(folder / "a-sock.jsonl"))
+    sock.close()  # the socket file stays behind
+    made["socket"] = folder / "a-sock.jsonl"
+    with contextlib.suppress(PermissionError):
+        os.mknod(folder / "a-dev.jsonl", stat.S_IFCHR | 0o600, os.makedev(1, 5))
+        made["device"] = folder / "a-dev.jsonl"
+    return made
+
+
+# ---- item 3: FIFOs and other special files -------------------------------------------------
+
+
+def test_open_regular_refuses_every_special_file_without_blocking(tmp_path: Path) -> None:
+    made = special_files(tmp_path)
+    script = (
+        "import sys\nfrom recallnest import tail\n"
+        "for p in sys.argv[1:]:\n"
+        "    try:\n        tail.read_lines(p, 0)\n    except tail.NotRegularFile as e:\n"
+        "        print(e.strerror)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, *map(str, made.values())],
+        capture_output=True,
+        text=True,
+        timeout=WAIT_SECONDS,  # a bound on a hang, not a timing assertion
+    )
+    assert done.returncode == 0, done.stderr
+    kinds = done.stdout.splitlines()
+    assert len(kinds) == len(made)
+    assert "not a regular file (named pipe)" in kinds
+    assert "not a regular file (socket)" in kinds
+    assert "not a regular file (symlink)" in kinds
+
+
+def test_backfill_reads_the_regular_file_and_skips_special_ones(
+    proc: DaemonProcess,
+) -> None:
+    made = special_files(proc.projects)
+    write_session(proc.projects / "b-real.jsonl", "real", 4)
+    done = proc.cli("ingest", "--agent", "claude", "--root", str(proc.projects.parent), "--json")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["new_turns"] == 4
+    assert summary["special_files"] == len(made) - 1  # the symlink is skipped as a link
+
+
+def test_a_fifo_never_stalls_the_daemon(proc: DaemonProcess) -> None:
+    special_files(proc.projects)
+    real = proc.projects / "b-real.jsonl"
+    write_session(real, "real", 3)
+    proc.start()
+    proc.wait_for(lambda: proc.turns() == 3, "the regular transcript next to a FIFO")
+    write_session(real, "real", 2, start=3)
+    proc.wait_for(lambda: proc.turns() == 5, "lines appended after the FIFO was seen")
+    status = proc.request("daemon.status")
+    assert status["totals"]["special_files"] >= 3
+    assert "not a regular file (named pipe)" in proc.logs()
+    assert proc.stop() == 0
+    proc.start()  # the FIFO is still there on restart
+    write_session(real, "real", 1, start=5)
+    proc.wait_for(lambda: proc.turns() == 6, "ingestion after a restart next to a FIFO")
+    stopped = proc.cli("daemon", "stop")
+    assert stopped.returncode == 0, stopped.stderr
+
+
+# ---- item 6: a file rewritten in place ------------------------------------------------------
+
+
+def session_lines(session: str, texts: list[str]) -> bytes:
+    return b"".join((claude_line(session, k, t) + "\n").encode() for k, t in enumerate(texts))
+
+
+def ingest_once(engine: Engine, path: Path) -> FileReport:
+    source = Source(str(path), "claude")
+    return ingest_file(source, engine.store.cursor(str(path)), engine.ingest_batch)
+
+
+def stored_texts(engine: Engine, session: str) -> dict[str, str]:
+    return {t.record_id: t.text for t in engine.store.session_turns(session)}
+
+
+@pytest.mark.parametrize("where", ["middle", "just before the cursor"])
+def test_in_place_rewrite_keeping_the_head_is_re_read(
+    settings: Settings, tmp_path: Path, where: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "projects" / "-w" / "s.jsonl"
+    path.parent.mkdir(parents=True)
+    texts = [f"turn {k} about the harbour crane number {k}" for k in range(60)]
+    path.write_bytes(session_lines("s", texts))
+    engine = Engine.open(settings)
+    try:
+        assert ingest_once(engine, path).new_turns == 60
+        edited = 30 if where == "middle" else 59
+        texts[edited] = f"turn {edited} rewritten: the crane moved to the north quay for good"
+        texts += ["turn 60 added by the rewrite", "turn 61 added by the rewrite"]
+        with path.open("r+b") as fh:  # same inode, same first bytes, larger size
+            fh.write(session_lines("s", texts))
+        with caplog.at_level(logging.WARNING, logger="recallnest.ingest"):
+            report = ingest_once(engine, path)
+        stored = stored_texts(engine, "s")
+    finally:
+        engine.close()
+    assert report.skipped_lines == 0 and report.restarts == 1
+    assert stored == {f"s-{k}": t for k, t in enumerate(texts)}  # each turn once, new text
+    assert "rewritten in place" in caplog.text
+
+
+def test_an_append_is_not_a_rewrite(settings: Settings, tmp_path: Path) -> None:
+    path = tmp_path / "projects" / "-w" / "s.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(session_lines("s", [f"turn {k} of an append" for k in range(40)]))
+    engine = Engine.open(settings)
+    try:
+        ingest_once(engine, path)
+        write_session(path, "s", 3, start=40)
+        report = ingest_once(engine, path)
+    finally:
+        engine.close()
+    assert report.restarts == 0 and report.new_turns == 3
