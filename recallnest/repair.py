@@ -140,7 +140,7 @@ def repair(
     """Rebuild the database when it is damaged (or always, with `force`). See the module
     docstring for what is restored from where."""
     from recallnest.client import daemon_answers
-    from recallnest.daemon import pid_lock
+    from recallnest.pidfile import pid_lock
 
     home = ensure_home(settings.home)
     if daemon_answers(settings):

@@ -162,3 +162,48 @@ def test_an_append_is_not_a_rewrite(settings: Settings, tmp_path: Path) -> None:
     finally:
         engine.close()
     assert report.restarts == 0 and report.new_turns == 3
+
+
+# ---- item 5: stale pid files, PID reuse, racing starts --------------------------------------
+
+
+def test_stop_never_signals_the_process_a_stale_pid_file_names(proc: DaemonProcess) -> None:
+    proc.home.mkdir(parents=True, exist_ok=True)
+    unrelated = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    try:
+        (proc.home / "daemon.pid").write_text(str(unrelated.pid))  # the PID was reused
+        done = proc.cli("daemon", "stop")
+        status = proc.cli("daemon", "status", "--json")
+        assert unrelated.poll() is None, "daemon stop signalled an unrelated process"
+    finally:
+        unrelated.kill()
+        unrelated.wait()
+    assert done.returncode == 0, done.stderr
+    assert "not running" in done.stdout and f"stale pid file naming PID {unrelated.pid}" in (
+        done.stdout
+    )
+    assert not (proc.home / "daemon.pid").exists()
+    assert json.loads(status.stdout)["pid"] is None
+
+
+def test_the_pid_file_is_removed_when_the_daemon_exits(proc: DaemonProcess) -> None:
+    proc.start()
+    assert (proc.home / "daemon.pid").read_text() == str(proc.proc.pid if proc.proc else 0)
+    assert proc.stop() == 0
+    assert not (proc.home / "daemon.pid").exists()
+
+
+def test_of_three_concurrent_starts_only_the_winner_says_started(proc: DaemonProcess) -> None:
+    cmd = [sys.executable, "-m", "recallnest", "daemon", "start"]
+    starts = [
+        subprocess.Popen(cmd, env=proc.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for _ in range(3)
+    ]
+    outputs = [p.communicate(timeout=WAIT_SECONDS) for p in starts]
+    try:
+        pid = proc.request("daemon.status")["pid"]
+        said = sorted(out.decode().strip() for out, _ in outputs)
+        assert [p.returncode for p in starts] == [0, 0, 0], [err for _, err in outputs]
+        assert said == [f"already running (PID {pid})"] * 2 + [f"started (PID {pid})"]
+    finally:
+        proc.cli("daemon", "stop")
