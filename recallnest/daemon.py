@@ -144,6 +144,7 @@ class Daemon:
             self.observer.join(timeout=5)
         with contextlib.suppress(RecallnestError):
             self.engine.maintenance.flush_access()  # read counts kept in memory until now
+        self._backup_on_stop()
         self.engine.close()
         log.info("daemon stopped")
 
@@ -363,6 +364,15 @@ class Daemon:
         if written:
             self._next_backup = time.time() + BACKUP_INTERVAL_SECONDS
             log.info("memories exported to %s", backup_path(self.settings.home))
+
+    def _backup_on_stop(self) -> None:
+        """A fresh memory backup at every clean stop (the journal covers a kill)."""
+        if self.store_down:
+            return
+        try:
+            write_backup(self.engine, self.settings.home)
+        except (OSError, RecallnestError) as exc:
+            log.warning("memory backup at stop failed: %s", exc)
 
     # ---- requests -----------------------------------------------------------------------------
 

@@ -27,6 +27,7 @@ from recallnest.config import Settings
 from recallnest.embed import Embedder, make_embedder
 from recallnest.errors import EmbedError, NotFoundError, RecallnestError, StoreError
 from recallnest.index import Filter, SearchIndex
+from recallnest.journal import Journal
 from recallnest.models import CATEGORIES, GLOBAL_SCOPE, Capture, Memory, Turn, memory_id
 from recallnest.paths import db_path, ensure_home
 from recallnest.query import plan_query
@@ -85,6 +86,7 @@ class Engine:
         self.settings = settings
         self.store = store
         self.embedder = embedder
+        self.journal = Journal(settings.home)  # memory writes since the last backup (repair)
         self.embedder_error: str | None = None
         self._index = SearchIndex()
         # The index is built by a thread started at open (`_start_index_load`); `index` waits
@@ -210,12 +212,23 @@ class Engine:
 
     def apply(self, batch: Batch) -> BatchResult:
         """Write one batch and make it searchable at once (vectors follow in the background)."""
-        result = self.store.write(batch)
+        with self.store.write_locked():  # the journal in commit order
+            result = self.store.write(batch)
+            if batch.memories or batch.deleted_memory_ids:
+                self._journal(batch)
         self.index.remove(result.removed)
         self.index.add(result.added, result.postings)
         if batch.memories or batch.deleted_memory_ids:
             self.memory_generation += 1
         return result
+
+    def _journal(self, batch: Batch) -> None:
+        # Policy: the write is committed; a journal that cannot be written (disk full) is
+        # logged and the write stands. The next backup covers it again.
+        try:
+            self.journal.record(batch.memories, batch.deleted_memory_ids)
+        except OSError as exc:
+            log.warning("memory journal not written: %s", exc)
 
     def ingest_batch(self, batch: Batch) -> int:
         """Apply one ingestion flush, with the memories captured from its new or changed turns

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from daemon_harness import WAIT_SECONDS, DaemonProcess, claude_line
@@ -207,3 +208,57 @@ def test_of_three_concurrent_starts_only_the_winner_says_started(proc: DaemonPro
         assert said == [f"already running (PID {pid})"] * 2 + [f"started (PID {pid})"]
     finally:
         proc.cli("daemon", "stop")
+
+
+# ---- item 8: memories recoverable up to the last write ------------------------------------
+
+MEMORY_FIELDS = ("id", "text", "scope", "category", "pinned", "tier", "valid_until", "status")
+
+
+def live_memories(records: list[dict[str, Any]]) -> dict[str, tuple[Any, ...]]:
+    return {r["id"]: tuple(r.get(f) for f in MEMORY_FIELDS) for r in records}
+
+
+def test_repair_after_kill_and_damage_restores_exactly_the_live_memories(
+    proc: DaemonProcess,
+) -> None:
+    proc.start()
+    ids = [
+        proc.request("remember", text=f"Fact {k}: the build server {k} is named heron-{k}")["id"]
+        for k in range(30)
+    ]
+    proc.request("memories.flags", ids=ids[:4], pinned=True)
+    proc.request("memories.flags", ids=ids[4:8], tier="core")
+    proc.request("memories.flags", ids=ids[8:10], valid_until="30d")
+    proc.request("forget", ids=ids[10:16])
+    expected = live_memories(proc.request("export"))
+    assert len(expected) == 24
+    proc.kill()  # kill -9: no backup at stop, no flush
+    db = proc.home / "recallnest.duckdb"
+    with db.open("r+b") as fh:
+        fh.write(b"\x00" * 4096)  # the header: the file no longer opens
+    done = proc.cli("repair", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["repaired"] is True
+    settings = Settings.load(flags={"home": str(proc.home)}, env=proc.env)
+    engine = Engine.open(settings)
+    try:
+        restored = live_memories(engine.export())
+    finally:
+        engine.close()
+    assert restored == expected  # edits kept, forgotten stay forgotten
+
+
+def test_a_clean_stop_writes_a_backup_and_the_journal_is_owner_only(
+    proc: DaemonProcess,
+) -> None:
+    proc.start()
+    for k in range(3):
+        proc.request("remember", text=f"We ship release {k} on Fridays")
+    journal = proc.home / "backups" / "memories-journal.jsonl"
+    assert stat.S_IMODE(journal.stat().st_mode) == 0o600
+    assert len(journal.read_text().splitlines()) == 3
+    assert proc.stop() == 0
+    backup = proc.home / "backups" / "memories-latest.jsonl"
+    assert len(backup.read_text().splitlines()) == 3
+    assert journal.read_text() == ""  # compacted: the backup holds it all
