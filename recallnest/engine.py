@@ -212,15 +212,18 @@ class Engine:
 
     def apply(self, batch: Batch) -> BatchResult:
         """Write one batch and make it searchable at once (vectors follow in the background)."""
-        with self.store.write_locked():  # the journal in commit order
-            result = self.store.write(batch)
-            if batch.memories or batch.deleted_memory_ids:
-                self._journal(batch)
+        result = self.store.write(batch)
+        # After the commit (at once, or when an enclosing store.atomic() commits), under the
+        # writer lock: the journal in commit order, nothing indexed that a rollback undid.
+        self.store.after_commit(lambda: self._committed(batch, result))
+        return result
+
+    def _committed(self, batch: Batch, result: BatchResult) -> None:
         self.index.remove(result.removed)
         self.index.add(result.added, result.postings)
         if batch.memories or batch.deleted_memory_ids:
             self.memory_generation += 1
-        return result
+            self._journal(batch)
 
     def _journal(self, batch: Batch) -> None:
         # Policy: the write is committed; a journal that cannot be written (disk full) is

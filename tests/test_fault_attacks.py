@@ -262,3 +262,41 @@ def test_a_clean_stop_writes_a_backup_and_the_journal_is_owner_only(
     backup = proc.home / "backups" / "memories-latest.jsonl"
     assert len(backup.read_text().splitlines()) == 3
     assert journal.read_text() == ""  # compacted: the backup holds it all
+
+
+# ---- item 10: consolidation killed half-way --------------------------------------------------
+
+KILL_DURING_CONSOLIDATION = """
+import os, signal, sys
+sys.path.insert(0, sys.argv[1])
+from test_consolidate import NOW, ROWS
+from recallnest.config import Settings
+from recallnest.engine import Engine
+from recallnest.store import Batch, Store
+
+engine = Engine.open(Settings.load())
+engine.apply(Batch(memories=ROWS))
+engine.store.checkpoint()
+setattr(Store, sys.argv[2], lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL))
+engine.maintenance.consolidate(now=NOW)
+"""
+
+
+@pytest.mark.parametrize("killed_in", ["add_memory_events", "add_conflicts"])
+def test_consolidation_killed_half_way_commits_nothing(settings: Settings, killed_in: str) -> None:
+    tests = str(Path(__file__).parent)
+    done = subprocess.run(
+        [sys.executable, "-c", KILL_DURING_CONSOLIDATION, tests, killed_in],
+        capture_output=True,
+        text=True,
+        timeout=WAIT_SECONDS,
+    )
+    assert done.returncode == -9, done.stderr
+    engine = Engine.open(settings)
+    try:
+        rows = engine.store.find_memories({})
+        undo, conflicts = engine.store.undo_entries(), engine.store.conflicts()
+    finally:
+        engine.close()
+    assert len(rows) == 8 and all(m.status == "active" and not m.superseded_by for m in rows)
+    assert undo == [] and conflicts == []
