@@ -514,6 +514,10 @@ def _print_summary(s: dict[str, Any]) -> None:
         f"skipped, {s['oversized_lines']} oversized, {s['redactions']} secrets redacted "
         f"(via {s['via']}, {_phases(s)})"
     )
+    if s.get("special_files"):
+        click.echo(
+            f"warning: {s['special_files']} special files skipped (FIFO, socket, device)", err=True
+        )
     for error in s["errors"]:
         click.echo(f"warning: {error}", err=True)
 

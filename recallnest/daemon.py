@@ -19,7 +19,6 @@ restores memories from.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import logging
 import logging.handlers
@@ -29,7 +28,6 @@ import signal
 import socketserver
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,10 +38,11 @@ from watchdog.observers.polling import PollingObserver
 from recallnest import protocol, redact
 from recallnest.config import Settings
 from recallnest.engine import Engine
-from recallnest.errors import DaemonError, RecallnestError, StoreError
+from recallnest.errors import RecallnestError, StoreError
 from recallnest.ingest import Collector, FileReport, Source, ingest_file, transcript_files
 from recallnest.ops import OPS, dispatch
-from recallnest.paths import ensure_home, log_dir, pid_path, socket_path
+from recallnest.paths import ensure_home, log_dir, socket_path
+from recallnest.pidfile import pid_lock
 from recallnest.repair import backup_path, write_backup
 from recallnest.transcripts import detect
 
@@ -145,6 +144,7 @@ class Daemon:
             self.observer.join(timeout=5)
         with contextlib.suppress(RecallnestError):
             self.engine.maintenance.flush_access()  # read counts kept in memory until now
+        self._backup_on_stop()
         self.engine.close()
         log.info("daemon stopped")
 
@@ -376,6 +376,15 @@ class Daemon:
             self._next_backup = time.time() + BACKUP_INTERVAL_SECONDS
             log.info("memories exported to %s", backup_path(self.settings.home))
 
+    def _backup_on_stop(self) -> None:
+        """A fresh memory backup at every clean stop (the journal covers a kill)."""
+        if self.store_down:
+            return
+        try:
+            write_backup(self.engine, self.settings.home)
+        except (OSError, RecallnestError) as exc:
+            log.warning("memory backup at stop failed: %s", exc)
+
     # ---- requests -----------------------------------------------------------------------------
 
     def handle(self, op: str, args: dict[str, Any]) -> Any:
@@ -487,30 +496,6 @@ def _serve(owner: Daemon) -> _Server:
 
 
 # ---- process management ------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def pid_lock(home: Path) -> Iterator[None]:
-    """One daemon per home: an exclusive flock on the pid file, held for the daemon's life."""
-    path = pid_path(home)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise DaemonError(f"the daemon is already running (PID {read_pid(home)})") from None
-        os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode())
-        yield
-    finally:
-        os.close(fd)
-
-
-def read_pid(home: Path) -> int | None:
-    try:
-        return int(pid_path(home).read_text().strip())
-    except (OSError, ValueError):
-        return None
 
 
 class _RedactingFormatter(logging.Formatter):

@@ -27,6 +27,7 @@ from recallnest.config import Settings
 from recallnest.embed import Embedder, make_embedder
 from recallnest.errors import EmbedError, NotFoundError, RecallnestError, StoreError
 from recallnest.index import Filter, SearchIndex
+from recallnest.journal import Journal
 from recallnest.models import CATEGORIES, GLOBAL_SCOPE, Capture, Memory, Turn, memory_id
 from recallnest.paths import db_path, ensure_home
 from recallnest.query import plan_query
@@ -85,6 +86,7 @@ class Engine:
         self.settings = settings
         self.store = store
         self.embedder = embedder
+        self.journal = Journal(settings.home)  # memory writes since the last backup (repair)
         self.embedder_error: str | None = None
         self._index = SearchIndex()
         # The index is built by a thread started at open (`_start_index_load`); `index` waits
@@ -210,11 +212,25 @@ class Engine:
     def apply(self, batch: Batch) -> BatchResult:
         """Write one batch and make it searchable at once (vectors follow in the background)."""
         result = self.store.write(batch)
+        # After the commit (at once, or when an enclosing store.atomic() commits), under the
+        # writer lock: the journal in commit order, nothing indexed that a rollback undid.
+        self.store.after_commit(lambda: self._committed(batch, result))
+        return result
+
+    def _committed(self, batch: Batch, result: BatchResult) -> None:
         self.index.remove(result.removed)
         self.index.add(result.added, result.postings)
         if batch.memories or batch.deleted_memory_ids:
             self.memory_generation += 1
-        return result
+            self._journal(batch)
+
+    def _journal(self, batch: Batch) -> None:
+        # Policy: the write is committed; a journal that cannot be written (disk full) is
+        # logged and the write stands. The next backup covers it again.
+        try:
+            self.journal.record(batch.memories, batch.deleted_memory_ids)
+        except OSError as exc:
+            log.warning("memory journal not written: %s", exc)
 
     def ingest_batch(self, batch: Batch) -> int:
         """Apply one ingestion flush, with the memories captured from its new or changed turns

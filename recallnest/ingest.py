@@ -27,7 +27,14 @@ from recallnest.errors import TranscriptError
 from recallnest.models import CONTEXT_MARKER, Event, Retraction, ToolUse, Turn
 from recallnest.project import project_of
 from recallnest.store import Batch, Cursor
-from recallnest.tail import FileState, fingerprint, read_lines, start_offset
+from recallnest.tail import (
+    FileState,
+    NotRegularFile,
+    fingerprint,
+    open_regular,
+    read_lines,
+    restart_reason,
+)
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +57,7 @@ class FileReport:
     redactions: int = 0
     memories: int = 0
     restarts: int = 0
+    special_files: int = 0  # FIFOs, sockets, devices with a transcript's name: never read
     errors: list[str] = field(default_factory=list)
 
     def add(self, other: FileReport) -> None:
@@ -63,6 +71,7 @@ class FileReport:
             "redactions",
             "memories",
             "restarts",
+            "special_files",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.errors.extend(other.errors)
@@ -175,6 +184,11 @@ def ingest_file(
             _ingest_lines(source, known, apply, prepare, report, flush_bytes)
     except FileNotFoundError:
         log.info("transcript vanished before it was read: %s", source.path)
+    except NotRegularFile as exc:
+        # Policy: only regular files are transcripts. A FIFO blocked ingestion forever in
+        # open(); a device or a socket is never opened at all (tail.open_regular).
+        report.special_files += 1
+        log.warning("skipped %s: %s", source.path, exc.strerror)
     except (OSError, TranscriptError) as exc:
         report.errors.append(f"{source.path}: {exc}")
         log.warning("cannot read %s: %s", source.path, exc)
@@ -189,8 +203,7 @@ def _ingest_lines(
     report: FileReport,
     flush_bytes: int,
 ) -> None:
-    state = FileState(known.byte_offset, known.inode, known.fingerprint) if known else None
-    offset, restarted = start_offset(source.path, state)
+    offset, restarted = _start(source, known)
     parser_state = None if restarted or known is None else _load_state(known.parser_state)
     report.restarts += int(restarted)
     parser = transcripts.new_parser(source.agent, source.path, parser_state, _cwd_hint(source))
@@ -208,6 +221,19 @@ def _ingest_lines(
             break
         offset = chunk.next_offset
     report.skipped_lines += parser.skipped
+
+
+def _start(source: Source, known: Cursor | None) -> tuple[int, bool]:
+    """Where to read from; a known file that was truncated or rewritten is re-read from 0, and
+    the log says so (turn ids are stable, so a re-read upserts what was already stored)."""
+    if known is None:
+        return 0, False
+    state = FileState(known.byte_offset, known.inode, known.fingerprint)
+    reason = restart_reason(source.path, state)
+    if reason is None:
+        return known.byte_offset, False
+    log.warning("re-reading %s from the start: %s", source.path, reason)
+    return 0, True
 
 
 def _ingest_document(
@@ -229,7 +255,7 @@ def _ingest_document(
         return
     hasher = hashlib.blake2b(digest_size=16)
     pending: list[Event] = []
-    with open(source.path, "rb") as handle:
+    with open_regular(source.path) as handle:
         chunks = _hashed_chunks(handle, hasher)
         batches = transcripts.iter_document(source.agent, source.path, chunks, _cwd_hint(source))
         try:
@@ -266,7 +292,7 @@ def _hashed_chunks(handle: BinaryIO, hasher: Any) -> Iterator[bytes]:
 
 def _file_digest(path: str) -> str:
     hasher = hashlib.blake2b(digest_size=16)
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:
         for _ in _hashed_chunks(handle, hasher):
             pass
     return hasher.hexdigest()
@@ -303,7 +329,7 @@ def _cursor(source: Source, offset: int, state: dict[str, object], skipped: int)
         agent=source.agent,
         byte_offset=offset,
         inode=inode,
-        fingerprint=fingerprint(source.path) if offset else None,
+        fingerprint=fingerprint(source.path, offset),
         parser_state=json.dumps(state, ensure_ascii=False, separators=(",", ":")),
         skipped=skipped,
     )

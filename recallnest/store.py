@@ -19,7 +19,7 @@ import re
 import sys
 import threading
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import chain
@@ -177,17 +177,38 @@ class Store:
 
     @contextmanager
     def transaction(self, changes_resume: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
+        """One transaction; inside `atomic()` on this thread, part of the outer one."""
         with self._write_lock:
             cur = self._cur()
+            if getattr(self._local, "after", None) is not None:
+                yield cur
+                return
             cur.execute("BEGIN TRANSACTION")
+            self._local.after = []
             try:
                 yield cur
             except BaseException:
+                self._local.after = None
                 cur.execute("ROLLBACK")
                 raise
+            after, self._local.after = self._local.after, None
             cur.execute("COMMIT")
             if changes_resume:
                 self.generation += 1
+            for callback in after:  # still under the lock: in commit order
+                callback()
+
+    def atomic(self) -> AbstractContextManager[duckdb.DuckDBPyConnection]:
+        """Several writes as one transaction: all of them or none survive a crash."""
+        return self._lifecycle_tx()
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Run `callback` once the current transaction commits (now, outside of one)."""
+        pending: list[Callable[[], None]] | None = getattr(self._local, "after", None)
+        if pending is None:
+            callback()
+        else:
+            pending.append(callback)
 
     def _migrate(self) -> None:
         cur = self._cur()

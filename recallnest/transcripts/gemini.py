@@ -27,6 +27,7 @@ from pathlib import Path
 
 from recallnest.errors import TranscriptError
 from recallnest.models import Event, Retraction, Role, ToolUse, Turn
+from recallnest.tail import open_regular
 from recallnest.transcripts._common import (
     JsonDict,
     clean_text,
@@ -351,7 +352,8 @@ def project_root_for(path: str, home: str | None = None) -> str | None:
         return None
     project_dir = chats.parent
     try:
-        root = (project_dir / ".project_root").read_text(encoding="utf-8").strip()
+        with open_regular(str(project_dir / ".project_root")) as fh:  # never a FIFO
+            root = fh.read(64 * 1024).decode("utf-8").strip()
     except (OSError, UnicodeDecodeError):
         root = ""
     if root:
