@@ -38,6 +38,7 @@ def consolidate(ctx: click.Context, scope: str | None, dry_run: bool, as_json: b
     Profile and preferences: the newer statement supersedes the older one.
     Entities and patterns: contradictions are flagged (`recallnest conflicts list`).
     Events and cases: both are kept, in time order. Pinned and core memories never change.
+
     \b
     recallnest consolidate --dry-run
     """
