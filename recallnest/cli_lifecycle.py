@@ -223,6 +223,8 @@ def forget(
         _print_plan(plan, with_turns)
         if not plan["memories"] and not plan["turns"] and not plan["checkpoints"]:
             return
+        if not sys.stdin.isatty():  # a prompt nobody can answer would only abort
+            raise click.ClickException("not on a terminal, so nothing was forgotten: add --yes")
         click.confirm("forget these?", abort=True, err=True)
     result = call(ctx, "forget.run", args)
     # `forget ID... --json` keeps its original two keys; counts come with the other selectors.
