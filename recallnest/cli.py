@@ -21,12 +21,20 @@ from recallnest import __version__
 from recallnest.config import Settings
 from recallnest.errors import RecallnestError
 from recallnest.models import CATEGORIES, GLOBAL_SCOPE
+from recallnest.terminal import clean_output, json_dumps, raw
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 class _Group(click.Group):
-    """Turns RecallnestError into a one-line message (exit 1) unless --debug."""
+    """Turns RecallnestError into a one-line message (exit 1) unless --debug. Everything the
+    command line prints goes through `terminal.clean` (see `main`)."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        # The output boundary: stored text quoted by any command, error or usage message
+        # reaches the terminal without control, format or bidi characters.
+        with clean_output():
+            return super().main(*args, **kwargs)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -86,7 +94,7 @@ def call(ctx: click.Context, op: str, args: dict[str, Any]) -> Any:
 
 def emit(data: Any, as_json: bool, human: Callable[[Any], None]) -> None:
     if as_json:
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+        click.echo(json_dumps(data, indent=2, default=str))
     else:
         human(data)
 
@@ -331,7 +339,7 @@ def _print_stats(s: dict[str, Any]) -> None:
 def export_cmd(ctx: click.Context, fmt: str, output: Any) -> None:
     """Write every memory (all statuses) as JSON lines; `import` reads it back losslessly."""
     for record in call(ctx, "export", {}):
-        output.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
+        output.write(json_dumps(record, sort_keys=True) + "\n")
 
 
 @cli.command("import", context_settings=CONTEXT)
@@ -370,7 +378,7 @@ def reindex(ctx: click.Context) -> None:
             if client.engine.embedder
             else 0
         )
-        with click.progressbar(length=total, label="embedding", file=sys.stderr) as bar:
+        with click.progressbar(length=total, label="embedding", file=raw(sys.stderr)) as bar:
             last = [0]
 
             def progress(done: int, _total: int) -> None:
@@ -479,7 +487,7 @@ def ingest(
 
     with contextlib.ExitStack() as bars:
         reading = bars.enter_context(
-            click.progressbar(length=0, label="ingesting", file=sys.stderr)
+            click.progressbar(length=0, label="ingesting", file=raw(sys.stderr))
         )
         capturing: list[Any] = []
 
@@ -493,7 +501,7 @@ def ingest(
                 reading.render_finish()
                 capturing.append(
                     bars.enter_context(
-                        click.progressbar(length=total, label="capturing", file=sys.stderr)
+                        click.progressbar(length=total, label="capturing", file=raw(sys.stderr))
                     )
                 )
             capturing[0].update(done - capturing[0].pos)

@@ -51,13 +51,14 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from recallnest.checkpoint import SUMMARY_MAX_CHARS, Checkpoint, clip, drop_repo_state
 from recallnest.models import CONTEXT_MARKER, GLOBAL_SCOPE, Memory
 from recallnest.redact import redact
+from recallnest.terminal import UNSAFE_CATEGORIES
 
 __all__ = [
     "DEFAULT_BUDGET_TOKENS",
@@ -68,6 +69,8 @@ __all__ = [
     "candidate_groups",
     "compose_context",
     "estimate_tokens",
+    "fenced",
+    "inert",
 ]
 
 DEFAULT_BUDGET_TOKENS = 1_200
@@ -214,7 +217,7 @@ def _limits(agent: str, budget_tokens: int) -> tuple[float, float]:
 
 # --------------------------------------------------------------------------- sanitising
 
-_INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+_INVISIBLE = UNSAFE_CATEGORIES
 _FENCE_RUN = re.compile(r"`{3,}|~{3,}")
 _MARKER = re.compile(re.escape(CONTEXT_MARKER), re.IGNORECASE)
 _ANGLES = str.maketrans({"<": "‹", ">": "›"})
@@ -232,13 +235,17 @@ def _strip_controls(text: str) -> str:
 
 
 def _safe(text: str, limit: int = ITEM_MAX_CHARS) -> str:
-    """One line of inert text: controls out, secrets masked, no repo-state claims, no angle
-    brackets, no fence-length runs, no copy of our marker."""
+    """One line of inert text with secrets masked and no repo-state claims."""
     text = redact(_strip_controls(text))[0]
-    text = drop_repo_state(text)
-    text = _MARKER.sub("[marker]", text).translate(_ANGLES)
-    text = _FENCE_RUN.sub(lambda m: m.group(0)[:3], text)
-    return clip(text, limit)
+    return clip(inert(drop_repo_state(text)), limit)
+
+
+def inert(text: str) -> str:
+    """`text` made safe to place inside `fenced` lines: controls out (whitespace controls
+    become spaces, so it stays one line), no angle brackets, no fence-length runs, no copy of
+    our marker. The MCP server uses it for every stored text it returns."""
+    text = _MARKER.sub("[marker]", _strip_controls(text)).translate(_ANGLES)
+    return _FENCE_RUN.sub(lambda m: m.group(0)[:3], text)
 
 
 # --------------------------------------------------------------------------- time
@@ -448,8 +455,8 @@ def _cost(text: str) -> tuple[float, int]:
 def _fill(items: Sequence[_Item], max_tokens: float, max_chars: float) -> _Fill:
     """Take items in priority order while the budget and the agent's cap allow; shorten an
     item that does not fit, skip it if even a short form does not."""
-    fence = "~" * _fence_length(items)
-    fixed = [CONTEXT_MARKER, LABEL, fence, fence]
+    label, fence, *_ = fenced([item.line for item in items])
+    fixed = [CONTEXT_MARKER, label, fence, fence]
     tokens = sum(_cost(line)[0] for line in fixed)
     chars = sum(_cost(line)[1] for line in fixed)
     fill = _Fill(max_tokens, max_chars, tokens, chars)
@@ -503,20 +510,22 @@ def _take(fill: _Fill, item: _Item) -> None:
 _LAYOUT = ("checkpoint", "loops", "next", "you", "project", "cases")
 
 
-def _fence_length(items: Iterable[_Item]) -> int:
-    """One more tilde than the longest run of tildes in any line (at least four)."""
-    runs = (len(run) for item in items for run in re.findall(r"~+", item.line))
-    return max([3, *runs]) + 1
+def fenced(lines: Sequence[str]) -> list[str]:
+    """The data-not-instructions frame: LABEL, a fence, `lines`, the fence again. The fence is
+    one more tilde than the longest run of tildes in any line (at least four); `lines` must
+    already be `inert` (one line each, so none can start a fence). The resume context and
+    every MCP tool result that quotes stored text are framed by this one function."""
+    runs = (len(run) for line in lines for run in re.findall(r"~+", line))
+    fence = "~" * (max([3, *runs]) + 1)
+    return [LABEL, fence, *lines, fence]
 
 
 def _render(items: Sequence[_Item]) -> str:
-    fence = "~" * _fence_length(items)
-    lines = [CONTEXT_MARKER, LABEL, fence]
+    lines: list[str] = []
     for section in _LAYOUT:
         chosen = [item.line for item in items if item.section == section]
         title = _SECTION_TITLES.get(section)
         if chosen and title is not None:
             lines.append(title)
         lines.extend(chosen)
-    lines.append(fence)
-    return "\n".join(lines)
+    return "\n".join([CONTEXT_MARKER, *fenced(lines)])

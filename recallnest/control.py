@@ -32,11 +32,11 @@ def status(settings: Settings) -> dict[str, Any]:
     except protocol.ProtocolError as exc:
         pid = daemon_pid(settings.home)
         alive = pid is not None and _alive(pid)
-        detail = f"PID {pid} exists but does not answer" if alive else "not running"
         return {
             "running": False,
             "pid": pid if alive else None,
-            "detail": detail,
+            "stale_pid": pid if pid is not None and not alive else None,
+            "detail": _not_answering(pid, alive),
             "error": str(exc),
         }
     return {"running": True, **info}
@@ -48,6 +48,18 @@ def _answering_pid(settings: Settings) -> int | None:
         return int(_ask(settings, "daemon.status", {}, 2.0)["pid"])
     except (protocol.ProtocolError, KeyError, TypeError, ValueError):
         return None
+
+
+def _not_answering(pid: int | None, alive: bool) -> str:
+    """What a pid file without an answering socket means, truthfully."""
+    if pid is None:
+        return "not running"
+    if not alive:
+        return f"not running (daemon.pid is stale: PID {pid} has exited)"
+    return (
+        f"PID {pid} from daemon.pid is alive but does not answer on the socket (a stuck "
+        "daemon, or a stale daemon.pid whose PID now belongs to another process)"
+    )
 
 
 def start(settings: Settings, polling: bool = False) -> str:

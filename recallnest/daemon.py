@@ -405,11 +405,22 @@ class Daemon:
             "uptime_seconds": round(time.time() - self.started_at, 1),
             "watching": sorted(map(str, self.scheduled)),
             "queued": self.paths.qsize(),
-            "totals": self.totals.as_dict(),
+            "totals": self._totals(),
             "failing": self.failing,
             "last_error": self.last_error,
             "last_error_at": _iso(self.last_error_at),
+            "maintenance_failing": self.engine.maintenance.health(),
         }
+
+    def _totals(self) -> dict[str, Any]:
+        """What was read since start (skipped lines, redactions, restarts, errors, new turns)
+        with the counts of what is stored taken from the store, as `stats` does: one source
+        of truth, so turns, files and memories never disagree with `recallnest stats`."""
+        read = {k: v for k, v in self.totals.as_dict().items() if k not in ("turns", "files")}
+        if self.store_down:
+            return read
+        counts: dict[str, Any] = self.engine.stats()["counts"]
+        return read | counts
 
     def _ingest_request(self, args: dict[str, Any]) -> dict[str, Any]:
         roots = [Path(r) for r in args.get("roots") or []] or watched_roots(self.settings)

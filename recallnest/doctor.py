@@ -26,6 +26,7 @@ def run_checks(settings: Settings) -> list[Check]:
         _database,
         _embedder,
         _daemon,
+        _maintenance,
         _resume,
         _hooks,
     ]
@@ -107,7 +108,7 @@ def _embedder(settings: Settings) -> tuple[bool, str]:
     ok, message = probe(embedder)
     if not ok:
         return False, f"{message} (search falls back to keyword-only)"
-    return True, f"{embedder.model_id}, {embedder.dimensions}-d: {message}"
+    return True, message  # probe names the model and its dimensions
 
 
 def _daemon(settings: Settings) -> tuple[bool, str]:
@@ -121,6 +122,23 @@ def _daemon(settings: Settings) -> tuple[bool, str]:
             "--service); hooks print nothing until it runs",
         )
     return True, f"PID {info['pid']}, watching {len(info['watching'])} folder(s), socket answers"
+
+
+def _maintenance(settings: Settings) -> tuple[bool, str]:
+    """Background tasks that failed and wait for their retry (maintenance.health)."""
+    from recallnest.control import status
+
+    info = status(settings)
+    if not info["running"]:
+        return True, "no daemon running, so no background task is scheduled"
+    failing: dict[str, dict[str, Any]] = info.get("maintenance_failing") or {}
+    if not failing:
+        return True, "every background task succeeded at its last run"
+    return False, "; ".join(
+        f"{name} failed (attempt {f['attempts']}) at {f['failed_at']}: {f['error']}; "
+        f"next retry {f['next_retry_at']}"
+        for name, f in failing.items()
+    )
 
 
 def _resume(settings: Settings) -> tuple[bool, str]:
