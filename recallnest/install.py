@@ -43,6 +43,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from recallnest import jsonc
 from recallnest.errors import ConfigError
 
 Action = Literal["create", "update", "remove", "restore", "unchanged"]
@@ -98,6 +99,7 @@ class AgentSpec:
     notes: tuple[str, ...] = ()
     named_handlers: bool = False
     mcp: McpSpec | None = None
+    comments: bool = False  # the CLI reads its settings file with // and /* */ comments allowed
 
 
 # Claude Code: SessionEnd hooks share a 1.5 s budget that a settings-file timeout may raise.
@@ -176,6 +178,7 @@ SPECS: dict[str, AgentSpec] = {
             "hooksConfig.enabled is false in its settings.",
         ),
         named_handlers=True,
+        comments=True,  # read through strip-json-comments (trailing commas are still refused)
         mcp=McpSpec(
             ".gemini/settings.json",
             notes=("Gemini CLI starts MCP servers at launch; `/mcp` lists recallnest's tools.",),
@@ -594,19 +597,43 @@ def _check_toml(text: str, expected: dict[str, Any], path: Path, advice: str) ->
 # --- JSON files --------------------------------------------------------------------------------
 
 
-def load_document(path: Path, raw: bytes | None) -> dict[str, Any]:
-    """The settings document ({} if the file is absent); ConfigError if it is not a JSON object."""
+def load_document(path: Path, raw: bytes | None, *, comments: bool = False) -> dict[str, Any]:
+    """The settings document ({} if the file is absent); ConfigError if it is not a JSON object.
+    With `comments`, // and /* */ comments are allowed, as the agent itself allows them."""
     if raw is None or not raw.strip():
         return {}
     try:
-        doc = json.loads(raw)
-    except ValueError as exc:
+        doc = jsonc.parse(raw.decode("utf-8"), comments=comments).value
+    except (jsonc.JsoncError, UnicodeDecodeError) as exc:
         raise ConfigError(
             f"{path} is not valid JSON ({exc}); fix it, or add the hooks by hand from hooks/"
         ) from exc
     if not isinstance(doc, dict):
         raise ConfigError(f"{path} does not hold a JSON object; fix it and retry")
     return doc
+
+
+def render_document(
+    path: Path, before: bytes | None, doc: dict[str, Any], *, comments: bool = False
+) -> bytes:
+    """`before` changed to hold `doc`, touching only what differs: the user's layout, key
+    order and comments stay (see `jsonc.splice`). A new file is written with 2-space indents."""
+    if before is None or not before.strip():
+        return dump_document(doc, JsonStyle())
+    style = detect_style(before)
+    try:
+        text = jsonc.splice(
+            before.decode("utf-8"), doc, comments=comments, ensure_ascii=style.ensure_ascii
+        )
+    except jsonc.JsoncError as exc:
+        raise ConfigError(f"cannot edit {path} safely ({exc}); add our entries by hand") from exc
+    return text.encode("utf-8")
+
+
+def allows_comments(agent: str, path: Path) -> bool:
+    """Whether `agent` reads the JSON file at `path` with comments allowed."""
+    spec = _spec(agent)
+    return spec.comments and path.name == Path(spec.settings_name).name
 
 
 def detect_style(raw: bytes | None) -> JsonStyle:
@@ -733,14 +760,17 @@ def _json_installed(
     target: Target, spec: AgentSpec, ctx: InstallContext, before: bytes | None
 ) -> tuple[bytes | None, list[str]]:
     """The JSON file with our entries (None when already so), and which parts changed."""
-    doc = load_document(target.path, before)
+    comments = allows_comments(target.agent, target.path)
+    doc = load_document(target.path, before, comments=comments)
     new = doc
     parts: list[str] = []
     if target.hooks and (with_hooks := add_hooks(new, spec, ctx.executable)) != new:
         new, parts = with_hooks, [*parts, "hooks"]
     if target.mcp and (with_server := add_server(new, mcp_entry(spec, ctx), target.path)) != new:
         new, parts = with_server, [*parts, "mcp"]
-    return (None if not parts else dump_document(new, detect_style(before))), parts
+    if not parts:
+        return None, parts
+    return render_document(target.path, before, new, comments=comments), parts
 
 
 def install(
@@ -843,7 +873,11 @@ def _plan_surgical(target: Target, before: bytes, record: Mapping[str, Any] | No
     if after is None:
         change = Change(agent, path, "unchanged", "not installed")
         return FilePlan(agent, path, before, before, change, toml)
-    empty = not after.strip() if toml else not load_document(path, after)
+    empty = (
+        not after.strip()
+        if toml
+        else not load_document(path, after, comments=allows_comments(agent, path))
+    )
     if empty and record is not None and not record["existed"]:
         change = Change(agent, path, "remove", "remove the file install created")
         return FilePlan(agent, path, before, None, change, toml)
@@ -857,9 +891,10 @@ def _without_ours(agent: str, path: Path, toml: bool, raw: bytes | None) -> byte
         return None
     if toml:
         return toml_without_server(path, raw)
-    doc = load_document(path, raw)
+    comments = allows_comments(agent, path)
+    doc = load_document(path, raw, comments=comments)
     new = remove_ours(doc, agent)
-    return None if new == doc else dump_document(new, detect_style(raw))
+    return None if new == doc else render_document(path, raw, new, comments=comments)
 
 
 def uninstall(
