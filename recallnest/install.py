@@ -39,12 +39,14 @@ import re
 import shlex
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from recallnest import jsonc
+from recallnest import trust as trust_mod
 from recallnest.errors import ConfigError
+from recallnest.trust import CodexHook
 
 Action = Literal["create", "update", "remove", "restore", "unchanged"]
 Command = tuple[str, ...]
@@ -147,9 +149,6 @@ SPECS: dict[str, AgentSpec] = {
             HookSpec("SessionEnd", "session-end", 3),
         ),
         notes=(
-            "Codex runs a new or changed hook only after you approve it: start Codex, open "
-            "/hooks (or answer the 'Hooks need review' prompt) and trust the recallnest hooks. "
-            "`codex exec` has no review screen, so approve them once interactively.",
             "Hooks need Codex 0.114 or newer; before about 0.13x enable them with "
             "`[features] hooks = true` in ~/.codex/config.toml.",
         ),
@@ -174,8 +173,8 @@ SPECS: dict[str, AgentSpec] = {
             HookSpec("BeforeAgent", "before-agent", 2000, "*"),
         ),
         notes=(
-            "Gemini CLI runs user-level hooks without approval (v0.27+), unless "
-            "hooksConfig.enabled is false in its settings.",
+            "Gemini CLI (0.61) loads these hooks, and starts the MCP server, only in folders "
+            "you trust; `gemini -p` in an untrusted folder stops unless --skip-trust.",
         ),
         named_handlers=True,
         comments=True,  # read through strip-json-comments (trailing commas are still refused)
@@ -193,13 +192,16 @@ class InstallContext:
 
     `config_dirs` maps agent -> the directory its settings path is relative to (see
     `resolve_config_dirs`); `executable` is the absolute path of the `recallnest` console
-    script when it can be resolved, so hooks work without the venv on PATH.
+    script when it can be resolved, so hooks work without the venv on PATH. `cwd` and `env`
+    only feed the trust report (Gemini CLI trusts folders; its variables can override that).
     """
 
     home: Path
     state_dir: Path
     config_dirs: Mapping[str, Path]
     executable: str = "recallnest"
+    cwd: Path | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +225,7 @@ class Target:
     hooks: bool
     mcp: bool
     toml: bool = False
+    trust: bool = False  # Codex's config.toml: also cut its trust entries for our hooks
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,17 +277,23 @@ def mcp_path(ctx: InstallContext, agent: str) -> Path | None:
     return base / spec.settings_name
 
 
-def targets(agent: str, ctx: InstallContext, *, mcp: bool = False) -> list[Target]:
+def targets(
+    agent: str, ctx: InstallContext, *, mcp: bool = False, trust: bool = False
+) -> list[Target]:
     """The files install touches for `agent`: its hooks file, and (with `mcp`) the file of its
-    MCP servers, which is the same file for Gemini CLI."""
+    MCP servers, which is the same file for Gemini CLI. With `trust` (uninstall), Codex's
+    config.toml is visited even without `mcp`, for the trust entries of the hooks removed."""
     spec = _spec(agent)
     hooks = Target(agent, settings_path(ctx, agent), hooks=True, mcp=False)
-    servers = mcp_path(ctx, agent) if mcp else None
+    servers = mcp_path(ctx, agent) if (mcp or trust) else None
     if servers is None or spec.mcp is None:
         return [hooks]
     if servers == hooks.path:
-        return [replace(hooks, mcp=True)]
-    return [hooks, Target(agent, servers, hooks=False, mcp=True, toml=spec.mcp.toml)]
+        return [replace(hooks, mcp=mcp)] if mcp else [hooks]
+    trusts = trust and agent == "codex"
+    if not (mcp or trusts):
+        return [hooks]
+    return [hooks, Target(agent, servers, hooks=False, mcp=mcp, toml=spec.mcp.toml, trust=trusts)]
 
 
 def detect_agents(
@@ -469,6 +478,9 @@ _TOML_NAME = r"""\s*mcp_servers\s*\.\s*(?:recallnest|"recallnest"|'recallnest')\
 _OUR_HEADER = re.compile(rf"^\s*\[{_TOML_NAME}(?:\.[^\]]*)?\]\s*(?:#.*)?$")
 _KEY = r"""(?:[\w\-]+|"[^"]*"|'[^']*')"""
 _ANY_HEADER = re.compile(rf"^\s*\[\[?\s*{_KEY}(?:\s*\.\s*{_KEY})*\s*\]\]?\s*(?:#.*)?$")
+_TRUST_HEADER = re.compile(
+    r"""^\s*\[\s*hooks\s*\.\s*state\s*\.\s*("(?:[^"\\]|\\.)*"|'[^']*')\s*\]\s*(?:#.*)?$"""
+)
 
 
 def toml_block(ctx: InstallContext, agent: str) -> str:
@@ -538,12 +550,47 @@ def toml_with_server(path: Path, raw: bytes | None, block: str) -> bytes | None:
     return new.encode("utf-8")
 
 
-def toml_without_server(path: Path, raw: bytes) -> bytes | None:
-    """The file with our table cut out; None when it holds no server of ours."""
+def toml_without_ours(
+    path: Path, raw: bytes, *, server: bool = True, trust: Iterable[CodexHook] = ()
+) -> bytes | None:
+    """The file without our MCP table (if `server`) and without Codex's trust entries for
+    `trust` (our hooks as they stand in the hooks.json beside it); None when it holds neither."""
     doc = load_toml(path, raw)
-    if not is_our_server(_toml_server(doc, path)):
+    server = server and is_our_server(_toml_server(doc, path))
+    state = _trust_state(doc)
+    keys = set(trust_mod.our_trust_keys(state, path.with_name("hooks.json"), trust))
+    if not server and not keys:
         return None
-    return _cut_block(_toml_text(raw), path, _without_server(doc)).encode("utf-8")
+    expected = copy.deepcopy(doc)
+    if server:
+        del expected["mcp_servers"][MCP_SERVER_NAME]
+    for key in keys:
+        del expected["hooks"]["state"][key]
+
+    def ours(line: str) -> bool:
+        return bool(server and _OUR_HEADER.match(line)) or _trust_header_key(line) in keys
+
+    text, cut = _cut_tables(_toml_text(raw), ours)
+    what = f"[mcp_servers.{MCP_SERVER_NAME}]" if server else ""
+    what += (" and " if what else "") + ", ".join(f'[hooks.state."{k}"]' for k in sorted(keys))
+    if cut < int(server) + len(keys):  # an inline table or dotted keys: no block to cut out
+        raise ConfigError(f"cannot edit {path} safely (unusual layout); remove {what} by hand")
+    _check_toml(text, expected, path, f"remove {what} by hand")
+    return text.encode("utf-8")
+
+
+def _trust_state(doc: Mapping[str, Any]) -> dict[str, Any]:
+    hooks = doc.get("hooks")
+    state = hooks.get("state") if isinstance(hooks, dict) else None
+    return state if isinstance(state, dict) else {}
+
+
+def _trust_header_key(line: str) -> str | None:
+    match = _TRUST_HEADER.match(line)
+    if match is None:
+        return None
+    key = tomllib.loads(f"k = {match.group(1)}")["k"]
+    return key if isinstance(key, str) else None
 
 
 def _without_server(doc: dict[str, Any]) -> dict[str, Any]:
@@ -553,30 +600,41 @@ def _without_server(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def _cut_block(text: str, path: Path, expected: dict[str, Any]) -> str:
-    """`text` without our table: its header (and our comment and the blank line before it)
-    through the line before the next table that is not a sub-table of ours; comments and
-    blank lines just before that next table stay with it."""
-    lines = text.splitlines(keepends=True)
-    start = next((n for n, line in enumerate(lines) if _OUR_HEADER.match(line)), None)
-    if start is None:  # an inline table or dotted keys: not a block we can cut out
+    """`text` without our MCP table (see `_cut_tables`)."""
+    new, cut = _cut_tables(text, lambda line: bool(_OUR_HEADER.match(line)))
+    if not cut:  # an inline table or dotted keys: not a block we can cut out
         raise ConfigError(
             f"cannot edit {path} safely (unusual layout); "
             f"remove [mcp_servers.{MCP_SERVER_NAME}] by hand"
         )
-    end = start + 1
-    while end < len(lines) and not (
-        _ANY_HEADER.match(lines[end]) and not _OUR_HEADER.match(lines[end])
-    ):
-        end += 1
-    while end > start + 1 and lines[end - 1].strip()[:1] in ("", "#"):
-        end -= 1
-    if start and lines[start - 1].strip() == TOML_MARKER:
-        start -= 1
-    if start and not lines[start - 1].strip():
-        start -= 1
-    new = "".join(lines[:start] + lines[end:])
     _check_toml(new, expected, path, f"remove [mcp_servers.{MCP_SERVER_NAME}] by hand")
     return new
+
+
+def _cut_tables(text: str, ours: Callable[[str], bool]) -> tuple[str, int]:
+    """`text` without each table whose header line is `ours`: from the header (and our comment
+    and one blank line before it) through the line before the next header that is not ours;
+    comments and blank lines just before that next table stay with it. Also the count cut."""
+    lines = text.splitlines(keepends=True)
+    out: list[str] = []
+    cut = n = 0
+    while n < len(lines):
+        if not (_ANY_HEADER.match(lines[n]) and ours(lines[n])):
+            out.append(lines[n])
+            n += 1
+            continue
+        end = n + 1
+        while end < len(lines) and not (_ANY_HEADER.match(lines[end]) and not ours(lines[end])):
+            end += 1
+        while end > n + 1 and lines[end - 1].strip()[:1] in ("", "#"):
+            end -= 1
+        cut += sum(1 for line in lines[n:end] if _ANY_HEADER.match(line) and ours(line))
+        if out and out[-1].strip() == TOML_MARKER:
+            out.pop()
+        if out and not out[-1].strip():
+            out.pop()
+        n = end
+    return "".join(out), cut
 
 
 def _check_toml(text: str, expected: dict[str, Any], path: Path, advice: str) -> None:
@@ -789,7 +847,41 @@ def install(
             if plan.after is not None and plan.after != plan.before:
                 _apply_install(plan, plan.after, ctx, manifest)
         save_manifest(ctx.state_dir, manifest)
-    return [plan.change for plan in plans]
+    files = {plan.path: plan.after for plan in plans}
+    return [_with_trust_note(plan.change, ctx, files) for plan in plans]
+
+
+def _with_trust_note(
+    change: Change, ctx: InstallContext, files: Mapping[Path, bytes | None]
+) -> Change:
+    if change.path != settings_path(ctx, change.target):
+        return change
+    status = trust_status(change.target, ctx, files)
+    return change if status is None else replace(change, notes=(*change.notes, status[1]))
+
+
+def trust_status(
+    agent: str, ctx: InstallContext, files: Mapping[Path, bytes | None] | None = None
+) -> tuple[bool, str] | None:
+    """Will `agent` run our hooks? One line saying so, or how to make it; None when the agent
+    has no trust step of its own (Claude Code asks once per workspace, in its own dialog).
+    `files` overrides what is on disk (a dry run's planned contents)."""
+
+    def read(path: Path) -> bytes | None:
+        return files[path] if files is not None and path in files else read_bytes(path)
+
+    hooks_path = settings_path(ctx, agent)
+    if agent == "codex":
+        doc = load_document(hooks_path, read(hooks_path))
+        ours = trust_mod.codex_hooks(doc, lambda entry: is_ours(entry, "codex"))
+        config_path = ctx.config_dirs["codex"] / "config.toml"
+        return trust_mod.codex_trust(load_toml(config_path, read(config_path)), hooks_path, ours)
+    if agent == "gemini" and ctx.cwd is not None:
+        settings = load_document(hooks_path, read(hooks_path), comments=True)
+        folders = trust_mod.gemini_trusted_folders_path(hooks_path.parent, ctx.env)
+        trusted, why = trust_mod.gemini_folder_trust(ctx.cwd, folders, settings, ctx.env)
+        return trust_mod.gemini_trust_line(trusted, why, ctx.cwd)
+    return None
 
 
 def _apply_install(
@@ -848,9 +940,19 @@ def plan_removal(target: Target, ctx: InstallContext) -> FilePlan:
     if before is None:
         change = Change(agent, path, "unchanged", "not installed")
         return FilePlan(agent, path, None, None, change, target.toml)
-    if record and record.get("restorable") and _written_by_us(record, before):
+    restorable = record and record.get("restorable") and _written_by_us(record, before)
+    if restorable and (target.hooks or target.mcp):
         return _plan_restore(target, before, record, ctx)
-    return _plan_surgical(target, before, record)
+    return _plan_surgical(target, before, record, _trust_hooks(target, ctx))
+
+
+def _trust_hooks(target: Target, ctx: InstallContext) -> tuple[CodexHook, ...]:
+    """Our hooks as Codex keys them in its trust entries (read from hooks.json as it is now)."""
+    if not target.trust:
+        return ()
+    hooks_path = settings_path(ctx, "codex")
+    doc = load_document(hooks_path, read_bytes(hooks_path))
+    return tuple(trust_mod.codex_hooks(doc, lambda entry: is_ours(entry, "codex")))
 
 
 def _plan_restore(
@@ -862,14 +964,19 @@ def _plan_restore(
         return FilePlan(agent, path, before, None, change, target.toml)
     backup = read_bytes(_backup_path(ctx.state_dir, record))
     if backup is None:
-        return _plan_surgical(target, before, record)
+        return _plan_surgical(target, before, record, _trust_hooks(target, ctx))
     change = Change(agent, path, "restore", "restore the file exactly as it was before install")
     return FilePlan(agent, path, before, backup, change, target.toml)
 
 
-def _plan_surgical(target: Target, before: bytes, record: Mapping[str, Any] | None) -> FilePlan:
+def _plan_surgical(
+    target: Target,
+    before: bytes,
+    record: Mapping[str, Any] | None,
+    trust: tuple[CodexHook, ...] = (),
+) -> FilePlan:
     agent, path, toml = target.agent, target.path, target.toml
-    after = _without_ours(agent, path, toml, before)
+    after = _without_ours(agent, path, toml, before, server=target.mcp or not toml, trust=trust)
     if after is None:
         change = Change(agent, path, "unchanged", "not installed")
         return FilePlan(agent, path, before, before, change, toml)
@@ -885,12 +992,21 @@ def _plan_surgical(target: Target, before: bytes, record: Mapping[str, Any] | No
     return FilePlan(agent, path, before, after, change, toml)
 
 
-def _without_ours(agent: str, path: Path, toml: bool, raw: bytes | None) -> bytes | None:
-    """`raw` without our hooks and MCP server; None when it holds none of them."""
+def _without_ours(
+    agent: str,
+    path: Path,
+    toml: bool,
+    raw: bytes | None,
+    *,
+    server: bool = True,
+    trust: tuple[CodexHook, ...] = (),
+) -> bytes | None:
+    """`raw` without our hooks and MCP server (and, in Codex's config.toml, the trust entries of
+    `trust`); None when it holds none of them."""
     if raw is None:
         return None
     if toml:
-        return toml_without_server(path, raw)
+        return toml_without_ours(path, raw, server=server, trust=trust)
     comments = allows_comments(agent, path)
     doc = load_document(path, raw, comments=comments)
     new = remove_ours(doc, agent)
@@ -903,15 +1019,19 @@ def uninstall(
     """Remove what install wrote, restoring each file to its prior bytes when possible. Every
     file visited loses all our entries; `mcp` also visits the files that hold only our MCP
     server (Claude Code's ~/.claude.json, Codex's config.toml)."""
-    plans = [
-        plan_removal(target, ctx) for agent in agents for target in targets(agent, ctx, mcp=mcp)
-    ]
+    visits = [t for agent in agents for t in targets(agent, ctx, mcp=mcp, trust=True)]
+    plans = [(target, plan_removal(target, ctx)) for target in visits]
+    # A config.toml visited only for trust entries is reported (and touched) only if it held any.
+    plans = [(t, p) for t, p in plans if t.hooks or t.mcp or p.change.action != "unchanged"]
     if not dry_run:
         manifest = load_manifest(ctx.state_dir)
-        for plan in plans:
-            _apply_uninstall(plan, ctx, manifest)
+        for target, plan in plans:
+            if target.hooks or target.mcp:
+                _apply_uninstall(plan, ctx, manifest)
+            elif plan.after is not None:  # trust entries only: our MCP record stays as it is
+                write_atomic(plan.path, plan.after)
         save_manifest(ctx.state_dir, manifest)
-    return [plan.change for plan in plans]
+    return [plan.change for _, plan in plans]
 
 
 def _apply_uninstall(plan: FilePlan, ctx: InstallContext, manifest: dict[str, Any]) -> None:

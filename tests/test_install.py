@@ -338,7 +338,9 @@ def test_codex_changes_tell_the_user_to_approve_the_hooks(ctx: inst.InstallConte
     (change,) = inst.install(["codex"], ctx)
     assert any("/hooks" in note for note in change.notes)
     (again,) = inst.install(["codex"], ctx)
-    assert again.notes == ()
+    # Only the trust line is repeated: whether Codex trusts the hooks yet.
+    (line,) = again.notes
+    assert line.startswith("Codex has not trusted the recallnest hooks yet (0 of 3 trusted)")
 
 
 def test_hooks_folder_matches_what_install_writes() -> None:
