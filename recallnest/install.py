@@ -37,6 +37,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -314,6 +315,40 @@ def _spec(agent: str) -> AgentSpec:
     except KeyError:
         supported = ", ".join(sorted(SPECS))
         raise ConfigError(f"unknown agent {agent!r}; supported: {supported}") from None
+
+
+# --- is it registered? (doctor) ----------------------------------------------------------------
+
+
+def registration(agent: str, ctx: InstallContext) -> tuple[bool, str]:
+    """Whether `agent`'s settings hold each of our hooks, in any form install ever wrote (any
+    path of the script, any timeout), and whether the script they run still exists."""
+    spec = _spec(agent)
+    path = settings_path(ctx, agent)
+    doc = load_document(path, read_bytes(path), comments=allows_comments(agent, path))
+    handlers = {
+        hook.event: [h for h in _handlers(doc, hook.event) if is_ours(h, agent, hook.subcommand)]
+        for hook in spec.hooks
+    }
+    missing = [event for event, found in handlers.items() if not found]
+    if missing:
+        return False, f"{agent}: no recallnest hook for {', '.join(missing)} in {path}"
+    scripts = {shlex.split(h["command"])[0] for found in handlers.values() for h in found}
+    gone = sorted(s for s in scripts if shutil.which(s) is None)
+    if gone:
+        return False, f"{agent}: the hooks run {', '.join(gone)}, which is not there any more"
+    return True, agent
+
+
+def _handlers(doc: Mapping[str, Any], event: str) -> list[Any]:
+    hooks = doc.get("hooks")
+    groups = hooks.get(event) if isinstance(hooks, dict) else None
+    return [
+        handler
+        for group in (groups if isinstance(groups, list) else ())
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
+        for handler in group["hooks"]
+    ]
 
 
 # --- hook entries in a settings document (pure) -------------------------------------------------

@@ -191,7 +191,7 @@ def gemini_trust_line(trusted: bool | None, why: str, cwd: Path) -> tuple[bool, 
     if trusted:
         return True, f"Gemini CLI trusts {cwd} ({why}): its hooks and MCP server run there"
     return False, (
-        f"Gemini CLI does not trust {cwd} ({why}): there it loads neither the hooks of "
-        "settings.json nor the MCP server, and `gemini -p` stops; trust the folder when an "
-        "interactive `gemini` asks (or in /permissions), or run headless with --skip-trust"
+        f"Gemini CLI does not trust {cwd} ({why}): its hooks and MCP server stay off there and "
+        "`gemini -p` stops; trust the folder when an interactive `gemini` asks (or in "
+        "/permissions), or run headless with --skip-trust"
     )
