@@ -360,6 +360,14 @@ def test_hooks_folder_matches_what_install_writes() -> None:
         assert json.loads((ROOT / manifest).read_text())["name"] == "recallnest"
 
 
+def test_the_claude_plugin_manifest_passes_strict_validation() -> None:
+    # `claude plugin validate --strict` (2.1.197) turns a missing author into a failure; the
+    # command and its output are in hooks/README.md ("Checked with the real CLIs").
+    manifest = json.loads((ROOT / "hooks/claude/.claude-plugin/plugin.json").read_text())
+    assert {"name", "version", "description", "author"} <= set(manifest)
+    assert isinstance(manifest["author"], dict) and manifest["author"]["name"].strip()
+
+
 # --- discovery -------------------------------------------------------------------------------
 
 
