@@ -409,7 +409,8 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
 
 def _print_checks(checks: list[dict[str, Any]]) -> None:
     for c in checks:
-        click.echo(f"{'ok  ' if c['ok'] else 'FAIL'} {c['name']}: {c['detail']}")
+        mark = "FAIL" if not c["ok"] else "note" if c.get("note") else "ok  "
+        click.echo(f"{mark} {c['name']}: {c['detail']}")
 
 
 # ---- daemon and ingestion ---------------------------------------------------------------------
@@ -549,6 +550,8 @@ def _install_context(ctx: click.Context) -> Any:
             "gemini": settings.gemini_dir.parent,
         },
         executable=str(Path(script).resolve()) if Path(script).exists() else "recallnest",
+        cwd=Path.cwd(),
+        env=os.environ,
     )
 
 
