@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 from typing import NamedTuple
 
 from recallnest.models import Event, Role, ToolUse, Turn, TurnKind
+from recallnest.redact import redact
 from recallnest.transcripts._common import (
     JsonDict,
     clean_text,
@@ -133,7 +135,10 @@ class ClaudeParser:
         """Bounded, JSON-serialisable state that lets a new parser continue this file."""
         return {
             "v": STATE_VERSION,
-            "open": [[key, *entry[:2], list(entry.parts)] for key, entry in self._open.items()],
+            "open": [
+                [key, *entry[:2], [_at_rest(part) for part in entry.parts]]
+                for key, entry in self._open.items()
+            ],
             "nodes": [list(node) for node in self._nodes],
         }
 
@@ -258,7 +263,7 @@ class ClaudeParser:
         """Add this line's text blocks to the message `key`; emit the merged text if it grew."""
         texts = [clean_text(text) for text in _texts(blocks)]
         entry = self._open.pop(key, None) or _Open(offset, get_str(record, "timestamp"), ())
-        new = tuple(text for text in unique(texts) if text and text not in entry.parts)
+        new = tuple(text for text in unique(texts) if text and _is_new(text, entry.parts))
         entry = entry._replace(parts=entry.parts + new)
         self._open[key] = entry
         trim_dict(self._open, MAX_OPEN_MESSAGES)
@@ -356,6 +361,21 @@ def _file_identity(path: str) -> tuple[str, str | None]:
     if len(parts) >= 3 and parts[-2] == "subagents" and stem.startswith("agent-"):
         return parts[-3], stem.removeprefix("agent-")
     return stem, None
+
+
+@lru_cache(maxsize=4 * MAX_OPEN_MESSAGES)
+def _at_rest(part: str) -> str:
+    """A message part as it is saved in the parser state: redacted, like everything stored
+    (the state is written to the database at every flush)."""
+    return redact(part)[0]
+
+
+def _is_new(text: str, parts: tuple[str, ...]) -> bool:
+    """Whether a text block is not yet part of the message. Parts restored from saved state
+    are redacted, so a block holding a secret is compared in that form too."""
+    if text in parts:
+        return False
+    return not any("[REDACTED:" in p for p in parts) or _at_rest(text) not in parts
 
 
 def _blocks(content: object) -> list[JsonDict]:
