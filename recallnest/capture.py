@@ -136,7 +136,10 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
     text = R.FILLER.sub("", sentence).strip()
     if not text or len(text) > MAX_SENTENCE_CHARS:
         return None, 1
-    for special in (_remember, _correction, _solved_case, _answer, _confirmation):
+    confirmed = _confirmation(sentence.strip(), ctx)  # "OK, …"/好的，… are fillers elsewhere
+    if confirmed is not None:
+        return _keep_polarity(text, confirmed[0]), confirmed[1]
+    for special in (_remember, _correction, _solved_case, _answer):
         found = special(text, ctx)
         if found is not None:
             return _keep_polarity(text, found[0]), found[1]
@@ -293,6 +296,10 @@ def _correction(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     body, strong = _strip_markers(text)
     if body is None or not (ctx.after_other_turn or strong):
         return None
+    # Trigger: "No, …" after the other side asked a yes/no question ("Want me to also …?").
+    # Why: that "no" declines an offer; nothing said before is being corrected. Outcome: skip.
+    if not strong and ctx.previous is not None and _offer(ctx.previous):
+        return None
     used = 1
     if len(body) < 6 and ctx.next_sentence:
         body, used = R.FILLER.sub("", ctx.next_sentence).strip(), 2
@@ -319,11 +326,18 @@ def _strip_markers(text: str) -> tuple[str | None, bool]:
     while (again := R.CORRECTION.match(body)) is not None and again.end() > 0:
         cut = body[: again.end()]
         if negated_cut(cut.rstrip()):  # "不是 X，是 Y", "no longer …": the negator stays
+            strong = strong or R.STRONG_CORRECTION.match(body) is not None
             break
         strong = strong or R.STRONG_CORRECTION.match(cut) is not None
         body = body[again.end() :].lstrip(" ,;:-")
     rest = body.strip()
     return (rest if rest.strip(" .!。！") else ""), strong
+
+
+def _offer(previous: str) -> bool:
+    sentences = re.split(r"(?<=[.!?。！？])\s*", previous.strip())
+    last = next((x for x in reversed(sentences) if x), "")
+    return R.OFFER.match(last) is not None
 
 
 def _subject_from(body: str, previous: str | None, question: bool) -> str:
@@ -362,10 +376,14 @@ def _confirmation(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     body = text[match.end() :].strip()
     if not body or is_question(body) or R.NARRATION.match(body) or R.HEDGE.search(body):
         return None
+    if R.PROGRESS.search(body):
+        return None
     inner = classify(body, "assistant", relaxed=True)
     if inner is not None and not (inner.category == "entities" and R.CHOICE.search(body)):
         return replace(inner, rule=f"confirmed.{inner.rule}"), 1
     if not (_names_something(body) or R.WEAK_CONCRETE.search(body)):
+        return None
+    if R.WEAK_ACK.match(text) and not R.CHOICE.search(body):
         return None
     return Signal("confirmed.decision", "events", body, 0.6, ASSISTANT_CONFIDENCE), 1
 

@@ -164,7 +164,7 @@ STRONG_CONCRETE_GATE = re.compile(r"\.[\w-]|[/_`\d]|[a-z][A-Z]|localhost|凌晨|
 
 WEAK_CONCRETE = re.compile(
     r"\b[a-z0-9]+(?:-[a-z0-9]+)+\b|\d+\s*(?:ms|seconds?|minutes?|hours?|mb|gb|分钟|秒|小时|个)"
-    r"|\b(?=\w*[a-z])[A-Z0-9][a-z0-9]*[A-Z]\w*\b|'[^']{2,40}'|\"[^\"]{2,40}\"|\b[A-Z]{2,}\b",
+    r"|\b(?=\w*[a-z])[A-Z0-9][a-z0-9]*[A-Z]\w*\b|(?<!\w)'[^']{2,40}'(?!\w)|\"[^\"]{2,40}\"|\b[A-Z]{2,}\b",
 )
 
 
@@ -304,9 +304,25 @@ STRONG_CORRECTION = re.compile(
 # An assistant acknowledging what the user said before restating it ("Understood:", 明白，).
 CONFIRMATION = re.compile(
     r"^(?:understood|got it|agreed|noted|decision noted|makes sense|that makes sense|sounds good"
-    r"|confirmed|right|perfect|great|will do|okay,? (?:so|then)|ok,? (?:so|then)|明白了?|收到"
-    r"|了解|懂了|确认一下|确认|没问题|好的?，?(?:那就|就按你说的|按你说的))"
+    r"|confirmed|right|perfect|great|will do|ok(?:ay)?|明白了?|收到|了解|懂了|确认一下|确认|没问题"
+    r"|好的?|行)"
     r"(?:\s*[,:：，—–-]+|\s+(?=so\b|—))\s*(?:so\s+|那就|就)?",
+    _I,
+)
+
+# The other side offering to do something ("Want me to …?", 要不要…？): a "no" declines it.
+OFFER = re.compile(
+    r"^(?:so,?\s+)?(?:do you want|want me to|should i|shall i|would you like|can i|may i|i can\b"
+    r"|要不要|需要我|我要不要|是否需要|要我|我可以)",
+    _I,
+)
+
+# Weak acknowledgements ("OK,", 好的，) confirm only a stated choice; a progress report after
+# one ("好的，README 已经更新了") is narration.
+WEAK_ACK = re.compile(r"^(?:ok(?:ay)?|right|perfect|great|will do|好的?|行|没问题)\b", _I)
+PROGRESS = re.compile(
+    r"已经|已(?:更新|修改|完成|提交|添加|删除)|\bI(?:'ve| have)\b|\b(?:updated|added|removed|done"
+    r"|fixed|pushed|committed)\b",
     _I,
 )
 
@@ -331,8 +347,8 @@ DECLARATIVE = re.compile(
 # What an acknowledged choice sounds like ("Tailwind stays", "we drop X", 保留, 统一用).
 CHOICE = re.compile(
     r"\b(?:stays?|stick(?:s|ing)? with|keep(?:s|ing)?|drop(?:s|ping)?|go(?:es|ing)? with|we'll use"
-    r"|we use|use|switch(?:ing)? to|moves? to|no \w+|instead of|it is)\b"
-    r"|保留|统一|改用|换成|就用|用|不上|不迁",
+    r"|we use|use|switch(?:ing)? to|moves? to|no \w+|instead of|over|it is)\b"
+    r"|保留|统一|改用|换成|就用|不上|不迁|不用|选",
     _I,
 )
 
@@ -343,7 +359,8 @@ CASE_ERROR = re.compile(
     r"|hung|stuck|slow|kept \w+ing|[45]\d\d|deadlock\w*|race condition"
     r"|(?:happened|was|is) because|because (?:the|of|we|it|two)|it was (?:the|a|an)|the culprit"
     r"|culprit was|the (?:problem|issue|bug|cause) (?:was|is)|came from|stale|mismatch\w*"
-    r"|white screen|blank page|memory blowup)\b)|\b[A-Z][A-Z_]{3,}\b(?=:)|\b\w+(?:Error"
+    r"|white screen|blank page|memory blowup|[45]\d\ds|clock skew|intermittent\w*)\b)"
+    r"|\b[A-Z][A-Z_]{3,}\b(?=:)|\b\w+(?:Error"
     r"|Exception)\b|\b[A-Z_]*(?:FAILED|ERROR|DENIED|REFUSED|NOT_FOUND|TIMEOUT)[A-Z_]*\b"
     r"|\bE[A-Z]{4,}\b|报错|错误|异常|失败|挂了|崩溃|段错误|起不来|不生效|超时|原因|导致|偶发"
     r"|报\s*[A-Za-z]|卡住|卡死|很慢|慢是|一直|挂掉|泄漏|泄露|不稳定|因为|满了|白屏|根因|问题出在"
@@ -354,8 +371,10 @@ CASE_FIX = Gated(
     re.compile(
         r"\b(?:fixed|fixes|fix was|the fix|solved|resolved|resolves|workaround|got it working"
         r"|works again|working again|made it (?:pass|work)|went away|go(?:es)? away|did the trick"
-        r"|sorted it|no longer)\b|\bfrom \d+\s*\w*\s+(?:down\s+)?to \d+|解决|修好|修复了|就好了"
-        r"|后就好|正常了|恢复|就没了|稳定了|成功|搞定|降到|缩短到|就通过了|就行了|没再出现|不再出现"
+        r"|sorted it|no longer|made (?:\w+ ){0,4}(?:stable|green|pass|work)|stopped (?:failing"
+        r"|crashing|flaking))\b|\bfrom \d+\s*\w*\s+(?:down\s+)?to \d+|解决|修好|修复了|就好了"
+        r"|后就好|(?<![不没])正常了|(?<![不没])恢复|就没了|(?<![不没太])稳定了|(?<![不没])成功|搞定"
+        r"|降到|缩短到|就通过了|就行了|没再出现|不再出现"
         r"|没再(?:报|出)",
         _I,
     )
@@ -385,6 +404,13 @@ PATTERN_RULES = _table(
             r"|must always|must|should|have to|need to)\s+(?:be|have|go|use|include|stay|run|pass"
             r"|get)\b|^[^，。,]{1,15}必须(?:是|带|有|写|用|经过|能|先)"
             r"|\S\s*(?:->|→|=>)[^>→]*?\S\s*(?:->|→|=>)\s*\S"
+        ),
+        "pattern.naming": (
+            r"^(?:all |our |the )?(?:[\w-]+\s+){0,2}(?:branches|tags|commits|files|tables|columns"
+            r"|topics|queues|buckets|env vars|variables|migrations|tests|endpoints|images)\s+(?:are"
+            r"|should be|must be|get)\s+(?:named|called|prefixed|suffixed)\b|(?:分支|标签|表名"
+            r"|字段|文件名|变量名|镜像|接口)\S{0,4}(?:都|统一|必须)?(?:以\S{1,12}(?:开头|结尾)"
+            r"|命名(?:规则)?(?:是|为|：|:))"
         ),
         "pattern.on_event": (
             r"^(?:every time|each time|whenever|any time|anytime)\b[^,]{3,60},\s*(?:also\s+"
@@ -430,7 +456,9 @@ DECISION_RULES = _table(
             r"|choosing|picking|using|with|on)\b"
         ),
         "decision.lets": (
-            r"\blet's\s+(?:go with|use|stick with|keep|switch to|move to|not|drop|adopt"
+            r"^(?:ok(?:ay)?,?\s+|fine,?\s+)?go (?:with|for)\s+(?!(?:it|that|this|whatever|option"
+            r"|plan|the (?:first|second|third|other|last|same)|one|either)\b)\S"
+            r"|\blet's\s+(?:go with|use|stick with|keep|switch to|move to|not|drop|adopt"
             r"|standardi[sz]e)\b"
         ),
         "decision.going_with": (
@@ -489,7 +517,8 @@ PROFILE_RULES = _table(
             r"|masters?|degree)\b"
         ),
         "profile.languages": (
-            r"\bI (?:mostly|mainly|primarily|usually) (?:write|code|work|program)\b|\bmy (?:main"
+            r"\bI (?:mostly|mainly|primarily|usually) (?:write|code|work|program)\b|\bI (?:write"
+            r"|code|program) (?:mostly|mainly|primarily) (?:in )?[A-Z]\w*|\bmy (?:main"
             r"|primary) language\b"
         ),
         "profile.setup": (
@@ -529,7 +558,8 @@ PROFILE_RULES = _table(
             r"|我对.{1,20}(?:不太熟|不熟|很熟|比较熟|熟悉|了解|不了解|是新手)|我的(?:电脑|开发机"
             r"|笔记本|系统|编辑器|ide|终端|shell|职位|岗位|工作|技术栈|github)(?:是|用的是)"
             r"|^我(?:做|写|干|搞|用)\S{1,8}?(?:[一二三四五六七八九十两几多\d]+)年"
-            r"|我(?:用的是|的电脑是|在用)\s*(?:windows|mac|macbook|linux|wsl|ubuntu|m[1-4]|thinkpad)"
+            r"|我(?:用的是|的电脑是|在用)\s*\S{0,6}?(?:windows|mac|macbook|linux|wsl|ubuntu|m[1-4]"
+            r"|thinkpad|电脑|笔记本|台式机)|(?:我|本人)?没有(?:管理员|root|sudo|admin)\s*权限"
         ),
     }
 )
@@ -577,6 +607,11 @@ PREFERENCE_RULES = _table(
             r"|in (?:all|every|any) (?:of )?(?:my |our )?(?:projects?|repos?|repositories))\b"
             r"|^(?:please\s+)?stick (?:to|with)\b"
         ),
+        "preference.keep": (
+            r"^(?:please\s+)?(?:always\s+)?keep\s+(?:the\s+|our\s+|your\s+|all\s+)?[\w\s-]{1,30}?\s+"
+            r"(?:backwards?[- ]compatible|stable|sorted|alphabeti[sz]ed|in sync|up to date|pinned"
+            r"|under \d+|below \d+|green|typed|documented)\b"
+        ),
         "preference.stop": (
             r"^(?:please\s+)?(?:stop|quit)\s+(?:adding|using|writing|putting|doing|generating"
             r"|creating|including|leaving)\b"
@@ -605,9 +640,10 @@ PREFERENCE_RULES = _table(
             rf"(?!{DEICTIC_ZH})(?=\s*(?:用|使用)?\s*[\w\u4e00-\u9fff]{{2}})"
         ),
         "preference.zh.dont": (
-            r"(?<![先暂])(?:不要|别|禁止|千万别|不许|不准)(?:再|给我|在(?!这|那)[^，。]{1,8}?|顺手|随便"
+            r"(?<![先暂])(?:不要|别|禁止|千万别|不许|不准|绝对不能|千万不能|不允许|不可以)(?:再|给我|在(?!这|那)[^，。]{1,8}?|顺手|随便"
             r"|乱|总是|老是|每次|直接){0,2}(?:把[^，。]{1,20}?)?(?:用|使用|加|添加|写|引入|提交|留|装|安装"
-            r"|硬编码|推|格式化|改|动|删|重构|推荐|建议|生成|输出|贴|放|跑|执行|运行)"
+            r"|硬编码|推|格式化|改|动|删|重构|推荐|建议|生成|输出|贴|放|跑|执行|运行|打印|记录|暴露"
+            r"|上传)"
         ),
         "preference.zh.answers": (
             r"(?:回答|回复|解释|说明)(?:尽量|请|要)?(?:简洁|简短|精简)|(?:交流|沟通|回复"

@@ -267,3 +267,52 @@ def test_contrast_corrections_keep_their_negation(text: str, needle: str) -> Non
 def test_negated_cut() -> None:
     assert negated_cut("不是 ") and negated_cut("we no longer") and negated_cut("别")
     assert not negated_cut("不是，") and not negated_cut("No, ") and not negated_cut("Nope —")
+
+
+# --------------------------------------------------------------------------- lookalikes
+
+
+def test_contractions_are_not_quoted_names() -> None:
+    # "don't bother, it's" once read as the quoted name 't bother, it'
+    assert capture("No, don't bother, it's fine as it is.", previous="Shall I rename it?") == []
+
+
+@pytest.mark.parametrize(
+    ("previous", "kept"),
+    [("Want me to also rename the variables?", False), ("要不要我再加一个测试？", False),
+     ("So the worker calls the API when a job finishes?", True)],
+)  # fmt: skip
+def test_no_declines_an_offer_but_corrects_a_claim(previous: str, kept: bool) -> None:
+    found = capture("no, the API calls the worker, not the reverse.", previous=previous)
+    assert bool(found) is kept
+
+
+@pytest.mark.parametrize(
+    "text", ["e2e 测试就用 Playwright 吧，Cypress 太不稳定了。", "重试以后还是不正常了。"]
+)
+def test_a_negated_outcome_is_not_a_fix(text: str) -> None:
+    assert [c for c in capture(text) if c.category == "cases"] == []
+
+
+def test_a_naming_convention_is_a_workflow() -> None:
+    found = one("Feature branches are named feat/<ticket>-<slug>.")
+    assert found.category == "patterns"
+
+
+@pytest.mark.parametrize(("text", "kept"), [("Go with Playwright for e2e.", True),
+                                             ("go with option B", False)])  # fmt: skip
+def test_go_with_a_named_choice_is_a_decision(text: str, kept: bool) -> None:
+    assert [c.category for c in capture(text)] == (["events"] if kept else [])
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [("好的，新包统一用 Vitest，不用 Jest。", "events"),
+     ("好的，README 已经更新了新参数的说明。", None),
+     ("OK, running the suite again.", None),
+     ("Right, so the staging cluster is eu-central-1 and prod is eu-west-1.", "entities")],
+)  # fmt: skip
+def test_weak_acknowledgements_confirm_only_choices_and_facts(
+    text: str, category: str | None
+) -> None:
+    assert [c.category for c in capture(text, "assistant")] == ([category] if category else [])
