@@ -32,6 +32,8 @@ LAYOUTS = [
     (f"first words\n{NOTES}\nsecond words", "first words\n\nsecond words"),
     (f"{OLD_NOTES}\nmiddle\n{NUDGE}\nlast", "middle\n\nlast"),
     (f"```py\nx = 1\n```\n{NUDGE}", "```py\nx = 1\n```"),
+    (f"<context>{NOTES}</context>\nWhat now?", "What now?"),
+    (f"<context>{NUDGE}</context> What now?", "What now?"),
 ]
 
 
@@ -117,6 +119,12 @@ def test_a_context_block_cut_short_is_cut_to_its_wrapper_or_the_end() -> None:
     assert strip_context(f"say this\n\n{CONTEXT_MARKER}\n- unknown shape\n\nthen that") == (
         "say this\n\nthen that"
     )
+
+
+def test_a_wrapper_left_empty_by_the_cut_goes_too() -> None:
+    assert strip_context(f"<additional_context>\n{NOTES}\n</additional_context>\nhi") == "hi"
+    assert strip_context(f"<a>x</a> <b>{NUDGE}</b> y") == "<a>x</a>\n\ny"
+    assert strip_context(f"<a>{NUDGE}</b> y") == "<a>\n\n</b> y"  # not a pair: kept
 
 
 def test_text_without_our_marker_is_left_alone() -> None:

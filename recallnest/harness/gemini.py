@@ -62,9 +62,11 @@ def compressed_since(path: str, offset: int) -> bool:
     Only regular files are read; anything unreadable answers False.
     """
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO never blocks
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
             return False
-        with open(path, "rb") as handle:
+        with os.fdopen(fd, "rb") as handle:
             handle.seek(offset)
             fresh = [i for line in handle for i in _snapshot_ids(line)]
             return any(not _occurs_before(handle, i, offset) for i in fresh)
