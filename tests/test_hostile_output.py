@@ -121,6 +121,7 @@ COMMANDS: list[tuple[str, ...]] = [
     ("memories", "show", "{mem}"),
     ("memories", "show", f"no-such-{PAYLOADS['osc0']}"),
     ("memories", "history", "{mem}"),
+    ("checkpoint", "--session", SESSION),
     ("checkpoints", "list"),
     ("checkpoints", "show", "{cp}"),
     ("resume", "--agent", "claude", "--cwd", "/work/app"),
@@ -141,7 +142,6 @@ COMMANDS: list[tuple[str, ...]] = [
 ]
 # Commands whose output never holds stored text (or which cannot run in a test).
 NOT_QUOTING = {
-    "checkpoint": "prints the id and counts of the checkpoint it built",
     "compact": "sizes only",
     "conflicts resolve": "needs a conflict; prints ids and the kept side",
     "daemon run": "the daemon itself (logs go to daemon.log)",
