@@ -138,6 +138,7 @@ COMMANDS: list[tuple[str, ...]] = [
     ("capture", "--dry-run", "--text", sentence("osc52") + sentence("bidi")),
     ("remember", "I prefer tabs " + PAYLOADS["csi"] + PAYLOADS["bidi"]),
     ("forget", "--query", f"zzz{PAYLOADS['osc52']}", "--yes"),
+    ("forget", "--query", "prefer build step"),  # the plan quotes memories, then stops (no tty)
     (f"no-such-command{PAYLOADS['osc0']}",),
 ]
 # Commands whose output never holds stored text (or which cannot run in a test).
