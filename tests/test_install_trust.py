@@ -197,3 +197,24 @@ def test_gemini_install_notes_no_longer_claim_hooks_run_without_trust(tmp_path: 
     assert "only in folders you trust" in text
     assert "does not trust" in change.notes[-1]
     shutil.rmtree(ctx.home)
+
+
+def test_when_only_our_hooks_were_trusted_config_toml_comes_back_as_it_was(
+    codex: tuple[inst.InstallContext, Path],
+) -> None:
+    ctx, home = codex
+    config = home / ".codex" / "config.toml"
+    inst.uninstall(["codex"], ctx, mcp=True)
+    original = config.read_text()  # the user's file without anything of ours
+    inst.install(["codex"], ctx, mcp=True)
+    after_install = config.read_text()
+    # Codex trusts just our three hooks: the [hooks.state] header and three tables, as it
+    # wrote them in config-trusted.toml.
+    trusted = fixture("config-trusted.toml", home)
+    state = trusted[trusted.index("\n[hooks.state]\n") :]
+    tables = [t for t in state.split("\n\n") if t.strip()]
+    ours = [t for t in tables if ":session_start:0:0" not in t and ":stop:0:0" not in t]
+    config.write_text(after_install + "\n" + "\n\n".join(ours) + "\n")
+    assert inst.trust_status("codex", ctx) == (True, "Codex trusts the recallnest hooks (3 of 3)")
+    inst.uninstall(["codex"], ctx, mcp=True)
+    assert config.read_text() == original
