@@ -218,3 +218,20 @@ def test_when_only_our_hooks_were_trusted_config_toml_comes_back_as_it_was(
     assert inst.trust_status("codex", ctx) == (True, "Codex trusts the recallnest hooks (3 of 3)")
     inst.uninstall(["codex"], ctx, mcp=True)
     assert config.read_text() == original
+
+
+def test_a_folder_trusted_in_gemini_itself_is_seen_as_trusted(tmp_path: Path) -> None:
+    # The file Gemini CLI 0.61 wrote when its trust dialog was answered "Trust folder".
+    written = (FIXTURES.parent / "gemini-0.61-trust" / "trustedFolders.json").read_text()
+    project = tmp_path / "proj"
+    (project / "sub").mkdir(parents=True)
+    ctx = gemini_ctx(tmp_path, project / "sub")
+    (ctx.home / ".gemini").mkdir(parents=True)
+    (ctx.home / ".gemini" / "trustedFolders.json").write_text(
+        written.replace("/tmp/gm3/proj", str(project))
+    )
+    inst.install(["gemini"], ctx)
+    ok, line = inst.trust_status("gemini", ctx) or (False, "")
+    assert ok and f"trusted by {project} (TRUST_FOLDER)" in line
+    elsewhere = gemini_ctx(tmp_path, tmp_path)
+    assert (inst.trust_status("gemini", elsewhere) or (True, ""))[0] is False
