@@ -235,3 +235,31 @@ def test_a_folder_trusted_in_gemini_itself_is_seen_as_trusted(tmp_path: Path) ->
     assert ok and f"trusted by {project} (TRUST_FOLDER)" in line
     elsewhere = gemini_ctx(tmp_path, tmp_path)
     assert (inst.trust_status("gemini", elsewhere) or (True, ""))[0] is False
+
+
+def test_an_unreadable_config_toml_does_not_undo_a_hooks_install(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    (home / ".codex" / "config.toml").write_text("model = [unclosed\n")
+    ctx = inst.InstallContext(home, tmp_path / "state", inst.resolve_config_dirs(home, {}), EXE)
+    (change,) = inst.install(["codex"], ctx)  # hooks only: config.toml is not edited
+    assert change.action == "create"
+    assert "cannot tell whether codex will run the hooks" in change.notes[-1]
+    assert "not valid TOML" in change.notes[-1]
+
+
+def test_an_unreadable_config_toml_does_not_stop_a_hooks_uninstall(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    ctx = inst.InstallContext(home, tmp_path / "state", inst.resolve_config_dirs(home, {}), EXE)
+    inst.install(["codex"], ctx)
+    config = home / ".codex" / "config.toml"
+    config.write_text("model = [unclosed\n")
+    changes = inst.uninstall(["codex"], ctx)
+    assert [(c.path.name, c.action) for c in changes] == [
+        ("hooks.json", "remove"),
+        ("config.toml", "unchanged"),
+    ]
+    assert "not valid TOML" in changes[1].summary
+    assert config.read_text() == "model = [unclosed\n"
+    assert not (home / ".codex" / "hooks.json").exists()
