@@ -475,7 +475,17 @@ def load_document(path: Path, raw: bytes | None, *, comments: bool = False) -> d
         return {}
     try:
         doc = jsonc.parse(raw.decode("utf-8"), comments=comments).value
-    except (jsonc.JsoncError, UnicodeDecodeError) as exc:
+    except jsonc.JsoncError as exc:
+        if str(exc).startswith("comments are not allowed"):
+            raise ConfigError(
+                f"{path} holds a comment ({str(exc).split('(')[-1]}, but its agent reads it as "
+                "plain JSON, where comments are not allowed (Claude Code then ignores the whole "
+                "file): remove the comment and retry"
+            ) from exc
+        raise ConfigError(
+            f"{path} is not valid JSON ({exc}); fix it, or add the hooks by hand from hooks/"
+        ) from exc
+    except UnicodeDecodeError as exc:
         raise ConfigError(
             f"{path} is not valid JSON ({exc}); fix it, or add the hooks by hand from hooks/"
         ) from exc

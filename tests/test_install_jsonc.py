@@ -77,8 +77,8 @@ def test_comments_survive_a_surgical_uninstall(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("agent", "text", "reason"),
     [
-        ("claude", '{\n  // no\n  "model": "opus"\n}\n', "comments are not allowed"),
-        ("codex", '{"hooks": {} /* no */}', "comments are not allowed"),
+        ("claude", '{\n  // no\n  "model": "opus"\n}\n', "holds a comment .line 2, column 3.,"),
+        ("codex", '{"hooks": {} /* no */}', "comments are not allowed.*remove the comment"),
         ("gemini", '{\n  "general": {"vimMode": true},\n}\n', "trailing comma"),
         ("gemini", '{"a": 1} /* open', "unterminated"),
         ("gemini", '{"a": 1, "a": 2}', "duplicate key"),
