@@ -183,10 +183,19 @@ def classify(text: str, role: str, relaxed: bool = False) -> Signal | None:
             if needs is not None and not needs.admits(folded):
                 continue
             if rule.pattern.search(clause) and _acceptable(text, rule):
-                return _signal(rule, text, role)
+                return _signal(_as_preference(rule, clause), text, role)
         if clause is main and (found := _fact(main, role, relaxed)) is not None:
             return replace(found, text=text)
     return None
+
+
+def _as_preference(rule: R.Rule, clause: str) -> R.Rule:
+    # Trigger: a workflow rule on a sentence about how the agent talks to the user ("always
+    # explain the tradeoffs before …"). Why: that is the user's preference about the agent, not
+    # the team's process. Outcome: read as a preference.
+    if rule.category == "patterns" and R.COMMUNICATION.search(clause):
+        return replace(rule, name=f"preference.{rule.name}", category="preferences")
+    return rule
 
 
 def _acceptable(text: str, rule: R.Rule) -> bool:
@@ -381,9 +390,8 @@ def _confirmation(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     inner = classify(body, "assistant", relaxed=True)
     if inner is not None and not (inner.category == "entities" and R.CHOICE.search(body)):
         return replace(inner, rule=f"confirmed.{inner.rule}"), 1
-    if not (_names_something(body) or R.WEAK_CONCRETE.search(body)):
-        return None
-    if R.WEAK_ACK.match(text) and not R.CHOICE.search(body):
+    named = _names_something(body) or R.WEAK_CONCRETE.search(body) is not None
+    if not R.CHOICE.search(body) or not (named or len(body.split()) >= 6):
         return None
     return Signal("confirmed.decision", "events", body, 0.6, ASSISTANT_CONFIDENCE), 1
 

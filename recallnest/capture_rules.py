@@ -77,7 +77,7 @@ STYLE_DIRECTIVE = (
     r"\bplease\b|\bpls\b|^(?:use|no|avoid|prefer|keep)\b|\bover\b|\bfor (?:file names|urls"
     r"|new \w+|\w+ code|tests|prs|commits)\b|\bin (?:python|js|javascript|ts|typescript|go|rust"
     r"|java|tests|prs|commits|(?:user-facing )?copy)\b|请|(?:里|中)(?:用|不要|别|统一)"
-    r"|[，,]\s*\S{1,4}(?:用|统一|一律)\s*\S"
+    r"|[，,]\s*\S{1,4}(?:用|统一|一律)\s*\S|^\S+ not \S+|\beverywhere(?: else)?\b"
     r"|^[^，。,]{0,12}?用\s*\S"
 )
 
@@ -136,7 +136,8 @@ FILLER = re.compile(
     r"^(?:(?:ok(?:ay)?|so|also|and|but|oh|ah|ugh|hmm+|btw|fyi|by the way|quick context"
     r"|for context|note(?!\s+(?:for|to)\b)|please note|唉|哎|啊|注意(?!到)|some background"
     r"|for what it's worth|note that|just so you know|heads up|one more thing|另外|对了"
-    r"|顺便说一下|顺便|先介绍一下|补充一下|还有|好的|嗯|哦|那么)\s*[,，:：、—–-]?\s*)+",
+    r"|顺便说一下|顺便|先介绍一下|补充一下|还有|好的|嗯|哦|那么|(?:先)?交代一下背景|背景介绍"
+    r"|介绍一下背景)\s*[,，:：、—–-]?\s*)+",
     _I,
 )
 
@@ -193,7 +194,8 @@ STRONG_FACT = Gated(
     re.compile(
         r"\b(?:is|are) (?:only )?used (?:for|to|as)\b|\bused for\b|\bis called\b|\bis named\b"
         r"|\bresponsible for\b|\blives? (?:in|at|under)\b|\blistens on\b|\bcomes? from\b"
-        r"|\bproxies\b|\b(?:powered|backed) by\b|只?用来|用于|负责|代理到|叫\s*\S|来自",
+        r"|\bproxies\b|\b(?:powered|backed) by\b|只?用来|用于|负责|代理到|叫\s*\S|来自"
+        r"|从\s*\S{1,20}?\s*(?:拿|取|读取?|获取|加载|注入)",
         _I,
     )
 )
@@ -277,7 +279,8 @@ REMEMBER_INLINE = re.compile(
 )
 
 CORRECTION = re.compile(
-    r"^(?:no+(?:pe)?|nah|not quite|not really|wrong|that's (?:not right|wrong|incorrect|not it)"
+    r"^(?:no+(?:pe)?|nah|not quite|not really|wrong|that's (?:not right|wrong|incorrect|not it"
+    r"|not how (?:we|it) (?:do(?:es)? it|works)(?: here)?|not what we do)"
     r"|that is (?:not right|wrong|incorrect)|you're wrong|actually|correction|wait)\b(?:\s*(?:no"
     r"|that's (?:not right|wrong)))?\s*[,.:;!—–-]*\s*|^(?:不对|不是的?|其实|错了|你说错了"
     r"|更正一下|更正|纠正一下|不不|等下|等等|等一下|\S{0,4}(?:搞|弄|写|说"
@@ -297,13 +300,14 @@ LEAD_CLAUSE = re.compile(
 # Corrections that stand on their own, without a previous turn by the other side.
 STRONG_CORRECTION = re.compile(
     r"^(?:that's|that is|you're|wrong|correction|not quite|不对|错了|你说错了|更正|纠正"
-    r"|\S{0,4}(?:搞|弄|写|说|记)错了|不是\s*[^，,。\s][^，,。]{0,30}[，,]\s*(?:而|其实|应该)?是)",
+    r"|我们不是这么|\S{0,4}(?:搞|弄|写|说|记)错了|不是\s*[^，,。\s][^，,。]{0,30}[，,]\s*(?:而|其实|应该)?是)",
     _I,
 )
 
 # An assistant acknowledging what the user said before restating it ("Understood:", 明白，).
 CONFIRMATION = re.compile(
     r"^(?:understood|got it|agreed|noted|decision noted|makes sense|that makes sense|sounds good"
+    r"|good call|good point|fair point|fair enough|you're right|有道理|说得对|好主意|同意"
     r"|confirmed|right|perfect|great|will do|ok(?:ay)?|明白了?|收到|了解|懂了|确认一下|确认|没问题"
     r"|好的?|行)"
     r"(?:\s*[,:：，—–-]+|\s+(?=so\b|—))\s*(?:so\s+|那就|就)?",
@@ -339,6 +343,9 @@ DECLARATIVE = re.compile(
     r"|(?:pinned|stuck|locked) (?:to|on|at)|standardi[sz]ed on|don't use|do not use|no longer use"
     r"|stopped using|don't run)\b(?!\s+(?:it|this|that|the same|a call|track)\b)"
     r"|^our\s+(?:[\w-]+\s+){1,3}?(?:is|are|gets?|runs?|lives?|has|uses?)\s+(?:\S+\s+){3}"
+    r"|^(?:this|the|our) (?:service|repo|repository|project|app|codebase|package|library|tool"
+    r"|module|monorepo|cli) (?:is|does|handles|owns|sits)\b"
+    r"|^(?:这个|本|我们的?)(?:服务|仓库|项目|应用|库|工具|模块|系统)(?:是|就是|负责|主要做|用来)"
     r"|^(?:我们|团队|这边|本项目|这个项目)(?:这个\s*\S{1,12}?\s*)?(?:都|一直|现在)?(?:用|使用|用的是"
     r"|跑在|部署在|基于|依赖|托管在)\s*[A-Za-z]",
     _I,
@@ -348,7 +355,7 @@ DECLARATIVE = re.compile(
 CHOICE = re.compile(
     r"\b(?:stays?|stick(?:s|ing)? with|keep(?:s|ing)?|drop(?:s|ping)?|go(?:es|ing)? with|we'll use"
     r"|we use|use|switch(?:ing)? to|moves? to|no \w+|instead of|over|it is)\b"
-    r"|保留|统一|改用|换成|就用|不上|不迁|不用|选",
+    r"|保留|统一|改用|换成|就用|不上|不迁|不用|选|替代|取代|以后用|放在|不放|按这个来|就这么办",
     _I,
 )
 
@@ -374,7 +381,7 @@ CASE_FIX = Gated(
         r"|sorted it|no longer|made (?:\w+ ){0,4}(?:stable|green|pass|work)|stopped (?:failing"
         r"|crashing|flaking))\b|\bfrom \d+\s*\w*\s+(?:down\s+)?to \d+|解决|修好|修复了|就好了"
         r"|后就好|(?<![不没])正常了|(?<![不没])恢复|就没了|(?<![不没太])稳定了|(?<![不没])成功|搞定"
-        r"|降到|缩短到|就通过了|就行了|没再出现|不再出现"
+        r"|降到|缩短到|就通过了|就行了|没再出现|不再出现|快了\S{0,4}倍|(?:改用|换成)\S+\s*(?:后|之后)"
         r"|没再(?:报|出)",
         _I,
     )
@@ -397,7 +404,8 @@ PATTERN_RULES = _table(
         "pattern.sequence": (
             r"\b(?:always|never|must|needs?(?: to)?|requires?|make sure to|should|ha(?:ve"
             r"|s) to)\b.*\b(?:before|after)\b|\bfirst\b.*\bthen\b|^(?:before|after|when"
-            r"|once)\s+\w+.*,|^to\s+\w+[^:,]{0,40}:\s"
+            r"|once)\s+\w+.*,|^to\s+\w+[^:,]{0,40}:\s|\b(?:are|is) (?:generated|created|built"
+            r"|written|made|run|done) (?:with|by|via|using)\b.{3,80}\bthen\b"
         ),
         "pattern.convention": (
             r"^(?:all |every |each |our |the )?(?:[\w-]+\s+){0,3}?[\w-]+s\s+(?:should always"
@@ -438,7 +446,7 @@ PATTERN_RULES = _table(
             r"|必须"
             r"|记得)|(?:之后|后)[，,]\s*(?:要|需要|必须|记得|再)|的时候[，,]?\s*(?:记得|要|也要"
             r"|需要"
-            r"|必须|同步|顺便)|先(?!不).{1,30}(?:再|然后)|每个\s*\S{0,8}\s*都(?:必须|要|得|需要)"
+            r"|必须|同步|顺便)|先(?!不).{1,44}?(?:再|然后)|每个\s*\S{0,8}\s*都(?:必须|要|得|需要)"
         ),
         "pattern.zh.we_usually": (
             r"(?:我们|团队)(?:一般|通常|都是|总是|一律)\S{0,10}(?:发|部署|上线|合并|发布)"
@@ -500,7 +508,8 @@ DECISION_RULES = _table(
 PROFILE_RULES = _table(
     {
         "profile.role": (
-            r"\bI(?:'m| am)\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,4}?(?:engineer|developer|dev"
+            r"\bI(?:'m| am)\s+(?:mostly |mainly |primarily |basically |more of |kind of |really )?"
+            r"(?:a|an|the)\s+(?:[\w-]+\s+){0,4}?(?:person|generalist|specialist|engineer|developer|dev"
             r"|programmer"
             r"|designer|architect|sre|devops|admin|administrator|maintainer|lead|manager|student"
             r"|researcher|scientist|analyst|founder|cto|consultant|freelancer|contractor|intern"
@@ -515,6 +524,12 @@ PROFILE_RULES = _table(
             r"|living) in\b|\bI live in\b|\bfor a living\b|\bI studied\b|\bI did (?:a|my) (?:phd"
             r"|masters?|degree|bachelor'?s)\b|\bmy (?:phd|masters?|degree)\b|\bI have a (?:phd"
             r"|masters?|degree)\b"
+        ),
+        "profile.needs": (
+            r"\bI(?:'m| am) (?:colou?r-?blind|dyslexic|deaf|blind|left-handed|visually impaired"
+            r"|hard of hearing|not a native (?:english )?speaker|a non-native)\b|\bI use a screen"
+            r" reader\b|我(?:是)?(?:色弱|色盲|红绿色盲|左撇子|读写障碍|视力不好)"
+            r"|我(?:的)?(?:英语|英文)(?:不太好|一般|不好|很差)"
         ),
         "profile.languages": (
             r"\bI (?:mostly|mainly|primarily|usually) (?:write|code|work|program)\b|\bI (?:write"
@@ -652,6 +667,17 @@ PREFERENCE_RULES = _table(
     }
 )
 
+
+# How the agent should talk to the user ("explain the tradeoffs first", 先给我讲讲利弊): a
+# preference about the agent, even when it reads as a sequence of steps. Approval gates ("ask
+# me before deleting") stay workflows.
+COMMUNICATION = Gated(
+    re.compile(
+        r"\b(?:explain|tell me|show me|summari[sz]e|walk me through|describe)\b"
+        r"|给我讲|讲讲|解释一下|告诉我",
+        _I,
+    )
+)
 
 # "I like / I prefer / I'd like / 我喜欢 / 我希望" speak for the user's taste even when the
 # sentence also describes an order of steps, so `capture` tries them before the workflow rules.

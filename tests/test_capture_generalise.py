@@ -316,3 +316,28 @@ def test_weak_acknowledgements_confirm_only_choices_and_facts(
     text: str, category: str | None
 ) -> None:
     assert [c.category for c in capture(text, "assistant")] == ([category] if category else [])
+
+
+@pytest.mark.parametrize(
+    ("text", "role", "category"),
+    [
+        ("So for context, this service is the billing gateway between Stripe and the ledger.",
+         "user", "entities"),
+        ("先交代一下背景：这个服务是计费网关，夹在 Stripe 和账本库中间。", "user", "entities"),
+        ("I'm mostly a frontend person, backend is new-ish for me.", "user", "profile"),
+        ("I'm colorblind, so don't rely on red and green alone.", "user", "profile"),
+        ("我是色弱，界面别只靠红绿区分。", "user", "profile"),
+        ("That's not how we do it here: migrations are generated with alembic and then "
+         "hand-edited.", "user", "patterns"),
+        ("tabs not spaces in the Makefile, but 2 spaces everywhere else", "user", "preferences"),
+        ("Please always explain the tradeoffs before proposing a big refactor.", "user",
+         "preferences"),
+        ("Always ask me before deleting files.", "user", "patterns"),
+        ("根因是 ORM 懒加载导致 N+1；改用 selectinload 后页面快了十倍。", "assistant", "cases"),
+        ("Good call — keeping the retry logic in the client and out of the server makes sense.",
+         "assistant", "events"),
+        ("有道理，重试逻辑放在客户端、不放服务端。", "assistant", "events"),
+    ],
+)  # fmt: skip
+def test_third_batch_classes(text: str, role: str, category: str) -> None:
+    assert one(text, role).category == category
