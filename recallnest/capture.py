@@ -241,6 +241,7 @@ def _fact_shape(text: str, role: str, relaxed: bool) -> bool:
     concrete = (
         strong
         or _has_concrete(R.WEAK_CONCRETE, text)
+        or _latin_name_in_cjk(text)
         or (relaxed and (R.DIGIT_OR_VALUE.search(text) is not None or _ascii_name(text)))
     )
     # Trigger: "We use X here", "Our X is …", 我们用 X … Why: people state their setup plainly,
@@ -262,6 +263,12 @@ def _fact_shape(text: str, role: str, relaxed: bool) -> bool:
 
 def _has_concrete(pattern: re.Pattern[str], text: str) -> bool:
     return any(m.group(0).casefold() not in R.NOT_PATHS for m in pattern.finditer(text))
+
+
+def _latin_name_in_cjk(text: str) -> bool:
+    # A capitalised Latin name inside Chinese prose is a product or a service ("托管在 Read the
+    # Docs 上"), as concrete as an identifier.
+    return bool(re.search(r"[\u4e00-\u9fff]", text) and re.search(r"\b[A-Z][a-z]{2,}", text))
 
 
 def _ascii_name(text: str) -> bool:
@@ -390,6 +397,9 @@ def _confirmation(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     inner = classify(body, "assistant", relaxed=True)
     if inner is not None and not (inner.category == "entities" and R.CHOICE.search(body)):
         return replace(inner, rule=f"confirmed.{inner.rule}"), 1
+    weak = R.WEAK_ACK.match(text) is not None
+    if inner is None and not weak and not R.CHOICE.search(body) and R.FACT_VERB.search(body):
+        return Signal("confirmed.fact", "entities", body, 0.5, ASSISTANT_CONFIDENCE), 1
     named = _names_something(body) or R.WEAK_CONCRETE.search(body) is not None
     if not R.CHOICE.search(body) or not (named or len(body.split()) >= 6):
         return None

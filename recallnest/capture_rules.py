@@ -184,7 +184,8 @@ FACT_VERB = re.compile(
     r"|comes? from|called|named|handles?|hosted|deployed|needs?|requires?|pinned|mounted|served"
     r"|sits?|consumes?|signed|stores?|keeps?|writes?|sends?|ships?|pushes?|publishes?|forwards?"
     r"|strips?|syncs?|backs? up|goes|go to|kept)\b|是|在|放在|存在|监听|用来|用于|负责|代理到|叫"
-    r"|地址|位于|来自|发到|写到|推到|传到|存到|转发|去掉|同步到|用的是|部署在|指向|签名"
+    r"|地址|位于|来自|发到|写到|推到|传到|存到|转发|去掉|同步到|用的是|部署在|指向|签名|托管在"
+    r"|托管于|跑在|读的"
     r"|powered by|backed by",
     _I,
 )
@@ -195,7 +196,7 @@ STRONG_FACT = Gated(
         r"\b(?:is|are) (?:only )?used (?:for|to|as)\b|\bused for\b|\bis called\b|\bis named\b"
         r"|\bresponsible for\b|\blives? (?:in|at|under)\b|\blistens on\b|\bcomes? from\b"
         r"|\bproxies\b|\b(?:powered|backed) by\b|只?用来|用于|负责|代理到|叫\s*\S|来自"
-        r"|从\s*\S{1,20}?\s*(?:拿|取|读取?|获取|加载|注入)",
+        r"|从\s*[^，。；]{1,30}?\s*(?:拿|取|读|获取|加载|注入)",
         _I,
     )
 )
@@ -308,9 +309,10 @@ STRONG_CORRECTION = re.compile(
 CONFIRMATION = re.compile(
     r"^(?:understood|got it|agreed|noted|decision noted|makes sense|that makes sense|sounds good"
     r"|good call|good point|fair point|fair enough|you're right|有道理|说得对|好主意|同意"
+    r"|thanks for (?:clarifying|the context|explaining)|谢谢(?:说明|解释|澄清)|记下了|记住了"
     r"|confirmed|right|perfect|great|will do|ok(?:ay)?|明白了?|收到|了解|懂了|确认一下|确认|没问题"
     r"|好的?|行)"
-    r"(?:\s*[,:：，—–-]+|\s+(?=so\b|—))\s*(?:so\s+|那就|就)?",
+    r"(?:\s*[,:：，—–-]+|\s+(?=so\b|—))\s*(?:so\s+|那就|那|就)?",
     _I,
 )
 
@@ -355,7 +357,9 @@ DECLARATIVE = re.compile(
 CHOICE = re.compile(
     r"\b(?:stays?|stick(?:s|ing)? with|keep(?:s|ing)?|drop(?:s|ping)?|go(?:es|ing)? with|we'll use"
     r"|we use|use|switch(?:ing)? to|moves? to|no \w+|instead of|over|it is)\b"
-    r"|保留|统一|改用|换成|就用|不上|不迁|不用|选|替代|取代|以后用|放在|不放|按这个来|就这么办",
+    r"|\byou (?:want|prefer|'d like|would like|'d rather)\b"
+    r"|保留|统一|改用|换成|就用|不上|不迁|不用|选|替代|取代|以后用|放在|不放|按这个来|就这么办|不按"
+    r"|按\S{1,8}?(?:分组|排序|划分|组织)|你(?:希望|想要|要的是|更喜欢)",
     _I,
 )
 
@@ -379,6 +383,8 @@ CASE_FIX = Gated(
         r"\b(?:fixed|fixes|fix was|the fix|solved|resolved|resolves|workaround|got it working"
         r"|works again|working again|made it (?:pass|work)|went away|go(?:es)? away|did the trick"
         r"|sorted it|no longer|made (?:\w+ ){0,4}(?:stable|green|pass|work)|stopped (?:failing"
+        r"|crashing|flaking)|(?:setting|adding|switching|changing|bumping|using|pinning|removing"
+        r"|raising|lowering|passing|moving)\b.{1,60}\bmade (?:it|them|the \w+)|stopped (?:failing"
         r"|crashing|flaking))\b|\bfrom \d+\s*\w*\s+(?:down\s+)?to \d+|解决|修好|修复了|就好了"
         r"|后就好|(?<![不没])正常了|(?<![不没])恢复|就没了|(?<![不没太])稳定了|(?<![不没])成功|搞定"
         r"|降到|缩短到|就通过了|就行了|没再出现|不再出现|快了\S{0,4}倍|(?:改用|换成)\S+\s*(?:后|之后)"
@@ -497,7 +503,8 @@ DECISION_RULES = _table(
             r"|切)|(?:我们|团队)(?:已经)?(?:改成|换成|切到|迁到|转向|改用)|(?:我们)?(?:计划"
             r"|打算)(?:在|于)?.{0,12}?(?:下线|上线|迁移|废弃|切换|升级)|(?:已经|都)?不(?:再)?(?:用"
             r"|使用)\s*[A-Za-z][\w.-]*\s*了|不再(?:用|使用)\s*\S+|(?:全部|都|统一|已经)(?:换成|改成"
-            r"|迁到|迁移到|切到|换到)|按你说的|那就(?:定|这么)"
+            r"|迁到|迁移到|切到|换到)|按你说的|那就(?:定|这么)|(?:约|说|讲|商量)好了|约定好"
+            r"|(?:最后|最终)还是(?:保留|保持|用|选|留着)"
             r"|我们.{0,10}从.{1,20}(?:换成"
             r"|迁到|迁移到|切到|改成|换到)|还是保持|继续保持"
         ),
@@ -573,7 +580,7 @@ PROFILE_RULES = _table(
             r"|我对.{1,20}(?:不太熟|不熟|很熟|比较熟|熟悉|了解|不了解|是新手)|我的(?:电脑|开发机"
             r"|笔记本|系统|编辑器|ide|终端|shell|职位|岗位|工作|技术栈|github)(?:是|用的是)"
             r"|^我(?:做|写|干|搞|用)\S{1,8}?(?:[一二三四五六七八九十两几多\d]+)年"
-            r"|我(?:用的是|的电脑是|在用)\s*\S{0,6}?(?:windows|mac|macbook|linux|wsl|ubuntu|m[1-4]"
+            r"|我(?:用的是|的电脑是|在用|用)\s*\S{0,6}?(?:windows|mac|macbook|linux|wsl|ubuntu|m[1-4]"
             r"|thinkpad|电脑|笔记本|台式机)|(?:我|本人)?没有(?:管理员|root|sudo|admin)\s*权限"
         ),
     }

@@ -83,7 +83,8 @@ _INSTRUCTION_FILE = re.compile(
     r"^\s*#{1,3}\s*(?:agents|claude|gemini|codex|copilot-instructions)\.md\b"
     r"|^\s*#{0,3}\s*\.(?:cursorrules|windsurfrules)\b"
     r"|\bprovides guidance to (?:claude|codex|gemini|copilot|ai|agents?|coding agents)\b"
-    r"|^.{0,60}?\b(?:agents|claude|gemini)\.md\b.{0,12}?[:：]\s*$",
+    r"|^.{0,60}?\b(?:agents|claude|gemini)\.md\b.{0,12}?[:：]\s*$"
+    r"|^\s*#{1,3}\s.{0,60}?\b(?:agents|claude|gemini)\.md\b",
     re.IGNORECASE | re.MULTILINE,
 )
 

@@ -341,3 +341,28 @@ def test_weak_acknowledgements_confirm_only_choices_and_facts(
 )  # fmt: skip
 def test_third_batch_classes(text: str, role: str, category: str) -> None:
     assert one(text, role).category == category
+
+
+def test_a_heading_that_names_an_instruction_file_marks_a_paste() -> None:
+    assert capture("## Project notes (from AGENTS.md)\n- Use Bun\n- Keep PRs under 300 lines") == []
+    assert capture("## 项目说明（摘自 AGENTS.md）\n- 使用 Bun\n- PR 不超过 300 行") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "role", "category"),
+    [
+        ("Right, you want the changelog grouped by type, not by date.", "assistant", "events"),
+        ("明白，changelog 按类型分组，不按日期。", "assistant", "events"),
+        ("谢谢说明，那上传是直接传到 R2，接口只存对象的 key。", "assistant", "entities"),
+        ("记下了：特性开关只在服务端判断，从不在浏览器里判断。", "assistant", "entities"),
+        ("Turns out the cron had no TZ set; setting TZ=Europe/Berlin made it fire at local "
+         "midnight.", "assistant", "cases"),
+        ("文档托管在 Read the Docs 上，每次打 tag 都会触发构建。", "user", "entities"),
+        ("移动端的配置是从 Firebase Remote Config 读的。", "user", "entities"),
+        ("我用 Windows 11 加 PowerShell，给我能在上面跑的命令。", "user", "profile"),
+        ("我们约好了，2.0 发布之前公开 API 冻结。", "user", "events"),
+        ("讨论了一大圈，最后还是保留 Celery，不换 Dramatiq。", "user", "events"),
+    ],
+)  # fmt: skip
+def test_fourth_batch_classes(text: str, role: str, category: str) -> None:
+    assert one(text, role).category == category
