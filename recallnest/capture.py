@@ -242,6 +242,7 @@ def _fact_shape(text: str, role: str, relaxed: bool) -> bool:
         strong
         or _has_concrete(R.WEAK_CONCRETE, text)
         or _latin_name_in_cjk(text)
+        or R.TECH_NAME.search(text) is not None
         or (relaxed and (R.DIGIT_OR_VALUE.search(text) is not None or _ascii_name(text)))
     )
     # Trigger: "We use X here", "Our X is …", 我们用 X … Why: people state their setup plainly,

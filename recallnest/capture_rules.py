@@ -136,6 +136,8 @@ FILLER = re.compile(
     r"^(?:(?:ok(?:ay)?|so|also|and|but|oh|ah|ugh|hmm+|btw|fyi|by the way|quick context"
     r"|for context|note(?!\s+(?:for|to)\b)|please note|唉|哎|啊|注意(?!到)|some background"
     r"|for what it's worth|note that|just so you know|heads up|one more thing|另外|对了"
+    r"|for background|as background|background|some context|the thing is|just so we're clear"
+    r"|to be clear|是这样的|说清楚一点|先说清楚|说明一下|背景是"
     r"|顺便说一下|顺便|先介绍一下|补充一下|还有|好的|嗯|哦|那么|(?:先)?交代一下背景|背景介绍"
     r"|介绍一下背景)\s*[,，:：、—–-]?\s*)+",
     _I,
@@ -153,7 +155,7 @@ STRONG_CONCRETE = re.compile(
     r"|\.{1,2})?/[\w.\-]+(?:/[\w.\-]*)*|\b[\w.-]+/(?:[\w.-]+/?)*|\b[\w-]*\.(?:py|js|ts|tsx|toml"
     r"|ya?ml|json|md|go|rs|sql|sh|env|ini|cfg|conf|lock|txt)\b|\.env\.\w+"
     r"|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b[a-z0-9]+(?:_[a-z0-9]+)+\b|\b[a-z]+[A-Z][A-Za-z0-9]*\b"
-    r"|`[^`]+`|\bv?\d+\.\d+(?:\.\d+)?\b|\b\d{1,2}:\d{2}\b|凌晨\S{1,3}点|\d{1,2}\s*点(?:半"
+    r"|`[^`]+`|__\w+__|\bv?\d+\.\d+(?:\.\d+)?\b|\b\d{1,2}:\d{2}\b|凌晨\S{1,3}点|\d{1,2}\s*点(?:半"
     r"|\d+分?)?|\b(?:called|named)\s+\w+|叫\s*\w+",
 )
 
@@ -162,6 +164,13 @@ STRONG_CONCRETE = re.compile(
 # without any cannot match it, and this search costs ~1/10 of STRONG_CONCRETE's (its many
 # alternatives are tried at every offset). Keep the two in step (tests/test_capture.py).
 STRONG_CONCRETE_GATE = re.compile(r"\.[\w-]|[/_`\d]|[a-z][A-Z]|localhost|凌晨|called|named|叫")
+
+# A capitalised name after a verb that places something on a technology ("runs against a
+# Testcontainers Postgres", "hosted on Render"): as concrete as an identifier.
+TECH_NAME = re.compile(
+    r"\b(?:runs? (?:on|against|in)|hosted (?:on|by)|deployed (?:to|on)|stored in|backed by|built"
+    r" (?:on|with)|talks to|connects to|on top of)\s+(?:an? |the |our )?[A-Z][\w.-]+"
+)
 
 WEAK_CONCRETE = re.compile(
     r"\b[a-z0-9]+(?:-[a-z0-9]+)+\b|\d+\s*(?:ms|seconds?|minutes?|hours?|mb|gb|分钟|秒|小时|个)"
@@ -283,7 +292,7 @@ CORRECTION = re.compile(
     r"^(?:no+(?:pe)?|nah|not quite|not really|wrong|that's (?:not right|wrong|incorrect|not it"
     r"|not how (?:we|it) (?:do(?:es)? it|works)(?: here)?|not what we do)"
     r"|that is (?:not right|wrong|incorrect)|you're wrong|actually|correction|wait)\b(?:\s*(?:no"
-    r"|that's (?:not right|wrong)))?\s*[,.:;!—–-]*\s*|^(?:不对|不是的?|其实|错了|你说错了"
+    r"|that's (?:not right|wrong)))?\s*[,.:;!—–-]*\s*|^(?:不对|不是的?|不行|其实|错了|你说错了"
     r"|更正一下|更正|纠正一下|不不|等下|等等|等一下|\S{0,4}(?:搞|弄|写|说"
     r"|记)错了)(?:那个\S{0,4})?[，,。:：!！\s]*",
     _I,
@@ -370,12 +379,13 @@ CASE_ERROR = re.compile(
     r"|hung|stuck|slow|kept \w+ing|[45]\d\d|deadlock\w*|race condition"
     r"|(?:happened|was|is) because|because (?:the|of|we|it|two)|it was (?:the|a|an)|the culprit"
     r"|culprit was|the (?:problem|issue|bug|cause) (?:was|is)|came from|stale|mismatch\w*"
-    r"|white screen|blank page|memory blowup|[45]\d\ds|clock skew|intermittent\w*)\b)"
+    r"|white screen|blank page|memory blowup|[45]\d\ds|clock skew|intermittent\w*|(?:redirect "
+    r"|login |infinite )?loop|dropp(?:ing|ed))\b)"
     r"|\b[A-Z][A-Z_]{3,}\b(?=:)|\b\w+(?:Error"
     r"|Exception)\b|\b[A-Z_]*(?:FAILED|ERROR|DENIED|REFUSED|NOT_FOUND|TIMEOUT)[A-Z_]*\b"
     r"|\bE[A-Z]{4,}\b|报错|错误|异常|失败|挂了|崩溃|段错误|起不来|不生效|超时|原因|导致|偶发"
     r"|报\s*[A-Za-z]|卡住|卡死|很慢|慢是|一直|挂掉|泄漏|泄露|不稳定|因为|满了|白屏|根因|问题出在"
-    r"|原来是|对不上|偶尔|偶发",
+    r"|原来是|对不上|偶尔|偶发|死循环|丢掉|丢失",
 )
 
 CASE_FIX = Gated(
@@ -405,7 +415,7 @@ PATTERN_RULES = _table(
         "pattern.process": (
             r"\b(?:the|our|my)\s+(?:[\w-]+\s+){0,2}(?:workflow|process|convention|procedure|routine"
             r"|checklist)\b[^.]{0,30}?(?:\bis\b|\bhere\b|:)|(?:流程|约定|规范|惯例|规矩|步骤)(?:是"
-            r"|如下|：|:)"
+            r"|如下|：|:)[：:]?\s*\S"
         ),
         "pattern.sequence": (
             r"\b(?:always|never|must|needs?(?: to)?|requires?|make sure to|should|ha(?:ve"
@@ -442,6 +452,10 @@ PATTERN_RULES = _table(
             r"|先"
             r"|走)"
         ),
+        "pattern.i_review": (
+            r"\bI (?:always |personally )?(?:review|check|approve|sign off on|test|read)"
+            r" (?:every|all|each|any)\b"
+        ),
         "pattern.we_always": (
             r"\bwe\s+(?:always|never|usually|normally|typically|don't ever)\s+(?:deploy|release"
             r"|ship|merge|run|tag|cut|review|rebase|squash|test|publish|push|force-push|commit|backport"
@@ -452,7 +466,8 @@ PATTERN_RULES = _table(
             r"|必须"
             r"|记得)|(?:之后|后)[，,]\s*(?:要|需要|必须|记得|再)|的时候[，,]?\s*(?:记得|要|也要"
             r"|需要"
-            r"|必须|同步|顺便)|先(?!不).{1,44}?(?:再|然后)|每个\s*\S{0,8}\s*都(?:必须|要|得|需要)"
+            r"|必须|同步|顺便)|先(?!不).{1,44}?(?:再|然后)|每个\s*\S{0,8}.{0,10}?都(?:必须|要|得|需要)"
+            r"|(?:每次|每个).{0,20}?我(?:都|也)?(?:会|要)(?:亲自|先)?"
         ),
         "pattern.zh.we_usually": (
             r"(?:我们|团队)(?:一般|通常|都是|总是|一律)\S{0,10}(?:发|部署|上线|合并|发布)"
@@ -490,6 +505,9 @@ DECISION_RULES = _table(
         ),
         "decision.final": (
             r"^(?:final (?:call|decision)|decision(?: recorded| made)?|decided|verdict|conclusion"
+            r"|to summari[sz]e(?: the decision)?|in summary|总结一下(?:决定)?|结论(?:是)?)"
+            r"\s*[:,：，—–-]"
+            r"|^(?:final (?:call|decision)|decision(?: recorded| made)?|decided|verdict|conclusion"
             r"|agreed)\s*[:,—–-]|^(?:as agreed|as discussed|as decided|per (?:the|our) (?:decision"
             r"|discussion))\b"
         ),
@@ -505,6 +523,7 @@ DECISION_RULES = _table(
             r"|使用)\s*[A-Za-z][\w.-]*\s*了|不再(?:用|使用)\s*\S+|(?:全部|都|统一|已经)(?:换成|改成"
             r"|迁到|迁移到|切到|换到)|按你说的|那就(?:定|这么)|(?:约|说|讲|商量)好了|约定好"
             r"|(?:最后|最终)还是(?:保留|保持|用|选|留着)"
+            r"|(?:[一二三四五六七八九十\d]+月份?|下个?月|下周|年底|Q\d)(?:就|会|要)?(?:下线|废弃|停用|上线)"
             r"|我们.{0,10}从.{1,20}(?:换成"
             r"|迁到|迁移到|切到|改成|换到)|还是保持|继续保持"
         ),
@@ -579,7 +598,7 @@ PROFILE_RULES = _table(
             r"|用)了\S{1,4}年|我(?:人在|住在)|我(?:在|人在)\S{2,6}(?:工作|生活|上班)|时区是"
             r"|我对.{1,20}(?:不太熟|不熟|很熟|比较熟|熟悉|了解|不了解|是新手)|我的(?:电脑|开发机"
             r"|笔记本|系统|编辑器|ide|终端|shell|职位|岗位|工作|技术栈|github)(?:是|用的是)"
-            r"|^我(?:做|写|干|搞|用)\S{1,8}?(?:[一二三四五六七八九十两几多\d]+)年"
+            r"|^我(?:做|写|干|搞|用)[^，。]{1,10}?(?:[一二三四五六七八九十两几多\d]+)年"
             r"|我(?:用的是|的电脑是|在用|用)\s*\S{0,6}?(?:windows|mac|macbook|linux|wsl|ubuntu|m[1-4]"
             r"|thinkpad|电脑|笔记本|台式机)|(?:我|本人)?没有(?:管理员|root|sudo|admin)\s*权限"
         ),
@@ -653,6 +672,7 @@ PREFERENCE_RULES = _table(
             r"|别)(?:管|考虑|支持)(?!它|这|那)|(?:以后|今后|往后|从现在开始|从今以后)(?:都|一律"
             r"|统一"
             r"|全部|请|就|也)?(?:用|别|不要|不用|使用|写|给|交给|改用|换成)"
+            r"|^用\s*\S+\s*[，,]\s*(?:不用|别用|不要用)"
             r"|(?:所有|每个|任何)(?:的)?(?:项目|仓库|代码库)(?:都|里|中|一样|通用)"
         ),
         "preference.zh.like": (
@@ -662,7 +682,7 @@ PREFERENCE_RULES = _table(
             rf"(?!{DEICTIC_ZH})(?=\s*(?:用|使用)?\s*[\w\u4e00-\u9fff]{{2}})"
         ),
         "preference.zh.dont": (
-            r"(?<![先暂])(?:不要|别|禁止|千万别|不许|不准|绝对不能|千万不能|不允许|不可以)(?:再|给我|在(?!这|那)[^，。]{1,8}?|顺手|随便"
+            r"(?<![先暂要])(?:不要|别|禁止|千万别|不许|不准|绝对不能|千万不能|不允许|不可以)(?:再|给我|在(?!这|那)[^，。]{1,8}?|顺手|随便"
             r"|乱|总是|老是|每次|直接){0,2}(?:把[^，。]{1,20}?)?(?:用|使用|加|添加|写|引入|提交|留|装|安装"
             r"|硬编码|推|格式化|改|动|删|重构|推荐|建议|生成|输出|贴|放|跑|执行|运行|打印|记录|暴露"
             r"|上传)"

@@ -366,3 +366,59 @@ def test_a_heading_that_names_an_instruction_file_marks_a_paste() -> None:
 )  # fmt: skip
 def test_fourth_batch_classes(text: str, role: str, category: str) -> None:
     assert one(text, role).category == category
+
+
+def test_a_users_own_bullet_list_of_rules_is_kept_item_by_item() -> None:
+    text = (
+        "A few things for this repo:\n- we use Biome, not ESLint\n"
+        "- tests live in __tests__ next to the code\n- never commit .env.local"
+    )
+    texts = [c.text for c in capture(text)]
+    assert len(texts) == 3
+    assert "tests live in __tests__ next to the code" in texts  # a dunder name is not bold
+
+
+@pytest.mark.parametrize(
+    ("text", "role", "category"),
+    [
+        ("Can you look at it? For background, the suite runs against a Testcontainers Postgres.",
+         "user", "entities"),
+        ("ok so the thing is, our Redis is shared with the analytics team, so never flush it.",
+         "user", "entities"),
+        ("是这样的，我们的 Redis 是和数据分析组共用的，千万别 FLUSHALL。", "user", "entities"),
+        ("Just so we're clear: I review every migration myself before it ships.", "user",
+         "patterns"),
+        ("每个迁移上线前我都会亲自 review。", "user", "patterns"),
+        ("我写 Go 大概八年了，主要做网络服务。", "user", "profile"),
+        ("The login loop was Safari dropping the cookie without Secure; adding Secure fixed it.",
+         "user", "cases"),
+        ("v1 的 webhook 三月份下线，别再基于它开发新功能。", "user", "events"),
+        ("So to summarise the decision: we keep Postgres and use Elasticsearch only for search.",
+         "assistant", "events"),
+        ("总结一下决定：Postgres 继续作为唯一数据源，Elasticsearch 只用来做搜索。", "assistant",
+         "events"),
+        ("用 Biome，不用 ESLint。", "user", "preferences"),
+    ],
+)  # fmt: skip
+def test_fifth_batch_classes(text: str, role: str, category: str) -> None:
+    assert one(text, role).category == category
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "GraphQL 要不要留还没想好，先看原型效果。",
+        "这个仓库有几条规矩：",
+        "每次打 tag 都会触发构建。",
+    ],
+)
+def test_fifth_batch_lookalikes(text: str) -> None:
+    assert [c for c in capture(text) if c.category in ("preferences", "patterns")] == []
+
+
+def test_no_after_a_proposal_corrects_it() -> None:
+    found = one(
+        "不行，那些机器上 1024 以下的端口要 root，改用 8080。",
+        previous="我把健康检查绑到 80 端口。",
+    )
+    assert "1024" in found.text
