@@ -137,7 +137,7 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
     if not text or len(text) > MAX_SENTENCE_CHARS:
         return None, 1
     confirmed = _confirmation(sentence.strip(), ctx)  # "OK, …"/好的，… are fillers elsewhere
-    if confirmed is not None:
+    if confirmed is not None and not _states_a_decision(text, ctx.role):
         return _keep_polarity(text, confirmed[0]), confirmed[1]
     for special in (_remember, _correction, _solved_case, _answer):
         found = special(text, ctx)
@@ -146,6 +146,13 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
     if is_question(text):
         return None, 1
     return classify(text, ctx.role), 1
+
+
+def _states_a_decision(text: str, role: str) -> bool:
+    # "Agreed: X in every Dockerfile" is a decision as said; the acknowledgement does not make
+    # it a fact.
+    found = classify(text, role)
+    return found is not None and found.category == "events"
 
 
 def _keep_polarity(sentence: str, signal: Signal | None) -> Signal | None:
@@ -241,7 +248,7 @@ def _fact_shape(text: str, role: str, relaxed: bool) -> bool:
     concrete = (
         strong
         or _has_concrete(R.WEAK_CONCRETE, text)
-        or _latin_name_in_cjk(text)
+        or (role == "user" and _latin_name_in_cjk(text))
         or R.TECH_NAME.search(text) is not None
         or (relaxed and (R.DIGIT_OR_VALUE.search(text) is not None or _ascii_name(text)))
     )
@@ -267,8 +274,9 @@ def _has_concrete(pattern: re.Pattern[str], text: str) -> bool:
 
 
 def _latin_name_in_cjk(text: str) -> bool:
-    # A capitalised Latin name inside Chinese prose is a product or a service ("托管在 Read the
-    # Docs 上"), as concrete as an identifier.
+    # A capitalised Latin name inside a user's Chinese prose is a product or a service ("托管在
+    # Read the Docs 上"), as concrete as an identifier. Not for the assistant, whose sentences
+    # name libraries while explaining them ("这是 Context 的典型问题").
     return bool(re.search(r"[\u4e00-\u9fff]", text) and re.search(r"\b[A-Z][a-z]{2,}", text))
 
 

@@ -227,7 +227,7 @@ REQUEST = Gated(
 
 FAILURE = Gated(
     re.compile(
-        r"\b(?:failing|failed|fails|broken|crash\w*)\b|报错|失败|挂了|崩了",
+        r"\b(?:failing|failed|fails|broken|crash\w*|got killed)\b|报错|失败|挂了|崩了|被\s*kill",
         _I,
     )
 )
@@ -265,7 +265,7 @@ PROJECT_THINGS = re.compile(
     r"\b(?:publish\w*|deploy\w*|releas(?:e|es|ing)|prod|production|staging|pipelines?|ci"
     r"|migrations?|seed(?: script| data)?|feature flags?|clusters?|buckets?|monorepo|lockfile"
     r"|the \w+ (?:service|server|worker|database|db|table|job|script|workflow)|our \w+)\b"
-    r"|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|(?:^|\s)\.{0,2}/?[\w.-]+/[\w./*-]+|`[^`]+`"
+    r"|(?-i:\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b)|(?:^|\s)\.{0,2}/?[\w.-]+/[\w./*-]+|`[^`]+`"
     r"|\bmake \w+|\b(?:npm|pnpm|yarn) run \w+"
     r"|发布|部署|上线|发版|生产|线上|预发|流水线|迁移|数据库|特性开关|集群|这个(?:包|模块|服务)"
     r"|我们的",
@@ -336,7 +336,8 @@ OFFER = re.compile(
 # one ("好的，README 已经更新了") is narration.
 WEAK_ACK = re.compile(r"^(?:ok(?:ay)?|right|perfect|great|will do|好的?|行|没问题)\b", _I)
 PROGRESS = re.compile(
-    r"已经|已(?:更新|修改|完成|提交|添加|删除)|\bI(?:'ve| have)\b|\b(?:updated|added|removed|done"
+    r"已经|已\S?(?:改|换|加|删|移|修|更新|修改|完成|提交|添加|删除)|[修改加删换补]了\s*\S{0,3}\d"
+    r"|\bI(?:'ve| have)\b|\b(?:updated|added|removed|done"
     r"|fixed|pushed|committed)\b",
     _I,
 )
@@ -379,8 +380,8 @@ CASE_ERROR = re.compile(
     r"|hung|stuck|slow|kept \w+ing|[45]\d\d|deadlock\w*|race condition"
     r"|(?:happened|was|is) because|because (?:the|of|we|it|two)|it was (?:the|a|an)|the culprit"
     r"|culprit was|the (?:problem|issue|bug|cause) (?:was|is)|came from|stale|mismatch\w*"
-    r"|white screen|blank page|memory blowup|[45]\d\ds|clock skew|intermittent\w*|(?:redirect "
-    r"|login |infinite )?loop|dropp(?:ing|ed))\b)"
+    r"|white screen|blank page|memory blowup|[45]\d\ds|clock skew|intermittent\w*|(?:redirect"
+    r"|login|infinite|restart|crash|reboot) loop|dropp(?:ing|ed))\b)"
     r"|\b[A-Z][A-Z_]{3,}\b(?=:)|\b\w+(?:Error"
     r"|Exception)\b|\b[A-Z_]*(?:FAILED|ERROR|DENIED|REFUSED|NOT_FOUND|TIMEOUT)[A-Z_]*\b"
     r"|\bE[A-Z]{4,}\b|报错|错误|异常|失败|挂了|崩溃|段错误|起不来|不生效|超时|原因|导致|偶发"
@@ -506,7 +507,7 @@ DECISION_RULES = _table(
         "decision.final": (
             r"^(?:final (?:call|decision)|decision(?: recorded| made)?|decided|verdict|conclusion"
             r"|to summari[sz]e(?: the decision)?|in summary|总结一下(?:决定)?|结论(?:是)?)"
-            r"\s*[:,：，—–-]"
+            r"\s*[:,：，—–-]|^决定[:：]"
             r"|^(?:final (?:call|decision)|decision(?: recorded| made)?|decided|verdict|conclusion"
             r"|agreed)\s*[:,—–-]|^(?:as agreed|as discussed|as decided|per (?:the|our) (?:decision"
             r"|discussion))\b"

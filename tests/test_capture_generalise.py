@@ -422,3 +422,41 @@ def test_no_after_a_proposal_corrects_it() -> None:
         previous="我把健康检查绑到 80 端口。",
     )
     assert "1024" in found.text
+
+
+def test_an_assistant_explaining_a_library_in_chinese_states_no_project_fact() -> None:
+    text = "这是 Context 的典型问题：value 一变，所有消费者都会重渲染。"
+    assert capture(text, "assistant") == []
+    assert one("文档托管在 Read the Docs 上。").category == "entities"  # the user's setup is
+
+
+def test_a_naming_style_is_not_a_project_thing() -> None:
+    # snake_case is a style, not an environment variable: the preference stays global
+    assert one("所有新建的表名一律用 snake_case。").scope == GLOBAL_SCOPE
+    assert one("Never hardcode STRIPE_API_KEY.").scope == PROJECT
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "好的，已改成 CartSkeleton 组件，恢复完成后再渲染真实列表。",
+        "好的，逐个修了 11 处，规则保持开启。",
+    ],
+)
+def test_an_acknowledged_progress_report_is_narration(text: str) -> None:
+    assert capture(text, "assistant") == []
+
+
+def test_an_agreed_decision_stays_a_decision() -> None:
+    found = one("Agreed: python:3.12-slim pinned by digest in every Dockerfile.", "assistant")
+    assert found.category == "events"
+    assert one("好的，决定：状态管理用 Zustand，不引入 Redux。", "assistant").category == "events"
+
+
+def test_a_loop_in_an_instruction_is_not_a_symptom() -> None:
+    text = "Wrap the call in a loop: up to 3 attempts with a 10 s sleep, then log the event."
+    assert [c for c in capture(text, "assistant") if c.category == "cases"] == []
+
+
+def test_a_killed_worker_is_a_symptom_not_a_fact() -> None:
+    assert capture("跑全量数据的时候 worker 被 kill 了，日志最后一行就是 Killed。") == []
