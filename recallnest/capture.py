@@ -404,6 +404,9 @@ def _confirmation(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     if R.PROGRESS.search(body):
         return None
     inner = classify(body, "assistant", relaxed=True)
+    workflow = classify(body, "user")  # a workflow the user stated, restated by the assistant
+    if workflow is not None and workflow.category == "patterns" and not R.CHOICE.search(body):
+        inner = replace(workflow, confidence=ASSISTANT_CONFIDENCE)
     if inner is not None and not (inner.category == "entities" and R.CHOICE.search(body)):
         return replace(inner, rule=f"confirmed.{inner.rule}"), 1
     weak = R.WEAK_ACK.match(text) is not None

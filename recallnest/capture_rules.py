@@ -316,12 +316,13 @@ STRONG_CORRECTION = re.compile(
 
 # An assistant acknowledging what the user said before restating it ("Understood:", 明白，).
 CONFIRMATION = re.compile(
-    r"^(?:understood|got it|agreed|noted|decision noted|makes sense|that makes sense|sounds good"
-    r"|good call|good point|fair point|fair enough|you're right|有道理|说得对|好主意|同意"
+    r"^(?:(?:ok(?:ay)?,?\s+)?I(?:'ve| have) noted(?: that)?[\s,:—–-]+|I'll remember(?: that)?"
+    r"[\s,:—–-]+|(?:understood|got it|agreed|noted|decision noted|makes sense|that makes sense"
+    r"|sounds good|good call|good point|fair point|fair enough|you're right"
+    r"|有道理|说得对|好主意|同意"
     r"|thanks for (?:clarifying|the context|explaining)|谢谢(?:说明|解释|澄清)|记下了|记住了"
     r"|confirmed|right|perfect|great|will do|ok(?:ay)?|明白了?|收到|了解|懂了|确认一下|确认|没问题"
-    r"|好的?|行)"
-    r"(?:\s*[,:：，—–-]+|\s+(?=so\b|—))\s*(?:so\s+|那就|那|就)?",
+    r"|好的?|行)(?:\s*[,:：，—–-]+|\s+(?=so\b|—)))\s*(?:so\s+|那就|那|就)?",
     _I,
 )
 
@@ -358,6 +359,8 @@ DECLARATIVE = re.compile(
     r"|^(?:this|the|our) (?:service|repo|repository|project|app|codebase|package|library|tool"
     r"|module|monorepo|cli) (?:is|does|handles|owns|sits)\b"
     r"|^(?:这个|本|我们的?)(?:服务|仓库|项目|应用|库|工具|模块|系统)(?:是|就是|负责|主要做|用来)"
+    r"|^we(?:'re| are) an? [\w.+-]+ (?:shop|house|team|stack|codebase)\b"
+    r"|^我们是\s*\S+\s*(?:的)?(?:技术栈|团队|项目)"
     r"|^(?:我们|团队|这边|本项目|这个项目)(?:这个\s*\S{1,12}?\s*)?(?:都|一直|现在)?(?:用|使用|用的是"
     r"|跑在|部署在|基于|依赖|托管在)\s*[A-Za-z]",
     _I,
@@ -386,7 +389,7 @@ CASE_ERROR = re.compile(
     r"|Exception)\b|\b[A-Z_]*(?:FAILED|ERROR|DENIED|REFUSED|NOT_FOUND|TIMEOUT)[A-Z_]*\b"
     r"|\bE[A-Z]{4,}\b|报错|错误|异常|失败|挂了|崩溃|段错误|起不来|不生效|超时|原因|导致|偶发"
     r"|报\s*[A-Za-z]|卡住|卡死|很慢|慢是|一直|挂掉|泄漏|泄露|不稳定|因为|满了|白屏|根因|问题出在"
-    r"|原来是|对不上|偶尔|偶发|死循环|丢掉|丢失",
+    r"|原来是|对不上|偶尔|偶发|死循环|丢掉|丢失|问题在于",
 )
 
 CASE_FIX = Gated(
@@ -399,6 +402,7 @@ CASE_FIX = Gated(
         r"|crashing|flaking))\b|\bfrom \d+\s*\w*\s+(?:down\s+)?to \d+|解决|修好|修复了|就好了"
         r"|后就好|(?<![不没])正常了|(?<![不没])恢复|就没了|(?<![不没太])稳定了|(?<![不没])成功|搞定"
         r"|降到|缩短到|就通过了|就行了|没再出现|不再出现|快了\S{0,4}倍|(?:改用|换成)\S+\s*(?:后|之后)"
+        r"|就不会(?:再)?"
         r"|没再(?:报|出)",
         _I,
     )
@@ -436,6 +440,18 @@ PATTERN_RULES = _table(
             r"|should be|must be|get)\s+(?:named|called|prefixed|suffixed)\b|(?:分支|标签|表名"
             r"|字段|文件名|变量名|镜像|接口)\S{0,4}(?:都|统一|必须)?(?:以\S{1,12}(?:开头|结尾)"
             r"|命名(?:规则)?(?:是|为|：|:))"
+        ),
+        "pattern.schedule": (
+            r"\b(?:deploys?|releases?|merges?|prod deploys?)\b.{0,20}?\b(?:only )?(?:on|go out on"
+            r"|happen (?:only )?on)\s+(?:mondays|tuesdays|wednesdays|thursdays|fridays|weekdays)\b"
+            r"|(?:只在|只有|只)?(?:周|星期)[一二三四五](?:和(?:周|星期)[一二三四五])?(?:才)?(?:发布|上线|部署"
+            r"|发版)"
+        ),
+        "pattern.scoped_rule": (
+            r"^(?:anything|everything|any change|all changes|every change|any pr|any code)\s+"
+            r"(?:that\s+)?(?:touch(?:es|ing)|in|under|to|affecting)\b.{0,40}?\b(?:needs?|requires?"
+            r"|must|has to)\b"
+            r"|涉及\S{1,10}的(?:改动|修改|代码|变更|PR)\s*(?:都)?(?:需要|必须|得|要)"
         ),
         "pattern.on_event": (
             r"^(?:every time|each time|whenever|any time|anytime)\b[^,]{3,60},\s*(?:also\s+"
@@ -481,6 +497,7 @@ DECISION_RULES = _table(
     {
         "decision.we_decided": (
             r"\b(?:we|the team|team|everyone)\b[^.]{0,30}?\b(?:decided|agreed|settled on|chose"
+            r"|standardi[sz]ed on"
             r"|picked"
             r"|opted for|went (?:with|for)|voted|ended up)\b|\bended up (?:going (?:for|with)"
             r"|choosing|picking|using|with|on)\b"
@@ -523,7 +540,7 @@ DECISION_RULES = _table(
             r"|打算)(?:在|于)?.{0,12}?(?:下线|上线|迁移|废弃|切换|升级)|(?:已经|都)?不(?:再)?(?:用"
             r"|使用)\s*[A-Za-z][\w.-]*\s*了|不再(?:用|使用)\s*\S+|(?:全部|都|统一|已经)(?:换成|改成"
             r"|迁到|迁移到|切到|换到)|按你说的|那就(?:定|这么)|(?:约|说|讲|商量)好了|约定好"
-            r"|(?:最后|最终)还是(?:保留|保持|用|选|留着)"
+            r"|(?:最后|最终)还是(?:保留|保持|用|选|留着)|(?:团队|大家)(?:已经)?统一(?:用|使用|了)"
             r"|(?:[一二三四五六七八九十\d]+月份?|下个?月|下周|年底|Q\d)(?:就|会|要)?(?:下线|废弃|停用|上线)"
             r"|我们.{0,10}从.{1,20}(?:换成"
             r"|迁到|迁移到|切到|改成|换到)|还是保持|继续保持"
@@ -569,6 +586,7 @@ PROFILE_RULES = _table(
             r"|\bI(?:'m| am) (?:on|using|running|stuck on|working on) (?:an? |my )?"
             r"(?:[\w-]+ ){0,2}?"
             r"(?:mac\w*|m[1-4](?: \w+)?|thinkpad|laptop|desktop|chromebook|raspberry|pi \d|nixos"
+            r"|screen|monitor|display|\d+-inch \w+|keyboard|trackpad"
             r"|wsl2?|windows \d+|intel|amd|arm64|rtx|gpu|\d+\s?gb)\b"
             r"|\bI (?:mostly |mainly |usually |basically )?(?:live|work|code) in (?:vs ?code|vim"
             r"|neovim|emacs|intellij|pycharm|goland|webstorm|xcode|cursor|zed|sublime|helix|jetbrains)\b"
@@ -600,7 +618,7 @@ PROFILE_RULES = _table(
             r"|我对.{1,20}(?:不太熟|不熟|很熟|比较熟|熟悉|了解|不了解|是新手)|我的(?:电脑|开发机"
             r"|笔记本|系统|编辑器|ide|终端|shell|职位|岗位|工作|技术栈|github)(?:是|用的是)"
             r"|^我(?:做|写|干|搞|用)[^，。]{1,10}?(?:[一二三四五六七八九十两几多\d]+)年"
-            r"|我(?:用的是|的电脑是|在用|用)\s*\S{0,6}?(?:windows|mac|macbook|linux|wsl|ubuntu|m[1-4]"
+            r"|我(?:的)?(?:屏幕|显示器)|我(?:用的是|的电脑是|在用|用)\s*\S{0,6}?(?:windows|mac|macbook|linux|wsl|ubuntu|m[1-4]"
             r"|thinkpad|电脑|笔记本|台式机)|(?:我|本人)?没有(?:管理员|root|sudo|admin)\s*权限"
         ),
     }
@@ -633,7 +651,8 @@ PREFERENCE_RULES = _table(
             r"\b(?:my preference|prefer(?:red)?|rather than)\b|\bI(?:'d| would)\s+(?:much\s+|far\s+"
             r"|really\s+)?rather\b|\bI (?:want|need|expect)\s+(?:every|all|each|any)\b|\bI(?:'d"
             r"| would) like (?:you to|answers|responses|explanations|replies|code|examples)\b"
-            r"|\bI want (?:you to|answers|responses|explanations)\b|我希望(?:你|回答|代码|回复)"
+            r"|\bI want (?:you to|answers|responses|explanations)\b"
+            r"|我希望(?:你|回答|代码|回复|每个|所有|都)"
             r"|最好(?:都)?(?:带上|附上|加上|用|写|带)"
         ),
         "preference.use_not": (

@@ -460,3 +460,28 @@ def test_a_loop_in_an_instruction_is_not_a_symptom() -> None:
 
 def test_a_killed_worker_is_a_symptom_not_a_fact() -> None:
     assert capture("跑全量数据的时候 worker 被 kill 了，日志最后一行就是 Killed。") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "role", "category"),
+    [
+        ("Sure — since the team already standardised on Terraform, I'll write it as a module.",
+         "assistant", "events"),
+        ("好的，既然团队已经统一用 Terraform，我就写成 Terraform 模块。", "assistant", "events"),
+        ("Okay, I've noted that prod deploys happen only on Tuesdays and Thursdays.",
+         "assistant", "patterns"),
+        ("明白，单体先保留，计费模块以后再拆出来。", "assistant", "events"),
+        ("We're a Django shop, everything server-rendered, HTMX for the interactive bits.",
+         "user", "entities"),
+        ("我们是 Django 技术栈，交互的部分用 HTMX。", "user", "entities"),
+        ("I'm on a 13-inch screen, so keep generated tables narrow.", "user", "profile"),
+        ("我屏幕只有 13 寸，生成的表格别太宽。", "user", "profile"),
+        ("Anything touching payments needs two approvals.", "user", "patterns"),
+        ("涉及支付的改动需要两个人 approve。", "user", "patterns"),
+        ("问题在于 Celery beat 用的是本地时间；改成 UTC 后就不会重复执行了。", "assistant",
+         "cases"),
+        ("我希望每个公开函数都有带示例的 docstring。", "user", "preferences"),
+    ],
+)  # fmt: skip
+def test_sixth_batch_classes(text: str, role: str, category: str) -> None:
+    assert one(text, role).category == category
