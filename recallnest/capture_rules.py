@@ -98,7 +98,7 @@ NARRATION = re.compile(
     r"|here's|here is|i (?:updated|added|changed|removed|moved|renamed|fixed|wired|refactored"
     r"|created|wrote|ran|set|replaced)\b|running|我先|让我|我来|我已经|已经|现在|接下来|下面"
     r"|我这就|我马上|我(?:给|把|刚|刚刚|又|顺便|也)\S|looking at|checking|reading|after reading"
-    r"|i looked|i checked|查看了|看了一下|查了一下)",
+    r"|i looked|i checked|查看了|看了一下|查了一下|正在|我现在(?:去|就|来))",
     _I,
 )
 

@@ -485,3 +485,10 @@ def test_a_killed_worker_is_a_symptom_not_a_fact() -> None:
 )  # fmt: skip
 def test_sixth_batch_classes(text: str, role: str, category: str) -> None:
     assert one(text, role).category == category
+
+
+@pytest.mark.parametrize(
+    "text", ["正在跑 `pnpm test`：\n\n```\n✓ 48 passed\n```", "我现在去更新快照测试。"]
+)
+def test_chinese_progress_narration_is_not_a_fact(text: str) -> None:
+    assert capture(text, "assistant") == []
