@@ -325,7 +325,7 @@ class Daemon:
             except RecallnestError as exc:  # due again after a back-off, and reported
                 log.warning("checkpoint of %s failed: %s", session_id, exc)
                 delay = self.engine.maintenance.note_failure(
-                    "checkpoint", exc, IDLE_CHECKPOINT_SECONDS
+                    "checkpoint", exc, self.settings.idle_checkpoint_seconds
                 )
                 self.requested[session_id] = time.monotonic() + delay
                 self.request_reasons[session_id] = reason
