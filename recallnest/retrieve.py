@@ -156,7 +156,7 @@ def _retrieve(
     mask = index.mask_any(filters)
     channels = _channels(index, plan, query_vector, disabled)
     cand, ranks = _candidates(channels, mask, max(CANDIDATES, limit))
-    if len(cand) == 0 or not _matches(channels, cand, vector_only_min):
+    if len(cand) == 0 or not _matches(index, plan, channels, cand, vector_only_min):
         return []
     norm = _normalisers(channels, cand)
     base = _fused(channels, norm, cand, profile, disabled)
@@ -229,11 +229,23 @@ def _candidates(
     return cand, ranks
 
 
-def _matches(channels: Mapping[str, np.ndarray], cand: np.ndarray, vector_only_min: float) -> bool:
-    """Whether any candidate really matches: a query term occurs in it, or (for a calibrated
-    model) its cosine is beyond what unrelated text reaches."""
+def _matches(
+    index: SearchIndex,
+    plan: QueryPlan,
+    channels: Mapping[str, np.ndarray],
+    cand: np.ndarray,
+    vector_only_min: float,
+) -> bool:
+    """Whether any candidate really matches: a query term occurs in it, it falls in the
+    query's date window ("what happened yesterday" shares no word with yesterday's turns), or
+    (for a calibrated model) its cosine is beyond what unrelated text reaches."""
     for name in ("keyword", "exact"):
         if name in channels and bool((channels[name][cand] > 0).any()):
+            return True
+    if plan.window is not None:
+        lo, hi = (w.timestamp() for w in plan.window)
+        _, ts = index.kinds_and_times(cand)
+        if bool(((ts >= lo) & (ts < hi)).any()):
             return True
     vec = channels.get("vector")
     return vec is not None and float(vec[cand].max()) >= vector_only_min

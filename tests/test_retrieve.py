@@ -194,5 +194,8 @@ def test_a_query_that_matches_nothing_says_so() -> None:
             for kind in ("all", "memories", "turns"):
                 assert engine.search(SearchRequest(query=query, kind=kind)) == [], (query, kind)
         assert engine.search(SearchRequest(query="lockfile"))  # a real word still finds
+        # A date is a criterion by itself: that day's turns, though they share no word.
+        assert engine.search(SearchRequest(query="what happened on 3 June 2025"))
+        assert engine.search(SearchRequest(query="xqzvbnmlkj on 4 June 2025")) == []
     finally:
         engine.close()
