@@ -38,6 +38,7 @@ class Continuity:
         self.engine = engine
         self._sent: OrderedDict[str, frozenset[str]] = OrderedDict()
         self._lock = threading.Lock()
+        self._cache_lock = threading.Lock()
         # project -> (store generation, candidates, latest checkpoint). The store bumps its
         # generation on every write that can change a resume (memories, checkpoints,
         # lifecycle), so no writer has to remember to invalidate this cache.
@@ -122,25 +123,28 @@ class Continuity:
     def _inputs(self, project: str | None) -> tuple[list[Memory], Checkpoint | None]:
         """Candidate memories and the latest checkpoint, cached until the store changes."""
         generation = self.engine.store.generation
-        cached = self._cache.get(project)
-        if cached is not None and cached[0] == generation:
-            self._cache.move_to_end(project)
-            return cached[1], cached[2]
+        with self._cache_lock:  # hook requests and the daemon's rewarm share the cache
+            cached = self._cache.get(project)
+            if cached is not None and cached[0] == generation:
+                self._cache.move_to_end(project)
+                return cached[1], cached[2]
         memories = self.engine.store.resume_memories(
             candidate_groups(project), RESUME_CANDIDATES_PER_GROUP
         )
         checkpoint = self.latest(project)
-        self._cache[project] = (generation, memories, checkpoint)
-        self._cache.move_to_end(project)
-        while len(self._cache) > MAX_TRACKED_SESSIONS:
-            self._cache.popitem(last=False)
+        with self._cache_lock:
+            self._cache[project] = (generation, memories, checkpoint)
+            self._cache.move_to_end(project)
+            while len(self._cache) > MAX_TRACKED_SESSIONS:
+                self._cache.popitem(last=False)
         return memories, checkpoint
 
     def rewarm(self) -> int:
         """Recompute the stale inputs of the most recently resumed projects (the daemon calls
         this when idle). Returns how many were recomputed."""
         generation = self.engine.store.generation
-        recent = list(self._cache.items())[-REWARM_PROJECTS:]
+        with self._cache_lock:
+            recent = list(self._cache.items())[-REWARM_PROJECTS:]
         stale = [project for project, cached in recent if cached[0] != generation]
         for project in stale:
             self._inputs(project)
