@@ -24,6 +24,7 @@ from recallnest.engine import Engine
 from recallnest.errors import RecallnestError
 from recallnest.maintenance import IDLE_SECONDS, Maintenance
 from recallnest.models import Memory
+from recallnest.schemas import MemoryOut, dump
 from recallnest.store import Batch
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
@@ -322,10 +323,17 @@ def lifecycle_cli(cli):  # type: ignore[no-untyped-def]
     return cli
 
 
-def test_cli_consolidate_undo_and_conflicts(lifecycle_cli) -> None:  # type: ignore[no-untyped-def]
+def test_cli_consolidate_undo_and_conflicts(lifecycle_cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
     run = lifecycle_cli
-    for text in ("Use pnpm, not npm.", "Use npm, not pnpm."):
-        assert run(["remember", text, "--category", "preferences"]).exit_code == 0
+    # Imported, not remembered: `remember` supersedes a contradicted preference at once
+    # (test_engine.py), which would leave consolidation nothing to do here.
+    rows = [
+        dump(MemoryOut.of(mem(f"m{k}", text, days=k)))
+        for k, text in enumerate(("Use pnpm, not npm.", "Use npm, not pnpm."))
+    ]
+    exported = tmp_path / "two.jsonl"
+    exported.write_text("".join(json.dumps(r, default=str) + "\n" for r in rows))
+    assert run(["import", str(exported)]).exit_code == 0
     dry = json.loads(run(["consolidate", "--dry-run", "--json"]).stdout)
     assert dry["dry_run"] and dry["stats"]["superseded"] == 1 and dry["undo_id"] is None
     done = run(["consolidate"])

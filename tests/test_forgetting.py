@@ -16,7 +16,9 @@ from click.testing import Result
 from recallnest.config import Settings
 from recallnest.control import backfill
 from recallnest.engine import Engine, SearchRequest
+from recallnest.models import Memory
 from recallnest.paths import db_path
+from recallnest.schemas import MemoryOut, dump
 
 SECRET = "zebraquokka7741"
 Run = Callable[..., Result]
@@ -129,8 +131,19 @@ def test_forget_takes_superseded_versions_and_undo_entries_along(
 ) -> None:
     from recallnest.forgetting import Selector
 
+    # Imported, not remembered: `remember` supersedes at once and writes no undo entry; here
+    # consolidation does the superseding.
     old = engine.remember("Use pnpm, not npm.", "preferences")
-    new = engine.remember("Use npm, not pnpm.", "preferences")
+    clash = Memory(
+        id="m-npm",
+        scope="global",
+        category="preferences",
+        text="Use npm, not pnpm.",
+        created_at=datetime.now(UTC),
+        updated_at=datetime.now(UTC),
+    )
+    engine.import_memories([dump(MemoryOut.of(clash))])
+    new = {"id": clash.id}
     engine.maintenance.consolidate()
     assert engine.store.memories([old["id"]])[0].superseded_by == new["id"]
     assert engine.store.undo_entries()
