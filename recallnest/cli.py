@@ -22,15 +22,51 @@ from recallnest.config import Settings
 from recallnest.errors import RecallnestError
 from recallnest.models import CATEGORIES, GLOBAL_SCOPE
 
+# Ops that only read: run on a home with no database they say nothing is indexed yet, instead
+# of creating an empty database to answer "no results".
+READ_OPS = frozenset(
+    {
+        "search",
+        "memories.list",
+        "memories.show",
+        "memories.find",
+        "memories.history",
+        "stats",
+        "export",
+        "checkpoints.list",
+        "checkpoints.show",
+        "conflicts.list",
+        "undo.list",
+        "forget.log",
+        "forget.plan",
+        "lifecycle.size",
+    }
+)
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 class _Group(click.Group):
-    """Turns RecallnestError into a one-line message (exit 1) unless --debug."""
+    """Turns RecallnestError into a one-line message (exit 1) unless --debug, and refuses an
+    argument that is not valid UTF-8 (exit 2) before any command sees it."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        for n, arg in enumerate(args, 1):
+            try:
+                arg.encode("utf-8")
+            except UnicodeEncodeError:
+                shown = arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+                raise click.UsageError(
+                    f"argument {n} is not valid UTF-8 ({shown!r}): recallnest stores text "
+                    "as UTF-8; re-encode it (e.g. with iconv) and retry",
+                    ctx,
+                ) from None
+        return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            ctx.meta["recallnest.succeeded"] = True
+            return result
         except RecallnestError as exc:
             if ctx.obj and ctx.obj.get("debug"):
                 raise
@@ -61,6 +97,23 @@ def cli(ctx: click.Context, home: Path | None, debug: bool) -> None:
         format="recallnest: %(levelname)s %(message)s",
     )
     ctx.obj = {"debug": debug, "flags": {"home": home}}
+    _check_home(ctx, Settings.load(flags=ctx.obj["flags"]).home)
+
+
+def _check_home(ctx: click.Context, home: Path) -> None:
+    """A home that cannot hold our files is a clear error; one that does not exist yet is
+    created by the first command that writes, which says so on stderr when it succeeds (a
+    mistyped --home would otherwise fill a new directory silently)."""
+    from recallnest.paths import check_home
+
+    check_home(home)
+    if not home.exists():
+        ctx.call_on_close(lambda: _say_created(ctx, home))
+
+
+def _say_created(ctx: click.Context, home: Path) -> None:
+    if ctx.meta.get("recallnest.succeeded") and home.is_dir():
+        click.echo(f"recallnest: created {home}", err=True)
 
 
 def settings_of(ctx: click.Context) -> Settings:
@@ -77,7 +130,7 @@ def call(ctx: click.Context, op: str, args: dict[str, Any]) -> Any:
     """Run one operation through the daemon if it answers, else in this process."""
     from recallnest.client import connect
 
-    client = connect(settings_of(ctx))
+    client = connect(settings_of(ctx), create=op not in READ_OPS)
     try:
         return client.call(op, args)
     finally:

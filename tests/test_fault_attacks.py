@@ -300,3 +300,62 @@ def test_consolidation_killed_half_way_commits_nothing(settings: Settings, kille
         engine.close()
     assert len(rows) == 8 and all(m.status == "active" and not m.superseded_by for m in rows)
     assert undo == [] and conflicts == []
+
+
+# ---- item 10: bad input on the command line ---------------------------------------------------
+
+
+def run_cli(env: dict[str, str], *args: str | bytes) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "recallnest", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=WAIT_SECONDS,
+    )
+
+
+@pytest.mark.parametrize("daemon_runs", [False, True])
+def test_a_non_utf8_argument_is_a_clear_error(proc: DaemonProcess, daemon_runs: bool) -> None:
+    if daemon_runs:
+        proc.start()
+    for args in (["remember", b"we use \xff pnpm"], ["search", b"pn\xffpm"]):
+        done = run_cli(proc.env, *args)
+        assert done.returncode == 2, done.stderr
+        assert "not valid UTF-8" in done.stderr and "Traceback" not in done.stderr
+    if daemon_runs:
+        assert proc.request("stats")["counts"]["memories"] == 0
+
+
+def test_a_read_on_an_empty_home_says_nothing_is_indexed_and_creates_nothing(
+    recallnest_home: Path, cli: Any
+) -> None:
+    for args in (["search", "pnpm"], ["search", "pnpm", "--json"], ["memories", "list"]):
+        result = cli(args)
+        assert result.exit_code == 1, result.output
+        assert "nothing is indexed yet" in result.output
+    assert not recallnest_home.exists()
+
+
+@pytest.mark.parametrize("kind", ["a file", "/proc", "under a file"])
+def test_a_bad_home_is_a_clear_error(tmp_path: Path, kind: str) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    home = {"a file": afile, "/proc": Path("/proc"), "under a file": afile / "rn"}[kind]
+    env = {**os.environ, "RECALLNEST_HOME": str(home)}
+    for args in (["search", "x"], ["remember", "we use pnpm"], ["--home", str(home), "stats"]):
+        done = run_cli(env, *args)
+        assert done.returncode in (1, 2), done.stderr
+        assert "Traceback" not in done.stderr, done.stderr
+        assert str(home) in done.stderr and done.stderr.startswith("Error: ")
+
+
+def test_a_missing_home_is_created_by_a_write_and_the_user_is_told(
+    recallnest_home: Path,
+) -> None:
+    env = {**os.environ, "RECALLNEST_HOME": str(recallnest_home)}
+    done = run_cli(env, "remember", "we use pnpm")
+    assert done.returncode == 0, done.stderr
+    assert f"recallnest: created {recallnest_home}" in done.stderr
+    again = run_cli(env, "remember", "we use uv")
+    assert "created" not in again.stderr
