@@ -30,7 +30,7 @@ TRANSCRIPT = (
 )
 ISO = re.compile(r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?([+-]\d\d:?\d\d|Z)?$")
 # Differ between any two runs: the PID, storage sizes (DuckDB's block allocation) and how far
-# the daemon's background workers (embedder, access-count flush) have got.
+# the daemon's background workers (embedder, the flush of read counts) have got.
 VARYING_KEYS = {
     "pid",
     "ratio",
@@ -40,6 +40,8 @@ VARYING_KEYS = {
     "compacted",
     "seconds",
     "access_flushed",
+    "access_count",
+    "last_accessed_at",
 }
 VARYING_SUFFIXES = ("_seconds", "_ms", "_bytes")
 
@@ -109,6 +111,9 @@ def seeded(settings: Settings) -> Engine:
     report = ingest_file(Source(str(TRANSCRIPT), "claude"), None, engine.ingest_batch)
     assert report.turns > 0 and not report.errors
     engine.drain_capture()
+    # The daemon checkpoints sessions the seeding touched (a compaction in the fixture) in
+    # the background; the scenario compares ops, not that schedule.
+    engine.touched.clear()
     return engine
 
 
