@@ -25,6 +25,7 @@ FINGERPRINT_BYTES = 512  # legacy fingerprints (stored before "p2:"): the file's
 SAMPLE_BYTES = 8 * 1024  # prefix checksum: this much at the start and just before the cursor
 MIDDLE_SAMPLES = 2  # ... and this many SAMPLE_BYTES blocks spread over the bytes between
 PREFIX_TAG = "p2:"
+IN_PLACE = "(rewritten in place)"  # how restart_reason ends for a prefix changed in place
 
 
 class NotRegularFile(OSError):
@@ -130,7 +131,7 @@ def restart_reason(path: str, known: FileState) -> str | None:
     if known.inode is not None and st.st_ino != known.inode:
         return "it was replaced (new inode)"
     if prefix_changed(path, known):
-        return f"its first {known.byte_offset} bytes changed (rewritten in place)"
+        return f"its first {known.byte_offset} bytes changed {IN_PLACE}"
     return None
 
 

@@ -151,6 +151,46 @@ def test_in_place_rewrite_keeping_the_head_is_re_read(
     assert "rewritten in place" in caplog.text
 
 
+def codex_lines(texts: list[str]) -> bytes:
+    """A Codex rollout whose messages carry no id: their record ids are their line offsets."""
+    meta = {"type": "session_meta", "payload": {"id": "t-1", "cwd": "/work/app"}}
+    rows = [meta] + [
+        {
+            "timestamp": f"2026-08-03T10:{k // 60:02d}:{k % 60:02d}.000Z",
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "user" if k % 2 == 0 else "assistant",
+                "content": [{"type": "input_text" if k % 2 == 0 else "output_text", "text": t}],
+            },
+        }
+        for k, t in enumerate(texts)
+    ]
+    return b"".join((json.dumps(r) + "\n").encode() for r in rows)
+
+
+def test_a_codex_rollout_rewritten_in_place_keeps_each_turn_once(
+    settings: Settings, tmp_path: Path
+) -> None:
+    path = tmp_path / "sessions" / "2026" / "08" / "03" / "rollout-2026-08-03-t-1.jsonl"
+    path.parent.mkdir(parents=True)
+    texts = [f"message {k} about the harbour crane number {k}" for k in range(40)]
+    path.write_bytes(codex_lines(texts))
+    engine = Engine.open(settings)
+    try:
+        stored = engine.store.turn_ids_of_path
+        ingest_file(Source(str(path), "codex"), None, engine.ingest_batch, stored=stored)
+        texts[20] = "message 20 rewritten: the crane moved to the north quay, for good this time"
+        with path.open("r+b") as fh:  # every later line moves: their offset ids change
+            fh.write(codex_lines([*texts, "message 40 added by the rewrite"]))
+        known = engine.store.cursor(str(path))
+        ingest_file(Source(str(path), "codex"), known, engine.ingest_batch, stored=stored)
+        kept = sorted(t.text for t in engine.store.session_turns("t-1"))
+    finally:
+        engine.close()
+    assert kept == sorted([*texts, "message 40 added by the rewrite"])
+
+
 def test_an_append_is_not_a_rewrite(settings: Settings, tmp_path: Path) -> None:
     path = tmp_path / "projects" / "-w" / "s.jsonl"
     path.parent.mkdir(parents=True)
