@@ -399,3 +399,29 @@ def test_a_missing_home_is_created_by_a_write_and_the_user_is_told(
     assert f"recallnest: created {recallnest_home}" in done.stderr
     again = run_cli(env, "remember", "we use uv")
     assert "created" not in again.stderr
+
+
+def test_a_forgotten_captured_memory_stays_forgotten_after_repair(proc: DaemonProcess) -> None:
+    """Repair re-ingests the transcripts, which captures the same memory again: the journal's
+    tombstone removes it."""
+    session = proc.projects / "s.jsonl"
+    session.write_text(claude_line("s", 0, "Always use uv, never pip, in this repository") + "\n")
+    proc.start()
+    proc.wait_for(lambda: proc.request("memories.list"), "the captured memory")
+    captured = [m["id"] for m in proc.request("memories.list")]
+    proc.request("forget", ids=captured)
+    proc.request("remember", text="The deploy host is heron")
+    expected = live_memories(proc.request("export"))
+    proc.kill()
+    with (proc.home / "recallnest.duckdb").open("r+b") as fh:
+        fh.write(b"\x00" * 4096)
+    done = proc.cli("repair", "--json")
+    assert done.returncode == 0, done.stderr
+    engine = Engine.open(Settings.load(flags={"home": str(proc.home)}, env=proc.env))
+    try:
+        restored = live_memories(engine.export())
+        turns = engine.store.counts()["turns"]
+    finally:
+        engine.close()
+    assert turns == 1  # the transcript came back
+    assert restored == expected and not set(captured) & set(restored)
