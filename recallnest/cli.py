@@ -101,13 +101,15 @@ def cli(ctx: click.Context, home: Path | None, debug: bool) -> None:
 
 
 def _check_home(ctx: click.Context, home: Path) -> None:
-    """A home that cannot hold our files is a clear error; one that does not exist yet is
-    created by the first command that writes, which says so on stderr when it succeeds (a
-    mistyped --home would otherwise fill a new directory silently)."""
+    """A home that cannot hold our files is a clear error. One that does not exist yet is
+    created by the first command that writes; given with --home, that command says so on
+    stderr when it succeeds (a mistyped --home would otherwise fill a new directory
+    silently; the default home and RECALLNEST_HOME are created quietly, as on a first run)."""
     from recallnest.paths import check_home
 
     check_home(home)
-    if not home.exists():
+    explicit = ctx.get_parameter_source("home") == click.core.ParameterSource.COMMANDLINE
+    if explicit and not home.exists():
         ctx.call_on_close(lambda: _say_created(ctx, home))
 
 

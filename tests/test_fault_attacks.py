@@ -393,11 +393,11 @@ def test_a_bad_home_is_a_clear_error(tmp_path: Path, kind: str) -> None:
 def test_a_missing_home_is_created_by_a_write_and_the_user_is_told(
     recallnest_home: Path,
 ) -> None:
-    env = {**os.environ, "RECALLNEST_HOME": str(recallnest_home)}
-    done = run_cli(env, "remember", "we use pnpm")
+    home = str(recallnest_home)
+    done = run_cli(dict(os.environ), "--home", home, "remember", "we use pnpm")
     assert done.returncode == 0, done.stderr
     assert f"recallnest: created {recallnest_home}" in done.stderr
-    again = run_cli(env, "remember", "we use uv")
+    again = run_cli(dict(os.environ), "--home", home, "remember", "we use uv")
     assert "created" not in again.stderr
 
 
