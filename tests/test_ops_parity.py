@@ -168,3 +168,25 @@ def test_every_op_answers_the_same_through_the_daemon_and_without_it(
     assert not any("malformed" in str(r) for kind, r in through if kind == "error")
     for (op, _), a, b in zip(SCENARIO, without, through, strict=True):
         assert masked(a, local_root) == masked(b, daemon_root), op
+
+
+def test_backfill_reports_the_same_through_the_daemon_and_without_it(
+    recallnest_home: Path,
+) -> None:
+    """`ingest` is served by the daemon itself (not ops.OPS): compared the same way."""
+    from recallnest.control import backfill
+
+    roots = [str(TRANSCRIPT.parent)]
+    local_settings = settings_in(recallnest_home.parent / "l")
+    without = backfill(local_settings, "claude", roots, None)
+    daemon_settings = settings_in(recallnest_home.parent / "d")
+    daemon = Daemon(daemon_settings, Engine.open(daemon_settings))
+    daemon.start()
+    try:
+        through = backfill(daemon_settings, "claude", roots, None)
+    finally:
+        daemon.stop()
+    assert (without.pop("via"), through.pop("via")) == ("local", "daemon")
+    local_root, daemon_root = recallnest_home.parent / "l", recallnest_home.parent / "d"
+    assert masked(without, local_root) == masked(through, daemon_root)
+    assert without["new_turns"] > 0
