@@ -97,7 +97,6 @@ def cli(ctx: click.Context, home: Path | None, debug: bool) -> None:
         format="recallnest: %(levelname)s %(message)s",
     )
     ctx.obj = {"debug": debug, "flags": {"home": home}}
-    _check_home(ctx, Settings.load(flags=ctx.obj["flags"]).home)
 
 
 def _check_home(ctx: click.Context, home: Path) -> None:
@@ -119,7 +118,12 @@ def _say_created(ctx: click.Context, home: Path) -> None:
 
 
 def settings_of(ctx: click.Context) -> Settings:
-    return Settings.load(flags=ctx.obj["flags"])
+    """The settings; the first call also checks the home (so --help never needs one)."""
+    settings = Settings.load(flags=ctx.obj["flags"])
+    if not ctx.obj.get("home_checked"):
+        ctx.obj["home_checked"] = True
+        _check_home(ctx.find_root(), settings.home)
+    return settings
 
 
 def settings_in_home(ctx: click.Context) -> Callable[[Path], Settings]:
