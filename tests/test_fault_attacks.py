@@ -388,6 +388,7 @@ def test_a_bad_home_is_a_clear_error(tmp_path: Path, kind: str) -> None:
         assert done.returncode in (1, 2), done.stderr
         assert "Traceback" not in done.stderr, done.stderr
         assert str(home) in done.stderr and done.stderr.startswith("Error: ")
+    assert run_cli(env, "search", "--help").returncode == 0  # help needs no home
 
 
 def test_a_missing_home_is_created_by_a_write_and_the_user_is_told(
