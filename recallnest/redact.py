@@ -44,6 +44,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from recallnest.redact_shapes import continuation_end, random_body, vendor_prefix_ok
+
 __all__ = ["Redaction", "find_secrets", "redact"]
 
 
@@ -67,7 +69,7 @@ Candidate = tuple[int, int, int, int, str]  # (start, tier, -end, rule order, ki
 _VALUE_GROUPS = ("s", "edq", "dq", "sq", "bare")
 
 # Tiers: lower is more specific and names the kind when candidates start at the same offset.
-_SPECIFIC, _STRUCTURAL, _GENERIC = 0, 1, 2
+_SPECIFIC, _STRUCTURAL, _GENERIC, _SHAPE = 0, 1, 2, 3  # _SHAPE: known by its shape alone
 
 _ALNUM = string.ascii_letters + string.digits
 _WORDISH = _ALNUM + "_-"
@@ -106,7 +108,7 @@ _RIGHT = r"(?![A-Za-z0-9_\-])"  # the token ends here, not inside a longer word
 # --- Value policy ------------------------------------------------------------------------------
 
 _PLACEHOLDER_RE = re.compile(
-    r"\[REDACTED:|^\$|^%\(|^%[A-Za-z_]\w*%$|^<.*>$|^\{.*\}$|^(.)\1*$"
+    r"\[REDACTED:|^\$|^%\(|^![a-z_]{2,12}$|^%[A-Za-z_]\w*%$|^<.*>$|^\{.*\}$|^(.)\1*$"
     r"|xxxx|\*\*\*|\.\.\.|…|example|placeholder"
     r"|^your|here$|^replace|^insert|^enter[-_ ]|^dummy|^sample|^redacted|^todo$|^tbd$"
     r"|^change[-_ ]?me$|^(?:password|passwd|pass|pwd|secret|token|user|none|null|nil|undefined)$"
@@ -239,7 +241,7 @@ _NAME_PART_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _PASSWORD_PARTS = _words("password passwd pwd passphrase passcode")
 _STRONG_PARTS = _words("secret secrets credential credentials creds")
 _KEY_COMPOUNDS = _words("apikey accesskey secretkey authkey masterkey signingkey encryptionkey")
-_IGNORED_SUFFIXES = _words("value val b64 base64 raw hex base confirmation confirm plain")
+_IGNORED_SUFFIXES = _words("value val b64 base64 raw hex base confirmation confirm plain data")
 # Trigger: a weak word (key/token) qualified by one of these. Why: `cache_key`, `public_key`,
 # `next_page_token`, `s3_object_key` name identifiers, not credentials.
 _NON_SECRET_QUALIFIERS = _words(
@@ -267,6 +269,10 @@ def _key_profile(key: str) -> tuple[str, str] | None:
         parts.pop()
     if not parts:
         return None
+    # Trigger: `private_key_id` (a service-account file). Why: it names the private key that
+    # sits next to it; `key_id` alone (`aws_access_key_id`) is an identifier and is not.
+    if parts[-2:] == ["key", "id"] and "private" in parts:
+        return ("generic-secret", "strong")
     last = parts[-1]
     if last in _PASSWORD_PARTS or last.endswith(("password", "passwd")):
         return ("password", "strong")
@@ -342,6 +348,10 @@ def _check_assignment(m: re.Match[str], text: str, value: str) -> bool:
     if profile is None:
         return False
     strength, bare = profile[1], m.start("bare") != -1
+    # Trigger: a bare value ending in a separator (`credential: password: X`, `a == b:`).
+    # Why: it is the next name, not a value; its own assignment is found on its own.
+    if bare and _NEXT_NAME_RE.match(value):
+        return False
     # Trigger: SCREAMING_CASE name, `=`, unquoted value. Why: .env / export / docker -e lines
     # hold real configuration, so an 8+ character value under a key/token name is masked even
     # when it does not look random.
@@ -355,6 +365,9 @@ def _check_assignment(m: re.Match[str], text: str, value: str) -> bool:
     return _value_ok(value, strength, bare=bare, key=key)
 
 
+_NEXT_NAME_RE = re.compile(r"^[A-Za-z_][\w.\-]{0,63}:$")
+
+
 def _is_code_context(m: re.Match[str], key: str, value: str, text: str) -> bool:
     """The bare value is a name in code or prose, not a literal secret."""
     sep, sep_start = m["sep"], m.start("sep")
@@ -365,7 +378,9 @@ def _is_code_context(m: re.Match[str], key: str, value: str, text: str) -> bool:
     if sep != ":":
         return False
     # Trigger: `name: PascalCase` followed by , ) ] | or =. Why: a parameter or field type.
-    if _TYPE_NAME_RE.match(value) and text[m.end() : m.end() + 2].lstrip()[:1] in ",)]|=":
+    # (At the end of the text or line nothing follows: `token: P3xK9qLm2Vb7…` is a value.)
+    after = text[m.end() : m.end() + 2].lstrip(" \t")[:1]
+    if _TYPE_NAME_RE.match(value) and after and after in ",)]|=":
         return True
     # Trigger: the bare English word "pass" before a colon. Why: "single pass: remove …".
     return key.lower() == "pass"
@@ -374,6 +389,10 @@ def _is_code_context(m: re.Match[str], key: str, value: str, text: str) -> bool:
 def _assignment_kind(m: re.Match[str], text: str) -> str:
     profile = _key_profile(_key_of(m, text))
     return profile[0] if profile else "generic-secret"
+
+
+def _copula_kind(m: re.Match[str], _text: str) -> str:
+    return "password" if m["key"].startswith(_PASSWORD_NOUNS) else "generic-secret"
 
 
 def _check_zh(m: re.Match[str], text: str, value: str) -> bool:
@@ -431,6 +450,55 @@ def _check_cli(_m: re.Match[str], _text: str, value: str) -> bool:
     if len(value) < 3 or _PORT_RE.match(value):
         return False
     return _plausible_value(value, bare=False, key="")
+
+
+def _check_vendor(m: re.Match[str], _text: str, value: str) -> bool:
+    """`<vendor>_<random>`: a short prefix that is no identifier's, then a generated body."""
+    if not vendor_prefix_ok(m["pfx"]) or _is_dummy_token(value):
+        return False
+    # Trigger: a body in parts (`or-v1-<64 hex>`, `auth-<17>-<32>`). Why: short version or
+    # kind words dilute the body's randomness; its longest part carries it.
+    body = m["body"]
+    return random_body(body) or random_body(max(re.split(r"[_\-.]", body), key=len))
+
+
+_PASSWORD_NOUNS = ("pass", "pw", "pwd")
+
+
+def _check_copula(m: re.Match[str], text: str, value: str) -> bool:
+    """`the admin password is X`, `my token for the registry: X`: prose stating a value.
+    A password must not be a plain word (`is stored`, `is on the whiteboard`); any other
+    secret must look generated."""
+    if not _plausible_value(value, bare=m.start("bare") != -1, key=m["key"]):
+        return False
+    if m["key"].startswith(_PASSWORD_NOUNS):
+        core = value.rstrip(".,:;!?")  # "… only the password is masked." ends a sentence
+        return len(core) >= 6 and not core.isalpha() and not _is_stopword(core)
+    return _looks_random(value)
+
+
+_NETRC_RE = re.compile(r"(?<![a-z])(?:machine|login|default)[ \t]", re.ASCII)
+
+
+def _check_spaced(m: re.Match[str], text: str, value: str) -> bool:
+    """`NAME VALUE` with only a space between (netrc, .pgpass-like prose, CLI output): a
+    password line of a netrc file, or a generated value after any secret name."""
+    key = _key_of(m, text)
+    profile = _key_profile(key)
+    if profile is None or not _plausible_value(value, bare=True, key=key):
+        return False
+    netrc = _NETRC_RE.search(text, max(0, m.start() - 200), m.start()) is not None
+    if profile[0] == "password" and netrc:
+        return _value_ok(value, "pass", bare=True, key=key)
+    return _looks_random(value) and any(c.isdigit() for c in value)
+
+
+def _check_pgpass(_m: re.Match[str], _text: str, value: str) -> bool:
+    return not _is_placeholder(value) and _PGPASS_NOT_RE.match(value) is None
+
+
+# A MAC address or a time split at colons is no .pgpass line.
+_PGPASS_NOT_RE = re.compile(r"^[0-9a-f:]+$", re.IGNORECASE)
 
 
 def _rule(
@@ -601,7 +669,7 @@ _RULES: tuple[_Rule, ...] = (
         "authorization",
         _STRUCTURAL,
         r"authorization\\?[\"']?[ \t]{0,3}[:=][ \t]{0,3}\\?[\"']?"
-        r"(?:(?P<scheme>bearer|basic|token|bot|digest|apikey|api-key|sso-key)[ \t]{1,3})?"
+        r"(?:(?P<scheme>bearer|basic|token|bot|digest|apikey|api-key|sso-key|ssws)[ \t]{1,3})?"
         r"(?P<s>[a-z0-9\-._~+/=:]{1,4096})",
         _check_authorization,
         left=_ALNUM + "_",
@@ -625,7 +693,7 @@ _RULES: tuple[_Rule, ...] = (
         _GENERIC,
         r"--(?:[a-z0-9]{1,20}[-_]){0,4}"
         r"(?:password|passwd|pass|token|secret|api[-_]?key|access[-_]?key|secret[-_]?key"
-        r"|private[-_]?key|credentials?)(?:=|[ \t]{1,3})" + _VALUE,
+        r"|private[-_]?key|credentials?|auth[-_]?(?:key|token))(?:=|[ \t]{1,3})" + _VALUE,
         _check_cli,
         left=_WORDISH,
         lower=True,
@@ -649,6 +717,82 @@ _RULES: tuple[_Rule, ...] = (
         r"curl\b[^\n]{0,300}?[ \t](?:-u|--user)[ \t]{1,3}[\"']?[^\s:\"']{1,128}:" + _VALUE,
         _check_cli,
         left=_WORDISH,
+    ),
+    # Trigger: an AWS key id, then a slash, colon or space and 40 base64 characters. Why: the
+    # pair written in prose or a CSV (`AKIA…/wJalr…`); the secret has no prefix of its own.
+    _rule(
+        "aws-secret-key",
+        _SPECIFIC,
+        r"(?:AKIA|ASIA)[A-Z0-9]{16}[/:,; \t]{1,3}(?P<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+        _mixed_token,
+    ),
+    # Trigger: a short prefix, `_`, `-` or `.`, then a generated body of 16+ characters
+    # (`glsa_…`, `dp.st.prd.…`, `sk-or-v1-…`). Why: most vendors now prefix their tokens;
+    # the body's randomness, and a list of identifier prefixes (`msg_`, `cus_`, `sha512-`),
+    # keep ids, hashes and snake_case names out.
+    _rule(
+        "vendor-token",
+        _SHAPE,
+        r"(?<![A-Za-z0-9_\-.+/=@:%$])"
+        r"(?P<pfx>[A-Za-z][A-Za-z0-9]{0,11}(?:\.[A-Za-z0-9]{1,5}){0,3})[_\-.]"
+        r"(?P<body>[A-Za-z0-9_\-]{15,400}(?:\.[A-Za-z0-9_\-]{8,400}){0,3})" + _RIGHT,
+        _check_vendor,
+        left="",
+    ),
+    # Trigger: a secret noun, an optional `for/on/of <what>`, then is/was/:/= and a value.
+    # Why: secrets stated in chatter (`the admin password is …`, `root pw on the NAS is …`).
+    _rule(
+        "password",
+        _GENERIC,
+        r"(?P<key>pass(?:word|wd|phrase|code)?|pwd|pw|secret|token|api[ \t]?key"
+        r"|(?:access|secret|private|signing|encryption|master|admin)[ \t]key|credentials?)"
+        # `<noun> for <what>: X` or `<noun> [for <what>] is X`; a bare `password: X` is the
+        # assignment rule's, which knows code (`password: str`).
+        r"(?:[ \t]{1,3}(?:for|on|of|to|in)[ \t]{1,3}(?:[^\n,;:.!?]|\.(?=\S)){1,40}?"
+        r"[ \t]{0,3}[:=]|(?:[ \t]{1,3}(?:for|on|of|to|in)[ \t]{1,3}"
+        r"(?:[^\n,;:.!?]|\.(?=\S)){1,40}?)?(?:,[ \t]{0,3}it)?[ \t]{1,3}(?:is|was|are|were|be))"
+        r"[ \t]{1,3}(?:now[ \t]{1,3}|still[ \t]{1,3}|just[ \t]{1,3})?" + _VALUE,
+        _check_copula,
+        left=_ALNUM + "_",
+        lower=True,
+        kind_of=_copula_kind,
+        hints=("pass", "pw", "secret", "token", "key", "cred"),
+    ),
+    # Trigger: a secret-looking name, one space, then a value (netrc `password …`, `token s.…`).
+    # Why: netrc and CLI output separate names from values by a space; a netrc password is
+    # masked when it is no plain word, any other value only when it looks generated.
+    _rule(
+        "generic-secret",
+        _GENERIC,
+        r"(?P<key>(?:(?:api|access|secret|private|auth|client|bot)[ \t])?[a-z0-9_.\-]{1,64}+)"
+        r"[ \t]{1,3}(?P<bare>[^\s\"'`,;\\]{4,512})(?=[\s,;)]|$)",
+        _check_spaced,
+        left="",
+        lower=True,
+        kind_of=_assignment_kind,
+        starts=_assignment_starts,
+    ),
+    # Trigger: host:port:database:user:password (a .pgpass line). Why: the last field is the
+    # password; the host must hold a letter or a dot (not a MAC address or a time).
+    _rule(
+        "password",
+        _GENERIC,
+        r"(?<!\S)[A-Za-z0-9\-*]*[A-Za-z.*][A-Za-z0-9.\-*]{0,252}:(?:\d{1,5}|\*)"
+        r":[\w.\-*]{1,63}:[\w.\-*]{1,63}:(?P<s>[^\s:]{4,128})(?!\S)",
+        _check_pgpass,
+        left="",
+    ),
+    # Trigger: docker/podman/helm … -p <pw>, openssl -passout pass:<pw>, ssh-keygen -N <pw>.
+    # Why: passwords and key passphrases given on command lines.
+    _rule(
+        "cli-secret",
+        _GENERIC,
+        r"(?:(?:docker|podman|helm|buildah|skopeo|nerdctl)\b[^\n]{0,200}?[ \t]-p"
+        r"|-pass(?:in|out)?[ \t]{1,3}pass:|ssh-keygen\b[^\n]{0,200}?[ \t]-[NP])"
+        r"[ \t]{0,3}" + _VALUE,
+        _check_cli,
+        left=_WORDISH,
+        hints=("-p", "pass:"),
     ),
     # Trigger: a secret-looking name, then = : := => 是 为 (optionally `: type =`), then a value.
     # Why: .env, export, docker -e, JSON, YAML, TOML, code, connection strings and chatter; the
@@ -705,9 +849,19 @@ def _accept(rule: _Rule, m: re.Match[str], text: str) -> tuple[int, int, str] | 
     if rule.left and m.start() > 0 and text[m.start() - 1] in rule.left:
         return None
     start, end = _secret_span(m, rule.groups)
+    end = _query_end(text, m.start(), start, end)
     if end <= start or _inside_marker(text, start) or not rule.check(m, text, text[start:end]):
         return None
     return start, end, rule.kind_of(m, text) if rule.kind_of else rule.kind
+
+
+def _query_end(text: str, match_start: int, start: int, end: int) -> int:
+    """A value in a URL query (`?secret=…&issuer=Acme`) ends at the next `&` or `#`: the
+    other parameters are context, not part of the secret."""
+    if match_start == 0 or text[match_start - 1] not in "?&":
+        return end
+    cut = [i for i in (text.find("&", start, end), text.find("#", start, end)) if i != -1]
+    return min(cut) if cut else end
 
 
 def _scan(
@@ -835,7 +989,22 @@ def find_secrets(text: str) -> list[Redaction]:
     if not text:
         return []
     candidates = _candidates(text)
-    return _rescan(text, candidates) if candidates else []
+    return _wrapped(text, _rescan(text, candidates)) if candidates else []
+
+
+def _wrapped(text: str, found: list[Redaction]) -> list[Redaction]:
+    """Each secret that ends its line is extended over the next line when that line is the
+    rest of a token (wrapped by a terminal or an editor: `sk-proj-…⏎…`)."""
+    out: list[Redaction] = []
+    for r in found:
+        end = continuation_end(text, r.end) if r.end - r.start >= 12 else None
+        if end is not None and not (out and out[-1].end > r.end):
+            r = Redaction(r.kind, r.start, end)
+        if out and r.start < out[-1].end:
+            out[-1] = Redaction(out[-1].kind, out[-1].start, max(out[-1].end, r.end))
+        else:
+            out.append(r)
+    return out
 
 
 def redact(text: str) -> tuple[str, tuple[str, ...]]:

@@ -37,6 +37,9 @@ FAST_PATH = {
     "recallnest.harness.claude",
     "recallnest.harness.codex",
     "recallnest.harness.gemini",
+    # Only when the hook logs a line (rare): the redactor and its shape tests.
+    "recallnest.redact",
+    "recallnest.redact_shapes",
 }
 
 
