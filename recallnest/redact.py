@@ -112,7 +112,9 @@ _PLACEHOLDER_RE = re.compile(
     r"|xxxx|\*\*\*|\.\.\.|…|example|placeholder"
     r"|^your|here$|^replace|^insert|^enter[-_ ]|^dummy|^sample|^redacted|^todo$|^tbd$"
     r"|^change[-_ ]?me$|^(?:password|passwd|pass|pwd|secret|token|user|none|null|nil|undefined)$"
-    r"|%s|%\(\w+\)s|\{\w*\}",
+    r"|%s|%\(\w+\)s|\{\w*\}"
+    # References to a secret manager, not the secret: vault:…, op://…, ref+awsssm://…, arn:…
+    r"|^(?:vault|op|ref\+\w+|ssm|secretsmanager|gcpsm|azkv|keyring|arn):",
     re.IGNORECASE | re.ASCII,
 )
 # "my-client-secret", "super_secret_token", "challengePassword": words that describe a secret.
@@ -299,7 +301,8 @@ _IDENT_CHARS = frozenset(string.ascii_lowercase + string.digits + "_.-")
 _IDENT_TAIL_RE = re.compile(r"[a-z0-9_.\-]{0,64}")
 # "api key: …", "access token = …": a qualifying word before the name, separated by a space.
 _PREFIX_WORD_RE = re.compile(
-    r"(?<![a-z0-9_.\-])(?:api|access|secret|private|auth|client|bot)[ \t]\Z"
+    r"(?<![a-z0-9_.\-])"
+    r"(?:api|access|secret|private|auth|client|bot|admin|master|signing)[ \t]\Z"
 )
 
 
@@ -351,6 +354,10 @@ def _check_assignment(m: re.Match[str], text: str, value: str) -> bool:
     # Trigger: a bare value ending in a separator (`credential: password: X`, `a == b:`).
     # Why: it is the next name, not a value; its own assignment is found on its own.
     if bare and _NEXT_NAME_RE.match(value):
+        return False
+    # Trigger: `…:secret:db-AbC123`, a name inside a colon-separated ARN or URN. Why: it is a
+    # segment of an identifier (`arn:aws:secretsmanager:…:secret:<name>`), not an assignment.
+    if m["sep"] == ":" and m.start() > 0 and text[m.start() - 1] == ":":
         return False
     # Trigger: SCREAMING_CASE name, `=`, unquoted value. Why: .env / export / docker -e lines
     # hold real configuration, so an 8+ character value under a key/token name is masked even
@@ -764,7 +771,8 @@ _RULES: tuple[_Rule, ...] = (
     _rule(
         "generic-secret",
         _GENERIC,
-        r"(?P<key>(?:(?:api|access|secret|private|auth|client|bot)[ \t])?[a-z0-9_.\-]{1,64}+)"
+        r"(?P<key>(?:(?:api|access|secret|private|auth|client|bot|admin|master|signing)[ \t])?"
+        r"[a-z0-9_.\-]{1,64}+)"
         r"[ \t]{1,3}(?P<bare>[^\s\"'`,;\\]{4,512})(?=[\s,;)]|$)",
         _check_spaced,
         left="",
@@ -792,7 +800,7 @@ _RULES: tuple[_Rule, ...] = (
         r"[ \t]{0,3}" + _VALUE,
         _check_cli,
         left=_WORDISH,
-        hints=("-p", "pass:"),
+        hints=("-p", "pass:", "ssh-keygen"),
     ),
     # Trigger: a secret-looking name, then = : := => 是 为 (optionally `: type =`), then a value.
     # Why: .env, export, docker -e, JSON, YAML, TOML, code, connection strings and chatter; the
@@ -800,7 +808,8 @@ _RULES: tuple[_Rule, ...] = (
     _rule(
         "generic-secret",
         _GENERIC,
-        r"(?P<key>(?:(?:api|access|secret|private|auth|client|bot)[ \t])?[a-z0-9_.\-]{1,64}+)"
+        r"(?P<key>(?:(?:api|access|secret|private|auth|client|bot|admin|master|signing)[ \t])?"
+        r"[a-z0-9_.\-]{1,64}+)"
         r"\\?[\"']?"
         r"(?:[ \t]{0,3}:[ \t]{0,3}[a-z_][a-z0-9_.\[\], |]{0,40}+(?==))?"
         r"[ \t]{0,3}(?P<sep>:=|=>|={1,3}|:|是|为|為|就是|：)[ \t]{0,3}[“「]?" + _VALUE,
@@ -856,11 +865,16 @@ def _accept(rule: _Rule, m: re.Match[str], text: str) -> tuple[int, int, str] | 
 
 
 def _query_end(text: str, match_start: int, start: int, end: int) -> int:
-    """A value in a URL query (`?secret=…&issuer=Acme`) ends at the next `&` or `#`: the
-    other parameters are context, not part of the secret."""
-    if match_start == 0 or text[match_start - 1] not in "?&":
+    """A value in a URL query (`?secret=…&issuer=Acme`) ends at the next `&` or `#`, and a
+    password in a URL's user info (`https://x-access-token:…@github.com/…`) at the `@`: the
+    rest of the URL is context, not part of the secret."""
+    if match_start >= 3 and text.startswith("://", match_start - 3):
+        stops = "@"
+    elif match_start > 0 and text[match_start - 1] in "?&":
+        stops = "&#"
+    else:
         return end
-    cut = [i for i in (text.find("&", start, end), text.find("#", start, end)) if i != -1]
+    cut = [i for i in (text.find(c, start, end) for c in stops) if i != -1]
     return min(cut) if cut else end
 
 

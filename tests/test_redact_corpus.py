@@ -88,3 +88,31 @@ def test_a_pasted_config_line_keeps_its_facts() -> None:
     assert clean == "DATABASE_URL=postgres://app:[REDACTED:url-password]@db.internal:5432/app"
     query = "otpauth://totp/Acme?secret=" + "JBSWY3DPEHPK3PXP4Q2Z" + "&issuer=Acme&digits=6"
     assert redact(query)[0].endswith("[REDACTED:generic-secret]&issuer=Acme&digits=6")
+
+
+def test_a_token_in_url_user_info_keeps_the_host() -> None:
+    token = "ghs_" + "Wq2Lm8Rt4Vb6Nz0Kp3Wy7Hc1Fd5Js9Ga2Eux"
+    clean = redact(f"git clone https://x-access-token:{token}@github.com/acme/infra.git")[0]
+    assert token not in clean and clean.endswith("@github.com/acme/infra.git")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password: vault:secret/data/db#password",
+        "token: op://ci/github/token",
+        "api_key: ref+awsssm://prod/api/key",
+        "db_password: arn:aws:secretsmanager:eu-west-1:123456789012:secret:db-AbC123",
+    ],
+)
+def test_a_reference_to_a_secret_manager_is_kept(text: str) -> None:
+    assert redact(text) == (text, ())
+
+
+def test_key_passphrases_on_command_lines() -> None:
+    for line in (
+        "ssh-keygen -t ed25519 -N 'Fjord42!q' -f ci",
+        "openssl rsa -passout pass:Fjord42!q",
+    ):
+        assert "Fjord42!q" not in redact(line)[0], line
+    assert redact("ssh-keygen -t ed25519 -N '' -f ci")[1] == ()
