@@ -320,25 +320,50 @@ def _ident_start(lowered: str, i: int) -> int | None:
 
 
 def _assignment_starts(lowered: str, text: str) -> list[int]:
-    """Starts of secret-looking names: words found with str.find (fast), each name tried once
-    and only if _key_profile accepts it."""
+    """Starts of secret-looking names."""
+    return [start for start, _end in _names(lowered, text)]
+
+
+def _spaced_starts(lowered: str, text: str) -> list[int]:
+    """Starts of secret-looking names followed by a space (`password hunter2`)."""
+    return [start for start, end in _names(lowered, text) if _spaced_value(lowered, end)]
+
+
+def _spaced_value(lowered: str, end: int) -> bool:
+    """A space, then a word that is not letters only (`password field` is prose)."""
+    if lowered[end : end + 1] not in (" ", "\t"):
+        return False
+    word = lowered[end : end + 80].split(None, 1)
+    return bool(word) and not word[0].isalpha()
+
+
+@lru_cache(maxsize=2)  # the names and the prose rule look for the same words in a text
+def _word_hits(lowered: str) -> list[int]:
+    """Sorted offsets of the secret words (`pass`, `secret`, `token`, `key`, …)."""
     hits: list[int] = []
     for word in _ASSIGNMENT_WORDS:
         i = lowered.find(word)
         while i != -1:
             hits.append(i)
             i = lowered.find(word, i + len(word))
-    starts: list[int] = []
+    return sorted(hits)
+
+
+@lru_cache(maxsize=2)  # two rules ask for the names of the same text
+def _names(lowered: str, text: str) -> tuple[tuple[int, int], ...]:
+    """Starts of secret-looking names: words found with str.find (fast), each name tried once
+    and only if _key_profile accepts it."""
+    names: list[tuple[int, int]] = []
     name_end = -1
-    for i in sorted(hits):
+    for i in _word_hits(lowered):
         if i < name_end:
             continue
         start = _ident_start(lowered, i)
         tail = _IDENT_TAIL_RE.match(lowered, i)
         name_end = tail.end() if tail else i + 1
         if start is not None and _key_profile(text[start:name_end]):
-            starts.append(start)
-    return starts
+            names.append((start, name_end))
+    return tuple(names)
 
 
 def _key_of(m: re.Match[str], text: str) -> str:
@@ -408,6 +433,93 @@ def _check_zh(m: re.Match[str], text: str, value: str) -> bool:
 
 def _zh_kind(m: re.Match[str], _text: str) -> str:
     return "password" if m["zhkey"] in ("密码", "密碼", "口令") else "generic-secret"
+
+
+# --- Where the prose and shape rules are tried ---------------------------------------------------
+
+# A separator followed by 15 token characters: where a vendor token's body starts. The
+# pattern opens with a character set, so `re` skips to the separators instead of trying every
+# offset; the token's start is then found by walking back over its prefix.
+# (A lookahead here, to skip snake_case names early, made the scan three times slower.)
+_BODY_RE = re.compile(r"[_\-.][A-Za-z0-9_\-]{15}", re.ASCII)
+_UUID_PART_RE = re.compile(r"-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-", re.ASCII | re.IGNORECASE)
+_PREFIX_CHARS = frozenset(string.ascii_letters + string.digits + ".")
+
+
+def _long_run_starts(subject: str, _text: str) -> list[int]:
+    starts = []
+    for m in _BODY_RE.finditer(subject):
+        if _UUID_PART_RE.match(m.group()):  # the middle of a UUID
+            continue
+        start, limit = m.start(), max(0, m.start() - 30)
+        while start > limit and subject[start - 1] in _PREFIX_CHARS:
+            start -= 1
+        if start < m.start() and subject[start].isalpha():
+            starts.append(start)
+    return sorted(set(starts))
+
+
+# A copula within reach of a secret word (a noun, its `for <what>` of up to 40, the copula).
+_COPULA_NEAR_RE = re.compile(r" (?:is|was|are|were|be) | (?:for|on|of|to|in) [^\n]{0,44}[:=]")
+_COPULA_REACH = 64
+
+
+def _noun_starts(lowered: str, _text: str) -> list[int]:
+    """Offsets of secret words followed by a copula within reach, and of the word before
+    `key` (`api key`, `signing key`). `pw` is found through `pwd`… and on its own."""
+    found: set[int] = set()
+    hits = _word_hits(lowered)
+    if "pw" in lowered:
+        hits = sorted({*hits, *_finds(lowered, "pw")})
+    for i in hits:
+        if not _COPULA_NEAR_RE.search(lowered, i, i + _COPULA_REACH):
+            continue
+        found.add(i)
+        if lowered.startswith("key", i) and i > 1 and lowered[i - 1] in " \t":
+            found.add(max(lowered.rfind(" ", 0, i - 1), lowered.rfind("\t", 0, i - 1)) + 1)
+    return sorted(found)
+
+
+def _finds(lowered: str, word: str) -> list[int]:
+    out, i = [], lowered.find(word)
+    while i != -1:
+        out.append(i)
+        i = lowered.find(word, i + len(word))
+    return out
+
+
+# Tools whose short flag takes a password (-p) or a key passphrase (-N, -P).
+_FLAG_TOOLS = {
+    "-p": ("docker", "podman", "helm", "buildah", "skopeo", "nerdctl", "ssh-keygen"),
+    "-n": ("ssh-keygen",),
+}
+
+
+def _short_flag_starts(lowered: str, _text: str) -> list[int]:
+    """` -p ` / ` -N ` flags on a line that runs one of _FLAG_TOOLS before them."""
+    starts = []
+    for flag, tools in _FLAG_TOOLS.items():
+        i = lowered.find(" " + flag)
+        while i != -1:
+            line = lowered[lowered.rfind("\n", 0, i) + 1 : i]
+            if any(tool in line for tool in tools):
+                starts.append(i + 1)
+            i = lowered.find(" " + flag, i + 2)
+    return sorted(starts)
+
+
+# The port field of a .pgpass line (`host:5432:db:user:pw`): lines are tried from its token.
+_PGPASS_PORT_RE = re.compile(r":(?:\d{1,5}|\*):[\w.\-*]{1,63}:[\w.\-*]{1,63}:\S", re.ASCII)
+
+
+def _pgpass_starts(subject: str, _text: str) -> list[int]:
+    starts = []
+    for m in _PGPASS_PORT_RE.finditer(subject):
+        start = m.start()
+        while start > 0 and not subject[start - 1].isspace():
+            start -= 1
+        starts.append(start)
+    return sorted(set(starts))
 
 
 # --- Per-rule checks ----------------------------------------------------------------------------
@@ -492,12 +604,13 @@ def _check_spaced(m: re.Match[str], text: str, value: str) -> bool:
     password line of a netrc file, or a generated value after any secret name."""
     key = _key_of(m, text)
     profile = _key_profile(key)
-    if profile is None or not _plausible_value(value, bare=True, key=key):
+    if profile is None or value.isalpha():  # `token expiry`, `password field`: prose
         return False
-    netrc = _NETRC_RE.search(text, max(0, m.start() - 200), m.start()) is not None
-    if profile[0] == "password" and netrc:
+    if profile[0] == "password" and _NETRC_RE.search(text, max(0, m.start() - 200), m.start()):
         return _value_ok(value, "pass", bare=True, key=key)
-    return _looks_random(value) and any(c.isdigit() for c in value)
+    if len(value) < 12 or not any(c.isdigit() for c in value):
+        return False
+    return _looks_random(value) and _plausible_value(value, bare=True, key=key)
 
 
 def _check_pgpass(_m: re.Match[str], _text: str, value: str) -> bool:
@@ -732,6 +845,7 @@ _RULES: tuple[_Rule, ...] = (
         _SPECIFIC,
         r"(?:AKIA|ASIA)[A-Z0-9]{16}[/:,; \t]{1,3}(?P<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
         _mixed_token,
+        hints=("akia", "asia"),
     ),
     # Trigger: a short prefix, `_`, `-` or `.`, then a generated body of 16+ characters
     # (`glsa_…`, `dp.st.prd.…`, `sk-or-v1-…`). Why: most vendors now prefix their tokens;
@@ -745,6 +859,7 @@ _RULES: tuple[_Rule, ...] = (
         r"(?P<body>[A-Za-z0-9_\-]{15,400}(?:\.[A-Za-z0-9_\-]{8,400}){0,3})" + _RIGHT,
         _check_vendor,
         left="",
+        starts=_long_run_starts,
     ),
     # Trigger: a secret noun, an optional `for/on/of <what>`, then is/was/:/= and a value.
     # Why: secrets stated in chatter (`the admin password is …`, `root pw on the NAS is …`).
@@ -763,7 +878,7 @@ _RULES: tuple[_Rule, ...] = (
         left=_ALNUM + "_",
         lower=True,
         kind_of=_copula_kind,
-        hints=("pass", "pw", "secret", "token", "key", "cred"),
+        starts=_noun_starts,
     ),
     # Trigger: a secret-looking name, one space, then a value (netrc `password …`, `token s.…`).
     # Why: netrc and CLI output separate names from values by a space; a netrc password is
@@ -778,7 +893,7 @@ _RULES: tuple[_Rule, ...] = (
         left="",
         lower=True,
         kind_of=_assignment_kind,
-        starts=_assignment_starts,
+        starts=_spaced_starts,
     ),
     # Trigger: host:port:database:user:password (a .pgpass line). Why: the last field is the
     # password; the host must hold a letter or a dot (not a MAC address or a time).
@@ -789,18 +904,27 @@ _RULES: tuple[_Rule, ...] = (
         r":[\w.\-*]{1,63}:[\w.\-*]{1,63}:(?P<s>[^\s:]{4,128})(?!\S)",
         _check_pgpass,
         left="",
+        starts=_pgpass_starts,
     ),
-    # Trigger: docker/podman/helm … -p <pw>, openssl -passout pass:<pw>, ssh-keygen -N <pw>.
+    # Trigger: docker/podman/helm … -p <pw>, ssh-keygen … -N <pw>, openssl -passout pass:<pw>.
     # Why: passwords and key passphrases given on command lines.
     _rule(
         "cli-secret",
         _GENERIC,
-        r"(?:(?:docker|podman|helm|buildah|skopeo|nerdctl)\b[^\n]{0,200}?[ \t]-p"
-        r"|-pass(?:in|out)?[ \t]{1,3}pass:|ssh-keygen\b[^\n]{0,200}?[ \t]-[NP])"
-        r"[ \t]{0,3}" + _VALUE,
+        r"-[pn][ \t]{1,3}" + _VALUE,
+        _check_cli,
+        left="",
+        lower=True,
+        starts=_short_flag_starts,
+        hints=_FLAG_TOOLS["-p"],
+    ),
+    _rule(
+        "cli-secret",
+        _GENERIC,
+        r"-pass(?:in|out)?[ \t]{1,3}pass:" + _VALUE,
         _check_cli,
         left=_WORDISH,
-        hints=("-p", "pass:", "ssh-keygen"),
+        hints=("pass:",),
     ),
     # Trigger: a secret-looking name, then = : := => 是 为 (optionally `: type =`), then a value.
     # Why: .env, export, docker -e, JSON, YAML, TOML, code, connection strings and chatter; the
@@ -1002,6 +1126,10 @@ def find_secrets(text: str) -> list[Redaction]:
     """Spans of secrets in `text`, sorted by start and never overlapping."""
     if not text:
         return []
+    # The caches share a text's secret words between rules within this call; cleared so a
+    # benchmark repeating one text measures the work a new text costs.
+    _word_hits.cache_clear()
+    _names.cache_clear()
     candidates = _candidates(text)
     return _wrapped(text, _rescan(text, candidates)) if candidates else []
 

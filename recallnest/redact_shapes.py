@@ -26,7 +26,9 @@ _ID_PREFIXES = frozenset(_ID_PREFIX_WORDS.split())
 _UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
 _HEX = frozenset("0123456789abcdefABCDEF")
 # A whole line that can be the second half of a wrapped token: no spaces, token characters.
-_CONTINUATION_RE = re.compile(r"[ \t]*([A-Za-z0-9_\-+/=]{8,400})[ \t]*(?:\r?\n|$)")
+# (`=` only as base64 padding: `JWT_EXPIRES_IN=3600` on the next line is the next setting.)
+_CONSTANT_RE = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")  # LOG_LEVEL_2: a name
+_CONTINUATION_RE = re.compile(r"[ \t]*([A-Za-z0-9_\-+/]{8,400}={0,2})[ \t]*(?:\r?\n|$)")
 
 
 def entropy(value: str) -> float:
@@ -91,6 +93,8 @@ def continuation_end(text: str, end: int) -> int | None:
     if m is None:
         return None
     chunk = m.group(1)
+    if _wordy(chunk) or _CONSTANT_RE.match(chunk):
+        return None
     has_digit = any(c.isdigit() for c in chunk)
     has_alpha = any(c.isalpha() for c in chunk)
     mixed_case = any(c.isupper() for c in chunk) and any(c.islower() for c in chunk)

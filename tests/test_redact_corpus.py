@@ -116,3 +116,12 @@ def test_key_passphrases_on_command_lines() -> None:
     ):
         assert "Fjord42!q" not in redact(line)[0], line
     assert redact("ssh-keygen -t ed25519 -N '' -f ci")[1] == ()
+
+
+def test_the_next_setting_is_no_continuation() -> None:
+    """Only the rest of a wrapped token is masked with it, never the next line's setting."""
+    text = "JWT_SECRET=" + "Kq8Lm2Rt9Vb4Nz7Wp3Yc6" + "\nJWT_EXPIRES_IN=3600\nLOG_LEVEL=debug2"
+    assert (
+        redact(text)[0]
+        == "JWT_SECRET=[REDACTED:generic-secret]\nJWT_EXPIRES_IN=3600\nLOG_LEVEL=debug2"
+    )
