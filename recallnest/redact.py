@@ -334,7 +334,8 @@ def _spaced_value(lowered: str, end: int) -> bool:
     if lowered[end : end + 1] not in (" ", "\t"):
         return False
     word = lowered[end : end + 80].split(None, 1)
-    return bool(word) and not word[0].isalpha()
+    core = word[0].rstrip(".,;:!?)'\"") if word else ""
+    return len(core) >= 4 and not core.isalpha()
 
 
 @lru_cache(maxsize=2)  # the names and the prose rule look for the same words in a text
@@ -488,11 +489,9 @@ def _finds(lowered: str, word: str) -> list[int]:
     return out
 
 
-# Tools whose short flag takes a password (-p) or a key passphrase (-N, -P).
-_FLAG_TOOLS = {
-    "-p": ("docker", "podman", "helm", "buildah", "skopeo", "nerdctl", "ssh-keygen"),
-    "-n": ("ssh-keygen",),
-}
+# Commands whose short flag takes a password (-p) or a key passphrase (-N, -P).
+# (`docker run -p 8080:80` publishes a port: -p is a password only for `… login`.)
+_FLAG_TOOLS = {"-p": ("login", "ssh-keygen"), "-n": ("ssh-keygen",)}
 
 
 def _short_flag_starts(lowered: str, _text: str) -> list[int]:

@@ -125,3 +125,9 @@ def test_the_next_setting_is_no_continuation() -> None:
         redact(text)[0]
         == "JWT_SECRET=[REDACTED:generic-secret]\nJWT_EXPIRES_IN=3600\nLOG_LEVEL=debug2"
     )
+
+
+def test_a_published_port_is_no_password() -> None:
+    for line in ("docker run -p 8080:80 nginx", "docker run -p 127.0.0.1:5432:5432 -d postgres"):
+        assert redact(line) == (line, ())
+    assert "Wq8!rT2zL" not in redact("docker login ghcr.io -u ci -p Wq8!rT2zL")[0]
