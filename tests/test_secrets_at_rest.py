@@ -146,6 +146,10 @@ def test_every_path_then_every_file(settings: Settings, cli, tmp_path: Path) -> 
         assert cli(["remember", text, "--scope", "global"]).exit_code == 0
     assert cli(["export", "-o", str(settings.home / "export.jsonl")]).exit_code == 0
     assert cli(["consolidate"]).exit_code == 0
+    # Global memories reach every new session's resume context: masked there too.
+    resume = cli(["resume", "--cwd", str(tmp_path), "--agent", "claude"])
+    assert resume.exit_code == 0 and "narwhal" in resume.output
+    assert leaked(resume.output.encode()) == []
     assert_home_clean(settings.home)
 
 
