@@ -149,7 +149,8 @@ _PORT_RE = re.compile(r"^\d{1,5}(?::\d{1,5}){0,2}(?:/\w+)?$", re.ASCII)
 
 def _is_placeholder(value: str) -> bool:
     value = value.strip()
-    if _PLACEHOLDER_RE.search(value):
+    # (`pass:<pw>.` ends a sentence: the placeholder is `<pw>`.)
+    if _PLACEHOLDER_RE.search(value) or _PLACEHOLDER_RE.search(value.rstrip(".,;:!?")):
         return True
     return _DESCRIPTIVE_RE.match(value) is not None and _SECRET_WORD_RE.search(value) is not None
 

@@ -131,3 +131,8 @@ def test_a_published_port_is_no_password() -> None:
     for line in ("docker run -p 8080:80 nginx", "docker run -p 127.0.0.1:5432:5432 -d postgres"):
         assert redact(line) == (line, ())
     assert "Wq8!rT2zL" not in redact("docker login ghcr.io -u ci -p Wq8!rT2zL")[0]
+
+
+def test_a_placeholder_ending_a_sentence_is_kept() -> None:
+    for text in ("use -passout pass:<pw>.", "then docker login -u ci -p <password>, done"):
+        assert redact(text) == (text, ()), text
