@@ -1,8 +1,11 @@
 """Secret redaction: find credentials in a turn's text and mask them before anything is stored.
 
-Owns the catalogue of secret shapes (provider tokens, private key blocks, JWTs, passwords in
-URLs, auth headers and cookies, CLI flags, secret-named assignments in code, JSON, YAML and
-.env text) and the policy for values that only look like secrets (placeholders).
+Owns the catalogue of secret shapes (provider tokens, vendor-prefixed tokens by shape, private
+key blocks, JWTs, passwords in URLs, auth headers and cookies, CLI flags, secret-named
+assignments in code, JSON, YAML, INI, netrc and .env text, secrets stated in prose, .pgpass
+lines, tokens wrapped onto a second line) and the policy for values that only look like secrets
+(placeholders). The value and name policy lives in `recallnest.redact_values`, the shape tests
+of generated tokens in `recallnest.redact_shapes`.
 
 Must not: do I/O, log, read the environment, or use anything but the standard library (the
 regex engine is `re`). It runs on every captured turn, so patterns are compiled at import time,
@@ -37,7 +40,6 @@ Policy decisions:
 
 from __future__ import annotations
 
-import itertools
 import re
 import string
 from collections.abc import Callable, Iterable
@@ -45,6 +47,19 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from recallnest.redact_shapes import continuation_end, random_body, vendor_prefix_ok
+from recallnest.redact_values import (
+    PLAIN_NAME_RE,
+    PORT_RE,
+    TYPE_NAME_RE,
+    char_classes,
+    is_dummy_token,
+    is_placeholder,
+    is_stopword,
+    key_profile,
+    looks_random,
+    plausible_value,
+    value_ok,
+)
 
 __all__ = ["Redaction", "find_secrets", "redact"]
 
@@ -103,195 +118,6 @@ _VALUE = (
     rf"|(?P<bare>{_BARE}{{1,512}}))"
 )
 _RIGHT = r"(?![A-Za-z0-9_\-])"  # the token ends here, not inside a longer word
-
-
-# --- Value policy ------------------------------------------------------------------------------
-
-_PLACEHOLDER_RE = re.compile(
-    r"\[REDACTED:|^\$|^%\(|^![a-z_]{2,12}$|^%[A-Za-z_]\w*%$|^<.*>$|^\{.*\}$|^(.)\1*$"
-    r"|xxxx|\*\*\*|\.\.\.|…|example|placeholder"
-    r"|^your|here$|^replace|^insert|^enter[-_ ]|^dummy|^sample|^redacted|^todo$|^tbd$"
-    r"|^change[-_ ]?me$|^(?:password|passwd|pass|pwd|secret|token|user|none|null|nil|undefined)$"
-    r"|%s|%\(\w+\)s|\{\w*\}"
-    # References to a secret manager, not the secret: vault:…, op://…, ref+awsssm://…, arn:…
-    r"|^(?:vault|op|ref\+\w+|ssm|secretsmanager|gcpsm|azkv|keyring|arn):",
-    re.IGNORECASE | re.ASCII,
-)
-# "my-client-secret", "super_secret_token", "challengePassword": words that describe a secret.
-_DESCRIPTIVE_RE = re.compile(r"^[a-z]+(?:[-_][a-z]+)*$|^[a-z]+(?:[A-Z][a-z]+)+$")
-# "types-auth0-python", "my.service.name": a slug of short words, not a generated value.
-_SLUG_RE = re.compile(r"^[a-z]+[0-9]{0,2}(?:[-_./][a-z]+[0-9]{0,2}){2,}$")
-# `password = split`, `last_pass = DEFAULT_LAST_PASS`, `_Key = DHPrivateKey`: a name in code.
-_PLAIN_NAME_RE = re.compile(r"^[A-Za-z_]+$")
-
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-_STOPWORDS = _words(
-    "true false yes no on off none null nil undefined required optional string str bytes int"
-    " number bool boolean any object env file prompt stdin hidden empty unset default must"
-    " should will is are the this that not and for with from was has have when if then see use"
-    " using set get enter type your my our their its field value same new old at in on of to be"
-    " can cannot please also only missing invalid incorrect wrong changed reset expired ok okay"
-    " done updated secretstr secretbytes sensitive text flag option options argument arg param"
-    " parameter switch or as which disabled enabled auto self"
-)
-_EXPRESSION_RE = re.compile(r"[()\[\]{}]|^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$", re.ASCII)
-_IDENTIFIER_RE = re.compile(r"^[a-z_][a-z0-9_]*$|^[a-z]+(?:[A-Z][a-z0-9]*)+$")
-_TYPE_NAME_RE = re.compile(r"^[A-Z][a-z0-9]*(?:[A-Z][a-z0-9]*)+$")
-_SECRET_WORD_RE = re.compile(r"pass|pwd|secret|token|key|cred|auth", re.IGNORECASE)
-_PATH_RE = re.compile(r"^(?:~|\.{1,2})?/[\w.\-/]{0,256}$|^[A-Za-z]:[\\/]", re.ASCII)
-_KEYFILE_RE = re.compile(r"^[\w.\-]{1,64}\.(?:pem|key|crt|cer|p12|pfx|jks|json|ya?ml|txt|gpg|asc)$")
-_PORT_RE = re.compile(r"^\d{1,5}(?::\d{1,5}){0,2}(?:/\w+)?$", re.ASCII)
-
-
-def _is_placeholder(value: str) -> bool:
-    value = value.strip()
-    # (`pass:<pw>.` ends a sentence: the placeholder is `<pw>`.)
-    if _PLACEHOLDER_RE.search(value) or _PLACEHOLDER_RE.search(value.rstrip(".,;:!?")):
-        return True
-    return _DESCRIPTIVE_RE.match(value) is not None and _SECRET_WORD_RE.search(value) is not None
-
-
-def _is_stopword(value: str) -> bool:
-    return value.lower().rstrip(".,:!?") in _STOPWORDS
-
-
-def _is_dummy_token(value: str) -> bool:
-    """A provider-shaped token that is really a sample (`ghp_xxxx…`, `…EXAMPLE`)."""
-    low = value.lower()
-    return "example" in low or "xxxx" in low or "[redacted" in low or len(set(low)) < 6
-
-
-def _char_classes(value: str) -> tuple[bool, bool, bool]:
-    """(has digit, has upper case, has lower case)."""
-    return (
-        any(c.isdigit() for c in value),
-        any(c.isupper() for c in value),
-        any(c.islower() for c in value),
-    )
-
-
-def _looks_random(value: str) -> bool:
-    """High-entropy enough to be a generated key rather than a word, name or number.
-
-    Letters-only values must be long and switch case often: `protocolVersion` switches once,
-    random base62 about every other letter.
-    """
-    if len(value) < 12 or len(set(value)) < 8 or any(c.isspace() for c in value):
-        return False
-    digit, upper, lower = _char_classes(value)
-    if _SLUG_RE.match(value):
-        return False
-    if digit:
-        return upper or lower
-    switches = sum(a.isupper() != b.isupper() for a, b in itertools.pairwise(value))
-    return upper and lower and len(value) >= 24 and switches * 4 >= len(value)
-
-
-def _is_path_or_url(value: str) -> bool:
-    if "://" in value or _KEYFILE_RE.match(value):
-        return True
-    if not _PATH_RE.match(value):
-        return False
-    return not any(len(seg) >= 20 and _looks_random(seg) for seg in value.split("/"))
-
-
-def _is_code_ref(value: str, key: str) -> bool:
-    """`password=db_password`, `token: apiKey`, `key = os.environ[...]`: a name, not a value."""
-    # Trigger: closing brackets glued to the value with no opening one inside it, as in
-    # `(DB_PASSWORD=hunter2-x)`. Why: they close the surrounding prose, not a call expression;
-    # but `(password: str)` is a parameter annotation, so a bare lowercase word stays code.
-    if not any(c in value for c in "([{") and value != value.rstrip(")]}"):
-        value = value.rstrip(")]}")
-        if value.isalpha() and value.islower():
-            return True
-    if value.lower() == key.lower() or _EXPRESSION_RE.search(value):
-        return True
-    # Trigger: a lower/snake/camelCase identifier. Why: only names that mention a secret are
-    # taken as references (`auth`, `db_password`), so `hunter_two` is still masked.
-    return _IDENTIFIER_RE.match(value) is not None and _SECRET_WORD_RE.search(value) is not None
-
-
-def _plausible_value(value: str, *, bare: bool, key: str) -> bool:
-    """Not a placeholder, stop word, path, URL or code reference."""
-    return not (
-        _is_placeholder(value)
-        or _is_stopword(value)
-        or value.lstrip().startswith(("=", "-"))
-        or _is_path_or_url(value)
-        or (bare and _is_code_ref(value, key))
-    )
-
-
-def _value_ok(value: str, strength: str, *, bare: bool, key: str) -> bool:
-    if not _plausible_value(value, bare=bare, key=key):
-        return False
-    if strength == "strong":
-        return len(value.strip()) >= 4
-    if strength == "pass":
-        return len(value) >= 4 and not (value.isalpha() and value.islower())
-    if strength == "env":
-        return len(value) >= 8 and not value.isdigit()
-    return _looks_random(value)
-
-
-# --- Secret-looking names ----------------------------------------------------------------------
-
-_NAME_PART_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
-_PASSWORD_PARTS = _words("password passwd pwd passphrase passcode")
-_STRONG_PARTS = _words("secret secrets credential credentials creds")
-_KEY_COMPOUNDS = _words("apikey accesskey secretkey authkey masterkey signingkey encryptionkey")
-_IGNORED_SUFFIXES = _words("value val b64 base64 raw hex base confirmation confirm plain data")
-# Trigger: a weak word (key/token) qualified by one of these. Why: `cache_key`, `public_key`,
-# `next_page_token`, `s3_object_key` name identifiers, not credentials.
-_NON_SECRET_QUALIFIERS = _words(
-    "public pub cache sort primary foreign partition idempotency lookup hash page next prev"
-    " pagination continuation cursor index max min sync row group shard routing dedup unique"
-    " composite registry i18n translation message field column table hot map dict item list"
-    " event metric log trace span cancellation cancel lock upload download object bucket file"
-    " blob path meta"
-)
-
-
-def _is_weak_part(part: str) -> bool:
-    return (
-        part in ("key", "token", "auth", "bearer")
-        or part.endswith("token")
-        or (part in _KEY_COMPOUNDS)
-    )
-
-
-@lru_cache(maxsize=4096)
-def _key_profile(key: str) -> tuple[str, str] | None:
-    """(kind, strength) for a secret-looking name, None for any other name."""
-    parts = [p.lower() for p in _NAME_PART_RE.findall(key)]
-    while parts and (parts[-1].isdigit() or parts[-1] in _IGNORED_SUFFIXES):
-        parts.pop()
-    if not parts:
-        return None
-    # Trigger: `private_key_id` (a service-account file). Why: it names the private key that
-    # sits next to it; `key_id` alone (`aws_access_key_id`) is an identifier and is not.
-    if parts[-2:] == ["key", "id"] and "private" in parts:
-        return ("generic-secret", "strong")
-    last = parts[-1]
-    if last in _PASSWORD_PARTS or last.endswith(("password", "passwd")):
-        return ("password", "strong")
-    # Trigger: a name ending in "pass". Why: `db_pass` is a password but `last_pass`, `bypass`
-    # and "single pass:" are not, so the value itself must not be a plain word.
-    if last == "pass":
-        return ("password", "pass")
-    if last in _STRONG_PARTS or last.endswith("secret") or last == "privatekey":
-        return ("generic-secret", "strong")
-    if not _is_weak_part(last) or parts == ["key"]:
-        return None
-    if "private" in parts or "secret" in parts:
-        return ("generic-secret", "strong")
-    if any(p in _NON_SECRET_QUALIFIERS for p in parts[:-1]):
-        return None
-    return ("generic-secret", "weak")
 
 
 # --- Assignments: NAME = value, "name": "value", name: value, name 是 value ------------------
@@ -354,7 +180,7 @@ def _word_hits(lowered: str) -> list[int]:
 @lru_cache(maxsize=2)  # two rules ask for the names of the same text
 def _names(lowered: str, text: str) -> tuple[tuple[int, int], ...]:
     """Starts of secret-looking names: words found with str.find (fast), each name tried once
-    and only if _key_profile accepts it."""
+    and only if key_profile accepts it."""
     names: list[tuple[int, int]] = []
     name_end = -1
     for i in _word_hits(lowered):
@@ -363,7 +189,7 @@ def _names(lowered: str, text: str) -> tuple[tuple[int, int], ...]:
         start = _ident_start(lowered, i)
         tail = _IDENT_TAIL_RE.match(lowered, i)
         name_end = tail.end() if tail else i + 1
-        if start is not None and _key_profile(text[start:name_end]):
+        if start is not None and key_profile(text[start:name_end]):
             names.append((start, name_end))
     return tuple(names)
 
@@ -374,7 +200,7 @@ def _key_of(m: re.Match[str], text: str) -> str:
 
 def _check_assignment(m: re.Match[str], text: str, value: str) -> bool:
     key = _key_of(m, text)
-    profile = _key_profile(key)
+    profile = key_profile(key)
     if profile is None:
         return False
     strength, bare = profile[1], m.start("bare") != -1
@@ -396,7 +222,7 @@ def _check_assignment(m: re.Match[str], text: str, value: str) -> bool:
     # Trigger: a Chinese copula ("token 是 …"). Why: the sentence states the value outright.
     if m["sep"] in ("是", "为", "為", "就是", "："):
         strength = "strong"
-    return _value_ok(value, strength, bare=bare, key=key)
+    return value_ok(value, strength, bare=bare, key=key)
 
 
 _NEXT_NAME_RE = re.compile(r"^[A-Za-z_][\w.\-]{0,63}:$")
@@ -407,21 +233,21 @@ def _is_code_context(m: re.Match[str], key: str, value: str, text: str) -> bool:
     sep, sep_start = m["sep"], m.start("sep")
     # Trigger: `name = Name` with spaces, a value of letters and underscores only. Why: Python,
     # JS or Go assigning a variable, constant or class; .env lines have no space before `=`.
-    if sep == "=" and text[sep_start - 1] in " \t" and _PLAIN_NAME_RE.match(value):
+    if sep == "=" and text[sep_start - 1] in " \t" and PLAIN_NAME_RE.match(value):
         return True
     if sep != ":":
         return False
     # Trigger: `name: PascalCase` followed by , ) ] | or =. Why: a parameter or field type.
     # (At the end of the text or line nothing follows: `token: P3xK9qLm2Vb7…` is a value.)
     after = text[m.end() : m.end() + 2].lstrip(" \t")[:1]
-    if _TYPE_NAME_RE.match(value) and after and after in ",)]|=":
+    if TYPE_NAME_RE.match(value) and after and after in ",)]|=":
         return True
     # Trigger: the bare English word "pass" before a colon. Why: "single pass: remove …".
     return key.lower() == "pass"
 
 
 def _assignment_kind(m: re.Match[str], text: str) -> str:
-    profile = _key_profile(_key_of(m, text))
+    profile = key_profile(_key_of(m, text))
     return profile[0] if profile else "generic-secret"
 
 
@@ -430,7 +256,7 @@ def _copula_kind(m: re.Match[str], _text: str) -> str:
 
 
 def _check_zh(m: re.Match[str], text: str, value: str) -> bool:
-    return _value_ok(value, "strong", bare=m.start("bare") != -1, key=m["zhkey"])
+    return value_ok(value, "strong", bare=m.start("bare") != -1, key=m["zhkey"])
 
 
 def _zh_kind(m: re.Match[str], _text: str) -> str:
@@ -526,22 +352,22 @@ def _pgpass_starts(subject: str, _text: str) -> list[int]:
 
 
 def _real_token(_m: re.Match[str], _text: str, value: str) -> bool:
-    return not _is_dummy_token(value)
+    return not is_dummy_token(value)
 
 
 def _cased_token(_m: re.Match[str], _text: str, value: str) -> bool:
     """Hugging Face tokens are letters only, but always of both cases."""
-    _digit, upper, lower = _char_classes(value)
-    return upper and lower and not _is_dummy_token(value)
+    _digit, upper, lower = char_classes(value)
+    return upper and lower and not is_dummy_token(value)
 
 
 def _mixed_token(_m: re.Match[str], _text: str, value: str) -> bool:
     """Random tokens mix digits and both cases; `sk-learn-tutorial` style words do not."""
-    return all(_char_classes(value)) and not _is_dummy_token(value)
+    return all(char_classes(value)) and not is_dummy_token(value)
 
 
 def _not_placeholder(_m: re.Match[str], _text: str, value: str) -> bool:
-    return not _is_placeholder(value)
+    return not is_placeholder(value)
 
 
 def _always(_m: re.Match[str], _text: str, _value: str) -> bool:
@@ -550,7 +376,7 @@ def _always(_m: re.Match[str], _text: str, _value: str) -> bool:
 
 def _check_url_password(m: re.Match[str], text: str, value: str) -> bool:
     has_scheme = m.start() > 0 and text[m.start() - 1] in _ALNUM
-    return has_scheme and not _is_placeholder(value)
+    return has_scheme and not is_placeholder(value)
 
 
 def _check_sas(m: re.Match[str], text: str, _value: str) -> bool:
@@ -558,22 +384,22 @@ def _check_sas(m: re.Match[str], text: str, _value: str) -> bool:
 
 
 def _check_authorization(m: re.Match[str], _text: str, value: str) -> bool:
-    if _is_placeholder(value):
+    if is_placeholder(value):
         return False
     if m["scheme"]:
-        return len(value) >= 6 and not _is_stopword(value)
-    return _looks_random(value)
+        return len(value) >= 6 and not is_stopword(value)
+    return looks_random(value)
 
 
 def _check_cli(_m: re.Match[str], _text: str, value: str) -> bool:
-    if len(value) < 3 or _PORT_RE.match(value):
+    if len(value) < 3 or PORT_RE.match(value):
         return False
-    return _plausible_value(value, bare=False, key="")
+    return plausible_value(value, bare=False, key="")
 
 
 def _check_vendor(m: re.Match[str], _text: str, value: str) -> bool:
     """`<vendor>_<random>`: a short prefix that is no identifier's, then a generated body."""
-    if not vendor_prefix_ok(m["pfx"]) or _is_dummy_token(value):
+    if not vendor_prefix_ok(m["pfx"]) or is_dummy_token(value):
         return False
     # Trigger: a body in parts (`or-v1-<64 hex>`, `auth-<17>-<32>`). Why: short version or
     # kind words dilute the body's randomness; its longest part carries it.
@@ -588,12 +414,12 @@ def _check_copula(m: re.Match[str], text: str, value: str) -> bool:
     """`the admin password is X`, `my token for the registry: X`: prose stating a value.
     A password must not be a plain word (`is stored`, `is on the whiteboard`); any other
     secret must look generated."""
-    if not _plausible_value(value, bare=m.start("bare") != -1, key=m["key"]):
+    if not plausible_value(value, bare=m.start("bare") != -1, key=m["key"]):
         return False
     if m["key"].startswith(_PASSWORD_NOUNS):
         core = value.rstrip(".,:;!?")  # "… only the password is masked." ends a sentence
-        return len(core) >= 6 and not core.isalpha() and not _is_stopword(core)
-    return _looks_random(value)
+        return len(core) >= 6 and not core.isalpha() and not is_stopword(core)
+    return looks_random(value)
 
 
 _NETRC_RE = re.compile(r"(?<![a-z])(?:machine|login|default)[ \t]", re.ASCII)
@@ -603,18 +429,18 @@ def _check_spaced(m: re.Match[str], text: str, value: str) -> bool:
     """`NAME VALUE` with only a space between (netrc, .pgpass-like prose, CLI output): a
     password line of a netrc file, or a generated value after any secret name."""
     key = _key_of(m, text)
-    profile = _key_profile(key)
+    profile = key_profile(key)
     if profile is None or value.isalpha():  # `token expiry`, `password field`: prose
         return False
     if profile[0] == "password" and _NETRC_RE.search(text, max(0, m.start() - 200), m.start()):
-        return _value_ok(value, "pass", bare=True, key=key)
+        return value_ok(value, "pass", bare=True, key=key)
     if len(value) < 12 or not any(c.isdigit() for c in value):
         return False
-    return _looks_random(value) and _plausible_value(value, bare=True, key=key)
+    return looks_random(value) and plausible_value(value, bare=True, key=key)
 
 
 def _check_pgpass(_m: re.Match[str], _text: str, value: str) -> bool:
-    return not _is_placeholder(value) and _PGPASS_NOT_RE.match(value) is None
+    return not is_placeholder(value) and _PGPASS_NOT_RE.match(value) is None
 
 
 # A MAC address or a time split at colons is no .pgpass line.
@@ -928,7 +754,7 @@ _RULES: tuple[_Rule, ...] = (
     ),
     # Trigger: a secret-looking name, then = : := => 是 为 (optionally `: type =`), then a value.
     # Why: .env, export, docker -e, JSON, YAML, TOML, code, connection strings and chatter; the
-    # name decides how sure we must be about the value (see _key_profile / _value_ok).
+    # name decides how sure we must be about the value (see key_profile / value_ok).
     _rule(
         "generic-secret",
         _GENERIC,
