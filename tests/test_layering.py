@@ -37,6 +37,10 @@ FAST_PATH = {
     "recallnest.harness.claude",
     "recallnest.harness.codex",
     "recallnest.harness.gemini",
+    # Only when the hook logs a line (rare): the redactor and its helpers.
+    "recallnest.redact",
+    "recallnest.redact_shapes",
+    "recallnest.redact_values",
 }
 
 
