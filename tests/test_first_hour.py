@@ -54,8 +54,15 @@ def _stats_counts(daemon: DaemonProcess) -> dict[str, object]:
 
 
 def _agree(daemon: DaemonProcess) -> None:
-    status, stats = _status_counts(daemon), _stats_counts(daemon)
-    assert {k: status[k] for k in stats} == stats
+    """The two agree. They are read one after the other while the daemon embeds in the
+    background (`vectors` moves between them), so a bounded poll waits for a quiet moment; a
+    count taken from another source never agrees and fails the wait."""
+
+    def agreeing() -> bool:
+        status, stats = _status_counts(daemon), _stats_counts(daemon)
+        return {k: status[k] for k in stats} == stats
+
+    daemon.wait_for(agreeing, "daemon status and stats to give the same counts")
 
 
 # ---- daemon status and stats: one source of truth -------------------------------------------
