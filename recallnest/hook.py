@@ -119,7 +119,7 @@ def _run(
     if payload is None:
         log("stdin held no JSON object")
         return
-    _write_once(stdout, _handle(parsed[0], adapter, payload, home, log))
+    _write_once(stdout, _handle(parsed[0], adapter, payload, home, log, env))
 
 
 def parse_argv(argv: Sequence[str]) -> tuple[str, str] | None:
@@ -195,12 +195,19 @@ def _is_json_object(data: bytes) -> bool:
 # --- events ----------------------------------------------------------------------------------
 
 
-def _handle(name: str, adapter: Adapter, payload: dict[str, Any], home: Path, log: HookLog) -> str:
+def _handle(
+    name: str,
+    adapter: Adapter,
+    payload: dict[str, Any],
+    home: Path,
+    log: HookLog,
+    env: Mapping[str, str],
+) -> str:
     event = adapter.parse(payload, fallback_cwd=_cwd(), fallback_event=name)
     if name == "session-start":
-        return _resume(adapter, event, home, log)
+        return _resume(adapter, event, home, log, env)
     if name == "before-agent":
-        return _resume_after_compress(adapter, event, home, log)
+        return _resume_after_compress(adapter, event, home, log, env)
     _checkpoint(name, event, home, log)
     _track_compress(name, event, home, log)
     return adapter.empty
@@ -211,6 +218,7 @@ def _resume(
     event: HookEvent,
     home: Path,
     log: HookLog,
+    env: Mapping[str, str],
     render_as: str = "session-start",
     source: str | None = None,
 ) -> str:
@@ -224,8 +232,45 @@ def _resume(
         result = request(str(socket_path(home)), "resume", args, HOOK_BUDGET_SECONDS)
     except ProtocolError as exc:
         log(f"resume: {exc}", ours=not exc.from_daemon)
-        return adapter.empty
+        if not exc.from_daemon:
+            _start_daemon(home, log, env)
+        text = _offline_text(home, event, str(args["source"] or ""))
+        return adapter.render(text, _RENDER_EVENTS[render_as]) if text else adapter.empty
     return adapter.render(with_marker(_resume_text(result)), _RENDER_EVENTS[render_as])
+
+
+# --- daemon down: its snapshot, and a background start -----------------------------------------
+
+# Sources whose conversation still holds the notes sent at its start: without the daemon's
+# record of what was sent, nothing is sent again.
+_NOTES_STILL_THERE = frozenset({"resume", "fork"})
+OFFLINE_NOTE = (
+    "(recallnest: the daemon was not running, so these notes come from its snapshot of {when};"
+    " it is being started)"
+)
+
+
+def _offline_text(home: Path, event: HookEvent, source: str) -> str:
+    """The project's notes from the snapshot the daemon keeps (snapshot.py), or ""."""
+    if source in _NOTES_STILL_THERE:
+        return ""
+    from recallnest import snapshot
+
+    found = snapshot.read(home, event.cwd)
+    if found is None or not found.text.strip():
+        return ""
+    return with_marker(f"{found.text}\n{OFFLINE_NOTE.format(when=found.written_at)}")
+
+
+def _start_daemon(home: Path, log: HookLog, env: Mapping[str, str]) -> None:
+    """Start the daemon in the background (autostart.py): never waits for it."""
+    from recallnest import autostart
+
+    try:
+        outcome = autostart.start_if_down(home, env)
+    except OSError as exc:
+        outcome = f"not started: {exc}"
+    log(f"daemon {outcome}", ours=True)
 
 
 def _resume_text(result: object) -> str:
@@ -271,12 +316,14 @@ def _track_compress(name: str, event: HookEvent, home: Path, log: HookLog) -> No
         log(f"compress marker: {exc}")
 
 
-def _resume_after_compress(adapter: Adapter, event: HookEvent, home: Path, log: HookLog) -> str:
+def _resume_after_compress(
+    adapter: Adapter, event: HookEvent, home: Path, log: HookLog, env: Mapping[str, str]
+) -> str:
     marker = compress_marker(home, event)
     if marker is None or not marker.exists():
         return adapter.empty
     marker.unlink(missing_ok=True)
-    return _resume(adapter, event, home, log, render_as="before-agent", source="compact")
+    return _resume(adapter, event, home, log, env, render_as="before-agent", source="compact")
 
 
 def compress_marker(home: Path, event: HookEvent) -> Path | None:
