@@ -205,11 +205,6 @@ def _near_duplicate(
 # --------------------------------------------------------------------------- session rate cap
 
 
-def within_session_cap(already_captured: int, cap: int = SESSION_CAPTURE_CAP) -> bool:
-    """Whether a session that already produced `already_captured` captures may add another."""
-    return already_captured < cap
-
-
 def apply_session_cap(
     captures: Sequence[Capture], already_captured: int, cap: int = SESSION_CAPTURE_CAP
 ) -> list[Capture]:

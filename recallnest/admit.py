@@ -20,6 +20,10 @@ MAX_EVIDENCE = 50
 # so it overlaps its target less than a restatement would. Chosen on the capture eval's
 # correction cases; a correction with no target this similar is simply inserted.
 CORRECTION_SIMILARITY = 0.3
+# A stated fact that is not phrased as a correction replaces an earlier one only when the two
+# are this similar (the merge threshold) and contradict: "the staging API listens on port
+# 8080" → "... 9090" (0.67), never "service alpha on 8080" → "service beta on 9090" (0.4).
+STATEMENT_SIMILARITY = 0.55
 
 
 class Admitter:
@@ -71,11 +75,30 @@ class Admitter:
         return list(self.pending.values())
 
 
-def _corrected(cap: Capture, known: Iterable[Memory]) -> Memory | None:
+def superseded_target(cap: Capture, known: Sequence[Memory]) -> Memory | None:
+    """The active memory a new statement replaces at once (a `remember`), if any: the one a
+    capture would supersede (same subject, new value; or, for a correction, its target), else
+    a very similar memory of the same scope and category that it contradicts."""
+    from recallnest.consolidate import contradiction  # consolidate builds on admission
+
+    decision = decide_admission(cap, known)
+    if decision.action == "supersede":
+        return next((m for m in known if m.id == decision.target_id), None)
+    if decision.action != "insert":
+        return None
+    if cap.rule.startswith("correction."):
+        return _corrected(cap, known)
+    target = _corrected(cap, known, STATEMENT_SIMILARITY)
+    return target if target is not None and contradiction(cap.text, target.text) else None
+
+
+def _corrected(
+    cap: Capture, known: Iterable[Memory], floor: float = CORRECTION_SIMILARITY
+) -> Memory | None:
     """The memory a correction most likely corrects: same scope and category, active, and the
-    most keyword-similar above CORRECTION_SIMILARITY ("the staging server listens on port 8080"
-    → "actually, the staging port is 8443": Jaccard 0.4 over {staging, port, server, listen})."""
-    best, best_score = None, CORRECTION_SIMILARITY
+    most keyword-similar above `floor` ("the staging server listens on port 8080" →
+    "actually, the staging port is 8443": Jaccard 0.4 over {staging, port, server, listen})."""
+    best, best_score = None, floor
     for m in known:
         if m.scope != cap.scope or m.category != cap.category or m.status != "active":
             continue

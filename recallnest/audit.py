@@ -2,14 +2,17 @@
 in place on request.
 
 Redaction runs before anything is stored, so a healthy store holds none; rows can still carry
-one that an older catalogue missed or that arrived some other way. The scan reads every turn
-and memory text, every tool call's command and files, and every checkpoint body (its JSON
-string values), and runs `recallnest.redact.find_secrets` over them. `fix_rows` rewrites the
-affected rows in one transaction: ids are kept, a rewritten row's keyword postings are rebuilt
-and its vectors dropped (the daemon embeds rows that lack one). Then the file is compacted:
+one that an older catalogue missed or that arrived some other way. The scan covers every table
+and every column that can hold text, discovered from the schema (`text_columns`), so a column
+added by a later migration is covered without editing this module: turn and memory texts, tool
+calls, checkpoint bodies, undo entries, the cursors' saved parser state, the capture queue,
+the keyword index's terms. A value holding a JSON document is scanned string by string.
+`fix_rows` rewrites the affected rows in one transaction: keys are kept, a rewritten turn's or
+memory's keyword postings are rebuilt and its vectors dropped (the daemon embeds rows that lack
+one), a term that is itself a secret is dropped from the index. Then the file is compacted:
 DuckDB leaves the old values in freed blocks of the file, readable with `strings`, until the
 database is copied into a new file. Reports never contain a secret: previews are cut from the
-redacted text.
+redacted text, and a row's key is shown redacted.
 
 Constraint: the SQL lives here rather than in store.py (STYLE 2.1) because audit reads and
 rewrites columns no Store method exposes, rarely and with the daemon stopped (it needs the
@@ -38,70 +41,93 @@ if TYPE_CHECKING:
 FETCH_ROWS = 2_000
 PREVIEW_CHARS = 100
 
-# Table -> its id column and the text columns that are scanned, in SELECT order.
-COLUMNS: dict[str, tuple[str, ...]] = {
-    "turns": ("text",),
-    "memories": ("text",),
-    "tool_uses": ("command", "files"),
-    "checkpoints": ("body",),
-    # Lifecycle undo entries keep the memory rows before and after a merge, supersession or
-    # forget (JSON), so a secret in a memory lives on here until the entry is pruned.
-    "undo_log": ("before_rows", "after_rows", "summary"),
-}
-# Columns holding a JSON document: their string values are scanned and redacted one by one.
-JSON_COLUMNS = frozenset({"body", "before_rows", "after_rows"})
+# Reported first, in this order (the tables people read); every other table follows by name.
+MAIN_TABLES = ("turns", "memories", "tool_uses", "checkpoints", "undo_log")
+# Column types that can hold text. BLOBs (vectors) hold floats; numbers and dates cannot.
+TEXT_TYPES = frozenset({"VARCHAR", "VARCHAR[]", "JSON", "JSON[]"})
+# Tables whose `text` column feeds the keyword index: rewriting it rebuilds the postings.
+DOCUMENT_TABLES = frozenset({"turns", "memories"})
+# Columns that identify a row (never rewritten: other rows and the index refer to them).
+KEY_COLUMNS = frozenset({"id", "doc", "tid"})
 
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """One row holding at least one secret. `preview` is cut from the redacted text."""
+    """One row holding at least one secret. `preview` is cut from the redacted text, `id` is
+    the row's key (redacted), `rowid` locates the row for `fix_rows`."""
 
     table: str
     id: str
     kinds: tuple[str, ...]
     preview: str
+    rowid: int
 
 
-Row = tuple[str, str, dict[str, Any]]  # (table, id, {column: value})
+Row = tuple[str, int, str, dict[str, Any]]  # (table, rowid, shown key, {column: value})
+Schema = dict[str, tuple[str, list[str]]]  # {table: (key column, text columns)}
 
 
-def iter_rows(store: Store) -> Iterator[Row]:
-    """Every scanned row of every table, streamed in chunks of FETCH_ROWS. Tables a database
-    of an older schema does not have yet are skipped (doctor reads such a file read-only)."""
-    present = set(store.tables())
-    for table, columns in COLUMNS.items():
-        if table not in present:
-            continue
+def text_columns(store: Store) -> list[tuple[str, str]]:
+    """(table, column) of every column that can hold text, main tables first."""
+    return [(table, c) for table, (_key, columns) in _schema(store).items() for c in columns]
+
+
+def _schema(store: Store) -> Schema:
+    """{table: (the column naming a row, its text columns)} for tables with text columns;
+    main tables first. A row is named by its `id`, or its rowid in a table without one."""
+    with store.transaction() as tx:
+        rows = tx.execute(
+            "SELECT table_name, column_name, data_type FROM information_schema.columns "
+            "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position"
+        ).fetchall()
+    with_id = {str(t) for t, c, _kind in rows if c == "id"}
+    tables: Schema = {}
+    for table, column, kind in rows:
+        if str(kind).upper() in TEXT_TYPES:
+            key = "id" if table in with_id else "rowid"
+            tables.setdefault(str(table), (key, []))[1].append(str(column))
+    rank = {table: k for k, table in enumerate(MAIN_TABLES)}
+    return dict(sorted(tables.items(), key=lambda item: (rank.get(item[0], len(rank)), item[0])))
+
+
+def iter_rows(store: Store, tables: Schema | None = None) -> Iterator[Row]:
+    """Every row of every table with text columns, streamed in chunks of FETCH_ROWS."""
+    for table, (key, columns) in (_schema(store) if tables is None else tables).items():
+        names = ", ".join(f'"{c}"' for c in columns)
         with store.transaction() as tx:
-            tx.execute(f"SELECT id, {', '.join(columns)} FROM {table} ORDER BY id")
+            tx.execute(f'SELECT rowid, {key}, {names} FROM "{table}" ORDER BY rowid')
             while rows := tx.fetchmany(FETCH_ROWS):
-                for row_id, *values in rows:
-                    yield table, str(row_id), dict(zip(columns, values, strict=True))
+                for rowid, shown, *values in rows:
+                    yield table, int(rowid), str(shown), dict(zip(columns, values, strict=True))
 
 
 def row_secrets(table: str, values: dict[str, Any]) -> tuple[str, ...]:
     """The kinds of secrets in one row's text columns, in text order."""
-    return tuple(r.kind for text in _strings(table, values) for r in find_secrets(text))
+    return tuple(r.kind for text in _strings(values) for r in find_secrets(text))
 
 
 def scan(store: Store) -> tuple[dict[str, int], list[Finding]]:
     """(rows scanned per table, the rows that hold secrets)."""
-    scanned = dict.fromkeys(COLUMNS, 0)
+    tables = _schema(store)
+    scanned = dict.fromkeys(tables, 0)
     findings = []
-    for table, row_id, values in iter_rows(store):
+    for table, rowid, shown, values in iter_rows(store, tables):
         scanned[table] += 1
         kinds = row_secrets(table, values)
         if kinds:
-            findings.append(Finding(table, row_id, kinds, _preview(table, values)))
+            preview = _preview(values)
+            findings.append(Finding(table, redact(shown)[0], kinds, preview, rowid))
     return scanned, findings
 
 
 def fix_rows(store: Store, findings: list[Finding]) -> int:
     """Redact the rows of `findings` in one transaction; returns how many rows changed."""
+    tables = _schema(store)
     fixed = 0
     with store.transaction() as tx:
         for finding in findings:
-            fixed += _FIXERS[finding.table](tx, finding.table, finding.id)
+            fixer = _fix_term if finding.table == "terms" else _fix_row
+            fixed += fixer(tx, finding.table, finding.rowid, tables[finding.table][1])
     return fixed
 
 
@@ -114,7 +140,7 @@ def audit_secrets(settings: Settings, fix: bool = False) -> dict[str, Any]:
         raise DaemonError("stop the daemon first (`recallnest daemon stop`): it holds the database")
     db = db_path(settings.home)
     if not db.exists():
-        return {"database": str(db), "scanned": dict.fromkeys(COLUMNS, 0), "findings": []}
+        return {"database": str(db), "scanned": dict.fromkeys(MAIN_TABLES, 0), "findings": []}
     store = Store(db, read_only=not fix)
     try:
         scanned, findings = scan(store)
@@ -145,24 +171,29 @@ def audit_secrets(settings: Settings, fix: bool = False) -> dict[str, Any]:
 # ---- text of a row --------------------------------------------------------------------------
 
 
-def _strings(table: str, values: dict[str, Any]) -> Iterator[str]:
-    for column, value in values.items():
-        if value is None:
-            continue
-        if column == "files":
-            yield from (f for f in value if isinstance(f, str))
-        elif column in JSON_COLUMNS:
+def _strings(values: dict[str, Any]) -> Iterator[str]:
+    for value in values.values():
+        if isinstance(value, list):
+            yield from (v for v in value if isinstance(v, str))
+        elif isinstance(value, str):
             yield from _json_strings(value)
-        else:
-            yield str(value)
 
 
-def _json_strings(body: str) -> Iterator[str]:
-    """The string values of a JSON column (whole text if it is not JSON)."""
+def _json_document(text: str) -> Any:
+    """The parsed value when `text` is a JSON object or array, else None."""
+    if not text.lstrip().startswith(("{", "[")):
+        return None
     try:
-        data = json.loads(body)
+        return json.loads(text)
     except ValueError:
-        yield body
+        return None
+
+
+def _json_strings(text: str) -> Iterator[str]:
+    """The string values of a JSON document (the whole text if it is not one)."""
+    data = _json_document(text)
+    if data is None:
+        yield text
         return
     stack = [data]
     while stack:
@@ -185,21 +216,25 @@ def _redact_json(value: Any) -> Any:
     return value
 
 
-def _redact_body(body: str) -> str:
-    """Redact a JSON column's string values, keeping it the same JSON document shape."""
-    try:
-        data = json.loads(body)
-    except ValueError:
-        return redact(body)[0]
-    return json.dumps(_redact_json(data), ensure_ascii=False, sort_keys=True)
+def _redact_value(value: Any) -> Any:
+    """A column value with its secrets masked, keeping a JSON document the same shape."""
+    if isinstance(value, list):
+        return [redact(v)[0] if isinstance(v, str) else v for v in value]
+    if not isinstance(value, str):
+        return value
+    data = _json_document(value)
+    if data is None:
+        return redact(value)[0]
+    clean = json.dumps(_redact_json(data), ensure_ascii=False, sort_keys=True)
+    return value if clean == json.dumps(data, ensure_ascii=False, sort_keys=True) else clean
 
 
 _SPACES = re.compile(r"\s+")
 
 
-def _preview(table: str, values: dict[str, Any]) -> str:
+def _preview(values: dict[str, Any]) -> str:
     """Up to PREVIEW_CHARS of redacted text around the first secret."""
-    for text in _strings(table, values):
+    for text in _strings(values):
         clean, kinds = redact(text)
         if kinds:
             at = clean.find("[REDACTED:")
@@ -212,73 +247,41 @@ def _preview(table: str, values: dict[str, Any]) -> str:
 # ---- rewriting one row (inside fix_rows' transaction) ----------------------------------------
 
 
-def _fix_document(tx: duckdb.DuckDBPyConnection, table: str, row_id: str) -> int:
-    """A turn or memory: new text and length, postings rebuilt, vectors dropped; same doc."""
-    row = tx.execute(f"SELECT doc, text FROM {table} WHERE id = ?", [row_id]).fetchone()
+def _fix_row(tx: duckdb.DuckDBPyConnection, table: str, rowid: int, columns: list[str]) -> int:
+    """Every text column of one row redacted; keys kept. A turn's or memory's new text gets
+    its length and keyword postings rebuilt (and its vectors dropped); same doc."""
+    names = [c for c in columns if c not in KEY_COLUMNS]
+    listed = ", ".join(f'"{c}"' for c in names)
+    row = tx.execute(f'SELECT {listed} FROM "{table}" WHERE rowid = ?', [rowid]).fetchone()
     if row is None:
         return 0
-    doc, text = row
-    clean, kinds = redact(text)
-    if not kinds:
+    changed = {
+        c: new for c, old in zip(names, row, strict=True) if (new := _redact_value(old)) != old
+    }
+    if not changed:
         return 0
-    counts = term_counts(clean)
-    tx.execute(
-        f"UPDATE {table} SET text = ?, length = ? WHERE id = ?",
-        [clean, sum(counts.values()), row_id],
-    )
+    sets = ", ".join(f'"{c}" = ?' for c in changed)
+    tx.execute(f'UPDATE "{table}" SET {sets} WHERE rowid = ?', [*changed.values(), rowid])
+    if table in DOCUMENT_TABLES and "text" in changed:
+        _reindex(tx, table, rowid, changed["text"])
+    return 1
+
+
+def _reindex(tx: duckdb.DuckDBPyConnection, table: str, rowid: int, text: str) -> None:
     from recallnest.store import replace_postings
 
-    replace_postings(tx, doc, counts)  # and drops the row's vectors
+    counts = term_counts(text)
+    tx.execute(f"UPDATE {table} SET length = ? WHERE rowid = ?", [sum(counts.values()), rowid])
+    row = tx.execute(f"SELECT doc FROM {table} WHERE rowid = ?", [rowid]).fetchone()
+    if row is not None:
+        replace_postings(tx, int(row[0]), counts)  # and drops the row's vectors
+
+
+def _fix_term(tx: duckdb.DuckDBPyConnection, table: str, rowid: int, columns: list[str]) -> int:
+    """A keyword-index term that is itself a secret: dropped with its postings (the rows it
+    came from are redacted by their own findings, which rebuild their postings)."""
+    row = tx.execute("SELECT tid FROM terms WHERE rowid = ?", [rowid]).fetchone()
+    if row is not None:  # None: pruned already, when the rows that held it were rebuilt
+        tx.execute("DELETE FROM postings WHERE tid = ?", [row[0]])
+        tx.execute("DELETE FROM terms WHERE tid = ?", [row[0]])
     return 1
-
-
-def _fix_tool_use(tx: duckdb.DuckDBPyConnection, table: str, row_id: str) -> int:
-    row = tx.execute("SELECT command, files FROM tool_uses WHERE id = ?", [row_id]).fetchone()
-    if row is None:
-        return 0
-    command, files = row
-    new_command = None if command is None else redact(command)[0]
-    new_files = [redact(f)[0] for f in files or ()]
-    if new_command == command and new_files == list(files or ()):
-        return 0
-    tx.execute(
-        "UPDATE tool_uses SET command = ?, files = ?::VARCHAR[] WHERE id = ?",
-        [new_command, new_files, row_id],
-    )
-    return 1
-
-
-def _fix_checkpoint(tx: duckdb.DuckDBPyConnection, table: str, row_id: str) -> int:
-    row = tx.execute("SELECT body FROM checkpoints WHERE id = ?", [row_id]).fetchone()
-    if row is None:
-        return 0
-    body = _redact_body(row[0])
-    if body == row[0]:
-        return 0
-    tx.execute("UPDATE checkpoints SET body = ? WHERE id = ?", [body, row_id])
-    return 1
-
-
-def _fix_undo(tx: duckdb.DuckDBPyConnection, table: str, row_id: str) -> int:
-    row = tx.execute(
-        "SELECT before_rows, after_rows, summary FROM undo_log WHERE id = ?", [int(row_id)]
-    ).fetchone()
-    if row is None:
-        return 0
-    new = (_redact_body(row[0]), _redact_body(row[1]), redact(row[2])[0])
-    if new == tuple(row):
-        return 0
-    tx.execute(
-        "UPDATE undo_log SET before_rows = ?, after_rows = ?, summary = ? WHERE id = ?",
-        [*new, int(row_id)],
-    )
-    return 1
-
-
-_FIXERS = {
-    "turns": _fix_document,
-    "memories": _fix_document,
-    "tool_uses": _fix_tool_use,
-    "checkpoints": _fix_checkpoint,
-    "undo_log": _fix_undo,
-}

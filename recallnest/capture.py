@@ -11,10 +11,14 @@ Who said it: profile, preferences and workflows only from the user; assistant se
 yield decisions, solved cases and facts at ASSISTANT_CONFIDENCE; a user's correction of the other
 side's turn gets CORRECTION_CONFIDENCE, above the statement it corrects.
 
-Scope rule:
+Scope rule, from what the statement is about:
+- A statement made for every project ("for all my projects", "in every repo", "everywhere",
+  所有项目) is GLOBAL_SCOPE, whatever its category.
 - `profile` is always GLOBAL_SCOPE: who the user is does not change between projects.
-- `preferences` are GLOBAL_SCOPE, unless the sentence ties them to the current project ("in this
-  repo…", "for this project…", "这个项目里…", "本仓库…"): then the project.
+- `preferences` are GLOBAL_SCOPE (personal style, tools of choice), unless they are about the
+  current project: tied to it ("in this repo…", 这个项目里…) or naming its own paths, commands,
+  variables, services or release process ("never publish from a local machine", "don't run the
+  seed script against prod", 别在线上库跑迁移): then the project.
 - `entities`, `events`, `cases` and `patterns` belong to the project: facts, decisions, solved
   cases and workflows are about one codebase.
 - With no project (`project=None`) every capture is GLOBAL_SCOPE.
@@ -31,11 +35,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from recallnest import capture_reply as reply
 from recallnest import capture_rules as R
 from recallnest.aliases import AliasTable, canonical, find_subject
 from recallnest.literal_gate import fold
 from recallnest.literal_gate import gate as literals_of
 from recallnest.models import GLOBAL_SCOPE, Capture, Turn
+from recallnest.polarity import negated_cut
 from recallnest.salience import Gate, gate_turn, is_question
 
 MAX_CAPTURES_PER_TURN = 5
@@ -63,7 +69,8 @@ class Context:
 
     role: str
     next_sentence: str | None = None
-    after_other_turn: bool = False  # the sentence opens a reply to the other side's turn
+    after_other_turn: bool = False  # the sentence is part of a reply to the other side's turn
+    previous: str | None = None  # the other side's turn this one replies to
 
 
 # --------------------------------------------------------------------------- public entry points
@@ -83,7 +90,8 @@ def capture_turn(
     if gate.reason is not None:
         return []
     replying = previous is not None and previous.role != turn.role
-    signals = extract(gate.sentences, turn.role, after_other_turn=replying)
+    said_before = previous.text if previous is not None and replying else None
+    signals = extract(gate.sentences, turn.role, after_other_turn=replying, previous=said_before)
     # canonical() is slow (one large alias regex): once per signal, for subject and dedup.
     canons = [canonical(s.text, aliases) for s in signals]
     captures = [_to_capture(s, c, turn.id, project) for s, c in zip(signals, canons, strict=True)]
@@ -104,15 +112,19 @@ def explain_turn(turn: Turn) -> tuple[Gate, list[Signal]]:
 # --------------------------------------------------------------------------- extraction
 
 
-def extract(sentences: Sequence[str], role: str, after_other_turn: bool = False) -> list[Signal]:
+def extract(
+    sentences: Sequence[str],
+    role: str,
+    after_other_turn: bool = False,
+    previous: str | None = None,
+) -> list[Signal]:
     """Signals of one turn's sentences, in order; a rule may consume the following sentence."""
     out: list[Signal] = []
     i = 0
     while i < len(sentences):
         nxt = sentences[i + 1] if i + 1 < len(sentences) else None
-        signal, used = extract_sentence(
-            sentences[i], Context(role, nxt, after_other_turn and i == 0)
-        )
+        ctx = Context(role, nxt, after_other_turn, previous)
+        signal, used = extract_sentence(sentences[i], ctx)
         if signal is not None:
             out.append(signal)
         i += used
@@ -124,13 +136,35 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
     text = R.FILLER.sub("", sentence).strip()
     if not text or len(text) > MAX_SENTENCE_CHARS:
         return None, 1
-    for special in (_remember, _correction, _solved_case):
+    confirmed = _confirmation(sentence.strip(), ctx)  # "OK, …"/好的，… are fillers elsewhere
+    if confirmed is not None:
+        return _keep_polarity(text, confirmed[0]), confirmed[1]
+    for special in (_remember, _correction, _solved_case, _answer):
         found = special(text, ctx)
         if found is not None:
-            return found
+            return _keep_polarity(text, found[0]), found[1]
     if is_question(text):
         return None, 1
     return classify(text, ctx.role), 1
+
+
+def _keep_polarity(sentence: str, signal: Signal | None) -> Signal | None:
+    # Trigger: a rule stored the rest of the sentence after a cut that ended in a negator ("不是
+    # X，是 Y" kept as "X，是 Y"). Why: the stored text would say the opposite of what was
+    # said. Outcome: the text starts at the negator instead.
+    if signal is None:
+        return None
+    at = sentence.find(signal.text[:24])
+    if at <= 0 or not negated_cut(sentence[:at]):
+        return signal
+    start = len(sentence[:at].rstrip())
+    while start > 0 and not sentence[start - 1].isspace() and not _is_break(sentence[start - 1]):
+        start -= 1
+    return replace(signal, text=sentence[start:].strip())
+
+
+def _is_break(ch: str) -> bool:
+    return ch in ",，.。:：;；!！—–-"
 
 
 def classify(text: str, role: str, relaxed: bool = False) -> Signal | None:
@@ -198,8 +232,12 @@ def _fact_shape(text: str, role: str, relaxed: bool) -> bool:
     concrete = (
         strong
         or _has_concrete(R.WEAK_CONCRETE, text)
-        or (relaxed and _DIGIT.search(text) is not None)
+        or (relaxed and (R.DIGIT_OR_VALUE.search(text) is not None or _ascii_name(text)))
     )
+    # Trigger: "We use X here", "Our X is …", 我们用 X … Why: people state their setup plainly,
+    # with no concrete token or listed verb. Outcome: a fact when the sentence names something.
+    if R.DECLARATIVE.match(text) and (_names_something(text) or text.startswith(("our", "Our"))):
+        return True
     # Trigger: a user sentence with a strong concrete token but none of the listed verbs ("the
     # cron container sends the digest at 07:30"). Why: users state setup facts with any verb;
     # questions, requests and narration are already filtered. Outcome: accepted for users only.
@@ -213,11 +251,15 @@ def _fact_shape(text: str, role: str, relaxed: bool) -> bool:
     return concrete or _names_something(text)
 
 
-_DIGIT = re.compile(r"\d")
-
-
 def _has_concrete(pattern: re.Pattern[str], text: str) -> bool:
     return any(m.group(0).casefold() not in R.NOT_PATHS for m in pattern.finditer(text))
+
+
+def _ascii_name(text: str) -> bool:
+    # In Chinese text a Latin word is nearly always a name or an identifier ("分支是 develop").
+    if re.search(r"\b[A-Z][\w.-]+|\b[a-z]+[A-Z]\w*", text[1:]):
+        return True
+    return bool(re.search(r"[\u4e00-\u9fff]", text) and re.search(r"[A-Za-z][\w.-]+", text))
 
 
 def _names_something(text: str) -> bool:
@@ -246,15 +288,19 @@ def _remember(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
 
 def _correction(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     # Trigger: a sentence opening with "no,", "actually", "that's wrong", 不对/其实/你说错了, at the
-    # start of a reply or as a strong correction. Why: the user is fixing what was just said, and
-    # users know their setup better than the assistant. Outcome: the corrected fact (this
-    # sentence's remainder, or the next sentence when this one has none), higher confidence.
-    match = R.CORRECTION.match(text)
-    if match is None or not (ctx.after_other_turn or R.STRONG_CORRECTION.match(text)):
+    # start of a reply, or a chain of them with one that says "wrong" outright ("Actually,
+    # that's not right."). Why: the user is fixing what was just said, and users know their
+    # setup better than the assistant. Outcome: the corrected fact (this sentence's remainder,
+    # or the next sentence when this one has none), higher confidence; a subject-less remainder
+    # takes its subject from the turn it corrects.
+    body, strong = _strip_markers(text)
+    if body is None or not (ctx.after_other_turn or strong):
         return None
-    body, used = text[match.end() :].strip(), 1
-    while (again := R.CORRECTION.match(body.lstrip(" ,;:-"))) is not None:
-        body = body.lstrip(" ,;:-")[again.end() :].strip(" .!")  # "Actually, that's wrong."
+    # Trigger: "No, …" after the other side asked a yes/no question ("Want me to also …?").
+    # Why: that "no" declines an offer; nothing said before is being corrected. Outcome: skip.
+    if not strong and ctx.previous is not None and _offer(ctx.previous):
+        return None
+    used = 1
     if len(body) < 6 and ctx.next_sentence:
         body, used = R.FILLER.sub("", ctx.next_sentence).strip(), 2
     if not body or is_question(body):
@@ -264,7 +310,82 @@ def _correction(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
         return None
     confidence = CORRECTION_CONFIDENCE if ctx.role == "user" else 0.7
     rule = f"correction.{inner.rule}"
-    return Signal(rule, inner.category, body, max(inner.importance, 0.75), confidence), used
+    stored = _subject_from(body, ctx.previous, question=False)
+    return Signal(rule, inner.category, stored, max(inner.importance, 0.75), confidence), used
+
+
+def _strip_markers(text: str) -> tuple[str | None, bool]:
+    """The text after its correction markers (None: it has none) and whether one is strong."""
+    lead = R.LEAD_CLAUSE.match(text)
+    text = text[lead.end() :] if lead else text
+    match = R.CORRECTION.match(text)
+    if match is None:
+        return None, False
+    strong = R.STRONG_CORRECTION.match(text) is not None
+    body = text
+    while (again := R.CORRECTION.match(body)) is not None and again.end() > 0:
+        cut = body[: again.end()]
+        if negated_cut(cut.rstrip()):  # "不是 X，是 Y", "no longer …": the negator stays
+            strong = strong or R.STRONG_CORRECTION.match(body) is not None
+            break
+        strong = strong or R.STRONG_CORRECTION.match(cut) is not None
+        body = body[again.end() :].lstrip(" ,;:-")
+    rest = body.strip()
+    return (rest if rest.strip(" .!。！") else ""), strong
+
+
+def _offer(previous: str) -> bool:
+    sentences = re.split(r"(?<=[.!?。！？])\s*", previous.strip())
+    last = next((x for x in reversed(sentences) if x), "")
+    return R.OFFER.match(last) is not None
+
+
+def _subject_from(body: str, previous: str | None, question: bool) -> str:
+    if previous is None or not reply.lacks_subject(body):
+        return body
+    answered = reply.wh_question(previous) if question else None
+    answered = answered or reply.answered_sentence(previous, body)
+    return reply.with_subject(body, answered, question) if answered else body
+
+
+def _answer(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
+    # Trigger: the user's first sentence answers the other side's "which / where / 多少 …"
+    # question with a value ("9090", "it's in us-west-2"). Why: the value alone is no memory;
+    # with the question it is a fact. Outcome: entities, the question kept as its subject.
+    if ctx.role != "user" or not ctx.after_other_turn or ctx.previous is None:
+        return None
+    if is_question(text) or not reply.lacks_subject(text) or not R.DIGIT_OR_VALUE.search(text):
+        return None
+    question = reply.wh_question(ctx.previous)
+    if question is None:
+        return None
+    stored = reply.with_subject(text, question, question=True)
+    return Signal("answer.fact", "entities", stored, 0.55, 0.8), 1
+
+
+def _confirmation(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
+    # Trigger: an assistant sentence opening with "Understood:", "Got it,", 明白，, 收到，, …
+    # and stating a choice or fact. Why: the assistant is confirming what the user decided or
+    # told it; the statement after the acknowledgement is the memory. Outcome: the fact it
+    # states, else a decision (events), at assistant confidence.
+    if ctx.role != "assistant":
+        return None
+    match = R.CONFIRMATION.match(text)
+    if match is None:
+        return None
+    body = text[match.end() :].strip()
+    if not body or is_question(body) or R.NARRATION.match(body) or R.HEDGE.search(body):
+        return None
+    if R.PROGRESS.search(body):
+        return None
+    inner = classify(body, "assistant", relaxed=True)
+    if inner is not None and not (inner.category == "entities" and R.CHOICE.search(body)):
+        return replace(inner, rule=f"confirmed.{inner.rule}"), 1
+    if not (_names_something(body) or R.WEAK_CONCRETE.search(body)):
+        return None
+    if R.WEAK_ACK.match(text) and not R.CHOICE.search(body):
+        return None
+    return Signal("confirmed.decision", "events", body, 0.6, ASSISTANT_CONFIDENCE), 1
 
 
 def _solved_case(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
@@ -314,13 +435,16 @@ _TOKEN = re.compile(r"[a-z0-9][a-z0-9.+#/_-]*|[\u3400-\u9fff]+")
 
 def scope_for(category: str, text: str, project: str | None) -> str:
     """Scope of a capture under the module's scope rule."""
-    if project is None or category == "profile":
+    if project is None or category == "profile" or R.EVERY_PROJECT.search(text):
         return GLOBAL_SCOPE
     if category in _PROJECT_CATEGORIES:
         return project
-    # Trigger: a preference tied to "this repo"/这个项目. Why: it should not follow the user
-    # into other projects. Outcome: project scope; other preferences stay global.
-    return project if _PROJECT_MARKER.search(text) else GLOBAL_SCOPE
+    # Trigger: a preference tied to "this repo"/这个项目, or about this project's own paths,
+    # commands, variables, services or release. Why: it should not follow the user into other
+    # projects. Outcome: project scope; other preferences (personal style) stay global.
+    if _PROJECT_MARKER.search(text) or R.PROJECT_THINGS.search(text):
+        return project
+    return GLOBAL_SCOPE
 
 
 def subject_for(signal: Signal, aliases: AliasTable | None = None) -> str | None:

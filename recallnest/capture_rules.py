@@ -77,6 +77,7 @@ STYLE_DIRECTIVE = (
     r"\bplease\b|\bpls\b|^(?:use|no|avoid|prefer|keep)\b|\bover\b|\bfor (?:file names|urls"
     r"|new \w+|\w+ code|tests|prs|commits)\b|\bin (?:python|js|javascript|ts|typescript|go|rust"
     r"|java|tests|prs|commits|(?:user-facing )?copy)\b|请|(?:里|中)(?:用|不要|别|统一)"
+    r"|[，,]\s*\S{1,4}(?:用|统一|一律)\s*\S"
     r"|^[^，。,]{0,12}?用\s*\S"
 )
 
@@ -163,7 +164,7 @@ STRONG_CONCRETE_GATE = re.compile(r"\.[\w-]|[/_`\d]|[a-z][A-Z]|localhost|凌晨|
 
 WEAK_CONCRETE = re.compile(
     r"\b[a-z0-9]+(?:-[a-z0-9]+)+\b|\d+\s*(?:ms|seconds?|minutes?|hours?|mb|gb|分钟|秒|小时|个)"
-    r"|\b(?=\w*[a-z])[A-Z0-9][a-z0-9]*[A-Z]\w*\b|'[^']{2,40}'|\"[^\"]{2,40}\"|\b[A-Z]{2,}\b",
+    r"|\b(?=\w*[a-z])[A-Z0-9][a-z0-9]*[A-Z]\w*\b|(?<!\w)'[^']{2,40}'(?!\w)|\"[^\"]{2,40}\"|\b[A-Z]{2,}\b",
 )
 
 
@@ -234,6 +235,31 @@ CONSEQUENCE = re.compile(
 
 MUST = Gated(re.compile(r"\b(?:must|need to|needs to|have to|should)\b|必须|需要|要先|之前", _I))
 
+# --------------------------------------------------------------------------- scope
+
+# Said for every project: the statement is global whatever it is about.
+EVERY_PROJECT = re.compile(
+    r"\bfor (?:all|every one of|each of|any of) (?:my|our|the) (?:projects|repos|repositories"
+    r"|codebases?|code)\b|\b(?:in|across|for) (?:all|every|any|each) (?:of )?(?:my |our )?"
+    r"(?:projects?|repos?|repositories|codebases?)\b|\beverywhere\b"
+    r"|\bno matter (?:the|which) (?:project|repo)|\bregardless of (?:the )?(?:project|repo)"
+    r"|(?:所有|每个|任何|全部)(?:的)?(?:项目|仓库|代码库)"
+    r"|不管(?:哪个|什么)(?:项目|仓库)",
+    _I,
+)
+
+# What belongs to one project: its paths, commands, variables, services and release process.
+PROJECT_THINGS = re.compile(
+    r"\b(?:publish\w*|deploy\w*|releas(?:e|es|ing)|prod|production|staging|pipelines?|ci"
+    r"|migrations?|seed(?: script| data)?|feature flags?|clusters?|buckets?|monorepo|lockfile"
+    r"|the \w+ (?:service|server|worker|database|db|table|job|script|workflow)|our \w+)\b"
+    r"|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|(?:^|\s)\.{0,2}/?[\w.-]+/[\w./*-]+|`[^`]+`"
+    r"|\bmake \w+|\b(?:npm|pnpm|yarn) run \w+"
+    r"|发布|部署|上线|发版|生产|线上|预发|流水线|迁移|数据库|特性开关|集群|这个(?:包|模块|服务)"
+    r"|我们的",
+    _I,
+)
+
 # --------------------------------------------------------------------------- special triggers
 
 
@@ -259,10 +285,70 @@ CORRECTION = re.compile(
     _I,
 )
 
+# A short leading clause before a correction in the same sentence ("Thanks, but no, the port is
+# 9090"): cut, so that it does not stick to the memory.
+LEAD_CLAUSE = re.compile(
+    r"^[^.;:?!]{1,40}?[,;—–-]\s*(?:but\s+|but,\s+)?(?=(?:no|nope|nah|actually|wait|correction"
+    r"|that's (?:wrong|not right))\b\s*[,:;—–-])|^[^。；？！]{1,20}?[，；]\s*(?:但是?|不过)?\s*"
+    r"(?=(?:不对|错了|其实|更正|你说错了)[，,：:])",
+    _I,
+)
+
 # Corrections that stand on their own, without a previous turn by the other side.
 STRONG_CORRECTION = re.compile(
     r"^(?:that's|that is|you're|wrong|correction|not quite|不对|错了|你说错了|更正|纠正"
-    r"|\S{0,4}(?:搞|弄|写|说|记)错了)",
+    r"|\S{0,4}(?:搞|弄|写|说|记)错了|不是\s*[^，,。\s][^，,。]{0,30}[，,]\s*(?:而|其实|应该)?是)",
+    _I,
+)
+
+# An assistant acknowledging what the user said before restating it ("Understood:", 明白，).
+CONFIRMATION = re.compile(
+    r"^(?:understood|got it|agreed|noted|decision noted|makes sense|that makes sense|sounds good"
+    r"|confirmed|right|perfect|great|will do|ok(?:ay)?|明白了?|收到|了解|懂了|确认一下|确认|没问题"
+    r"|好的?|行)"
+    r"(?:\s*[,:：，—–-]+|\s+(?=so\b|—))\s*(?:so\s+|那就|就)?",
+    _I,
+)
+
+# The other side offering to do something ("Want me to …?", 要不要…？): a "no" declines it.
+OFFER = re.compile(
+    r"^(?:so,?\s+)?(?:do you want|want me to|should i|shall i|would you like|can i|may i|i can\b"
+    r"|要不要|需要我|我要不要|是否需要|要我|我可以)",
+    _I,
+)
+
+# Weak acknowledgements ("OK,", 好的，) confirm only a stated choice; a progress report after
+# one ("好的，README 已经更新了") is narration.
+WEAK_ACK = re.compile(r"^(?:ok(?:ay)?|right|perfect|great|will do|好的?|行|没问题)\b", _I)
+PROGRESS = re.compile(
+    r"已经|已(?:更新|修改|完成|提交|添加|删除)|\bI(?:'ve| have)\b|\b(?:updated|added|removed|done"
+    r"|fixed|pushed|committed)\b",
+    _I,
+)
+
+# A value a bare answer can carry: a digit, a dotted/hyphenated name, a path, an identifier.
+DIGIT_OR_VALUE = re.compile(
+    r"\d|\b[\w]+[-_./][\w./-]+|`[^`]+`|[一二三四五六七八九十两]+[点天周月号年]|周[一二三四五六日]"
+)
+
+# Plain declaratives about the project's setup with no fact verb list needed: "We use X here",
+# "We're pinned to X because …", "Our X is …", 我们(这个 monorepo)用 X …
+DECLARATIVE = re.compile(
+    r"^(?:here,?\s+|in (?:this|our) \w+,?\s+)?(?:we|our team|the team)(?:'re| are)?\s+(?:use|run"
+    r"|host|build with|deploy (?:to|on|with)|ship with|rely on|using|on|running|hosted on|built on"
+    r"|(?:pinned|stuck|locked) (?:to|on|at)|standardi[sz]ed on|don't use|do not use|no longer use"
+    r"|stopped using|don't run)\b(?!\s+(?:it|this|that|the same|a call|track)\b)"
+    r"|^our\s+(?:[\w-]+\s+){1,3}?(?:is|are|gets?|runs?|lives?|has|uses?)\s+(?:\S+\s+){3}"
+    r"|^(?:我们|团队|这边|本项目|这个项目)(?:这个\s*\S{1,12}?\s*)?(?:都|一直|现在)?(?:用|使用|用的是"
+    r"|跑在|部署在|基于|依赖|托管在)\s*[A-Za-z]",
+    _I,
+)
+
+# What an acknowledged choice sounds like ("Tailwind stays", "we drop X", 保留, 统一用).
+CHOICE = re.compile(
+    r"\b(?:stays?|stick(?:s|ing)? with|keep(?:s|ing)?|drop(?:s|ping)?|go(?:es|ing)? with|we'll use"
+    r"|we use|use|switch(?:ing)? to|moves? to|no \w+|instead of|over|it is)\b"
+    r"|保留|统一|改用|换成|就用|不上|不迁|不用|选",
     _I,
 )
 
@@ -270,18 +356,25 @@ CASE_ERROR = re.compile(
     r"(?i:\b(?:error|errors|exception|failing|failed|fails|failure|crash\w*|segfault|broke|broken"
     r"|flaky|timeout|timed out|wouldn't|won't|couldn't|stopped working|not working|root cause"
     r"|caused by|turn(?:ed|s) out|due to|leak\w*|out of memory|oom|choking|chokes|hanging|hangs"
-    r"|hung|stuck|slow|kept \w+ing|[45]\d\d)\b)|\b[A-Z][A-Z_]{3,}\b(?=:)|\b\w+(?:Error"
+    r"|hung|stuck|slow|kept \w+ing|[45]\d\d|deadlock\w*|race condition"
+    r"|(?:happened|was|is) because|because (?:the|of|we|it|two)|it was (?:the|a|an)|the culprit"
+    r"|culprit was|the (?:problem|issue|bug|cause) (?:was|is)|came from|stale|mismatch\w*"
+    r"|white screen|blank page|memory blowup|[45]\d\ds|clock skew|intermittent\w*)\b)"
+    r"|\b[A-Z][A-Z_]{3,}\b(?=:)|\b\w+(?:Error"
     r"|Exception)\b|\b[A-Z_]*(?:FAILED|ERROR|DENIED|REFUSED|NOT_FOUND|TIMEOUT)[A-Z_]*\b"
     r"|\bE[A-Z]{4,}\b|报错|错误|异常|失败|挂了|崩溃|段错误|起不来|不生效|超时|原因|导致|偶发"
-    r"|报\s*[A-Za-z]|卡住|卡死|很慢|慢是|一直|挂掉|泄漏|泄露|不稳定|因为|满了",
+    r"|报\s*[A-Za-z]|卡住|卡死|很慢|慢是|一直|挂掉|泄漏|泄露|不稳定|因为|满了|白屏|根因|问题出在"
+    r"|原来是|对不上|偶尔|偶发",
 )
 
 CASE_FIX = Gated(
     re.compile(
         r"\b(?:fixed|fixes|fix was|the fix|solved|resolved|resolves|workaround|got it working"
         r"|works again|working again|made it (?:pass|work)|went away|go(?:es)? away|did the trick"
-        r"|sorted it|no longer)\b|\bfrom \d+\s*\w*\s+(?:down\s+)?to \d+|解决|修好|修复了|就好了"
-        r"|后就好|正常了|恢复|就没了|稳定了|成功|搞定|降到|缩短到|就通过了|就行了|没再出现|不再出现"
+        r"|sorted it|no longer|made (?:\w+ ){0,4}(?:stable|green|pass|work)|stopped (?:failing"
+        r"|crashing|flaking))\b|\bfrom \d+\s*\w*\s+(?:down\s+)?to \d+|解决|修好|修复了|就好了"
+        r"|后就好|(?<![不没])正常了|(?<![不没])恢复|就没了|(?<![不没太])稳定了|(?<![不没])成功|搞定"
+        r"|降到|缩短到|就通过了|就行了|没再出现|不再出现"
         r"|没再(?:报|出)",
         _I,
     )
@@ -312,6 +405,13 @@ PATTERN_RULES = _table(
             r"|get)\b|^[^，。,]{1,15}必须(?:是|带|有|写|用|经过|能|先)"
             r"|\S\s*(?:->|→|=>)[^>→]*?\S\s*(?:->|→|=>)\s*\S"
         ),
+        "pattern.naming": (
+            r"^(?:all |our |the )?(?:[\w-]+\s+){0,2}(?:branches|tags|commits|files|tables|columns"
+            r"|topics|queues|buckets|env vars|variables|migrations|tests|endpoints|images)\s+(?:are"
+            r"|should be|must be|get)\s+(?:named|called|prefixed|suffixed)\b|(?:分支|标签|表名"
+            r"|字段|文件名|变量名|镜像|接口)\S{0,4}(?:都|统一|必须)?(?:以\S{1,12}(?:开头|结尾)"
+            r"|命名(?:规则)?(?:是|为|：|:))"
+        ),
         "pattern.on_event": (
             r"^(?:every time|each time|whenever|any time|anytime)\b[^,]{3,60},\s*(?:also\s+"
             r"|always\s+)?(?:run|bump|regenerate|update|commit|rebuild|re-?run|publish|tag|push"
@@ -329,9 +429,9 @@ PATTERN_RULES = _table(
             r"|走)"
         ),
         "pattern.we_always": (
-            r"\bwe\s+(?:always|usually|normally|typically)\s+(?:deploy|release|ship|merge|run|tag"
-            r"|cut"
-            r"|review|rebase|squash|test|publish)\b"
+            r"\bwe\s+(?:always|never|usually|normally|typically|don't ever)\s+(?:deploy|release"
+            r"|ship|merge|run|tag|cut|review|rebase|squash|test|publish|push|force-push|commit|backport"
+            r"|hotfix|migrate|roll back|rollback|pair)\b"
         ),
         "pattern.zh.sequence": (
             r"每次.{0,20}(?:之前|以前|前|之后|(?<!最)后)|(?:之前|以前)[，,]?\s*都?(?:先|要|需要"
@@ -356,7 +456,9 @@ DECISION_RULES = _table(
             r"|choosing|picking|using|with|on)\b"
         ),
         "decision.lets": (
-            r"\blet's\s+(?:go with|use|stick with|keep|switch to|move to|not|drop|adopt"
+            r"^(?:ok(?:ay)?,?\s+|fine,?\s+)?go (?:with|for)\s+(?!(?:it|that|this|whatever|option"
+            r"|plan|the (?:first|second|third|other|last|same)|one|either)\b)\S"
+            r"|\blet's\s+(?:go with|use|stick with|keep|switch to|move to|not|drop|adopt"
             r"|standardi[sz]e)\b"
         ),
         "decision.going_with": (
@@ -378,14 +480,17 @@ DECISION_RULES = _table(
             r"|discussion))\b"
         ),
         "decision.zh": (
-            r"我们决定|决定(?:了)?(?:用|采用|使用|保留|继续|不|把|从|改)|定了|就这么定|拍板"
+            r"我们决定|决定(?:了)?(?:用|采用|使用|保留|继续|不|把|从|改)|(?<![搞弄])定了|就这么定|拍板"
             r"|最终(?:方案|确定|决定|选择|选)|商量好了|讨论(?:下来|之后|过后|了很久)|达成一致|敲定"
             r"|选定|已确认|那就(?:用|上|按|选)|(?:我们|咱们)就(?:用|按|选)"
             r"|^[^，,。我你他能]{1,12}就用|先不(?:拆|上|做|迁|换|升级|引入|考虑|支持)"
             r"|按(?:照)?(?:约定|之前说的|讨论的)|决定了[:：，,]|定下来|定好了|(?:最后"
             r"|后来)(?:还是)?(?:选|用|定)了?|我们(?:会|将|要|准备)(?:把|从|用|迁|换|替换|下线|废弃"
             r"|切)|(?:我们|团队)(?:已经)?(?:改成|换成|切到|迁到|转向|改用)|(?:我们)?(?:计划"
-            r"|打算)(?:在|于)?.{0,12}?(?:下线|上线|迁移|废弃|切换|升级)|我们.{0,10}从.{1,20}(?:换成"
+            r"|打算)(?:在|于)?.{0,12}?(?:下线|上线|迁移|废弃|切换|升级)|(?:已经|都)?不(?:再)?(?:用"
+            r"|使用)\s*[A-Za-z][\w.-]*\s*了|不再(?:用|使用)\s*\S+|(?:全部|都|统一|已经)(?:换成|改成"
+            r"|迁到|迁移到|切到|换到)|按你说的|那就(?:定|这么)"
+            r"|我们.{0,10}从.{1,20}(?:换成"
             r"|迁到|迁移到|切到|改成|换到)|还是保持|继续保持"
         ),
     }
@@ -412,12 +517,20 @@ PROFILE_RULES = _table(
             r"|masters?|degree)\b"
         ),
         "profile.languages": (
-            r"\bI (?:mostly|mainly|primarily|usually) (?:write|code|work|program)\b|\bmy (?:main"
+            r"\bI (?:mostly|mainly|primarily|usually) (?:write|code|work|program)\b|\bI (?:write"
+            r"|code|program) (?:mostly|mainly|primarily) (?:in )?[A-Z]\w*|\bmy (?:main"
             r"|primary) language\b"
         ),
         "profile.setup": (
             r"\bI (?:work|am working|develop|code)\s+(?:on|with|at|for)\s+(?:a|an|my)\b|\bI(?:'m"
             r"| am) on (?:windows|macos|mac|linux|wsl|ubuntu|arch|fedora|debian)\b"
+            r"|\bI(?:'m| am) (?:on|using|running|stuck on|working on) (?:an? |my )?"
+            r"(?:[\w-]+ ){0,2}?"
+            r"(?:mac\w*|m[1-4](?: \w+)?|thinkpad|laptop|desktop|chromebook|raspberry|pi \d|nixos"
+            r"|wsl2?|windows \d+|intel|amd|arm64|rtx|gpu|\d+\s?gb)\b"
+            r"|\bI (?:mostly |mainly |usually |basically )?(?:live|work|code) in (?:vs ?code|vim"
+            r"|neovim|emacs|intellij|pycharm|goland|webstorm|xcode|cursor|zed|sublime|helix|jetbrains)\b"
+            r"|\bmost of my (?:work|coding|time|development)\b"
             r"|\bis my (?:editor"
             r"|ide|shell|terminal|os|daily driver|main language)\b"
         ),
@@ -444,6 +557,9 @@ PROFILE_RULES = _table(
             r"|用)了\S{1,4}年|我(?:人在|住在)|我(?:在|人在)\S{2,6}(?:工作|生活|上班)|时区是"
             r"|我对.{1,20}(?:不太熟|不熟|很熟|比较熟|熟悉|了解|不了解|是新手)|我的(?:电脑|开发机"
             r"|笔记本|系统|编辑器|ide|终端|shell|职位|岗位|工作|技术栈|github)(?:是|用的是)"
+            r"|^我(?:做|写|干|搞|用)\S{1,8}?(?:[一二三四五六七八九十两几多\d]+)年"
+            r"|我(?:用的是|的电脑是|在用)\s*\S{0,6}?(?:windows|mac|macbook|linux|wsl|ubuntu|m[1-4]"
+            r"|thinkpad|电脑|笔记本|台式机)|(?:我|本人)?没有(?:管理员|root|sudo|admin)\s*权限"
         ),
     }
 )
@@ -457,7 +573,8 @@ PREFERENCE_RULES = _table(
             r"|put|like|keep)\b"
         ),
         "preference.dont": (
-            r"\b(?:don't|do not|never)\s+(?:ever\s+)?(?:use|add|write|put|include|introduce|pull in"
+            r"(?<!\bwe )(?<!\bwe've )\b(?:don't|do not|never)\s+(?:ever\s+)?(?:use|add|write|put"
+            r"|include|introduce|pull in"
             r"|leave|commit|push|force-push|install|import|hardcode|hard-code|mock|generate)\b"
             r"|^(?:please\s+)?(?:don't|do not)\s+(?!worry|know|think|mind|care|get|see|understand"
             r"|have|need|want|feel|sweat|bother(?! with))\w+"
@@ -485,8 +602,15 @@ PREFERENCE_RULES = _table(
             r"\b(?:default to|by default|from now on|going forward|moving forward"
             r"|in (?:the )?future"
             r"|from here on|whenever (?:you|we|I)|where(?:ever)? (?:you can|possible)"
-            r"|whenever possible|when(?:ever)? you can|as much as possible)\b"
+            r"|whenever possible|when(?:ever)? you can|as much as possible"
+            r"|for (?:all|every one of|each of) (?:my|our) (?:projects|repos|repositories|code)"
+            r"|in (?:all|every|any) (?:of )?(?:my |our )?(?:projects?|repos?|repositories))\b"
             r"|^(?:please\s+)?stick (?:to|with)\b"
+        ),
+        "preference.keep": (
+            r"^(?:please\s+)?(?:always\s+)?keep\s+(?:the\s+|our\s+|your\s+|all\s+)?[\w\s-]{1,30}?\s+"
+            r"(?:backwards?[- ]compatible|stable|sorted|alphabeti[sz]ed|in sync|up to date|pinned"
+            r"|under \d+|below \d+|green|typed|documented)\b"
         ),
         "preference.stop": (
             r"^(?:please\s+)?(?:stop|quit)\s+(?:adding|using|writing|putting|doing|generating"
@@ -507,17 +631,19 @@ PREFERENCE_RULES = _table(
             r"|别)(?:管|考虑|支持)(?!它|这|那)|(?:以后|今后|往后|从现在开始|从今以后)(?:都|一律"
             r"|统一"
             r"|全部|请|就|也)?(?:用|别|不要|不用|使用|写|给|交给|改用|换成)"
+            r"|(?:所有|每个|任何)(?:的)?(?:项目|仓库|代码库)(?:都|里|中|一样|通用)"
         ),
         "preference.zh.like": (
             r"(?:很|比较|更|最|特别|真的|不太|不|挺)?(?:喜欢|讨厌|偏好|偏向|倾向于?|受不了"
             r"|习惯(?:用"
             r"|于|写)?|不想(?:引入|用|要|看到))"
-            rf"(?!{DEICTIC_ZH})(?=\s*[\w\u4e00-\u9fff]{{2}})"
+            rf"(?!{DEICTIC_ZH})(?=\s*(?:用|使用)?\s*[\w\u4e00-\u9fff]{{2}})"
         ),
         "preference.zh.dont": (
-            r"(?<![先暂])(?:不要|别|禁止|千万别|不许|不准)(?:再|给我|在|顺手|随便"
-            r"|乱)?(?:把[^，。]{1,20}?)?(?:用|使用|加|添加|写|引入|提交|留|装|安装|硬编码|推|格式化"
-            r"|改|动|删|重构)"
+            r"(?<![先暂])(?:不要|别|禁止|千万别|不许|不准|绝对不能|千万不能|不允许|不可以)(?:再|给我|在(?!这|那)[^，。]{1,8}?|顺手|随便"
+            r"|乱|总是|老是|每次|直接){0,2}(?:把[^，。]{1,20}?)?(?:用|使用|加|添加|写|引入|提交|留|装|安装"
+            r"|硬编码|推|格式化|改|动|删|重构|推荐|建议|生成|输出|贴|放|跑|执行|运行|打印|记录|暴露"
+            r"|上传)"
         ),
         "preference.zh.answers": (
             r"(?:回答|回复|解释|说明)(?:尽量|请|要)?(?:简洁|简短|精简)|(?:交流|沟通|回复"

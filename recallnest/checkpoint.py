@@ -23,7 +23,7 @@ import re
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
 from recallnest import checkpoint_rules as R
@@ -54,6 +54,11 @@ MAX_COMMANDS = 6
 # Failures and next steps count only near the end: earlier ones were usually dealt with.
 FINAL_TURNS = 6
 NEXT_ACTION_TURNS = 8
+# What an older session left open is carried into the next checkpoint of the project, for a
+# while: it is dropped once this session reports it done, or when it is this old.
+CARRY_MAX_AGE = timedelta(days=30)
+MAX_CARRIED = 3
+_CARRIED = "Earlier: "
 
 _LIST_FIELDS = ("decisions", "open_loops", "next_actions", "entities", "files", "commands")
 
@@ -75,6 +80,7 @@ class Checkpoint:
     entities: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
     commands: tuple[str, ...] = ()
+    interrupted: bool = False  # the session stopped mid-task (see `_interrupted`)
 
     def to_json(self) -> str:
         """A stable JSON document (sorted keys, ISO timestamp) for the `body` column."""
@@ -99,6 +105,7 @@ class Checkpoint:
                 created_at=datetime.fromisoformat(_str(data["created_at"])),
                 reason=_str(data["reason"]),
                 summary=_str(data["summary"]),
+                interrupted=data.get("interrupted") is True,
                 **{name: _strings(data.get(name, [])) for name in _LIST_FIELDS},
             )
         except KeyError as exc:
@@ -174,7 +181,7 @@ def _prose(turn: Turn) -> str:
     rest, injected = strip_injected(turn.text)
     if injected:
         return ""
-    return R.FENCED.sub("\n", _clean(rest))
+    return R.drop_log_lines(R.FENCED.sub("\n", _clean(rest)))
 
 
 def _sentences(turns: Sequence[Turn]) -> list[_Sentence]:
@@ -223,14 +230,19 @@ def _requests(turns: Sequence[Turn]) -> list[str]:
         for r in [_request_of(t)]
         if r is not None
     ]
-    if not found:
+    tasks = [r for r in found if R.TASK.search(r)] or found
+    if not tasks:
         return []
-    return _unique([found[0], found[-1]])
+    return _unique([tasks[0], tasks[-1]])
 
 
-def _done_report(sentences: Sequence[_Sentence], after_turn: int = -1) -> str | None:
-    """What the assistant last reported done: the report sentences of its latest assistant
-    turn that has any (after turn index `after_turn`), the first two of them."""
+def _done_report(
+    sentences: Sequence[_Sentence], after_turn: int = -1, asked: str = ""
+) -> str | None:
+    """What the assistant reported done (after turn index `after_turn`): its most telling
+    report sentence and the one after it in the same turn. A fix, or a report about what the
+    user asked, beats an incidental one ("I've also updated the README"); between equals the
+    latest wins."""
     reports = [
         s
         for s in sentences
@@ -241,9 +253,33 @@ def _done_report(sentences: Sequence[_Sentence], after_turn: int = -1) -> str | 
     ]
     if not reports:
         return None
-    last_turn = reports[-1].turn
-    text = " ".join([s.text for s in reports if s.turn == last_turn][:2])
-    return clip(text, _DONE_MAX_CHARS)
+    wanted = _words(asked)
+
+    def weight(s: _Sentence) -> tuple[int, int]:
+        fix = 3 if R.FIX_WORDS.search(s.text) else 1 if R.CAUSE_WORDS.search(s.text) else 0
+        return fix + (1 if wanted & _words(s.text) else 0), s.turn
+
+    best = max(reports, key=weight)
+    same = [s for s in reports if s.turn == best.turn]
+    start = same.index(best)
+    return clip(" ".join(s.text for s in same[start : start + 2]), _DONE_MAX_CHARS)
+
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{3,}|[\u3400-\u9fff]{2}")
+_STOP = frozenset(
+    re.findall(
+        r"\S+",
+        "this that with from have been will would should could into they them todo fixme"
+        " before after please still need needs next then",
+    )
+)
+
+
+def _words(text: str) -> set[str]:
+    """Content words for overlap tests: lower-cased, cut to five letters so that "rotate" and
+    "rotated" meet (Chinese: character pairs)."""
+    words = {w.casefold() for w in _WORD.findall(text)} - _STOP
+    return {w[:5] for w in words}
 
 
 def _compaction_base(turn: Turn) -> str:
@@ -269,11 +305,20 @@ def _summary(turns: Sequence[Turn], sentences: Sequence[_Sentence]) -> str:
         # The final turn, when it is the user's and unanswered, becomes an open loop instead.
         asked = turns[:-1] if turns[-1].role == "user" else turns
         requests = _requests(asked)
-        done = _done_report(sentences)
+        done = _done_report(sentences, asked=" ".join(requests))
         parts = [f"Asked: {requests[0]}" if requests else ""]
         parts += [f"Later: {r}" for r in requests[1:]]
         parts.append(f"Done: {done}" if done else "")
+        if not any(parts):
+            parts = [_discussed(sentences)]
     return clip(" ".join(_with_stop(p) for p in parts if p), SUMMARY_MAX_CHARS)
+
+
+def _discussed(sentences: Sequence[_Sentence]) -> str:
+    """The fallback summary: the first substantive thing the user said, a decision or a TODO
+    included. Never empty when the user said anything substantive."""
+    said = [s.text for s in sentences if s.role == "user" and _substantive(s.text)]
+    return f"Discussed: {clip(said[0], _REQUEST_MAX_CHARS)}" if said else ""
 
 
 def _with_stop(text: str) -> str:
@@ -319,11 +364,51 @@ def _unanswered(turns: Sequence[Turn], sentences: Sequence[_Sentence]) -> list[s
     if not tail:
         return []
     if tail[0].role == "user":
-        text = " ".join(s.text for s in tail)
+        text = " ".join(s.text for s in tail if not R.ANAPHORIC.search(s.text))
         return [f"Unanswered: {text}"] if _substantive(text) else []
     if is_question(tail[-1].text):
         return [f"Awaiting the user's answer: {tail[-1].text}"]
     return []
+
+
+def _interrupted(turns: Sequence[Turn], sentences: Sequence[_Sentence], reason: str) -> bool:
+    """The session stopped mid-task: it ends on the assistant starting work ("Starting with
+    the model…") with no report in that turn, or, on an idle checkpoint, on a user request
+    nobody answered."""
+    if reason == "compact":
+        return False
+    last = len(turns) - 1
+    tail = [s for s in sentences if s.turn == last]
+    if not tail:
+        return False
+    if turns[-1].role == "user":
+        return reason == "idle" and _request_of(turns[-1]) is not None
+    if any(R.DONE.search(s.text) for s in tail):
+        return False
+    final = tail[-1].text
+    return R.PROGRESS.search(final) is not None and R.NEXT.search(final) is None
+
+
+def _carried(
+    earlier: Checkpoint | None, sentences: Sequence[_Sentence], created: datetime
+) -> list[str]:
+    """Open loops and next steps of the previous checkpoint that this session did not report
+    done (most of their words in one of its done or fixed sentences)."""
+    if earlier is None or created - earlier.created_at > CARRY_MAX_AGE:
+        return []
+    finished = [
+        _words(s.text) for s in sentences if R.DONE.search(s.text) or R.RESOLVED.search(s.text)
+    ]
+    out = []
+    for item in (*earlier.open_loops, *earlier.next_actions):
+        text = item.removeprefix(_CARRIED)
+        if text.startswith("Awaiting the user's answer"):
+            continue
+        words = _words(text.split(": ", 1)[-1])
+        if words and any(len(words & done) * 2 >= len(words) for done in finished):
+            continue
+        out.append(_CARRIED + text)
+    return out[:MAX_CARRIED]
 
 
 # --------------------------------------------------------------------------- files, entities
@@ -428,16 +513,34 @@ def _classify(
     decisions = _decisions(sentences)
     taken = set(decisions)
     loops = [*_unanswered(turns, sentences), *_failures(turns, sentences)]
-    todos = [s.text for s in sentences if R.TODO.search(s.text) and s.text not in taken]
+    todos = _resolved(
+        [s for s in sentences if R.TODO.search(s.text) and s.text not in taken], sentences
+    )
     taken.update(todos, (loop.split(": ", 1)[-1] for loop in loops))
     first_next = max(len(turns) - NEXT_ACTION_TURNS, 0)
-    steps = [
-        s.text
-        for s in sentences
-        if s.turn >= first_next and R.NEXT.search(s.text) and s.text not in taken
-    ]
+    steps = _resolved(
+        [s for s in sentences if s.turn >= first_next and R.NEXT.search(s.text)], sentences
+    )
+    steps = [step for step in steps if step not in taken]
     room = MAX_OPEN_LOOPS - len(loops)
     return decisions, [*loops, *(todos[-room:] if room > 0 else [])], steps
+
+
+def _resolved(found: Sequence[_Sentence], sentences: Sequence[_Sentence]) -> list[str]:
+    """The texts of `found`, a reference back ("Let's do that next time") replaced by what it
+    refers to (the other side's proposal just before it), or dropped when there is none."""
+    out = []
+    for s in found:
+        if not R.ANAPHORIC.search(s.text):
+            out.append(s.text)
+            continue
+        before = [o for o in sentences if o.turn < s.turn and o.role != s.role]
+        if not before:
+            continue
+        said = [o.text for o in before if o.turn == before[-1].turn]
+        proposal = next((t for t in reversed(said) if R.PROPOSAL.search(t)), said[-1])
+        out.append(f"Agreed for later: {proposal}")
+    return out
 
 
 def build_checkpoint(
@@ -448,22 +551,26 @@ def build_checkpoint(
     tool_uses: Sequence[ToolUse],
     reason: str,
     now: datetime,
+    earlier: Checkpoint | None = None,
 ) -> Checkpoint | None:
     """The checkpoint of a session (turns in conversation order), or None if nothing is worth
     keeping. `reason` says why it was taken ("idle", "end", "compact", …); `now` is used only
-    when no turn or tool call carries a timestamp."""
+    when no turn or tool call carries a timestamp. `earlier` is the project's previous
+    checkpoint: what it left open and this session did not finish is carried over."""
     kept = [t for t in turns if CONTEXT_MARKER not in t.text]
     if not kept:
         return None
     sentences = _sentences(kept)
     decisions, loops, steps = _classify(kept, sentences)
+    created = _time_of(kept, tool_uses, now)
+    loops += _carried(earlier, sentences, created)
     commands = _commands(tool_uses)
     checkpoint = Checkpoint(
         id=checkpoint_id(session_id, kept[-1].id),
         session_id=session_id,
         agent=agent,
         project=project,
-        created_at=_time_of(kept, tool_uses, now),
+        created_at=created,
         reason=reason,
         summary=_clean(_summary(kept, sentences)),
         decisions=_items(decisions, MAX_DECISIONS),
@@ -472,6 +579,7 @@ def build_checkpoint(
         entities=_entities(sentences, commands),
         files=_files(tool_uses, sentences, project),
         commands=commands,
+        interrupted=_interrupted(kept, sentences, reason),
     )
     # Trigger: no summary, decisions, files or commands. Why: loops and next steps alone
     # ("How can I help?") are noise unless the user asked for something. Outcome: None.

@@ -65,8 +65,15 @@ DONE = re.compile(
     r"^(?:so |now |ok(?:ay)?,? )?(?:I(?:'ve| have)?|we(?:'ve| have)?)\s+(?:now\s+|just\s+|also\s+)?"
     r"(?:fixed|added|updated|implemented|changed|removed|deleted|refactored|created|wrote|written"
     r"|renamed|moved|made|resolved|replaced|cleaned|converted|migrated|set up|switched|rewrote"
-    r"|extracted|split|merged|patched|corrected|adjusted|introduced|finished|completed|edited)\b"
-    r"|^(?:done|fixed|finished|completed|all set|all done|summary)\b"
+    r"|extracted|split|merged|patched|corrected|adjusted|introduced|finished|completed|edited"
+    r"|raised|lowered|increased|decreased|reduced|bumped|pinned|upgraded|downgraded|disabled"
+    r"|enabled|wired|exposed|restored|reverted|ported|documented|installed|configured|limited"
+    r"|optimi[sz]ed|simplified|guarded|wrapped|handled|validated|swapped|dropped|tightened"
+    r"|relaxed|shortened|increased|normali[sz]ed|escaped|locked|reordered|inlined|streamed"
+    r"|cached|deduplicated|silenced|skipped|marked|moved|rotated|released|published|deployed"
+    r"|tagged|regenerated|rebuilt|reran|retried|rolled back|tuned)\b"
+    r"|^(?:done|fixed|finished|completed|all set|all done|summary|root cause)\b"
+    r"|^(?:I|we) found (?:the|a) (?:cause|bug|problem|issue|culprit)\b"
     r"|^(?:the )?(?:fix|change|patch)(?:es)? (?:is|are) (?:in|done|applied)\b"
     r"|^(?:all |the )?(?:\d+ )?tests? (?:now )?pass"
     r"|^(?:我)?(?:已经|已)(?:修复|完成|添加|实现|更新|修改|删除|重构|改好|解决|迁移|替换|补充|加上|新增)"
@@ -86,7 +93,7 @@ DECISION = re.compile(
     r"\b(?:we(?:'ll| will)|let's|i'll|we're) (?:go|going|stick) with\b|\bgoing with\b"
     r"|\blet's use\b|\bwe(?:'ll| will) use\b|\bdecided (?:to|on|that|against)\b|\bdecision:"
     r"|\bwe agreed\b|\bagreed (?:to|on)\b|\bsettled on\b|\bopted (?:for|to)\b|\bchose to\b"
-    r"|\bstick with\b|决定|就用|定了|采用|选用|统一用|改用",
+    r"|\bstick with\b|决定|就用|(?<!搞)定了|采用|选用|统一用|改用",
     re.IGNORECASE,
 )
 TODO = re.compile(
@@ -120,6 +127,62 @@ STILL_FAILING = re.compile(
     r"|仍然|还是|依然|没(?:有)?(?:修复|解决|通过)",
     re.IGNORECASE,
 )
+# Lines of pasted output (tracebacks, test runners, package scripts, logs): never prose, so
+# never a request, a report or an open loop. Named rule "pasted_output".
+LOG_LINE = re.compile(
+    r"^\s*(?:Traceback \(most recent call last\)|File \"[^\"]*\", line \d+"
+    r"|at [\w.$<>]+ ?\(.*\)\s*$|(?:npm|yarn|pnpm) (?:ERR!|WARN|error)"
+    r"|(?:FAILED|PASSED|ERROR|XFAIL|XPASS)\b|(?:PASS|FAIL) {1,2}\S|E {2,}\S|[✓✔✗✘×√❯]\s"
+    r"|> [\w@/.-]+@\d[\w.-]* \w+|> \w[\w:-]* *$|(?:Test Files|Tests|Duration|Start at) {2,}"
+    r"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\[?\d\d:\d\d:\d\d\]?\s"
+    r"|\[(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE)\]"
+    r"|(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL)(?::| -| \[)"
+    r"|[A-Z]\w*(?:Error|Exception|Warning): |={3,}|-{3,}\s*$|\$ \S|\w+\.\w+:\d+:\d*:? ?\w"
+    r")"
+)
+
+
+def drop_log_lines(text: str) -> str:
+    """`text` without the lines that are pasted output (LOG_LINE)."""
+    return "\n".join(line for line in text.splitlines() if not LOG_LINE.match(line))
+
+
+# A user turn that asks for work: an imperative, a polite request or a question, or one that
+# names something technical. Anything else ("the weather is awful") is small talk.
+TASK = re.compile(
+    r"(?:^|[.!?]\s+)(?:(?:now|then|also|ok(?:ay)?|and|so),? )?"
+    r"(?:fix|add|make|write|implement|create|update|remove|delete|refactor"
+    r"|rename|move|migrate|port|bump|upgrade|change|run|test|debug|investigate|find|check"
+    r"|look|explain|review|help|show|set up|build|deploy|wire|support|handle|speed up|clean up"
+    r"|document|prepare|rotate|release|publish|convert|split|merge|replace|drop|rewrite)\b"
+    r"|\b(?:please|can you|could you|would you|let's|i need|i want|we need|we should)\b"
+    r"|\b(?:why|how|what|where|which|when) (?:do|does|did|is|are|was|were|can|should|to|would"
+    r"|the|our|my|this|it)\b(?! you\b)|[`/_]|\b\w+\.\w{1,5}\b|(?-i:\b[a-z]+[A-Z]\w*)|\d"
+    r"|帮我|请|把|给|能不能|可以|怎么|为什么|需要|实现|修复|添加|改成|去掉|加上",
+    re.IGNORECASE,
+)
+# "Let's do that next time": a reference back, with nothing of its own to say.
+ANAPHORIC = re.compile(
+    r"^(?:ok(?:ay)?,? |sure,? |yes,? |yeah,? |good idea,? )?(?:let's |we(?:'ll| will| can"
+    r"| should) |i(?:'ll| will) |please )?(?:do|try|handle|tackle|fix|add|implement|look at"
+    r"|pick up|leave|keep|save)\s+(?:that|it|this|those|these)\b[\w\s]{0,20}[.!。]?$"
+    r"|^(?:那|这)(?:个|些)?(?:就)?(?:下次|以后|之后|回头|明天)(?:再)?(?:做|弄|处理|说|搞)",
+    re.IGNORECASE,
+)
+# An assistant line that starts work rather than reporting it ("Starting with the model").
+PROGRESS = re.compile(
+    r"^(?:ok(?:ay)?,? |sure,? )?(?:let me\b(?! know)|i'm now\b|starting\b|now (?:i|let's)\b"
+    r"|first,? (?:i|let's)\b|working on\b|looking (?:at|into)\b|我先|先来|开始|正在)",
+    re.IGNORECASE,
+)
+PROPOSAL = re.compile(
+    r"\b(?:could|should|might|we can|i can|suggest|option|would be|worth|how about|what about)\b"
+    r"|可以|建议|要不要|不如",
+    re.IGNORECASE,
+)
+FIX_WORDS = re.compile(r"\b(?:fix(?:ed|es)?|resolved?)\b|修复|解决", re.IGNORECASE)
+CAUSE_WORDS = re.compile(r"\b(?:root cause|the cause|caused by)\b|原因", re.IGNORECASE)
+
 FAILURE_LINE = re.compile(
     r"^\s*(?:FAILED\b|Traceback \(most recent call last\)|E\s+\w+(?:Error|Exception)\b"
     r"|=+ .*\b[1-9]\d* (?:failed|errors?)\b)",

@@ -21,12 +21,20 @@ from recallnest import __version__
 from recallnest.config import Settings
 from recallnest.errors import RecallnestError
 from recallnest.models import CATEGORIES, GLOBAL_SCOPE
+from recallnest.terminal import clean_output, json_dumps, raw
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 class _Group(click.Group):
-    """Turns RecallnestError into a one-line message (exit 1) unless --debug."""
+    """Turns RecallnestError into a one-line message (exit 1) unless --debug. Everything the
+    command line prints goes through `terminal.clean` (see `main`)."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        # The output boundary: stored text quoted by any command, error or usage message
+        # reaches the terminal without control, format or bidi characters.
+        with clean_output():
+            return super().main(*args, **kwargs)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -86,7 +94,7 @@ def call(ctx: click.Context, op: str, args: dict[str, Any]) -> Any:
 
 def emit(data: Any, as_json: bool, human: Callable[[Any], None]) -> None:
     if as_json:
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+        click.echo(json_dumps(data, indent=2, default=str))
     else:
         human(data)
 
@@ -166,6 +174,7 @@ def remember(
         lambda m: click.echo(
             f"{'remembered' if m['created'] else 'updated'} {m['id']} "
             f"[{m['category']}, {m['scope']}]"
+            + "".join(f" (replaces {old[:8]})" for old in m.get("superseded", []))
         ),
     )
 
@@ -330,7 +339,7 @@ def _print_stats(s: dict[str, Any]) -> None:
 def export_cmd(ctx: click.Context, fmt: str, output: Any) -> None:
     """Write every memory (all statuses) as JSON lines; `import` reads it back losslessly."""
     for record in call(ctx, "export", {}):
-        output.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
+        output.write(json_dumps(record, sort_keys=True) + "\n")
 
 
 @cli.command("import", context_settings=CONTEXT)
@@ -369,7 +378,7 @@ def reindex(ctx: click.Context) -> None:
             if client.engine.embedder
             else 0
         )
-        with click.progressbar(length=total, label="embedding", file=sys.stderr) as bar:
+        with click.progressbar(length=total, label="embedding", file=raw(sys.stderr)) as bar:
             last = [0]
 
             def progress(done: int, _total: int) -> None:
@@ -400,7 +409,8 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
 
 def _print_checks(checks: list[dict[str, Any]]) -> None:
     for c in checks:
-        click.echo(f"{'ok  ' if c['ok'] else 'FAIL'} {c['name']}: {c['detail']}")
+        mark = "FAIL" if not c["ok"] else "note" if c.get("note") else "ok  "
+        click.echo(f"{mark} {c['name']}: {c['detail']}")
 
 
 # ---- daemon and ingestion ---------------------------------------------------------------------
@@ -478,7 +488,7 @@ def ingest(
 
     with contextlib.ExitStack() as bars:
         reading = bars.enter_context(
-            click.progressbar(length=0, label="ingesting", file=sys.stderr)
+            click.progressbar(length=0, label="ingesting", file=raw(sys.stderr))
         )
         capturing: list[Any] = []
 
@@ -492,7 +502,7 @@ def ingest(
                 reading.render_finish()
                 capturing.append(
                     bars.enter_context(
-                        click.progressbar(length=total, label="capturing", file=sys.stderr)
+                        click.progressbar(length=total, label="capturing", file=raw(sys.stderr))
                     )
                 )
             capturing[0].update(done - capturing[0].pos)
@@ -513,6 +523,10 @@ def _print_summary(s: dict[str, Any]) -> None:
         f"skipped, {s['oversized_lines']} oversized, {s['redactions']} secrets redacted "
         f"(via {s['via']}, {_phases(s)})"
     )
+    if s.get("special_files"):
+        click.echo(
+            f"warning: {s['special_files']} special files skipped (FIFO, socket, device)", err=True
+        )
     for error in s["errors"]:
         click.echo(f"warning: {error}", err=True)
 
@@ -536,6 +550,8 @@ def _install_context(ctx: click.Context) -> Any:
             "gemini": settings.gemini_dir.parent,
         },
         executable=str(Path(script).resolve()) if Path(script).exists() else "recallnest",
+        cwd=Path.cwd(),
+        env=os.environ,
     )
 
 

@@ -38,6 +38,7 @@ def consolidate(ctx: click.Context, scope: str | None, dry_run: bool, as_json: b
     Profile and preferences: the newer statement supersedes the older one.
     Entities and patterns: contradictions are flagged (`recallnest conflicts list`).
     Events and cases: both are kept, in time order. Pinned and core memories never change.
+
     \b
     recallnest consolidate --dry-run
     """
@@ -222,6 +223,8 @@ def forget(
         _print_plan(plan, with_turns)
         if not plan["memories"] and not plan["turns"] and not plan["checkpoints"]:
             return
+        if not sys.stdin.isatty():  # a prompt nobody can answer would only abort
+            raise click.ClickException("not on a terminal, so nothing was forgotten: add --yes")
         click.confirm("forget these?", abort=True, err=True)
     result = call(ctx, "forget.run", args)
     # `forget ID... --json` keeps its original two keys; counts come with the other selectors.

@@ -7,6 +7,7 @@ cli.py imports this module at its end, so importing it must stay cheap: the serv
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import click
@@ -14,6 +15,7 @@ import click
 from recallnest.cli import CONTEXT, cli, settings_of
 from recallnest.models import AGENTS
 from recallnest.paths import socket_path
+from recallnest.terminal import raw
 
 
 @cli.command(context_settings=CONTEXT)
@@ -35,4 +37,7 @@ def mcp(ctx: click.Context, agent: str | None) -> None:
     """
     from recallnest.mcp_server import serve
 
+    # stdout is the JSON-RPC channel, not a terminal: the SDK writes bytes to its buffer, and
+    # the tool results are made inert in mcp_server itself.
+    sys.stdout = raw(sys.stdout)
     serve(socket_path(settings_of(ctx).home), Path(os.getcwd()), agent)

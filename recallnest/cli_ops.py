@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from recallnest.cli import CONTEXT, cli, emit, json_option, settings_of
+from recallnest.terminal import raw
 
 
 @cli.command(context_settings=CONTEXT)
@@ -35,7 +36,7 @@ def repair(ctx: click.Context, from_export: Path | None, force: bool, as_json: b
     """
     from recallnest.repair import repair as run_repair
 
-    with click.progressbar(length=0, label="repairing", file=sys.stderr) as bar:
+    with click.progressbar(length=0, label="repairing", file=raw(sys.stderr)) as bar:
 
         def on_file(done: int, total: int) -> None:
             bar.length = total

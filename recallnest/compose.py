@@ -51,13 +51,14 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from recallnest.checkpoint import SUMMARY_MAX_CHARS, Checkpoint, clip, drop_repo_state
 from recallnest.models import CONTEXT_MARKER, GLOBAL_SCOPE, Memory
 from recallnest.redact import redact
+from recallnest.terminal import UNSAFE_CATEGORIES
 
 __all__ = [
     "DEFAULT_BUDGET_TOKENS",
@@ -65,8 +66,11 @@ __all__ = [
     "REMINDER",
     "ResumeContext",
     "ResumeInputs",
+    "candidate_groups",
     "compose_context",
     "estimate_tokens",
+    "fenced",
+    "inert",
 ]
 
 DEFAULT_BUDGET_TOKENS = 1_200
@@ -100,6 +104,9 @@ _SECTION_TITLES = {
 _TIER_RANK = {"core": 0, "working": 1, "peripheral": 2}
 _CATEGORY_SECTION = {"profile": "you", "preferences": "you", "cases": "cases", "patterns": "cases"}
 _PROJECT_CATEGORIES = frozenset({"entities", "events"})
+# Of the "you" and "cases" sections, this share is kept for the project's own memories when it
+# has any: a global pool of thousands must not push a project's own preference or case out.
+PROJECT_SHARE = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +166,18 @@ class _Fill:
 # --------------------------------------------------------------------------- public entry point
 
 
+def candidate_groups(project: str | None) -> list[tuple[str, tuple[str, ...]]]:
+    """(scope, categories) groups whose best memories a caller fetches as candidates: one
+    group per section and scope, so each section draws from its own scope and the project's
+    facts never compete with the global pool for a place among the candidates."""
+    by_section: dict[tuple[str, str | None], list[str]] = {}
+    for category in ("profile", "preferences", "entities", "events", "cases", "patterns"):
+        for scope in (GLOBAL_SCOPE,) if project is None else (GLOBAL_SCOPE, project):
+            probe = Memory(id="", scope=scope, category=category, text="")
+            by_section.setdefault((scope, _section_of(probe)), []).append(category)
+    return [(scope, tuple(cats)) for (scope, _), cats in by_section.items()]
+
+
 def compose_context(
     inputs: ResumeInputs, budget_tokens: int = DEFAULT_BUDGET_TOKENS
 ) -> ResumeContext:
@@ -198,7 +217,7 @@ def _limits(agent: str, budget_tokens: int) -> tuple[float, float]:
 
 # --------------------------------------------------------------------------- sanitising
 
-_INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+_INVISIBLE = UNSAFE_CATEGORIES
 _FENCE_RUN = re.compile(r"`{3,}|~{3,}")
 _MARKER = re.compile(re.escape(CONTEXT_MARKER), re.IGNORECASE)
 _ANGLES = str.maketrans({"<": "‹", ">": "›"})
@@ -216,13 +235,17 @@ def _strip_controls(text: str) -> str:
 
 
 def _safe(text: str, limit: int = ITEM_MAX_CHARS) -> str:
-    """One line of inert text: controls out, secrets masked, no repo-state claims, no angle
-    brackets, no fence-length runs, no copy of our marker."""
+    """One line of inert text with secrets masked and no repo-state claims."""
     text = redact(_strip_controls(text))[0]
-    text = drop_repo_state(text)
-    text = _MARKER.sub("[marker]", text).translate(_ANGLES)
-    text = _FENCE_RUN.sub(lambda m: m.group(0)[:3], text)
-    return clip(text, limit)
+    return clip(inert(drop_repo_state(text)), limit)
+
+
+def inert(text: str) -> str:
+    """`text` made safe to place inside `fenced` lines: controls out (whitespace controls
+    become spaces, so it stays one line), no angle brackets, no fence-length runs, no copy of
+    our marker. The MCP server uses it for every stored text it returns."""
+    text = _MARKER.sub("[marker]", _strip_controls(text)).translate(_ANGLES)
+    return _FENCE_RUN.sub(lambda m: m.group(0)[:3], text)
 
 
 # --------------------------------------------------------------------------- time
@@ -260,7 +283,8 @@ def _usable_checkpoint(inputs: ResumeInputs) -> Checkpoint | None:
 
 def _checkpoint_items(cp: Checkpoint, now: datetime) -> list[_Item]:
     """Lines of the checkpoint in priority order (summary, loops, next, decided, files, ran)."""
-    head = f"Last session ({_ago(now, cp.created_at)}, {_safe(cp.agent)})"
+    state = ", interrupted mid-task" if cp.interrupted else ""
+    head = f"Last session ({_ago(now, cp.created_at)}, {_safe(cp.agent)}{state})"
     summary = _safe(cp.summary, SUMMARY_MAX_CHARS)
     items = [_Item("checkpoint", cp.id, summary, f"{head}: ", head=True) if summary else None]
     items += [_Item("loops", cp.id, _safe(t)) for t in cp.open_loops]
@@ -376,26 +400,48 @@ def _candidates(inputs: ResumeInputs, scale: float, resending: bool) -> list[_It
 def _memory_sections(
     inputs: ResumeInputs, seen: _Seen, skip: frozenset[str], caps: dict[str, int]
 ) -> dict[str, list[_Item]]:
-    """The best memories of each section, best first, at most `caps[section]` each."""
-    sections: dict[str, list[_Item]] = {name: [] for name in caps}
+    """The best memories of each section, best first, at most `caps[section]` each. The
+    project's own memories are offered first for their share of the shared sections."""
+    ranked = sorted((m for m in inputs.memories if _usable(m, inputs)), key=_rank_key)
+    own = [m for m in ranked if m.scope != GLOBAL_SCOPE]
+    shares = {name: math.ceil(cap * PROJECT_SHARE) for name, cap in caps.items()}
+    chosen: dict[str, list[tuple[Memory, _Item]]] = {name: [] for name in caps}
+    _choose(own, inputs, seen, skip, shares, chosen)
+    _choose(ranked, inputs, seen, skip, caps, chosen)
+    return {
+        name: [item for _, item in sorted(picked, key=lambda pair: _rank_key(pair[0]))]
+        for name, picked in chosen.items()
+    }
+
+
+def _choose(
+    memories: Sequence[Memory],
+    inputs: ResumeInputs,
+    seen: _Seen,
+    skip: frozenset[str],
+    caps: dict[str, int],
+    chosen: dict[str, list[tuple[Memory, _Item]]],
+) -> None:
+    """Add `memories` in order to their sections until each holds `caps[section]`."""
     essentials = ESSENTIAL_PREFERENCES if inputs.source == "compact" else 0
-    for memory in sorted((m for m in inputs.memories if _usable(m, inputs)), key=_rank_key):
+    taken = {m.id for picked in chosen.values() for m, _ in picked}
+    for memory in memories:
         section = _section_of(memory)
-        if section is None or len(sections[section]) >= caps[section]:
+        if section is None or memory.id in taken or len(chosen[section]) >= caps[section]:
             continue
         # Trigger: a compact start. Why: compaction drops or paraphrases what we injected, so
         # the top preferences are re-sent even if sent before. Outcome: they skip `skip`.
-        essential = section == "you" and len(sections["you"]) < essentials
+        essential = section == "you" and len(chosen["you"]) < essentials
         if memory.id in skip and not essential:
             continue
         item = _memory_item(memory, section, inputs.now)
         if item is None or seen.has(item.body):
             continue
         seen.add(item.body)
-        sections[section].append(item)
-        if all(len(sections[name]) >= caps[name] for name in caps):
+        chosen[section].append((memory, item))
+        taken.add(memory.id)
+        if all(len(chosen[name]) >= caps[name] for name in caps):
             break
-    return sections
 
 
 # --------------------------------------------------------------------------- budget
@@ -409,8 +455,8 @@ def _cost(text: str) -> tuple[float, int]:
 def _fill(items: Sequence[_Item], max_tokens: float, max_chars: float) -> _Fill:
     """Take items in priority order while the budget and the agent's cap allow; shorten an
     item that does not fit, skip it if even a short form does not."""
-    fence = "~" * _fence_length(items)
-    fixed = [CONTEXT_MARKER, LABEL, fence, fence]
+    label, fence, *_ = fenced([item.line for item in items])
+    fixed = [CONTEXT_MARKER, label, fence, fence]
     tokens = sum(_cost(line)[0] for line in fixed)
     chars = sum(_cost(line)[1] for line in fixed)
     fill = _Fill(max_tokens, max_chars, tokens, chars)
@@ -464,20 +510,22 @@ def _take(fill: _Fill, item: _Item) -> None:
 _LAYOUT = ("checkpoint", "loops", "next", "you", "project", "cases")
 
 
-def _fence_length(items: Iterable[_Item]) -> int:
-    """One more tilde than the longest run of tildes in any line (at least four)."""
-    runs = (len(run) for item in items for run in re.findall(r"~+", item.line))
-    return max([3, *runs]) + 1
+def fenced(lines: Sequence[str]) -> list[str]:
+    """The data-not-instructions frame: LABEL, a fence, `lines`, the fence again. The fence is
+    one more tilde than the longest run of tildes in any line (at least four); `lines` must
+    already be `inert` (one line each, so none can start a fence). The resume context and
+    every MCP tool result that quotes stored text are framed by this one function."""
+    runs = (len(run) for line in lines for run in re.findall(r"~+", line))
+    fence = "~" * (max([3, *runs]) + 1)
+    return [LABEL, fence, *lines, fence]
 
 
 def _render(items: Sequence[_Item]) -> str:
-    fence = "~" * _fence_length(items)
-    lines = [CONTEXT_MARKER, LABEL, fence]
+    lines: list[str] = []
     for section in _LAYOUT:
         chosen = [item.line for item in items if item.section == section]
         title = _SECTION_TITLES.get(section)
         if chosen and title is not None:
             lines.append(title)
         lines.extend(chosen)
-    lines.append(fence)
-    return "\n".join(lines)
+    return "\n".join([CONTEXT_MARKER, *fenced(lines)])

@@ -35,6 +35,8 @@ class Settings(BaseModel):
     embed_api_key: str | None = None
     fusion_alpha: float = Field(default=0.5, ge=0.0, le=1.0)
     resume_budget_tokens: int = Field(default=1200, ge=100, le=10000)
+    # A session with no new turn for this long gets a checkpoint (the daemon's idle timer).
+    idle_checkpoint_seconds: float = Field(default=300.0, ge=1.0)
     extra_roots: tuple[str, ...] = ()
     polling: bool = False
     turn_retention_days: int | None = Field(default=None, ge=1)  # None: keep turns forever

@@ -596,7 +596,9 @@ def consolidate(
         if settled is not None and not dry_run:
             _settle(settled, active, plan, whole=scope is None and category is None)
         return report
-    with store.write_locked():
+    # One transaction: a kill half-way left merges committed and their undo entry, events
+    # and conflicts missing.
+    with store.write_locked(), store.atomic():
         current = {m.id: m for m in store.memories([m.id for m in plan.before])}
         if any(current.get(m.id) != m for m in plan.before):
             report["skipped"] = "memories changed while consolidating; run again"

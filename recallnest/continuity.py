@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from recallnest.checkpoint import Checkpoint, build_checkpoint
-from recallnest.compose import ResumeInputs, compose_context
+from recallnest.compose import ResumeInputs, candidate_groups, compose_context
 from recallnest.project import project_of
 
 if TYPE_CHECKING:
@@ -21,10 +21,12 @@ if TYPE_CHECKING:
 
 MAX_TRACKED_SESSIONS = 1000
 REPEAT_SOURCES = ("resume", "clear", "compact")
-# A resume context holds a few dozen items; the best few hundred candidates by importance ×
-# confidence and recency are plenty, and keep the hook's daemon round trip in milliseconds
-# (2,000 candidates cost ~130 ms at 100k memories; measured in bench/bench_resume.py).
-RESUME_CANDIDATES = 300
+# A resume context holds a few dozen items, about 8-13 per section. The best 60 of each
+# section and scope leave room for duplicates and already-sent items, and each section, the
+# project's own facts included, draws from its own scope: one top 300 over every scope let
+# 100k global memories crowd the project out (issue 17). At most 5 groups × 60 = 300
+# candidates, as before (bench/bench_resume_scale.py).
+RESUME_CANDIDATES_PER_GROUP = 60
 
 
 class Continuity:
@@ -32,9 +34,10 @@ class Continuity:
         self.engine = engine
         self._sent: OrderedDict[str, frozenset[str]] = OrderedDict()
         self._lock = threading.Lock()
-        # project -> (memory generation, checkpoint generation, candidates, latest checkpoint)
-        self._cache: dict[str | None, tuple[int, int, list[Memory], Checkpoint | None]] = {}
-        self.checkpoint_generation = 0
+        # project -> (store generation, candidates, latest checkpoint). The store bumps its
+        # generation on every write that can change a resume (memories, checkpoints,
+        # lifecycle), so no writer has to remember to invalidate this cache.
+        self._cache: dict[str | None, tuple[int, list[Memory], Checkpoint | None]] = {}
 
     # ---- checkpoints ------------------------------------------------------------------------
 
@@ -48,8 +51,9 @@ class Continuity:
             return None
         agent, project = turns[-1].agent, turns[-1].project
         uses = store.session_tool_uses(session_id)
+        earlier = self._earlier(project, session_id, turns[-1].timestamp)
         cp = build_checkpoint(
-            session_id, agent, project, turns, uses, reason, now or datetime.now(UTC)
+            session_id, agent, project, turns, uses, reason, now or datetime.now(UTC), earlier
         )
         if cp is None:
             return None
@@ -58,6 +62,19 @@ class Continuity:
         )
         result: dict[str, Any] = json.loads(cp.to_json())
         return result
+
+    def _earlier(
+        self, project: str | None, session_id: str, before: datetime | None
+    ) -> Checkpoint | None:
+        """The project's newest checkpoint of another, earlier session (what it left open
+        is carried into this one)."""
+        if project is None:
+            return None
+        for body in self.engine.store.checkpoints(project=project, limit=5):
+            cp = Checkpoint.from_json(body)
+            if cp.session_id != session_id and (before is None or cp.created_at <= before):
+                return cp
+        return None
 
     def latest(self, project: str | None) -> Checkpoint | None:
         bodies = self.engine.store.checkpoints(project=project, limit=1)
@@ -111,16 +128,18 @@ class Continuity:
         }
 
     def _inputs(self, project: str | None) -> tuple[list[Memory], Checkpoint | None]:
-        """Candidate memories and the latest checkpoint, cached until either changes."""
-        key = (self.engine.memory_generation, self.checkpoint_generation)
+        """Candidate memories and the latest checkpoint, cached until the store changes."""
+        generation = self.engine.store.generation
         cached = self._cache.get(project)
-        if cached is not None and cached[:2] == key:
-            return cached[2], cached[3]
-        memories = self.engine.store.resume_memories(project, RESUME_CANDIDATES)
+        if cached is not None and cached[0] == generation:
+            return cached[1], cached[2]
+        memories = self.engine.store.resume_memories(
+            candidate_groups(project), RESUME_CANDIDATES_PER_GROUP
+        )
         checkpoint = self.latest(project)
         if len(self._cache) > MAX_TRACKED_SESSIONS:
             self._cache.clear()
-        self._cache[project] = (*key, memories, checkpoint)
+        self._cache[project] = (generation, memories, checkpoint)
         return memories, checkpoint
 
     def _already_sent(self, session_id: str | None) -> frozenset[str]:

@@ -16,6 +16,7 @@ from recallnest import protocol
 from recallnest.config import Settings
 from recallnest.errors import DaemonError
 from recallnest.paths import ensure_home, log_dir, socket_path
+from recallnest.pidfile import daemon_pid, lock_held, remove_stale
 
 START_TIMEOUT_SECONDS = 60.0
 STOP_TIMEOUT_SECONDS = 30.0
@@ -26,24 +27,44 @@ def _ask(settings: Settings, op: str, args: dict[str, Any], timeout: float) -> A
 
 
 def status(settings: Settings) -> dict[str, Any]:
-    from recallnest.daemon import read_pid
-
     try:
         info = _ask(settings, "daemon.status", {}, 2.0)
     except protocol.ProtocolError as exc:
-        pid = read_pid(settings.home)
+        pid = daemon_pid(settings.home)
         alive = pid is not None and _alive(pid)
-        detail = f"PID {pid} exists but does not answer" if alive else "not running"
         return {
             "running": False,
             "pid": pid if alive else None,
-            "detail": detail,
+            "stale_pid": pid if pid is not None and not alive else None,
+            "detail": _not_answering(pid, alive),
             "error": str(exc),
         }
     return {"running": True, **info}
 
 
+def _answering_pid(settings: Settings) -> int | None:
+    """The PID the daemon of this home reports over its socket, or None."""
+    try:
+        return int(_ask(settings, "daemon.status", {}, 2.0)["pid"])
+    except (protocol.ProtocolError, KeyError, TypeError, ValueError):
+        return None
+
+
+def _not_answering(pid: int | None, alive: bool) -> str:
+    """What a pid file without an answering socket means, truthfully."""
+    if pid is None:
+        return "not running"
+    if not alive:
+        return f"not running (daemon.pid is stale: PID {pid} has exited)"
+    return (
+        f"PID {pid} from daemon.pid is alive but does not answer on the socket (a stuck "
+        "daemon, or a stale daemon.pid whose PID now belongs to another process)"
+    )
+
+
 def start(settings: Settings, polling: bool = False) -> str:
+    """Start the daemon unless one runs. Of concurrent starts only the one whose process won
+    the lock says "started"; the others say "already running" with the winner's PID."""
     current = status(settings)
     if current["running"]:
         return f"already running (PID {current['pid']})"
@@ -60,13 +81,17 @@ def start(settings: Settings, polling: bool = False) -> str:
     )
     deadline = time.monotonic() + START_TIMEOUT_SECONDS
     while time.monotonic() < deadline:
-        if proc.poll() is not None:
+        pid = _answering_pid(settings)
+        if pid is not None:
+            if pid == proc.pid:
+                return f"started (PID {pid})"
+            proc.wait(STOP_TIMEOUT_SECONDS)  # ours lost the lock: it exits by itself
+            return f"already running (PID {pid})"
+        if proc.poll() is not None and not lock_held(home):
             raise DaemonError(
                 f"the daemon exited with code {proc.returncode}: "
                 f"{_tail(log_dir(home) / 'daemon.out')}"
             )
-        if status(settings)["running"]:
-            return f"started (PID {proc.pid})"
         time.sleep(0.1)
     raise DaemonError(
         f"the daemon did not answer within {START_TIMEOUT_SECONDS:.0f}s; "
@@ -75,11 +100,13 @@ def start(settings: Settings, polling: bool = False) -> str:
 
 
 def stop(settings: Settings) -> str:
-    from recallnest.daemon import read_pid
-
-    pid = read_pid(settings.home)
+    """SIGTERM to the daemon of this home, and only to it: the PID must be the one its socket
+    reports, or one that holds the lock and runs `recallnest daemon run` (pidfile.py). A stale
+    pid file is removed, and the process it names is left alone."""
+    pid = _answering_pid(settings) or daemon_pid(settings.home)
     if pid is None or not _alive(pid):
-        return "not running"
+        stale = remove_stale(settings.home)
+        return "not running" + (f" (removed a stale pid file naming PID {stale})" if stale else "")
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + STOP_TIMEOUT_SECONDS
     while time.monotonic() < deadline:

@@ -19,7 +19,6 @@ restores memories from.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import logging
 import logging.handlers
@@ -29,7 +28,6 @@ import signal
 import socketserver
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,10 +38,11 @@ from watchdog.observers.polling import PollingObserver
 from recallnest import protocol, redact
 from recallnest.config import Settings
 from recallnest.engine import Engine
-from recallnest.errors import DaemonError, RecallnestError, StoreError
+from recallnest.errors import RecallnestError, StoreError
 from recallnest.ingest import Collector, FileReport, Source, ingest_file, transcript_files
 from recallnest.ops import OPS, dispatch
-from recallnest.paths import ensure_home, log_dir, pid_path, socket_path
+from recallnest.paths import ensure_home, log_dir, socket_path
+from recallnest.pidfile import pid_lock
 from recallnest.repair import backup_path, write_backup
 from recallnest.snapshot_refresh import SnapshotKeeper
 from recallnest.transcripts import detect
@@ -55,7 +54,6 @@ ROOT_RESCAN_SECONDS = 5.0
 EMBED_IDLE_SECONDS = 1.0
 EMBED_BATCH = 16
 EMBED_NICENESS = 15
-IDLE_CHECKPOINT_SECONDS = 300.0  # a session with no new turn for this long gets a checkpoint
 # Checkpoints built per ingest pass at most this long (then new lines are read first).
 CHECKPOINT_BUDGET_SECONDS = 0.25
 HOOK_CHECKPOINT_DELAY = 1.5  # let the agent's last lines arrive before a hook's checkpoint
@@ -122,6 +120,7 @@ class Daemon:
     # ---- lifecycle --------------------------------------------------------------------------
 
     def start(self) -> None:
+        self._checkpoints_missed()
         self._schedule_roots()
         self.observer.start()
         self.server = _serve(self)
@@ -150,8 +149,20 @@ class Daemon:
             self.observer.join(timeout=5)
         with contextlib.suppress(RecallnestError):
             self.engine.maintenance.flush_access()  # read counts kept in memory until now
+        self._backup_on_stop()
         self.engine.close()
         log.info("daemon stopped")
+
+    def _checkpoints_missed(self) -> None:
+        """Sessions whose last turns no checkpoint covers are due at once: read while no
+        daemon ran (`recallnest ingest`), or ended while it was down or before it crashed."""
+        try:
+            missed = self.engine.store.sessions_missing_checkpoint()
+        except RecallnestError as exc:
+            log.warning("cannot look for sessions without a checkpoint: %s", exc)
+            return
+        for session_id in missed:
+            self.engine.touched.setdefault(session_id, (0.0, False))
 
     # ---- watching ---------------------------------------------------------------------------
 
@@ -325,7 +336,7 @@ class Daemon:
         due = [
             sid
             for sid, (seen, compacted) in list(self.engine.touched.items())
-            if compacted or now - seen >= IDLE_CHECKPOINT_SECONDS
+            if compacted or now - seen >= self.settings.idle_checkpoint_seconds
         ]
         due += [sid for sid, at in list(self.requested.items()) if now >= at]
         for n, session_id in enumerate(dict.fromkeys(due)):
@@ -391,6 +402,15 @@ class Daemon:
             self._next_backup = time.time() + BACKUP_INTERVAL_SECONDS
             log.info("memories exported to %s", backup_path(self.settings.home))
 
+    def _backup_on_stop(self) -> None:
+        """A fresh memory backup at every clean stop (the journal covers a kill)."""
+        if self.store_down:
+            return
+        try:
+            write_backup(self.engine, self.settings.home)
+        except (OSError, RecallnestError) as exc:
+            log.warning("memory backup at stop failed: %s", exc)
+
     # ---- requests -----------------------------------------------------------------------------
 
     def handle(self, op: str, args: dict[str, Any]) -> Any:
@@ -411,11 +431,22 @@ class Daemon:
             "uptime_seconds": round(time.time() - self.started_at, 1),
             "watching": sorted(map(str, self.scheduled)),
             "queued": self.paths.qsize(),
-            "totals": self.totals.as_dict(),
+            "totals": self._totals(),
             "failing": self.failing,
             "last_error": self.last_error,
             "last_error_at": _iso(self.last_error_at),
+            "maintenance_failing": self.engine.maintenance.health(),
         }
+
+    def _totals(self) -> dict[str, Any]:
+        """What was read since start (skipped lines, redactions, restarts, errors, new turns)
+        with the counts of what is stored taken from the store, as `stats` does: one source
+        of truth, so turns, files and memories never disagree with `recallnest stats`."""
+        read = {k: v for k, v in self.totals.as_dict().items() if k not in ("turns", "files")}
+        if self.store_down:
+            return read
+        counts: dict[str, Any] = self.engine.stats()["counts"]
+        return read | counts
 
     def _ingest_request(self, args: dict[str, Any]) -> dict[str, Any]:
         roots = [Path(r) for r in args.get("roots") or []] or watched_roots(self.settings)
@@ -502,30 +533,6 @@ def _serve(owner: Daemon) -> _Server:
 
 
 # ---- process management ------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def pid_lock(home: Path) -> Iterator[None]:
-    """One daemon per home: an exclusive flock on the pid file, held for the daemon's life."""
-    path = pid_path(home)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise DaemonError(f"the daemon is already running (PID {read_pid(home)})") from None
-        os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode())
-        yield
-    finally:
-        os.close(fd)
-
-
-def read_pid(home: Path) -> int | None:
-    try:
-        return int(pid_path(home).read_text().strip())
-    except (OSError, ValueError):
-        return None
 
 
 class _RedactingFormatter(logging.Formatter):

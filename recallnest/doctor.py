@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +19,16 @@ from recallnest.protocol import ProtocolError
 Check = dict[str, Any]
 
 
-def run_checks(settings: Settings) -> list[Check]:
+def run_checks(settings: Settings, env: Mapping[str, str] | None = None) -> list[Check]:
+    """Every check, in order. `env` (default: the process environment) is read only for the
+    agents' own trust overrides, such as GEMINI_CLI_TRUST_WORKSPACE."""
     checks: list[Callable[[Settings], tuple[bool, str]]] = [
         _home,
         _extensions,
         _database,
         _embedder,
         _daemon,
+        _maintenance,
         _resume,
         _hooks,
     ]
@@ -36,7 +39,7 @@ def run_checks(settings: Settings) -> list[Check]:
         except (RecallnestError, ProtocolError) as exc:
             ok, detail = False, str(exc)
         out.append({"name": check.__name__.strip("_"), "ok": ok, "detail": detail})
-    return out
+    return out + _trust(settings, os.environ if env is None else env)
 
 
 def _mode(path: Path) -> int:
@@ -107,7 +110,7 @@ def _embedder(settings: Settings) -> tuple[bool, str]:
     ok, message = probe(embedder)
     if not ok:
         return False, f"{message} (search falls back to keyword-only)"
-    return True, f"{embedder.model_id}, {embedder.dimensions}-d: {message}"
+    return True, message  # probe names the model and its dimensions
 
 
 def _daemon(settings: Settings) -> tuple[bool, str]:
@@ -121,6 +124,23 @@ def _daemon(settings: Settings) -> tuple[bool, str]:
             "--service); hooks print nothing until it runs",
         )
     return True, f"PID {info['pid']}, watching {len(info['watching'])} folder(s), socket answers"
+
+
+def _maintenance(settings: Settings) -> tuple[bool, str]:
+    """Background tasks that failed and wait for their retry (maintenance.health)."""
+    from recallnest.control import status
+
+    info = status(settings)
+    if not info["running"]:
+        return True, "no daemon running, so no background task is scheduled"
+    failing: dict[str, dict[str, Any]] = info.get("maintenance_failing") or {}
+    if not failing:
+        return True, "every background task succeeded at its last run"
+    return False, "; ".join(
+        f"{name} failed (attempt {f['attempts']}) at {f['failed_at']}: {f['error']}; "
+        f"next retry {f['next_retry_at']}"
+        for name, f in failing.items()
+    )
 
 
 def _resume(settings: Settings) -> tuple[bool, str]:
@@ -142,27 +162,52 @@ def _resume(settings: Settings) -> tuple[bool, str]:
     )
 
 
-def _hooks(settings: Settings) -> tuple[bool, str]:
-    from pathlib import Path as _Path
+def _install_context(settings: Settings, env: Mapping[str, str]) -> Any:
+    from recallnest.install import InstallContext
 
-    from recallnest.install import InstallContext, detect_agents, plan_install
-
-    ctx = InstallContext(
-        home=_Path.home(),
+    return InstallContext(
+        home=Path.home(),
         state_dir=settings.home,
         config_dirs={
             "claude": settings.claude_dir,
             "codex": settings.codex_dir,
             "gemini": settings.gemini_dir.parent,
         },
+        cwd=Path.cwd(),
+        env=env,
     )
+
+
+def _hooks(settings: Settings) -> tuple[bool, str]:
+    from recallnest.install import detect_agents, registration
+
+    ctx = _install_context(settings, {})
     agents = detect_agents(ctx.config_dirs)
     if not agents:
         return True, "no agent detected (no ~/.claude, ~/.codex or ~/.gemini)"
-    missing = [a for a in agents if plan_install(a, ctx).change.action != "unchanged"]
-    if missing:
-        return False, f"hooks not registered for {', '.join(missing)}: run `recallnest install`"
+    results = [registration(agent, ctx) for agent in agents]
+    problems = [detail for ok, detail in results if not ok]
+    if problems:
+        return False, "; ".join(problems) + ": run `recallnest install`"
     return True, f"hooks registered for {', '.join(agents)}"
+
+
+def _trust(settings: Settings, env: Mapping[str, str]) -> list[Check]:
+    """One line per agent with a trust step of its own whose hooks are registered: a note, not
+    a failure, when it will not run them yet (trusting is the user's call, in the agent)."""
+    from recallnest.install import detect_agents, registration, trust_status
+
+    ctx = _install_context(settings, env)
+    out = []
+    for agent in detect_agents(ctx.config_dirs):
+        try:
+            status = registration(agent, ctx)[0] and trust_status(agent, ctx)
+        except RecallnestError as exc:
+            status = (False, str(exc))
+        if status:
+            ok, detail = status
+            out.append({"name": f"{agent}-trust", "ok": True, "detail": detail, "note": not ok})
+    return out
 
 
 def is_owner_only(path: Path) -> bool:

@@ -19,14 +19,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from recallnest import aliases, redact
-from recallnest.admission import SESSION_CAPTURE_CAP
-from recallnest.admit import Admitter, previous_turns
+from recallnest.admission import SESSION_CAPTURE_CAP, apply_session_cap
+from recallnest.admit import Admitter, previous_turns, superseded_target
 from recallnest.capture import capture_turn
 from recallnest.capture_worker import CaptureJob, Pair, capture_pairs
 from recallnest.config import Settings
 from recallnest.embed import Embedder, make_embedder
 from recallnest.errors import EmbedError, NotFoundError, RecallnestError, StoreError
 from recallnest.index import Filter, SearchIndex
+from recallnest.journal import Journal
 from recallnest.models import CATEGORIES, GLOBAL_SCOPE, Capture, Memory, Turn, memory_id
 from recallnest.paths import db_path, ensure_home
 from recallnest.query import plan_query
@@ -85,6 +86,7 @@ class Engine:
         self.settings = settings
         self.store = store
         self.embedder = embedder
+        self.journal = Journal(settings.home)  # memory writes since the last backup (repair)
         self.embedder_error: str | None = None
         self._index = SearchIndex()
         # The index is built by a thread started at open (`_start_index_load`); `index` waits
@@ -99,7 +101,6 @@ class Engine:
         # Sessions read in as history: the newest per project, and those touched only as history.
         self._history_newest: dict[str, tuple[datetime, str]] = {}
         self._history_only: set[str] = set()
-        self._session_captures: dict[str, int] = {}
         # Once anything is queued, later flushes queue too: capture keeps conversation order.
         self._capture_queued = store.queued_capture_count() > 0
         # Queued group -> (hash of its ordered pairs, the worker capturing them already).
@@ -211,11 +212,25 @@ class Engine:
     def apply(self, batch: Batch) -> BatchResult:
         """Write one batch and make it searchable at once (vectors follow in the background)."""
         result = self.store.write(batch)
+        # After the commit (at once, or when an enclosing store.atomic() commits), under the
+        # writer lock: the journal in commit order, nothing indexed that a rollback undid.
+        self.store.after_commit(lambda: self._committed(batch, result))
+        return result
+
+    def _committed(self, batch: Batch, result: BatchResult) -> None:
         self.index.remove(result.removed)
         self.index.add(result.added, result.postings)
         if batch.memories or batch.deleted_memory_ids:
             self.memory_generation += 1
-        return result
+            self._journal(batch)
+
+    def _journal(self, batch: Batch) -> None:
+        # Policy: the write is committed; a journal that cannot be written (disk full) is
+        # logged and the write stands. The next backup covers it again.
+        try:
+            self.journal.record(batch.memories, batch.deleted_memory_ids)
+        except OSError as exc:
+            log.warning("memory journal not written: %s", exc)
 
     def ingest_batch(self, batch: Batch) -> int:
         """Apply one ingestion flush, with the memories captured from its new or changed turns
@@ -227,7 +242,9 @@ class Engine:
             later = list({t.id: t for t in fresh}.values())  # as the queue keeps them
             batch.capture_later.extend(t.id for t in later)
         elif fresh:
-            batch.memories.extend(self._capture(_ordered_pairs(fresh)))
+            batch.memories.extend(
+                self._capture(_ordered_pairs(fresh), counts=batch.session_captures)
+            )
         result = self.apply(batch)
         new_turns = result.new_turns
         if result.queued_flush is not None:
@@ -267,8 +284,9 @@ class Engine:
             found = started[1].result()
         elif started is not None:
             started[1].cancel()  # its turns changed since: captured again below
-        memories = self._capture(pairs, found) if pairs else []
-        self.apply(Batch(memories=memories, captured_flush=flush))
+        counts: dict[str, int] = {}
+        memories = self._capture(pairs, found, counts) if pairs else []
+        self.apply(Batch(memories=memories, captured_flush=flush, session_captures=counts))
         return max(len(turns), 1)
 
     def _start_capture(self, flush: int, turns: Sequence[Turn]) -> None:
@@ -317,12 +335,16 @@ class Engine:
             self.touched[session_id] = (time.monotonic(), False)
 
     def _capture(
-        self, pairs: Sequence[Pair], found: list[list[Capture]] | None = None
+        self,
+        pairs: Sequence[Pair],
+        found: list[list[Capture]] | None = None,
+        counts: dict[str, int] | None = None,
     ) -> list[Memory]:
         """Zero-LLM capture over new turns (`_ordered_pairs`), with dedup/merge/supersession
         against the store. Only rows whose content changed are returned (re-ingesting changes
-        nothing). `found`: what `capture_turn` already gave for `pairs`."""
-        kept = self._captures(pairs, found)
+        nothing). `found`: what `capture_turn` already gave for `pairs`. `counts` receives
+        each session's new capture total, to be written in the same batch."""
+        kept = self._captures(pairs, found, {} if counts is None else counts)
         admitter = Admitter(self._admission_lookup([cap for cap, _, _ in kept]))
         for cap, when, source in kept:
             admitter.admit(cap, when, source)
@@ -330,22 +352,36 @@ class Engine:
         return [m for m in admitter.rows() if stored.get(m.id) != m]
 
     def _captures(
-        self, pairs: Sequence[Pair], found: list[list[Capture]] | None = None
+        self, pairs: Sequence[Pair], found: list[list[Capture]] | None, counts: dict[str, int]
     ) -> list[tuple[Capture, datetime | None, str]]:
-        """What capture keeps of each turn, in conversation order, within each session's cap."""
-        out: list[tuple[Capture, datetime | None, str]] = []
+        """What capture keeps of each turn, in conversation order, within each session's cap.
+
+        One policy: a session admits at most SESSION_CAPTURE_CAP captures over its life (the
+        count is stored, so a restart does not reset it); when a flush offers more than the
+        room left, its most important captures are kept (`apply_session_cap`)."""
         if found is None:
             found = capture_pairs(pairs)
-        for (turn, _), captures in zip(pairs, found, strict=True):
-            budget = SESSION_CAPTURE_CAP - self._session_captures.get(turn.session_id, 0)
-            out.extend(
-                (replace(c, scope=c.scope or GLOBAL_SCOPE), turn.timestamp, f"capture:{turn.agent}")
-                for c in captures[: max(budget, 0)]
-            )
-            self._session_captures[turn.session_id] = self._session_captures.get(
-                turn.session_id, 0
-            ) + len(captures)
-        return out
+        flat = [
+            (turn.session_id, replace(c, scope=c.scope or GLOBAL_SCOPE), turn)
+            for (turn, _), captures in zip(pairs, found, strict=True)
+            for c in captures
+        ]
+        by_session: dict[str, list[Capture]] = {}
+        for session_id, cap, _ in flat:
+            by_session.setdefault(session_id, []).append(cap)
+        before = self.store.session_captures(by_session.keys())
+        kept: set[int] = set()
+        for session_id, offered in by_session.items():
+            done = before.get(session_id, 0)
+            keep = apply_session_cap(offered, done, SESSION_CAPTURE_CAP)
+            kept.update(id(c) for c in keep)
+            if keep:
+                counts[session_id] = done + len(keep)
+        return [
+            (cap, turn.timestamp, f"capture:{turn.agent}")
+            for _, cap, turn in flat
+            if id(cap) in kept
+        ]
 
     def _admission_lookup(self, captures: Sequence[Capture]) -> Callable[[Capture], list[Memory]]:
         """Existing memories a capture may duplicate, merge into or supersede: the same
@@ -389,14 +425,16 @@ class Engine:
         source: str = "manual",
         now: datetime | None = None,
     ) -> dict[str, Any]:
-        """Store one memory (redacted, deduplicated by canonical text) and return it."""
+        """Store one memory (redacted, deduplicated by canonical text) and return it. A new
+        statement that contradicts an active memory of its scope supersedes it at once, as a
+        captured correction does (`admit.superseded_target`)."""
         clean, kinds = redact.redact(text.strip())
         if not clean:
             raise RecallnestError("nothing to remember: the text is empty")
-        category = category or infer_category(clean)
-        if category not in CATEGORIES:
+        heard = _manual_capture(clean, scope, category)
+        if heard.category not in CATEGORIES:
             raise RecallnestError(
-                f"unknown category {category!r}; use one of {', '.join(CATEGORIES)}"
+                f"unknown category {heard.category!r}; use one of {', '.join(CATEGORIES)}"
             )
         now = now or datetime.now(UTC)
         mem_id = memory_id(scope, aliases.canonical(clean))
@@ -407,7 +445,7 @@ class Engine:
             else Memory(
                 id=mem_id,
                 scope=scope,
-                category=category,
+                category=heard.category,
                 text=clean,
                 importance=0.7 if importance is None else importance,
                 confidence=1.0,
@@ -416,13 +454,21 @@ class Engine:
                 updated_at=now,
                 source=source,
                 rule="manual" if source == "manual" else source,
+                subject=heard.subject,
             )
         )
-        self.apply(Batch(memories=[memory]))
+        replaced = None if old else superseded_target(heard, self._admission_lookup([heard])(heard))
+        rows = [memory]
+        if replaced is not None:
+            rows.append(
+                replace(replaced, status="superseded", superseded_by=memory.id, updated_at=now)
+            )
+        self.apply(Batch(memories=rows))
         self._embed_now([memory.id])
         out = dump(MemoryOut.of(memory))
         out["redactions"] = list(kinds)
         out["created"] = not old
+        out["superseded"] = [replaced.id] if replaced is not None else []
         return out
 
     def forget(self, ids: Sequence[str]) -> dict[str, Any]:
@@ -453,6 +499,7 @@ class Engine:
         profile = PROFILES.get(req.profile)
         if profile is None:
             raise RecallnestError(f"unknown profile {req.profile!r}; use {', '.join(PROFILES)}")
+        profile = replace(profile, alpha=self.settings.fusion_alpha)
         now = datetime.now(UTC)
         plan = plan_query(req.query, now, clean="boilerplate" not in req.disabled)
         qvec = self._query_vector(plan.text)
@@ -653,6 +700,12 @@ def build_embedder(settings: Settings) -> Embedder | None:
 
 def infer_category(text: str) -> str:
     """Category for a manual memory given without one: what the capture rules would say."""
+    return _manual_capture(text, GLOBAL_SCOPE, None).category
+
+
+def _manual_capture(text: str, scope: str, category: str | None) -> Capture:
+    """A remembered text as the capture rules read it: their category (unless given), subject
+    and rule, so admission treats it as it would the same words said in a session."""
     turn = Turn(
         agent="manual",
         session_id="manual",
@@ -664,7 +717,13 @@ def infer_category(text: str) -> str:
         offset=0,
     )
     found = capture_turn(turn)
-    return found[0].category if found else "entities"
+    heard = found[0] if found else None
+    category = category or (heard.category if heard else "entities")
+    subject = heard.subject if heard and heard.category == category else None
+    if subject is None and category in ("profile", "preferences"):
+        subject = aliases.find_subject(aliases.canonical(text))
+    rule = heard.rule if heard else "manual"
+    return Capture(category, text, 0.7, 1.0, rule, scope=scope, subject=subject)
 
 
 _QUERY_CACHE: dict[tuple[str, str], np.ndarray] = {}

@@ -1,13 +1,15 @@
 """Scorer for the labelled auto-capture set (eval/capture/cases.jsonl): runs `capture_turn` on each
 case and reports precision and recall overall and per category, false positives, misses, and
-captures from negatives by negative type. Also sweeps the admission merge threshold over
-labelled text pairs (eval/capture/pairs.jsonl).
+captures from negatives by negative type, the same scores per language and per speaker, and
+polarity reversals (captures that dropped the negator they were said with). Also sweeps the
+admission merge threshold over labelled text pairs (eval/capture/pairs.jsonl).
 
 A capture matches an expected item when the categories are equal and every `contains`
 substring occurs in the capture text (case-insensitive); matching is one-to-one per case.
 `evaluate()` and `merge_threshold_sweep()` are pure; only `main()` reads files and prints.
 
     python -m recallnest.eval_capture eval/capture/cases.jsonl [--json] [--split dev|test|all]
+    python -m recallnest.eval_capture eval/capture/cases.jsonl --batch b8   # one batch only
     python -m recallnest.eval_capture eval/capture/cases.jsonl --pairs eval/capture/pairs.jsonl
 """
 
@@ -25,6 +27,7 @@ from recallnest.admission import decide_admission, keyword_similarity
 from recallnest.aliases import canonical
 from recallnest.capture import capture_turn
 from recallnest.models import CATEGORIES, Capture, Memory, Turn, memory_id
+from recallnest.polarity import reversed_in
 
 SWEEP_STEPS = tuple(round(0.05 * i, 2) for i in range(2, 19))
 
@@ -69,6 +72,9 @@ class CaptureReport:
     negatives: dict[str, dict[str, int]]  # neg_type -> {"cases": n, "captures": m}
     false_positives: list[FalsePositive] = field(default_factory=list)
     misses: list[Miss] = field(default_factory=list)
+    per_lang: dict[str, Score] = field(default_factory=dict)
+    per_role: dict[str, Score] = field(default_factory=dict)
+    polarity_reversals: list[FalsePositive] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +100,25 @@ def evaluate(cases: Sequence[Mapping[str, Any]]) -> CaptureReport:
         negatives=_negatives(results),
         false_positives=_false_positives(results),
         misses=_misses(results),
+        per_lang=_sliced(results, "lang"),
+        per_role=_sliced(results, "role"),
+        polarity_reversals=_reversals(results),
     )
+
+
+def _sliced(results: Sequence[_CaseResult], key: str) -> dict[str, Score]:
+    values = sorted({str(r.case.get(key, "")) for r in results})
+    return {v: _score([r for r in results if str(r.case.get(key, "")) == v], None) for v in values}
+
+
+def _reversals(results: Sequence[_CaseResult]) -> list[FalsePositive]:
+    """Captures whose text sits right after a negator in the turn that it does not carry."""
+    return [
+        FalsePositive(str(r.case["id"]), c.category, c.text, c.rule, r.case.get("neg_type"))
+        for r in results
+        for c in r.captures
+        if reversed_in(str(r.case["text"]), c.text)
+    ]
 
 
 def case_turns(case: Mapping[str, Any]) -> tuple[Turn, Turn | None]:
@@ -293,6 +317,14 @@ def format_report(name: str, report: CaptureReport) -> str:
     for cat, s in report.per_category.items():
         counts = f"{s.matched_captures}/{s.captures} captures, {s.matched_expected}/{s.expected}"
         lines.append(f"  {cat:<12}precision {s.precision:.3f}  recall {s.recall:.3f}  ({counts})")
+    for label, slices in (("language", report.per_lang), ("speaker", report.per_role)):
+        for value, sc in slices.items():
+            n = f"{sc.matched_captures}/{sc.captures} captures, {sc.matched_expected}/{sc.expected}"
+            ratios = f"precision {sc.precision:.3f}  recall {sc.recall:.3f}"
+            lines.append(f"  {label} {value:<10}{ratios}  ({n})")
+    lines.append(f"  polarity reversals: {len(report.polarity_reversals)}")
+    for rev in report.polarity_reversals:
+        lines.append(f"  REVERSED {rev.case_id} [{rev.category} {rev.rule}] {rev.text}")
     negs = ", ".join(f"{k} {v['captures']}/{v['cases']}" for k, v in report.negatives.items())
     lines.append(f"  captures from negatives (captures/cases): {negs}")
     for fp in report.false_positives:
@@ -309,9 +341,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("cases", type=Path)
     parser.add_argument("--json", action="store_true", help="print the reports as JSON")
     parser.add_argument("--split", choices=("dev", "test", "all"), help="only this split")
+    parser.add_argument("--batch", action="append", help="only cases of this batch (repeatable)")
     parser.add_argument("--pairs", type=Path, help="also sweep the merge threshold over pairs")
     args = parser.parse_args(argv)
     cases = load_jsonl(args.cases)
+    if args.batch:
+        cases = [c for c in cases if c.get("batch", "b1") in args.batch]
     names = [args.split] if args.split else ["dev", "test", "all"]
     reports = {n: evaluate([c for c in cases if n == "all" or c.get("split") == n]) for n in names}
     sweep = merge_threshold_sweep(load_jsonl(args.pairs), cases) if args.pairs else None

@@ -180,8 +180,6 @@ def forget(
     derived = store.delete_derived(
         plan.memory_ids, plan.checkpoint_ids, plan.tool_use_sessions, plan.tool_uses_range
     )
-    if derived["checkpoints"]:
-        engine.continuity.checkpoint_generation += 1
     engine.maintenance.access.drain_ids(plan.memory_ids)
     counts: dict[str, Any] = {
         "memories": len(plan.memory_ids),

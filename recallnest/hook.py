@@ -30,6 +30,7 @@ from typing import Any, TextIO
 
 from recallnest.errors import ConfigError
 from recallnest.harness import Adapter, HookEvent, for_agent
+from recallnest.harness.gemini import compressed_since
 from recallnest.marker import CONTEXT_MARKER
 from recallnest.paths import home_dir, log_dir, socket_path
 from recallnest.protocol import ProtocolError, request
@@ -47,8 +48,12 @@ LOG_NAME = "hook.log"
 STATE_DIR_NAME = "hook-state"
 
 # Claude Code and Codex run SessionStart again (source "compact") after compaction. Gemini CLI
-# does not: its PreCompress hook leaves a marker and the next BeforeAgent hook re-injects once.
+# does not: its PreCompress hook leaves a marker and the next BeforeAgent hook re-injects once,
+# if the compression really happened. Gemini 0.61 fires PreCompress (trigger "auto") on EVERY
+# turn, before its token-threshold check, so "auto" needs evidence in the chat file and its
+# checkpoint requests are rate-limited.
 REINJECT_VIA_BEFORE_AGENT = frozenset({"gemini"})
+CHECKPOINT_INTERVAL_SECONDS = 300.0
 
 _RENDER_EVENTS = {"session-start": "SessionStart", "before-agent": "BeforeAgent"}
 _UNSAFE_FILENAME = re.compile(r"[^A-Za-z0-9_.-]")
@@ -208,8 +213,10 @@ def _handle(
         return _resume(adapter, event, home, log, env)
     if name == "before-agent":
         return _resume_after_compress(adapter, event, home, log, env)
-    _checkpoint(name, event, home, log)
-    _track_compress(name, event, home, log)
+    trigger = payload.get("trigger")
+    if _checkpoint_due(name, event, trigger, home):
+        _checkpoint(name, event, home, log)
+    _track_compress(name, event, trigger, home, log)
     return adapter.empty
 
 
@@ -302,18 +309,74 @@ def _checkpoint(name: str, event: HookEvent, home: Path, log: HookLog) -> None:
 # --- Gemini: context after /compress ---------------------------------------------------------
 
 
-def _track_compress(name: str, event: HookEvent, home: Path, log: HookLog) -> None:
+def _track_compress(name: str, event: HookEvent, trigger: object, home: Path, log: HookLog) -> None:
+    """PreCompress leaves a marker for the next BeforeAgent: `manual` (a `/compress`, always
+    real), or the chat file and its size, to look for evidence of a compression after it."""
     marker = compress_marker(home, event)
     if marker is None:
         return
     try:
-        if name == "pre-compact":
-            marker.parent.mkdir(mode=0o700, exist_ok=True)
-            marker.touch()
-        else:
+        if name != "pre-compact":
             marker.unlink(missing_ok=True)  # the session ended: no prompt will consume it
+            _stamp(home, event).unlink(missing_ok=True)
+        elif trigger == "manual" or not _pending(marker):  # keep the earliest window open
+            marker.parent.mkdir(mode=0o700, exist_ok=True)
+            marker.write_text(json.dumps(_compress_state(event, trigger)), "utf-8")
     except OSError as exc:
         log(f"compress marker: {exc}")
+
+
+def _compress_state(event: HookEvent, trigger: object) -> dict[str, object]:
+    if trigger == "manual":
+        return {"trigger": "manual"}
+    path = event.transcript_path or ""
+    try:
+        size = os.stat(path).st_size if path else 0
+    except OSError:
+        size = 0
+    return {"trigger": "auto", "path": path, "size": size}
+
+
+def _pending(marker: Path) -> dict[str, Any]:
+    """The state a PreCompress left, or {} (none, unreadable, or an empty pre-0.61 marker)."""
+    try:
+        state = json.loads(marker.read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return state if isinstance(state, dict) else {}
+
+
+def _compressed(state: Mapping[str, Any]) -> bool:
+    """A manual /compress, or an automatic one the chat file shows (harness.gemini)."""
+    if state.get("trigger") == "manual":
+        return True
+    path, size = state.get("path"), state.get("size")
+    if not isinstance(path, str) or not path or not isinstance(size, int):
+        return False
+    return compressed_since(path, size)
+
+
+def _checkpoint_due(name: str, event: HookEvent, trigger: object, home: Path) -> bool:
+    """Checkpoints are rate-limited where PreCompress fires on every turn (Gemini `auto`):
+    at most one per CHECKPOINT_INTERVAL_SECONDS per session; other events always ask."""
+    if name != "pre-compact" or trigger == "manual":
+        return True
+    if event.agent not in REINJECT_VIA_BEFORE_AGENT or not event.session_id:
+        return True
+    stamp = _stamp(home, event)
+    try:
+        if time.time() - stamp.stat().st_mtime < CHECKPOINT_INTERVAL_SECONDS:
+            return False
+    except OSError:
+        pass  # no stamp yet
+    with contextlib.suppress(OSError):
+        stamp.parent.mkdir(mode=0o700, exist_ok=True)
+        stamp.touch()
+    return True
+
+
+def _stamp(home: Path, event: HookEvent) -> Path:
+    return home / STATE_DIR_NAME / f"checkpointed-{_safe_id(event.session_id or '')}"
 
 
 def _resume_after_compress(
@@ -322,7 +385,10 @@ def _resume_after_compress(
     marker = compress_marker(home, event)
     if marker is None or not marker.exists():
         return adapter.empty
-    marker.unlink(missing_ok=True)
+    state = _pending(marker)
+    marker.unlink(missing_ok=True)  # one window per PreCompress: the next one opens anew
+    if not _compressed(state):
+        return adapter.empty
     return _resume(adapter, event, home, log, env, render_as="before-agent", source="compact")
 
 
@@ -330,8 +396,11 @@ def compress_marker(home: Path, event: HookEvent) -> Path | None:
     """Where a compaction of this session is remembered, for agents that need it."""
     if event.agent not in REINJECT_VIA_BEFORE_AGENT or not event.session_id:
         return None
-    safe_id = _UNSAFE_FILENAME.sub("_", event.session_id)[:128]
-    return home / STATE_DIR_NAME / f"compressed-{safe_id}"
+    return home / STATE_DIR_NAME / f"compressed-{_safe_id(event.session_id)}"
+
+
+def _safe_id(session_id: str) -> str:
+    return _UNSAFE_FILENAME.sub("_", session_id)[:128]
 
 
 # --- output ----------------------------------------------------------------------------------

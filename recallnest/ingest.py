@@ -9,24 +9,39 @@ are deterministic; a replayed line is an upsert of the same row).
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import gc
+import hashlib
 import json
 import logging
 import os
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any, BinaryIO
 
 from recallnest import redact, transcripts
 from recallnest.errors import TranscriptError
 from recallnest.models import CONTEXT_MARKER, Event, Retraction, ToolUse, Turn
 from recallnest.project import project_of
 from recallnest.store import Batch, Cursor
-from recallnest.tail import FileState, fingerprint, read_lines, start_offset
+from recallnest.tail import (
+    FileState,
+    NotRegularFile,
+    fingerprint,
+    open_regular,
+    read_lines,
+    restart_reason,
+)
 
 log = logging.getLogger(__name__)
 
 FLUSH_BYTES = 4 * 1024 * 1024  # bytes of transcript per transaction during backfill
-MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
+MAX_DOCUMENT_BYTES = 1024 * 1024 * 1024  # parsed streaming: memory is one batch (issue 18.9)
+DOCUMENT_CHUNK_BYTES = 256 * 1024
+RELEASE_AFTER_BYTES = 8 * 1024 * 1024  # a document this big is followed by release_memory()
 
 
 @dataclass
@@ -42,6 +57,7 @@ class FileReport:
     redactions: int = 0
     memories: int = 0
     restarts: int = 0
+    special_files: int = 0  # FIFOs, sockets, devices with a transcript's name: never read
     errors: list[str] = field(default_factory=list)
 
     def add(self, other: FileReport) -> None:
@@ -55,6 +71,7 @@ class FileReport:
             "redactions",
             "memories",
             "restarts",
+            "special_files",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.errors.extend(other.errors)
@@ -167,6 +184,11 @@ def ingest_file(
             _ingest_lines(source, known, apply, prepare, report, flush_bytes)
     except FileNotFoundError:
         log.info("transcript vanished before it was read: %s", source.path)
+    except NotRegularFile as exc:
+        # Policy: only regular files are transcripts. A FIFO blocked ingestion forever in
+        # open(); a device or a socket is never opened at all (tail.open_regular).
+        report.special_files += 1
+        log.warning("skipped %s: %s", source.path, exc.strerror)
     except (OSError, TranscriptError) as exc:
         report.errors.append(f"{source.path}: {exc}")
         log.warning("cannot read %s: %s", source.path, exc)
@@ -181,8 +203,7 @@ def _ingest_lines(
     report: FileReport,
     flush_bytes: int,
 ) -> None:
-    state = FileState(known.byte_offset, known.inode, known.fingerprint) if known else None
-    offset, restarted = start_offset(source.path, state)
+    offset, restarted = _start(source, known)
     parser_state = None if restarted or known is None else _load_state(known.parser_state)
     report.restarts += int(restarted)
     parser = transcripts.new_parser(source.agent, source.path, parser_state, _cwd_hint(source))
@@ -202,6 +223,19 @@ def _ingest_lines(
     report.skipped_lines += parser.skipped
 
 
+def _start(source: Source, known: Cursor | None) -> tuple[int, bool]:
+    """Where to read from; a known file that was truncated or rewritten is re-read from 0, and
+    the log says so (turn ids are stable, so a re-read upserts what was already stored)."""
+    if known is None:
+        return 0, False
+    state = FileState(known.byte_offset, known.inode, known.fingerprint)
+    reason = restart_reason(source.path, state)
+    if reason is None:
+        return known.byte_offset, False
+    log.warning("re-reading %s from the start: %s", source.path, reason)
+    return 0, True
+
+
 def _ingest_document(
     source: Source,
     known: Cursor | None,
@@ -209,29 +243,72 @@ def _ingest_document(
     prepare: Callable[[Batch], Batch] | None,
     report: FileReport,
 ) -> None:
-    """Gemini ≤0.38 rewrites one JSON document on every change: re-parse it whole when its
-    size or head changed. A half-written document raises TranscriptError: retried next event."""
+    """Gemini ≤0.38 rewrites one JSON document on every change: re-parse it when its bytes
+    changed, streaming (issue 18.9: memory holds one batch of messages, not the document).
+    A half-written document stores the complete messages before the damage, then raises
+    TranscriptError without moving the cursor: the whole file is read again next time."""
     size = os.stat(source.path).st_size
     if size > MAX_DOCUMENT_BYTES:
         report.oversized_lines += 1
         return
-    data = Path(source.path).read_bytes()
-    digest = _digest(data)
-    if known and known.fingerprint == digest:
+    if known and known.fingerprint == _file_digest(source.path):
         return
-    events = transcripts.parse_document(source.agent, source.path, data, _cwd_hint(source))
-    cursor = replace(_cursor(source, len(data), {}, 0), fingerprint=digest)
-    report.new_turns += apply(_prepared(prepare, _batch(events, cursor, report)))
+    hasher = hashlib.blake2b(digest_size=16)
+    pending: list[Event] = []
+    with open_regular(source.path) as handle:
+        chunks = _hashed_chunks(handle, hasher)
+        batches = transcripts.iter_document(source.agent, source.path, chunks, _cwd_hint(source))
+        try:
+            for events in batches:
+                _apply_events(pending, None, apply, prepare, report)
+                pending = events
+        except TranscriptError:
+            _apply_events(pending, None, apply, prepare, report)
+            raise
+        finally:
+            if size >= RELEASE_AFTER_BYTES:
+                release_memory()
+        read = handle.tell()
+    cursor = replace(_cursor(source, read, {}, 0), fingerprint=hasher.hexdigest())
+    _apply_events(pending, cursor, apply, prepare, report)
+
+
+def _apply_events(
+    events: list[Event],
+    cursor: Cursor | None,
+    apply: Apply,
+    prepare: Callable[[Batch], Batch] | None,
+    report: FileReport,
+) -> None:
+    if events or cursor is not None:
+        report.new_turns += apply(_prepared(prepare, _batch(events, cursor, report)))
+
+
+def _hashed_chunks(handle: BinaryIO, hasher: Any) -> Iterator[bytes]:
+    while chunk := handle.read(DOCUMENT_CHUNK_BYTES):
+        hasher.update(chunk)
+        yield chunk
+
+
+def _file_digest(path: str) -> str:
+    hasher = hashlib.blake2b(digest_size=16)
+    with open_regular(path) as handle:
+        for _ in _hashed_chunks(handle, hasher):
+            pass
+    return hasher.hexdigest()
+
+
+def release_memory() -> None:
+    """Hand freed memory back to the OS after a big parse: collect cycles, then ask glibc to
+    trim its heap (CPython keeps freed blocks otherwise; issue 18.9 saw 1.9 GB stay)."""
+    gc.collect()
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None).malloc_trim(0)
 
 
 def _prepared(prepare: Callable[[Batch], Batch] | None, batch: Batch) -> Batch:
     return prepare(batch) if prepare else batch
-
-
-def _digest(data: bytes) -> str:
-    import hashlib
-
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def _cwd_hint(source: Source) -> str | None:
@@ -252,7 +329,7 @@ def _cursor(source: Source, offset: int, state: dict[str, object], skipped: int)
         agent=source.agent,
         byte_offset=offset,
         inode=inode,
-        fingerprint=fingerprint(source.path) if offset else None,
+        fingerprint=fingerprint(source.path, offset),
         parser_state=json.dumps(state, ensure_ascii=False, separators=(",", ":")),
         skipped=skipped,
     )
@@ -268,8 +345,8 @@ def _load_state(raw: str | None) -> dict[str, object] | None:
     return value if isinstance(value, dict) else None
 
 
-def _batch(events: Sequence[Event], cursor: Cursor, report: FileReport) -> Batch:
-    batch = Batch(cursors=[cursor])
+def _batch(events: Sequence[Event], cursor: Cursor | None, report: FileReport) -> Batch:
+    batch = Batch(cursors=[cursor] if cursor is not None else [])
     for event in events:
         if isinstance(event, Turn):
             turn = clean_turn(event, report)

@@ -11,8 +11,10 @@
 Each hook is one group of its own appended to `hooks.<Event>`; the MCP server is one entry
 named `recallnest`; nothing else in a file is touched. Appending matters for Codex: its
 per-hook trust keys contain the group index, so the user's existing hooks keep their approval.
-Codex's config.toml is edited as text: our table is one block appended at the end (and cut out
-again on uninstall), so the user's comments and layout survive; tomllib checks every result.
+JSON files are edited in place (`recallnest.jsonc`): only what we add or remove changes, the
+user's layout and (where the agent allows them: Gemini) comments stay. Codex's config.toml is
+edited as text (`recallnest.install_mcp`), and uninstall also cuts the trust entries Codex
+wrote there for the hooks it removes (`recallnest.trust`).
 
 Backups and the manifest live in the recallnest home, not beside the user's files:
     <state>/install/manifest.json            per file: existed before?, backup name,
@@ -37,13 +39,32 @@ import json
 import os
 import re
 import shlex
-import tomllib
+import shutil
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from recallnest import jsonc
+from recallnest import trust as trust_mod
 from recallnest.errors import ConfigError
+from recallnest.install_mcp import (
+    MCP_SERVER_NAME,
+    add_server,
+    load_toml,
+    mcp_entry,
+    remove_server,
+    toml_block,
+    toml_with_server,
+    toml_without_ours,
+)
+from recallnest.install_mcp import (  # re-exported: callers know these names from here
+    TOML_MARKER as TOML_MARKER,
+)
+from recallnest.install_mcp import (
+    is_our_server as is_our_server,
+)
+from recallnest.trust import CodexHook
 
 Action = Literal["create", "update", "remove", "restore", "unchanged"]
 Command = tuple[str, ...]
@@ -51,9 +72,6 @@ Command = tuple[str, ...]
 MANIFEST_VERSION = 1
 INSTALL_DIR_NAME = "install"
 HOOK_SUBCOMMANDS = ("session-start", "pre-compact", "session-end", "before-agent")
-MCP_SERVER_NAME = "recallnest"
-SCRIPT_NAMES = ("recallnest", "recallnest.exe")
-TOML_MARKER = "# recallnest memory tools: added by `recallnest install`, removed by `uninstall`"
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +116,7 @@ class AgentSpec:
     notes: tuple[str, ...] = ()
     named_handlers: bool = False
     mcp: McpSpec | None = None
+    comments: bool = False  # the CLI reads its settings file with // and /* */ comments allowed
 
 
 # Claude Code: SessionEnd hooks share a 1.5 s budget that a settings-file timeout may raise.
@@ -145,9 +164,6 @@ SPECS: dict[str, AgentSpec] = {
             HookSpec("SessionEnd", "session-end", 3),
         ),
         notes=(
-            "Codex runs a new or changed hook only after you approve it: start Codex, open "
-            "/hooks (or answer the 'Hooks need review' prompt) and trust the recallnest hooks. "
-            "`codex exec` has no review screen, so approve them once interactively.",
             "Hooks need Codex 0.114 or newer; before about 0.13x enable them with "
             "`[features] hooks = true` in ~/.codex/config.toml.",
         ),
@@ -172,10 +188,11 @@ SPECS: dict[str, AgentSpec] = {
             HookSpec("BeforeAgent", "before-agent", 2000, "*"),
         ),
         notes=(
-            "Gemini CLI runs user-level hooks without approval (v0.27+), unless "
-            "hooksConfig.enabled is false in its settings.",
+            "Gemini CLI (0.61) loads these hooks, and starts the MCP server, only in folders "
+            "you trust; `gemini -p` in an untrusted folder stops unless --skip-trust.",
         ),
         named_handlers=True,
+        comments=True,  # read through strip-json-comments (trailing commas are still refused)
         mcp=McpSpec(
             ".gemini/settings.json",
             notes=("Gemini CLI starts MCP servers at launch; `/mcp` lists recallnest's tools.",),
@@ -190,13 +207,16 @@ class InstallContext:
 
     `config_dirs` maps agent -> the directory its settings path is relative to (see
     `resolve_config_dirs`); `executable` is the absolute path of the `recallnest` console
-    script when it can be resolved, so hooks work without the venv on PATH.
+    script when it can be resolved, so hooks work without the venv on PATH. `cwd` and `env`
+    only feed the trust report (Gemini CLI trusts folders; its variables can override that).
     """
 
     home: Path
     state_dir: Path
     config_dirs: Mapping[str, Path]
     executable: str = "recallnest"
+    cwd: Path | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +240,7 @@ class Target:
     hooks: bool
     mcp: bool
     toml: bool = False
+    trust: bool = False  # Codex's config.toml: also cut its trust entries for our hooks
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,17 +292,23 @@ def mcp_path(ctx: InstallContext, agent: str) -> Path | None:
     return base / spec.settings_name
 
 
-def targets(agent: str, ctx: InstallContext, *, mcp: bool = False) -> list[Target]:
+def targets(
+    agent: str, ctx: InstallContext, *, mcp: bool = False, trust: bool = False
+) -> list[Target]:
     """The files install touches for `agent`: its hooks file, and (with `mcp`) the file of its
-    MCP servers, which is the same file for Gemini CLI."""
+    MCP servers, which is the same file for Gemini CLI. With `trust` (uninstall), Codex's
+    config.toml is visited even without `mcp`, for the trust entries of the hooks removed."""
     spec = _spec(agent)
     hooks = Target(agent, settings_path(ctx, agent), hooks=True, mcp=False)
-    servers = mcp_path(ctx, agent) if mcp else None
+    servers = mcp_path(ctx, agent) if (mcp or trust) else None
     if servers is None or spec.mcp is None:
         return [hooks]
     if servers == hooks.path:
-        return [replace(hooks, mcp=True)]
-    return [hooks, Target(agent, servers, hooks=False, mcp=True, toml=spec.mcp.toml)]
+        return [replace(hooks, mcp=mcp)] if mcp else [hooks]
+    trusts = trust and agent == "codex"
+    if not (mcp or trusts):
+        return [hooks]
+    return [hooks, Target(agent, servers, hooks=False, mcp=mcp, toml=spec.mcp.toml, trust=trusts)]
 
 
 def detect_agents(
@@ -302,6 +329,40 @@ def _spec(agent: str) -> AgentSpec:
     except KeyError:
         supported = ", ".join(sorted(SPECS))
         raise ConfigError(f"unknown agent {agent!r}; supported: {supported}") from None
+
+
+# --- is it registered? (doctor) ----------------------------------------------------------------
+
+
+def registration(agent: str, ctx: InstallContext) -> tuple[bool, str]:
+    """Whether `agent`'s settings hold each of our hooks, in any form install ever wrote (any
+    path of the script, any timeout), and whether the script they run still exists."""
+    spec = _spec(agent)
+    path = settings_path(ctx, agent)
+    doc = load_document(path, read_bytes(path), comments=allows_comments(agent, path))
+    handlers = {
+        hook.event: [h for h in _handlers(doc, hook.event) if is_ours(h, agent, hook.subcommand)]
+        for hook in spec.hooks
+    }
+    missing = [event for event, found in handlers.items() if not found]
+    if missing:
+        return False, f"{agent}: no recallnest hook for {', '.join(missing)} in {path}"
+    scripts = {shlex.split(h["command"])[0] for found in handlers.values() for h in found}
+    gone = sorted(s for s in scripts if shutil.which(s) is None)
+    if gone:
+        return False, f"{agent}: the hooks run {', '.join(gone)}, which is not there any more"
+    return True, agent
+
+
+def _handlers(doc: Mapping[str, Any], event: str) -> list[Any]:
+    hooks = doc.get("hooks")
+    groups = hooks.get(event) if isinstance(hooks, dict) else None
+    return [
+        handler
+        for group in (groups if isinstance(groups, list) else ())
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
+        for handler in group["hooks"]
+    ]
 
 
 # --- hook entries in a settings document (pure) -------------------------------------------------
@@ -399,214 +460,51 @@ def _drop_ours(groups: list[Any], agent: str, subcommand: str | None = None) -> 
     return removed
 
 
-# --- the MCP server entry ----------------------------------------------------------------------
-
-
-def mcp_entry(spec: AgentSpec, ctx: InstallContext) -> dict[str, Any]:
-    """How the agent starts `recallnest mcp`. RECALLNEST_HOME is pinned (as in the daemon's
-    service) because Codex hands MCP servers only an allow-list of environment variables."""
-    entry: dict[str, Any] = {"type": "stdio"} if spec.mcp is not None and spec.mcp.typed else {}
-    entry["command"] = ctx.executable
-    entry["args"] = ["mcp", "--agent", spec.agent]
-    entry["env"] = {"RECALLNEST_HOME": str(ctx.state_dir)}
-    return entry
-
-
-def is_our_server(entry: object) -> bool:
-    """Whether an MCP server entry runs `recallnest mcp` (any install path of the script)."""
-    if not isinstance(entry, dict):
-        return False
-    command, args = entry.get("command"), entry.get("args")
-    return (
-        isinstance(command, str)
-        and Path(command).name in SCRIPT_NAMES
-        and isinstance(args, list)
-        and args[:1] == ["mcp"]
-    )
-
-
-def add_server(doc: dict[str, Any], entry: dict[str, Any], path: Path) -> dict[str, Any]:
-    """A copy of `doc` with `mcpServers.recallnest` set to `entry`; other servers untouched."""
-    new = copy.deepcopy(doc)
-    servers = new.setdefault("mcpServers", {})
-    if not isinstance(servers, dict):
-        raise ConfigError(f'"mcpServers" in {path} is not a JSON object; fix it and retry')
-    _check_name_is_free(servers.get(MCP_SERVER_NAME), path)
-    servers[MCP_SERVER_NAME] = entry
-    return new
-
-
-def remove_server(doc: dict[str, Any]) -> dict[str, Any]:
-    """A copy of `doc` without our MCP server; an `mcpServers` we emptied is removed too."""
-    new = copy.deepcopy(doc)
-    servers = new.get("mcpServers")
-    if isinstance(servers, dict) and is_our_server(servers.get(MCP_SERVER_NAME)):
-        del servers[MCP_SERVER_NAME]
-        if not servers:
-            del new["mcpServers"]
-    return new
-
-
 def remove_ours(doc: dict[str, Any], agent: str) -> dict[str, Any]:
     """A copy of `doc` without our hooks and without our MCP server."""
     return remove_server(remove_hooks(doc, agent))
 
 
-def _check_name_is_free(current: object, path: Path) -> None:
-    if current is not None and not is_our_server(current):
-        raise ConfigError(
-            f'{path} already has an MCP server named "{MCP_SERVER_NAME}" that does not run '
-            "`recallnest mcp`; rename or remove it, then retry"
-        )
-
-
-# --- Codex config.toml (edited as text) ---------------------------------------------------------
-
-_TOML_NAME = r"""\s*mcp_servers\s*\.\s*(?:recallnest|"recallnest"|'recallnest')\s*"""
-_OUR_HEADER = re.compile(rf"^\s*\[{_TOML_NAME}(?:\.[^\]]*)?\]\s*(?:#.*)?$")
-_KEY = r"""(?:[\w\-]+|"[^"]*"|'[^']*')"""
-_ANY_HEADER = re.compile(rf"^\s*\[\[?\s*{_KEY}(?:\s*\.\s*{_KEY})*\s*\]\]?\s*(?:#.*)?$")
-
-
-def toml_block(ctx: InstallContext, agent: str) -> str:
-    """Our `[mcp_servers.recallnest]` table as TOML text, with a comment naming its owner."""
-    entry = mcp_entry(_spec(agent), ctx)
-    args = ", ".join(_toml_string(a) for a in entry["args"])
-    env = ", ".join(f"{k} = {_toml_string(v)}" for k, v in entry["env"].items())
-    return (
-        f"{TOML_MARKER}\n"
-        f"[mcp_servers.{MCP_SERVER_NAME}]\n"
-        f"command = {_toml_string(entry['command'])}\n"
-        f"args = [{args}]\n"
-        f"env = {{ {env} }}\n"
-    )
-
-
-def _toml_string(value: str) -> str:
-    """A TOML basic string: quotes, backslashes and control characters escaped."""
-    out = []
-    for ch in value:
-        if ch in '"\\':
-            out.append("\\" + ch)
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
-
-
-def load_toml(path: Path, raw: bytes | None) -> dict[str, Any]:
-    """The TOML document ({} if the file is absent); ConfigError if it does not parse."""
-    try:
-        return tomllib.loads(_toml_text(raw))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path} is not valid TOML ({exc}); fix it and retry") from exc
-
-
-def _toml_text(raw: bytes | None) -> str:
-    return (raw or b"").decode("utf-8")
-
-
-def _toml_server(doc: Mapping[str, Any], path: Path) -> object:
-    servers = doc.get("mcp_servers", {})
-    if not isinstance(servers, dict):
-        raise ConfigError(f"mcp_servers in {path} is not a table; fix it and retry")
-    return servers.get(MCP_SERVER_NAME)
-
-
-def toml_with_server(path: Path, raw: bytes | None, block: str) -> bytes | None:
-    """The file with our table appended (an older form of it cut out first); None when it is
-    already there as wanted. The result must parse to the same document plus our table."""
-    doc = load_toml(path, raw)
-    current = _toml_server(doc, path)
-    wanted = tomllib.loads(block)["mcp_servers"][MCP_SERVER_NAME]
-    if current == wanted:
-        return None
-    _check_name_is_free(current, path)
-    text = _toml_text(raw)
-    if current is not None:
-        text = _cut_block(text, path, _without_server(doc))
-    if text and not text.endswith("\n"):
-        text += "\n"
-    new = text + ("\n" if text.strip() else "") + block
-    expected = copy.deepcopy(doc)
-    expected.setdefault("mcp_servers", {})[MCP_SERVER_NAME] = wanted
-    _check_toml(new, expected, path, f"add this table by hand:\n{block}")
-    return new.encode("utf-8")
-
-
-def toml_without_server(path: Path, raw: bytes) -> bytes | None:
-    """The file with our table cut out; None when it holds no server of ours."""
-    doc = load_toml(path, raw)
-    if not is_our_server(_toml_server(doc, path)):
-        return None
-    return _cut_block(_toml_text(raw), path, _without_server(doc)).encode("utf-8")
-
-
-def _without_server(doc: dict[str, Any]) -> dict[str, Any]:
-    new = copy.deepcopy(doc)
-    del new["mcp_servers"][MCP_SERVER_NAME]
-    return new
-
-
-def _cut_block(text: str, path: Path, expected: dict[str, Any]) -> str:
-    """`text` without our table: its header (and our comment and the blank line before it)
-    through the line before the next table that is not a sub-table of ours; comments and
-    blank lines just before that next table stay with it."""
-    lines = text.splitlines(keepends=True)
-    start = next((n for n, line in enumerate(lines) if _OUR_HEADER.match(line)), None)
-    if start is None:  # an inline table or dotted keys: not a block we can cut out
-        raise ConfigError(
-            f"cannot edit {path} safely (unusual layout); "
-            f"remove [mcp_servers.{MCP_SERVER_NAME}] by hand"
-        )
-    end = start + 1
-    while end < len(lines) and not (
-        _ANY_HEADER.match(lines[end]) and not _OUR_HEADER.match(lines[end])
-    ):
-        end += 1
-    while end > start + 1 and lines[end - 1].strip()[:1] in ("", "#"):
-        end -= 1
-    if start and lines[start - 1].strip() == TOML_MARKER:
-        start -= 1
-    if start and not lines[start - 1].strip():
-        start -= 1
-    new = "".join(lines[:start] + lines[end:])
-    _check_toml(new, expected, path, f"remove [mcp_servers.{MCP_SERVER_NAME}] by hand")
-    return new
-
-
-def _check_toml(text: str, expected: dict[str, Any], path: Path, advice: str) -> None:
-    """Refuse an edit whose result does not parse to `expected` (dotted keys, inline tables,
-    multi-line values: layouts our line-based edit does not handle)."""
-    try:
-        found = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        found = None
-
-    def bare(doc: dict[str, Any]) -> dict[str, Any]:
-        return {k: v for k, v in doc.items() if not (k == "mcp_servers" and v == {})}
-
-    if found is None or bare(found) != bare(expected):
-        raise ConfigError(f"cannot edit {path} safely (unusual layout); {advice}")
-
-
 # --- JSON files --------------------------------------------------------------------------------
 
 
-def load_document(path: Path, raw: bytes | None) -> dict[str, Any]:
-    """The settings document ({} if the file is absent); ConfigError if it is not a JSON object."""
+def load_document(path: Path, raw: bytes | None, *, comments: bool = False) -> dict[str, Any]:
+    """The settings document ({} if the file is absent); ConfigError if it is not a JSON object.
+    With `comments`, // and /* */ comments are allowed, as the agent itself allows them."""
     if raw is None or not raw.strip():
         return {}
     try:
-        doc = json.loads(raw)
-    except ValueError as exc:
+        doc = jsonc.parse(raw.decode("utf-8"), comments=comments).value
+    except (jsonc.JsoncError, UnicodeDecodeError) as exc:
         raise ConfigError(
             f"{path} is not valid JSON ({exc}); fix it, or add the hooks by hand from hooks/"
         ) from exc
     if not isinstance(doc, dict):
         raise ConfigError(f"{path} does not hold a JSON object; fix it and retry")
     return doc
+
+
+def render_document(
+    path: Path, before: bytes | None, doc: dict[str, Any], *, comments: bool = False
+) -> bytes:
+    """`before` changed to hold `doc`, touching only what differs: the user's layout, key
+    order and comments stay (see `jsonc.splice`). A new file is written with 2-space indents."""
+    if before is None or not before.strip():
+        return dump_document(doc, JsonStyle())
+    style = detect_style(before)
+    try:
+        text = jsonc.splice(
+            before.decode("utf-8"), doc, comments=comments, ensure_ascii=style.ensure_ascii
+        )
+    except jsonc.JsoncError as exc:
+        raise ConfigError(f"cannot edit {path} safely ({exc}); add our entries by hand") from exc
+    return text.encode("utf-8")
+
+
+def allows_comments(agent: str, path: Path) -> bool:
+    """Whether `agent` reads the JSON file at `path` with comments allowed."""
+    spec = _spec(agent)
+    return spec.comments and path.name == Path(spec.settings_name).name
 
 
 def detect_style(raw: bytes | None) -> JsonStyle:
@@ -709,7 +607,7 @@ def plan_target(target: Target, ctx: InstallContext) -> FilePlan:
     path = target.path
     before = read_bytes(path)
     if target.toml:
-        after, parts = toml_with_server(path, before, toml_block(ctx, target.agent)), ["mcp"]
+        after, parts = toml_with_server(path, before, toml_block(ctx, spec)), ["mcp"]
     else:
         after, parts = _json_installed(target, spec, ctx, before)
     if after is None:
@@ -733,14 +631,17 @@ def _json_installed(
     target: Target, spec: AgentSpec, ctx: InstallContext, before: bytes | None
 ) -> tuple[bytes | None, list[str]]:
     """The JSON file with our entries (None when already so), and which parts changed."""
-    doc = load_document(target.path, before)
+    comments = allows_comments(target.agent, target.path)
+    doc = load_document(target.path, before, comments=comments)
     new = doc
     parts: list[str] = []
     if target.hooks and (with_hooks := add_hooks(new, spec, ctx.executable)) != new:
         new, parts = with_hooks, [*parts, "hooks"]
     if target.mcp and (with_server := add_server(new, mcp_entry(spec, ctx), target.path)) != new:
         new, parts = with_server, [*parts, "mcp"]
-    return (None if not parts else dump_document(new, detect_style(before))), parts
+    if not parts:
+        return None, parts
+    return render_document(target.path, before, new, comments=comments), parts
 
 
 def install(
@@ -759,7 +660,41 @@ def install(
             if plan.after is not None and plan.after != plan.before:
                 _apply_install(plan, plan.after, ctx, manifest)
         save_manifest(ctx.state_dir, manifest)
-    return [plan.change for plan in plans]
+    files = {plan.path: plan.after for plan in plans}
+    return [_with_trust_note(plan.change, ctx, files) for plan in plans]
+
+
+def _with_trust_note(
+    change: Change, ctx: InstallContext, files: Mapping[Path, bytes | None]
+) -> Change:
+    if change.path != settings_path(ctx, change.target):
+        return change
+    status = trust_status(change.target, ctx, files)
+    return change if status is None else replace(change, notes=(*change.notes, status[1]))
+
+
+def trust_status(
+    agent: str, ctx: InstallContext, files: Mapping[Path, bytes | None] | None = None
+) -> tuple[bool, str] | None:
+    """Will `agent` run our hooks? One line saying so, or how to make it; None when the agent
+    has no trust step of its own (Claude Code asks once per workspace, in its own dialog).
+    `files` overrides what is on disk (a dry run's planned contents)."""
+
+    def read(path: Path) -> bytes | None:
+        return files[path] if files is not None and path in files else read_bytes(path)
+
+    hooks_path = settings_path(ctx, agent)
+    if agent == "codex":
+        doc = load_document(hooks_path, read(hooks_path))
+        ours = trust_mod.codex_hooks(doc, lambda entry: is_ours(entry, "codex"))
+        config_path = ctx.config_dirs["codex"] / "config.toml"
+        return trust_mod.codex_trust(load_toml(config_path, read(config_path)), hooks_path, ours)
+    if agent == "gemini" and ctx.cwd is not None:
+        settings = load_document(hooks_path, read(hooks_path), comments=True)
+        folders = trust_mod.gemini_trusted_folders_path(hooks_path.parent, ctx.env)
+        trusted, why = trust_mod.gemini_folder_trust(ctx.cwd, folders, settings, ctx.env)
+        return trust_mod.gemini_trust_line(trusted, why, ctx.cwd)
+    return None
 
 
 def _apply_install(
@@ -818,9 +753,19 @@ def plan_removal(target: Target, ctx: InstallContext) -> FilePlan:
     if before is None:
         change = Change(agent, path, "unchanged", "not installed")
         return FilePlan(agent, path, None, None, change, target.toml)
-    if record and record.get("restorable") and _written_by_us(record, before):
+    restorable = record and record.get("restorable") and _written_by_us(record, before)
+    if restorable and (target.hooks or target.mcp):
         return _plan_restore(target, before, record, ctx)
-    return _plan_surgical(target, before, record)
+    return _plan_surgical(target, before, record, _trust_hooks(target, ctx))
+
+
+def _trust_hooks(target: Target, ctx: InstallContext) -> tuple[CodexHook, ...]:
+    """Our hooks as Codex keys them in its trust entries (read from hooks.json as it is now)."""
+    if not target.trust:
+        return ()
+    hooks_path = settings_path(ctx, "codex")
+    doc = load_document(hooks_path, read_bytes(hooks_path))
+    return tuple(trust_mod.codex_hooks(doc, lambda entry: is_ours(entry, "codex")))
 
 
 def _plan_restore(
@@ -832,18 +777,27 @@ def _plan_restore(
         return FilePlan(agent, path, before, None, change, target.toml)
     backup = read_bytes(_backup_path(ctx.state_dir, record))
     if backup is None:
-        return _plan_surgical(target, before, record)
+        return _plan_surgical(target, before, record, _trust_hooks(target, ctx))
     change = Change(agent, path, "restore", "restore the file exactly as it was before install")
     return FilePlan(agent, path, before, backup, change, target.toml)
 
 
-def _plan_surgical(target: Target, before: bytes, record: Mapping[str, Any] | None) -> FilePlan:
+def _plan_surgical(
+    target: Target,
+    before: bytes,
+    record: Mapping[str, Any] | None,
+    trust: tuple[CodexHook, ...] = (),
+) -> FilePlan:
     agent, path, toml = target.agent, target.path, target.toml
-    after = _without_ours(agent, path, toml, before)
+    after = _without_ours(agent, path, toml, before, server=target.mcp or not toml, trust=trust)
     if after is None:
         change = Change(agent, path, "unchanged", "not installed")
         return FilePlan(agent, path, before, before, change, toml)
-    empty = not after.strip() if toml else not load_document(path, after)
+    empty = (
+        not after.strip()
+        if toml
+        else not load_document(path, after, comments=allows_comments(agent, path))
+    )
     if empty and record is not None and not record["existed"]:
         change = Change(agent, path, "remove", "remove the file install created")
         return FilePlan(agent, path, before, None, change, toml)
@@ -851,15 +805,25 @@ def _plan_surgical(target: Target, before: bytes, record: Mapping[str, Any] | No
     return FilePlan(agent, path, before, after, change, toml)
 
 
-def _without_ours(agent: str, path: Path, toml: bool, raw: bytes | None) -> bytes | None:
-    """`raw` without our hooks and MCP server; None when it holds none of them."""
+def _without_ours(
+    agent: str,
+    path: Path,
+    toml: bool,
+    raw: bytes | None,
+    *,
+    server: bool = True,
+    trust: tuple[CodexHook, ...] = (),
+) -> bytes | None:
+    """`raw` without our hooks and MCP server (and, in Codex's config.toml, the trust entries of
+    `trust`); None when it holds none of them."""
     if raw is None:
         return None
     if toml:
-        return toml_without_server(path, raw)
-    doc = load_document(path, raw)
+        return toml_without_ours(path, raw, server=server, trust=trust)
+    comments = allows_comments(agent, path)
+    doc = load_document(path, raw, comments=comments)
     new = remove_ours(doc, agent)
-    return None if new == doc else dump_document(new, detect_style(raw))
+    return None if new == doc else render_document(path, raw, new, comments=comments)
 
 
 def uninstall(
@@ -868,15 +832,19 @@ def uninstall(
     """Remove what install wrote, restoring each file to its prior bytes when possible. Every
     file visited loses all our entries; `mcp` also visits the files that hold only our MCP
     server (Claude Code's ~/.claude.json, Codex's config.toml)."""
-    plans = [
-        plan_removal(target, ctx) for agent in agents for target in targets(agent, ctx, mcp=mcp)
-    ]
+    visits = [t for agent in agents for t in targets(agent, ctx, mcp=mcp, trust=True)]
+    plans = [(target, plan_removal(target, ctx)) for target in visits]
+    # A config.toml visited only for trust entries is reported (and touched) only if it held any.
+    plans = [(t, p) for t, p in plans if t.hooks or t.mcp or p.change.action != "unchanged"]
     if not dry_run:
         manifest = load_manifest(ctx.state_dir)
-        for plan in plans:
-            _apply_uninstall(plan, ctx, manifest)
+        for target, plan in plans:
+            if target.hooks or target.mcp:
+                _apply_uninstall(plan, ctx, manifest)
+            elif plan.after is not None:  # trust entries only: our MCP record stays as it is
+                write_atomic(plan.path, plan.after)
         save_manifest(ctx.state_dir, manifest)
-    return [plan.change for plan in plans]
+    return [plan.change for _, plan in plans]
 
 
 def _apply_uninstall(plan: FilePlan, ctx: InstallContext, manifest: dict[str, Any]) -> None:

@@ -18,6 +18,11 @@ since (then only with `force`). Without a daemon (the CLI's local engine) the sa
 inline. A compaction asked for from another thread (a socket request) runs on the ingest
 thread, because the swap closes every cursor of the old connection.
 
+A task that fails (a StoreError such as DuckDB's "Cannot CHECKPOINT: there are other write
+transactions active") changes nothing and is tried again after RETRY_FIRST_SECONDS, doubling
+at each further failure up to its interval; until it succeeds, `health()` names it with its
+last error, when it failed and when it runs next (shown by `daemon status` and `doctor`).
+
 `op(name, args)` is the entry point of the daemon protocol's lifecycle operations.
 """
 
@@ -29,7 +34,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -65,12 +70,31 @@ INTERVALS: dict[str, float] = {
     "prune_undo": 3600.0,
     "compact": 3600.0,
 }
+RETRY_FIRST_SECONDS = 30.0  # a failed task's first retry; doubles, up to the task's interval
 REQUEST_TIMEOUT_SECONDS = 600.0
 TOKEN_CACHE_MAX = 200_000
 UNDO_KINDS = ("consolidate", "expire", "retier")
 FIND_SORTS = ("updated", "created", "importance", "accessed", "decay")
 
 _Job = tuple[Callable[[], dict[str, Any]], threading.Event, list[Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class TaskFailure:
+    """A task's failures since it last succeeded: the last error, when, and the next try."""
+
+    error: str
+    failed_at: datetime
+    attempts: int
+    next_retry_at: datetime
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "error": self.error,
+            "failed_at": self.failed_at.isoformat(timespec="seconds"),
+            "attempts": self.attempts,
+            "next_retry_at": self.next_retry_at.isoformat(timespec="seconds"),
+        }
 
 
 class Maintenance:
@@ -89,6 +113,7 @@ class Maintenance:
         self.compact_min_slack = compaction.COMPACT_MIN_SLACK_BYTES
         self._monotonic = monotonic
         self._last: dict[str, float] = {}
+        self.failures: dict[str, TaskFailure] = {}  # failing tasks, until they succeed again
         self._busy_at = monotonic()
         self._generation = -1  # memory generation consolidation last saw
         self._settled: dict[str, str] = {}  # id -> text of memories consolidation compared
@@ -160,9 +185,36 @@ class Maintenance:
         try:
             task()
         except RecallnestError as exc:
-            log.warning("maintenance task %s failed: %s", name, exc)
+            self._failed(name, exc)
             return []
+        if self.failures.pop(name, None) is not None:
+            log.info("maintenance task %s succeeded again", name)
         return [name]
+
+    def _failed(self, name: str, exc: RecallnestError) -> None:
+        """Trigger: a task raised. Why: a task that waits its whole interval (an hour for
+        compaction) after a transient failure, said only in the log, looks fine while it is
+        not. Outcome: due again after a back-off that doubles per failure (capped at its
+        interval), and reported by health() until it succeeds."""
+        previous = self.failures.get(name)
+        attempts = previous.attempts + 1 if previous else 1
+        interval = INTERVALS.get(name, FLUSH_SECONDS)
+        delay = min(RETRY_FIRST_SECONDS * 2 ** (attempts - 1), interval)
+        self._last[name] = self._monotonic() - interval + delay  # _due: after `delay`
+        now = datetime.now(UTC)
+        retry_at = now + timedelta(seconds=delay)
+        self.failures[name] = TaskFailure(str(exc), now, attempts, retry_at)
+        log.warning(
+            "maintenance task %s failed (attempt %d, retrying in %.0f s): %s",
+            name,
+            attempts,
+            delay,
+            exc,
+        )
+
+    def health(self) -> dict[str, dict[str, Any]]:
+        """The failing tasks: {name: {error, failed_at, attempts, next_retry_at}}; {} if none."""
+        return {name: f.as_dict() for name, f in sorted(self.failures.items())}
 
     def _run_jobs(self) -> list[str]:
         ran: list[str] = []

@@ -9,6 +9,11 @@ Tools: search_memory, remember, forget, recent_sessions, resume_context. Every r
 plain text within TOOL_BUDGET_TOKENS: item texts are clipped, lists capped, and what did not
 fit is counted ("… N more").
 
+Stored text is data, framed as the resume context frames it: every line that quotes stored
+text is `compose.inert` (one line, no control or bidi characters, no angle brackets, no
+fence-length runs, no copy of our marker) and sits inside `compose.fenced` (the
+data-not-instructions label and a tilde fence); the whole result is `terminal.clean`ed.
+
 `Tools` (arguments in, bounded text out) does not know the SDK and is tested on its own;
 `serve` wires it to the `mcp` SDK, imported lazily: this is the only module that imports it,
 and importing this module does not load it.
@@ -27,9 +32,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from recallnest import __version__, protocol
+from recallnest.compose import LABEL, fenced, inert
 from recallnest.errors import DaemonError
 from recallnest.models import CATEGORIES, GLOBAL_SCOPE
 from recallnest.project import project_of
+from recallnest.terminal import clean
 
 if TYPE_CHECKING:
     from mcp import types
@@ -300,21 +307,28 @@ class Tools:
         }
 
     def call(self, name: str, arguments: Mapping[str, Any] | None) -> Outcome:
-        """Run one tool. Never raises for a bad call or a missing daemon: those are results."""
+        """Run one tool. Never raises for a bad call or a missing daemon: those are results.
+        The text is cleaned here, the one boundary every result passes."""
+        outcome = self._call(name, arguments)
+        return Outcome(clean(outcome.text), outcome.is_error)
+
+    def _call(self, name: str, arguments: Mapping[str, Any] | None) -> Outcome:
         handler = self._handlers.get(name)
         if handler is None:
-            return Outcome(f"unknown tool {name!r}; tools: {', '.join(self._handlers)}", True)
+            known = ", ".join(self._handlers)
+            return Outcome(f"unknown tool {inert(clip(name, 80))!r}; tools: {known}", True)
         try:
             return handler(_Args(arguments or {}))
         except BadArguments as exc:
-            return Outcome(f"{name}: {exc}", True)
+            return Outcome(f"{name}: {inert(str(exc))}", True)
         except DaemonNotRunning:
             return Outcome(NOT_RUNNING, True)
         except DaemonError as exc:
-            return Outcome(f"recallnest could not do that: {exc}", True)
+            return Outcome(f"recallnest could not do that: {inert(str(exc))}", True)
         except Exception as exc:  # the edge: a tool failure is a result, never a dead server
             log.exception("tool %s failed", name)
-            return Outcome(f"recallnest failed unexpectedly: {type(exc).__name__}: {exc}", True)
+            detail = inert(f"{type(exc).__name__}: {exc}")
+            return Outcome(f"recallnest failed unexpectedly: {detail}", True)
 
     # ---- handlers ------------------------------------------------------------------------------
 
@@ -438,12 +452,11 @@ class _Args:
 def render_hits(
     query: str | None, hits: Sequence[Mapping[str, Any]], project: str | None, now: datetime
 ) -> str:
-    where = f" in {project} (and global memories)" if project else ""
+    where = f" in {inert(project)} (and global memories)" if project else ""
+    asked = inert(clip(query or "", 80))
     if not hits:
-        return (
-            f'No results for "{clip(query or "", 80)}"{where}. Try other words or a wider `since`.'
-        )
-    head = f'{len(hits)} result{"s" * (len(hits) != 1)} for "{clip(query or "", 80)}"{where}:'
+        return f'No results for "{asked}"{where}. Try other words or a wider `since`.'
+    head = f'{len(hits)} result{"s" * (len(hits) != 1)} for "{asked}"{where}:'
     blocks = [_hit(n, hit, project, now) for n, hit in enumerate(hits, 1)]
     return fit(head, blocks, "lower `limit` or narrow the query to see them")
 
@@ -476,23 +489,22 @@ def _scope_label(scope: str, project: str | None) -> str:
 def render_remembered(memory: Mapping[str, Any]) -> str:
     verb = "Remembered" if memory.get("created") else "Already known; refreshed"
     where = _scope_label(str(memory.get("scope")), None)
-    lines = [
-        f"{verb} memory {memory.get('id')} [{memory.get('category')}, {where}]:",
-        f"   {clip(str(memory.get('text') or ''), ITEM_MAX_CHARS)}",
-    ]
+    head = inert(f"{verb} memory {memory.get('id')} [{memory.get('category')}, {where}]:")
+    text = fit(head, [f"   {clip(str(memory.get('text') or ''), ITEM_MAX_CHARS)}"], "")
     if memory.get("redactions"):
-        lines.append(f"Secrets were redacted before storing: {', '.join(memory['redactions'])}.")
-    return fit(lines[0], lines[1:], "")
+        kinds = inert(", ".join(map(str, memory["redactions"])))
+        text += f"\nSecrets were redacted before storing: {kinds}."
+    return text
 
 
 def render_forgotten(result: Mapping[str, Any]) -> str:
     forgotten, missing = list(result.get("forgotten") or []), list(result.get("missing") or [])
     lines = [f"Forgot {len(forgotten)} memor{'y' if len(forgotten) == 1 else 'ies'}."]
-    lines += [f"- {i}" for i in forgotten]
-    if missing:
-        lines.append("No memory with these ids (use the full id from search_memory):")
-        lines += [f"- {clip(i, 80)}" for i in missing]
-    return fit(lines[0], lines[1:], "")
+    lines += [inert(f"- {i}") for i in forgotten]
+    if missing:  # ids the caller gave: quoted back, so framed like stored text
+        head = "No memory with these ids (use the full id from search_memory):"
+        lines.append(fit(head, [f"- {clip(str(i), 80)}" for i in missing], ""))
+    return "\n".join(lines)
 
 
 def render_sessions(project: str, checkpoints: Sequence[Mapping[str, Any]], now: datetime) -> str:
@@ -502,7 +514,7 @@ def render_sessions(project: str, checkpoints: Sequence[Mapping[str, Any]], now:
             "idle, compacts or ends)."
         )
     n = len(checkpoints)
-    head = f"{n} recent session{'s' * (n != 1)} in {project}, newest first:"
+    head = f"{n} recent session{'s' * (n != 1)} in {inert(project)}, newest first:"
     blocks = [_session(k, cp, now) for k, cp in enumerate(checkpoints, 1)]
     return fit(head, blocks, "lower `limit` to see them")
 
@@ -529,27 +541,36 @@ def _session(n: int, cp: Mapping[str, Any], now: datetime) -> str:
 
 
 def render_resume(result: Mapping[str, Any]) -> str:
-    """The composed context as is (compose already bounds it), cut to our budget if the
-    configured resume budget is larger."""
-    text = str(result.get("text") or "")
+    """The composed context (compose frames and bounds it), re-framed within our budget if
+    the configured resume budget is larger."""
+    lines = str(result.get("text") or "").splitlines()
+    if len(lines) < 4 or lines[1] != LABEL:  # nothing, or the one-line reminder
+        return "\n".join(inert(line) for line in lines)
+    text = "\n".join(lines)
     if estimate_tokens(text) <= TOOL_BUDGET_TOKENS:
         return text
-    lines = text.splitlines()
-    return fit(lines[0], lines[1:], "the full briefing is larger than one tool result")
+    hint = "the full briefing is larger than one tool result"
+    return fit(lines[0], lines[3:-1], hint)
 
 
 def fit(head: str, blocks: Sequence[str], hint: str) -> str:
-    """`head` and as many whole blocks as fit in TOOL_BUDGET_TOKENS, then "… N more"."""
-    out, used = [head], estimate_tokens(head) + 1
+    """`head`, then as many whole blocks as fit in TOOL_BUDGET_TOKENS inside the data frame
+    (`compose.fenced`, every line `compose.inert`), then "… N more" after the frame."""
+    lines = [inert(line) for block in blocks for line in block.splitlines()]
+    frame = fenced(lines)
+    used = sum(estimate_tokens(line) + 1 for line in (head, *frame[:2], frame[-1]))
+    shown: list[str] = []
+    more = ""
     for n, block in enumerate(blocks):
-        cost = estimate_tokens(block) + 1
+        inner = [inert(line) for line in block.splitlines()]
+        cost = sum(estimate_tokens(line) + 1 for line in inner)
         if used + cost > TOOL_BUDGET_TOKENS - MORE_RESERVE_TOKENS:
             left = len(blocks) - n
-            out.append(f"… {left} more not shown (output budget)" + (f"; {hint}" if hint else ""))
+            more = f"… {left} more not shown (output budget)" + (f"; {hint}" if hint else "")
             break
-        out.append(block)
+        shown.extend(inner)
         used += cost
-    return "\n".join(out)
+    return "\n".join([head, *fenced(shown), *([more] if more else [])])
 
 
 def estimate_tokens(text: str) -> float:

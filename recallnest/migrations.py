@@ -205,9 +205,19 @@ def m004_term_ids(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("DROP TABLE postings_old")
 
 
+def m005_session_captures(con: duckdb.DuckDBPyConnection) -> None:
+    """How many captures each session has admitted, against the per-session cap
+    (admission.SESSION_CAPTURE_CAP): kept in the store so the cap survives a restart, instead
+    of a per-process dict that grew with every session and forgot on restart."""
+    con.execute(
+        "CREATE TABLE session_captures (session_id VARCHAR PRIMARY KEY, captured INTEGER NOT NULL)"
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     m001_create_core,
     m002_create_lifecycle,
     m003_create_capture_queue,
     m004_term_ids,
+    m005_session_captures,
 )

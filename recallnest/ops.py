@@ -6,8 +6,9 @@ behaves the same whether or not a daemon runs. Arguments and results are JSON-ab
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from recallnest.engine import Engine, SearchRequest
@@ -17,14 +18,29 @@ Op = Callable[[Engine, Mapping[str, Any]], Any]
 
 
 def dispatch(engine: Engine, op: str, args: Mapping[str, Any]) -> Any:
-    """Run one operation; unknown ops and bad arguments raise RecallnestError."""
+    """Run one operation; unknown ops and bad arguments raise RecallnestError. The result is
+    plain JSON (what the socket carries), so a command prints the same with or without the
+    daemon: a datetime left in a result made `forgotten` fail through the daemon only."""
     handler = OPS.get(op)
     if handler is None:
         raise RecallnestError(f"unknown operation {op!r}; known: {', '.join(sorted(OPS))}")
     try:
-        return handler(engine, args)
+        result = handler(engine, args)
     except (TypeError, ValueError, KeyError) as exc:
         raise RecallnestError(f"bad arguments for {op}: {exc}") from exc
+    return as_json(result)
+
+
+def as_json(value: Any) -> Any:
+    """`value` as the JSON round trip gives it back: datetimes and dates in ISO form, tuples
+    as lists. A type JSON cannot carry is a bug of the op, raised here on both paths."""
+    return json.loads(json.dumps(value, ensure_ascii=False, default=_json_default))
+
+
+def _json_default(value: object) -> object:
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    raise TypeError(f"a {type(value).__name__} in an op's result is not JSON")
 
 
 def parse_time(value: str | None, now: datetime | None = None) -> datetime | None:

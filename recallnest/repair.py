@@ -6,7 +6,10 @@ the watched roots (cursors start from zero; turn ids are deterministic, so nothi
 twice) and restores the memories, from the first of:
   1. `--from-export FILE` (a `recallnest export` file),
   2. the damaged file itself, when its memories table still reads back whole,
-  3. the daemon's backup `<home>/backups/memories-latest.jsonl` (`write_backup`, at most hourly).
+  3. the daemon's backup `<home>/backups/memories-latest.jsonl` (`write_backup`: at most
+     hourly, and when the daemon stops),
+then the memory journal (journal.py) is replayed over 2 or 3: every memory write since that
+backup, so memories come back up to the last write and forgotten ones stay forgotten.
 Memories restored that way keep their ids, and the exported state wins over what re-ingestion
 captured again. The damaged file is kept, never modified.
 
@@ -25,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from recallnest.config import Settings
 from recallnest.errors import DaemonError, RecallnestError, StoreError, StoreLockedError
+from recallnest.journal import Journal, replay
 from recallnest.paths import db_path, ensure_home
 
 if TYPE_CHECKING:
@@ -49,10 +53,17 @@ def export_text(records: list[dict[str, Any]]) -> str:
 
 
 def write_backup(engine: Engine, home: Path) -> bool:
-    """Write every memory to backup_path(home), atomically and owner-only. Returns False when
-    the file already holds exactly that (or there is nothing to back up yet)."""
-    path = backup_path(home)
-    data = export_text(engine.export()).encode("utf-8")
+    """Write every memory to backup_path(home), atomically and owner-only, then compact the
+    journal it covers (under the writer lock: no write falls between the two). Returns False
+    when the file already holds exactly that (or there is nothing to back up yet)."""
+    with engine.store.write_locked():
+        records = engine.export()
+        written = _write_export(backup_path(home), export_text(records).encode("utf-8"))
+        engine.journal.compact(str(r["id"]) for r in records)
+    return written
+
+
+def _write_export(path: Path, data: bytes) -> bool:
     try:
         if path.read_bytes() == data:
             return False
@@ -140,7 +151,7 @@ def repair(
     """Rebuild the database when it is damaged (or always, with `force`). See the module
     docstring for what is restored from where."""
     from recallnest.client import daemon_answers
-    from recallnest.daemon import pid_lock
+    from recallnest.pidfile import pid_lock
 
     home = ensure_home(settings.home)
     if daemon_answers(settings):
@@ -160,7 +171,12 @@ def repair(
             records, source = _salvage(moved)
         if records is None and backup_path(home).exists():
             records, source = read_export(backup_path(home)), f"backup {backup_path(home)}"
-        summary = _rebuild(settings, records or [], on_file)
+        forgotten: set[str] = set()
+        entries = Journal(home).entries() if from_export is None else []
+        if entries:
+            records, forgotten = replay(records or [], entries)
+            source = f"{source or 'nothing'} + journal ({len(entries)} writes)"
+        summary = _rebuild(settings, records or [], forgotten, on_file)
     return {
         "repaired": True,
         "problem": problem or "rebuild forced",
@@ -210,17 +226,24 @@ def _salvage(damaged: Path) -> tuple[list[dict[str, Any]] | None, str | None]:
 def _rebuild(
     settings: Settings,
     records: list[dict[str, Any]],
+    forgotten: set[str],
     on_file: Callable[[int, int], None] | None,
 ) -> dict[str, Any]:
     """Re-ingest the watched roots into a fresh database, then import `records` (last, so
-    the exported state of a memory wins over what capture found again)."""
+    the exported state of a memory wins over what capture found again), drop the forgotten
+    memories capture found again, and write a fresh backup."""
     from recallnest.control import backfill
     from recallnest.engine import Engine
+    from recallnest.store import Batch
 
     report = backfill(settings, None, [], None, on_file)
     engine = Engine.open(settings)
     try:
         imported = engine.import_memories(records) if records else {"imported": 0}
+        again = [m.id for m in engine.store.memories(sorted(forgotten))]
+        if again:
+            engine.apply(Batch(deleted_memory_ids=again))
+        write_backup(engine, settings.home)
     finally:
         engine.close()
     return {

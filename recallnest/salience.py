@@ -77,6 +77,17 @@ _INJECTED_BLOCK = re.compile(
 )
 
 
+# An agent instruction file pasted into the chat (AGENTS.md, CLAUDE.md, GEMINI.md, cursor rules):
+# its heading, the line that introduces it ("Here's our CLAUDE.md:"), or its stock first line.
+_INSTRUCTION_FILE = re.compile(
+    r"^\s*#{1,3}\s*(?:agents|claude|gemini|codex|copilot-instructions)\.md\b"
+    r"|^\s*#{0,3}\s*\.(?:cursorrules|windsurfrules)\b"
+    r"|\bprovides guidance to (?:claude|codex|gemini|copilot|ai|agents?|coding agents)\b"
+    r"|^.{0,60}?\b(?:agents|claude|gemini)\.md\b.{0,12}?[:：]\s*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
 def strip_injected(text: str) -> tuple[str, bool]:
     """Text with complete injected blocks cut out, and whether the rest is injected too."""
     # Trigger: our own resume-context marker anywhere. Why: the parsers drop such turns, but a
@@ -85,6 +96,10 @@ def strip_injected(text: str) -> tuple[str, bool]:
         return "", True
     rest = _INJECTED_BLOCK.sub(" ", text).strip()
     if rest.casefold().startswith(_INJECTED_PREFIXES) or rest.startswith("&lt;"):
+        return "", True
+    # Trigger: the text of an agent instruction file, pasted or injected. Why: its rules are
+    # the file's, already loaded every session, and never the user speaking. Outcome: skipped.
+    if _INSTRUCTION_FILE.search(rest):
         return "", True
     return rest, rest == "" and text.strip() != ""
 
@@ -128,6 +143,9 @@ _TOOL_OUTPUT = re.compile(
     | ^(?:diff\ --git|index\ [0-9a-f]+\.\.|---\ a/|\+\+\+\ b/|---\ /dev/null|@@\ )
     | ^=+\ .*\ =+$ | ^(?:PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\ | ^\S+\.py::\S+
     | ^\S+\ [.FEsx]+\s*\[\s*\d+%\] | ^collected\ \d+\ items?
+    | ^\s*[✓✔✗✘×√]\s*\S | ^\s*(?:PASS|FAIL|RUNS?|SKIP|TODO)\s+\S
+    | ^\s*Test\ (?:Files|Suites)\b | ^\s*(?:Tests|Snapshots|Time|Duration|Start\ at)\s*:?\s+\d
+    | ^\s*>\ [\w@/.-]+@\d\S*\ \S
     | ^\s*\|.*\|\s*$ | ^\s*[\[{]\s*$ | ^\s*"[^"]+"\s*:\s | ^\s*[\]}],?\s*$
     | ^.{0,60}?\S\s{2,}\S+\s{2,}\S | ^[0-9a-f]{7,40}\ \S | ^Events:\s*$
     """,
@@ -147,7 +165,8 @@ _CODE = re.compile(
 )
 _DIFF_LINE = re.compile(r"^[+\- ]")
 _BLOB = re.compile(rf"\S{{{BLOB_RUN_CHARS}}}")
-_PROMPT = re.compile(r"^(?:\$|❯|➜|%|PS [A-Z]:\\[^>]*>)\s+\S")
+# A shell prompt, or the banner a package script prints before its output ("> web@1.0.0 test").
+_PROMPT = re.compile(r"^(?:\$|❯|➜|%|PS [A-Z]:\\[^>]*>)\s+\S|^\s*> [\w@/.-]+@\d\S* \S")
 # (kind, pattern, the characters its only unanchored alternative needs). Every other
 # alternative starts with `^`, so a line holding none of those characters can only match at
 # offset 0: `match` then answers what `search` would, without trying every offset (the two
@@ -212,7 +231,7 @@ _ACKS = (
     "|awesome|lgtm|sgtm|sounds good|looks good|looks good to me|yes|yep|yeah|yup|sure|no problem"
     "|np|go ahead|do it|ship it|continue|next|proceed|that works|works now|got it|makes sense"
     "|done|fine|alright|right|again|great job|nice work|好的|好|好滴|行|可以|可以了|没问题"
-    "|谢谢|多谢|感谢|收到|明白|了解|嗯|嗯嗯|对|是的|继续|就这样|不错|很好|好了|辛苦了|搞定|ok了"
+    "|谢谢|多谢|感谢|收到|明白|了解|嗯|嗯嗯|对|是的|继续|就这样|不错|很好|好了|辛苦了|搞定|搞定了|终于搞定了|弄好了|ok了"
 )
 _PHRASE = rf"(?:{_GREETINGS}|{_ACKS})"
 _PHATIC = re.compile(rf"^{_PHRASE}(?:[\s,，.。!！~～、:;)(]+{_PHRASE})*[\s,，.。!！~～、:;)(]*$")
@@ -261,8 +280,11 @@ def _is_cjk(ch: str) -> bool:
 
 _BULLET = re.compile(r"^\s*(?:[-*•>]|\d+[.)]|#+)\s+")
 _EMPHASIS = re.compile(r"\*\*|__")
+# A sentence ends at 。！？, at . ! ? before a capital, digit, quote or CJK, and at a period before
+# a lower-case correction marker ("I checked. no, the port is 9090"), which opens a new statement.
 _SENTENCE_END = re.compile(
     r"(?<=[。！？])|(?<=[.!?])\s+(?=[A-Z0-9\"'`(\[\u4e00-\u9fff])|(?<=[!?])\s+"
+    r"|(?<=\.)\s+(?=(?:no|nope|nah|actually|wait|correction)\b[\s,:;—–-])"
 )
 
 # "when/where/how/what/who" also open conditionals and relative clauses ("When you add a var,

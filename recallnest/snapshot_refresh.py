@@ -25,12 +25,12 @@ ANY_AGENT = ""
 class SnapshotKeeper:
     def __init__(self, home: Path) -> None:
         self.home = home
-        self._written: tuple[int, int] | None = None
+        self._written: int | None = None
         self._next = 0.0
 
     def refresh(self, engine: Engine, force: bool = False) -> int | None:
         """Rewrite the snapshots if due; how many were written, or None when not due."""
-        key = (engine.memory_generation, engine.continuity.checkpoint_generation)
+        key = engine.store.generation  # bumped by every write that can change a resume
         now = time.monotonic()
         if not force and (key == self._written or now < self._next):
             return None

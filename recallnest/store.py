@@ -19,7 +19,7 @@ import re
 import sys
 import threading
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import chain
@@ -78,6 +78,8 @@ class Batch:
     # memories were captured from (deleted from the queue with them).
     capture_later: list[str] = field(default_factory=list)
     captured_flush: int | None = None
+    # Session id -> its captures admitted so far (new totals against the per-session cap).
+    session_captures: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +153,11 @@ class Store:
         self._con = _connect(path, read_only, memory_mb)
         self._local = threading.local()
         self._write_lock = threading.RLock()
+        # Bumped by every committed write that may change what a resume context shows
+        # (memories, checkpoints, lifecycle rows); readers cache what they derive under it.
+        # Writes that cannot change it (turns alone, vectors, cursors, read counts) pass
+        # `changes_resume=False`: a resume records its reads, and must not void its own cache.
+        self.generation = 0
         if not read_only:
             path.chmod(0o600)
             self._migrate()
@@ -169,16 +176,39 @@ class Store:
         return cur
 
     @contextmanager
-    def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
+    def transaction(self, changes_resume: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
+        """One transaction; inside `atomic()` on this thread, part of the outer one."""
         with self._write_lock:
             cur = self._cur()
+            if getattr(self._local, "after", None) is not None:
+                yield cur
+                return
             cur.execute("BEGIN TRANSACTION")
+            self._local.after = []
             try:
                 yield cur
             except BaseException:
+                self._local.after = None
                 cur.execute("ROLLBACK")
                 raise
+            after, self._local.after = self._local.after, None
             cur.execute("COMMIT")
+            if changes_resume:
+                self.generation += 1
+            for callback in after:  # still under the lock: in commit order
+                callback()
+
+    def atomic(self) -> AbstractContextManager[duckdb.DuckDBPyConnection]:
+        """Several writes as one transaction: all of them or none survive a crash."""
+        return self._lifecycle_tx()
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Run `callback` once the current transaction commits (now, outside of one)."""
+        pending: list[Callable[[], None]] | None = getattr(self._local, "after", None)
+        if pending is None:
+            callback()
+        else:
+            pending.append(callback)
 
     def _migrate(self) -> None:
         cur = self._cur()
@@ -210,14 +240,16 @@ class Store:
         Any database failure (disk full, damaged file) rolls back everything, cursors included,
         and surfaces as StoreError."""
         result = BatchResult()
+        changes = bool(batch.memories or batch.deleted_memory_ids)
         try:
-            with self.transaction() as tx:
+            with self.transaction(changes_resume=changes) as tx:
                 _write_turns(tx, batch.turns, result)
                 _delete_docs(tx, "turns", batch.retracted_turn_ids, result)
                 _write_memories(tx, batch.memories, result)
                 _delete_docs(tx, "memories", batch.deleted_memory_ids, result)
                 _write_tool_uses(tx, batch.tool_uses)
                 _write_cursors(tx, batch.cursors)
+                _write_session_captures(tx, batch.session_captures)
                 result.queued_flush = _write_capture_queue(
                     tx, batch.capture_later, batch.captured_flush
                 )
@@ -248,6 +280,21 @@ class Store:
             [row[0]],
         ).fetchall()
         return int(row[0]), [_turn_from_row(r) for r in rows]
+
+    def session_captures(self, session_ids: Collection[str]) -> dict[str, int]:
+        """Captures admitted so far by each of `session_ids` (absent: none yet)."""
+        if not session_ids:
+            return {}
+        rows = (
+            self._cur()
+            .execute(
+                "SELECT session_id, captured FROM session_captures "
+                "WHERE session_id IN (SELECT unnest(?::VARCHAR[]))",
+                [sorted(session_ids)],
+            )
+            .fetchall()
+        )
+        return {str(s): int(n) for s, n in rows}
 
     def queued_capture_count(self) -> int:
         row = self._cur().execute("SELECT count(*) FROM capture_queue").fetchone()
@@ -368,6 +415,25 @@ class Store:
         )
         return str(row[0]) if row else None
 
+    def sessions_missing_checkpoint(self, per_project: int = 3) -> list[str]:
+        """The newest `per_project` sessions of each project whose last turn no checkpoint
+        covers (a checkpoint's time is its session's last turn), oldest first."""
+        rows = (
+            self._cur()
+            .execute(
+                "WITH last AS (SELECT project, session_id, max(ts) AS ts FROM turns "
+                "WHERE project IS NOT NULL AND ts IS NOT NULL GROUP BY project, session_id), "
+                "ranked AS (SELECT *, row_number() OVER (PARTITION BY project ORDER BY ts DESC) "
+                "AS n FROM last) "
+                "SELECT r.session_id FROM ranked r WHERE r.n <= ? AND NOT EXISTS ("
+                "SELECT 1 FROM checkpoints c WHERE c.session_id = r.session_id "
+                "AND c.created_at >= r.ts) ORDER BY r.ts, r.session_id",
+                [per_project],
+            )
+            .fetchall()
+        )
+        return [str(r[0]) for r in rows]
+
     def session_project(self, session_id: str) -> tuple[str | None, str | None]:
         """(agent, project) of a session's latest turn."""
         row = (
@@ -426,19 +492,34 @@ class Store:
         )
         return row[0] if row else None
 
-    def resume_memories(self, project: str | None, limit: int = 2000) -> list[Memory]:
-        """Active memories that may appear in a resume context: global or this project's."""
-        scopes = ["global"] if project is None else ["global", project]
-        rows = (
-            self._cur()
-            .execute(
-                f"SELECT {_MEMORY_COLS} FROM memories WHERE status = 'active' AND scope IN "
-                "(SELECT unnest(?::VARCHAR[])) ORDER BY importance * confidence DESC, "
-                "updated_at DESC NULLS LAST, id LIMIT ?",
-                [scopes, limit],
-            )
-            .fetchall()
+    def resume_memories(
+        self,
+        groups: Sequence[tuple[str, Sequence[str]]],
+        per_group: int,
+        now: datetime | None = None,
+    ) -> list[Memory]:
+        """Active, current memories for a resume context: for each (scope, categories) group,
+        the best `per_group`, ranked as compose ranks them (pinned, importance × confidence,
+        tier, recency, id).
+
+        Per group, not one top-N overall: 100k global memories must not crowd a project's few
+        facts out of the candidates (issue 17). One LIMIT query per group (a top-N heap over a
+        scan): a window over every row costs ~10x more at 100k (bench_resume_scale.py)."""
+        if not groups:
+            return []
+        where = (
+            "status = 'active' AND superseded_by IS NULL "
+            "AND (valid_until IS NULL OR valid_until > ?) AND scope = ? "
+            "AND category IN (SELECT unnest(?::VARCHAR[]))"
         )
+        one = (
+            f"(SELECT {_MEMORY_COLS} FROM memories WHERE {where} ORDER BY {_RESUME_ORDER} LIMIT ?)"
+        )
+        at = _naive(now or datetime.now(UTC))
+        params: list[object] = []
+        for scope, categories in groups:
+            params += [at, scope, list(categories), int(per_group)]
+        rows = self._cur().execute(" UNION ALL ".join([one] * len(groups)), params).fetchall()
         return [_memory_from_row(r) for r in rows]
 
     def resume_projects(self, limit: int) -> list[str]:
@@ -604,7 +685,7 @@ class Store:
         blobs = np.empty(len(docs), dtype=object)
         blobs[:] = [row.astype(np.float32).tobytes() for row in matrix]
         with (
-            self.transaction() as tx,
+            self.transaction(changes_resume=False) as tx,
             _scan(tx, "vec_batch", doc=np.asarray(docs, np.int64), vec=blobs),
         ):
             live = tx.execute(
@@ -730,7 +811,7 @@ class Store:
             return 0
         ids = list(counts)
         with (
-            self._lifecycle_tx() as tx,
+            self._lifecycle_tx(changes_resume=False) as tx,
             _scan(
                 tx,
                 "access_batch",
@@ -1128,9 +1209,9 @@ class Store:
         }
 
     @contextmanager
-    def _lifecycle_tx(self) -> Iterator[duckdb.DuckDBPyConnection]:
+    def _lifecycle_tx(self, changes_resume: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
         try:
-            with self.transaction() as tx:
+            with self.transaction(changes_resume) as tx:
                 yield tx
         except duckdb.Error as exc:
             raise StoreError(f"write failed, nothing was stored: {exc}") from exc
@@ -1253,6 +1334,12 @@ _MEMORY_FIELDS = [
     "valid_until",
 ]
 _MEMORY_COLS = ", ".join(_MEMORY_FIELDS)
+# compose._rank_key in SQL: pinned, importance × confidence, tier (core first), recency, id.
+_RESUME_ORDER = (
+    "pinned DESC, round(importance * confidence, 6) DESC, CASE tier WHEN 'core' THEN 0 "
+    "WHEN 'working' THEN 1 WHEN 'peripheral' THEN 2 ELSE 3 END, "
+    "coalesce(updated_at, created_at) DESC NULLS LAST, id"
+)
 _TURN_FIELDS = [
     "id",
     "agent",
@@ -1791,6 +1878,11 @@ def _write_tool_uses(cur: duckdb.DuckDBPyConnection, uses: Sequence[ToolUse]) ->
             "CASE WHEN files = '' THEN []::VARCHAR[] ELSE string_split(files, chr(31)) END, "
             f"{_n('command')}, {_n('cwd')} FROM tool_batch"
         )
+
+
+def _write_session_captures(cur: duckdb.DuckDBPyConnection, counts: Mapping[str, int]) -> None:
+    for session_id, captured in sorted(counts.items()):
+        cur.execute("INSERT OR REPLACE INTO session_captures VALUES (?, ?)", [session_id, captured])
 
 
 def _write_cursors(cur: duckdb.DuckDBPyConnection, cursors: Sequence[Cursor]) -> None:

@@ -2,20 +2,65 @@
 agents.
 
 Rules (AGENT-FORMATS.md, tailer rules): only complete lines (a half-written line at EOF waits
-for its newline); a file that shrank, changed inode or changed its first bytes was truncated
-or rewritten, so it is re-read from 0; a line longer than MAX_LINE_BYTES is skipped by
-scanning for its newline in chunks, never loaded whole into memory.
+for its newline); a file that shrank, changed inode or changed any sampled byte before the
+cursor was truncated or rewritten, so it is re-read from 0; a line longer than MAX_LINE_BYTES
+is skipped by scanning for its newline in chunks, never loaded whole into memory.
+
+Only regular files are opened (open_regular): a FIFO, socket or device with a transcript's
+name would block the reader in open() or feed it forever (decision 0015).
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
+import stat
 from dataclasses import dataclass
+from typing import BinaryIO
 
 MAX_LINE_BYTES = 8 * 1024 * 1024
 READ_CHUNK = 1024 * 1024
-FINGERPRINT_BYTES = 512
+FINGERPRINT_BYTES = 512  # legacy fingerprints (stored before "p2:"): the file's first bytes
+SAMPLE_BYTES = 8 * 1024  # prefix checksum: this much at the start and just before the cursor
+MIDDLE_SAMPLES = 2  # ... and this many SAMPLE_BYTES blocks spread over the bytes between
+PREFIX_TAG = "p2:"
+
+
+class NotRegularFile(OSError):
+    """The path is a FIFO, socket, device or symlink: never read as a transcript."""
+
+
+def open_regular(path: str) -> BinaryIO:
+    """Open `path` for reading only if it is a regular file. Checked before opening (lstat:
+    a socket or device is never opened) and again on the descriptor (fstat), which is opened
+    non-blocking and without following a symlink, so a FIFO swapped in between cannot block."""
+    kind = _kind(os.lstat(path).st_mode)
+    if kind != "regular file":
+        raise NotRegularFile(errno.EINVAL, f"not a regular file ({kind})", path)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        kind = _kind(os.fstat(fd).st_mode)
+        if kind != "regular file":
+            raise NotRegularFile(errno.EINVAL, f"not a regular file ({kind})", path)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _kind(mode: int) -> str:
+    kinds = (
+        (stat.S_ISREG, "regular file"),
+        (stat.S_ISFIFO, "named pipe"),
+        (stat.S_ISSOCK, "socket"),
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISBLK, "block device"),
+        (stat.S_ISLNK, "symlink"),
+        (stat.S_ISDIR, "directory"),
+    )
+    return next((name for test, name in kinds if test(mode)), "special file")
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,10 +80,32 @@ class Chunk:
     restarted: bool  # the file was re-read from 0
 
 
-def fingerprint(path: str, length: int = FINGERPRINT_BYTES) -> str | None:
-    """Hash of the file's first bytes: tells a rewrite-in-place from an append."""
+def fingerprint(path: str, offset: int) -> str | None:
+    """Checksum of the bytes before `offset`, stored with the cursor: tells an append from a
+    rewrite in place. Cheap at any size: the first and last SAMPLE_BYTES before the cursor
+    and MIDDLE_SAMPLES blocks in between (a change elsewhere in a huge prefix is missed)."""
+    if offset <= 0:
+        return None
+    digest = hashlib.blake2b(str(offset).encode(), digest_size=12)
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
+            for start in _sample_starts(offset):
+                fh.seek(start)
+                digest.update(fh.read(min(SAMPLE_BYTES, offset - start)))
+    except OSError:
+        return None
+    return PREFIX_TAG + digest.hexdigest()
+
+
+def _sample_starts(offset: int) -> list[int]:
+    last = max(0, offset - SAMPLE_BYTES)
+    middle = [last * k // (MIDDLE_SAMPLES + 1) for k in range(1, MIDDLE_SAMPLES + 1)]
+    return sorted({0, *middle, last})
+
+
+def _legacy_fingerprint(path: str, length: int = FINGERPRINT_BYTES) -> str | None:
+    try:
+        with open_regular(path) as fh:
             head = fh.read(length)
     except OSError:
         return None
@@ -49,23 +116,35 @@ def start_offset(path: str, known: FileState | None) -> tuple[int, bool]:
     """(offset to read from, whether that is a restart from 0 of a known file)."""
     if known is None:
         return 0, False
+    return (0, True) if restart_reason(path, known) else (known.byte_offset, False)
+
+
+def restart_reason(path: str, known: FileState) -> str | None:
+    """Why a known file must be re-read from 0 (it was truncated or rewritten), or None."""
     try:
         st = os.stat(path)
     except OSError:
-        return known.byte_offset, False
-    rewritten = (
-        st.st_size < known.byte_offset
-        or (known.inode is not None and st.st_ino != known.inode)
-        or _head_changed(path, known)
-    )
-    return (0, True) if rewritten else (known.byte_offset, False)
+        return None
+    if st.st_size < known.byte_offset:
+        return f"it shrank from {known.byte_offset} to {st.st_size} bytes"
+    if known.inode is not None and st.st_ino != known.inode:
+        return "it was replaced (new inode)"
+    if prefix_changed(path, known):
+        return f"its first {known.byte_offset} bytes changed (rewritten in place)"
+    return None
 
 
-def _head_changed(path: str, known: FileState) -> bool:
+def prefix_changed(path: str, known: FileState) -> bool:
+    """Whether the bytes before the stored cursor are no longer the ones that were read."""
     if known.fingerprint is None or known.byte_offset == 0:
         return False
-    length = min(FINGERPRINT_BYTES, known.byte_offset)
-    return fingerprint(path, length) != known.fingerprint and fingerprint(path) != known.fingerprint
+    if known.fingerprint.startswith(PREFIX_TAG):
+        return fingerprint(path, known.byte_offset) != known.fingerprint
+    length = min(FINGERPRINT_BYTES, known.byte_offset)  # a cursor stored by an older version
+    return (
+        _legacy_fingerprint(path, length) != known.fingerprint
+        and _legacy_fingerprint(path) != known.fingerprint
+    )
 
 
 def read_lines(path: str, offset: int, max_bytes: int = 16 * READ_CHUNK) -> Chunk:
@@ -75,7 +154,7 @@ def read_lines(path: str, offset: int, max_bytes: int = 16 * READ_CHUNK) -> Chun
     lines: list[tuple[int, bytes]] = []
     oversized = 0
     pos = offset
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         fh.seek(offset)
         pending = b""
         pending_start = offset

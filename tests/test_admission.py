@@ -16,7 +16,6 @@ from recallnest.admission import (
     keyword_similarity,
     keyword_tokens,
     merged_importance,
-    within_session_cap,
 )
 from recallnest.aliases import canonical
 from recallnest.models import GLOBAL_SCOPE, Capture, Memory, memory_id
@@ -164,12 +163,6 @@ def test_merged_importance_is_the_max() -> None:
 
 
 # --------------------------------------------------------------------------- session rate cap
-
-
-def test_within_session_cap() -> None:
-    assert within_session_cap(0, cap=2)
-    assert within_session_cap(1, cap=2)
-    assert not within_session_cap(2, cap=2)
 
 
 def test_apply_session_cap_keeps_the_most_important_in_order() -> None:

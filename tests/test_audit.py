@@ -89,13 +89,12 @@ def test_scan_finds_every_planted_secret_and_shows_none(
         scanned, findings = scan(store)
     finally:
         store.close()
-    assert scanned == {
-        "turns": 2,
-        "memories": 1,
-        "tool_uses": 2,
-        "checkpoints": 1,
-        "undo_log": 0,
-    }
+    main = {"turns": 2, "memories": 1, "tool_uses": 2, "checkpoints": 1, "undo_log": 0}
+    assert list(scanned)[:5] == list(main) and {t: scanned[t] for t in main} == main
+    assert {"cursors", "capture_queue", "terms", "conflicts"} <= set(scanned)
+    # The keyword index's terms hold the planted tokens too (lower-cased).
+    assert {f.table for f in findings} == {*planted, "terms"}
+    findings = [f for f in findings if f.table != "terms"]
     assert {(f.table, f.id) for f in findings} == set(planted.items())
     kinds = {f.table: set(f.kinds) for f in findings}
     assert kinds["turns"] == {"github-token"} and kinds["memories"] == {"aws-access-key"}
@@ -109,7 +108,8 @@ def test_fix_redacts_in_place_keeping_ids_and_search_consistent(
     settings: Settings, planted: dict[str, str]
 ) -> None:
     result = audit_secrets(settings, fix=True)
-    assert result["fixed"] == 4 and len(result["findings"]) == 4
+    # 4 rows, and the term the token left in the keyword index.
+    assert result["fixed"] == 5 and len(result["findings"]) == 5
     assert no_secret_in(json.dumps(result))
     assert audit_secrets(settings)["findings"] == []  # nothing left
     engine = Engine.open(settings)
@@ -148,12 +148,12 @@ def test_cli_reports_exits_1_and_fixes_on_request(
 ) -> None:
     report = cli(["audit", "secrets"])
     assert report.exit_code == 1 and no_secret_in(report.output)
-    assert "secrets in 4 rows" in report.output and "--fix" in report.output
+    assert "secrets in 5 rows" in report.output and "--fix" in report.output
     assert "turns" in report.output and "github-token" in report.output
     data = json.loads(cli(["audit", "secrets", "--json"]).output)
-    assert data["scanned"]["turns"] == 2 and len(data["findings"]) == 4
+    assert data["scanned"]["turns"] == 2 and len(data["findings"]) == 5
     fixed = cli(["audit", "secrets", "--fix", "--json"])
-    assert fixed.exit_code == 0 and json.loads(fixed.output)["fixed"] == 4
+    assert fixed.exit_code == 0 and json.loads(fixed.output)["fixed"] == 5
     clean = cli(["audit", "secrets"])
     assert clean.exit_code == 0 and clean.output.startswith("no secrets found (scanned 2 turns")
 

@@ -383,19 +383,23 @@ def test_fact_shape_matches_its_plain_formulation(text: str, role: str, relaxed:
     import re
 
     from recallnest import capture_rules as R
-    from recallnest.capture import _fact_shape, _names_something
+    from recallnest.capture import _ascii_name, _fact_shape, _names_something
 
     def concrete_in(patterns: tuple[re.Pattern[str], ...]) -> bool:
         matches = [m.group(0) for p in patterns for m in p.finditer(text)]
         return any(m.casefold() not in R.NOT_PATHS for m in matches)
 
     concrete = concrete_in((R.STRONG_CONCRETE, R.WEAK_CONCRETE)) or (
-        relaxed and bool(re.search(r"\d", text))
+        relaxed and (bool(R.DIGIT_OR_VALUE.search(text)) or _ascii_name(text))
+    )
+    declarative = bool(R.DECLARATIVE.match(text)) and (
+        _names_something(text) or text.startswith(("our", "Our"))
     )
     verb_ok = relaxed or bool(R.FACT_VERB.search(text))
     verbless_ok = role == "user" and concrete_in((R.STRONG_CONCRETE,))
     shaped = bool(R.STRONG_FACT.search(text)) or (concrete and verb_ok) or verbless_ok
-    assert _fact_shape(text, role, relaxed) == (shaped and (concrete or _names_something(text)))
+    expected = declarative or (shaped and (concrete or _names_something(text)))
+    assert _fact_shape(text, role, relaxed) == expected
 
 
 def test_subject_for_agrees_with_the_precomputed_canonical_path() -> None:

@@ -237,7 +237,7 @@ def test_memories_list_and_show_json(cli: Cli, tmp_path: Path) -> None:
         [p["id"]],
     )
     shown = as_json(cli(["memories", "show", p["id"], "--json"]))
-    assert shown == {k: v for k, v in p.items() if k not in ("redactions", "created")}
+    assert shown == {k: v for k, v in p.items() if k not in ("redactions", "created", "superseded")}
     assert as_json(cli(["memories", "show", p["id"][:10], "--json"]))["id"] == p["id"]
 
 

@@ -67,3 +67,16 @@ def test_readme_has_exactly_two_setup_commands_and_ci_runs_the_test_one() -> Non
     assert commands[0].startswith("pip install .")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert commands[1] in ci.splitlines()
+
+
+def test_readme_says_to_clone_enter_and_make_a_virtualenv_first() -> None:
+    """A newcomer starts from nothing: the clone and the virtualenv come before the two
+    set-up commands, and the virtualenv lines are the ones CI runs."""
+    text = README.read_text(encoding="utf-8")
+    setup = text.split("## Set-up", 1)[1].split("\n## ", 1)[0]
+    first = re.search(r"```console\n(.*?)\n```", setup, re.S)
+    assert first is not None and setup.index(first.group(0)) < setup.index("```sh")
+    clone, venv = first.group(1).splitlines()
+    assert clone.startswith("git clone ") and "&& cd recallnest" in clone
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert all(step.strip() in ci for step in venv.split("&&"))

@@ -541,3 +541,151 @@ def test_an_index_that_cannot_load_fails_searches_with_a_clear_error(
         engine.store.counts()  # the store itself still answers
     finally:
         engine.close()
+
+
+# ---- the per-session capture cap: most important first, persisted --------------------------
+
+CAP_TEXTS = [
+    "The API gateway listens on port 8443.",
+    "Our CI runs on Buildkite, not GitHub Actions.",
+    "Remember: the staging database is called orca-db.",
+    "I prefer tabs over spaces in every file.",
+]
+
+
+def cap_turns(texts: list[str], start: int = 0) -> list[Turn]:
+    return [
+        turn(f"cap-{start + k}", text, "/work/app", session_id="capped", offset=start + k)
+        for k, text in enumerate(texts)
+    ]
+
+
+def captured_texts(engine: Engine) -> set[str]:
+    return {m.text for m in engine.store.find_memories({})}
+
+
+def most_important(texts: list[str], n: int) -> set[str]:
+    from recallnest.capture import capture_turn
+
+    found = [c for t in cap_turns(texts) for c in capture_turn(t)]
+    assert len(found) == len(texts)  # each text is one capture (else the test proves nothing)
+    return {c.text for c in sorted(found, key=lambda c: -c.importance)[:n]}
+
+
+def test_the_session_cap_keeps_the_most_important_captures(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("recallnest.engine.SESSION_CAPTURE_CAP", 2)
+    engine.ingest_batch(Batch(turns=cap_turns(CAP_TEXTS)))
+    assert captured_texts(engine) == most_important(CAP_TEXTS, 2)
+
+
+def test_the_session_cap_survives_a_restart(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("recallnest.engine.SESSION_CAPTURE_CAP", 2)
+    engine = Engine.open(settings)
+    try:
+        engine.ingest_batch(Batch(turns=cap_turns(CAP_TEXTS[:1])))
+        assert len(captured_texts(engine)) == 1
+    finally:
+        engine.close()
+    engine = Engine.open(settings)
+    try:
+        engine.ingest_batch(Batch(turns=cap_turns(CAP_TEXTS[1:], start=1)))
+        later = most_important(CAP_TEXTS[1:], 1)
+        assert captured_texts(engine) == {CAP_TEXTS[0], *later}
+    finally:
+        engine.close()
+
+
+# ---- remember supersedes what it contradicts, at once ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I prefer npm for JavaScript packages.", "Use pnpm, not npm, for JavaScript packages."),
+        ("我习惯用 tab 缩进。", "以后用四个空格缩进，不用 tab。"),
+        ("The staging API listens on port 8080.", "The staging API listens on port 9090."),
+    ],
+)
+def test_remember_supersedes_the_statement_it_contradicts(
+    engine: Engine, old: str, new: str
+) -> None:
+    first = engine.remember(old)
+    other = engine.remember("Deploys go out on Thursdays after the release review.")
+    second = engine.remember(new)
+    rows = {m.id: m for m in engine.store.find_memories({"status": None})}
+    assert rows[first["id"]].status == "superseded"
+    assert rows[first["id"]].superseded_by == second["id"]
+    assert rows[second["id"]].status == "active" and rows[other["id"]].status == "active"
+    assert second["superseded"] == [first["id"]]
+    assert first["id"] not in ids(search(engine, old, kind="memories"))  # active only
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I prefer npm for JavaScript packages.", "I prefer vitest for unit tests."),
+        ("Service alpha listens on port 8080.", "Service beta listens on port 9090."),
+        ("我习惯用 tab 缩进。", "我习惯用 vim 写代码。"),
+    ],
+)
+def test_remember_keeps_statements_that_do_not_contradict(
+    engine: Engine, old: str, new: str
+) -> None:
+    first = engine.remember(old)
+    second = engine.remember(new)
+    rows = {m.id: m for m in engine.store.find_memories({"status": None})}
+    assert rows[first["id"]].status == "active" and rows[second["id"]].status == "active"
+    assert second["superseded"] == []
+
+
+# ---- checkpoints missed while no daemon ran (issue 17, item 7) -----------------------------
+
+
+def test_sessions_missing_a_checkpoint_are_found(engine: Engine) -> None:
+    old, new = T0 - timedelta(days=2), T0 - timedelta(days=1)
+    turns = [
+        turn(
+            "a", "Add pagination to GET /orders please.", "/w/api", session_id="s1", timestamp=old
+        ),
+        turn("b", "Now the invoices endpoint.", "/w/api", session_id="s2", timestamp=new),
+        turn("c", "Fix the navbar.", "/w/web", session_id="s3", timestamp=new),
+    ]
+    engine.ingest_batch(Batch(turns=turns))
+    assert engine.store.sessions_missing_checkpoint() == ["s1", "s2", "s3"]
+    assert engine.continuity.checkpoint("s2", "idle") is not None
+    assert engine.store.sessions_missing_checkpoint() == ["s1", "s3"]
+    assert engine.store.sessions_missing_checkpoint(per_project=1) == ["s3"]
+    later = turn("d", "And add a test.", "/w/api", session_id="s2", timestamp=T0)
+    engine.ingest_batch(Batch(turns=[later]))
+    assert "s2" in engine.store.sessions_missing_checkpoint()
+
+
+def test_a_checkpoint_carries_what_the_previous_session_left_open(engine: Engine) -> None:
+    first = [
+        turn(
+            "a",
+            "Add retries to the webhook sender.",
+            "/w/api",
+            session_id="s1",
+            timestamp=T0 - timedelta(days=3),
+        ),
+        turn(
+            "b",
+            "TODO: rotate the staging TLS certificates.",
+            "/w/api",
+            session_id="s1",
+            timestamp=T0 - timedelta(days=3, minutes=-1),
+        ),
+    ]
+    second = [
+        turn("c", "Fix the typo on the 404 page.", "/w/api", session_id="s2", timestamp=T0),
+    ]
+    engine.ingest_batch(Batch(turns=first + second))
+    engine.continuity.checkpoint("s1", "idle")
+    cp = engine.continuity.checkpoint("s2", "idle")
+    assert cp is not None
+    assert any("TLS certificates" in loop for loop in cp["open_loops"]), cp

@@ -111,17 +111,53 @@ def test_forget_needs_one_selector(run: Run) -> None:
 # ---- by query ------------------------------------------------------------------------------------
 
 
-def test_forget_by_query_asks_first(run: Run) -> None:
+def on_a_terminal(args: list[str], answer: str) -> tuple[int, str]:
+    """`recallnest ARGS` with a real terminal (a pty) on stdin, answering `answer`; the exit
+    code and what it printed."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "recallnest", *args],
+            stdin=slave,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        os.write(master, answer.encode())
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        os.close(master)
+        os.close(slave)
+    return proc.returncode, out
+
+
+def test_forget_by_query_asks_first_on_a_terminal(run: Run) -> None:
     ok(run(["remember", f"The vault hint is {SECRET} and green"]))
     ok(run(["remember", "The vault lives in the ops account"]))
-    declined = run(["forget", "--query", SECRET], input="n\n")
-    assert declined.exit_code == 1
-    assert "would forget 1 memories" in declined.output and SECRET in declined.output
+    code, out = on_a_terminal(["forget", "--query", SECRET], "n\n")
+    assert code == 1
+    assert "would forget 1 memories" in out and SECRET in out and "forget these?" in out
     assert len(json.loads(ok(run(["memories", "list", "--json"])).stdout)) == 2
-    accepted = ok(run(["forget", "--query", f"vault {SECRET}"], input="y\n"))
-    assert accepted.output.splitlines()[-1] == "forgot 1"
+    code, out = on_a_terminal(["forget", "--query", f"vault {SECRET}"], "y\n")
+    assert code == 0 and out.endswith("forget these? [y/N]: forgot 1\n")
     left = json.loads(ok(run(["memories", "list", "--json"])).stdout)
     assert [m["text"] for m in left] == ["The vault lives in the ops account"]
+
+
+def test_forget_by_query_off_a_terminal_needs_yes_and_says_so(run: Run) -> None:
+    ok(run(["remember", "The vault lives in the ops account"]))
+    refused = run(["forget", "--query", "vault"], input="y\n")  # stdin is a pipe, not a tty
+    assert refused.exit_code == 1
+    assert "would forget 1 memories" in refused.output
+    assert "not on a terminal, so nothing was forgotten: add --yes" in refused.output
+    assert "forget these?" not in refused.output
+    assert len(json.loads(ok(run(["memories", "list", "--json"])).stdout)) == 1
+    assert ok(run(["forget", "--query", "vault", "--yes"])).output == "forgot 1\n"
 
 
 def test_forget_takes_superseded_versions_and_undo_entries_along(

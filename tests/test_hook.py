@@ -285,7 +285,8 @@ def test_gemini_reinjects_once_after_compress(home: Path, daemon: Any) -> None:
     before_agent = ["before-agent", "--agent", "gemini"]
 
     assert run_hook(before_agent, payload, home).stdout == "{}\n"
-    run_hook(["pre-compact", "--agent", "gemini"], payload, home)
+    manual = json.dumps({"session_id": "g-1", "cwd": "/r", "trigger": "manual"})
+    run_hook(["pre-compact", "--agent", "gemini"], manual, home)
     after = run_hook(before_agent, payload, home).stdout
     again = run_hook(before_agent, payload, home).stdout
 

@@ -144,9 +144,9 @@ def test_install_with_mcp_twice_is_identical_to_once(
     once = snapshot(tmp_path)
     changes = inst.install(AGENTS, ctx, mcp=True)
     assert snapshot(tmp_path) == once
-    assert {(c.action, c.summary, c.notes) for c in changes} == {
-        ("unchanged", "already installed", ())
-    }
+    assert {(c.action, c.summary) for c in changes} == {("unchanged", "already installed")}
+    # The only note left is whether Codex trusts the hooks yet.
+    assert [c.target for c in changes if c.notes] == ["codex"]
 
 
 def test_dry_run_writes_nothing(ctx: inst.InstallContext, tmp_path: Path) -> None:

@@ -319,7 +319,7 @@ def test_search_output_stays_within_the_budget_and_counts_the_rest() -> None:
     assert 0 < shown < 20
     assert f"… {20 - shown} more not shown" in text
     assert "· manual · 3d ago" in text
-    first_text = text.splitlines()[2]
+    first_text = text.splitlines()[4]  # head, label, fence, item head, item text
     assert len(first_text.strip()) == mcp_server.ITEM_MAX_CHARS and first_text.endswith("…")
 
 

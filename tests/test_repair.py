@@ -245,8 +245,8 @@ def test_repair_refuses_while_the_daemon_runs(
 def test_repair_refuses_while_another_process_holds_the_daemon_lock(
     settings: Settings, cli: Cli
 ) -> None:
-    from recallnest.daemon import pid_lock
     from recallnest.paths import ensure_home
+    from recallnest.pidfile import pid_lock
 
     with pid_lock(ensure_home(settings.home)):
         result = cli(["repair", "--force"])

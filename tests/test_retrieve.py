@@ -74,3 +74,39 @@ def test_an_unknown_stage_name_is_refused() -> None:
         assert removed not in STAGES
         with pytest.raises(ConfigError, match=f"unknown stage {removed}"):
             check_stages(frozenset({removed}))
+
+
+# ---- fusion_alpha: the configured vector weight is the one fusion uses -------------------------
+
+ALPHA_TEXTS = [
+    "the deploy script pushes images to the staging registry",
+    "deploy deploy deploy: the release checklist for the registry",
+    "staging registry credentials rotate every month",
+    "images are built by the nightly pipeline before any deploy",
+    "the registry mirror lives in the eu region",
+    "pipeline images deploy to staging first, then production",
+]
+
+
+def _ranking(alpha: float, queries: list[str]) -> list[list[object]]:
+    from recallnest.config import Settings
+    from recallnest.engine import Engine, SearchRequest
+
+    engine = Engine.open(Settings.load(flags={"fusion_alpha": alpha}))
+    try:
+        if not engine.store.counts()["memories"]:
+            for text in ALPHA_TEXTS:
+                engine.remember(text)
+        return [
+            [h["id"] for h in engine.search(SearchRequest(query=q, kind="memories", limit=6))]
+            for q in queries
+        ]
+    finally:
+        engine.close()
+
+
+def test_fusion_alpha_changes_the_ranking() -> None:
+    queries = ["deploy registry", "staging images", "nightly pipeline deploy", "registry region"]
+    keyword_only, vector_only = _ranking(0.0, queries), _ranking(1.0, queries)
+    assert keyword_only != vector_only
+    assert _ranking(0.0, queries) == keyword_only  # and the same setting ranks the same way

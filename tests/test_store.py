@@ -162,6 +162,11 @@ EXPECTED_COLUMNS: dict[str, list[tuple[str, str]]] = {
         ("pos", "INTEGER"),
         ("turn_id", "VARCHAR"),
     ],
+    # m005_session_captures
+    "session_captures": [
+        ("session_id", "VARCHAR"),
+        ("captured", "INTEGER"),
+    ],
 }
 
 

@@ -62,7 +62,7 @@ def test_unfinished_oversized_line_waits(tmp_path: Path, monkeypatch) -> None:
 
 def _state(path: Path) -> FileState:
     size = path.stat().st_size
-    return FileState(size, path.stat().st_ino, fingerprint(str(path)))
+    return FileState(size, path.stat().st_ino, fingerprint(str(path), size))
 
 
 def test_append_continues(tmp_path: Path) -> None:

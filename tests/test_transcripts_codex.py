@@ -251,3 +251,81 @@ def test_garbage_state_is_ignored() -> None:
     for state in ({"v": 1, "recent": {"user": [[1, 2, 3]]}, "groups": "x"}, {"v": "1"}):
         parser = new_parser("codex", PATH, state)
         assert said(parser.feed(event("user_message", "hi"), 0)) == [("user", "hi")]
+
+
+# --- 0.171 shapes (issue 16.3) ------------------------------------------------------------------
+
+
+def completed(kind: str, text: str, **fields: Any) -> bytes:
+    content = [{"type": "text", "text": text, "text_elements": []}]
+    payload = {"type": kind, "id": "01a2", "content": content}
+    return line("event_msg", type="item_completed", turn_id="t1", item=payload, **fields)
+
+
+def test_item_completed_user_message_is_a_prompt_of_its_own() -> None:
+    """A file with only the 0.171 form (no response item, no `user_message`) keeps the prompt."""
+    lines = [line("session_meta", **META), completed("UserMessage", "Which port? rcprobe-9")]
+    assert said(feed_all(CodexParser(PATH), lines)) == [("user", "Which port? rcprobe-9")]
+
+
+def test_a_prompt_in_every_form_is_counted_once_in_any_order() -> None:
+    forms = [
+        item("user", "List the files", id="msg-u1"),
+        completed("UserMessage", "List the files"),
+        event("user_message", "List the files"),
+    ]
+    for order in (forms, forms[::-1], [forms[1], forms[0], forms[2]]):
+        assert said(feed_all(CodexParser(PATH), order)) == [("user", "List the files")]
+
+
+def test_the_same_words_typed_twice_in_the_new_shape_are_two_turns() -> None:
+    turn = [item("user", "yes"), completed("UserMessage", "yes")]
+    assert said(feed_all(CodexParser(PATH), [*turn, *turn])) == [("user", "yes"), ("user", "yes")]
+
+
+def test_new_shape_twins_pair_across_a_restart() -> None:
+    parser = CodexParser(PATH)
+    feed_all(parser, [item("user", "Go"), event("user_message", "Go")])
+    assert said(restarted(parser).feed(completed("UserMessage", "Go"), 500)) == []
+
+
+def test_state_saved_before_0171_support_still_pairs_twins() -> None:
+    parser = CodexParser(PATH)
+    feed_all(parser, [item("user", "Go")])
+    old = json.loads(json.dumps(parser.state()))
+    old["recent"]["user"] = [[entry[0], "item", False] for entry in old["recent"]["user"]]
+    resumed = new_parser("codex", PATH, old)
+    assert said(resumed.feed(event("user_message", "Go"), 500)) == []
+
+
+def test_new_record_kinds_and_the_ordinal_field_are_passed_over() -> None:
+    lines = [
+        json.dumps(
+            {
+                "timestamp": "2026-12-02T04:05:02Z",
+                "ordinal": 4,
+                "type": "world_state",
+                "payload": {"full": True, "state": {}},
+            }
+        ).encode(),
+        line("event_msg", type="thread_settings_applied", thread_settings={"model": "m"}),
+        completed("Reasoning", "thinking"),
+        completed("UserMessage", "hi", ordinal=9),
+    ]
+    parser = CodexParser(PATH)
+    assert said(feed_all(parser, lines)) == [("user", "hi")]
+    assert parser.skipped == 0
+
+
+def test_injected_context_in_a_developer_message_is_never_a_turn() -> None:
+    notes = f"{CONTEXT_MARKER}\n(reference notes)\n~~~~\n- uses pnpm\n~~~~"
+    dev = line(
+        "response_item",
+        type="message",
+        role="developer",
+        content=[{"type": "input_text", "text": notes}],
+        internal_chat_message_metadata_passthrough={
+            "content_item_kinds": ["hooks.additional_context"]
+        },
+    )
+    assert turns(feed_all(CodexParser(PATH), [dev])) == []

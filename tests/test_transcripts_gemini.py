@@ -153,7 +153,8 @@ def test_our_context_marker_never_flows_back() -> None:
         msg("g1", "gemini", [{"text": injected}]),
         raw(**{"$set": {"summary": injected}}),
     ]
-    assert turns(feed_all(GeminiParser(PATH), records)) == []
+    # Our context is cut out; the person's words in the other field are kept (issue 16.2).
+    assert [t.text for t in turns(feed_all(GeminiParser(PATH), records))] == ["hello"]
 
 
 def test_display_content_is_what_the_person_typed() -> None:

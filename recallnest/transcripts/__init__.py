@@ -1,14 +1,15 @@
 """Per-agent transcript parsers: the Parser protocol, the registry, and path detection.
 
 Owns the mapping from a transcript path to the agent that wrote it (`detect`), from an agent id
-to its incremental line parser (`new_parser`), and the whole-document entry point for Gemini's
-legacy JSON files (`parse_document`, `is_document`). Pure: no I/O, clock or environment; the
-tailer reads the files and persists `Parser.state()` next to its byte cursor.
+to its incremental line parser (`new_parser`), and the whole-document entry points for Gemini's
+legacy JSON files (`parse_document`, streaming `iter_document`, `is_document`). Pure: no I/O,
+clock or environment; the tailer reads the files and persists `Parser.state()` next to its
+byte cursor.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Protocol
 
 from recallnest.models import Event
@@ -18,7 +19,7 @@ from recallnest.transcripts.claude import ClaudeParser
 from recallnest.transcripts.codex import CodexParser
 from recallnest.transcripts.gemini import GeminiParser
 
-__all__ = ["Parser", "detect", "is_document", "new_parser", "parse_document"]
+__all__ = ["Parser", "detect", "is_document", "iter_document", "new_parser", "parse_document"]
 
 
 class Parser(Protocol):
@@ -93,6 +94,16 @@ def parse_document(agent: str, path: str, data: bytes, cwd_hint: str | None = No
     if agent != "gemini":
         raise ValueError(f"agent {agent!r} has no whole-document transcripts; only gemini")
     return gemini.parse_document(path, data, cwd_hint)
+
+
+def iter_document(
+    agent: str, path: str, chunks: Iterable[bytes], cwd_hint: str | None = None
+) -> Iterator[list[Event]]:
+    """`parse_document`'s events, read incrementally from the file's bytes in batches; on an
+    incomplete document the complete part's events come first, then TranscriptError."""
+    if agent != "gemini":
+        raise ValueError(f"agent {agent!r} has no whole-document transcripts; only gemini")
+    return gemini.iter_document(path, chunks, cwd_hint)
 
 
 def _is_gemini(parts: tuple[str, ...], name: str) -> bool:

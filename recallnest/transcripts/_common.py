@@ -84,6 +84,91 @@ def has_marker(text: str) -> bool:
     return CONTEXT_MARKER in text
 
 
+# --- our injected context, cut out of what the person typed ----------------------------------
+
+_WRAPPER = "hook_context"  # the tag Gemini CLI wraps every hook's additionalContext in
+_FENCE_LINE = re.compile(r"[ \t]*(`{3,}|~{3,})[^\n`~]*$")
+_OPEN_TAIL = re.compile(r"<([A-Za-z][\w-]*)>\s*\Z")
+_CLOSE_TAG = r"[ \t]*(?:</[A-Za-z][\w-]*>|$)"  # a wrapper may close on the same line
+# The label or the "no new notes" reminder; the match ends at its closing parenthesis.
+_NOTE_LINE = re.compile(rf"[ \t]*\(.*?\)(?={_CLOSE_TAG})")
+
+
+def strip_context(text: str, wrappers: tuple[str, ...] = ()) -> str:
+    """What the person typed, with our own injected context cut out; "" when nothing is left.
+
+    The one rule for every agent: never store our context, never lose the user's words. Cut:
+    every `<hook_context>` span that holds our marker, every span of the tags in `wrappers`
+    (context the agent injected, for any hook), and each bare block of ours: the marker line,
+    then the label and a fenced body up to its closing fence (to the end when that fence is
+    missing), or the one-line reminder, or else the marker's paragraph; a tag pair the cut
+    left empty goes too. The pieces left are joined by a blank line.
+    """
+    pieces = [text]
+    for tag in (_WRAPPER, *wrappers):
+        pieces = [kept for piece in pieces for kept in _cut_tag(piece, tag, tag not in wrappers)]
+    pieces = _unwrapped([kept for piece in pieces for kept in _cut_blocks(piece)])
+    return "\n\n".join(cleaned for piece in pieces if (cleaned := clean_text(piece)))
+
+
+def _unwrapped(pieces: list[str]) -> list[str]:
+    """Drop a tag pair left empty by a cut (`<context>` | `</context>`), whatever its name."""
+    for index in range(len(pieces) - 1):
+        opening = _OPEN_TAIL.search(pieces[index])
+        following = pieces[index + 1].lstrip()
+        if opening and following.startswith(closing := f"</{opening.group(1)}>"):
+            pieces[index] = pieces[index][: opening.start()]
+            pieces[index + 1] = following[len(closing) :]
+    return pieces
+
+
+def _cut_tag(text: str, tag: str, ours_only: bool) -> list[str]:
+    """`text` split around each `<tag>…</tag>` span (an unclosed one runs to the end)."""
+    opening, closing = f"<{tag}>", f"</{tag}>"
+    kept: list[str] = []
+    position = 0
+    while (start := text.find(opening, position)) >= 0:
+        end = text.find(closing, start)
+        end = len(text) if end < 0 else end + len(closing)
+        if not ours_only or CONTEXT_MARKER in text[start:end]:
+            kept.append(text[:start])
+            text, end = text[end:], 0
+        position = end
+    return [*kept, text]
+
+
+def _cut_blocks(text: str) -> list[str]:
+    """`text` split around each block that starts at our marker."""
+    kept: list[str] = []
+    while (start := text.find(CONTEXT_MARKER)) >= 0:
+        kept.append(text[:start])
+        text = text[_block_end(text, start) :]
+    return [*kept, text]
+
+
+def _block_end(text: str, start: int) -> int:
+    """Where the block of ours that starts at `start` ends (see `strip_context`)."""
+    marker_end = _line_end(text, start)
+    label_end = _line_end(text, marker_end + 1)
+    for line_start in (marker_end + 1, label_end + 1):  # a fence, or a label then a fence
+        if line_start > len(text):
+            break
+        if fence := _FENCE_LINE.match(text, line_start, _line_end(text, line_start)):
+            closing = re.compile(rf"^[ \t]*{re.escape(fence.group(1))}(?={_CLOSE_TAG})", re.M)
+            found = closing.search(text, fence.end())
+            return found.end() if found else len(text)
+    note = _NOTE_LINE.match(text, marker_end + 1, label_end) if marker_end < len(text) else None
+    if note:
+        return note.end()
+    paragraph_end = text.find("\n\n", start)  # no known shape: the marker's paragraph
+    return len(text) if paragraph_end < 0 else paragraph_end
+
+
+def _line_end(text: str, start: int) -> int:
+    found = text.find("\n", start)
+    return len(text) if found < 0 else found
+
+
 def digest(*parts: str) -> str:
     """A short fingerprint of what was last emitted for an identity, kept in parser state."""
     joined = "\x1f".join(parts).encode("utf-8", "replace")

@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 from typing import NamedTuple
 
 from recallnest.models import Event, Role, ToolUse, Turn, TurnKind
+from recallnest.redact import redact
 from recallnest.transcripts._common import (
     JsonDict,
     clean_text,
@@ -38,6 +40,7 @@ from recallnest.transcripts._common import (
     parse_time,
     path_parts,
     retractions,
+    strip_context,
     trim_dict,
     unique,
 )
@@ -132,7 +135,10 @@ class ClaudeParser:
         """Bounded, JSON-serialisable state that lets a new parser continue this file."""
         return {
             "v": STATE_VERSION,
-            "open": [[key, *entry[:2], list(entry.parts)] for key, entry in self._open.items()],
+            "open": [
+                [key, *entry[:2], [_at_rest(part) for part in entry.parts]]
+                for key, entry in self._open.items()
+            ],
             "nodes": [list(node) for node in self._nodes],
         }
 
@@ -257,7 +263,7 @@ class ClaudeParser:
         """Add this line's text blocks to the message `key`; emit the merged text if it grew."""
         texts = [clean_text(text) for text in _texts(blocks)]
         entry = self._open.pop(key, None) or _Open(offset, get_str(record, "timestamp"), ())
-        new = tuple(text for text in unique(texts) if text and text not in entry.parts)
+        new = tuple(text for text in unique(texts) if text and _is_new(text, entry.parts))
         entry = entry._replace(parts=entry.parts + new)
         self._open[key] = entry
         trim_dict(self._open, MAX_OPEN_MESSAGES)
@@ -357,6 +363,21 @@ def _file_identity(path: str) -> tuple[str, str | None]:
     return stem, None
 
 
+@lru_cache(maxsize=4 * MAX_OPEN_MESSAGES)
+def _at_rest(part: str) -> str:
+    """A message part as it is saved in the parser state: redacted, like everything stored
+    (the state is written to the database at every flush)."""
+    return redact(part)[0]
+
+
+def _is_new(text: str, parts: tuple[str, ...]) -> bool:
+    """Whether a text block is not yet part of the message. Parts restored from saved state
+    are redacted, so a block holding a secret is compared in that form too."""
+    if text in parts:
+        return False
+    return not any("[REDACTED:" in p for p in parts) or _at_rest(text) not in parts
+
+
 def _blocks(content: object) -> list[JsonDict]:
     """Message content as a list of blocks; a bare string is one text block."""
     if isinstance(content, str):
@@ -375,8 +396,9 @@ def _plain_text(content: object) -> str:
 
 
 def _prompt_text(content: object) -> str:
-    """What the person typed: text blocks minus reminders, command wrappers and notices."""
-    kept = (clean_text(_REMINDER.sub("", text)) for text in _texts(_blocks(content)))
+    """What the person typed: text blocks minus reminders, our context (`strip_context`),
+    command wrappers and notices."""
+    kept = (strip_context(_REMINDER.sub("", text)) for text in _texts(_blocks(content)))
     return "\n\n".join(text for text in kept if text and not text.startswith(_WRAPPER_PREFIXES))
 
 

@@ -6,11 +6,13 @@ messages and injected user preambles (AGENTS.md, `<environment_context>`, ...), 
 message once although Codex writes it twice, tool calls, compaction summaries and
 `thread_rolled_back`. Pure: no I/O, clock or environment; it never raises on bad input.
 
-A visible message usually appears twice: as `event_msg` (`user_message` / `agent_message`) and as
-`response_item` (`message`), in either order, and the legacy format and trimmed files have only
-one of them. So neither form is authoritative: the FIRST form seen is kept and a following
-message of the same role and the same whitespace-normalised text in the OTHER form is dropped as
-its twin (each message pairs at most once, so "yes" typed in two turns is still two turns). The
+A visible message usually appears in two or three forms: as `event_msg` (`user_message` /
+`agent_message`, up to 0.170), as `response_item` (`message`) and, from 0.171, as `event_msg`
+`item_completed` (`UserMessage`), in any order; the legacy format and trimmed files have only
+one of them. So no form is authoritative: the FIRST form seen is kept and a following message
+of the same role and the same whitespace-normalised text in a form not yet seen for it is
+dropped as its twin (each message pairs once per form, so "yes" typed in two turns is still
+two turns). Our own context is cut out of user text (`strip_context`) before comparing. The
 record id is the response item's `id` when the kept form is an item that has one, else
 `line:<offset>`: stable across re-reads because the file order is.
 
@@ -21,8 +23,8 @@ attributed to that parent session: `parent_session_id` is set, record ids are pr
 "assistant".
 
 State (bounded): the thread and parent ids, cwd, model and branch, fingerprints of the last
-MAX_RECENT messages per role (twin detection), and the record ids of the last MAX_GROUPS user
-turns (rollbacks).
+MAX_RECENT messages per role with the forms seen (twin detection), and the record ids of the
+last MAX_GROUPS user turns (rollbacks).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from recallnest.transcripts._common import (
     json_object,
     parse_time,
     patch_files,
+    strip_context,
     unique,
 )
 
@@ -67,6 +70,9 @@ _ITEM_TYPES = frozenset({
     "image_generation_call", "tool_search_call", "tool_search_output", "compaction",
     "context_compaction", "agent_message", "ghost_snapshot",
 })  # fmt: skip
+# `item_completed` items that hold a visible message (0.171+), by the role of their turn.
+_ITEM_ROLES: dict[str, str] = {"UserMessage": "user", "AgentMessage": "assistant"}
+_FORMS = ("item", "event", "completed")  # the forms a visible message is written in
 _TOOL_ITEMS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 _TEXT_PARTS = frozenset({"input_text", "output_text", "text"})
 # User items starting with one of these were injected by Codex, not typed by the person.
@@ -193,12 +199,28 @@ class CodexParser:
         kind = payload.get("type")
         if kind == "thread_rolled_back":
             return self._rollback(payload.get("num_turns"))
+        if kind == "item_completed":
+            return self._item_completed(get_dict(payload, "item"), ts, offset)
         if kind not in ("user_message", "agent_message"):
             return []
         role = "user" if kind == "user_message" else "assistant"
         message = payload.get("message")
         texts = [message] if isinstance(message, str) else []
         return self._message(role, texts, "event", f"line:{offset}", ts, offset)
+
+    def _item_completed(self, item: JsonDict, ts: datetime | None, offset: int) -> list[Event]:
+        """0.171+: `item_completed` carries the typed prompt (`UserMessage`), the twin of the
+        `response_item` message; other item kinds are covered by their response items."""
+        role = _ITEM_ROLES.get(get_str(item, "type") or "")
+        if role is None:
+            return []
+        texts = [
+            text
+            for part in get_list(item, "content")
+            if isinstance(part, dict) and isinstance(text := part.get("text"), str)
+        ]
+        record_id = f"line:{offset}"
+        return self._message(role, texts, "completed", record_id, ts, offset)
 
     def _compacted(self, payload: JsonDict, ts: datetime | None, offset: int) -> list[Event]:
         # replacement_history repeats items already in the file: only the summary is new.
@@ -220,7 +242,8 @@ class CodexParser:
         ts: datetime | None,
         offset: int,
     ) -> list[Event]:
-        if role == "user":
+        if role == "user":  # our context cut out, the person's words kept (strip_context)
+            texts = [strip_context(text) for text in texts]
             texts = [text for text in texts if not self._is_preamble(text)]
         text = "\n\n".join(cleaned for text in texts if (cleaned := clean_text(text)))
         text = _after_heading(text) if role == "user" else text
@@ -242,14 +265,15 @@ class CodexParser:
         return stripped.startswith(_PREAMBLES)
 
     def _is_twin(self, role: str, text: str, form: str) -> bool:
-        """True when this message is the other-form twin of a recent one (see module doc)."""
+        """True when this message is another form's twin of a recent one (see module doc)."""
         key = digest(" ".join(text.split()))
         recent = self._recent.setdefault(role, [])
         for item in recent:
-            if item[0] == key and item[1] != form and item[2] is False:
-                item[2] = True
+            forms = str(item[1]).split("+")
+            if item[0] == key and form not in forms:
+                item[1] = "+".join([*forms, form])
                 return True
-        recent.append([key, form, False])
+        recent.append([key, form])
         del recent[:-MAX_RECENT]
         return False
 
@@ -376,9 +400,14 @@ def _after_heading(text: str) -> str:
 
 
 def _load_recent(item: object) -> list[object] | None:
-    """One saved [digest, form, paired] entry, or None when it does not have that shape."""
-    if not isinstance(item, list) or len(item) != 3:
+    """One saved [digest, forms] entry (forms joined by "+"); the older [digest, form, paired]
+    shape is read too. None when it has neither shape."""
+    if not isinstance(item, list) or len(item) not in (2, 3):
         return None
-    key, form, paired = item
-    valid = isinstance(key, str) and form in ("item", "event") and isinstance(paired, bool)
-    return [key, form, paired] if valid else None
+    key, forms = item[0], item[1]
+    if len(item) == 3:
+        if not isinstance(item[2], bool) or forms not in _FORMS:
+            return None
+        forms = "item+event" if item[2] else forms
+    valid = isinstance(key, str) and isinstance(forms, str)
+    return [key, forms] if valid and set(forms.split("+")) <= set(_FORMS) else None

@@ -22,11 +22,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from recallnest.errors import TranscriptError
 from recallnest.models import Event, Retraction, Role, ToolUse, Turn
+from recallnest.tail import open_regular
 from recallnest.transcripts._common import (
     JsonDict,
     clean_text,
@@ -42,8 +43,10 @@ from recallnest.transcripts._common import (
     is_blank,
     parse_time,
     path_parts,
+    strip_context,
     trim_dict,
 )
+from recallnest.transcripts.jsonstream import StreamError, members
 
 STATE_VERSION = 1
 MAX_MESSAGES = 500  # message ids (with the digest of what was emitted) kept in file order
@@ -57,6 +60,7 @@ _SLASH_COMMAND = re.compile(r"^/[A-Za-z][\w:-]*(?:\s|$)")  # `/compress`, not `/
 _SHELL_TOOLS = frozenset({"run_shell_command", "shell"})
 _SUMMARY_ID = "$summary"
 _SNAPSHOT = "<state_snapshot>"
+_GEMINI_WRAPPERS = ("hook_context",)  # Gemini's wrapper of hook context: never typed
 
 
 class GeminiParser:
@@ -176,11 +180,8 @@ class GeminiParser:
     # --- Helpers ---------------------------------------------------------------------------
 
     def _turn(self, message: JsonDict, message_id: str, role: Role, offset: int) -> Turn | None:
-        texts = [_parts_text(message.get(key)) for key in ("displayContent", "content")]
-        if any(has_marker(text) for text in texts):
-            return None
-        text = clean_text(next((t for t in texts if t.strip()), ""))
-        if not text or (role == "user" and any(_is_injected(t) for t in texts)):
+        text = _message_text(message, role)
+        if not text:
             return None
         # /compress puts its summary into the history as a user turn holding a <state_snapshot>.
         summary = role == "user" and _SNAPSHOT in text
@@ -291,6 +292,54 @@ def parse_document(path: str, data: bytes, cwd_hint: str | None = None) -> list[
     return events
 
 
+def iter_document(
+    path: str, chunks: Iterable[bytes], cwd_hint: str | None = None, batch: int = 2048
+) -> Iterator[list[Event]]:
+    """The events of `parse_document`, read incrementally from the file's bytes in `chunks`:
+    lists of about `batch` messages' events, so memory holds one batch, not the document.
+
+    A message is held back only while the session id is unknown (it comes first in files
+    Gemini wrote). On a half-written or bad document, the events of every complete message
+    before the damage are yielded, then TranscriptError is raised.
+    """
+    parser = GeminiParser(path, cwd_hint=cwd_hint)
+    held: list[JsonDict] | None = []  # None once the session id is known
+    top: JsonDict = {}
+    events: list[Event] = []
+    try:
+        for name, value in members(chunks, "messages"):
+            if name != "messages[]":
+                top[name] = value
+            if name == "sessionId" and held is not None:
+                parser._session = get_str(top, "sessionId")
+                events.extend(e for message in held for e in parser._upsert(message, 0))
+                held = None
+            elif name == "messages[]" and isinstance(value, dict) and _has_id(value):
+                if held is None:
+                    events.extend(parser._upsert(value, 0))
+                else:
+                    held.append(value)
+            if len(events) >= batch:
+                yield events
+                events = []
+    except StreamError as exc:
+        yield events + _rest(parser, held or [], {})
+        raise TranscriptError(f"{path}: not a complete JSON document: {exc}") from exc
+    yield events + _rest(parser, held or [], top)
+
+
+def _rest(parser: GeminiParser, held: list[JsonDict], top: JsonDict) -> list[Event]:
+    """Messages held back for want of a session id, then the summary."""
+    events = [e for message in held for e in parser._upsert(message, 0)]
+    if (summary := get_str(top, "summary")) is not None:
+        events.extend(parser._summary_turn(summary, top.get("lastUpdated"), 0))
+    return events
+
+
+def _has_id(message: JsonDict) -> bool:
+    return isinstance(message.get("id"), str)
+
+
 def project_root_for(path: str, home: str | None = None) -> str | None:
     """The project directory a chat file belongs to, or None when it cannot be told.
 
@@ -303,7 +352,8 @@ def project_root_for(path: str, home: str | None = None) -> str | None:
         return None
     project_dir = chats.parent
     try:
-        root = (project_dir / ".project_root").read_text(encoding="utf-8").strip()
+        with open_regular(str(project_dir / ".project_root")) as fh:  # never a FIFO
+            root = fh.read(64 * 1024).decode("utf-8").strip()
     except (OSError, UnicodeDecodeError):
         root = ""
     if root:
@@ -338,6 +388,25 @@ def _parts_text(content: object) -> str:
         if isinstance(part, str | dict)
     )
     return "".join(texts)
+
+
+def _message_text(message: JsonDict, role: Role) -> str:
+    """The text a message's turn keeps: "" for our context, notices and injected user content.
+
+    A user message keeps what the person typed (`displayContent` first, else `content`) with
+    every `<hook_context>` span and block of ours cut out (`strip_context`); it is dropped only
+    when nothing is left or what is left is CLI plumbing (`_is_injected`). A model message
+    holding our marker is dropped whole, as before.
+    """
+    texts = [_parts_text(message.get(key)) for key in ("displayContent", "content")]
+    if role != "user":
+        return "" if any(has_marker(t) for t in texts) else clean_text(_first(texts))
+    text = _first([strip_context(t, _GEMINI_WRAPPERS) for t in texts])
+    return "" if _is_injected(text) or has_marker(text) else text
+
+
+def _first(texts: list[str]) -> str:
+    return next((t for t in texts if t.strip()), "")
 
 
 def _part_text(part: dict[str, object]) -> str:

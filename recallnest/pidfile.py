@@ -1,0 +1,117 @@
+"""The daemon's pid file: one daemon per home, and telling that daemon apart from whatever
+process later got its PID.
+
+The daemon holds an exclusive flock on `<home>/daemon.pid` for its whole life and removes the
+file on exit. A PID read from the file is trusted only while that lock is held and the
+process's command line is a recallnest daemon's (decision 0015): a stale file left by a
+killed daemon names a PID the system may have handed to an unrelated process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from recallnest.errors import DaemonError
+from recallnest.paths import pid_path
+
+# A probe (lock_held) holds the lock for an instant: a daemon starting right then retries.
+LOCK_TRIES = 20
+LOCK_RETRY_SECONDS = 0.05
+
+
+@contextlib.contextmanager
+def pid_lock(home: Path) -> Iterator[None]:
+    """Hold the exclusive lock with our PID in the file; remove the file when done."""
+    path = pid_path(home)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        _lock(fd, home)
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        try:
+            yield
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()  # still under the lock: nobody else's file is removed
+    finally:
+        os.close(fd)
+
+
+def _lock(fd: int, home: Path) -> None:
+    for attempt in range(LOCK_TRIES):
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if attempt + 1 < LOCK_TRIES and not _answering(home):
+                time.sleep(LOCK_RETRY_SECONDS)
+                continue
+            raise DaemonError(f"the daemon is already running (PID {read_pid(home)})") from None
+
+
+def _answering(home: Path) -> bool:
+    from recallnest.paths import socket_path
+
+    return socket_path(home).exists() and daemon_pid(home) is not None
+
+
+def read_pid(home: Path) -> int | None:
+    """The PID written in the file, unverified."""
+    try:
+        return int(pid_path(home).read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def lock_held(home: Path) -> bool:
+    """Whether some process holds the daemon lock of `home` (a running or starting daemon)."""
+    try:
+        fd = os.open(pid_path(home), os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # releases the probe's lock at once
+    return False
+
+
+def daemon_pid(home: Path) -> int | None:
+    """The PID of the daemon of `home`, verified: the lock is held and the process is a
+    `recallnest ... daemon run`. None when no daemon runs (a stale file is not trusted)."""
+    pid = read_pid(home)
+    if pid is None or not lock_held(home):
+        return None
+    return pid if is_daemon_process(pid) else None
+
+
+def is_daemon_process(pid: int) -> bool:
+    """Whether `pid` runs a recallnest daemon, from /proc/<pid>/cmdline (where there is no
+    procfs the lock is the only evidence, and it is held)."""
+    if not Path("/proc/self").exists():
+        return True
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    joined = b" ".join(argv)
+    return b"recallnest" in joined and b"daemon" in argv and b"run" in argv
+
+
+def remove_stale(home: Path) -> int | None:
+    """Remove a pid file no daemon holds; the PID it named, or None if there was none."""
+    pid = read_pid(home)
+    if pid is None and not pid_path(home).exists():
+        return None
+    if lock_held(home):
+        return None
+    with contextlib.suppress(FileNotFoundError):
+        pid_path(home).unlink()
+    return pid
