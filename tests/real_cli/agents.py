@@ -60,6 +60,7 @@ def _write(path: Path, text: str) -> None:
 
 class Claude:
     agent = "claude"
+    stop_when_recorded = False  # it exits on the refused request
 
     def seed(self, ctx: Ctx) -> None:
         _write(
@@ -129,6 +130,7 @@ def _attachment(record: dict[str, Any]) -> dict[str, Any]:
 
 class Codex:
     agent = "codex"
+    stop_when_recorded = False
     provider = "rn_loopback"
 
     def seed(self, ctx: Ctx) -> None:
@@ -262,6 +264,9 @@ class AppServer:
 
 class Gemini:
     agent = "gemini"
+    # A failed request makes Gemini withdraw the prompt from its chat file; its streaming
+    # request is held open instead (refusing_api.py) and the run stopped once recorded.
+    stop_when_recorded = True
 
     def seed(self, ctx: Ctx) -> None:
         settings = {

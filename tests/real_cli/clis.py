@@ -18,7 +18,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +28,8 @@ CACHE_ENV = "RECALLNEST_CLI_CACHE"
 INSTALL_SECONDS = 600.0
 RUN_SECONDS = 120.0
 KILL_GRACE_SECONDS = 3.0
+UNTIL_GRACE_SECONDS = 1.0
+POLL_SECONDS = 0.2
 COMPLETE_NAME = ".complete"
 
 
@@ -153,11 +155,18 @@ class Run:
 
 
 def run_bounded(
-    argv: list[str], env: Mapping[str, str], cwd: Path, log: Path, seconds: float = RUN_SECONDS
+    argv: list[str],
+    env: Mapping[str, str],
+    cwd: Path,
+    log: Path,
+    seconds: float = RUN_SECONDS,
+    until: Callable[[], bool] | None = None,
 ) -> Run:
-    """Run in a process group of its own; past `seconds`, or once it exits, the whole group
-    (MCP servers, hook children) is terminated. Output goes to `log`, never a pipe that a
-    lingering child could hold open."""
+    """Run in a process group of its own. It ends by itself, or once `until()` holds (then
+    after UNTIL_GRACE_SECONDS it is sent SIGTERM, as a user's Ctrl-C), or at `seconds` (a
+    time-out); then the whole group (MCP servers, hook children) is terminated. Output goes
+    to `log`, never a pipe that a lingering child could hold open."""
+    deadline = time.monotonic() + seconds
     with log.open("wb") as out:
         proc = subprocess.Popen(
             argv,
@@ -168,11 +177,10 @@ def run_bounded(
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        timed_out = False
-        try:
-            proc.wait(seconds)
-        except subprocess.TimeoutExpired:
-            timed_out = True
+        timed_out = not _wait(proc, deadline, until)
+        if proc.poll() is None:
+            if not timed_out:
+                time.sleep(UNTIL_GRACE_SECONDS)  # let it write what it was writing
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGTERM)
             try:
@@ -182,6 +190,18 @@ def run_bounded(
                 proc.wait()
         kill_group(proc.pid)  # the leader is reaped: what is left are its children
     return Run(argv, proc.returncode, timed_out, log.read_text(errors="replace"))
+
+
+def _wait(proc: subprocess.Popen[bytes], deadline: float, until: Callable[[], bool] | None) -> bool:
+    """Until the process exits or `until()` holds (True), or the deadline passes (False)."""
+    while time.monotonic() < deadline:
+        try:
+            proc.wait(POLL_SECONDS)
+            return True
+        except subprocess.TimeoutExpired:
+            if until is not None and until():
+                return True
+    return False
 
 
 def kill_group(pgid: int) -> None:

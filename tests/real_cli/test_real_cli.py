@@ -108,12 +108,13 @@ def _play(agent: str, ctx: Ctx, daemon: DaemonProcess) -> Scenario:
     _recallnest(ctx, "install", "--agent", agent)
     play.snapshots["installed"] = snapshot(ctx.user)
     driver.prepare(ctx)
-    play.runs.append(_run(ctx, driver.first(ctx, prompts[0]), "first"))
+    play.runs.append(_run(ctx, driver, driver.first(ctx, prompts[0]), prompts[0], "first"))
     play.first_records = _records(driver, ctx)
     paths = driver.transcripts(ctx)
     assert paths, f"{agent} wrote no transcript: {play.runs[-1].describe()}"
     session_id = driver.session_id(paths[0])
-    play.runs.append(_run(ctx, driver.second(ctx, session_id, prompts[1]), "second"))
+    second = driver.second(ctx, session_id, prompts[1])
+    play.runs.append(_run(ctx, driver, second, prompts[1], "second"))
     play.records = _records(driver, ctx)
     play.snapshots["used"] = snapshot(ctx.user)
     play.mcp = driver.mcp_connected(ctx, play.first_records)
@@ -132,8 +133,15 @@ def _recallnest(ctx: Ctx, *args: str) -> str:
     return run.output
 
 
-def _run(ctx: Ctx, argv: list[str], name: str) -> clis.Run:
-    return clis.run_bounded(argv, ctx.env, ctx.proj, ctx.root / f"{name}.log")
+def _run(ctx: Ctx, driver: Any, argv: list[str], prompt: str, name: str) -> clis.Run:
+    """A CLI run; one whose model request hangs (Gemini, see refusing_api.py) is stopped
+    once its transcript holds the prompt."""
+
+    def recorded() -> bool:
+        return any(prompt in p.read_text(errors="replace") for p in driver.transcripts(ctx))
+
+    until = recorded if driver.stop_when_recorded else None
+    return clis.run_bounded(argv, ctx.env, ctx.proj, ctx.root / f"{name}.log", until=until)
 
 
 def _records(driver: Any, ctx: Ctx) -> list[dict[str, Any]]:
