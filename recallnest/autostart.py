@@ -17,12 +17,15 @@ and RECALLNEST_AUTOSTART=0 turns it off.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from recallnest.paths import db_path, log_dir, pid_path
+
+if TYPE_CHECKING:
+    import subprocess
 
 SWITCH_ENV = "RECALLNEST_AUTOSTART"
 LOCK_NAME = "daemon-start.lock"
@@ -70,6 +73,8 @@ def _daemon_holds_pid_lock(home: Path) -> bool:
 
 
 def _spawn(home: Path, env: Mapping[str, str], lock_fd: int) -> int:
+    import subprocess  # only when starting (~3 ms of a cold start otherwise)
+
     logs = log_dir(home)
     logs.mkdir(mode=0o700, exist_ok=True)
     out = os.open(logs / OUT_NAME, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
