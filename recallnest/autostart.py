@@ -34,15 +34,15 @@ OUT_NAME = "daemon.out"
 _started: list[subprocess.Popen[bytes]] = []  # kept so Popen never warns at interpreter exit
 
 
-def start_if_down(home: Path, env: Mapping[str, str]) -> str:
-    """Start the daemon unless it runs or is being started; a one-line account of what
-    happened. Raises OSError only from the spawn itself."""
+def start_if_down(home: Path, env: Mapping[str, str]) -> tuple[bool, str]:
+    """Start the daemon unless it runs or is being started: (whether one is starting now, a
+    one-line account). Raises OSError (from the lock files or the spawn) only."""
     if env.get(SWITCH_ENV, "1") == "0":
-        return f"not started ({SWITCH_ENV}=0)"
+        return False, f"not started ({SWITCH_ENV}=0)"
     if sys.platform == "win32":
-        return "not started (no background start on Windows)"
+        return False, "not started (no background start on Windows)"
     if not db_path(home).is_file():
-        return "not started (no database in this home yet)"
+        return False, "not started (no database in this home yet)"
     import fcntl
 
     fd = os.open(home / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
@@ -50,11 +50,11 @@ def start_if_down(home: Path, env: Mapping[str, str]) -> str:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            return "not started (already being started)"
+            return True, "not started (already being started)"
         if _daemon_holds_pid_lock(home):
-            return "not started (it is running)"
+            return False, "not started (it is running)"
         pid = _spawn(home, env, fd)
-        return f"started in the background (PID {pid})"
+        return True, f"started in the background (PID {pid})"
     finally:
         os.close(fd)  # the daemon keeps its inherited copy, and with it the lock
 

@@ -266,6 +266,8 @@ class Daemon:
                 self.totals.new_turns,
                 memories,
             )
+        if not self.paths.empty():
+            return  # new lines first: the snapshots wait for a quiet pass
         try:
             self.snapshots.refresh(self.engine)
         except (OSError, RecallnestError) as exc:

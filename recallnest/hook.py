@@ -239,9 +239,8 @@ def _resume(
         result = request(str(socket_path(home)), "resume", args, HOOK_BUDGET_SECONDS)
     except ProtocolError as exc:
         log(f"resume: {exc}", ours=not exc.from_daemon)
-        if not exc.from_daemon:
-            _start_daemon(home, log, env)
-        text = _offline_text(home, event, str(args["source"] or ""))
+        starting = not exc.from_daemon and _start_daemon(home, log, env)
+        text = _offline_text(home, event, str(args["source"] or ""), starting)
         return adapter.render(text, _RENDER_EVENTS[render_as]) if text else adapter.empty
     return adapter.render(with_marker(_resume_text(result)), _RENDER_EVENTS[render_as])
 
@@ -252,12 +251,12 @@ def _resume(
 # record of what was sent, nothing is sent again.
 _NOTES_STILL_THERE = frozenset({"resume", "fork"})
 OFFLINE_NOTE = (
-    "(recallnest: the daemon was not running, so these notes come from its snapshot of {when};"
-    " it is being started)"
+    "(recallnest: the daemon did not answer; these notes are its snapshot of {when}{then})"
 )
+STARTING_NOTE = "; it is being started in the background"
 
 
-def _offline_text(home: Path, event: HookEvent, source: str) -> str:
+def _offline_text(home: Path, event: HookEvent, source: str, starting: bool) -> str:
     """The project's notes from the snapshot the daemon keeps (snapshot.py), or ""."""
     if source in _NOTES_STILL_THERE:
         return ""
@@ -266,18 +265,21 @@ def _offline_text(home: Path, event: HookEvent, source: str) -> str:
     found = snapshot.read(home, event.cwd)
     if found is None or not found.text.strip():
         return ""
-    return with_marker(f"{found.text}\n{OFFLINE_NOTE.format(when=found.written_at)}")
+    note = OFFLINE_NOTE.format(when=found.written_at, then=STARTING_NOTE if starting else "")
+    return with_marker(f"{found.text}\n{note}")
 
 
-def _start_daemon(home: Path, log: HookLog, env: Mapping[str, str]) -> None:
-    """Start the daemon in the background (autostart.py): never waits for it."""
+def _start_daemon(home: Path, log: HookLog, env: Mapping[str, str]) -> bool:
+    """Start the daemon in the background (autostart.py), never waiting for it; whether a
+    daemon is now starting (by this hook or another)."""
     from recallnest import autostart
 
     try:
-        outcome = autostart.start_if_down(home, env)
+        starting, outcome = autostart.start_if_down(home, env)
     except OSError as exc:
-        outcome = f"not started: {exc}"
+        starting, outcome = False, f"not started: {exc}"
     log(f"daemon {outcome}", ours=True)
+    return starting
 
 
 def _resume_text(result: object) -> str:

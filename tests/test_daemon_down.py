@@ -23,7 +23,8 @@ from pathlib import Path
 import pytest
 from daemon_harness import WAIT_SECONDS, DaemonProcess, claude_line
 
-from recallnest import autostart, snapshot
+from recallnest import autostart, snapshot, snapshot_refresh
+from recallnest.engine import Engine
 from recallnest.marker import CONTEXT_MARKER
 from recallnest.paths import db_path, log_dir
 
@@ -161,7 +162,7 @@ def test_hook_gives_the_projects_notes_while_the_daemon_is_down(proc: DaemonProc
     output = _hook(proc)
     context = json.loads(output)["hookSpecificOutput"]["additionalContext"]
     assert PROJECT_NOTE in context and CONTEXT_MARKER in context
-    assert "daemon was not running" in context
+    assert "daemon did not answer" in context and "being started" not in context
 
 
 @pytest.mark.slow
@@ -219,14 +220,15 @@ def test_several_hooks_at_once_start_exactly_one_daemon(proc: DaemonProcess) -> 
 
 def test_no_start_in_a_home_without_a_database(tmp_path: Path) -> None:
     outcome = autostart.start_if_down(tmp_path, {"RECALLNEST_AUTOSTART": "1"})
-    assert outcome == "not started (no database in this home yet)"
+    assert outcome == (False, "not started (no database in this home yet)")
     assert not db_path(tmp_path).exists()
 
 
 def test_no_start_when_switched_off(tmp_path: Path) -> None:
     db_path(tmp_path).write_bytes(b"")
-    assert autostart.start_if_down(tmp_path, {"RECALLNEST_AUTOSTART": "0"}).startswith(
-        "not started"
+    assert autostart.start_if_down(tmp_path, {"RECALLNEST_AUTOSTART": "0"}) == (
+        False,
+        "not started (RECALLNEST_AUTOSTART=0)",
     )
 
 
@@ -243,3 +245,32 @@ def test_daemon_logs_one_caught_up_line_after_the_first_catch_up(proc: DaemonPro
     match = caught.search(proc.errors())
     assert match is not None and match.group(1) == "1" and match.group(2) == "4"
     assert len(caught.findall(proc.errors())) == 1
+
+
+# --- the daemon's side: rounds of snapshots ------------------------------------------------------
+
+
+def test_snapshot_rounds_follow_the_notes_and_drop_stale_projects(engine: Engine) -> None:
+    home = engine.settings.home
+    kept = engine.remember("We pin every dependency in the alpha service", scope="/w/alpha")
+    gone = engine.remember("The beta service deploys from the release branch", scope="/w/beta")
+    assert snapshot_refresh.write_all(engine, home) == 3  # global, alpha, beta
+    assert snapshot.read(home, "/w/beta") is not None
+    engine.forget([gone["id"]])
+    assert snapshot_refresh.write_all(engine, home) == 2  # global and alpha
+    beta = snapshot.read(home, "/w/beta")
+    assert beta is None or "beta service" not in beta.text  # its own file was removed
+    alpha = snapshot.read(home, "/w/alpha")
+    assert alpha is not None and "alpha service" in alpha.text
+    assert kept["id"][:8] in alpha.text
+
+
+def test_a_round_writes_a_bounded_batch_per_call(engine: Engine) -> None:
+    for k in range(snapshot_refresh.BATCH + 3):
+        engine.remember(f"Project {k} builds with make target build-{k}", scope=f"/w/p{k}")
+    keeper = snapshot_refresh.SnapshotKeeper(engine.settings.home)
+    calls = []
+    while count := keeper.refresh(engine):
+        calls.append(count)
+    assert max(calls) == snapshot_refresh.BATCH and sum(calls) == snapshot_refresh.BATCH + 4
+    assert keeper.refresh(engine) == 0  # nothing changed: no new round
