@@ -6,7 +6,8 @@ Two locks make it safe when several hooks fire at once:
   nothing (another hook is starting the daemon). The hook that takes it hands its file
   descriptor to the daemon it starts, so the lock stays held for that daemon's whole life
   and no later hook starts another while it starts up or runs.
-- `<state>/daemon.pid`: the daemon's own flock (daemon.pid_lock). If it is held, a daemon
+- `<state>/daemon.pid`: the daemon's own flock (pidfile.pid_lock; probed as pidfile.lock_held
+  does, which the daemon's lock retries around). If it is held, a daemon
   runs (started by hand, or by the service manager) and nothing is started; if a daemon is
   started by hand in the gap anyway, one of the two exits at its pid lock.
 
@@ -62,9 +63,12 @@ def start_if_down(home: Path, env: Mapping[str, str]) -> tuple[bool, str]:
 def _daemon_holds_pid_lock(home: Path) -> bool:
     import fcntl
 
-    fd = os.open(pid_path(home), os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fd = os.open(pid_path(home), os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return False  # the daemon removes its pid file when it exits
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
     except BlockingIOError:
         return True
     finally:

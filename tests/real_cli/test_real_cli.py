@@ -14,11 +14,14 @@ node or npm is missing.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import signal
 import sys
 import tempfile
+import time
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -31,7 +34,9 @@ from daemon_harness import DaemonProcess
 from real_cli import clis
 from real_cli.agents import DRIVERS, Ctx, read_jsonl
 
+from recallnest import snapshot as resume_snapshot
 from recallnest.marker import CONTEXT_MARKER
+from recallnest.pidfile import read_pid
 
 SKIP = clis.skip_reason(os.environ)
 CACHE = clis.cache_root(os.environ)
@@ -288,3 +293,56 @@ def test_cli_connects_our_mcp_server(scenario: Scenario) -> None:
     log = scenario.ctx.root / "mcp.log"
     said = log.read_text(encoding="utf-8") if log.exists() else ""
     assert scenario.mcp, f"{scenario.agent} did not connect recallnest's MCP server: {said}"
+
+
+# --- the daemon down (issue 16 item 9), with a real CLI -----------------------------------------
+
+
+def test_claude_session_gets_the_snapshot_and_restarts_the_daemon() -> None:
+    """The user closed the daemon's terminal: the next Claude Code session still gets the
+    project's notes (from the snapshot) and the daemon is running again afterwards."""
+    driver = DRIVERS["claude"]
+    exe = clis.executable(clis.pins()["claude"], CACHE)
+    root = Path(tempfile.mkdtemp(prefix="rncli-dn-", dir="/tmp"))
+    api = clis.RefusingApi()
+    daemon = DaemonProcess(root)
+    try:
+        ctx = Ctx(root=root, exe=exe, api_url=api.url)
+        ctx.env = {**_environment(ctx), **driver.env(ctx), "RECALLNEST_AUTOSTART": "1"}
+        daemon.env = {**ctx.env, "RECALLNEST_AUTOSTART": "0"}
+        ctx.proj.mkdir(parents=True)
+        daemon.start()
+        fact = "Release builds are signed on the build-07 machine (rcprobe-claude-down)"
+        _recallnest(ctx, "remember", fact, "--scope", "project", str(ctx.proj))
+        daemon.wait_for(lambda: _snapshot_holds(ctx, fact), "the project's snapshot")
+        _recallnest(ctx, "install", "--agent", "claude")
+        daemon.stop()
+        daemon.proc = None
+        run = _run(ctx, driver, driver.first(ctx, "Where are releases signed?"), "", "down")
+        injected = driver.injected(_records(driver, ctx))
+        assert len(injected) == 1 and fact in injected[0], run.describe()
+        assert "did not answer" in injected[0]
+        daemon.wait_for(lambda: daemon.ask("ping") == {"pong": True}, "the restarted daemon")
+    finally:
+        _stop_by_pid(daemon)
+        api.close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _snapshot_holds(ctx: Ctx, text: str) -> bool:
+    found = resume_snapshot.read(ctx.root / "rn", str(ctx.proj))
+    return found is not None and text in found.text
+
+
+def _stop_by_pid(daemon: DaemonProcess) -> None:
+    """Stop whichever daemon runs in this home (the harness's, or one a hook started)."""
+    daemon.stop()
+    pid = read_pid(daemon.home)
+    if pid is None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + clis.RUN_SECONDS
+        while time.monotonic() < deadline:
+            os.kill(pid, 0)
+            time.sleep(0.1)
