@@ -137,7 +137,7 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
     if not text or len(text) > MAX_SENTENCE_CHARS:
         return None, 1
     confirmed = _confirmation(sentence.strip(), ctx)  # "OK, …"/好的，… are fillers elsewhere
-    if confirmed is not None:
+    if confirmed is not None and not _states_a_decision(text, ctx.role):
         return _keep_polarity(text, confirmed[0]), confirmed[1]
     for special in (_remember, _correction, _solved_case, _answer):
         found = special(text, ctx)
@@ -146,6 +146,13 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
     if is_question(text):
         return None, 1
     return classify(text, ctx.role), 1
+
+
+def _states_a_decision(text: str, role: str) -> bool:
+    # "Agreed: X in every Dockerfile" is a decision as said; the acknowledgement does not make
+    # it a fact.
+    found = classify(text, role)
+    return found is not None and found.category == "events"
 
 
 def _keep_polarity(sentence: str, signal: Signal | None) -> Signal | None:
@@ -183,10 +190,19 @@ def classify(text: str, role: str, relaxed: bool = False) -> Signal | None:
             if needs is not None and not needs.admits(folded):
                 continue
             if rule.pattern.search(clause) and _acceptable(text, rule):
-                return _signal(rule, text, role)
+                return _signal(_as_preference(rule, clause), text, role)
         if clause is main and (found := _fact(main, role, relaxed)) is not None:
             return replace(found, text=text)
     return None
+
+
+def _as_preference(rule: R.Rule, clause: str) -> R.Rule:
+    # Trigger: a workflow rule on a sentence about how the agent talks to the user ("always
+    # explain the tradeoffs before …"). Why: that is the user's preference about the agent, not
+    # the team's process. Outcome: read as a preference.
+    if rule.category == "patterns" and R.COMMUNICATION.search(clause):
+        return replace(rule, name=f"preference.{rule.name}", category="preferences")
+    return rule
 
 
 def _acceptable(text: str, rule: R.Rule) -> bool:
@@ -232,6 +248,8 @@ def _fact_shape(text: str, role: str, relaxed: bool) -> bool:
     concrete = (
         strong
         or _has_concrete(R.WEAK_CONCRETE, text)
+        or (role == "user" and _latin_name_in_cjk(text))
+        or R.TECH_NAME.search(text) is not None
         or (relaxed and (R.DIGIT_OR_VALUE.search(text) is not None or _ascii_name(text)))
     )
     # Trigger: "We use X here", "Our X is …", 我们用 X … Why: people state their setup plainly,
@@ -253,6 +271,13 @@ def _fact_shape(text: str, role: str, relaxed: bool) -> bool:
 
 def _has_concrete(pattern: re.Pattern[str], text: str) -> bool:
     return any(m.group(0).casefold() not in R.NOT_PATHS for m in pattern.finditer(text))
+
+
+def _latin_name_in_cjk(text: str) -> bool:
+    # A capitalised Latin name inside a user's Chinese prose is a product or a service ("托管在
+    # Read the Docs 上"), as concrete as an identifier. Not for the assistant, whose sentences
+    # name libraries while explaining them ("这是 Context 的典型问题").
+    return bool(re.search(r"[\u4e00-\u9fff]", text) and re.search(r"\b[A-Z][a-z]{2,}", text))
 
 
 def _ascii_name(text: str) -> bool:
@@ -379,11 +404,16 @@ def _confirmation(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     if R.PROGRESS.search(body):
         return None
     inner = classify(body, "assistant", relaxed=True)
+    workflow = classify(body, "user")  # a workflow the user stated, restated by the assistant
+    if workflow is not None and workflow.category == "patterns" and not R.CHOICE.search(body):
+        inner = replace(workflow, confidence=ASSISTANT_CONFIDENCE)
     if inner is not None and not (inner.category == "entities" and R.CHOICE.search(body)):
         return replace(inner, rule=f"confirmed.{inner.rule}"), 1
-    if not (_names_something(body) or R.WEAK_CONCRETE.search(body)):
-        return None
-    if R.WEAK_ACK.match(text) and not R.CHOICE.search(body):
+    weak = R.WEAK_ACK.match(text) is not None
+    if inner is None and not weak and not R.CHOICE.search(body) and R.FACT_VERB.search(body):
+        return Signal("confirmed.fact", "entities", body, 0.5, ASSISTANT_CONFIDENCE), 1
+    named = _names_something(body) or R.WEAK_CONCRETE.search(body) is not None
+    if not R.CHOICE.search(body) or not (named or len(body.split()) >= 6):
         return None
     return Signal("confirmed.decision", "events", body, 0.6, ASSISTANT_CONFIDENCE), 1
 

@@ -77,7 +77,7 @@ STYLE_DIRECTIVE = (
     r"\bplease\b|\bpls\b|^(?:use|no|avoid|prefer|keep)\b|\bover\b|\bfor (?:file names|urls"
     r"|new \w+|\w+ code|tests|prs|commits)\b|\bin (?:python|js|javascript|ts|typescript|go|rust"
     r"|java|tests|prs|commits|(?:user-facing )?copy)\b|请|(?:里|中)(?:用|不要|别|统一)"
-    r"|[，,]\s*\S{1,4}(?:用|统一|一律)\s*\S"
+    r"|[，,]\s*\S{1,4}(?:用|统一|一律)\s*\S|^\S+ not \S+|\beverywhere(?: else)?\b"
     r"|^[^，。,]{0,12}?用\s*\S"
 )
 
@@ -98,7 +98,7 @@ NARRATION = re.compile(
     r"|here's|here is|i (?:updated|added|changed|removed|moved|renamed|fixed|wired|refactored"
     r"|created|wrote|ran|set|replaced)\b|running|我先|让我|我来|我已经|已经|现在|接下来|下面"
     r"|我这就|我马上|我(?:给|把|刚|刚刚|又|顺便|也)\S|looking at|checking|reading|after reading"
-    r"|i looked|i checked|查看了|看了一下|查了一下)",
+    r"|i looked|i checked|查看了|看了一下|查了一下|正在|我现在(?:去|就|来))",
     _I,
 )
 
@@ -136,7 +136,10 @@ FILLER = re.compile(
     r"^(?:(?:ok(?:ay)?|so|also|and|but|oh|ah|ugh|hmm+|btw|fyi|by the way|quick context"
     r"|for context|note(?!\s+(?:for|to)\b)|please note|唉|哎|啊|注意(?!到)|some background"
     r"|for what it's worth|note that|just so you know|heads up|one more thing|另外|对了"
-    r"|顺便说一下|顺便|先介绍一下|补充一下|还有|好的|嗯|哦|那么)\s*[,，:：、—–-]?\s*)+",
+    r"|for background|as background|background|some context|the thing is|just so we're clear"
+    r"|to be clear|是这样的|说清楚一点|先说清楚|说明一下|背景是"
+    r"|顺便说一下|顺便|先介绍一下|补充一下|还有|好的|嗯|哦|那么|(?:先)?交代一下背景|背景介绍"
+    r"|介绍一下背景)\s*[,，:：、—–-]?\s*)+",
     _I,
 )
 
@@ -152,7 +155,7 @@ STRONG_CONCRETE = re.compile(
     r"|\.{1,2})?/[\w.\-]+(?:/[\w.\-]*)*|\b[\w.-]+/(?:[\w.-]+/?)*|\b[\w-]*\.(?:py|js|ts|tsx|toml"
     r"|ya?ml|json|md|go|rs|sql|sh|env|ini|cfg|conf|lock|txt)\b|\.env\.\w+"
     r"|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b[a-z0-9]+(?:_[a-z0-9]+)+\b|\b[a-z]+[A-Z][A-Za-z0-9]*\b"
-    r"|`[^`]+`|\bv?\d+\.\d+(?:\.\d+)?\b|\b\d{1,2}:\d{2}\b|凌晨\S{1,3}点|\d{1,2}\s*点(?:半"
+    r"|`[^`]+`|__\w+__|\bv?\d+\.\d+(?:\.\d+)?\b|\b\d{1,2}:\d{2}\b|凌晨\S{1,3}点|\d{1,2}\s*点(?:半"
     r"|\d+分?)?|\b(?:called|named)\s+\w+|叫\s*\w+",
 )
 
@@ -161,6 +164,13 @@ STRONG_CONCRETE = re.compile(
 # without any cannot match it, and this search costs ~1/10 of STRONG_CONCRETE's (its many
 # alternatives are tried at every offset). Keep the two in step (tests/test_capture.py).
 STRONG_CONCRETE_GATE = re.compile(r"\.[\w-]|[/_`\d]|[a-z][A-Z]|localhost|凌晨|called|named|叫")
+
+# A capitalised name after a verb that places something on a technology ("runs against a
+# Testcontainers Postgres", "hosted on Render"): as concrete as an identifier.
+TECH_NAME = re.compile(
+    r"\b(?:runs? (?:on|against|in)|hosted (?:on|by)|deployed (?:to|on)|stored in|backed by|built"
+    r" (?:on|with)|talks to|connects to|on top of)\s+(?:an? |the |our )?[A-Z][\w.-]+"
+)
 
 WEAK_CONCRETE = re.compile(
     r"\b[a-z0-9]+(?:-[a-z0-9]+)+\b|\d+\s*(?:ms|seconds?|minutes?|hours?|mb|gb|分钟|秒|小时|个)"
@@ -183,7 +193,8 @@ FACT_VERB = re.compile(
     r"|comes? from|called|named|handles?|hosted|deployed|needs?|requires?|pinned|mounted|served"
     r"|sits?|consumes?|signed|stores?|keeps?|writes?|sends?|ships?|pushes?|publishes?|forwards?"
     r"|strips?|syncs?|backs? up|goes|go to|kept)\b|是|在|放在|存在|监听|用来|用于|负责|代理到|叫"
-    r"|地址|位于|来自|发到|写到|推到|传到|存到|转发|去掉|同步到|用的是|部署在|指向|签名"
+    r"|地址|位于|来自|发到|写到|推到|传到|存到|转发|去掉|同步到|用的是|部署在|指向|签名|托管在"
+    r"|托管于|跑在|读的"
     r"|powered by|backed by",
     _I,
 )
@@ -193,7 +204,8 @@ STRONG_FACT = Gated(
     re.compile(
         r"\b(?:is|are) (?:only )?used (?:for|to|as)\b|\bused for\b|\bis called\b|\bis named\b"
         r"|\bresponsible for\b|\blives? (?:in|at|under)\b|\blistens on\b|\bcomes? from\b"
-        r"|\bproxies\b|\b(?:powered|backed) by\b|只?用来|用于|负责|代理到|叫\s*\S|来自",
+        r"|\bproxies\b|\b(?:powered|backed) by\b|只?用来|用于|负责|代理到|叫\s*\S|来自"
+        r"|从\s*[^，。；]{1,30}?\s*(?:拿|取|读|获取|加载|注入)",
         _I,
     )
 )
@@ -215,7 +227,7 @@ REQUEST = Gated(
 
 FAILURE = Gated(
     re.compile(
-        r"\b(?:failing|failed|fails|broken|crash\w*)\b|报错|失败|挂了|崩了",
+        r"\b(?:failing|failed|fails|broken|crash\w*|got killed)\b|报错|失败|挂了|崩了|被\s*kill",
         _I,
     )
 )
@@ -253,7 +265,7 @@ PROJECT_THINGS = re.compile(
     r"\b(?:publish\w*|deploy\w*|releas(?:e|es|ing)|prod|production|staging|pipelines?|ci"
     r"|migrations?|seed(?: script| data)?|feature flags?|clusters?|buckets?|monorepo|lockfile"
     r"|the \w+ (?:service|server|worker|database|db|table|job|script|workflow)|our \w+)\b"
-    r"|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|(?:^|\s)\.{0,2}/?[\w.-]+/[\w./*-]+|`[^`]+`"
+    r"|(?-i:\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b)|(?:^|\s)\.{0,2}/?[\w.-]+/[\w./*-]+|`[^`]+`"
     r"|\bmake \w+|\b(?:npm|pnpm|yarn) run \w+"
     r"|发布|部署|上线|发版|生产|线上|预发|流水线|迁移|数据库|特性开关|集群|这个(?:包|模块|服务)"
     r"|我们的",
@@ -277,9 +289,10 @@ REMEMBER_INLINE = re.compile(
 )
 
 CORRECTION = re.compile(
-    r"^(?:no+(?:pe)?|nah|not quite|not really|wrong|that's (?:not right|wrong|incorrect|not it)"
+    r"^(?:no+(?:pe)?|nah|not quite|not really|wrong|that's (?:not right|wrong|incorrect|not it"
+    r"|not how (?:we|it) (?:do(?:es)? it|works)(?: here)?|not what we do)"
     r"|that is (?:not right|wrong|incorrect)|you're wrong|actually|correction|wait)\b(?:\s*(?:no"
-    r"|that's (?:not right|wrong)))?\s*[,.:;!—–-]*\s*|^(?:不对|不是的?|其实|错了|你说错了"
+    r"|that's (?:not right|wrong)))?\s*[,.:;!—–-]*\s*|^(?:不对|不是的?|不行|其实|错了|你说错了"
     r"|更正一下|更正|纠正一下|不不|等下|等等|等一下|\S{0,4}(?:搞|弄|写|说"
     r"|记)错了)(?:那个\S{0,4})?[，,。:：!！\s]*",
     _I,
@@ -297,16 +310,19 @@ LEAD_CLAUSE = re.compile(
 # Corrections that stand on their own, without a previous turn by the other side.
 STRONG_CORRECTION = re.compile(
     r"^(?:that's|that is|you're|wrong|correction|not quite|不对|错了|你说错了|更正|纠正"
-    r"|\S{0,4}(?:搞|弄|写|说|记)错了|不是\s*[^，,。\s][^，,。]{0,30}[，,]\s*(?:而|其实|应该)?是)",
+    r"|我们不是这么|\S{0,4}(?:搞|弄|写|说|记)错了|不是\s*[^，,。\s][^，,。]{0,30}[，,]\s*(?:而|其实|应该)?是)",
     _I,
 )
 
 # An assistant acknowledging what the user said before restating it ("Understood:", 明白，).
 CONFIRMATION = re.compile(
-    r"^(?:understood|got it|agreed|noted|decision noted|makes sense|that makes sense|sounds good"
+    r"^(?:(?:ok(?:ay)?,?\s+)?I(?:'ve| have) noted(?: that)?[\s,:—–-]+|I'll remember(?: that)?"
+    r"[\s,:—–-]+|(?:understood|got it|agreed|noted|decision noted|makes sense|that makes sense"
+    r"|sounds good|good call|good point|fair point|fair enough|you're right"
+    r"|有道理|说得对|好主意|同意"
+    r"|thanks for (?:clarifying|the context|explaining)|谢谢(?:说明|解释|澄清)|记下了|记住了"
     r"|confirmed|right|perfect|great|will do|ok(?:ay)?|明白了?|收到|了解|懂了|确认一下|确认|没问题"
-    r"|好的?|行)"
-    r"(?:\s*[,:：，—–-]+|\s+(?=so\b|—))\s*(?:so\s+|那就|就)?",
+    r"|好的?|行)(?:\s*[,:：，—–-]+|\s+(?=so\b|—)))\s*(?:so\s+|那就|那|就)?",
     _I,
 )
 
@@ -321,7 +337,8 @@ OFFER = re.compile(
 # one ("好的，README 已经更新了") is narration.
 WEAK_ACK = re.compile(r"^(?:ok(?:ay)?|right|perfect|great|will do|好的?|行|没问题)\b", _I)
 PROGRESS = re.compile(
-    r"已经|已(?:更新|修改|完成|提交|添加|删除)|\bI(?:'ve| have)\b|\b(?:updated|added|removed|done"
+    r"已经|已\S?(?:改|换|加|删|移|修|更新|修改|完成|提交|添加|删除)|[修改加删换补]了\s*\S{0,3}\d"
+    r"|\bI(?:'ve| have)\b|\b(?:updated|added|removed|done"
     r"|fixed|pushed|committed)\b",
     _I,
 )
@@ -339,6 +356,11 @@ DECLARATIVE = re.compile(
     r"|(?:pinned|stuck|locked) (?:to|on|at)|standardi[sz]ed on|don't use|do not use|no longer use"
     r"|stopped using|don't run)\b(?!\s+(?:it|this|that|the same|a call|track)\b)"
     r"|^our\s+(?:[\w-]+\s+){1,3}?(?:is|are|gets?|runs?|lives?|has|uses?)\s+(?:\S+\s+){3}"
+    r"|^(?:this|the|our) (?:service|repo|repository|project|app|codebase|package|library|tool"
+    r"|module|monorepo|cli) (?:is|does|handles|owns|sits)\b"
+    r"|^(?:这个|本|我们的?)(?:服务|仓库|项目|应用|库|工具|模块|系统)(?:是|就是|负责|主要做|用来)"
+    r"|^we(?:'re| are) an? [\w.+-]+ (?:shop|house|team|stack|codebase)\b"
+    r"|^我们是\s*\S+\s*(?:的)?(?:技术栈|团队|项目)"
     r"|^(?:我们|团队|这边|本项目|这个项目)(?:这个\s*\S{1,12}?\s*)?(?:都|一直|现在)?(?:用|使用|用的是"
     r"|跑在|部署在|基于|依赖|托管在)\s*[A-Za-z]",
     _I,
@@ -348,7 +370,9 @@ DECLARATIVE = re.compile(
 CHOICE = re.compile(
     r"\b(?:stays?|stick(?:s|ing)? with|keep(?:s|ing)?|drop(?:s|ping)?|go(?:es|ing)? with|we'll use"
     r"|we use|use|switch(?:ing)? to|moves? to|no \w+|instead of|over|it is)\b"
-    r"|保留|统一|改用|换成|就用|不上|不迁|不用|选",
+    r"|\byou (?:want|prefer|'d like|would like|'d rather)\b"
+    r"|保留|统一|改用|换成|就用|不上|不迁|不用|选|替代|取代|以后用|放在|不放|按这个来|就这么办|不按"
+    r"|按\S{1,8}?(?:分组|排序|划分|组织)|你(?:希望|想要|要的是|更喜欢)",
     _I,
 )
 
@@ -359,12 +383,13 @@ CASE_ERROR = re.compile(
     r"|hung|stuck|slow|kept \w+ing|[45]\d\d|deadlock\w*|race condition"
     r"|(?:happened|was|is) because|because (?:the|of|we|it|two)|it was (?:the|a|an)|the culprit"
     r"|culprit was|the (?:problem|issue|bug|cause) (?:was|is)|came from|stale|mismatch\w*"
-    r"|white screen|blank page|memory blowup|[45]\d\ds|clock skew|intermittent\w*)\b)"
+    r"|white screen|blank page|memory blowup|[45]\d\ds|clock skew|intermittent\w*|(?:redirect"
+    r"|login|infinite|restart|crash|reboot) loop|dropp(?:ing|ed))\b)"
     r"|\b[A-Z][A-Z_]{3,}\b(?=:)|\b\w+(?:Error"
     r"|Exception)\b|\b[A-Z_]*(?:FAILED|ERROR|DENIED|REFUSED|NOT_FOUND|TIMEOUT)[A-Z_]*\b"
     r"|\bE[A-Z]{4,}\b|报错|错误|异常|失败|挂了|崩溃|段错误|起不来|不生效|超时|原因|导致|偶发"
     r"|报\s*[A-Za-z]|卡住|卡死|很慢|慢是|一直|挂掉|泄漏|泄露|不稳定|因为|满了|白屏|根因|问题出在"
-    r"|原来是|对不上|偶尔|偶发",
+    r"|原来是|对不上|偶尔|偶发|死循环|丢掉|丢失|问题在于",
 )
 
 CASE_FIX = Gated(
@@ -372,9 +397,12 @@ CASE_FIX = Gated(
         r"\b(?:fixed|fixes|fix was|the fix|solved|resolved|resolves|workaround|got it working"
         r"|works again|working again|made it (?:pass|work)|went away|go(?:es)? away|did the trick"
         r"|sorted it|no longer|made (?:\w+ ){0,4}(?:stable|green|pass|work)|stopped (?:failing"
+        r"|crashing|flaking)|(?:setting|adding|switching|changing|bumping|using|pinning|removing"
+        r"|raising|lowering|passing|moving)\b.{1,60}\bmade (?:it|them|the \w+)|stopped (?:failing"
         r"|crashing|flaking))\b|\bfrom \d+\s*\w*\s+(?:down\s+)?to \d+|解决|修好|修复了|就好了"
         r"|后就好|(?<![不没])正常了|(?<![不没])恢复|就没了|(?<![不没太])稳定了|(?<![不没])成功|搞定"
-        r"|降到|缩短到|就通过了|就行了|没再出现|不再出现"
+        r"|降到|缩短到|就通过了|就行了|没再出现|不再出现|快了\S{0,4}倍|(?:改用|换成)\S+\s*(?:后|之后)"
+        r"|就不会(?:再)?"
         r"|没再(?:报|出)",
         _I,
     )
@@ -392,12 +420,13 @@ PATTERN_RULES = _table(
         "pattern.process": (
             r"\b(?:the|our|my)\s+(?:[\w-]+\s+){0,2}(?:workflow|process|convention|procedure|routine"
             r"|checklist)\b[^.]{0,30}?(?:\bis\b|\bhere\b|:)|(?:流程|约定|规范|惯例|规矩|步骤)(?:是"
-            r"|如下|：|:)"
+            r"|如下|：|:)[：:]?\s*\S"
         ),
         "pattern.sequence": (
             r"\b(?:always|never|must|needs?(?: to)?|requires?|make sure to|should|ha(?:ve"
             r"|s) to)\b.*\b(?:before|after)\b|\bfirst\b.*\bthen\b|^(?:before|after|when"
-            r"|once)\s+\w+.*,|^to\s+\w+[^:,]{0,40}:\s"
+            r"|once)\s+\w+.*,|^to\s+\w+[^:,]{0,40}:\s|\b(?:are|is) (?:generated|created|built"
+            r"|written|made|run|done) (?:with|by|via|using)\b.{3,80}\bthen\b"
         ),
         "pattern.convention": (
             r"^(?:all |every |each |our |the )?(?:[\w-]+\s+){0,3}?[\w-]+s\s+(?:should always"
@@ -411,6 +440,18 @@ PATTERN_RULES = _table(
             r"|should be|must be|get)\s+(?:named|called|prefixed|suffixed)\b|(?:分支|标签|表名"
             r"|字段|文件名|变量名|镜像|接口)\S{0,4}(?:都|统一|必须)?(?:以\S{1,12}(?:开头|结尾)"
             r"|命名(?:规则)?(?:是|为|：|:))"
+        ),
+        "pattern.schedule": (
+            r"\b(?:deploys?|releases?|merges?|prod deploys?)\b.{0,20}?\b(?:only )?(?:on|go out on"
+            r"|happen (?:only )?on)\s+(?:mondays|tuesdays|wednesdays|thursdays|fridays|weekdays)\b"
+            r"|(?:只在|只有|只)?(?:周|星期)[一二三四五](?:和(?:周|星期)[一二三四五])?(?:才)?(?:发布|上线|部署"
+            r"|发版)"
+        ),
+        "pattern.scoped_rule": (
+            r"^(?:anything|everything|any change|all changes|every change|any pr|any code)\s+"
+            r"(?:that\s+)?(?:touch(?:es|ing)|in|under|to|affecting)\b.{0,40}?\b(?:needs?|requires?"
+            r"|must|has to)\b"
+            r"|涉及\S{1,10}的(?:改动|修改|代码|变更|PR)\s*(?:都)?(?:需要|必须|得|要)"
         ),
         "pattern.on_event": (
             r"^(?:every time|each time|whenever|any time|anytime)\b[^,]{3,60},\s*(?:also\s+"
@@ -428,6 +469,10 @@ PATTERN_RULES = _table(
             r"|先"
             r"|走)"
         ),
+        "pattern.i_review": (
+            r"\bI (?:always |personally )?(?:review|check|approve|sign off on|test|read)"
+            r" (?:every|all|each|any)\b"
+        ),
         "pattern.we_always": (
             r"\bwe\s+(?:always|never|usually|normally|typically|don't ever)\s+(?:deploy|release"
             r"|ship|merge|run|tag|cut|review|rebase|squash|test|publish|push|force-push|commit|backport"
@@ -438,7 +483,8 @@ PATTERN_RULES = _table(
             r"|必须"
             r"|记得)|(?:之后|后)[，,]\s*(?:要|需要|必须|记得|再)|的时候[，,]?\s*(?:记得|要|也要"
             r"|需要"
-            r"|必须|同步|顺便)|先(?!不).{1,30}(?:再|然后)|每个\s*\S{0,8}\s*都(?:必须|要|得|需要)"
+            r"|必须|同步|顺便)|先(?!不).{1,44}?(?:再|然后)|每个\s*\S{0,8}.{0,10}?都(?:必须|要|得|需要)"
+            r"|(?:每次|每个).{0,20}?我(?:都|也)?(?:会|要)(?:亲自|先)?"
         ),
         "pattern.zh.we_usually": (
             r"(?:我们|团队)(?:一般|通常|都是|总是|一律)\S{0,10}(?:发|部署|上线|合并|发布)"
@@ -451,6 +497,7 @@ DECISION_RULES = _table(
     {
         "decision.we_decided": (
             r"\b(?:we|the team|team|everyone)\b[^.]{0,30}?\b(?:decided|agreed|settled on|chose"
+            r"|standardi[sz]ed on"
             r"|picked"
             r"|opted for|went (?:with|for)|voted|ended up)\b|\bended up (?:going (?:for|with)"
             r"|choosing|picking|using|with|on)\b"
@@ -476,6 +523,9 @@ DECISION_RULES = _table(
         ),
         "decision.final": (
             r"^(?:final (?:call|decision)|decision(?: recorded| made)?|decided|verdict|conclusion"
+            r"|to summari[sz]e(?: the decision)?|in summary|总结一下(?:决定)?|结论(?:是)?)"
+            r"\s*[:,：，—–-]|^决定[:：]"
+            r"|^(?:final (?:call|decision)|decision(?: recorded| made)?|decided|verdict|conclusion"
             r"|agreed)\s*[:,—–-]|^(?:as agreed|as discussed|as decided|per (?:the|our) (?:decision"
             r"|discussion))\b"
         ),
@@ -489,7 +539,9 @@ DECISION_RULES = _table(
             r"|切)|(?:我们|团队)(?:已经)?(?:改成|换成|切到|迁到|转向|改用)|(?:我们)?(?:计划"
             r"|打算)(?:在|于)?.{0,12}?(?:下线|上线|迁移|废弃|切换|升级)|(?:已经|都)?不(?:再)?(?:用"
             r"|使用)\s*[A-Za-z][\w.-]*\s*了|不再(?:用|使用)\s*\S+|(?:全部|都|统一|已经)(?:换成|改成"
-            r"|迁到|迁移到|切到|换到)|按你说的|那就(?:定|这么)"
+            r"|迁到|迁移到|切到|换到)|按你说的|那就(?:定|这么)|(?:约|说|讲|商量)好了|约定好"
+            r"|(?:最后|最终)还是(?:保留|保持|用|选|留着)|(?:团队|大家)(?:已经)?统一(?:用|使用|了)"
+            r"|(?:[一二三四五六七八九十\d]+月份?|下个?月|下周|年底|Q\d)(?:就|会|要)?(?:下线|废弃|停用|上线)"
             r"|我们.{0,10}从.{1,20}(?:换成"
             r"|迁到|迁移到|切到|改成|换到)|还是保持|继续保持"
         ),
@@ -500,7 +552,8 @@ DECISION_RULES = _table(
 PROFILE_RULES = _table(
     {
         "profile.role": (
-            r"\bI(?:'m| am)\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,4}?(?:engineer|developer|dev"
+            r"\bI(?:'m| am)\s+(?:mostly |mainly |primarily |basically |more of |kind of |really )?"
+            r"(?:a|an|the)\s+(?:[\w-]+\s+){0,4}?(?:person|generalist|specialist|engineer|developer|dev"
             r"|programmer"
             r"|designer|architect|sre|devops|admin|administrator|maintainer|lead|manager|student"
             r"|researcher|scientist|analyst|founder|cto|consultant|freelancer|contractor|intern"
@@ -516,6 +569,12 @@ PROFILE_RULES = _table(
             r"|masters?|degree|bachelor'?s)\b|\bmy (?:phd|masters?|degree)\b|\bI have a (?:phd"
             r"|masters?|degree)\b"
         ),
+        "profile.needs": (
+            r"\bI(?:'m| am) (?:colou?r-?blind|dyslexic|deaf|blind|left-handed|visually impaired"
+            r"|hard of hearing|not a native (?:english )?speaker|a non-native)\b|\bI use a screen"
+            r" reader\b|我(?:是)?(?:色弱|色盲|红绿色盲|左撇子|读写障碍|视力不好)"
+            r"|我(?:的)?(?:英语|英文)(?:不太好|一般|不好|很差)"
+        ),
         "profile.languages": (
             r"\bI (?:mostly|mainly|primarily|usually) (?:write|code|work|program)\b|\bI (?:write"
             r"|code|program) (?:mostly|mainly|primarily) (?:in )?[A-Z]\w*|\bmy (?:main"
@@ -527,6 +586,7 @@ PROFILE_RULES = _table(
             r"|\bI(?:'m| am) (?:on|using|running|stuck on|working on) (?:an? |my )?"
             r"(?:[\w-]+ ){0,2}?"
             r"(?:mac\w*|m[1-4](?: \w+)?|thinkpad|laptop|desktop|chromebook|raspberry|pi \d|nixos"
+            r"|screen|monitor|display|\d+-inch \w+|keyboard|trackpad"
             r"|wsl2?|windows \d+|intel|amd|arm64|rtx|gpu|\d+\s?gb)\b"
             r"|\bI (?:mostly |mainly |usually |basically )?(?:live|work|code) in (?:vs ?code|vim"
             r"|neovim|emacs|intellij|pycharm|goland|webstorm|xcode|cursor|zed|sublime|helix|jetbrains)\b"
@@ -557,8 +617,8 @@ PROFILE_RULES = _table(
             r"|用)了\S{1,4}年|我(?:人在|住在)|我(?:在|人在)\S{2,6}(?:工作|生活|上班)|时区是"
             r"|我对.{1,20}(?:不太熟|不熟|很熟|比较熟|熟悉|了解|不了解|是新手)|我的(?:电脑|开发机"
             r"|笔记本|系统|编辑器|ide|终端|shell|职位|岗位|工作|技术栈|github)(?:是|用的是)"
-            r"|^我(?:做|写|干|搞|用)\S{1,8}?(?:[一二三四五六七八九十两几多\d]+)年"
-            r"|我(?:用的是|的电脑是|在用)\s*\S{0,6}?(?:windows|mac|macbook|linux|wsl|ubuntu|m[1-4]"
+            r"|^我(?:做|写|干|搞|用)[^，。]{1,10}?(?:[一二三四五六七八九十两几多\d]+)年"
+            r"|我(?:的)?(?:屏幕|显示器)|我(?:用的是|的电脑是|在用|用)\s*\S{0,6}?(?:windows|mac|macbook|linux|wsl|ubuntu|m[1-4]"
             r"|thinkpad|电脑|笔记本|台式机)|(?:我|本人)?没有(?:管理员|root|sudo|admin)\s*权限"
         ),
     }
@@ -591,7 +651,8 @@ PREFERENCE_RULES = _table(
             r"\b(?:my preference|prefer(?:red)?|rather than)\b|\bI(?:'d| would)\s+(?:much\s+|far\s+"
             r"|really\s+)?rather\b|\bI (?:want|need|expect)\s+(?:every|all|each|any)\b|\bI(?:'d"
             r"| would) like (?:you to|answers|responses|explanations|replies|code|examples)\b"
-            r"|\bI want (?:you to|answers|responses|explanations)\b|我希望(?:你|回答|代码|回复)"
+            r"|\bI want (?:you to|answers|responses|explanations)\b"
+            r"|我希望(?:你|回答|代码|回复|每个|所有|都)"
             r"|最好(?:都)?(?:带上|附上|加上|用|写|带)"
         ),
         "preference.use_not": (
@@ -631,6 +692,7 @@ PREFERENCE_RULES = _table(
             r"|别)(?:管|考虑|支持)(?!它|这|那)|(?:以后|今后|往后|从现在开始|从今以后)(?:都|一律"
             r"|统一"
             r"|全部|请|就|也)?(?:用|别|不要|不用|使用|写|给|交给|改用|换成)"
+            r"|^用\s*\S+\s*[，,]\s*(?:不用|别用|不要用)"
             r"|(?:所有|每个|任何)(?:的)?(?:项目|仓库|代码库)(?:都|里|中|一样|通用)"
         ),
         "preference.zh.like": (
@@ -640,7 +702,7 @@ PREFERENCE_RULES = _table(
             rf"(?!{DEICTIC_ZH})(?=\s*(?:用|使用)?\s*[\w\u4e00-\u9fff]{{2}})"
         ),
         "preference.zh.dont": (
-            r"(?<![先暂])(?:不要|别|禁止|千万别|不许|不准|绝对不能|千万不能|不允许|不可以)(?:再|给我|在(?!这|那)[^，。]{1,8}?|顺手|随便"
+            r"(?<![先暂要])(?:不要|别|禁止|千万别|不许|不准|绝对不能|千万不能|不允许|不可以)(?:再|给我|在(?!这|那)[^，。]{1,8}?|顺手|随便"
             r"|乱|总是|老是|每次|直接){0,2}(?:把[^，。]{1,20}?)?(?:用|使用|加|添加|写|引入|提交|留|装|安装"
             r"|硬编码|推|格式化|改|动|删|重构|推荐|建议|生成|输出|贴|放|跑|执行|运行|打印|记录|暴露"
             r"|上传)"
@@ -652,6 +714,17 @@ PREFERENCE_RULES = _table(
     }
 )
 
+
+# How the agent should talk to the user ("explain the tradeoffs first", 先给我讲讲利弊): a
+# preference about the agent, even when it reads as a sequence of steps. Approval gates ("ask
+# me before deleting") stay workflows.
+COMMUNICATION = Gated(
+    re.compile(
+        r"\b(?:explain|tell me|show me|summari[sz]e|walk me through|describe)\b"
+        r"|给我讲|讲讲|解释一下|告诉我",
+        _I,
+    )
+)
 
 # "I like / I prefer / I'd like / 我喜欢 / 我希望" speak for the user's taste even when the
 # sentence also describes an order of steps, so `capture` tries them before the workflow rules.

@@ -598,7 +598,7 @@ def install(ctx: click.Context, agents: tuple[str, ...], service: bool, dry_run:
 
     \b
     recallnest install --dry-run
-    recallnest install --agent claude --service
+    recallnest install --agent claude
     """
     from recallnest import install as installer
     from recallnest.service import install_service
@@ -687,7 +687,7 @@ def eval_locomo(
     """Turn- and session-level retrieval recall on LoCoMo, through the real pipeline.
 
     \b
-    recallnest eval locomo --data ../shared/data/locomo-dev --json
+    recallnest eval locomo --data ~/data/locomo --json
     """
     from recallnest.eval_locomo import run
 
@@ -875,7 +875,7 @@ def capture(
 
     \b
     echo "Always use uv, never pip" | recallnest capture --dry-run
-    recallnest capture --dry-run --role assistant --text "Fixed: the port was 8443."
+    recallnest capture --dry-run --role assistant --text "Fixed: the build failed on port 8443."
     """
     from recallnest.capture import capture_turn
     from recallnest.models import Turn

@@ -105,7 +105,7 @@ def conflicts_resolve(ctx: click.Context, conflict_id: int, keep: str, as_json: 
     """Settle one conflict.
 
     \b
-    recallnest conflicts resolve 12 --keep newer
+    recallnest conflicts resolve CONFLICT_ID --keep newer
     """
     result = call(ctx, "conflicts.resolve", {"id": conflict_id, "keep": keep})
     emit(result, as_json, lambda r: click.echo(f"conflict #{r['id']}: kept {r['kept']}"))
@@ -201,7 +201,7 @@ def forget(
     entries; an audit log keeps ids and counts, never text.
 
     \b
-    recallnest forget 1a2b3c4d-...
+    recallnest forget MEMORY_ID
     recallnest forget --query "staging password" --purge
     recallnest forget --session current --with-turns --yes
     recallnest forget --project ~/code/old-app --since 2026-01-01 --with-turns

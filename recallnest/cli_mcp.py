@@ -30,10 +30,11 @@ def mcp(ctx: click.Context, agent: str | None) -> None:
 
     A thin client of the daemon: when the daemon is not running, each tool says so and the
     server keeps running. Tools: search_memory, remember, forget, recent_sessions,
-    resume_context.
+    resume_context. To register it by hand: claude mcp add --scope user recallnest --
+    recallnest mcp --agent claude
 
     \b
-    claude mcp add --scope user recallnest -- recallnest mcp --agent claude
+    recallnest mcp --agent claude
     """
     from recallnest.mcp_server import serve
 

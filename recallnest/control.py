@@ -16,7 +16,7 @@ from recallnest import protocol
 from recallnest.config import Settings
 from recallnest.errors import DaemonError
 from recallnest.paths import ensure_home, log_dir, socket_path
-from recallnest.pidfile import daemon_pid, lock_held, remove_stale
+from recallnest.pidfile import daemon_pid, lock_held, read_pid, remove_stale
 
 START_TIMEOUT_SECONDS = 60.0
 STOP_TIMEOUT_SECONDS = 30.0
@@ -30,13 +30,13 @@ def status(settings: Settings) -> dict[str, Any]:
     try:
         info = _ask(settings, "daemon.status", {}, 2.0)
     except protocol.ProtocolError as exc:
-        pid = daemon_pid(settings.home)
-        alive = pid is not None and _alive(pid)
+        named = read_pid(settings.home)  # what the file says; daemon_pid verifies it
+        alive = named is not None and _alive(named)
         return {
             "running": False,
-            "pid": pid if alive else None,
-            "stale_pid": pid if pid is not None and not alive else None,
-            "detail": _not_answering(pid, alive),
+            "pid": daemon_pid(settings.home) if alive else None,
+            "stale_pid": named if named is not None and not alive else None,
+            "detail": _not_answering(named, alive),
             "error": str(exc),
         }
     return {"running": True, **info}

@@ -350,8 +350,15 @@ class Daemon:
             self.requested.pop(session_id, None)
             try:
                 self.engine.continuity.checkpoint(session_id, reason)
-            except RecallnestError as exc:
+            except RecallnestError as exc:  # due again after a back-off, and reported
                 log.warning("checkpoint of %s failed: %s", session_id, exc)
+                delay = self.engine.maintenance.note_failure(
+                    "checkpoint", exc, self.settings.idle_checkpoint_seconds
+                )
+                self.requested[session_id] = time.monotonic() + delay
+                self.request_reasons[session_id] = reason
+                continue
+            self.engine.maintenance.note_success("checkpoint")
 
     def request_checkpoint(self, session_id: str, reason: str) -> dict[str, Any]:
         """A hook (pre-compact, session end) asks for a checkpoint: done on the ingest thread
@@ -396,9 +403,11 @@ class Daemon:
             return
         try:
             written = write_backup(self.engine, self.settings.home)
-        except OSError as exc:
-            log.warning("memory backup failed: %s", exc)
+        except OSError as exc:  # retried after a back-off, shown by daemon status and doctor
+            delay = self.engine.maintenance.note_failure("backup", exc, BACKUP_INTERVAL_SECONDS)
+            self._next_backup = time.time() + delay
             return
+        self.engine.maintenance.note_success("backup")
         self._backed_up = state
         if written:
             self._next_backup = time.time() + BACKUP_INTERVAL_SECONDS

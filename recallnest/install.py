@@ -475,7 +475,17 @@ def load_document(path: Path, raw: bytes | None, *, comments: bool = False) -> d
         return {}
     try:
         doc = jsonc.parse(raw.decode("utf-8"), comments=comments).value
-    except (jsonc.JsoncError, UnicodeDecodeError) as exc:
+    except jsonc.JsoncError as exc:
+        if str(exc).startswith("comments are not allowed"):
+            raise ConfigError(
+                f"{path} holds a comment ({str(exc).split('(')[-1]}, but its agent reads it as "
+                "plain JSON, where comments are not allowed (Claude Code then ignores the whole "
+                "file): remove the comment and retry"
+            ) from exc
+        raise ConfigError(
+            f"{path} is not valid JSON ({exc}); fix it, or add the hooks by hand from hooks/"
+        ) from exc
+    except UnicodeDecodeError as exc:
         raise ConfigError(
             f"{path} is not valid JSON ({exc}); fix it, or add the hooks by hand from hooks/"
         ) from exc
@@ -669,7 +679,10 @@ def _with_trust_note(
 ) -> Change:
     if change.path != settings_path(ctx, change.target):
         return change
-    status = trust_status(change.target, ctx, files)
+    try:
+        status = trust_status(change.target, ctx, files)
+    except ConfigError as exc:  # the files are written by now: report, do not fail
+        status = (False, f"cannot tell whether {change.target} will run the hooks: {exc}")
     return change if status is None else replace(change, notes=(*change.notes, status[1]))
 
 
@@ -833,9 +846,9 @@ def uninstall(
     file visited loses all our entries; `mcp` also visits the files that hold only our MCP
     server (Claude Code's ~/.claude.json, Codex's config.toml)."""
     visits = [t for agent in agents for t in targets(agent, ctx, mcp=mcp, trust=True)]
-    plans = [(target, plan_removal(target, ctx)) for target in visits]
+    plans = [(target, _plan_removal_or_note(target, ctx)) for target in visits]
     # A config.toml visited only for trust entries is reported (and touched) only if it held any.
-    plans = [(t, p) for t, p in plans if t.hooks or t.mcp or p.change.action != "unchanged"]
+    plans = [(t, p) for t, p in plans if t.hooks or t.mcp or p.change.summary != "not installed"]
     if not dry_run:
         manifest = load_manifest(ctx.state_dir)
         for target, plan in plans:
@@ -845,6 +858,19 @@ def uninstall(
                 write_atomic(plan.path, plan.after)
         save_manifest(ctx.state_dir, manifest)
     return [plan.change for _, plan in plans]
+
+
+def _plan_removal_or_note(target: Target, ctx: InstallContext) -> FilePlan:
+    """`plan_removal`; for a config.toml visited only for trust entries, a file we cannot read
+    does not stop the hooks from being removed: it is left alone, with the reason."""
+    try:
+        return plan_removal(target, ctx)
+    except ConfigError as exc:
+        if target.hooks or target.mcp:
+            raise
+        before = read_bytes(target.path)
+        change = Change(target.agent, target.path, "unchanged", f"trust entries left: {exc}")
+        return FilePlan(target.agent, target.path, before, before, change, target.toml)
 
 
 def _apply_uninstall(plan: FilePlan, ctx: InstallContext, manifest: dict[str, Any]) -> None:

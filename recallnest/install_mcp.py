@@ -91,6 +91,7 @@ _TOML_NAME = r"""\s*mcp_servers\s*\.\s*(?:recallnest|"recallnest"|'recallnest')\
 _OUR_HEADER = re.compile(rf"^\s*\[{_TOML_NAME}(?:\.[^\]]*)?\]\s*(?:#.*)?$")
 _KEY = r"""(?:[\w\-]+|"[^"]*"|'[^']*')"""
 _ANY_HEADER = re.compile(rf"^\s*\[\[?\s*{_KEY}(?:\s*\.\s*{_KEY})*\s*\]\]?\s*(?:#.*)?$")
+_STATE_HEADER = re.compile(r"^\s*\[\s*hooks\s*\.\s*state\s*\]\s*(?:#.*)?$")
 _TRUST_HEADER = re.compile(
     r"""^\s*\[\s*hooks\s*\.\s*state\s*\.\s*("(?:[^"\\]|\\.)*"|'[^']*')\s*\]\s*(?:#.*)?$"""
 )
@@ -180,8 +181,17 @@ def toml_without_ours(
     for key in keys:
         del expected["hooks"]["state"][key]
 
+    # Codex wrote an empty [hooks.state] header to hold the entries: it goes when they all go.
+    emptied = bool(keys) and not expected["hooks"]["state"]
+    if emptied:
+        del expected["hooks"]["state"]
+
     def ours(line: str) -> bool:
-        return bool(server and _OUR_HEADER.match(line)) or _trust_header_key(line) in keys
+        return (
+            bool(server and _OUR_HEADER.match(line))
+            or _trust_header_key(line) in keys
+            or (emptied and _STATE_HEADER.match(line) is not None)
+        )
 
     text, cut = _cut_tables(_toml_text(raw), ours)
     what = f"[mcp_servers.{MCP_SERVER_NAME}]" if server else ""
@@ -259,7 +269,7 @@ def _check_toml(text: str, expected: dict[str, Any], path: Path, advice: str) ->
         found = None
 
     def bare(doc: dict[str, Any]) -> dict[str, Any]:
-        return {k: v for k, v in doc.items() if not (k == "mcp_servers" and v == {})}
+        return {k: v for k, v in doc.items() if not (k in ("mcp_servers", "hooks") and v == {})}
 
     if found is None or bare(found) != bare(expected):
         raise ConfigError(f"cannot edit {path} safely (unusual layout); {advice}")

@@ -23,8 +23,10 @@ from typing import Any
 
 MAX_DEPTH = 200  # deeper nesting than any settings file; keeps the recursion bounded
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
-_STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\.)*"', re.DOTALL)
+_STRING = re.compile(r'"[^"\\\x00-\x1f]*(?:\\.[^"\\\x00-\x1f]*)*"', re.DOTALL)
 _LITERALS = {"true": True, "false": False, "null": None}
+_SPACE = re.compile(r"[ \t\r\n]*")
+_TRIVIA = re.compile(r"(?:[ \t\r\n]+|//[^\n]*|/\*.*?\*/)*", re.DOTALL)
 
 
 class JsoncError(ValueError):
@@ -89,23 +91,15 @@ class _Parser:
         raise JsoncError(f"{message} (line {line}, column {column})")
 
     def skip(self) -> None:
-        text = self.text
-        while self.pos < len(text):
-            ch = text[self.pos]
-            if ch in " \t\r\n":
-                self.pos += 1
-            elif text.startswith("//", self.pos) and self.comments:
-                end = text.find("\n", self.pos)
-                self.pos = len(text) if end < 0 else end
-            elif text.startswith("/*", self.pos) and self.comments:
-                end = text.find("*/", self.pos + 2)
-                if end < 0:
-                    self.fail("unterminated /* comment")
-                self.pos = end + 2
-            elif ch == "/":
+        """Past whitespace (and comments, when allowed)."""
+        pattern = _TRIVIA if self.comments else _SPACE
+        self.pos = pattern.match(self.text, self.pos).end()  # type: ignore[union-attr]
+        if self.text.startswith("/", self.pos):
+            if not self.comments:
                 self.fail("comments are not allowed in this file")
-            else:
-                return
+            self.fail(
+                "unterminated /* comment" if self.text.startswith("/*", self.pos) else "stray /"
+            )
 
     def value(self, depth: int) -> Node:
         if depth > MAX_DEPTH:
@@ -162,7 +156,9 @@ class _Parser:
             match = pattern.match(text, start)
             if match:
                 self.pos = match.end()
-                return Node(start, self.pos, json.loads(match.group(0)), "scalar")
+                raw = match.group(0)
+                plain = raw[0] == '"' and "\\" not in raw  # the common case, without json.loads
+                return Node(start, self.pos, raw[1:-1] if plain else json.loads(raw), "scalar")
         for word, value in _LITERALS.items():
             if text.startswith(word, start):
                 self.pos = start + len(word)
@@ -183,11 +179,13 @@ def splice(text: str, new: Any, *, comments: bool = False, ensure_ascii: bool = 
     """`text` rewritten to hold `new`, changing only what differs (see the module docstring)."""
     root = parse(text, comments=comments)
     edits: list[tuple[int, int, str]] = []
-    _Splicer(text, _indent_unit(text), ensure_ascii, edits).diff(root, new)
+    newline = "\r\n" if "\r\n" in text else "\n"
+    _Splicer(text, _indent_unit(text), ensure_ascii, edits, newline).diff(root, new)
     out = text
     for start, end, replacement in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
         out = out[:start] + replacement + out[end:]
-    if canon(parse(out, comments=comments).value) != canon(new):
+    back = parse(out, comments=True).value if comments else json.loads(out)
+    if canon(back) != canon(new):
         raise JsoncError("internal error: the edited text does not hold the intended value")
     return out
 
@@ -209,6 +207,7 @@ class _Splicer:
     unit: str
     ensure_ascii: bool
     edits: list[tuple[int, int, str]]
+    newline: str = "\n"
 
     def diff(self, node: Node, new: Any) -> None:
         if canon(node.value) == canon(new):
@@ -229,7 +228,7 @@ class _Splicer:
         if indent is None:
             return json.dumps(value, ensure_ascii=self.ensure_ascii)
         text = json.dumps(value, indent=self.unit, ensure_ascii=self.ensure_ascii)
-        return text.replace("\n", "\n" + indent)
+        return text.replace("\n", self.newline + indent)
 
     def diff_object(self, node: Node, new: dict[str, Any]) -> None:
         kept = [item for item in node.items if item.key in new]
@@ -305,7 +304,7 @@ class _Splicer:
                 return gap[gap.index(",") + 1 :]
         first = items[0].start
         if "\n" in text[node.start : first]:
-            return "\n" + _line_indent(text, first)
+            return self.newline + _line_indent(text, first)
         return " "
 
     def item_indent(self, node: Node) -> str | None:

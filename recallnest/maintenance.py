@@ -185,22 +185,26 @@ class Maintenance:
         try:
             task()
         except RecallnestError as exc:
-            self._failed(name, exc)
+            interval = INTERVALS.get(name, FLUSH_SECONDS)
+            delay = self.note_failure(name, exc, interval)
+            self._last[name] = self._monotonic() - interval + delay  # _due: after `delay`
             return []
-        if self.failures.pop(name, None) is not None:
-            log.info("maintenance task %s succeeded again", name)
+        self.note_success(name)
         return [name]
 
-    def _failed(self, name: str, exc: RecallnestError) -> None:
-        """Trigger: a task raised. Why: a task that waits its whole interval (an hour for
+    def note_success(self, name: str) -> None:
+        if self.failures.pop(name, None) is not None:
+            log.info("maintenance task %s succeeded again", name)
+
+    def note_failure(self, name: str, exc: Exception, interval: float) -> float:
+        """Trigger: a task raised (here, or a background task of the daemon: the memory
+        backup, a checkpoint). Why: a task that waits its whole interval (an hour for
         compaction) after a transient failure, said only in the log, looks fine while it is
-        not. Outcome: due again after a back-off that doubles per failure (capped at its
-        interval), and reported by health() until it succeeds."""
+        not. Outcome: the caller retries after the returned back-off, which doubles per
+        failure (capped at `interval`); health() reports the task until it succeeds."""
         previous = self.failures.get(name)
         attempts = previous.attempts + 1 if previous else 1
-        interval = INTERVALS.get(name, FLUSH_SECONDS)
-        delay = min(RETRY_FIRST_SECONDS * 2 ** (attempts - 1), interval)
-        self._last[name] = self._monotonic() - interval + delay  # _due: after `delay`
+        delay = min(RETRY_FIRST_SECONDS * float(2 ** (attempts - 1)), interval)
         now = datetime.now(UTC)
         retry_at = now + timedelta(seconds=delay)
         self.failures[name] = TaskFailure(str(exc), now, attempts, retry_at)
@@ -211,6 +215,7 @@ class Maintenance:
             delay,
             exc,
         )
+        return delay
 
     def health(self) -> dict[str, dict[str, Any]]:
         """The failing tasks: {name: {error, failed_at, attempts, next_retry_at}}; {} if none."""

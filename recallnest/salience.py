@@ -83,7 +83,8 @@ _INSTRUCTION_FILE = re.compile(
     r"^\s*#{1,3}\s*(?:agents|claude|gemini|codex|copilot-instructions)\.md\b"
     r"|^\s*#{0,3}\s*\.(?:cursorrules|windsurfrules)\b"
     r"|\bprovides guidance to (?:claude|codex|gemini|copilot|ai|agents?|coding agents)\b"
-    r"|^.{0,60}?\b(?:agents|claude|gemini)\.md\b.{0,12}?[:：]\s*$",
+    r"|^.{0,60}?\b(?:agents|claude|gemini)\.md\b.{0,12}?[:：]\s*$"
+    r"|^\s*#{1,3}\s.{0,60}?\b(?:agents|claude|gemini)\.md\b",
     re.IGNORECASE | re.MULTILINE,
 )
 
@@ -279,7 +280,9 @@ def _is_cjk(ch: str) -> bool:
 # --------------------------------------------------------------------------- sentences
 
 _BULLET = re.compile(r"^\s*(?:[-*•>]|\d+[.)]|#+)\s+")
-_EMPHASIS = re.compile(r"\*\*|__")
+_EMPHASIS = re.compile(r"\*\*")
+# __bold phrase__ loses its underscores; a dunder name (__tests__, __init__.py) keeps them.
+_UNDERSCORE_BOLD = re.compile(r"__([^_\n]*\s[^_\n]*)__")
 # A sentence ends at 。！？, at . ! ? before a capital, digit, quote or CJK, and at a period before
 # a lower-case correction marker ("I checked. no, the port is 9090"), which opens a new statement.
 _SENTENCE_END = re.compile(
@@ -314,7 +317,8 @@ def split_sentences(text: str) -> list[str]:
     """Sentences of prose text, one bullet or line at a time (EN and ZH punctuation)."""
     out: list[str] = []
     for line in text.splitlines():
-        line = _EMPHASIS.sub("", _BULLET.sub("", line)).strip()
+        line = _EMPHASIS.sub("", _BULLET.sub("", line))
+        line = _UNDERSCORE_BOLD.sub(r"\1", line).strip()
         for part in _SENTENCE_END.split(line):
             part = part.strip()
             if part:

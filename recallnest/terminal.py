@@ -25,6 +25,7 @@ import re
 import sys
 import unicodedata
 from collections.abc import Iterator
+from functools import cache
 from typing import Any, TextIO
 
 __all__ = ["UNSAFE_CATEGORIES", "clean", "clean_output", "json_dumps", "raw"]
@@ -33,6 +34,7 @@ UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 _SUSPECT = re.compile(r"[^\t\n\x20-\x7e]+")  # fast path: printable ASCII never needs a look
 
 
+@cache  # outputs repeat the same few non-ASCII characters (CJK, punctuation) many times
 def _unsafe(ch: str) -> bool:
     return ch not in "\t\n" and unicodedata.category(ch) in UNSAFE_CATEGORIES
 

@@ -383,14 +383,22 @@ def test_fact_shape_matches_its_plain_formulation(text: str, role: str, relaxed:
     import re
 
     from recallnest import capture_rules as R
-    from recallnest.capture import _ascii_name, _fact_shape, _names_something
+    from recallnest.capture import (
+        _ascii_name,
+        _fact_shape,
+        _latin_name_in_cjk,
+        _names_something,
+    )
 
     def concrete_in(patterns: tuple[re.Pattern[str], ...]) -> bool:
         matches = [m.group(0) for p in patterns for m in p.finditer(text)]
         return any(m.casefold() not in R.NOT_PATHS for m in matches)
 
-    concrete = concrete_in((R.STRONG_CONCRETE, R.WEAK_CONCRETE)) or (
-        relaxed and (bool(R.DIGIT_OR_VALUE.search(text)) or _ascii_name(text))
+    concrete = (
+        concrete_in((R.STRONG_CONCRETE, R.WEAK_CONCRETE))
+        or (role == "user" and _latin_name_in_cjk(text))
+        or bool(R.TECH_NAME.search(text))
+        or (relaxed and (bool(R.DIGIT_OR_VALUE.search(text)) or _ascii_name(text)))
     )
     declarative = bool(R.DECLARATIVE.match(text)) and (
         _names_something(text) or text.startswith(("our", "Our"))

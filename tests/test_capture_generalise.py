@@ -316,3 +316,179 @@ def test_weak_acknowledgements_confirm_only_choices_and_facts(
     text: str, category: str | None
 ) -> None:
     assert [c.category for c in capture(text, "assistant")] == ([category] if category else [])
+
+
+@pytest.mark.parametrize(
+    ("text", "role", "category"),
+    [
+        ("So for context, this service is the billing gateway between Stripe and the ledger.",
+         "user", "entities"),
+        ("先交代一下背景：这个服务是计费网关，夹在 Stripe 和账本库中间。", "user", "entities"),
+        ("I'm mostly a frontend person, backend is new-ish for me.", "user", "profile"),
+        ("I'm colorblind, so don't rely on red and green alone.", "user", "profile"),
+        ("我是色弱，界面别只靠红绿区分。", "user", "profile"),
+        ("That's not how we do it here: migrations are generated with alembic and then "
+         "hand-edited.", "user", "patterns"),
+        ("tabs not spaces in the Makefile, but 2 spaces everywhere else", "user", "preferences"),
+        ("Please always explain the tradeoffs before proposing a big refactor.", "user",
+         "preferences"),
+        ("Always ask me before deleting files.", "user", "patterns"),
+        ("根因是 ORM 懒加载导致 N+1；改用 selectinload 后页面快了十倍。", "assistant", "cases"),
+        ("Good call — keeping the retry logic in the client and out of the server makes sense.",
+         "assistant", "events"),
+        ("有道理，重试逻辑放在客户端、不放服务端。", "assistant", "events"),
+    ],
+)  # fmt: skip
+def test_third_batch_classes(text: str, role: str, category: str) -> None:
+    assert one(text, role).category == category
+
+
+def test_a_heading_that_names_an_instruction_file_marks_a_paste() -> None:
+    assert capture("## Project notes (from AGENTS.md)\n- Use Bun\n- Keep PRs under 300 lines") == []
+    assert capture("## 项目说明（摘自 AGENTS.md）\n- 使用 Bun\n- PR 不超过 300 行") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "role", "category"),
+    [
+        ("Right, you want the changelog grouped by type, not by date.", "assistant", "events"),
+        ("明白，changelog 按类型分组，不按日期。", "assistant", "events"),
+        ("谢谢说明，那上传是直接传到 R2，接口只存对象的 key。", "assistant", "entities"),
+        ("记下了：特性开关只在服务端判断，从不在浏览器里判断。", "assistant", "entities"),
+        ("Turns out the cron had no TZ set; setting TZ=Europe/Berlin made it fire at local "
+         "midnight.", "assistant", "cases"),
+        ("文档托管在 Read the Docs 上，每次打 tag 都会触发构建。", "user", "entities"),
+        ("移动端的配置是从 Firebase Remote Config 读的。", "user", "entities"),
+        ("我用 Windows 11 加 PowerShell，给我能在上面跑的命令。", "user", "profile"),
+        ("我们约好了，2.0 发布之前公开 API 冻结。", "user", "events"),
+        ("讨论了一大圈，最后还是保留 Celery，不换 Dramatiq。", "user", "events"),
+    ],
+)  # fmt: skip
+def test_fourth_batch_classes(text: str, role: str, category: str) -> None:
+    assert one(text, role).category == category
+
+
+def test_a_users_own_bullet_list_of_rules_is_kept_item_by_item() -> None:
+    text = (
+        "A few things for this repo:\n- we use Biome, not ESLint\n"
+        "- tests live in __tests__ next to the code\n- never commit .env.local"
+    )
+    texts = [c.text for c in capture(text)]
+    assert len(texts) == 3
+    assert "tests live in __tests__ next to the code" in texts  # a dunder name is not bold
+
+
+@pytest.mark.parametrize(
+    ("text", "role", "category"),
+    [
+        ("Can you look at it? For background, the suite runs against a Testcontainers Postgres.",
+         "user", "entities"),
+        ("ok so the thing is, our Redis is shared with the analytics team, so never flush it.",
+         "user", "entities"),
+        ("是这样的，我们的 Redis 是和数据分析组共用的，千万别 FLUSHALL。", "user", "entities"),
+        ("Just so we're clear: I review every migration myself before it ships.", "user",
+         "patterns"),
+        ("每个迁移上线前我都会亲自 review。", "user", "patterns"),
+        ("我写 Go 大概八年了，主要做网络服务。", "user", "profile"),
+        ("The login loop was Safari dropping the cookie without Secure; adding Secure fixed it.",
+         "user", "cases"),
+        ("v1 的 webhook 三月份下线，别再基于它开发新功能。", "user", "events"),
+        ("So to summarise the decision: we keep Postgres and use Elasticsearch only for search.",
+         "assistant", "events"),
+        ("总结一下决定：Postgres 继续作为唯一数据源，Elasticsearch 只用来做搜索。", "assistant",
+         "events"),
+        ("用 Biome，不用 ESLint。", "user", "preferences"),
+    ],
+)  # fmt: skip
+def test_fifth_batch_classes(text: str, role: str, category: str) -> None:
+    assert one(text, role).category == category
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "GraphQL 要不要留还没想好，先看原型效果。",
+        "这个仓库有几条规矩：",
+        "每次打 tag 都会触发构建。",
+    ],
+)
+def test_fifth_batch_lookalikes(text: str) -> None:
+    assert [c for c in capture(text) if c.category in ("preferences", "patterns")] == []
+
+
+def test_no_after_a_proposal_corrects_it() -> None:
+    found = one(
+        "不行，那些机器上 1024 以下的端口要 root，改用 8080。",
+        previous="我把健康检查绑到 80 端口。",
+    )
+    assert "1024" in found.text
+
+
+def test_an_assistant_explaining_a_library_in_chinese_states_no_project_fact() -> None:
+    text = "这是 Context 的典型问题：value 一变，所有消费者都会重渲染。"
+    assert capture(text, "assistant") == []
+    assert one("文档托管在 Read the Docs 上。").category == "entities"  # the user's setup is
+
+
+def test_a_naming_style_is_not_a_project_thing() -> None:
+    # snake_case is a style, not an environment variable: the preference stays global
+    assert one("所有新建的表名一律用 snake_case。").scope == GLOBAL_SCOPE
+    assert one("Never hardcode STRIPE_API_KEY.").scope == PROJECT
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "好的，已改成 CartSkeleton 组件，恢复完成后再渲染真实列表。",
+        "好的，逐个修了 11 处，规则保持开启。",
+    ],
+)
+def test_an_acknowledged_progress_report_is_narration(text: str) -> None:
+    assert capture(text, "assistant") == []
+
+
+def test_an_agreed_decision_stays_a_decision() -> None:
+    found = one("Agreed: python:3.12-slim pinned by digest in every Dockerfile.", "assistant")
+    assert found.category == "events"
+    assert one("好的，决定：状态管理用 Zustand，不引入 Redux。", "assistant").category == "events"
+
+
+def test_a_loop_in_an_instruction_is_not_a_symptom() -> None:
+    text = "Wrap the call in a loop: up to 3 attempts with a 10 s sleep, then log the event."
+    assert [c for c in capture(text, "assistant") if c.category == "cases"] == []
+
+
+def test_a_killed_worker_is_a_symptom_not_a_fact() -> None:
+    assert capture("跑全量数据的时候 worker 被 kill 了，日志最后一行就是 Killed。") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "role", "category"),
+    [
+        ("Sure — since the team already standardised on Terraform, I'll write it as a module.",
+         "assistant", "events"),
+        ("好的，既然团队已经统一用 Terraform，我就写成 Terraform 模块。", "assistant", "events"),
+        ("Okay, I've noted that prod deploys happen only on Tuesdays and Thursdays.",
+         "assistant", "patterns"),
+        ("明白，单体先保留，计费模块以后再拆出来。", "assistant", "events"),
+        ("We're a Django shop, everything server-rendered, HTMX for the interactive bits.",
+         "user", "entities"),
+        ("我们是 Django 技术栈，交互的部分用 HTMX。", "user", "entities"),
+        ("I'm on a 13-inch screen, so keep generated tables narrow.", "user", "profile"),
+        ("我屏幕只有 13 寸，生成的表格别太宽。", "user", "profile"),
+        ("Anything touching payments needs two approvals.", "user", "patterns"),
+        ("涉及支付的改动需要两个人 approve。", "user", "patterns"),
+        ("问题在于 Celery beat 用的是本地时间；改成 UTC 后就不会重复执行了。", "assistant",
+         "cases"),
+        ("我希望每个公开函数都有带示例的 docstring。", "user", "preferences"),
+    ],
+)  # fmt: skip
+def test_sixth_batch_classes(text: str, role: str, category: str) -> None:
+    assert one(text, role).category == category
+
+
+@pytest.mark.parametrize(
+    "text", ["正在跑 `pnpm test`：\n\n```\n✓ 48 passed\n```", "我现在去更新快照测试。"]
+)
+def test_chinese_progress_narration_is_not_a_fact(text: str) -> None:
+    assert capture(text, "assistant") == []

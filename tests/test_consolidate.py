@@ -322,10 +322,18 @@ def lifecycle_cli(cli):  # type: ignore[no-untyped-def]
     return cli
 
 
-def test_cli_consolidate_undo_and_conflicts(lifecycle_cli) -> None:  # type: ignore[no-untyped-def]
+def test_cli_consolidate_undo_and_conflicts(lifecycle_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     run = lifecycle_cli
-    for text in ("Use pnpm, not npm.", "Use npm, not pnpm."):
-        assert run(["remember", text, "--category", "preferences"]).exit_code == 0
+    # `remember` supersedes a contradicted memory at once; two that arrive otherwise (an
+    # import, another machine) are left to consolidation, which this test is about.
+    assert run(["remember", "Use pnpm, not npm.", "--category", "preferences"]).exit_code == 0
+    old = json.loads(run(["export"]).stdout.splitlines()[0])
+    later = (datetime.fromisoformat(old["created_at"]) + timedelta(days=1)).isoformat()
+    new = {**old, "id": "imported-1", "text": "Use npm, not pnpm.", "created_at": later}
+    new["updated_at"] = later
+    source = tmp_path / "import.jsonl"
+    source.write_text(json.dumps(new) + "\n", encoding="utf-8")
+    assert run(["import", str(source)]).exit_code == 0
     dry = json.loads(run(["consolidate", "--dry-run", "--json"]).stdout)
     assert dry["dry_run"] and dry["stats"]["superseded"] == 1 and dry["undo_id"] is None
     done = run(["consolidate"])

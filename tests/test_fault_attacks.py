@@ -253,8 +253,9 @@ def test_a_clean_stop_writes_a_backup_and_the_journal_is_owner_only(
     proc: DaemonProcess,
 ) -> None:
     proc.start()
-    for k in range(3):
-        proc.request("remember", text=f"We ship release {k} on Fridays")
+    facts = ("We ship releases on Fridays", "Staging runs Postgres 16", "Docs live in site/")
+    for text in facts:  # unrelated facts: none supersedes another
+        proc.request("remember", text=text)
     journal = proc.home / "backups" / "memories-journal.jsonl"
     assert stat.S_IMODE(journal.stat().st_mode) == 0o600
     assert len(journal.read_text().splitlines()) == 3

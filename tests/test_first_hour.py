@@ -7,6 +7,7 @@ import json
 import shutil
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from datetime import datetime
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 from daemon_harness import DaemonProcess, claude_line
 
+from recallnest.config import Settings
 from recallnest.engine import Engine
 from recallnest.maintenance import INTERVALS, RETRY_FIRST_SECONDS, Maintenance
 
@@ -204,3 +206,69 @@ def test_daemon_status_and_doctor_report_maintenance_health(daemon: DaemonProces
         "ok": True,
         "detail": "every background task succeeded at its last run",
     }
+
+
+def test_a_failed_memory_backup_backs_off_and_shows_in_daemon_status(
+    settings: Settings,
+) -> None:
+    from recallnest.daemon import BACKUP_QUIET_SECONDS, Daemon
+    from recallnest.repair import backup_path, read_export
+
+    engine = Engine.open(settings)
+    daemon = Daemon(settings, engine)
+    clock = [1000.0]
+    engine.maintenance._monotonic = lambda: clock[0]
+    engine.maintenance.note_request()
+    clock[0] += BACKUP_QUIET_SECONDS
+    blocker = backup_path(settings.home).parent
+    blocker.parent.mkdir(parents=True, exist_ok=True)
+    blocker.write_text("a file where the backups folder belongs")
+    try:
+        engine.remember("We deploy with Ansible, never by hand")
+        started = time.time()
+        daemon._backup_if_due()
+        failing = daemon.handle("daemon.status", {})["maintenance_failing"]["backup"]
+        assert failing["attempts"] == 1 and failing["error"]
+        assert started + RETRY_FIRST_SECONDS <= daemon._next_backup <= time.time() + 30
+        daemon._backup_if_due()  # not due yet: no second attempt right away
+        assert daemon.handle("daemon.status", {})["maintenance_failing"]["backup"]["attempts"] == 1
+        blocker.unlink()
+        daemon._next_backup = time.time() - 1  # the back-off has passed
+        daemon._backup_if_due()
+        assert [r["text"] for r in read_export(backup_path(settings.home))] == [
+            "We deploy with Ansible, never by hand"
+        ]
+        assert daemon.handle("daemon.status", {})["maintenance_failing"] == {}
+    finally:
+        daemon.stop()
+
+
+def test_a_failed_checkpoint_is_retried_after_a_back_off_and_reported(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from recallnest.daemon import Daemon
+    from recallnest.errors import StoreError
+
+    engine = Engine.open(settings)
+    daemon = Daemon(settings, engine)
+    built: list[str] = []
+
+    def flaky(session_id: str, reason: str) -> None:
+        if not built:
+            built.append("refused")
+            raise StoreError("Cannot CHECKPOINT: there are other write transactions active")
+        built.append(session_id)
+
+    monkeypatch.setattr(engine.continuity, "checkpoint", flaky)
+    try:
+        engine.touched["s1"] = (0.0, False)
+        daemon._checkpoint_due()
+        failing = daemon.handle("daemon.status", {})["maintenance_failing"]["checkpoint"]
+        assert "Cannot CHECKPOINT" in failing["error"]
+        assert daemon.requested["s1"] > time.monotonic() + RETRY_FIRST_SECONDS - 5  # later
+        daemon.requested["s1"] = time.monotonic()  # the back-off has passed
+        daemon._checkpoint_due()
+        assert built == ["refused", "s1"]  # not lost
+        assert daemon.handle("daemon.status", {})["maintenance_failing"] == {}
+    finally:
+        daemon.stop()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from recallnest.config import Settings
 from recallnest.control import backfill
 from recallnest.engine import Engine, SearchRequest
 from recallnest.paths import db_path
+from recallnest.store import Batch
 
 SECRET = "zebraquokka7741"
 Run = Callable[..., Result]
@@ -166,7 +168,13 @@ def test_forget_takes_superseded_versions_and_undo_entries_along(
     from recallnest.forgetting import Selector
 
     old = engine.remember("Use pnpm, not npm.", "preferences")
-    new = engine.remember("Use npm, not pnpm.", "preferences")
+    # A contradiction that reaches the store without `remember`'s own supersession (an
+    # import), so consolidation supersedes it and leaves an undo entry.
+    first = engine.store.memories([old["id"]])[0]
+    later = first.created_at + timedelta(days=1)
+    second = replace(first, id="imported-1", text="Use npm, not pnpm.", created_at=later)
+    engine.apply(Batch(memories=[replace(second, updated_at=later)]))
+    new = {"id": second.id}
     engine.maintenance.consolidate()
     assert engine.store.memories([old["id"]])[0].superseded_by == new["id"]
     assert engine.store.undo_entries()

@@ -121,6 +121,7 @@ COMMANDS: list[tuple[str, ...]] = [
     ("memories", "show", "{mem}"),
     ("memories", "show", f"no-such-{PAYLOADS['osc0']}"),
     ("memories", "history", "{mem}"),
+    ("checkpoint", "--session", SESSION),
     ("checkpoints", "list"),
     ("checkpoints", "show", "{cp}"),
     ("resume", "--agent", "claude", "--cwd", "/work/app"),
@@ -137,11 +138,11 @@ COMMANDS: list[tuple[str, ...]] = [
     ("capture", "--dry-run", "--text", sentence("osc52") + sentence("bidi")),
     ("remember", "I prefer tabs " + PAYLOADS["csi"] + PAYLOADS["bidi"]),
     ("forget", "--query", f"zzz{PAYLOADS['osc52']}", "--yes"),
+    ("forget", "--query", "prefer build step"),  # the plan quotes memories, then stops (no tty)
     (f"no-such-command{PAYLOADS['osc0']}",),
 ]
 # Commands whose output never holds stored text (or which cannot run in a test).
 NOT_QUOTING = {
-    "checkpoint": "prints the id and counts of the checkpoint it built",
     "compact": "sizes only",
     "conflicts resolve": "needs a conflict; prints ids and the kept side",
     "daemon run": "the daemon itself (logs go to daemon.log)",

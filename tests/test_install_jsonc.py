@@ -44,7 +44,7 @@ def make_ctx(root: Path) -> inst.InstallContext:
 def write(ctx: inst.InstallContext, agent: str, text: str) -> Path:
     path = inst.settings_path(ctx, agent)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    path.write_bytes(text.encode("utf-8"))  # bytes: keep \r\n as written
     return path
 
 
@@ -77,8 +77,8 @@ def test_comments_survive_a_surgical_uninstall(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("agent", "text", "reason"),
     [
-        ("claude", '{\n  // no\n  "model": "opus"\n}\n', "comments are not allowed"),
-        ("codex", '{"hooks": {} /* no */}', "comments are not allowed"),
+        ("claude", '{\n  // no\n  "model": "opus"\n}\n', "holds a comment .line 2, column 3.,"),
+        ("codex", '{"hooks": {} /* no */}', "comments are not allowed.*remove the comment"),
         ("gemini", '{\n  "general": {"vimMode": true},\n}\n', "trailing comma"),
         ("gemini", '{"a": 1} /* open', "unterminated"),
         ("gemini", '{"a": 1, "a": 2}', "duplicate key"),
@@ -191,28 +191,32 @@ def _wrap(
     indent=st.sampled_from([None, "  ", "    ", "\t", " "]),
     seed=st.integers(0, 2**16),
     newline=st.booleans(),
+    crlf=st.booleans(),
 )
 def test_install_then_uninstall_gives_back_the_bytes(
-    agent: str, doc: dict[str, Any], indent: str | None, seed: int, newline: bool
+    agent: str, doc: dict[str, Any], indent: str | None, seed: int, newline: bool, crlf: bool
 ) -> None:
     comments = agent == "gemini"
     text = render(doc, random.Random(seed), indent, comments, 0) + ("\n" if newline else "")
+    text = text.replace("\n", "\r\n") if crlf else text
     assert canon(jsonc.parse(text, comments=comments).value) == canon(doc)
     with tempfile.TemporaryDirectory() as tmp:
         ctx = make_ctx(Path(tmp))
         path = write(ctx, agent, text)
         inst.install([agent], ctx)
         installed = path.read_bytes()
+        if "\r\n" in text:  # what we add follows the file's line endings
+            assert installed.count(b"\n") == installed.count(b"\r\n")
         new = jsonc.parse(installed.decode(), comments=comments).value
         assert inst.remove_hooks(new, agent) == doc
         # With the manifest: the backup comes back.
         inst.uninstall([agent], ctx)
-        assert path.read_text(encoding="utf-8") == text
+        assert path.read_bytes().decode("utf-8") == text
         # Without it (or after the CLI's own edit): our entries are cut out of the text.
         inst.install([agent], ctx)
         (ctx.state_dir / inst.INSTALL_DIR_NAME / "manifest.json").unlink()
         inst.uninstall([agent], ctx)
-        assert path.read_text(encoding="utf-8") == text
+        assert path.read_bytes().decode("utf-8") == text
 
 
 @settings(max_examples=100, deadline=None)

@@ -197,3 +197,69 @@ def test_gemini_install_notes_no_longer_claim_hooks_run_without_trust(tmp_path: 
     assert "only in folders you trust" in text
     assert "does not trust" in change.notes[-1]
     shutil.rmtree(ctx.home)
+
+
+def test_when_only_our_hooks_were_trusted_config_toml_comes_back_as_it_was(
+    codex: tuple[inst.InstallContext, Path],
+) -> None:
+    ctx, home = codex
+    config = home / ".codex" / "config.toml"
+    inst.uninstall(["codex"], ctx, mcp=True)
+    original = config.read_text()  # the user's file without anything of ours
+    inst.install(["codex"], ctx, mcp=True)
+    after_install = config.read_text()
+    # Codex trusts just our three hooks: the [hooks.state] header and three tables, as it
+    # wrote them in config-trusted.toml.
+    trusted = fixture("config-trusted.toml", home)
+    state = trusted[trusted.index("\n[hooks.state]\n") :]
+    tables = [t for t in state.split("\n\n") if t.strip()]
+    ours = [t for t in tables if ":session_start:0:0" not in t and ":stop:0:0" not in t]
+    config.write_text(after_install + "\n" + "\n\n".join(ours) + "\n")
+    assert inst.trust_status("codex", ctx) == (True, "Codex trusts the recallnest hooks (3 of 3)")
+    inst.uninstall(["codex"], ctx, mcp=True)
+    assert config.read_text() == original
+
+
+def test_a_folder_trusted_in_gemini_itself_is_seen_as_trusted(tmp_path: Path) -> None:
+    # The file Gemini CLI 0.61 wrote when its trust dialog was answered "Trust folder".
+    written = (FIXTURES.parent / "gemini-0.61-trust" / "trustedFolders.json").read_text()
+    project = tmp_path / "proj"
+    (project / "sub").mkdir(parents=True)
+    ctx = gemini_ctx(tmp_path, project / "sub")
+    (ctx.home / ".gemini").mkdir(parents=True)
+    (ctx.home / ".gemini" / "trustedFolders.json").write_text(
+        written.replace("/tmp/gm3/proj", str(project))
+    )
+    inst.install(["gemini"], ctx)
+    ok, line = inst.trust_status("gemini", ctx) or (False, "")
+    assert ok and f"trusted by {project} (TRUST_FOLDER)" in line
+    elsewhere = gemini_ctx(tmp_path, tmp_path)
+    assert (inst.trust_status("gemini", elsewhere) or (True, ""))[0] is False
+
+
+def test_an_unreadable_config_toml_does_not_undo_a_hooks_install(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    (home / ".codex" / "config.toml").write_text("model = [unclosed\n")
+    ctx = inst.InstallContext(home, tmp_path / "state", inst.resolve_config_dirs(home, {}), EXE)
+    (change,) = inst.install(["codex"], ctx)  # hooks only: config.toml is not edited
+    assert change.action == "create"
+    assert "cannot tell whether codex will run the hooks" in change.notes[-1]
+    assert "not valid TOML" in change.notes[-1]
+
+
+def test_an_unreadable_config_toml_does_not_stop_a_hooks_uninstall(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    ctx = inst.InstallContext(home, tmp_path / "state", inst.resolve_config_dirs(home, {}), EXE)
+    inst.install(["codex"], ctx)
+    config = home / ".codex" / "config.toml"
+    config.write_text("model = [unclosed\n")
+    changes = inst.uninstall(["codex"], ctx)
+    assert [(c.path.name, c.action) for c in changes] == [
+        ("hooks.json", "remove"),
+        ("config.toml", "unchanged"),
+    ]
+    assert "not valid TOML" in changes[1].summary
+    assert config.read_text() == "model = [unclosed\n"
+    assert not (home / ".codex" / "hooks.json").exists()
