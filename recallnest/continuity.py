@@ -27,6 +27,10 @@ REPEAT_SOURCES = ("resume", "clear", "compact")
 # 100k global memories crowd the project out (issue 17). At most 5 groups × 60 = 300
 # candidates, as before (bench/bench_resume_scale.py).
 RESUME_CANDIDATES_PER_GROUP = 60
+# After a write, the daemon recomputes the inputs of this many most recently resumed projects
+# while idle, so the next session start finds them cached: a cold read costs a scan of every
+# memory (bench/bench_resume_scale.py, "first after a write").
+REWARM_PROJECTS = 4
 
 
 class Continuity:
@@ -34,10 +38,13 @@ class Continuity:
         self.engine = engine
         self._sent: OrderedDict[str, frozenset[str]] = OrderedDict()
         self._lock = threading.Lock()
+        self._cache_lock = threading.Lock()
         # project -> (store generation, candidates, latest checkpoint). The store bumps its
         # generation on every write that can change a resume (memories, checkpoints,
         # lifecycle), so no writer has to remember to invalidate this cache.
-        self._cache: dict[str | None, tuple[int, list[Memory], Checkpoint | None]] = {}
+        self._cache: OrderedDict[str | None, tuple[int, list[Memory], Checkpoint | None]] = (
+            OrderedDict()
+        )
 
     # ---- checkpoints ------------------------------------------------------------------------
 
@@ -130,17 +137,32 @@ class Continuity:
     def _inputs(self, project: str | None) -> tuple[list[Memory], Checkpoint | None]:
         """Candidate memories and the latest checkpoint, cached until the store changes."""
         generation = self.engine.store.generation
-        cached = self._cache.get(project)
-        if cached is not None and cached[0] == generation:
-            return cached[1], cached[2]
+        with self._cache_lock:  # hook requests and the daemon's rewarm share the cache
+            cached = self._cache.get(project)
+            if cached is not None and cached[0] == generation:
+                self._cache.move_to_end(project)
+                return cached[1], cached[2]
         memories = self.engine.store.resume_memories(
             candidate_groups(project), RESUME_CANDIDATES_PER_GROUP
         )
         checkpoint = self.latest(project)
-        if len(self._cache) > MAX_TRACKED_SESSIONS:
-            self._cache.clear()
-        self._cache[project] = (generation, memories, checkpoint)
+        with self._cache_lock:
+            self._cache[project] = (generation, memories, checkpoint)
+            self._cache.move_to_end(project)
+            while len(self._cache) > MAX_TRACKED_SESSIONS:
+                self._cache.popitem(last=False)
         return memories, checkpoint
+
+    def rewarm(self) -> int:
+        """Recompute the stale inputs of the most recently resumed projects (the daemon calls
+        this when idle). Returns how many were recomputed."""
+        generation = self.engine.store.generation
+        with self._cache_lock:
+            recent = list(self._cache.items())[-REWARM_PROJECTS:]
+        stale = [project for project, cached in recent if cached[0] != generation]
+        for project in stale:
+            self._inputs(project)
+        return len(stale)
 
     def _already_sent(self, session_id: str | None) -> frozenset[str]:
         with self._lock:

@@ -192,6 +192,8 @@ class Daemon:
                 self._ingest_pass(paths)
                 self._capture_step()
                 self._checkpoint_due()
+                if not paths:  # idle: the next session start finds its resume inputs cached
+                    self.engine.continuity.rewarm()
                 self._backup_if_due()
                 # ---- lifecycle (issue 7): flush read counts; decay, consolidation, retention and
                 # compaction when idle (maintenance.py) ----

