@@ -6,6 +6,7 @@ appended, merge, supersede → old row kept with a link). Pure except for the lo
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -24,6 +25,20 @@ CORRECTION_SIMILARITY = 0.3
 # are this similar (the merge threshold) and contradict: "the staging API listens on port
 # 8080" → "... 9090" (0.67), never "service alpha on 8080" → "service beta on 9090" (0.4).
 STATEMENT_SIMILARITY = 0.55
+# A correction that names the value it replaces ("we moved off Helm", "no longer npm",
+# "不再用 MySQL") points at the memory holding that value, even when the two share few other
+# words (the c03 end-to-end scenario: Jaccard 0.15): that memory gets this much added.
+NAMED_VALUE_BONUS = 0.3
+_REPLACED = re.compile(
+    r"\b(?:moved (?:off|away from)|no longer (?:use|using|on|with)?|instead of|rather than"
+    r"|switched (?:away )?from|replaced|dropped|stopped using|got rid of|not)\s+(?:the |using )?"
+    r"([A-Za-z0-9][\w.+/-]*)"
+    r"|(?:不再(?:用|使用)?|不用|不是|换掉|弃用|去掉|从)\s*([A-Za-z0-9][\w.+/-]*|[\u3400-\u9fff]{2,6})",
+    re.IGNORECASE,
+)
+_NOT_A_VALUE = frozenset(
+    re.findall(r"\S+", "a an the it that this there sure yet really only just so very")
+)
 
 
 class Admitter:
@@ -99,13 +114,26 @@ def _corrected(
     most keyword-similar above `floor` ("the staging server listens on port 8080" →
     "actually, the staging port is 8443": Jaccard 0.4 over {staging, port, server, listen})."""
     best, best_score = None, floor
+    named = replaced_values(cap.text)
     for m in known:
         if m.scope != cap.scope or m.category != cap.category or m.status != "active":
             continue
         score = keyword_similarity(m.text, cap.text)
+        if score > 0 and named & _words(m.text):
+            score += NAMED_VALUE_BONUS
         if score >= best_score and score < 1.0:
             best, best_score = m, score
     return best
+
+
+def replaced_values(text: str) -> set[str]:
+    """The values a correction says it replaces, lower-cased: "we moved off Helm" -> helm."""
+    found = {(a or b).casefold().rstrip(".,;") for a, b in _REPLACED.findall(text)}
+    return found - _NOT_A_VALUE
+
+
+def _words(text: str) -> set[str]:
+    return {w.casefold() for w in re.findall(r"[\w.+/-]+|[\u3400-\u9fff]{2,6}", text)}
 
 
 def _reinforced(memory: Memory, cap: Capture, when: datetime | None) -> Memory:

@@ -61,18 +61,25 @@ def drop_repo_state(text: str) -> str:
 
 FENCED = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.DOTALL)
 
-DONE = re.compile(
-    r"^(?:so |now |ok(?:ay)?,? )?(?:I(?:'ve| have)?|we(?:'ve| have)?)\s+(?:now\s+|just\s+|also\s+)?"
+# Verbs of a report of work done, in the past tense.
+_DONE_VERBS = (
     r"(?:fixed|added|updated|implemented|changed|removed|deleted|refactored|created|wrote|written"
     r"|renamed|moved|made|resolved|replaced|cleaned|converted|migrated|set up|switched|rewrote"
     r"|extracted|split|merged|patched|corrected|adjusted|introduced|finished|completed|edited"
     r"|raised|lowered|increased|decreased|reduced|bumped|pinned|upgraded|downgraded|disabled"
     r"|enabled|wired|exposed|restored|reverted|ported|documented|installed|configured|limited"
     r"|optimi[sz]ed|simplified|guarded|wrapped|handled|validated|swapped|dropped|tightened"
-    r"|relaxed|shortened|increased|normali[sz]ed|escaped|locked|reordered|inlined|streamed"
-    r"|cached|deduplicated|silenced|skipped|marked|moved|rotated|released|published|deployed"
+    r"|relaxed|shortened|normali[sz]ed|escaped|locked|reordered|inlined|streamed"
+    r"|cached|deduplicated|silenced|skipped|marked|rotated|released|published|deployed"
     r"|tagged|regenerated|rebuilt|reran|retried|rolled back|tuned)\b"
-    r"|^(?:done|fixed|finished|completed|all set|all done|summary|root cause)\b"
+)
+DONE = re.compile(
+    r"^(?:so |now |ok(?:ay)?,? )?(?:I(?:'ve| have)?|we(?:'ve| have)?)\s+(?:now\s+|just\s+|also\s+)?"
+    + _DONE_VERBS
+    # The subject-less form assistants write ("Updated deploy/k8s/staging to 3 replicas.")
+    + r"|^(?:(?:also|then|and|so),? )?"
+    + _DONE_VERBS
+    + r"|^(?:done|fixed|finished|completed|all set|all done|summary|root cause)\b"
     r"|^(?:I|we) found (?:the|a) (?:cause|bug|problem|issue|culprit)\b"
     r"|^(?:the )?(?:fix|change|patch)(?:es)? (?:is|are) (?:in|done|applied)\b"
     r"|^(?:all |the )?(?:\d+ )?tests? (?:now )?pass"

@@ -23,11 +23,32 @@ from recallnest.errors import RecallnestError
 from recallnest.models import CATEGORIES, GLOBAL_SCOPE
 from recallnest.terminal import clean_output, json_dumps, raw
 
+# Ops that only read: run on a home with no database they say nothing is indexed yet, instead
+# of creating an empty database to answer "no results".
+READ_OPS = frozenset(
+    {
+        "search",
+        "memories.list",
+        "memories.show",
+        "memories.find",
+        "memories.history",
+        "stats",
+        "export",
+        "checkpoints.list",
+        "checkpoints.show",
+        "conflicts.list",
+        "undo.list",
+        "forget.log",
+        "forget.plan",
+        "lifecycle.size",
+    }
+)
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 class _Group(click.Group):
-    """Turns RecallnestError into a one-line message (exit 1) unless --debug. Everything the
+    """Turns RecallnestError into a one-line message (exit 1) unless --debug, and refuses an
+    argument that is not valid UTF-8 (exit 2) before any command sees it. Everything the
     command line prints goes through `terminal.clean` (see `main`)."""
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
@@ -36,9 +57,24 @@ class _Group(click.Group):
         with clean_output():
             return super().main(*args, **kwargs)
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        for n, arg in enumerate(args, 1):
+            try:
+                arg.encode("utf-8")
+            except UnicodeEncodeError:
+                shown = arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+                raise click.UsageError(
+                    f"argument {n} is not valid UTF-8 ({shown!r}): recallnest stores text "
+                    "as UTF-8; re-encode it (e.g. with iconv) and retry",
+                    ctx,
+                ) from None
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            ctx.meta["recallnest.succeeded"] = True
+            return result
         except RecallnestError as exc:
             if ctx.obj and ctx.obj.get("debug"):
                 raise
@@ -71,8 +107,31 @@ def cli(ctx: click.Context, home: Path | None, debug: bool) -> None:
     ctx.obj = {"debug": debug, "flags": {"home": home}}
 
 
+def _check_home(ctx: click.Context, home: Path) -> None:
+    """A home that cannot hold our files is a clear error. One that does not exist yet is
+    created by the first command that writes; given with --home, that command says so on
+    stderr when it succeeds (a mistyped --home would otherwise fill a new directory
+    silently; the default home and RECALLNEST_HOME are created quietly, as on a first run)."""
+    from recallnest.paths import check_home
+
+    check_home(home)
+    explicit = ctx.get_parameter_source("home") == click.core.ParameterSource.COMMANDLINE
+    if explicit and not home.exists():
+        ctx.call_on_close(lambda: _say_created(ctx, home))
+
+
+def _say_created(ctx: click.Context, home: Path) -> None:
+    if ctx.meta.get("recallnest.succeeded") and home.is_dir():
+        click.echo(f"recallnest: created {home}", err=True)
+
+
 def settings_of(ctx: click.Context) -> Settings:
-    return Settings.load(flags=ctx.obj["flags"])
+    """The settings; the first call also checks the home (so --help never needs one)."""
+    settings = Settings.load(flags=ctx.obj["flags"])
+    if not ctx.obj.get("home_checked"):
+        ctx.obj["home_checked"] = True
+        _check_home(ctx.find_root(), settings.home)
+    return settings
 
 
 def settings_in_home(ctx: click.Context) -> Callable[[Path], Settings]:
@@ -85,7 +144,7 @@ def call(ctx: click.Context, op: str, args: dict[str, Any]) -> Any:
     """Run one operation through the daemon if it answers, else in this process."""
     from recallnest.client import connect
 
-    client = connect(settings_of(ctx))
+    client = connect(settings_of(ctx), create=op not in READ_OPS)
     try:
         return client.call(op, args)
     finally:

@@ -70,7 +70,7 @@ def audit() -> None:
 @json_option
 @click.pass_context
 def audit_secrets(ctx: click.Context, fix: bool, as_json: bool) -> None:
-    """Scan turns, memories, tool calls and checkpoints for secrets (exit 1 if any remain).
+    """Scan every text column of the database for secrets (exit 1 if any remain).
 
     \b
     recallnest audit secrets

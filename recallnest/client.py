@@ -8,8 +8,8 @@ from typing import Any, Protocol
 
 from recallnest import protocol
 from recallnest.config import Settings
-from recallnest.errors import DaemonError, RecallnestError, StoreLockedError
-from recallnest.paths import socket_path
+from recallnest.errors import DaemonError, NothingIndexedError, RecallnestError, StoreLockedError
+from recallnest.paths import db_path, socket_path
 
 PING_TIMEOUT = 5.0  # a live but busy daemon; a dead one refuses at once (ECONNREFUSED)
 CALL_TIMEOUT = 120.0
@@ -67,10 +67,17 @@ def daemon_answers(settings: Settings) -> bool:
     return True
 
 
-def connect(settings: Settings) -> Client:
-    """The daemon if it answers; otherwise the store opened here."""
+def connect(settings: Settings, create: bool = True) -> Client:
+    """The daemon if it answers; otherwise the store opened here. Without `create` (a read)
+    a home with no database raises NothingIndexedError instead of creating an empty one."""
     if daemon_answers(settings):
         return DaemonClient(str(socket_path(settings.home)))
+    if not create and not db_path(settings.home).exists():
+        raise NothingIndexedError(
+            f"nothing is indexed yet: {settings.home} holds no database. Run `recallnest "
+            "ingest` to read the agents' existing transcripts, or `recallnest daemon start` "
+            "to follow them"
+        )
     try:
         return LocalClient(settings)
     except StoreLockedError as exc:

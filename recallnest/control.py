@@ -188,7 +188,7 @@ def _backfill_local(
         for n, source in enumerate(sources, 1):
             source = source.__class__(source.path, source.agent, gemini_home)
             known = cursors.get(source.path)
-            report.add(ingest_file(source, known, collect))
+            report.add(ingest_file(source, known, collect, stored=engine.store.turn_ids_of_path))
             if on_file:
                 on_file(n, len(sources))
         collect.flush()

@@ -326,7 +326,8 @@ class Daemon:
             return FileReport()
         source = Source(path, agent, str(self.settings.gemini_dir.parent))
         apply = collect or self.engine.ingest_batch
-        report = ingest_file(source, self.engine.store.cursor(path), apply)
+        store = self.engine.store
+        report = ingest_file(source, store.cursor(path), apply, stored=store.turn_ids_of_path)
         self.totals.add(report)
         if report.turns:
             log.info("read %s: %d turns", path, report.turns)

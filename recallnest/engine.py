@@ -212,10 +212,11 @@ class Engine:
 
     def apply(self, batch: Batch) -> BatchResult:
         """Write one batch and make it searchable at once (vectors follow in the background)."""
-        result = self.store.write(batch)
         # After the commit (at once, or when an enclosing store.atomic() commits), under the
         # writer lock: the journal in commit order, nothing indexed that a rollback undid.
-        self.store.after_commit(lambda: self._committed(batch, result))
+        with self.store.write_locked():
+            result = self.store.write(batch)
+            self.store.after_commit(lambda: self._committed(batch, result))
         return result
 
     def _committed(self, batch: Batch, result: BatchResult) -> None:

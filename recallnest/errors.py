@@ -59,3 +59,7 @@ class DaemonError(RecallnestError):
 
 class NotFoundError(RecallnestError):
     """A named record does not exist."""
+
+
+class NothingIndexedError(RecallnestError):
+    """A read found no database at all (a fresh or mistyped home): said, not "no results"."""

@@ -28,6 +28,7 @@ from recallnest.models import CONTEXT_MARKER, Event, Retraction, ToolUse, Turn
 from recallnest.project import project_of
 from recallnest.store import Batch, Cursor
 from recallnest.tail import (
+    IN_PLACE,
     FileState,
     NotRegularFile,
     fingerprint,
@@ -122,6 +123,7 @@ def _mtime(path: str) -> float:
 
 
 Apply = Callable[[Batch], int]
+StoredTurns = Callable[[str], set[str]]
 
 COLLECT_TURNS = 5_000
 
@@ -167,9 +169,12 @@ def ingest_file(
     apply: Apply,
     prepare: Callable[[Batch], Batch] | None = None,
     flush_bytes: int = FLUSH_BYTES,
+    stored: StoredTurns | None = None,
 ) -> FileReport:
     """Read everything new in one file, flushing every `flush_bytes` of input. `prepare` lets
-    the caller add derived writes (captured memories) to each batch before it is applied."""
+    the caller add derived writes (captured memories) to each batch before it is applied;
+    `stored(path)` (the ids of the file's stored turns) lets a file rewritten in place drop
+    the rows its new version no longer holds."""
     if os.path.islink(source.path):
         # Policy: a symlinked transcript is never followed. The agents write plain files, and a
         # link could point anywhere outside the watched folders (directories are not followed
@@ -181,7 +186,7 @@ def ingest_file(
         if transcripts.is_document(source.path):
             _ingest_document(source, known, apply, prepare, report)
         else:
-            _ingest_lines(source, known, apply, prepare, report, flush_bytes)
+            _ingest_lines(source, known, apply, prepare, report, flush_bytes, stored)
     except FileNotFoundError:
         log.info("transcript vanished before it was read: %s", source.path)
     except NotRegularFile as exc:
@@ -202,12 +207,16 @@ def _ingest_lines(
     prepare: Callable[[Batch], Batch] | None,
     report: FileReport,
     flush_bytes: int,
+    stored: StoredTurns | None = None,
 ) -> None:
-    offset, restarted = _start(source, known)
+    offset, restarted, in_place = _start(source, known)
     parser_state = None if restarted or known is None else _load_state(known.parser_state)
     report.restarts += int(restarted)
     parser = transcripts.new_parser(source.agent, source.path, parser_state, _cwd_hint(source))
     skipped_before = 0 if restarted or known is None else known.skipped
+    # Rewritten in place: rows of this file the re-read does not produce again are stale (a
+    # record id made of a line offset that moved, e.g. Codex `line:<offset>`).
+    stale = stored(source.path) if in_place and stored else None
     while True:
         chunk = read_lines(source.path, offset, flush_bytes)
         if chunk.next_offset == offset and not restarted:
@@ -215,25 +224,32 @@ def _ingest_lines(
         events = [e for off, line in chunk.lines for e in parser.feed(line, off)]
         report.oversized_lines += chunk.oversized
         cursor = _cursor(source, chunk.next_offset, parser.state(), skipped_before + parser.skipped)
-        report.new_turns += apply(_prepared(prepare, _batch(events, cursor, report)))
+        batch = _batch(events, cursor, report)
+        if stale is not None:
+            stale.difference_update(t.id for t in batch.turns)
+        report.new_turns += apply(_prepared(prepare, batch))
         restarted = False
         if chunk.next_offset == offset:
             break
         offset = chunk.next_offset
     report.skipped_lines += parser.skipped
+    if stale:
+        log.info("%s: %d stored turns no longer in the file, removed", source.path, len(stale))
+        apply(Batch(retracted_turn_ids=sorted(stale)))
 
 
-def _start(source: Source, known: Cursor | None) -> tuple[int, bool]:
-    """Where to read from; a known file that was truncated or rewritten is re-read from 0, and
-    the log says so (turn ids are stable, so a re-read upserts what was already stored)."""
+def _start(source: Source, known: Cursor | None) -> tuple[int, bool, bool]:
+    """Where to read from, whether that is a restart, and whether the file was rewritten in
+    place. A known file that was truncated or rewritten is re-read from 0, and the log says so
+    (turn ids are stable, so a re-read upserts what was already stored)."""
     if known is None:
-        return 0, False
+        return 0, False, False
     state = FileState(known.byte_offset, known.inode, known.fingerprint)
     reason = restart_reason(source.path, state)
     if reason is None:
-        return known.byte_offset, False
+        return known.byte_offset, False, False
     log.warning("re-reading %s from the start: %s", source.path, reason)
-    return 0, True
+    return 0, True, reason.endswith(IN_PLACE)
 
 
 def _ingest_document(

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from recallnest.errors import ConfigError
 from recallnest.protocol import SOCKET_NAME
 
 DB_NAME = "recallnest.duckdb"
@@ -31,10 +32,37 @@ def home_dir(env: Mapping[str, str] | None = None) -> Path:
 
 
 def ensure_home(home: Path) -> Path:
-    """Create the state directory owner-only (0700): transcripts hold code and secrets."""
-    home.mkdir(parents=True, exist_ok=True, mode=0o700)
-    os.chmod(home, 0o700)
+    """Create the state directory owner-only (0700): transcripts hold code and secrets.
+    ConfigError when `home` cannot be one (a file, a read-only or pseudo file system)."""
+    try:
+        home.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.chmod(home, 0o700)
+    except OSError as exc:
+        raise ConfigError(_unusable(home, exc)) from None
     return home
+
+
+def check_home(home: Path) -> None:
+    """ConfigError unless `home` is missing (created when first written) or a directory we
+    can create files in: tried, because /proc passes every permission check and then fails."""
+    if not os.path.lexists(home):
+        return
+    if not home.is_dir():
+        raise ConfigError(_unusable(home, NotADirectoryError("it is not a directory")))
+    probe = home / f".recallnest-probe-{os.getpid()}"
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        os.unlink(probe)
+    except OSError as exc:
+        raise ConfigError(_unusable(home, exc)) from None
+
+
+def _unusable(home: Path, exc: OSError) -> str:
+    why = exc.strerror or str(exc)
+    return (
+        f"cannot use {home} as the state directory (--home or RECALLNEST_HOME): {why}; "
+        "give a directory of yours, or a path where one can be created"
+    )
 
 
 def socket_path(home: Path) -> Path:

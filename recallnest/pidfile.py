@@ -28,9 +28,8 @@ LOCK_RETRY_SECONDS = 0.05
 def pid_lock(home: Path) -> Iterator[None]:
     """Hold the exclusive lock with our PID in the file; remove the file when done."""
     path = pid_path(home)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    fd = _locked_fd(path, home)
     try:
-        _lock(fd, home)
         os.ftruncate(fd, 0)
         os.write(fd, str(os.getpid()).encode())
         try:
@@ -42,16 +41,31 @@ def pid_lock(home: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def _lock(fd: int, home: Path) -> None:
+def _locked_fd(path: Path, home: Path) -> int:
+    """A descriptor of the pid file with the exclusive lock held. The lock must be on the file
+    the path names now: a daemon that exits removes its file, so a lock won on that removed
+    file is worthless (another start would create and lock a new one)."""
     for attempt in range(LOCK_TRIES):
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
         except BlockingIOError:
+            os.close(fd)
             if attempt + 1 < LOCK_TRIES and not _answering(home):
-                time.sleep(LOCK_RETRY_SECONDS)
+                time.sleep(LOCK_RETRY_SECONDS)  # perhaps a probe (lock_held), or a stop
                 continue
             raise DaemonError(f"the daemon is already running (PID {read_pid(home)})") from None
+        if _same_file(fd, path):
+            return fd
+        os.close(fd)
+    raise DaemonError(f"could not lock {path}: it keeps being replaced")
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        return os.fstat(fd).st_ino == os.stat(path).st_ino
+    except FileNotFoundError:
+        return False
 
 
 def _answering(home: Path) -> bool:

@@ -972,6 +972,11 @@ class Store:
         sql = "SELECT id FROM turns" + (" WHERE " + " AND ".join(clauses) if clauses else "")
         return [str(r[0]) for r in self._cur().execute(sql, params).fetchall()]
 
+    def turn_ids_of_path(self, path: str) -> set[str]:
+        """Ids of the stored turns read from the transcript file `path`."""
+        rows = self._cur().execute("SELECT id FROM turns WHERE path = ?", [path]).fetchall()
+        return {str(r[0]) for r in rows}
+
     def session_ids(self, turn_ids: Sequence[str]) -> list[str]:
         """Distinct sessions of the given turns."""
         if not turn_ids:

@@ -25,6 +25,7 @@ FINGERPRINT_BYTES = 512  # legacy fingerprints (stored before "p2:"): the file's
 SAMPLE_BYTES = 8 * 1024  # prefix checksum: this much at the start and just before the cursor
 MIDDLE_SAMPLES = 2  # ... and this many SAMPLE_BYTES blocks spread over the bytes between
 PREFIX_TAG = "p2:"
+IN_PLACE = "(rewritten in place)"  # how restart_reason ends for a prefix changed in place
 
 
 class NotRegularFile(OSError):
@@ -83,7 +84,8 @@ class Chunk:
 def fingerprint(path: str, offset: int) -> str | None:
     """Checksum of the bytes before `offset`, stored with the cursor: tells an append from a
     rewrite in place. Cheap at any size: the first and last SAMPLE_BYTES before the cursor
-    and MIDDLE_SAMPLES blocks in between (a change elsewhere in a huge prefix is missed)."""
+    and MIDDLE_SAMPLES blocks in between (a change elsewhere in a huge prefix is missed, unless
+    the file did not grow: then the modification time, kept after "@", tells)."""
     if offset <= 0:
         return None
     digest = hashlib.blake2b(str(offset).encode(), digest_size=12)
@@ -92,9 +94,19 @@ def fingerprint(path: str, offset: int) -> str | None:
             for start in _sample_starts(offset):
                 fh.seek(start)
                 digest.update(fh.read(min(SAMPLE_BYTES, offset - start)))
+            mtime = os.fstat(fh.fileno()).st_mtime_ns
     except OSError:
         return None
-    return PREFIX_TAG + digest.hexdigest()
+    return f"{PREFIX_TAG}{digest.hexdigest()}@{mtime}"
+
+
+def _checksum(value: str | None) -> str | None:
+    return value.split("@", 1)[0] if value else None
+
+
+def _mtime(value: str) -> int | None:
+    _, _, mtime = value.partition("@")
+    return int(mtime) if mtime.isdigit() else None
 
 
 def _sample_starts(offset: int) -> list[int]:
@@ -130,8 +142,17 @@ def restart_reason(path: str, known: FileState) -> str | None:
     if known.inode is not None and st.st_ino != known.inode:
         return "it was replaced (new inode)"
     if prefix_changed(path, known):
-        return f"its first {known.byte_offset} bytes changed (rewritten in place)"
+        return f"its first {known.byte_offset} bytes changed {IN_PLACE}"
+    if st.st_size == known.byte_offset and _touched(st.st_mtime_ns, known):
+        return f"it was modified without growing {IN_PLACE}"
     return None
+
+
+def _touched(mtime: int, known: FileState) -> bool:
+    """Whether a file that did not grow was written since the cursor (an append always grows:
+    a same-size write is a rewrite, perhaps where the checksum does not sample)."""
+    stored = _mtime(known.fingerprint) if known.fingerprint else None
+    return stored is not None and mtime != stored
 
 
 def prefix_changed(path: str, known: FileState) -> bool:
@@ -139,7 +160,7 @@ def prefix_changed(path: str, known: FileState) -> bool:
     if known.fingerprint is None or known.byte_offset == 0:
         return False
     if known.fingerprint.startswith(PREFIX_TAG):
-        return fingerprint(path, known.byte_offset) != known.fingerprint
+        return _checksum(fingerprint(path, known.byte_offset)) != _checksum(known.fingerprint)
     length = min(FINGERPRINT_BYTES, known.byte_offset)  # a cursor stored by an older version
     return (
         _legacy_fingerprint(path, length) != known.fingerprint

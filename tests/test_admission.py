@@ -180,3 +180,48 @@ def test_a_similar_text_with_another_value_is_not_folded_into_the_old_one() -> N
     assert decide_admission(new, [old]).action == "insert"
     restated = cap("the dev server runs on port 8080 locally", category="entities", scope="shop")
     assert decide_admission(restated, [old]).action == "merge"
+
+
+# --------------------------------------------------------------------------- named old values
+
+
+@pytest.mark.parametrize(
+    ("old", "correction"),
+    [
+        (
+            "We deploy the api with Helm charts from deploy/helm.",
+            "we moved off Helm last month, we deploy with Kustomize overlays in deploy/k8s.",
+        ),
+        ("The CI runners use Ubuntu 20.04 images.", "the runners no longer use 20.04, it's 24.04"),
+        ("订单服务的数据库用的是 MySQL。", "不再用 MySQL 了，订单服务的数据库换成 PostgreSQL。"),
+    ],
+)
+def test_a_correction_naming_the_old_value_supersedes_its_holder(old: str, correction: str) -> None:
+    """A correction of a later session that names what it replaces supersedes the memory that
+    holds it, though the two share few words (issue 17, item 7)."""
+    from recallnest.admit import Admitter
+
+    held = mem(old, category="entities", scope="/w/api")
+    unrelated = mem("The api exposes metrics on /metrics.", category="entities", scope="/w/api")
+    admitter = Admitter(lambda _cap: [held, unrelated])
+    fix = Capture("entities", correction, 0.75, 0.95, "correction.entity.fact", scope="/w/api")
+    assert admitter.admit(fix, None, "test") == "supersede"
+    rows = {m.id: m for m in admitter.rows()}
+    assert rows[held.id].status == "superseded"
+    assert unrelated.id not in rows
+
+
+def test_a_correction_naming_nothing_held_is_inserted() -> None:
+    from recallnest.admit import Admitter
+
+    held = mem("We deploy the api with Helm charts.", category="entities", scope="/w/api")
+    admitter = Admitter(lambda _cap: [held])
+    fix = Capture(
+        "entities",
+        "not Ansible, we use Terraform for the DNS zone.",
+        0.75,
+        0.95,
+        "correction.entity.fact",
+        scope="/w/api",
+    )
+    assert admitter.admit(fix, None, "test") == "insert"

@@ -178,3 +178,11 @@ def test_done_in_chinese_is_not_a_decision() -> None:
         ("user", "搞定了，谢谢！"),
     )
     assert not any("搞定" in d for d in cp.decisions), cp.decisions
+
+
+def test_a_report_without_a_subject_is_a_report() -> None:
+    cp = built(
+        ("user", "Update the staging overlay to 3 replicas."),
+        ("assistant", "Updated deploy/k8s/staging to 3 replicas."),
+    )
+    assert "Done: Updated deploy/k8s/staging to 3 replicas." in cp.summary

@@ -113,7 +113,7 @@ def test_version(cli: Cli) -> None:
 def test_remember_human_output(cli: Cli) -> None:
     result = ok(cli(["remember", "I prefer tabs over spaces", "--category", "preferences"]))
     mem = as_json(cli(["memories", "list", "--json"]))[0]
-    assert result.output == f"remembered {mem['id']} [preferences, global]\n"
+    assert result.stdout == f"remembered {mem['id']} [preferences, global]\n"
     again = ok(cli(["remember", "I prefer tabs over spaces"]))
     assert again.output == f"updated {mem['id']} [preferences, global]\n"
 
@@ -172,8 +172,17 @@ def test_search_since(cli: Cli) -> None:
 
 
 def test_search_with_nothing_stored(cli: Cli) -> None:
+    ok(cli(["remember", "something else entirely"]))
+    ok(cli(["forget", as_json(cli(["memories", "list", "--json"]))[0]["id"]]))
     assert ok(cli(["search", "anything"])).output == "no results\n"
     assert as_json(cli(["search", "anything", "--json"])) == []
+
+
+def test_search_on_a_home_without_a_database_says_nothing_is_indexed(
+    cli: Cli, recallnest_home: Path
+) -> None:
+    assert_one_line_error(cli(["search", "anything"]), "nothing is indexed yet")
+    assert not recallnest_home.exists()  # a read creates no database
 
 
 def test_acceptance_flow_with_the_hash_embedder(cli: Cli, tmp_path: Path) -> None:
@@ -242,7 +251,7 @@ def test_memories_list_and_show_json(cli: Cli, tmp_path: Path) -> None:
 
 
 def test_memories_list_human_output(cli: Cli) -> None:
-    assert ok(cli(["memories", "list"])).output == "no memories\n"
+    assert_one_line_error(cli(["memories", "list"]), "nothing is indexed yet")
     mem = as_json(cli(["remember", "global fact", "--category", "entities", "--json"]))
     assert (
         ok(cli(["memories", "list"])).output == f"{mem['id'][:8]} [entities, global] global fact\n"
@@ -293,7 +302,7 @@ def test_export_import_round_trip_is_byte_identical(
 def test_home_flag(cli: Cli, tmp_path: Path) -> None:
     other = tmp_path / "other"
     ok(cli(["--home", str(other), "remember", "lives elsewhere"]))
-    assert as_json(cli(["memories", "list", "--json"])) == []
+    assert_one_line_error(cli(["memories", "list", "--json"]), "nothing is indexed yet")
     listed = as_json(cli(["--home", str(other), "memories", "list", "--json"]))
     assert [m["text"] for m in listed] == ["lives elsewhere"]
 
@@ -361,6 +370,7 @@ def test_doctor_flags_a_world_readable_database(cli: Cli, recallnest_home: Path)
     ],
 )
 def test_user_errors_are_one_line_without_traceback(cli: Cli, args: list[str], needle: str) -> None:
+    ok(cli(["remember", "a database to read"]))
     result = cli(args)
     assert_one_line_error(result, needle)
     assert result.stdout == ""
@@ -379,6 +389,7 @@ def test_bad_option_value_is_a_usage_error(cli: Cli) -> None:
 
 
 def test_debug_shows_the_traceback() -> None:
+    subprocess.run([sys.executable, "-m", "recallnest", "remember", "x"], check=True, timeout=120)
     result = subprocess.run(
         [sys.executable, "-m", "recallnest", "--debug", "memories", "show", "does-not-exist"],
         capture_output=True,
@@ -391,6 +402,7 @@ def test_debug_shows_the_traceback() -> None:
 
 
 def test_without_debug_a_real_process_prints_one_line() -> None:
+    subprocess.run([sys.executable, "-m", "recallnest", "remember", "x"], check=True, timeout=120)
     result = subprocess.run(
         [sys.executable, "-m", "recallnest", "memories", "show", "does-not-exist"],
         capture_output=True,

@@ -151,6 +151,46 @@ def test_in_place_rewrite_keeping_the_head_is_re_read(
     assert "rewritten in place" in caplog.text
 
 
+def codex_lines(texts: list[str]) -> bytes:
+    """A Codex rollout whose messages carry no id: their record ids are their line offsets."""
+    meta = {"type": "session_meta", "payload": {"id": "t-1", "cwd": "/work/app"}}
+    rows = [meta] + [
+        {
+            "timestamp": f"2026-08-03T10:{k // 60:02d}:{k % 60:02d}.000Z",
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "user" if k % 2 == 0 else "assistant",
+                "content": [{"type": "input_text" if k % 2 == 0 else "output_text", "text": t}],
+            },
+        }
+        for k, t in enumerate(texts)
+    ]
+    return b"".join((json.dumps(r) + "\n").encode() for r in rows)
+
+
+def test_a_codex_rollout_rewritten_in_place_keeps_each_turn_once(
+    settings: Settings, tmp_path: Path
+) -> None:
+    path = tmp_path / "sessions" / "2026" / "08" / "03" / "rollout-2026-08-03-t-1.jsonl"
+    path.parent.mkdir(parents=True)
+    texts = [f"message {k} about the harbour crane number {k}" for k in range(40)]
+    path.write_bytes(codex_lines(texts))
+    engine = Engine.open(settings)
+    try:
+        stored = engine.store.turn_ids_of_path
+        ingest_file(Source(str(path), "codex"), None, engine.ingest_batch, stored=stored)
+        texts[20] = "message 20 rewritten: the crane moved to the north quay, for good this time"
+        with path.open("r+b") as fh:  # every later line moves: their offset ids change
+            fh.write(codex_lines([*texts, "message 40 added by the rewrite"]))
+        known = engine.store.cursor(str(path))
+        ingest_file(Source(str(path), "codex"), known, engine.ingest_batch, stored=stored)
+        kept = sorted(t.text for t in engine.store.session_turns("t-1"))
+    finally:
+        engine.close()
+    assert kept == sorted([*texts, "message 40 added by the rewrite"])
+
+
 def test_an_append_is_not_a_rewrite(settings: Settings, tmp_path: Path) -> None:
     path = tmp_path / "projects" / "-w" / "s.jsonl"
     path.parent.mkdir(parents=True)
@@ -301,3 +341,89 @@ def test_consolidation_killed_half_way_commits_nothing(settings: Settings, kille
         engine.close()
     assert len(rows) == 8 and all(m.status == "active" and not m.superseded_by for m in rows)
     assert undo == [] and conflicts == []
+
+
+# ---- item 10: bad input on the command line ---------------------------------------------------
+
+
+def run_cli(env: dict[str, str], *args: str | bytes) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "recallnest", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=WAIT_SECONDS,
+    )
+
+
+@pytest.mark.parametrize("daemon_runs", [False, True])
+def test_a_non_utf8_argument_is_a_clear_error(proc: DaemonProcess, daemon_runs: bool) -> None:
+    if daemon_runs:
+        proc.start()
+    for args in (["remember", b"we use \xff pnpm"], ["search", b"pn\xffpm"]):
+        done = run_cli(proc.env, *args)
+        assert done.returncode == 2, done.stderr
+        assert "not valid UTF-8" in done.stderr and "Traceback" not in done.stderr
+    if daemon_runs:
+        assert proc.request("stats")["counts"]["memories"] == 0
+
+
+def test_a_read_on_an_empty_home_says_nothing_is_indexed_and_creates_nothing(
+    recallnest_home: Path, cli: Any
+) -> None:
+    for args in (["search", "pnpm"], ["search", "pnpm", "--json"], ["memories", "list"]):
+        result = cli(args)
+        assert result.exit_code == 1, result.output
+        assert "nothing is indexed yet" in result.output
+    assert not recallnest_home.exists()
+
+
+@pytest.mark.parametrize("kind", ["a file", "/proc", "under a file"])
+def test_a_bad_home_is_a_clear_error(tmp_path: Path, kind: str) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    home = {"a file": afile, "/proc": Path("/proc"), "under a file": afile / "rn"}[kind]
+    env = {**os.environ, "RECALLNEST_HOME": str(home)}
+    for args in (["search", "x"], ["remember", "we use pnpm"], ["--home", str(home), "stats"]):
+        done = run_cli(env, *args)
+        assert done.returncode in (1, 2), done.stderr
+        assert "Traceback" not in done.stderr, done.stderr
+        assert str(home) in done.stderr and done.stderr.startswith("Error: ")
+    assert run_cli(env, "search", "--help").returncode == 0  # help needs no home
+
+
+def test_a_missing_home_is_created_by_a_write_and_the_user_is_told(
+    recallnest_home: Path,
+) -> None:
+    home = str(recallnest_home)
+    done = run_cli(dict(os.environ), "--home", home, "remember", "we use pnpm")
+    assert done.returncode == 0, done.stderr
+    assert f"recallnest: created {recallnest_home}" in done.stderr
+    again = run_cli(dict(os.environ), "--home", home, "remember", "we use uv")
+    assert "created" not in again.stderr
+
+
+def test_a_forgotten_captured_memory_stays_forgotten_after_repair(proc: DaemonProcess) -> None:
+    """Repair re-ingests the transcripts, which captures the same memory again: the journal's
+    tombstone removes it."""
+    session = proc.projects / "s.jsonl"
+    session.write_text(claude_line("s", 0, "Always use uv, never pip, in this repository") + "\n")
+    proc.start()
+    proc.wait_for(lambda: proc.request("memories.list"), "the captured memory")
+    captured = [m["id"] for m in proc.request("memories.list")]
+    proc.request("forget", ids=captured)
+    proc.request("remember", text="The deploy host is heron")
+    expected = live_memories(proc.request("export"))
+    proc.kill()
+    with (proc.home / "recallnest.duckdb").open("r+b") as fh:
+        fh.write(b"\x00" * 4096)
+    done = proc.cli("repair", "--json")
+    assert done.returncode == 0, done.stderr
+    engine = Engine.open(Settings.load(flags={"home": str(proc.home)}, env=proc.env))
+    try:
+        restored = live_memories(engine.export())
+        turns = engine.store.counts()["turns"]
+    finally:
+        engine.close()
+    assert turns == 1  # the transcript came back
+    assert restored == expected and not set(captured) & set(restored)

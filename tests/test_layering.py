@@ -40,6 +40,10 @@ FAST_PATH = {
     # Only when the daemon is down: its resume snapshot, and starting it (issue 16 item 9).
     "recallnest.snapshot",
     "recallnest.autostart",
+    # Only when the hook logs a line (rare): the redactor and its helpers.
+    "recallnest.redact",
+    "recallnest.redact_shapes",
+    "recallnest.redact_values",
 }
 
 

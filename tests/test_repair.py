@@ -255,7 +255,7 @@ def test_repair_refuses_while_another_process_holds_the_daemon_lock(
 
 def test_repair_of_a_missing_database_just_builds_one(settings: Settings, cli: Cli) -> None:
     write_transcripts(settings, sessions=2, turns=3)
-    report = json.loads(_json_tail(cli(["repair", "--json"]).output))
+    report = json.loads(cli(["repair", "--json"]).stdout)  # stderr: progress, "created"
     assert report["problem"] == "no database file" and report["moved_to"] is None
     assert report["turns"] == 6 and report["memories_from"] is None
 

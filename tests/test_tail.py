@@ -105,3 +105,26 @@ def test_unknown_file_starts_at_zero(tmp_path: Path) -> None:
     f = tmp_path / "t.jsonl"
     f.write_bytes(b"one\n")
     assert start_offset(str(f), None) == (0, False)
+
+
+def test_a_same_size_change_outside_the_sampled_bytes_restarts(tmp_path: Path) -> None:
+    f = tmp_path / "t.jsonl"
+    lines = [b"line %06d about the harbour crane\n" % k for k in range(4000)]  # ~140 KB
+    f.write_bytes(b"".join(lines))
+    known = _state(f)
+    middle = sum(map(len, lines[:1500]))  # between the sampled blocks
+    assert all(
+        not (s <= middle < s + tail.SAMPLE_BYTES) for s in tail._sample_starts(known.byte_offset)
+    )
+    with f.open("r+b") as fh:
+        fh.seek(middle)
+        fh.write(b"LINE")
+    os.utime(f, ns=(f.stat().st_atime_ns, f.stat().st_mtime_ns + 1_000_000))
+    assert start_offset(str(f), known) == (0, True)
+
+
+def test_an_untouched_file_of_the_same_size_does_not_restart(tmp_path: Path) -> None:
+    f = tmp_path / "t.jsonl"
+    f.write_bytes(b"one\ntwo\n")
+    known = _state(f)
+    assert start_offset(str(f), known) == (8, False)
