@@ -9,16 +9,21 @@ our injected context on its way to the model.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from real_cli.clis import kill_group
+
 from recallnest.marker import CONTEXT_MARKER
 
 DUMMY_KEY = "sk-recallnest-test-dummy-key"
+MCP_WATCH_SECONDS = 60.0
 HOOK_CONTEXT = re.compile(r"<hook_context>(.*?)</hook_context>", re.S)
 
 
@@ -100,7 +105,7 @@ class Claude:
             for r in records
         )
 
-    def mcp_connected(self, ctx: Ctx, records: list[dict[str, Any]]) -> bool | None:
+    def mcp_connected(self, ctx: Ctx, records: list[dict[str, Any]]) -> bool:
         """Claude Code records the instructions of each MCP server it connected."""
         return any(
             "recallnest" in _attachment(r).get("addedNames", [])
@@ -118,6 +123,37 @@ class Claude:
                 parts = content if isinstance(content, list) else [content]
                 texts.append("\n".join(str(part) for part in parts))
         return texts
+
+
+def _pids() -> list[int]:
+    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+
+
+def _is_our_mcp_server(pid: int, ancestor: int) -> bool:
+    """`recallnest mcp ...`, a descendant of the CLI's process (so started by it; Codex puts
+    its MCP servers in process groups of their own)."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    ours = any(a.endswith(b"recallnest") for a in argv) and b"mcp" in argv
+    return ours and _descends_from(pid, ancestor)
+
+
+def _descends_from(pid: int, ancestor: int) -> bool:
+    for _ in range(64):
+        if pid == ancestor:
+            return True
+        if pid <= 1:
+            return False
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            return False
+        pid = next(
+            (int(line.split()[1]) for line in status.splitlines() if line.startswith("PPid:")), 0
+        )
+    return False
 
 
 def _attachment(record: dict[str, Any]) -> dict[str, Any]:
@@ -185,10 +221,31 @@ class Codex:
     def hook_ran(self, records: list[dict[str, Any]]) -> bool:
         return bool(self.injected(records))
 
-    def mcp_connected(self, ctx: Ctx, records: list[dict[str, Any]]) -> bool | None:
-        """`codex exec` neither lists MCP tools in its rollout nor has a command that
-        connects to a server (`codex mcp list` only reads config.toml): not checked."""
-        return None
+    def mcp_connected(self, ctx: Ctx, records: list[dict[str, Any]]) -> bool:
+        """`codex exec` records no MCP connection in its rollout, and `codex mcp list` only
+        reads config.toml: a third run is watched for the `recallnest mcp` child it starts."""
+        argv = self.first(ctx, "Which MCP tools are there? rcprobe-codex-mcp")
+        proc = subprocess.Popen(
+            argv,
+            env=ctx.env,
+            cwd=ctx.proj,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        seen = False
+        deadline = time.monotonic() + MCP_WATCH_SECONDS
+        try:
+            while proc.poll() is None and time.monotonic() < deadline and not seen:
+                seen = any(_is_our_mcp_server(pid, proc.pid) for pid in _pids())
+                time.sleep(0.05)
+        finally:
+            kill_group(proc.pid)
+            proc.wait()
+            kill_group(proc.pid)
+        (ctx.root / "mcp.log").write_text(f"recallnest mcp child seen: {seen}\n", "utf-8")
+        return seen
 
     def injected(self, records: list[dict[str, Any]]) -> list[str]:
         """Developer messages whose content kind is `hooks.additional_context`."""
@@ -300,7 +357,7 @@ class Gemini:
     def hook_ran(self, records: list[dict[str, Any]]) -> bool:
         return bool(self.injected(records))
 
-    def mcp_connected(self, ctx: Ctx, records: list[dict[str, Any]]) -> bool | None:
+    def mcp_connected(self, ctx: Ctx, records: list[dict[str, Any]]) -> bool:
         """`gemini mcp list` connects to each server and says so."""
         argv = [str(ctx.exe), "mcp", "list"]
         done = subprocess.run(

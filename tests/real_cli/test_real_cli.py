@@ -58,7 +58,7 @@ class Scenario:
     records: list[dict[str, Any]] = field(default_factory=list)
     turns: list[tuple[str, str]] = field(default_factory=list)
     snapshots: dict[str, Snapshot] = field(default_factory=dict)
-    mcp: bool | None = None
+    mcp: bool = False
 
 
 @pytest.fixture(scope="module", params=sorted(DRIVERS))
@@ -121,8 +121,8 @@ def _play(agent: str, ctx: Ctx, daemon: DaemonProcess) -> Scenario:
     second = driver.second(ctx, session_id, prompts[1])
     play.runs.append(_run(ctx, driver, second, prompts[1], "second"))
     play.records = _records(driver, ctx)
-    play.snapshots["used"] = snapshot(ctx.user)
     play.mcp = driver.mcp_connected(ctx, play.first_records)
+    play.snapshots["used"] = snapshot(ctx.user)
     daemon.stop()
     _recallnest(ctx, "ingest", "--agent", agent)
     play.turns = _turns(ctx, agent)
@@ -288,8 +288,6 @@ def _pruned(doc: Any) -> Any:
 
 
 def test_cli_connects_our_mcp_server(scenario: Scenario) -> None:
-    if scenario.mcp is None:
-        pytest.skip(f"{scenario.agent} exec records no MCP connection to check")
     log = scenario.ctx.root / "mcp.log"
     said = log.read_text(encoding="utf-8") if log.exists() else ""
     assert scenario.mcp, f"{scenario.agent} did not connect recallnest's MCP server: {said}"
