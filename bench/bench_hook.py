@@ -7,6 +7,9 @@ wall-clock milliseconds for:
     no-daemon  RECALLNEST_HOME without a daemon socket (the fail-open path)
     STUB       a tiny in-process socket server answering `resume` with a fixed text.
                It is NOT the real daemon: the real-daemon figure is measured separately.
+    snapshot   no daemon, but its resume snapshot of the project and a database: the hook
+               prints the snapshot and finds a background start already under way (the
+               bench holds the start lock, as the daemon a first hook started would)
 
     python bench/bench_hook.py [-n 50] [--agent claude] [--command "recallnest hook"]
 
@@ -101,6 +104,25 @@ def report(label: str, times: list[float]) -> None:
     print(f"{label:<34} p50 {statistics.median(ordered):7.1f} ms   p95 {p95:7.1f} ms")
 
 
+def measure_snapshot(argv: list[str], env: dict[str, str], home: Path, runs: int) -> list[float]:
+    import fcntl
+
+    from recallnest import autostart, snapshot
+    from recallnest.paths import db_path
+    from recallnest.project import project_of
+
+    project = project_of(str(ROOT))  # the payload's cwd
+    snapshot.write(home, snapshot.Snapshot(project, "2026-12-02T00:00:00+00:00", STUB_TEXT))
+    db_path(home).write_bytes(b"")  # a home recallnest has used: a start would be attempted
+    fd = os.open(home / autostart.LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return measure(argv, {**env, "RECALLNEST_AUTOSTART": "1"}, runs, True)
+    finally:
+        os.close(fd)
+        db_path(home).unlink()
+
+
 def hook_argv(command: str | None, agent: str) -> list[str]:
     base = shlex.split(command) if command else [sys.executable, "-c", HOOK]
     return [*base, "session-start", "--agent", agent]
@@ -125,6 +147,7 @@ def main() -> None:
             measure([sys.executable, "-c", "pass"], env, args.runs, False),
         )
         report("hook, no daemon", measure(argv, env, args.runs, not expects_empty_output))
+        report("hook, daemon down, snapshot", measure_snapshot(argv, env, home, args.runs))
         stub = StubServer(home / "daemon.sock")
         try:
             report("hook, STUB server (not the daemon)", measure(argv, env, args.runs, True))

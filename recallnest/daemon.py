@@ -44,6 +44,7 @@ from recallnest.ops import OPS, dispatch
 from recallnest.paths import ensure_home, log_dir, socket_path
 from recallnest.pidfile import pid_lock
 from recallnest.repair import backup_path, write_backup
+from recallnest.snapshot_refresh import SnapshotKeeper
 from recallnest.transcripts import detect
 
 log = logging.getLogger(__name__)
@@ -112,6 +113,9 @@ class Daemon:
         self._retry = RETRY_SECONDS
         self._backed_up: tuple[Engine, int] | None = None
         self._next_backup: float | None = None
+        self.snapshots = SnapshotKeeper(settings.home)
+        self.caught_up = False  # the first catch-up on existing transcripts is done
+        self._enqueued = threading.Event()  # ... which it cannot be before they are queued
 
     # ---- lifecycle --------------------------------------------------------------------------
 
@@ -125,6 +129,7 @@ class Daemon:
             thread.start()
             self._threads.append(thread)
         self._enqueue_existing()
+        self._enqueued.set()
         log.info(
             "daemon started, pid %d, watching %s", os.getpid(), sorted(map(str, self.scheduled))
         )
@@ -202,6 +207,7 @@ class Daemon:
                 self._pass_failed(paths, exc)
                 continue
             self._pass_succeeded()
+            self._after_pass()
             if time.monotonic() >= next_rescan:
                 self._schedule_roots()
                 next_rescan = time.monotonic() + ROOT_RESCAN_SECONDS
@@ -246,6 +252,28 @@ class Daemon:
             log.info("ingest recovered after: %s", self.last_error)
         self.failing = False
         self._retry = RETRY_SECONDS
+
+    def _after_pass(self) -> None:
+        """The first catch-up's one-line summary, then the resume snapshots when due."""
+        if not self.caught_up:
+            if not self._enqueued.is_set() or not self.paths.empty():
+                return
+            if self.engine.capture_pending:
+                return
+            self.caught_up = True
+            memories = self.engine.store.counts()["memories"]
+            log.info(
+                "caught up: %d files, %d turns, %d memories",
+                self.totals.files,
+                self.totals.new_turns,
+                memories,
+            )
+        if not self.paths.empty():
+            return  # new lines first: the snapshots wait for a quiet pass
+        try:
+            self.snapshots.refresh(self.engine)
+        except (OSError, RecallnestError) as exc:
+            log.warning("resume snapshots not written: %s", _describe(exc))
 
     def _store_answers(self) -> bool:
         """Whether the database still serves a trivial read. DuckDB invalidates the whole

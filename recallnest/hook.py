@@ -124,7 +124,7 @@ def _run(
     if payload is None:
         log("stdin held no JSON object")
         return
-    _write_once(stdout, _handle(parsed[0], adapter, payload, home, log))
+    _write_once(stdout, _handle(parsed[0], adapter, payload, home, log, env))
 
 
 def parse_argv(argv: Sequence[str]) -> tuple[str, str] | None:
@@ -200,12 +200,19 @@ def _is_json_object(data: bytes) -> bool:
 # --- events ----------------------------------------------------------------------------------
 
 
-def _handle(name: str, adapter: Adapter, payload: dict[str, Any], home: Path, log: HookLog) -> str:
+def _handle(
+    name: str,
+    adapter: Adapter,
+    payload: dict[str, Any],
+    home: Path,
+    log: HookLog,
+    env: Mapping[str, str],
+) -> str:
     event = adapter.parse(payload, fallback_cwd=_cwd(), fallback_event=name)
     if name == "session-start":
-        return _resume(adapter, event, home, log)
+        return _resume(adapter, event, home, log, env)
     if name == "before-agent":
-        return _resume_after_compress(adapter, event, home, log)
+        return _resume_after_compress(adapter, event, home, log, env)
     trigger = payload.get("trigger")
     if _checkpoint_due(name, event, trigger, home):
         _checkpoint(name, event, home, log)
@@ -218,6 +225,7 @@ def _resume(
     event: HookEvent,
     home: Path,
     log: HookLog,
+    env: Mapping[str, str],
     render_as: str = "session-start",
     source: str | None = None,
 ) -> str:
@@ -231,8 +239,47 @@ def _resume(
         result = request(str(socket_path(home)), "resume", args, HOOK_BUDGET_SECONDS)
     except ProtocolError as exc:
         log(f"resume: {exc}", ours=not exc.from_daemon)
-        return adapter.empty
+        starting = not exc.from_daemon and _start_daemon(home, log, env)
+        text = _offline_text(home, event, str(args["source"] or ""), starting)
+        return adapter.render(text, _RENDER_EVENTS[render_as]) if text else adapter.empty
     return adapter.render(with_marker(_resume_text(result)), _RENDER_EVENTS[render_as])
+
+
+# --- daemon down: its snapshot, and a background start -----------------------------------------
+
+# Sources whose conversation still holds the notes sent at its start: without the daemon's
+# record of what was sent, nothing is sent again.
+_NOTES_STILL_THERE = frozenset({"resume", "fork"})
+OFFLINE_NOTE = (
+    "(recallnest: the daemon did not answer; these notes are its snapshot of {when}{then})"
+)
+STARTING_NOTE = "; it is being started in the background"
+
+
+def _offline_text(home: Path, event: HookEvent, source: str, starting: bool) -> str:
+    """The project's notes from the snapshot the daemon keeps (snapshot.py), or ""."""
+    if source in _NOTES_STILL_THERE:
+        return ""
+    from recallnest import snapshot
+
+    found = snapshot.read(home, event.cwd)
+    if found is None or not found.text.strip():
+        return ""
+    note = OFFLINE_NOTE.format(when=found.written_at, then=STARTING_NOTE if starting else "")
+    return with_marker(f"{found.text}\n{note}")
+
+
+def _start_daemon(home: Path, log: HookLog, env: Mapping[str, str]) -> bool:
+    """Start the daemon in the background (autostart.py), never waiting for it; whether a
+    daemon is now starting (by this hook or another)."""
+    from recallnest import autostart
+
+    try:
+        starting, outcome = autostart.start_if_down(home, env)
+    except OSError as exc:
+        starting, outcome = False, f"not started: {exc}"
+    log(f"daemon {outcome}", ours=True)
+    return starting
 
 
 def _resume_text(result: object) -> str:
@@ -334,7 +381,9 @@ def _stamp(home: Path, event: HookEvent) -> Path:
     return home / STATE_DIR_NAME / f"checkpointed-{_safe_id(event.session_id or '')}"
 
 
-def _resume_after_compress(adapter: Adapter, event: HookEvent, home: Path, log: HookLog) -> str:
+def _resume_after_compress(
+    adapter: Adapter, event: HookEvent, home: Path, log: HookLog, env: Mapping[str, str]
+) -> str:
     marker = compress_marker(home, event)
     if marker is None or not marker.exists():
         return adapter.empty
@@ -342,7 +391,7 @@ def _resume_after_compress(adapter: Adapter, event: HookEvent, home: Path, log: 
     marker.unlink(missing_ok=True)  # one window per PreCompress: the next one opens anew
     if not _compressed(state):
         return adapter.empty
-    return _resume(adapter, event, home, log, render_as="before-agent", source="compact")
+    return _resume(adapter, event, home, log, env, render_as="before-agent", source="compact")
 
 
 def compress_marker(home: Path, event: HookEvent) -> Path | None:

@@ -517,6 +517,23 @@ class Store:
         rows = self._cur().execute(" UNION ALL ".join([one] * len(groups)), params).fetchall()
         return [_memory_from_row(r) for r in rows]
 
+    def resume_projects(self, limit: int) -> list[str]:
+        """Projects with active notes or a checkpoint, most recently changed first (the
+        daemon keeps a resume snapshot for each, see snapshot.py)."""
+        rows = (
+            self._cur()
+            .execute(
+                "SELECT project, max(t) AS latest FROM ("
+                " SELECT scope AS project, updated_at AS t FROM memories"
+                " WHERE status = 'active' AND scope <> 'global'"
+                " UNION ALL SELECT project, created_at FROM checkpoints WHERE project IS NOT NULL"
+                ") GROUP BY project ORDER BY latest DESC NULLS LAST, project LIMIT ?",
+                [limit],
+            )
+            .fetchall()
+        )
+        return [str(row[0]) for row in rows]
+
     def turn_records(self) -> list[tuple[str, str]]:
         """(turn id, record id) of every turn (evaluation harnesses map ids back with it)."""
         rows = self._cur().execute("SELECT id, record_id FROM turns").fetchall()

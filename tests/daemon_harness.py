@@ -57,7 +57,10 @@ class DaemonProcess:
             if not k.startswith("RECALLNEST_") and k not in AGENT_ENV
         }
         self.env.update(
-            HOME=str(self.user), RECALLNEST_HOME=str(self.home), RECALLNEST_EMBEDDER="hash"
+            HOME=str(self.user),
+            RECALLNEST_HOME=str(self.home),
+            RECALLNEST_EMBEDDER="hash",
+            RECALLNEST_AUTOSTART="0",  # hooks run here never start a daemon of their own
         )
         self.sock = str(self.home / protocol.SOCKET_NAME)
         self.err = root / "daemon.err"

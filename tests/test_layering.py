@@ -37,6 +37,9 @@ FAST_PATH = {
     "recallnest.harness.claude",
     "recallnest.harness.codex",
     "recallnest.harness.gemini",
+    # Only when the daemon is down: its resume snapshot, and starting it (issue 16 item 9).
+    "recallnest.snapshot",
+    "recallnest.autostart",
     # Only when the hook logs a line (rare): the redactor and its helpers.
     "recallnest.redact",
     "recallnest.redact_shapes",
