@@ -274,7 +274,7 @@ def _fact_shape(text: str, role: str, relaxed: bool) -> bool:
         or (role == "user" and _latin_name_in_cjk(text))
         or R.TECH_NAME.search(text) is not None
         or (relaxed and (R.DIGIT_OR_VALUE.search(text) is not None or _ascii_name(text)))
-        or (relaxed and R.ZH_COPULAR.search(text) is not None)
+        or (relaxed and (R.ZH_COPULAR.search(text) or R.CONTRAST.search(text)) is not None)
     )
     # Trigger: "We use X here", "Our X is …", 我们用 X … Why: people state their setup plainly,
     # with no concrete token or listed verb. Outcome: a fact when the sentence names something.

@@ -69,7 +69,8 @@ STYLE_TOPIC = (
     r"|indentation|tabs|semicolons|trailing (?:whitespace|commas?)|line length|comments"
     r"|docstrings|type hints|annotations|print(?: statements| debugging)?|emoji|commit messages"
     r"|imports|abstractions|duplication|inheritance|composition|mocks|f-strings|early returns"
-    r"|file names|单引号|双引号|命名|缩进|注释|拼写|分号|文案|提交信息|导入|抽象|继承|组合"
+    r"|file names|summar(?:y|ies)|recaps?"
+    r"|单引号|双引号|命名|缩进|注释|拼写|分号|文案|提交信息|导入|抽象|继承|组合"
     r"|类型注解|文件名|变量名"
 )
 
@@ -193,7 +194,8 @@ FACT_VERB = re.compile(
     r"\b(?:is|are|lives?|listens?|runs?|uses?|stored|located|points?|proxies|exposes?|reads?"
     r"|comes? from|called|named|handles?|hosted|deployed|needs?|requires?|pinned|mounted|served"
     r"|sits?|consumes?|signed|stores?|keeps?|writes?|sends?|ships?|pushes?|publishes?|forwards?"
-    r"|strips?|syncs?|backs? up|goes|go to|kept)\b|是|在|放在|存在|监听|用来|用于|负责|代理到|叫"
+    r"|strips?|syncs?|backs? up|goes|go to|kept"
+    r"|belongs? (?:in|to|under))\b|是|在|放在|存在|监听|用来|用于|负责|代理到|叫"
     r"|地址|位于|来自|发到|写到|推到|传到|存到|转发|去掉|同步到|用的是|部署在|指向|签名|托管在"
     r"|托管于|跑在|读的"
     r"|powered by|backed by",
@@ -797,3 +799,6 @@ TOOL_NAME = re.compile(
 # A Chinese copular statement ("缓存是按租户隔离的"), for text already known to state something
 # (a correction): as checkable as a value. Not one about the speakers ("是我搞错了").
 ZH_COPULAR = re.compile(r"^(?!是?[我你他她])[^，。]{0,20}?[\u4e00-\u9fff]{2}\s*是\s*\S{2}")
+
+# "X, not Y" in a correction: the contrast says what the fact is, with no value needed.
+CONTRAST = re.compile(r",\s*not (?:the |a |an )?\w|\binstead of\b|[，,]\s*不是\s*\S", _I)

@@ -166,3 +166,23 @@ def test_a_confirmation_with_news_is_still_kept() -> None:
 def test_a_confirmation_is_kept_when_the_user_turn_gave_nothing() -> None:
     found = one("Got it: the staging API listens on port 8443.", "assistant", "staging is 8443 btw")
     assert "8443" in found.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Correction: invoices go to the billing queue, not the default one.",
+        "Correction: the cron runs in the worker container instead of the web one.",
+    ],
+)
+def test_a_correction_with_a_contrast_needs_no_value(text: str) -> None:
+    assert one(text).category == "entities"
+
+
+def test_an_assistant_agreeing_where_something_belongs_is_a_fact() -> None:
+    found = one("You're right, fixtures belong in tests/data; I'll move them.", "assistant")
+    assert "tests/data" in found.text
+
+
+def test_no_recaps_is_a_style_preference() -> None:
+    assert one("No recap paragraphs at the end of replies, please.").category == "preferences"
