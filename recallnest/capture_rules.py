@@ -230,7 +230,8 @@ REQUEST = Gated(
 
 FAILURE = Gated(
     re.compile(
-        r"\b(?:failing|failed|fails|broken|crash\w*|got killed)\b|报错|失败|挂了|崩了|被\s*kill",
+        r"\b(?:failing|failed|fails|broken|crash\w*|got killed)\b|(?<!会)(?:报错|失败|挂了|崩了)"
+        r"|被\s*kill",
         _I,
     )
 )

@@ -186,3 +186,12 @@ def test_an_assistant_agreeing_where_something_belongs_is_a_fact() -> None:
 
 def test_no_recaps_is_a_style_preference() -> None:
     assert one("No recap paragraphs at the end of replies, please.").category == "preferences"
+
+
+def test_a_would_fail_consequence_does_not_hide_the_fact() -> None:
+    found = one("我们的构建跑在内网机器上，访问外网的步骤都会失败。")
+    assert "内网" in found.text and found.category == "entities"
+
+
+def test_an_observed_failure_is_still_no_fact() -> None:
+    assert capture("我们的构建跑在内网机器上，昨天失败了。") == []
