@@ -195,3 +195,12 @@ def test_a_would_fail_consequence_does_not_hide_the_fact() -> None:
 
 def test_an_observed_failure_is_still_no_fact() -> None:
     assert capture("我们的构建跑在内网机器上，昨天失败了。") == []
+
+
+@pytest.mark.parametrize("text", ["我总是搞混 let 和 const。", "我总是忘了 rebase 的参数。"])
+def test_always_getting_something_wrong_is_no_preference(text: str) -> None:
+    assert capture(text) == []
+
+
+def test_always_using_something_is_still_a_preference() -> None:
+    assert one("我总是用 fd 代替 find。").category == "preferences"
