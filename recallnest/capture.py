@@ -136,6 +136,8 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
     text = R.FILLER.sub("", sentence).strip()
     if not text or len(text) > MAX_SENTENCE_CHARS:
         return None, 1
+    if _restated_confirmation(sentence.strip(), ctx):
+        return None, 1
     confirmed = _confirmation(sentence.strip(), ctx)  # "OK, …"/好的，… are fillers elsewhere
     if confirmed is not None and not _states_a_decision(text, ctx.role):
         return _keep_polarity(text, confirmed[0]), confirmed[1]
@@ -146,6 +148,21 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
     if is_question(text):
         return None, 1
     return classify(text, ctx.role), 1
+
+
+def _restated_confirmation(text: str, ctx: Context) -> bool:
+    # Trigger: an assistant acknowledgement that repeats what the user just said ("Understood:
+    # releases only from the CI release workflow." after the user's rule). Why: the user's own
+    # words are the memory, and the assistant's paraphrase is often a fragment without its
+    # subject that would then stand in for (or supersede) the user's rule. Outcome: nothing
+    # is captured from it when the user's turn yields a memory of its own.
+    if ctx.role != "assistant" or ctx.previous is None:
+        return False
+    match = R.CONFIRMATION.match(text)
+    if match is None or not reply.restates(text[match.end() :], ctx.previous):
+        return False
+    said = gate_turn(ctx.previous)
+    return said.reason is None and bool(extract(said.sentences, "user"))
 
 
 def _states_a_decision(text: str, role: str) -> bool:
@@ -209,9 +226,15 @@ def _acceptable(text: str, rule: R.Rule) -> bool:
     # Trigger: a transient marker ("for now", "yet", 先别) or a decision aimed at a deictic
     # ("let's go with whatever"). Why: those are about the task at hand, not future sessions.
     # Outcome: the rule does not fire.
-    if R.TRANSIENT.search(text):
+    if _transient(text):
         return False
     return not (rule.category == "events" and R.VAGUE_DECISION.search(text))
+
+
+def _transient(text: str) -> bool:
+    # "We're pinned to Node 18 because the runtime hasn't moved yet": the "yet" is in the
+    # reason; the statement itself stands.
+    return R.TRANSIENT.search(R.REASON.split(text, maxsplit=1)[0]) is not None
 
 
 def _signal(rule: R.Rule, text: str, role: str) -> Signal:
@@ -225,7 +248,7 @@ def _fact(text: str, role: str, relaxed: bool) -> Signal | None:
     # worth keeping only when checkable; opinions and task chatter are not. Outcome: entities.
     if not relaxed and (R.NARRATION.match(text) or R.IMPERATIVE.match(text)):
         return None
-    if not relaxed and R.TRANSIENT.search(text):
+    if not relaxed and _transient(text):
         return None
     if R.CODE_NAVIGATION.search(text) or R.HEDGE.search(text) or R.FAILURE.search(text):
         return None
@@ -251,6 +274,7 @@ def _fact_shape(text: str, role: str, relaxed: bool) -> bool:
         or (role == "user" and _latin_name_in_cjk(text))
         or R.TECH_NAME.search(text) is not None
         or (relaxed and (R.DIGIT_OR_VALUE.search(text) is not None or _ascii_name(text)))
+        or (relaxed and (R.ZH_COPULAR.search(text) or R.CONTRAST.search(text)) is not None)
     )
     # Trigger: "We use X here", "Our X is …", 我们用 X … Why: people state their setup plainly,
     # with no concrete token or listed verb. Outcome: a fact when the sentence names something.
@@ -288,7 +312,8 @@ def _ascii_name(text: str) -> bool:
 
 
 def _names_something(text: str) -> bool:
-    return bool(re.search(r"\b[A-Z][\w.-]+|[a-z]+[A-Z]\w*|[\u4e00-\u9fff]{2,}", text[1:]))
+    found = re.search(r"\b[A-Z][\w.-]+|[a-z]+[A-Z]\w*|[\u4e00-\u9fff]{2,}", text[1:])
+    return found is not None or R.TOOL_NAME.search(text) is not None
 
 
 # --------------------------------------------------------------------------- special rules
@@ -401,7 +426,7 @@ def _confirmation(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     body = text[match.end() :].strip()
     if not body or is_question(body) or R.NARRATION.match(body) or R.HEDGE.search(body):
         return None
-    if R.PROGRESS.search(body):
+    if R.PROGRESS.search(re.split(r"[;；]", body, maxsplit=1)[0]):
         return None
     inner = classify(body, "assistant", relaxed=True)
     workflow = classify(body, "user")  # a workflow the user stated, restated by the assistant
@@ -423,6 +448,8 @@ def _solved_case(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     # and the next ("The error was X; fixed by Y", 报错…就好了). Why: solved cases save the next
     # session from debugging the same thing. Outcome: cases, user or assistant.
     if not R.CASE_ERROR.search(text) or R.INTENT.match(text) or is_question(text):
+        return None
+    if R.UNFIXED.search(text):  # "I tried the fix and it's still failing": nothing solved
         return None
     confidence = 0.8 if ctx.role == "user" else 0.65
     if R.CASE_FIX.search(text):

@@ -102,3 +102,23 @@ def _words(text: str) -> set[str]:
 
 def _has_value(text: str) -> int:
     return 1 if _VALUE.search(text) else 0
+
+
+RESTATEMENT_SHARE = 0.5
+
+
+def restates(body: str, previous: str) -> bool:
+    """`body` (an assistant's confirmation) mostly repeats words of `previous` (the user's turn).
+
+    Plural "s" is folded ("releases" repeats "release"), so a paraphrase that keeps the user's
+    nouns counts as a restatement.
+    """
+    said = {_singular(w) for w in _words(previous)}
+    mine = [_singular(w) for w in _words(body)]
+    if not mine:
+        return False
+    return sum(1 for w in mine if w in said) / len(mine) >= RESTATEMENT_SHARE
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and word.isascii() else word

@@ -69,7 +69,8 @@ STYLE_TOPIC = (
     r"|indentation|tabs|semicolons|trailing (?:whitespace|commas?)|line length|comments"
     r"|docstrings|type hints|annotations|print(?: statements| debugging)?|emoji|commit messages"
     r"|imports|abstractions|duplication|inheritance|composition|mocks|f-strings|early returns"
-    r"|file names|单引号|双引号|命名|缩进|注释|拼写|分号|文案|提交信息|导入|抽象|继承|组合"
+    r"|file names|summar(?:y|ies)|recaps?"
+    r"|单引号|双引号|命名|缩进|注释|拼写|分号|文案|提交信息|导入|抽象|继承|组合"
     r"|类型注解|文件名|变量名"
 )
 
@@ -98,7 +99,8 @@ NARRATION = re.compile(
     r"|here's|here is|i (?:updated|added|changed|removed|moved|renamed|fixed|wired|refactored"
     r"|created|wrote|ran|set|replaced)\b|running|我先|让我|我来|我已经|已经|现在|接下来|下面"
     r"|我这就|我马上|我(?:给|把|刚|刚刚|又|顺便|也)\S|looking at|checking|reading|after reading"
-    r"|i looked|i checked|查看了|看了一下|查了一下|正在|我现在(?:去|就|来))",
+    r"|i looked|i checked|查看了|看了一下|查了一下|正在|我现在(?:去|就|来)"
+    r"|我(?:看|查|检查|翻|读)(?:了|过))",
     _I,
 )
 
@@ -192,7 +194,8 @@ FACT_VERB = re.compile(
     r"\b(?:is|are|lives?|listens?|runs?|uses?|stored|located|points?|proxies|exposes?|reads?"
     r"|comes? from|called|named|handles?|hosted|deployed|needs?|requires?|pinned|mounted|served"
     r"|sits?|consumes?|signed|stores?|keeps?|writes?|sends?|ships?|pushes?|publishes?|forwards?"
-    r"|strips?|syncs?|backs? up|goes|go to|kept)\b|是|在|放在|存在|监听|用来|用于|负责|代理到|叫"
+    r"|strips?|syncs?|backs? up|goes|go to|kept"
+    r"|belongs? (?:in|to|under))\b|是|在|放在|存在|监听|用来|用于|负责|代理到|叫"
     r"|地址|位于|来自|发到|写到|推到|传到|存到|转发|去掉|同步到|用的是|部署在|指向|签名|托管在"
     r"|托管于|跑在|读的"
     r"|powered by|backed by",
@@ -213,7 +216,7 @@ STRONG_FACT = Gated(
 HEDGE = Gated(
     re.compile(
         r"\b(?:looks like|seems|maybe|probably|i think|i guess|perhaps|might|not sure|i wonder)\b"
-        r"|好像|可能|也许|大概|估计|不确定",
+        r"|\b(?:forget|forgot)\b|好像|可能|也许|大概|估计|不确定|忘了|记不住|记不清|想不起",
         _I,
     )
 )
@@ -227,7 +230,8 @@ REQUEST = Gated(
 
 FAILURE = Gated(
     re.compile(
-        r"\b(?:failing|failed|fails|broken|crash\w*|got killed)\b|报错|失败|挂了|崩了|被\s*kill",
+        r"\b(?:failing|failed|fails|broken|crash\w*|got killed)\b|(?<!会)(?:报错|失败|挂了|崩了)"
+        r"|被\s*kill",
         _I,
     )
 )
@@ -290,11 +294,13 @@ REMEMBER_INLINE = re.compile(
 
 CORRECTION = re.compile(
     r"^(?:no+(?:pe)?|nah|not quite|not really|wrong|that's (?:not right|wrong|incorrect|not it"
-    r"|not how (?:we|it) (?:do(?:es)? it|works)(?: here)?|not what we do)"
+    r"|not how (?:we|it) (?:do(?:es)? it|works)(?: here)?|not what we do|outdated|out of date"
+    r"|stale|old info|no longer (?:true|right|the case)|changed)(?: now| anymore| any more"
+    r"| these days)?"
     r"|that is (?:not right|wrong|incorrect)|you're wrong|actually|correction|wait)\b(?:\s*(?:no"
     r"|that's (?:not right|wrong)))?\s*[,.:;!—–-]*\s*|^(?:不对|不是的?|不行|其实|错了|你说错了"
     r"|更正一下|更正|纠正一下|不不|等下|等等|等一下|\S{0,4}(?:搞|弄|写|说"
-    r"|记)错了)(?:那个\S{0,4})?[，,。:：!！\s]*",
+    r"|记)错了|(?:那个|这个|这条|这)?(?:信息|说法)?(?:已经)?(?:过时了|不对了|变了|不是这样了))(?:那个\S{0,4})?[，,。:：!！\s]*",
     _I,
 )
 
@@ -320,7 +326,8 @@ CONFIRMATION = re.compile(
     r"[\s,:—–-]+|(?:understood|got it|agreed|noted|decision noted|makes sense|that makes sense"
     r"|sounds good|good call|good point|fair point|fair enough|you're right"
     r"|有道理|说得对|好主意|同意"
-    r"|thanks for (?:clarifying|the context|explaining)|谢谢(?:说明|解释|澄清)|记下了|记住了"
+    r"|thanks for (?:clarifying|the context|explaining|the correction|correcting (?:me|that)"
+    r"|the heads[- ]up)|谢谢(?:说明|解释|澄清|纠正|指正|提醒)|记下了|记住了"
     r"|confirmed|right|perfect|great|will do|ok(?:ay)?|明白了?|收到|了解|懂了|确认一下|确认|没问题"
     r"|好的?|行)(?:\s*[,:：，—–-]+|\s+(?=so\b|—)))\s*(?:so\s+|那就|那|就)?",
     _I,
@@ -362,7 +369,8 @@ DECLARATIVE = re.compile(
     r"|^we(?:'re| are) an? [\w.+-]+ (?:shop|house|team|stack|codebase)\b"
     r"|^我们是\s*\S+\s*(?:的)?(?:技术栈|团队|项目)"
     r"|^(?:我们|团队|这边|本项目|这个项目)(?:这个\s*\S{1,12}?\s*)?(?:都|一直|现在)?(?:用|使用|用的是"
-    r"|跑在|部署在|基于|依赖|托管在)\s*[A-Za-z]",
+    r"|跑在|部署在|基于|依赖|托管在)\s*[A-Za-z]"
+    r"|^我们的\s*[A-Za-z\u4e00-\u9fff][^，。；]{0,12}?(?:跑在|部署在|托管在|放在|用的是|基于)",
     _I,
 )
 
@@ -372,7 +380,7 @@ CHOICE = re.compile(
     r"|we use|use|switch(?:ing)? to|moves? to|no \w+|instead of|over|it is)\b"
     r"|\byou (?:want|prefer|'d like|would like|'d rather)\b"
     r"|保留|统一|改用|换成|就用|不上|不迁|不用|选|替代|取代|以后用|放在|不放|按这个来|就这么办|不按"
-    r"|按\S{1,8}?(?:分组|排序|划分|组织)|你(?:希望|想要|要的是|更喜欢)",
+    r"|按\S{1,8}?(?:分组|排序|划分|组织)|你(?:希望|想要|要的是|更喜欢)|(?:^|[，,]\s*)用\s*[A-Za-z]",
     _I,
 )
 
@@ -402,14 +410,31 @@ CASE_FIX = Gated(
         r"|crashing|flaking))\b|\bfrom \d+\s*\w*\s+(?:down\s+)?to \d+|解决|修好|修复了|就好了"
         r"|后就好|(?<![不没])正常了|(?<![不没])恢复|就没了|(?<![不没太])稳定了|(?<![不没])成功|搞定"
         r"|降到|缩短到|就通过了|就行了|没再出现|不再出现|快了\S{0,4}倍|(?:改用|换成)\S+\s*(?:后|之后)"
-        r"|就不会(?:再)?"
+        r"|就不会(?:再)?|不再(?:报错|出现|报|崩|超时|失败|丢)|对上了|问题解决|就稳定"
         r"|没再(?:报|出)",
         _I,
     )
 )
 
+# A fix that did not work ("it's still failing", 还是报错): no solved case.
+UNFIXED = Gated(
+    re.compile(
+        r"\bstill (?:fail\w*|broken|crash\w*|not working|doesn't work|happening|flak\w*|there)\b"
+        r"|还是(?:报错|不行|失败|有问题|挂)|仍然(?:报错|失败|不行)|依然(?:报错|失败|不行)",
+        _I,
+    )
+)
+
+# A reason clause ("…because the runtime hasn't moved yet"): its "yet" does not make the main
+# statement transient.
+REASON = re.compile(r"\b(?:because|since|until|as long as)\b|因为|由于|直到", _I)
+
 VAGUE_DECISION = Gated(
-    re.compile(rf"\b(?:with|use|keep)\s+{DEICTIC_EN}|(?:就用|就按|那就用){DEICTIC_ZH}", _I)
+    re.compile(
+        rf"\b(?:with|use|keep)\s+{DEICTIC_EN}|(?:就用|就按|那就用){DEICTIC_ZH}"
+        r"|\blet's\s+(?:keep (?:going|moving|at it)|move on|continue|carry on|proceed)\b",
+        _I,
+    )
 )
 
 # --------------------------------------------------------------------------- rule tables
@@ -479,7 +504,7 @@ PATTERN_RULES = _table(
             r"|hotfix|migrate|roll back|rollback|pair)\b"
         ),
         "pattern.zh.sequence": (
-            r"每次.{0,20}(?:之前|以前|前|之后|(?<!最)后)|(?:之前|以前)[，,]?\s*都?(?:先|要|需要"
+            r"每次.{0,20}(?:之前|以前|前|之后|(?<!最)后)|(?:之前|以前)[，,]?\s*(?:都|最好|一定|务必)?(?:先|要|需要"
             r"|必须"
             r"|记得)|(?:之后|后)[，,]\s*(?:要|需要|必须|记得|再)|的时候[，,]?\s*(?:记得|要|也要"
             r"|需要"
@@ -511,7 +536,7 @@ DECISION_RULES = _table(
         "decision.going_with": (
             r"\bwe(?:'re| are)\s+going\s+(?:to\s+(?:use|go with|switch|move|keep|drop|adopt|stick)"
             r"|with)\b|\bwe(?:'re| are)\s+(?:sticking with|staying (?:with|on)|moving to"
-            r"|switching to"
+            r"|keeping|sticking to|switching to"
             r"|standardi[sz]ing on|going with|dropping|migrating to)\b|\b(?:the|our) plan is to\b"
             r"|\bwe(?:'re| are)? plan(?:ning)? to\b|\bwe(?:'re| are| will|'ll)\s+(?:moving"
             r"|migrating"
@@ -605,13 +630,15 @@ PROFILE_RULES = _table(
             r"(?:我|本人)是(?!说|不是|在|想|觉得|指|问|的|否)(?:一名|一个|个"
             r"|位)?[^，。,\s]{0,12}(?:工程师|开发|程序员|设计师|架构师|运维|维护者|负责人|学生"
             r"|研究生"
-            r"|本科生|博士|产品经理|经理|分析师|科学家|创始人|实习生|新手|全栈|管理员)|我(?:以前"
+            r"|本科生|博士|产品经理|经理|分析师|科学家|创始人|实习生|新手|全栈|管理员|创业者?|独立开发者?"
+            r"|自由职业者?|个人开发者)|我(?:以前"
             r"|之前"
             r"|原来)?是(?:做|搞|干|写)[^，。,]{1,12}?(?:的|出身)|我在\S{1,12}(?:当|做|担任"
             r"|任)\S{0,6}(?:工程师|负责人|经理|架构师|主管|组长|leader|lead)"
         ),
         "profile.zh.work": (
-            r"(?:我|本人)(?:现在|目前)?(?:在|就职于)(?:一家|一个)|我(?:本科|硕士|博士"
+            r"(?:我|本人)(?:现在|目前)?(?:在|就职于)(?:一家|一个)|我(?:自己|一个人)(?:在)?(?:创业|做产品|开公司)"
+            r"|我是一个人(?:创业|做|开发|维护)|我(?:本科|硕士|博士"
             r"|研究生)?(?:学的是|读的是|专业是)|我(?:主要|平时|日常|一般|目前)?负责|(?:我"
             r"|本人)(?:主要|平时|日常|一般|目前)(?:写|用|做|在)|^(?:我)?(?:之前|以前)?(?:做|写|干"
             r"|用)了\S{1,4}年|我(?:人在|住在)|我(?:在|人在)\S{2,6}(?:工作|生活|上班)|时区是"
@@ -686,13 +713,15 @@ PREFERENCE_RULES = _table(
         ),
         "preference.style": rf"^(?=.{{0,40}}?(?:{STYLE_TOPIC}))(?=.*(?:{STYLE_DIRECTIVE}))",
         "preference.zh.always": (
-            r"一律|统一(?:用|使用|交给|成|为|写成)?|全部(?:用|使用)|都(?:用|使用)(?!过)|永远|总是"
+            r"一律|统一(?:用|使用|交给|成|为|写成)?|全部(?:用|使用)|都(?:用|使用)(?!过)|永远"
+            r"|总是(?!搞混|搞错|弄错|弄混|忘|记不|分不清|想不起)"
             r"|一直(?:都)?(?:用|使用)|从来不(?:用|写|装)|宁愿|宁可|尽量(?!了)\S|能(?:用|不用"
             r"|少)\S{0,12}就(?:用|不用|少)|\S都(?:要|得|必须)(?:写|加|用|带|有)|(?:不用|不需要"
             r"|别)(?:管|考虑|支持)(?!它|这|那)|(?:以后|今后|往后|从现在开始|从今以后)(?:都|一律"
             r"|统一"
             r"|全部|请|就|也)?(?:用|别|不要|不用|使用|写|给|交给|改用|换成)"
-            r"|^用\s*\S+\s*[，,]\s*(?:不用|别用|不要用)"
+            r"|^用\s*\S+\s*[，,]\s*(?:不用|别用|不要用)|用\s*\S{1,10}[，,]\s*(?:别|不要|不用)\S"
+            r"|(?:以后|今后|往后|从现在开始|从今以后)[^，。]{1,16}?都(?:给我|要|得|用|加|写|带)"
             r"|(?:所有|每个|任何)(?:的)?(?:项目|仓库|代码库)(?:都|里|中|一样|通用)"
         ),
         "preference.zh.like": (
@@ -753,3 +782,25 @@ def _rules_by_role(order: tuple[tuple[Rule, ...], ...]) -> dict[str, tuple[Rule,
 
 # RULE_ORDER flattened per speaker, in order; `capture.classify` walks these.
 RULES_BY_ROLE: dict[str, tuple[Rule, ...]] = _rules_by_role(RULE_ORDER)
+
+
+# Tools people name in lower case ("we use ruff here"): as much a name as a capitalised one.
+# English words that are also tools ("black", "make", "just") are left out.
+TOOL_NAME = re.compile(
+    r"(?<![\w.-])(?:ruff|uv|pnpm|npm|yarn|bun|pytest|vitest|jest|mypy|pyright|eslint|prettier"
+    r"|biome|isort|flake8|pylint|poetry|pipenv|conda|pdm|hatch|tox|nox|docker|podman|kubectl"
+    r"|helm|kustomize|terraform|ansible|nginx|caddy|redis|postgres|mysql|sqlite|duckdb|kafka"
+    r"|celery|dramatiq|sidekiq|webpack|vite|esbuild|rollup|turborepo|nx|cargo|rustup|gradle"
+    r"|maven|bazel|cmake|ninja|direnv|pre-commit|husky|lefthook|renovate|dependabot|sentry"
+    r"|grafana|prometheus|loki|gofmt|golangci-lint|pip|pipx|nvm|fnm|asdf|mise|tmux|zsh|fish"
+    r"|neovim|nvim|vim|emacs|deno|node|alembic|prisma|drizzle|sqlalchemy|pydantic|fastapi"
+    r"|django|flask|rails|uvicorn|gunicorn|storybook|playwright|cypress|selenium)(?![\w-])",
+    _I,
+)
+
+# A Chinese copular statement ("缓存是按租户隔离的"), for text already known to state something
+# (a correction): as checkable as a value. Not one about the speakers ("是我搞错了").
+ZH_COPULAR = re.compile(r"^(?!是?[我你他她])[^，。]{0,20}?[\u4e00-\u9fff]{2}\s*是\s*\S{2}")
+
+# "X, not Y" in a correction: the contrast says what the fact is, with no value needed.
+CONTRAST = re.compile(r",\s*not (?:the |a |an )?\w|\binstead of\b|[，,]\s*不是\s*\S", _I)
