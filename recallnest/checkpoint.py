@@ -308,10 +308,13 @@ def _summary(turns: Sequence[Turn], sentences: Sequence[_Sentence]) -> str:
         done = _done_report(sentences, asked=" ".join(requests))
         parts = [f"Asked: {requests[0]}" if requests else ""]
         parts += [f"Later: {r}" for r in requests[1:]]
-        parts.append(f"Done: {done}" if done else "")
+        parts.append(f"Done: {_DONE_LABEL.sub('', done)}" if done else "")
         if not any(parts):
             parts = [_discussed(sentences)]
     return clip(" ".join(_with_stop(p) for p in parts if p), SUMMARY_MAX_CHARS)
+
+
+_DONE_LABEL = re.compile(r"^done\s*[:.!,-]\s*", re.IGNORECASE)  # "Done: Done: x" -> "Done: x"
 
 
 def _discussed(sentences: Sequence[_Sentence]) -> str:

@@ -305,6 +305,9 @@ def check(scenario: Scenario, text: str, machine: Machine | None = None) -> list
     for name, phrases in expect.get("sections", {}).items():
         body = section(text, name).lower()
         failures += [f"not under {name!r}: {p!r}" for p in phrases if p.lower() not in body]
+    for name, phrases in expect.get("sections_without", {}).items():
+        body = section(text, name).lower()
+        failures += [f"under {name!r}: {p!r}" for p in phrases if p.lower() in body]
     last = expect.get("last_session")
     if last:
         body = section(text, "Last session").lower()

@@ -217,7 +217,7 @@ def test_summary_names_first_and_latest_requests() -> None:
     assert cp.summary == (
         "Asked: Add a --strict flag to the CLI that rejects malformed rows. "
         "Later: Now make the error message show the row number. "
-        "Done: Done: errors now read 'row 12: expected 3 fields'."
+        "Done: errors now read 'row 12: expected 3 fields'."
     )
 
 
