@@ -201,6 +201,20 @@ def test_every_thing_inside_one_project_is_not_every_project(text: str) -> None:
     assert all(c.scope == PROJECT for c in capture(text)), capture(text)
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["这个仓库提交前必须跑 cargo clippy -- -D warnings，不能有警告。", "合并前一定要跑完集成测试。",
+     "发版前需要先跑 e2e。", "部署前务必检查迁移脚本。"],
+)  # fmt: skip
+def test_a_step_required_before_a_commit_or_release_is_a_project_workflow(text: str) -> None:
+    found = capture(text)
+    assert [(c.category, c.scope) for c in found] == [("patterns", PROJECT)], found
+
+
+def test_asking_whether_a_step_is_needed_is_no_workflow() -> None:
+    assert capture("合并前要不要跑集成测试？") == []
+
+
 # --------------------------------------------------------------------------- subject (item 4)
 
 SCRAPER = "I'll point the metrics scraper at port 8080 on the exporter."
