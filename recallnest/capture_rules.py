@@ -253,16 +253,31 @@ MUST = Gated(re.compile(r"\b(?:must|need to|needs to|have to|should)\b|必须|�
 
 # --------------------------------------------------------------------------- scope
 
-# Said for every project: the statement is global whatever it is about.
-EVERY_PROJECT = re.compile(
-    r"\bfor (?:all|every one of|each of|any of) (?:my|our|the) (?:projects|repos|repositories"
-    r"|codebases?|code)\b|\b(?:in|across|for) (?:all|every|any|each) (?:of )?(?:my |our )?"
-    r"(?:projects?|repos?|repositories|codebases?)\b|\beverywhere\b"
-    r"|\bno matter (?:the|which) (?:project|repo)|\bregardless of (?:the )?(?:project|repo)"
-    r"|(?:所有|每个|任何|全部)(?:的)?(?:项目|仓库|代码库)"
-    r"|不管(?:哪个|什么)(?:项目|仓库)",
-    _I,
+# Said for every project: the statement is global whatever it is about. The noun phrase must
+# end at the projects word ("in every repo, …", "for every repository I work in"), so "every
+# repository module" (a thing inside one project) is not it.
+_PROJECTS = r"(?:projects?|repos?|repositories|repository|codebases?|code ?bases?|workspaces?)"
+_PHRASE_END = (
+    r"(?=\s*(?:[^\w\s]|$|(?:i|i'm|i've|we|you|of|that|which|where|in|on|at|and|or|too|alike"
+    r"|as well)\b))"
 )
+_EVERY_PROJECT = (
+    r"\bfor (?:all|every one of|each of|any of) (?:my|our) code\b"
+    r"|\b(?:for|in|across|on|to|with) (?:all|every(?: single)?|any|each)(?: one)?(?: of)? "
+    rf"(?:(?:my|our|your|the|these) )?(?:own )?{_PROJECTS}{_PHRASE_END}"
+    rf"|\b(?:all|every one|each|any) of (?:my|our) (?:own )?{_PROJECTS}{_PHRASE_END}"
+    rf"|\b(?:any|every) {_PROJECTS} (?:of mine|of ours|i (?:work|touch|open|own|start"
+    r"|create|maintain))\b"
+    rf"|\bacross (?:(?:my|our|all|the) )?{_PROJECTS}{_PHRASE_END}"
+    r"|\b(?:whatever|whichever|no matter (?:the|which|what)|regardless of (?:the |which )?)"
+    rf"(?: the)? {_PROJECTS}\b"
+    r"|\bwherever (?:i|we) (?:work|code|am|go)\b"
+    r"|(?:所有|每个|每一个|任何|全部|各个)(?:的)?(?:项目|仓库|代码库|工程)"
+    r"|(?:不管|无论|不论)(?:在|是)?(?:哪个|什么|哪一个|哪)(?:项目|仓库|代码库|工程)"
+)
+# "everywhere" sets the scope of a rule ("I prefer tabs everywhere") but is no rule by itself:
+# "rename fetchUser everywhere" is a request about this codebase.
+EVERY_PROJECT = re.compile(_EVERY_PROJECT + r"|\beverywhere\b", _I)
 
 # What belongs to one project: its paths, commands, variables, services and release process.
 PROJECT_THINGS = re.compile(
@@ -510,6 +525,9 @@ PATTERN_RULES = _table(
             r"|需要"
             r"|必须|同步|顺便)|先(?!不).{1,44}?(?:再|然后)|每个\s*\S{0,8}.{0,10}?都(?:必须|要|得|需要)"
             r"|(?:每次|每个).{0,20}?我(?:都|也)?(?:会|要)(?:亲自|先)?"
+            # A step before a commit, merge, push or release: 提交前必须跑…, 合并前一定要….
+            r"|(?:提交|合并|发布|上线|推送|部署|发版|改动|commit|push|merge|PR)\s*(?:之前|以前|前)"
+            r"[，,]?\s*(?:都|也)?(?:必须|一定要|一定得|务必|需要|要(?!不)|得|记得)"
         ),
         "pattern.zh.we_usually": (
             r"(?:我们|团队)(?:一般|通常|都是|总是|一律)\S{0,10}(?:发|部署|上线|合并|发布)"
@@ -740,6 +758,8 @@ PREFERENCE_RULES = _table(
             r"(?:回答|回复|解释|说明)(?:尽量|请|要)?(?:简洁|简短|精简)|(?:交流|沟通|回复"
             r"|回答)(?:请)?用(?:中文|英文|英语)|请(?:用|使用|统一用)(?!这)|默认(?:用|使用|走)"
         ),
+        # Said for every project (EVERY_PROJECT): a rule meant to follow the user anywhere.
+        "preference.every_project": _EVERY_PROJECT,
     }
 )
 

@@ -83,7 +83,8 @@ DONE = re.compile(
     r"|^(?:I|we) found (?:the|a) (?:cause|bug|problem|issue|culprit)\b"
     r"|^(?:the )?(?:fix|change|patch)(?:es)? (?:is|are) (?:in|done|applied)\b"
     r"|^(?:all |the )?(?:\d+ )?tests? (?:now )?pass"
-    r"|^(?:我)?(?:已经|已)(?:修复|完成|添加|实现|更新|修改|删除|重构|改好|解决|迁移|替换|补充|加上|新增)"
+    r"|(?:已经|已)(?:修复|完成|添加|实现|更新|修改|删除|重构|改好|解决|迁移|替换|补充|加上|新增"
+    r"|改成|改为|换成|转换|处理)"
     r"|^完成|(?:修复|完成|改好|解决)了|搞定",
     re.IGNORECASE,
 )
@@ -176,10 +177,17 @@ ANAPHORIC = re.compile(
     r"|^(?:那|这)(?:个|些)?(?:就)?(?:下次|以后|之后|回头|明天)(?:再)?(?:做|弄|处理|说|搞)",
     re.IGNORECASE,
 )
-# An assistant line that starts work rather than reporting it ("Starting with the model").
+# An assistant line that starts work rather than reporting it ("Starting with the model",
+# "I'll start with…", 先改…, 我来看一下…, 我现在把…), after an optional acknowledgement
+# ("OK,", 好的，, 收到，). A 先 clause in the past ("先看了一下，…") is a report, not a start.
 PROGRESS = re.compile(
-    r"^(?:ok(?:ay)?,? |sure,? )?(?:let me\b(?! know)|i'm now\b|starting\b|now (?:i|let's)\b"
-    r"|first,? (?:i|let's)\b|working on\b|looking (?:at|into)\b|我先|先来|开始|正在)",
+    r"^(?:(?:ok(?:ay)?|sure|alright|right|got it|understood|will do)[,.!]? "
+    r"|(?:好的|好|行|嗯|收到|明白|了解|没问题)[,，、!！]?\s*)?"
+    r"(?:let me\b(?! know)|i'm now\b|starting\b|now (?:i|let's)\b"
+    r"|first,? (?:i|let's)\b|working on\b|looking (?:at|into)\b"
+    r"|i(?:'ll| will) (?:start|begin|first|now)\b|i(?:'m| am) (?:going to|gonna|about to|starting"
+    r"|working)\b|going to\b"
+    r"|(?:那)?我?(?:先|来|现在|这就|马上|立刻)(?![^，,。]{0,2}了)|开始|正在)",
     re.IGNORECASE,
 )
 PROPOSAL = re.compile(

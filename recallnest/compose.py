@@ -38,7 +38,10 @@ Start reasons (the caller passes the ids already sent to this session in `alread
 - resume, fork, clear: only items not in `already_sent` (a resumed transcript still holds the
   earlier notes; after /clear the user asked for a clean slate, so old notes are not pushed
   back). A checkpoint of the very session being resumed is skipped: the session has it.
-  Nothing new → the marker plus a one-line reminder.
+  On resume and fork, memories captured from that session itself (`held`, found by the
+  caller from their evidence) are skipped too: its transcript holds what was said, even when
+  nothing was recorded as sent (a daemon restart). Nothing new → the marker plus a one-line
+  reminder.
 - compact: compaction dropped or paraphrased the earlier notes, so the essentials are sent
   again even if already sent (the checkpoint and the top preferences), plus anything new.
 
@@ -94,6 +97,8 @@ UNKNOWN_AGENT_MAX_CHARS = 8_000
 UNKNOWN_AGENT_MAX_TOKENS = 2_000
 
 _RESENDING = frozenset({"resume", "clear", "compact", "fork"})
+# Starts that continue the session's own transcript: what it said is still in front of it.
+_TRANSCRIPT_KEPT = frozenset({"resume", "fork"})
 _SECTION_TITLES = {
     "loops": "Open loops:",
     "next": "Next:",
@@ -113,7 +118,8 @@ PROJECT_SHARE = 0.5
 class ResumeInputs:
     """Everything one composition looks at. `memories` are the caller's candidates (active,
     global or this project's scope); they are filtered again here. `source` is the start
-    reason; `session_id` is the session being started or resumed, when known."""
+    reason; `session_id` is the session being started or resumed, when known; `held` are the
+    ids of memories captured from that session (its own transcript holds them)."""
 
     project: str | None
     agent: str
@@ -123,6 +129,7 @@ class ResumeInputs:
     memories: Sequence[Memory] = ()
     already_sent: frozenset[str] = frozenset()
     session_id: str | None = None
+    held: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,7 +196,8 @@ def compose_context(
     items = _candidates(inputs, scale, resending)
     fill = _fill(items, max_tokens, max_chars)
     if not fill.taken:
-        return _reminder() if resending and inputs.already_sent else ResumeContext("")
+        held = inputs.source in _TRANSCRIPT_KEPT and inputs.held
+        return _reminder() if resending and (inputs.already_sent or held) else ResumeContext("")
     text = _render(fill.taken)
     ids = tuple(dict.fromkeys(item.ident for item in fill.taken))
     return ResumeContext(text, ids, math.ceil(estimate_tokens(text)))
@@ -392,6 +400,8 @@ def _candidates(inputs: ResumeInputs, scale: float, resending: bool) -> list[_It
         for item in items:
             seen.add(item.body)
     skip = inputs.already_sent if resending else frozenset()
+    if inputs.source in _TRANSCRIPT_KEPT:
+        skip = skip | inputs.held
     caps = {name: max(1, int(SECTION_ITEMS[name] * scale)) for name in ("you", "project", "cases")}
     by_section = _memory_sections(inputs, seen, skip, caps)
     return [*items, *by_section["you"], *by_section["project"], *by_section["cases"]]

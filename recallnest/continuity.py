@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 MAX_TRACKED_SESSIONS = 1000
 REPEAT_SOURCES = ("resume", "clear", "compact")
+# Starts that continue a session's own transcript: its own captures are in front of it.
+TRANSCRIPT_SOURCES = ("resume", "fork")
 # A resume context holds a few dozen items, about 8-13 per section. The best 60 of each
 # section and scope leave room for duplicates and already-sent items, and each section, the
 # project's own facts included, draws from its own scope: one top 300 over every scope let
@@ -121,6 +123,7 @@ class Continuity:
             memories=memories,
             already_sent=sent,
             session_id=session_id,
+            held=self._held(session_id) if source in TRANSCRIPT_SOURCES else frozenset(),
         )
         ctx = compose_context(inputs, self.engine.settings.resume_budget_tokens)
         if record and session_id:
@@ -163,6 +166,15 @@ class Continuity:
         for project in stale:
             self._inputs(project)
         return len(stale)
+
+    def _held(self, session_id: str | None) -> frozenset[str]:
+        """Ids of the memories captured from `session_id` (their evidence cites its turns):
+        its transcript holds them, whether or not a start of it was recorded as sent."""
+        if not session_id:
+            return frozenset()
+        store = self.engine.store
+        turn_ids = store.turn_ids_where(session_id=session_id)
+        return frozenset(m.id for m in store.memories_with_evidence(turn_ids))
 
     def _already_sent(self, session_id: str | None) -> frozenset[str]:
         with self._lock:

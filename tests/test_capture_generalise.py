@@ -167,6 +167,54 @@ def test_every_project_makes_a_workflow_global(text: str) -> None:
     assert (found.category, found.scope) == ("patterns", GLOBAL_SCOPE)
 
 
+# Said for every project, in any wording: singular or plural, "wherever I work", "whatever
+# the project", 无论哪个项目. Each is a rule that must follow the user into a fresh repository.
+EVERY_PROJECT_PHRASES = [
+    "For every repository I work in, write commit messages in Conventional Commits style.",
+    "In every project, run the formatter before committing.",
+    "Across all my codebases, never push straight to main.",
+    "Wherever I work, keep commits small and focused.",
+    "For any repo of mine, use squash merges.",
+    "Whatever the project, the CI must be green before merging.",
+    "In each of my repositories, add a CHANGELOG entry for user-facing changes.",
+    "Whichever repo I'm in, run the linter before pushing.",
+    "无论哪个项目，提交信息都用英文写。",
+    "不论在哪个仓库，合并前都要先跑测试。",
+    "在每一个项目里，发布前都要打 tag。",
+]
+
+
+@pytest.mark.parametrize("text", EVERY_PROJECT_PHRASES)
+def test_a_rule_said_for_every_project_is_global_in_any_wording(text: str) -> None:
+    found = capture(text)
+    assert found, text
+    assert all(c.scope == GLOBAL_SCOPE for c in found), found
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["In this project, every repository module needs a docstring.",
+     "Run the migrations in every environment of this repo before release.",
+     "Rename fetchUser to loadUser everywhere and update the imports."],
+)  # fmt: skip
+def test_every_thing_inside_one_project_is_not_every_project(text: str) -> None:
+    assert all(c.scope == PROJECT for c in capture(text)), capture(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["这个仓库提交前必须跑 cargo clippy -- -D warnings，不能有警告。", "合并前一定要跑完集成测试。",
+     "发版前需要先跑 e2e。", "部署前务必检查迁移脚本。"],
+)  # fmt: skip
+def test_a_step_required_before_a_commit_or_release_is_a_project_workflow(text: str) -> None:
+    found = capture(text)
+    assert [(c.category, c.scope) for c in found] == [("patterns", PROJECT)], found
+
+
+def test_asking_whether_a_step_is_needed_is_no_workflow() -> None:
+    assert capture("合并前要不要跑集成测试？") == []
+
+
 # --------------------------------------------------------------------------- subject (item 4)
 
 SCRAPER = "I'll point the metrics scraper at port 8080 on the exporter."

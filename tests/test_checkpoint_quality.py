@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from recallnest.checkpoint import Checkpoint, build_checkpoint
 from recallnest.models import Turn
 
@@ -148,6 +150,53 @@ def test_an_interrupted_session_is_flagged() -> None:
     )
     assert not finished.interrupted
     assert Checkpoint.from_json(cp.to_json()).interrupted
+
+
+STARTS_OF_WORK = [
+    "先改 app/export.py 里的 export_csv，改成生成器逐行输出。",
+    "我来看一下 app/models/invoice.py 的金额字段。",
+    "我现在把 invoices 表迁移到新的金额类型。",
+    "先看一下 app/models/invoice.py 里是怎么存金额的。",
+    "正在处理 invoices 表的迁移。",
+    "开始改 app/models/invoice.py。",
+    "好的，我先从 invoice 模型入手。",
+    "收到，先把迁移脚本写出来。",
+    "I'll start with the invoices model in app/models/invoice.py.",
+    "First I'll convert the invoice model, then the migration.",
+    "I'm going to rewrite app/models/invoice.py to use the money type.",
+]
+
+
+@pytest.mark.parametrize("reason", ["idle", "session-end"])
+@pytest.mark.parametrize("start", STARTS_OF_WORK)
+def test_a_session_that_stops_after_starting_work_is_interrupted(start: str, reason: str) -> None:
+    cp = built(
+        ("user", "Now migrate the invoices table to the new money type."),
+        ("assistant", start),
+        reason=reason,
+    )
+    assert cp.interrupted, start
+
+
+@pytest.mark.parametrize(
+    "last", ["接着把导出改成流式。", "再加一个按日期筛选。", "Also handle the empty file case."]
+)
+def test_an_idle_session_ending_on_a_request_is_interrupted(last: str) -> None:
+    cp = built(
+        ("user", "加一个导出按钮。"), ("assistant", "已完成：加了导出按钮。"), ("user", last),
+        reason="idle",
+    )  # fmt: skip
+    assert cp.interrupted, last
+
+
+@pytest.mark.parametrize(
+    "report",
+    ["已完成：app/export.py 改成了逐行输出。", "先看了一下，金额字段已经改成 Decimal 了。",
+     "我来总结一下：迁移已经完成，旧数据也转换了。"],
+)  # fmt: skip
+def test_a_session_that_reports_its_work_is_not_interrupted(report: str) -> None:
+    cp = built(("user", "把 invoices 表迁移到新的金额类型。"), ("assistant", report), reason="idle")
+    assert not cp.interrupted, report
 
 
 def test_what_an_older_session_left_open_is_carried_until_done() -> None:

@@ -506,6 +506,29 @@ def test_resume_skips_the_sessions_own_checkpoint() -> None:
     assert "Last session" not in ctx.text and ctx.text.startswith(CONTEXT_MARKER)
 
 
+def test_resume_skips_what_the_resumed_session_said_itself() -> None:
+    # The resumed transcript holds its own captures even when nothing was recorded as sent
+    # (a daemon restart, a session that started before RecallNest): they are not repeated.
+    own = mem("The lexer's escape reader still needs fuzz tests.", "events", PROJECT, days=0.1)
+    pool = [*memories(), own]
+    held = frozenset({own.id})
+    resumed = compose(source="resume", session_id="s9", memories=pool, held=held)
+    assert own.id not in resumed.item_ids and "fuzz tests" not in resumed.text
+    # What the session has not seen (other sessions' memories) is still shown.
+    assert any(m.id in resumed.item_ids for m in memories())
+    assert own.id in compose(source="fork", session_id="s9", memories=pool).item_ids
+    # A fresh start, a /clear and a compaction do not hold the transcript's words.
+    for source in ("startup", "clear", "compact"):
+        ctx = compose(source=source, session_id="s9", memories=pool, held=held)
+        assert own.id in ctx.item_ids, source
+
+
+def test_resume_of_a_session_whose_captures_are_all_there_is_says_so() -> None:
+    own = mem("The lexer's escape reader still needs fuzz tests.", "events", PROJECT, days=0.1)
+    ctx = compose(source="resume", session_id="s9", checkpoint=None, memories=[own], held={own.id})
+    assert ctx.text == f"{CONTEXT_MARKER}\n{REMINDER}"
+
+
 def test_compact_resends_the_essentials_only() -> None:
     first = compose()
     ctx = compose(source="compact", session_id="s1", already_sent=frozenset(first.item_ids))

@@ -79,6 +79,28 @@ def test_every_memory_write_shows_at_the_next_resume(engine: Engine) -> None:
     assert "staging cluster" not in resume_text(engine)
 
 
+def test_a_resume_does_not_repeat_what_the_resumed_session_captured(engine: Engine) -> None:
+    # Nothing recorded as sent (the daemon restarted since the session began): the resumed
+    # session's own captures are known from their evidence, and only they are held back.
+    old = session_turns("s1", T0, "Always run the linter before pushing.", "Will do.")
+    own = session_turns("s2", T0 + timedelta(days=1), "Fix the tokenizer panic.", "Fixed it.")
+    engine.apply(Batch(turns=[*old, *own]))
+    earlier = Memory(
+        id="m-old", scope=PROJECT, category="preferences", text="Run cargo clippy before pushing",
+        evidence=(old[0].id,), created_at=T0, updated_at=T0,
+    )  # fmt: skip
+    mine = Memory(
+        id="m-own", scope=PROJECT, category="events", text="The tokenizer escape reader panics",
+        evidence=(own[0].id,), created_at=T0, updated_at=T0 + timedelta(days=1),
+    )  # fmt: skip
+    engine.apply(Batch(memories=[earlier, mine]))
+    later = T0 + timedelta(days=2)
+    text = engine.continuity.resume(PROJECT, "codex", "resume", "s2", later, False)["text"]
+    assert "cargo clippy" in text and "tokenizer" not in text, text
+    text = engine.continuity.resume(PROJECT, "codex", "resume", "s3", later, False)["text"]
+    assert "cargo clippy" in text and "tokenizer" in text, text
+
+
 def test_the_daemon_shows_the_newest_checkpoint(tmp_path: Path) -> None:
     from daemon_harness import DaemonProcess, claude_line
 

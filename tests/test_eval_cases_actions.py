@@ -89,7 +89,7 @@ def test_actions_mark_the_captured_memory_as_the_cli_would(
         _ingest(engine, _turns(*SESSIONS), tmp_path / "claude")
         actions = [
             {"id": "a1", "turn": "s04-t13", "tier": "core"},  # "we use pnpm here, never npm"
-            {"id": "a2", "turn": "s09-t16", "pinned": True},
+            {"id": "a2", "turn": "s09-t15", "pinned": True},  # 提交前必须清空输出
             {"id": "a3", "turn": "s04-t15", "tier": "core"},  # "cool": nothing captured
             {"id": "a4", "turn": "s09-t03", "tier": "core", "pinned": True},
         ]
