@@ -60,6 +60,7 @@ _ATTRIBUTE = re.compile(
     r"\s*(?:on\s+|in\s+|at\s+)?(?P<value>[A-Za-z0-9][\w.+/-]*|[\u3400-\u9fff]{2,6})",
     re.IGNORECASE,
 )
+_NEGATED_COPULA = re.compile(r"(?:不|没|并非|\bnot|n't|\bno longer|\bnever)\s*$", re.IGNORECASE)
 # Words that open an attribute without naming it ("our region", "这个项目的数据库").
 _ATTRIBUTE_FILLER = frozenset(
     {"our", "now", "current", "currently", "这个", "个项", "项目", "目的"}
@@ -111,15 +112,16 @@ def keyword_similarity(a: str, b: str) -> float:
 
 def stated_attribute(text: str) -> tuple[frozenset[str], str] | None:
     """(attribute keywords, value) of the first "<attribute> is <value>" clause of a text:
-    "the production region is eu-central-1 now" -> ({production, region}, eu-central-1)."""
-    match = _ATTRIBUTE.search(canonical(text))
-    if match is None:
-        return None
-    attribute = keyword_tokens(match["attr"]) - _ATTRIBUTE_FILLER
-    value = match["value"].casefold().rstrip(".,;")
-    if not attribute or not _value_shaped(value, text):
-        return None
-    return attribute, value
+    "the production region is eu-central-1 now" -> ({production, region}, eu-central-1).
+    A negated clause ("不是 8080", "is not …") and one without a value are passed over."""
+    for match in _ATTRIBUTE.finditer(canonical(text)):
+        if _NEGATED_COPULA.search(match["attr"]):
+            continue  # "不是 8080，是 9090": what it is not is no value of it
+        attribute = keyword_tokens(match["attr"]) - _ATTRIBUTE_FILLER
+        value = match["value"].casefold().rstrip(".,;")
+        if attribute and _value_shaped(value, text):
+            return attribute, value
+    return None
 
 
 def _value_shaped(value: str, text: str) -> bool:

@@ -307,3 +307,15 @@ def test_a_plain_fact_about_the_same_attribute_without_change_words_is_only_inse
     admitter = Admitter(lambda _cap: [held])
     fix = _fix("The metrics port is 9100.", "entity.fact")
     assert admitter.admit(fix, None, "test") == "insert"
+
+
+def test_a_negated_clause_states_no_value() -> None:
+    """'不是 8080，是 9090，staging 的端口是 9090': the attribute is the staging port, not '不'
+    (e2e x03: reading '不' as the attribute kept the corrected memory)."""
+    from recallnest.admission import same_attribute, stated_attribute
+
+    fix = "不是 8080，是 9090，staging 的端口是 9090。"
+    assert stated_attribute(fix) == (frozenset({"staging", "的端", "端口"}), "9090")
+    assert same_attribute(fix, "staging 环境的端口是 8080。") is True
+    assert stated_attribute("the port is not 8080") is None
+    assert stated_attribute("Redis is used for rate limiting only.") is None
