@@ -48,6 +48,25 @@ _NEGATION = re.compile(
 )
 
 
+# "<attribute> is <value>", on canonical text (数据库 reads "database"): the attribute is the
+# clause before the verb, the value the first word after it. Change verbs ("is now", "moved
+# to", 改成, 现在是 …) also mark a statement as replacing an earlier value.
+CHANGE_VERB = (
+    r"\s(?:is|are)\s+now\s|\s(?:moved|switched|migrated|changed|upgraded)\s+(?:\w+\s+)?to\s"
+    r"|\snow\s(?:is|are|uses?|runs?)\s|现在是|现在用|改成|换成|改为|改用|换到|变成|迁移到|迁到|升级到"
+)
+_ATTRIBUTE = re.compile(
+    r"(?P<attr>[^,;:.!?。，；：！？]*?)(?:" + CHANGE_VERB + r"|\s(?:is|are)\s|用的是|是)"
+    r"\s*(?:on\s+|in\s+|at\s+)?(?P<value>[A-Za-z0-9][\w.+/-]*|[\u3400-\u9fff]{2,6})",
+    re.IGNORECASE,
+)
+_NEGATED_COPULA = re.compile(r"(?:不|没|并非|\bnot|n't|\bno longer|\bnever)\s*$", re.IGNORECASE)
+# Words that open an attribute without naming it ("our region", "这个项目的数据库").
+_ATTRIBUTE_FILLER = frozenset(
+    {"our", "now", "current", "currently", "这个", "个项", "项目", "目的"}
+)
+
+
 _STOP_WORDS = words(
     "a an the to of for in on at by with and or but is are was were be been it its this",
     "that these those i me my we our you your they them he she his her so as if then than",
@@ -89,6 +108,49 @@ def keyword_similarity(a: str, b: str) -> float:
     if not ta or not tb:
         return 0.0
     return len(ta & tb) / len(ta | tb)
+
+
+def stated_attribute(text: str) -> tuple[frozenset[str], str] | None:
+    """(attribute keywords, value) of the first "<attribute> is <value>" clause of a text:
+    "the production region is eu-central-1 now" -> ({production, region}, eu-central-1).
+    A negated clause ("不是 8080", "is not …") and one without a value are passed over."""
+    for match in _ATTRIBUTE.finditer(canonical(text)):
+        if _NEGATED_COPULA.search(match["attr"]):
+            continue  # "不是 8080，是 9090": what it is not is no value of it
+        attribute = keyword_tokens(match["attr"]) - _ATTRIBUTE_FILLER
+        value = match["value"].casefold().rstrip(".,;")
+        if attribute and _value_shaped(value, text):
+            return attribute, value
+    return None
+
+
+def _value_shaped(value: str, text: str) -> bool:
+    # A value names something: a number or version, an identifier (eu-west-1, fly.io), a
+    # capitalised name (PostgreSQL), or a vocabulary term canonical() put there. "Redis is
+    # used for …", "the port is only …": a verb or adverb follows the copula, no value.
+    if re.search(r"[\d.+/_-]", value):
+        return True
+    if re.fullmatch(r"[\u3400-\u9fff]+", value):
+        return False
+    said = re.search(rf"(?<![\w.-]){re.escape(value)}(?![\w-])", text, re.IGNORECASE)
+    return said is None or said.group() != value
+
+
+def same_attribute(new: str, old: str) -> bool | None:
+    """True: `new` gives another value for an attribute `old` states ("production region",
+    数据库); False: both state an attribute and they are different things ("staging region" /
+    "production region"); None: no telling."""
+    a, b = stated_attribute(new), stated_attribute(old)
+    if a is None or b is None:
+        return None
+    (attr_new, value_new), (attr_old, value_old) = a, b
+    if not (attr_new <= attr_old or attr_old <= attr_new):
+        return False
+    return value_new != value_old and value_new not in _value_words(old)
+
+
+def _value_words(text: str) -> set[str]:
+    return {w.casefold().rstrip(".-/") for w in re.findall(r"[\w.+/-]+|[\u3400-\u9fff]{2,6}", text)}
 
 
 def decide_admission(

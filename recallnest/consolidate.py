@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from recallnest.admission import MERGE_THRESHOLD, keyword_tokens
+from recallnest.admission import MERGE_THRESHOLD, keyword_tokens, same_attribute
 from recallnest.admit import MAX_EVIDENCE
 from recallnest.aliases import SUBJECT_TERMS, canonical, subject_value
 from recallnest.lifecycle import memory_to_json, protected
@@ -175,6 +175,8 @@ def contradiction(a: str, b: str) -> str | None:
             return "different " + "/".join(w for w in words if w in ca or w in cb)
     if bool(_NEGATION.search(ca)) != bool(_NEGATION.search(cb)) and _plain(ta) == _plain(tb):
         return "one negates the other"
+    if same_attribute(b, a) or same_attribute(a, b):  # "region is eu-west-1" / "… eu-central-1"
+        return "different values for one attribute"
     return None
 
 

@@ -225,3 +225,97 @@ def test_a_correction_naming_nothing_held_is_inserted() -> None:
         scope="/w/api",
     )
     assert admitter.admit(fix, None, "test") == "insert"
+
+
+# --------------------------------------------------------------------------- same attribute
+
+
+def _fix(text: str, rule: str = "correction.entity.fact") -> Capture:
+    return Capture("entities", text, 0.75, 0.95, rule, scope="/w/infra")
+
+
+@pytest.mark.parametrize(
+    ("old", "correction", "rule"),
+    [
+        (
+            "Our production deploy region is eu-west-1 and state lives in the S3 backend.",
+            "the production region is eu-central-1 now; we moved everything last week.",
+            "correction.entity.fact",
+        ),
+        (
+            "这个项目的数据库是 MySQL 8，ORM 用的是 SQLAlchemy 2。",
+            "数据库现在是 PostgreSQL 15，上个月已经迁移完了。",
+            "correction.entity.fact",
+        ),
+        # no correction word: the change is in the verb ("is now", "改成")
+        ("The staging API port is 8080.", "the staging API port is now 9443.", "entity.fact"),
+        ("项目的数据库是 MySQL 8。", "数据库改成 PostgreSQL 15 了。", "entity.fact"),
+    ],
+)
+def test_a_new_value_for_the_same_attribute_supersedes_the_old_one(
+    old: str, correction: str, rule: str
+) -> None:
+    """A correction restating the attribute ("production region", 数据库) with a new value
+    supersedes the memory giving the old value, though the two share few words (held-out
+    scenarios hc03, hx04: Jaccard 0.04 and 0.25)."""
+    from recallnest.admit import Admitter
+
+    held = mem(old, category="entities", scope="/w/infra")
+    other = mem("The api exposes metrics on /metrics.", category="entities", scope="/w/infra")
+    admitter = Admitter(lambda _cap: [held, other])
+    assert admitter.admit(_fix(correction, rule), None, "test") == "supersede"
+    rows = {m.id: m for m in admitter.rows()}
+    assert rows[held.id].status == "superseded"
+    assert other.id not in rows
+
+
+def test_an_acknowledgement_restating_the_old_value_is_superseded_too() -> None:
+    from recallnest.admit import Admitter
+
+    held = mem("Our production region is eu-west-1.", category="entities", scope="/w/infra")
+    ack = mem("Noted: production runs in eu-west-1.", category="entities", scope="/w/infra")
+    admitter = Admitter(lambda _cap: [held, ack])
+    fix = _fix("the production region is eu-central-1 now.")
+    assert admitter.admit(fix, None, "test") == "supersede"
+    rows = {m.id: m for m in admitter.rows()}
+    assert rows[held.id].status == "superseded"
+    assert rows[ack.id].status == "superseded"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Service alpha is on port 8080.", "actually service beta is on port 9090 now."),
+        ("The staging region is eu-west-1.", "the production region is eu-central-1 now."),
+        ("测试环境的数据库是 MySQL 8。", "生产环境的数据库现在是 PostgreSQL 15。"),
+    ],
+)
+def test_a_value_for_another_thing_supersedes_nothing(old: str, new: str) -> None:
+    from recallnest.admit import Admitter
+
+    held = mem(old, category="entities", scope="/w/infra")
+    admitter = Admitter(lambda _cap: [held])
+    assert admitter.admit(_fix(new), None, "test") == "insert"
+    assert held.id not in {m.id for m in admitter.rows()}
+
+
+def test_a_plain_fact_about_the_same_attribute_without_change_words_is_only_inserted() -> None:
+    """Without a correction or a change verb a second value may be an addition."""
+    from recallnest.admit import Admitter
+
+    held = mem("The staging API port is 8080.", category="entities", scope="/w/infra")
+    admitter = Admitter(lambda _cap: [held])
+    fix = _fix("The metrics port is 9100.", "entity.fact")
+    assert admitter.admit(fix, None, "test") == "insert"
+
+
+def test_a_negated_clause_states_no_value() -> None:
+    """'不是 8080，是 9090，staging 的端口是 9090': the attribute is the staging port, not '不'
+    (e2e x03: reading '不' as the attribute kept the corrected memory)."""
+    from recallnest.admission import same_attribute, stated_attribute
+
+    fix = "不是 8080，是 9090，staging 的端口是 9090。"
+    assert stated_attribute(fix) == (frozenset({"staging", "的端", "端口"}), "9090")
+    assert same_attribute(fix, "staging 环境的端口是 8080。") is True
+    assert stated_attribute("the port is not 8080") is None
+    assert stated_attribute("Redis is used for rate limiting only.") is None

@@ -689,3 +689,65 @@ def test_a_checkpoint_carries_what_the_previous_session_left_open(engine: Engine
     cp = engine.continuity.checkpoint("s2", "idle")
     assert cp is not None
     assert any("TLS certificates" in loop for loop in cp["open_loops"]), cp
+
+
+# ---- a correction in a later session supersedes the fact it corrects ------------------------
+
+
+@pytest.mark.parametrize(
+    ("first", "ack", "correction", "old_value", "new_value"),
+    [
+        (
+            "Our production deploy region is eu-west-1 and state lives in the S3 backend.",
+            "Understood: production deploys go to eu-west-1.",
+            "Correction: the production region is eu-central-1 now; we moved everything.",
+            "eu-west-1",
+            "eu-central-1",
+        ),
+        (
+            "这个项目的数据库是 MySQL 8，ORM 用的是 SQLAlchemy 2。",
+            "明白：数据库用 MySQL 8。",
+            "更正一下：数据库现在是 PostgreSQL 15，上个月已经迁移完了。",
+            "MySQL 8",
+            "PostgreSQL 15",
+        ),
+    ],
+)
+def test_a_later_correction_supersedes_the_fact_and_its_acknowledgement(
+    engine: Engine, first: str, ack: str, correction: str, old_value: str, new_value: str
+) -> None:
+    """Held-out scenarios hc03 and hx04: the corrected value stayed active next to the new one
+    because the correction shares few words with it."""
+    day = timedelta(days=1)
+    engine.ingest_batch(
+        Batch(
+            turns=[
+                turn("a", first, "/w/infra", timestamp=T0 - 3 * day),
+                turn("b", ack, "/w/infra", role="assistant", timestamp=T0 - 3 * day),
+                turn(
+                    "c",
+                    "Deploys go out on Thursdays after review.",
+                    "/w/infra",
+                    timestamp=T0 - 3 * day,
+                ),
+            ]
+        )
+    )
+    engine.ingest_batch(
+        Batch(
+            turns=[
+                turn(
+                    "d",
+                    correction,
+                    "/w/infra",
+                    session_id="sess-2",
+                    path="/t/sess-2.jsonl",
+                    timestamp=T0 - day,
+                ),
+            ]
+        )
+    )
+    active = {m.text for m in engine.store.find_memories({"status": "active"})}
+    assert any(new_value in t for t in active)
+    assert not any(old_value in t for t in active), active
+    assert any("Thursdays" in t for t in active)
