@@ -27,6 +27,7 @@ from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
 from recallnest import checkpoint_rules as R
+from recallnest.chatter import is_small_talk
 from recallnest.checkpoint_rules import drop_repo_state, is_repo_state
 from recallnest.models import CONTEXT_MARKER, ID_NAMESPACE, ToolUse, Turn
 from recallnest.redact import redact
@@ -188,7 +189,9 @@ def _sentences(turns: Sequence[Turn]) -> list[_Sentence]:
     out: list[_Sentence] = []
     for index, turn in enumerate(turns):
         for text in split_sentences(_prose(turn)):
-            if not is_repo_state(text):
+            # Small talk ("rough night, the baby kept us up") is never a request, a report or
+            # a loop (`chatter.is_small_talk`).
+            if not is_repo_state(text) and not is_small_talk(text):
                 out.append(_Sentence(index, turn.role, turn.kind, text))
     return out
 
@@ -213,6 +216,7 @@ def _request_of(turn: Turn) -> str | None:
         s
         for s in split_sentences(_prose(turn))
         if phatic_kind(s) is None
+        and not is_small_talk(s)
         and not is_repo_state(s)
         and not R.DECISION.search(s)
         and not R.TODO.search(s)  # a TODO is an open loop; saying it twice wastes budget
@@ -325,7 +329,8 @@ def _discussed(sentences: Sequence[_Sentence]) -> str:
 
 
 def _with_stop(text: str) -> str:
-    if text.endswith((".", "!", "?", "。", "！", "？", "…")):
+    text = text.rstrip(" :：")  # "CI is red again:" introduced a paste that is gone
+    if not text or text.endswith((".", "!", "?", "。", "！", "？", "…")):
         return text
     return text + ("。" if "\u3400" <= text[-1] <= "\u9fff" else ".")
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from recallnest.chatter import INDENTED, is_pasted_line
+from recallnest.chatter import TASK as _TASK
 from recallnest.salience import split_sentences
 
 # --------------------------------------------------------------------------- repo state
@@ -135,40 +137,21 @@ STILL_FAILING = re.compile(
     r"|仍然|还是|依然|没(?:有)?(?:修复|解决|通过)",
     re.IGNORECASE,
 )
-# Lines of pasted output (tracebacks, test runners, package scripts, logs): never prose, so
-# never a request, a report or an open loop. Named rule "pasted_output".
-LOG_LINE = re.compile(
-    r"^\s*(?:Traceback \(most recent call last\)|File \"[^\"]*\", line \d+"
-    r"|at [\w.$<>]+ ?\(.*\)\s*$|(?:npm|yarn|pnpm) (?:ERR!|WARN|error)"
-    r"|(?:FAILED|PASSED|ERROR|XFAIL|XPASS)\b|(?:PASS|FAIL) {1,2}\S|E {2,}\S|[✓✔✗✘×√❯]\s"
-    r"|> [\w@/.-]+@\d[\w.-]* \w+|> \w[\w:-]* *$|(?:Test Files|Tests|Duration|Start at) {2,}"
-    r"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\[?\d\d:\d\d:\d\d\]?\s"
-    r"|\[(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE)\]"
-    r"|(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL)(?::| -| \[)"
-    r"|[A-Z]\w*(?:Error|Exception|Warning): |={3,}|-{3,}\s*$|\$ \S|\w+\.\w+:\d+:\d*:? ?\w"
-    r")"
-)
 
 
+# Lines of pasted output (tracebacks, test runners, package and build output, logs, kubectl)
+# and indented code: never prose, so never a request, a report or an open loop. Named rule
+# "pasted_output"; the definition is `chatter`'s, the one capture uses too.
 def drop_log_lines(text: str) -> str:
-    """`text` without the lines that are pasted output (LOG_LINE)."""
-    return "\n".join(line for line in text.splitlines() if not LOG_LINE.match(line))
+    """`text` without the lines that are pasted output or indented code."""
+    return "\n".join(
+        line for line in text.splitlines() if not (is_pasted_line(line) or INDENTED.match(line))
+    )
 
 
-# A user turn that asks for work: an imperative, a polite request or a question, or one that
-# names something technical. Anything else ("the weather is awful") is small talk.
-TASK = re.compile(
-    r"(?:^|[.!?]\s+)(?:(?:now|then|also|ok(?:ay)?|and|so),? )?"
-    r"(?:fix|add|make|write|implement|create|update|remove|delete|refactor"
-    r"|rename|move|migrate|port|bump|upgrade|change|run|test|debug|investigate|find|check"
-    r"|look|explain|review|help|show|set up|build|deploy|wire|support|handle|speed up|clean up"
-    r"|document|prepare|rotate|release|publish|convert|split|merge|replace|drop|rewrite)\b"
-    r"|\b(?:please|can you|could you|would you|let's|i need|i want|we need|we should)\b"
-    r"|\b(?:why|how|what|where|which|when) (?:do|does|did|is|are|was|were|can|should|to|would"
-    r"|the|our|my|this|it)\b(?! you\b)|[`/_]|\b\w+\.\w{1,5}\b|(?-i:\b[a-z]+[A-Z]\w*)|\d"
-    r"|帮我|请|把|给|能不能|可以|怎么|为什么|需要|实现|修复|添加|改成|去掉|加上",
-    re.IGNORECASE,
-)
+# A user turn that asks for work (`chatter.TASK`); anything else is small talk.
+TASK = _TASK
+
 # "Let's do that next time": a reference back, with nothing of its own to say.
 ANAPHORIC = re.compile(
     r"^(?:ok(?:ay)?,? |sure,? |yes,? |yeah,? |good idea,? )?(?:let's |we(?:'ll| will| can"

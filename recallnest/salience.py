@@ -20,6 +20,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
+from recallnest.chatter import PASTED_KINDS
 from recallnest.models import CONTEXT_MARKER
 
 BLOB_RUN_CHARS = 200  # a run this long without whitespace is minified code, base64 or a dump
@@ -109,32 +110,9 @@ def strip_injected(text: str) -> tuple[str, bool]:
 
 _FENCE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.DOTALL)
 
-_STACK_TRACE = re.compile(
-    r"""^\s*Traceback\ \(most\ recent\ call\ last\)
-    | ^\s*File\ ".+",\ line\ \d+
-    | ^\s+at\ \S.*(?:\(.*\)|:\d+)\s*$
-    | ^\s*Caused\ by:\ | ^Exception\ in\ thread\ | ^\s*\.\.\.\ \d+\ more
-    | ^goroutine\ \d+\ \[ | ^panic:\ | ^thread\ '.+'\ panicked\ at
-    | ^\s*/\S+\.(?:go|rs|c|cc|cpp|java|kt|py|js|ts):\d+
-    | ^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Warning)\b(?::|$)
-    | ^Error:\ | ^called\ `\w+::\w+\(\)` | ^note:\ run\ with\ `RUST_BACKTRACE
-    | ^exit\ status\ \d+ | ^\s*\^+\s*$ | \((?:at\ )?[\w./\\-]+\.\w{1,5}:\d+(?::\d+)?\)\s*$
-    """,
-    re.VERBOSE,
-)
-_LOG = re.compile(
-    r"""^\[?\d{4}-\d{2}-\d{2}[T\ ]\d{2}:\d{2} | ^\[?\d{2}:\d{2}:\d{2}
-    | ^\s*\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\]?(?:\s|:)
-    | ^(?:npm|yarn|pnpm)\ (?:WARN|ERR!|error|warn|notice)
-    | ^(?:error|warning|info|warn)\ [A-Z"]
-    | ^\#\d+\ (?:\[|\d+\.\d+\ |ERROR|DONE|CACHED)
-    | ^Step\ \d+/\d+\ : | ^\[\d+/\d+\]\ | ^(?:yarn|npm|pnpm)\ (?:install|run)\ v\d
-    | ^(?:added|removed|changed|audited)\ \d+\ packages? | ^found\ \d+\ vulnerabilit
-    | ^\s*(?:Collecting|Downloading|Installing\ collected|Successfully\ installed
-        |Requirement\ already\ satisfied|Building\ wheel|Resolving|Fetching)\b
-    """,
-    re.VERBOSE,
-)
+# Shell, git, listing, diff, JSON and table output, and the looser forms of runner lines that
+# only capture drops (a prose "TODO fix x" must stay a checkpoint's open loop). Traces, logs,
+# runner, build and kubectl lines are `chatter`'s pasted output, checked first.
 _TOOL_OUTPUT = re.compile(
     r"""^\$\ \S | ^(?:❯|➜|%|>>>)\ \S | ^PS\ [A-Z]:\\
     | ^(?:On\ branch\ |Your\ branch\ is\ |Changes\ (?:not\ staged|to\ be\ committed)
@@ -142,13 +120,11 @@ _TOOL_OUTPUT = re.compile(
     | ^\s+\(use\ "git\  | ^\s*(?:modified|new\ file|deleted|renamed):\s
     | ^[dlcbps-][rwxsStT-]{9}[.@+]?\s | ^total\ \d+$
     | ^(?:diff\ --git|index\ [0-9a-f]+\.\.|---\ a/|\+\+\+\ b/|---\ /dev/null|@@\ )
-    | ^=+\ .*\ =+$ | ^(?:PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\ | ^\S+\.py::\S+
-    | ^\S+\ [.FEsx]+\s*\[\s*\d+%\] | ^collected\ \d+\ items?
-    | ^\s*[✓✔✗✘×√]\s*\S | ^\s*(?:PASS|FAIL|RUNS?|SKIP|TODO)\s+\S
-    | ^\s*Test\ (?:Files|Suites)\b | ^\s*(?:Tests|Snapshots|Time|Duration|Start\ at)\s*:?\s+\d
+    | ^=+\ .*\ =+$ | ^SKIPPED\  | ^\S+\.py::\S+ | ^\S+\ [.FEsx]+\s*\[\s*\d+%\]
+    | ^\s*[✓✔✗✘×√]\s*\S | ^\s*(?:PASS|FAIL|RUNS?|SKIP|TODO)\s+\S | ^\s*Test\ (?:Files|Suites)\b
     | ^\s*>\ [\w@/.-]+@\d\S*\ \S
     | ^\s*\|.*\|\s*$ | ^\s*[\[{]\s*$ | ^\s*"[^"]+"\s*:\s | ^\s*[\]}],?\s*$
-    | ^.{0,60}?\S\s{2,}\S+\s{2,}\S | ^[0-9a-f]{7,40}\ \S | ^Events:\s*$
+    | ^[0-9a-f]{7,40}\ \S | ^Events:\s*$
     """,
     re.VERBOSE,
 )
@@ -172,9 +148,10 @@ _PROMPT = re.compile(r"^(?:\$|❯|➜|%|PS [A-Z]:\\[^>]*>)\s+\S|^\s*> [\w@/.-]+@
 # alternative starts with `^`, so a line holding none of those characters can only match at
 # offset 0: `match` then answers what `search` would, without trying every offset (the two
 # patterns with an unanchored tail cost ~40 us per 400-character line under `search`).
+# Pasted output (traces, logs, test runner, build, kubectl) comes first: `chatter` owns that
+# one definition, which the checkpoints use too, so nothing a program printed is ever captured.
 _LINE_KINDS: tuple[tuple[str, re.Pattern[str], str], ...] = (
-    ("stack_trace", _STACK_TRACE, "("),  # the "(file.ext:line)" frame suffix
-    ("log", _LOG, ""),
+    *PASTED_KINDS,
     ("tool_output", _TOOL_OUTPUT, ""),
     ("code", _CODE, ";{}"),  # the "[;{}]\s*$" line ending
 )

@@ -1,0 +1,194 @@
+"""What is never the work itself: pasted output lines and small talk, in English and Chinese.
+
+One definition of each, shared by auto-capture (`salience` drops pasted lines before any rule
+runs, so nothing pasted becomes a memory) and by checkpoints (`checkpoint_rules.drop_log_lines`
+and `checkpoint`: nothing pasted or chatty becomes the request, a report or an open loop).
+
+- A pasted output line (`is_pasted_line`, kind by `pasted_kind`): a stack-trace frame of any
+  language; a log line (timestamps, levels, klog, syslog/journal, logfmt, JSON logs, docker
+  compose prefixes); test-runner output (pytest, jest, vitest, go test, cargo test); package
+  manager and build output (npm, pip, uv, apt, go, cargo, docker build); compiler diagnostics
+  (`file:line:col: error`); kubectl tables and `describe` fields, kubelet events.
+- Small talk (`is_small_talk`): a sentence with a chit-chat cue (weather, coffee, family,
+  sleep, feelings, weekends, "lol"/哈哈…) and neither a task cue nor a technical token.
+
+Pure: no I/O, clock or environment; standard library only; imports nothing of the project.
+"""
+
+from __future__ import annotations
+
+import re
+
+# --------------------------------------------------------------------------- pasted output
+
+STACK_TRACE = re.compile(
+    r"""^\s*Traceback\ \(most\ recent\ call\ last\)
+    | ^\s*File\ ".+",\ line\ \d+
+    | ^\s+at\ \S.*(?:\(.*\)|:\d+)\s*$ | ^\s*at\ [\w.$<>]+\ ?\(.*\)\s*$
+    | ^\s*Caused\ by:\ | ^Exception\ in\ thread\ | ^\s*\.\.\.\ \d+\ more
+    | ^goroutine\ \d+\ \[ | ^panic:\ | ^thread\ '.+'\ panicked\ at
+    | ^\s*/\S+\.(?:go|rs|c|cc|cpp|java|kt|py|js|ts):\d+
+    | ^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Warning)\b(?::|$)
+    | ^Error:\ | ^called\ `\w+::\w+\(\)` | ^note:\ run\ with\ `RUST_BACKTRACE
+    | ^exit\ status\ \d+ | ^\s*\^+\s*$ | \((?:at\ )?[\w./\\-]+\.\w{1,5}:\d+(?::\d+)?\)\s*$
+    """,
+    re.VERBOSE,
+)
+LOG = re.compile(
+    r"""^\[?\d{4}[-/]\d{2}[-/]\d{2}[T\ ]\d{2}:\d{2} | ^\[?\d{2}:\d{2}:\d{2}
+    | ^\s*\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\]?(?:\s|:)
+    | ^\s*(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL)(?::|\ -|\ \[)
+    | ^(?:npm|yarn|pnpm)\ (?:WARN|ERR!|error|warn|notice)
+    | ^(?:error|warning|info|warn)\ [A-Z"]
+    | ^[IWEF]\d{4}\ \d\d:\d\d:\d\d                           # klog (kubelet, kube-*)
+    | ^[A-Z][a-z]{2}\ [\ \d]\d\ \d\d:\d\d:\d\d\ \S           # syslog / journalctl
+    | ^\s*(?:time|ts|level|lvl)=\S                           # logfmt
+    | ^\s*\{\s*"(?:level|lvl|time|ts|timestamp|msg|message|severity|@timestamp)"\s*:
+    | ^[\w.-]+\s+\|\ \S                                       # docker compose "web_1  | …"
+    | ^[\w@.-]+\[\d+\]:\ \S                                   # "nginx[812]: …"
+    """,
+    re.VERBOSE,
+)
+
+TEST_OUTPUT = re.compile(
+    r"""^\s*(?:FAILED|PASSED|ERROR|XFAIL|XPASS)\b
+    | ^\S+\.py::\S+(?:\s+(?:PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b|\s*$)
+    | ^E\ {2,}\S | ^>\s{3,}\S | ^platform\ \w+\ --\ Python\ \d
+    | ^(?:rootdir|configfile|inifile|cachedir|plugins|testpaths):\ \S
+    | ^collect(?:ed\ \d+\ items?|ing\ \.\.\.) | ^\S+\.\w+\ [.FEsxX]+\s*(?:\[\s*\d+%\])?\s*$
+    | ^_{3,}\ .+\ _{3,}\s*$ | ^={3,} | ^-{3,}\s*$
+    | ^\s*(?:PASS|FAIL|RUNS)\s{1,2}\S*[/.] | ^\s*[✓✔✗✘×√❯●]\s
+    | ^\s+(?:Expected|Received)(?:\ value)?:\s | ^Ran\ all\ test\ suites
+    | ^\s*(?:Test\ Files|Test\ Suites|Tests|Snapshots|Time|Duration|Start\ at)\s*:?\s+\d
+    | ^\s*---\ (?:FAIL|PASS|SKIP):\ | ^===\ (?:RUN|PAUSE|CONT|NAME)\s
+    | ^(?:ok|FAIL|\?)\s+[\w.-]+(?:/[\w.-]+)+\s | ^(?:FAIL|PASS)\s*$
+    | ^test\ [\w:]+\ \.\.\.\ (?:ok|FAILED|ignored) | ^test\ result:\ | ^running\ \d+\ tests?$
+    """,
+    re.VERBOSE,
+)
+
+BUILD_OUTPUT = re.compile(
+    r"""^\s*[\w./\\-]+\.\w+:\d+(?::\d+)?:\s*\S                 # file:line[:col]: diagnostic
+    | ^\s*[\w./\\-]+\.\w+\(\d+,\d+\):\ (?:error|warning)      # tsc, msbuild
+    | ^(?:error|warning)(?:\[\w+\])?:\ \S | ^\s*-->\ [\w./\\-]+:\d+ | ^\s*=\ (?:note|help):\x20
+    | ^\s{2,}(?:Compiling|Checking|Finished|Running|Downloaded|Downloading|Updating|Fresh
+        |Locking|Documenting|Packaging|Verifying|Uploading)\s+\S
+    | ^\#\d+\ (?:\[|\d+\.\d+\ |ERROR|DONE|CACHED) | ^Step\ \d+/\d+\ : | ^\s*--->\s
+    | ^(?:Sending\ build\ context|Successfully\ (?:built|tagged|installed|uninstalled)\ )
+    | ^[0-9a-f]{12}:\ (?:Pull\ complete|Waiting|Downloading|Verifying|Already\ exists|Pushed)
+    | ^\[\d+/\d+\]\  | ^(?:yarn|npm|pnpm)\ (?:install|run)\ v\d | ^>\ [\w@/.-]+@\d\S*\ \S
+    | ^>\ \w[\w:-]*\ *$ | ^\$\ \S
+    | ^(?:added|removed|changed|audited)\ \d+\ packages? | ^found\ \d+\ vulnerabilit
+    | ^\s*(?:Resolved|Prepared|Installed|Uninstalled|Audited|Built)\ \d+\ packages?\b
+    | ^\s*(?:Requirement\ already\ satisfied:|Installing\ collected\ packages:
+        |Building\ wheels?\ for)
+    | ^\s*(?:Collecting|Downloading)\ [\w.\-\[\]]+(?:[=<>!~]=|\ \(|-\d|\.whl|\s*$)
+    | ^(?:Get|Hit|Ign|Err):\d+\ \S | ^(?:Reading\ package\ lists|Building\ dependency\ tree)\.\.\.
+    | ^(?:Setting\ up|Unpacking|Selecting\ previously\ unselected)\ \S
+    | ^go:\ (?:downloading|finding|upgraded|added|extracting)\ \S
+    """,
+    re.VERBOSE,
+)
+
+# kubectl get / docker ps / ps tables (columns two or more spaces apart), kubectl describe
+# fields ("Last State:     Terminated"), and kubelet events.
+TABLE_OUTPUT = re.compile(
+    r"""^.{0,60}?\S\s{2,}\S+\s{2,}\S | ^NAME\s{2,}[A-Z]
+    | ^\s*[A-Z][\w\ -]{0,30}:\s{2,}\S | ^\s*(?:Normal|Warning)\s{2,}\w+\s{2,}\S
+    """,
+    re.VERBOSE,
+)
+
+# (kind, pattern, the characters its only unanchored alternative needs): the order names a
+# line that several describe. Every other alternative starts with `^`, so a line holding none
+# of those characters can only match at offset 0, and `match` answers what `search` would.
+# `salience` classifies lines with these same entries, then its own tool-output and code kinds.
+PASTED_KINDS: tuple[tuple[str, re.Pattern[str], str], ...] = (
+    ("stack_trace", STACK_TRACE, "("),  # the "(file.ext:line)" frame suffix
+    ("log", LOG, ""),
+    ("tool_output", TEST_OUTPUT, ""),
+    ("tool_output", BUILD_OUTPUT, ""),
+    ("tool_output", TABLE_OUTPUT, ""),
+)
+
+# Markdown's indented code block (four spaces or a tab, not a nested bullet): quoted code or
+# output, never prose; the checkpoints drop it with pasted lines (capture calls it "code").
+INDENTED = re.compile(r"^(?: {4,}|\t)(?![-*•+]\s|\d+[.)]\s)\S")
+
+
+def pasted_kind(line: str) -> str | None:
+    """ "stack_trace", "log" or "tool_output" when the line is pasted output, else None."""
+    for kind, pattern, unanchored in PASTED_KINDS:
+        if any(c in line for c in unanchored):
+            if pattern.search(line):
+                return kind
+        elif pattern.match(line):
+            return kind
+    return None
+
+
+def is_pasted_line(line: str) -> bool:
+    """True when the line is pasted output (trace, log, runner, build, kubectl…), not prose."""
+    return pasted_kind(line) is not None
+
+
+# --------------------------------------------------------------------------- small talk
+
+# A turn that asks for work: an imperative, a polite request or a question, or one that names
+# something technical. Anything else ("the weather is awful") is small talk.
+TASK = re.compile(
+    r"(?:^|[.!?]\s+)(?:(?:now|then|also|ok(?:ay)?|and|so),? )?"
+    r"(?:fix|add|make|write|implement|create|update|remove|delete|refactor"
+    r"|rename|move|migrate|port|bump|upgrade|change|run|test|debug|investigate|find|check"
+    r"|look|explain|review|help|show|set up|build|deploy|wire|support|handle|speed up|clean up"
+    r"|document|prepare|rotate|release|publish|convert|split|merge|replace|drop|rewrite)\b"
+    r"|\b(?:please|can you|could you|would you|let's|i need|i want|we need|we should)\b"
+    r"|\b(?:why|how|what|where|which|when) (?:do|does|did|is|are|was|were|can|should|to|would"
+    r"|the|our|my|this|it)\b(?! you\b)|[`/_]|\b\w+\.\w{1,5}\b|(?-i:\b[a-z]+[A-Z]\w*)|\d"
+    r"|帮我|请(?!你)|把|给|能不能|可以|怎么|为什么|需要|实现|修复|添加|改成|去掉|加上",
+    re.IGNORECASE,
+)
+
+_CHAT = re.compile(
+    r"\b(?:weather|rain(?:s|ing|y|ed)?|snow(?:s|ing|ed|y)?|sunny|humid|freezing|heat ?wave"
+    r"|coffee|espresso|latte|tea|beers?|lunch|dinner|breakfast|weekend|holidays?|vacation"
+    r"|bab(?:y|ies)|kids?|daughter|son|wife|husband|partner|girlfriend|boyfriend|mom|mum|dad"
+    r"|family|dog|puppy|tired|exhausted|sleepy|slept|sleep|insomnia|hungover|sick|headache"
+    r"|rough (?:night|day|week|morning)|long (?:day|night|week)|lol|lmao|rofl|haha\w*|hehe\w*"
+    r"|ugh|yay|woo+|owe you|cheers|tgif|how(?:'s| is| was) (?:your|it going|life|everyone)"
+    r"|how are you|hope you(?:'re| are| had| have)|have a (?:good|nice|great|lovely)"
+    r"|happy (?:friday|monday|birthday|new year|holidays)|birthday|gym|hik(?:e|ing)|commute"
+    r"|feel(?:ing)? (?:great|good|bad|awful|terrible|tired|sick|better)|bored|distracted)\b"
+    r"|天气|下雨|下雪|好热|好冷|太热|太冷|咖啡|奶茶|午饭|晚饭|早饭|吃饭|周末|假期|放假|宝宝|孩子"
+    r"|老婆|老公|家人|爸爸|妈妈|好累|太累|累死|困死|熬夜|没睡好|睡不着|失眠|哈哈|嘿嘿|呵呵|心情"
+    r"|开心|难过|无聊|堵车|感冒|头疼|请你喝|爬山|生日",
+    re.IGNORECASE,
+)
+# Words that make a sentence about the work even without a task cue.
+_TECH = re.compile(
+    r"\b(?:api|apis|bug|bugs|tests?|build|deploy\w*|server|code|errors?|ci|pr|commit|branch|repo"
+    r"|release|pipeline|container|pod|cluster|schema|table|index|query|endpoint|function"
+    r"|script|cron|config|timer|job|service|database|db|cache|logs?|docs?|links?|url|page|app"
+    r"|site|crash\w*|flaky|prod|staging|migration|feature|ticket|issue|review)\b"
+    r"|接口|代码|测试|部署|服务|数据库|报错|日志|页面|分支|提交|脚本|配置|超时|函数|上线|需求|版本",
+    re.IGNORECASE,
+)
+# A capitalised word after the first one names something (Netlify, Prometheus), except "I".
+_NAME = re.compile(r"(?<=\s)(?!I\b|I'|I’)[A-Z][\w-]+")
+_LATIN = re.compile(r"[A-Za-z]{2,}")
+
+
+def _is_cjk_text(text: str) -> bool:
+    cjk = sum(1 for ch in text if "\u3400" <= ch <= "\u9fff")
+    return cjk >= 2 and cjk * 2 >= sum(1 for ch in text if ch.isalpha())
+
+
+def is_small_talk(sentence: str) -> bool:
+    """True for chit-chat (weather, coffee, family, sleep, feelings, "lol"…): a chit-chat cue
+    and neither a task cue nor a technical token, so dropping it loses nothing of the work."""
+    text = sentence.strip()
+    if not _CHAT.search(text) or TASK.search(text) or _TECH.search(text):
+        return False
+    if _is_cjk_text(text):
+        return _LATIN.search(text) is None  # a Latin word in Chinese prose names something
+    return _NAME.search(text) is None
