@@ -399,6 +399,7 @@ def test_fact_shape_matches_its_plain_formulation(text: str, role: str, relaxed:
         or (role == "user" and _latin_name_in_cjk(text))
         or bool(R.TECH_NAME.search(text))
         or (relaxed and (bool(R.DIGIT_OR_VALUE.search(text)) or _ascii_name(text)))
+        or (relaxed and bool(R.ZH_COPULAR.search(text) or R.CONTRAST.search(text)))
     )
     declarative = bool(R.DECLARATIVE.match(text)) and (
         _names_something(text) or text.startswith(("our", "Our"))
