@@ -62,7 +62,7 @@ from recallnest.redact_values import (
     value_ok,
 )
 
-__all__ = ["Redaction", "find_secrets", "redact"]
+__all__ = ["Redaction", "find_secrets", "masked_share", "redact"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -1017,3 +1017,22 @@ def redact(text: str) -> tuple[str, tuple[str, ...]]:
     if not found:
         return text, ()
     return _mask(text, found)[0], tuple(r.kind for r in found)
+
+
+# A marker with the name it was assigned to (`api_key: [REDACTED:…]`, `password is […]`,
+# `密码是 […]`): what is left of a masked secret in a text.
+_MASKED_UNIT_RE = re.compile(
+    r"(?:[\w.\-]{1,64}[\"']?[ \t]{0,3}(?::=|=>|[:=：]|is|was|是|为|為)?[ \t]{0,3}[\"'“「]?)?"
+    r"\[REDACTED:[a-z0-9-]{1,40}\]"
+)
+
+
+def masked_share(text: str) -> float:
+    """The share of the non-space characters of `text` that are redaction markers and the
+    names they were assigned to: 1.0 for `api_key: [REDACTED:google-api-key]`, about 0.3 for a
+    DSN whose password alone is masked. 0.0 when nothing in `text` was masked."""
+    if "[REDACTED:" not in text:
+        return 0.0
+    total = sum(not c.isspace() for c in text)
+    masked = sum(sum(not c.isspace() for c in m.group(0)) for m in _MASKED_UNIT_RE.finditer(text))
+    return masked / total if total else 0.0
