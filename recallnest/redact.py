@@ -637,7 +637,7 @@ _RULES: tuple[_Rule, ...] = (
     _rule(
         "url-user-token",
         _STRUCTURAL,
-        rf"://(?P<s>[A-Za-z0-9_\-.~%+]{{16,256}})(?::[^\s/@'\"<>{_NON_ASCII}]{{0,256}})?"
+        rf"://(?P<s>[A-Za-z0-9_\-.~%+]{{16,256}}+)(?::[^\s/@'\"<>{_NON_ASCII}]{{0,256}}+)?"
         r"@(?=[A-Za-z0-9\[_])",
         _check_url_user,
         left="",
