@@ -92,6 +92,7 @@ def hostile_inputs() -> dict[str, str]:
         "'@' x 100k": "@" * 100_000,
         "'key:' x 25k": "key:" * 25_000,
         "'x://' x 25k": "x://" * 25_000,
+        "'https://<32 hex>@h.io/ ' x 3k": ("https://" + "8e3b1c77fc4c011f" * 2 + "@h.io/ ") * 3_000,
     }
 
 

@@ -9,7 +9,8 @@ Pure: it never reads or writes the store; the caller applies the returned `Admis
 - merge: the capture restates `target_id` in other words: append evidence, max importance;
   the stored text is kept.
 - supersede: add the capture as active and mark `target_id` superseded, linking it to the new id.
-- skip: do nothing (empty text, unknown category, or the user archived this exact memory).
+- skip: do nothing (empty text, unknown category, a text that is mostly masked secrets, or the
+  user archived this exact memory).
 
 MERGE_THRESHOLD = 0.55 was measured on eval/capture/pairs.jsonl (40 restatement pairs, 22 hard
 different-memory pairs, run end to end through capture and this module) and on the 9,181
@@ -30,12 +31,16 @@ from typing import Literal
 from recallnest.aliases import SUBJECT_TERMS, AliasTable, canonical, subject_value
 from recallnest.capture_rules import words
 from recallnest.models import CATEGORIES, Capture, Memory, memory_id
+from recallnest.redact import masked_share
 
 MERGE_THRESHOLD = 0.55
 SAME_SUBJECT_MERGE_THRESHOLD = (
     0.8  # same subject, no vocabulary value: merge only if near-identical
 )
 SESSION_CAPTURE_CAP = 40  # captures one session may add; beyond it, a session is likely a paste
+# A capture whose text is at least this share of redaction markers and the names they mask
+# (`access_key_id: [REDACTED:aws-access-key]`) is skipped: see decide_admission.
+MAX_MASKED_SHARE = 0.5
 
 Action = Literal["insert", "duplicate", "merge", "supersede", "skip"]
 Similarity = Callable[[str, str], float]
@@ -170,6 +175,12 @@ def decide_admission(
         return Admission("skip", None, "empty text")
     if new.category not in CATEGORIES:
         return Admission("skip", None, f"unknown category {new.category!r}")
+    # Trigger: a capture that is mostly masked secrets (a pasted YAML or .env line whose value
+    # was redacted). Why: a name and a marker tell a later session nothing it can act on, and
+    # three of them crowd the project's facts out of the resume. Outcome: skip; a fact around
+    # a masked secret (a DSN's host and port, "rotate it every 90 days") is admitted.
+    if masked_share(new.text) >= MAX_MASKED_SHARE:
+        return Admission("skip", None, "mostly redacted secrets")
     same_scope = [m for m in existing if m.scope == new.scope]
     exact = _exact(new.scope, canon, same_scope, aliases)
     if exact is not None:

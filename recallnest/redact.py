@@ -1,11 +1,11 @@
 """Secret redaction: find credentials in a turn's text and mask them before anything is stored.
 
 Owns the catalogue of secret shapes (provider tokens, vendor-prefixed tokens by shape, private
-key blocks, JWTs, passwords in URLs, auth headers and cookies, CLI flags, secret-named
-assignments in code, JSON, YAML, INI, netrc and .env text, secrets stated in prose, .pgpass
-lines, tokens wrapped onto a second line) and the policy for values that only look like secrets
-(placeholders). The value and name policy lives in `recallnest.redact_values`, the shape tests
-of generated tokens in `recallnest.redact_shapes`.
+key blocks, JWTs, passwords in URLs and tokens as a URL's user name, auth headers and cookies,
+CLI flags, secret-named assignments in code, JSON, YAML, INI, netrc and .env text, secrets
+stated in prose, .pgpass lines, tokens wrapped onto a second line) and the policy for values
+that only look like secrets (placeholders). The value and name policy lives in
+`recallnest.redact_values`, the shape tests of generated tokens in `recallnest.redact_shapes`.
 
 Must not: do I/O, log, read the environment, or use anything but the standard library (the
 regex engine is `re`). It runs on every captured turn, so patterns are compiled at import time,
@@ -19,7 +19,8 @@ Policy decisions:
   character (``xxx``, ``****``), ``your-key-here`` style hints, vendor sample values containing
   ``EXAMPLE`` (``AKIAIOSFODNN7EXAMPLE``), and the literal words ``changeme``, ``password``,
   ``secret``. Those are published defaults: masking them protects nothing and would hide that a
-  default is still in use.
+  default is still in use. ``example`` / ``placeholder`` inside a value whose rest is a
+  generated body of 20+ characters is no hint but a pasted value, and is masked.
 - Names ending in key/token/auth (``api_key``, ``x-api-key``) only mask high-entropy values;
   password/secret/credential/private names mask any non-placeholder value of 4+ characters;
   names ending in ``pass`` (``db_pass``, but also ``last_pass``) need a value that is not a plain
@@ -61,7 +62,7 @@ from recallnest.redact_values import (
     value_ok,
 )
 
-__all__ = ["Redaction", "find_secrets", "redact"]
+__all__ = ["Redaction", "find_secrets", "masked_share", "redact"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -394,6 +395,11 @@ def _check_url_password(m: re.Match[str], text: str, value: str) -> bool:
     return has_scheme and not is_placeholder(value)
 
 
+def _check_url_user(m: re.Match[str], text: str, value: str) -> bool:
+    has_scheme = m.start() > 0 and text[m.start() - 1] in _ALNUM
+    return has_scheme and random_body(value) and not is_placeholder(value)
+
+
 def _check_sas(m: re.Match[str], text: str, _value: str) -> bool:
     return m.start() > 0 and text[m.start() - 1] in "?&;"
 
@@ -622,6 +628,18 @@ _RULES: tuple[_Rule, ...] = (
         rf"://(?P<user>[^\s:/@'\"<>{_NON_ASCII}]{{0,128}}):"
         rf"(?P<s>[^\s/'\"<>{_NON_ASCII}]{{1,256}})@(?=[A-Za-z0-9\[_])",
         _check_url_password,
+        left="",
+    ),
+    # Trigger: scheme://<user>@host or scheme://<user>:<anything>@host, the user name a
+    # generated body (32 hex, 16+ base62). Why: services that authenticate by the user name
+    # alone put the key there (error-tracker DSNs, a token as the git user with any password,
+    # an API key as the basic-auth user); a person's or a service's name is no random body.
+    _rule(
+        "url-user-token",
+        _STRUCTURAL,
+        rf"://(?P<s>[A-Za-z0-9_\-.~%+]{{16,256}}+)(?::[^\s/@'\"<>{_NON_ASCII}]{{0,256}}+)?"
+        r"@(?=[A-Za-z0-9\[_])",
+        _check_url_user,
         left="",
     ),
     # Trigger: Authorization / Proxy-Authorization header or key. Why: Bearer/Basic/token
@@ -999,3 +1017,22 @@ def redact(text: str) -> tuple[str, tuple[str, ...]]:
     if not found:
         return text, ()
     return _mask(text, found)[0], tuple(r.kind for r in found)
+
+
+# A marker with the name it was assigned to (`api_key: [REDACTED:…]`, `password is […]`,
+# `密码是 […]`): what is left of a masked secret in a text.
+_MASKED_UNIT_RE = re.compile(
+    r"(?:[\w.\-]{1,64}[\"']?[ \t]{0,3}(?::=|=>|[:=：]|is|was|是|为|為)?[ \t]{0,3}[\"'“「]?)?"
+    r"\[REDACTED:[a-z0-9-]{1,40}\]"
+)
+
+
+def masked_share(text: str) -> float:
+    """The share of the non-space characters of `text` that are redaction markers and the
+    names they were assigned to: 1.0 for `api_key: [REDACTED:google-api-key]`, about 0.3 for a
+    DSN whose password alone is masked. 0.0 when nothing in `text` was masked."""
+    if "[REDACTED:" not in text:
+        return 0.0
+    total = sum(not c.isspace() for c in text)
+    masked = sum(sum(not c.isspace() for c in m.group(0)) for m in _MASKED_UNIT_RE.finditer(text))
+    return masked / total if total else 0.0

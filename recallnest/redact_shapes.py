@@ -11,7 +11,7 @@ import math
 import re
 from collections import Counter
 
-__all__ = ["continuation_end", "random_body", "vendor_prefix_ok"]
+__all__ = ["continuation_end", "random_body", "vendor_prefix_ok", "wordy"]
 
 # Prefixes of identifiers that look like vendor tokens but are not secrets: API object ids
 # (Anthropic, OpenAI, Stripe), publishable keys, hash names (lockfiles, integrity), cloud
@@ -46,7 +46,7 @@ def random_body(body: str) -> bool:
     a commit or a build id). Always 2+ digits and 4+ letters: identifiers rarely have both.
     """
     compact = body.replace("_", "").replace("-", "").replace(".", "")
-    if _wordy(compact):
+    if wordy(compact):
         return False
     upper, lower = any(c.isupper() for c in compact), any(c.islower() for c in compact)
     if upper and lower:
@@ -63,7 +63,7 @@ _SEPARATORS = re.compile(r"[_\-.]")
 _WORD_RE = re.compile(r"[A-Z]?[a-z]{3,}")
 
 
-def _wordy(value: str) -> bool:
+def wordy(value: str) -> bool:
     """Half or more of `value` is words: a name (`BSD-3-Clause-No-Nuclear-License-2014`)."""
     return sum(len(w) for w in _WORD_RE.findall(value)) * 2 >= len(value)
 
@@ -93,7 +93,7 @@ def continuation_end(text: str, end: int) -> int | None:
     if m is None:
         return None
     chunk = m.group(1)
-    if _wordy(chunk) or _CONSTANT_RE.match(chunk):
+    if wordy(chunk) or _CONSTANT_RE.match(chunk):
         return None
     has_digit = any(c.isdigit() for c in chunk)
     has_alpha = any(c.isalpha() for c in chunk)

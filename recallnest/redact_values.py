@@ -11,11 +11,14 @@ import itertools
 import re
 from functools import lru_cache
 
+from recallnest.redact_shapes import wordy
+
 __all__ = [
     "PLAIN_NAME_RE",
     "PORT_RE",
     "TYPE_NAME_RE",
     "char_classes",
+    "has_sample_word",
     "is_dummy_token",
     "is_placeholder",
     "is_stopword",
@@ -30,7 +33,7 @@ __all__ = [
 
 _PLACEHOLDER_RE = re.compile(
     r"\[REDACTED:|^\$|^%\(|^![a-z_]{2,12}$|^%[A-Za-z_]\w*%$|^<.*>$|^\{.*\}$|^(.)\1*$"
-    r"|xxxx|\*\*\*|\.\.\.|…|example|placeholder"
+    r"|xxxx|\*\*\*|\.\.\.|…"
     r"|^your|here$|^replace|^insert|^enter[-_ ]|^dummy|^sample|^redacted|^todo$|^tbd$"
     r"|^change[-_ ]?me$|^(?:password|passwd|pass|pwd|secret|token|user|none|null|nil|undefined)$"
     r"|%s|%\(\w+\)s|\{\w*\}"
@@ -68,12 +71,35 @@ _KEYFILE_RE = re.compile(r"^[\w.\-]{1,64}\.(?:pem|key|crt|cer|p12|pfx|jks|json|y
 PORT_RE = re.compile(r"^\d{1,5}(?::\d{1,5}){0,2}(?:/\w+)?$", re.ASCII)
 
 
+# Words that mark a sample wherever they sit in a value (`example-key`, `AKIAIOSFODNN7EXAMPLE`).
+_HINT_WORD_RE = re.compile(r"example|placeholder", re.IGNORECASE | re.ASCII)
+_MIN_RANDOM_REST = 20
+
+
 def is_placeholder(value: str) -> bool:
     value = value.strip()
     # (`pass:<pw>.` ends a sentence: the placeholder is `<pw>`.)
     if _PLACEHOLDER_RE.search(value) or _PLACEHOLDER_RE.search(value.rstrip(".,;:!?")):
         return True
+    if has_sample_word(value):
+        return True
     return _DESCRIPTIVE_RE.match(value) is not None and _SECRET_WORD_RE.search(value) is not None
+
+
+def has_sample_word(value: str) -> bool:
+    """`example` or `placeholder` in the value, and the rest of it no generated token.
+
+    Trigger: the word inside a random-looking rest of 20+ characters (`…/bPxEXAMPLEKEY9`,
+    `Tq8zR3vNexample7Kp2…`). Why: a hint is read, not hidden in noise; around a generated
+    body it is a pasted value (a vendor sample someone edited, a key that happens to spell
+    it), and masking it costs nothing. `AKIAIOSFODNN7EXAMPLE` (13 characters left) and
+    `exampleClientSecretValue12345` (words) stay samples; AWS's published secret-key sample
+    (`wJalr…EXAMPLEKEY`, 33 random characters left) is masked: the price of this rule.
+    """
+    if _HINT_WORD_RE.search(value) is None:
+        return False
+    rest = _HINT_WORD_RE.sub("", value)
+    return len(rest) < _MIN_RANDOM_REST or wordy(rest) or not looks_random(rest)
 
 
 def is_stopword(value: str) -> bool:
@@ -83,7 +109,7 @@ def is_stopword(value: str) -> bool:
 def is_dummy_token(value: str) -> bool:
     """A provider-shaped token that is really a sample (`ghp_xxxx…`, `…EXAMPLE`)."""
     low = value.lower()
-    return "example" in low or "xxxx" in low or "[redacted" in low or len(set(low)) < 6
+    return has_sample_word(value) or "xxxx" in low or "[redacted" in low or len(set(low)) < 6
 
 
 def char_classes(value: str) -> tuple[bool, bool, bool]:

@@ -144,6 +144,35 @@ def test_skip_empty_text_and_unknown_category(new: Capture, reason: str) -> None
     assert decision.action == "skip" and decision.reason.startswith(reason)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "access_key_id: [REDACTED:aws-access-key]",
+        "  signing_secret = [REDACTED:generic-secret]",
+        '"token": "[REDACTED:github-token]", "refresh": "[REDACTED:generic-secret]"',
+        "The admin password is [REDACTED:password].",
+        "[REDACTED:private-key]",
+        "数据库密码是 [REDACTED:password]",
+    ],
+)
+def test_skip_a_text_that_is_mostly_masked_secrets(text: str) -> None:
+    """A secret's name and its redaction marker say nothing a later session can use."""
+    decision = decide_admission(cap(text, category="entities", scope="p"), [])
+    assert decision.action == "skip" and decision.reason.startswith("mostly redacted")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "DATABASE_URL=postgres://orders:[REDACTED:url-password]@db-staging.internal:5433/orders",
+        "The deploy bot authenticates with [REDACTED:github-token]; rotate it every 90 days.",
+        "Uploads go to the acme-media-prod bucket in eu-west-1 (key [REDACTED:aws-access-key]).",
+    ],
+)
+def test_a_fact_around_a_masked_secret_is_admitted(text: str) -> None:
+    assert decide_admission(cap(text, category="entities", scope="p"), []).action == "insert"
+
+
 def test_custom_similarity_and_threshold_are_used() -> None:
     old = mem("alpha", category="entities", scope="p")
     new = cap("beta", category="entities", scope="p")

@@ -34,6 +34,8 @@ PASSPHRASE = "correct-staple" + "-orbit-lantern-42"
 CRED_PW = "Hx9" + "mQ2vWp7z"
 WHSEC = "whsec_" + "Mz3Xq8Rv1Lk6Wn0Tp5Yb2Hc9Fd4"
 KEY_ID = "8f1c3b2a9d" + "4e5f60718293a4b5c6d7e8f901"
+DSN_KEY = "3b9e1f" + "c07a4d82e5f6a19b0c3d7e2f4a"  # a token as a URL's user name
+SAMPLE_WORD = "Lq4Zt8Wm" + "Example" + "3Rv9Kx2Np6Yc1Hb7"  # a generated value holding "Example"
 SECRETS = (
     GITHUB,
     AWS_SECRET,
@@ -46,6 +48,8 @@ SECRETS = (
     CRED_PW,
     WHSEC,
     KEY_ID,
+    DSN_KEY,
+    SAMPLE_WORD,
 )
 SAYINGS = (
     f"the narwhal deploy token is {GITHUB}",
@@ -58,6 +62,8 @@ SAYINGS = (
     f"narwhal credential: password: {CRED_PW}",
     f"narwhal stripe webhook signing secret {WHSEC}",
     f'"private_key_id": "{KEY_ID}" from the narwhal service account',
+    f"narwhal errors go to https://{DSN_KEY}@errors.narwhal.io/7",
+    f"narwhal release signing secret = {SAMPLE_WORD}",
 )
 
 
@@ -73,6 +79,8 @@ WORDS = (
     "credential",
     "webhook",
     "account",
+    "errors",
+    "release",
 )
 
 

@@ -27,9 +27,9 @@ B64 = B62 + "+/"
 URLSAFE = B62 + "-_"
 
 
-def rnd(n: int, alphabet: str = B62) -> str:
+def rnd(n: int, alphabet: str = B62, gen: random.Random = R) -> str:
     while True:
-        value = "".join(R.choice(alphabet) for _ in range(n))
+        value = "".join(gen.choice(alphabet) for _ in range(n))
         classes = [any(c.isdigit() for c in value), any(c.isupper() for c in value)]
         if alphabet != B62 or all(classes):
             return value
@@ -476,6 +476,63 @@ def _kid() -> tuple[str, list[str], list[str]]:
     return f"access key {kid} with secret {secret}", [secret], []
 
 
+# ---- added after the held-out e2e scenario hc02: a token as a URL's user name, and a sample
+# word inside a generated value. A generator of their own, so the values above stay as they were.
+R2 = random.Random(2612)
+
+
+def rnd2(n: int, alphabet: str = B62) -> str:
+    return rnd(n, alphabet, R2)
+
+
+simple(
+    "git-token-as-url-user",
+    "git remote set-url origin https://{S}@github.com/acme/billing.git",
+    lambda: rnd2(40, HEX),
+    ("github.com/acme/billing.git",),
+)
+simple(
+    "token-user-oauth-basic",
+    "git clone https://{S}:x-oauth-basic@github.com/acme/web.git",
+    lambda: rnd2(36),
+    ("github.com/acme/web.git",),
+)
+simple(
+    "api-key-as-basic-user",
+    "curl -s https://anystring:@api.acme-mail.io/3.0/ping; curl -s https://{S}:@api.acme-mail.io/3.0/lists",
+    lambda: rnd2(32, HEX) + "-us21",
+    ("api.acme-mail.io/3.0/lists",),
+)
+simple(
+    "error-tracker-dsn",
+    "ERROR_DSN=https://{S}@errors.acme.io/api/42",
+    lambda: rnd2(32, HEX),
+    ("errors.acme.io/api/42",),
+)
+simple(
+    "registry-url-token-user",
+    "registry=https://{S}@npm.pkg.acme.io/\nalways-auth=true",
+    lambda: rnd2(24),
+    ("npm.pkg.acme.io", "always-auth=true"),
+)
+simple(
+    "sample-word-inside-secret",
+    "SIGNING_SECRET={S}",
+    lambda: rnd2(14) + "Example" + rnd2(14),
+)
+simple(
+    "aws-secret-edited-sample",
+    "[ci]\naws_secret_access_key = {S}\nregion = eu-central-1",
+    lambda: rnd2(27, B64) + "EXAMPLE" + rnd2(8, B64),
+    ("region = eu-central-1",),
+)
+simple(
+    "placeholder-word-inside-token",
+    '{{"api_token": "{S}"}}',
+    lambda: rnd2(10) + "placeholder" + rnd2(16),
+)
+
+
 # ---- look-alikes that must be kept unchanged ------------------------------------------------------
 LOOKALIKES: dict[str, Callable[[], str]] = {}
 
@@ -759,6 +816,22 @@ keep("prose-key-id-only", "the key id in the JWT header is kid=2024-07-rotation"
 keep("prose-long-identifier", "rename validateOAuth2AuthorizationCodeGrantRequest for clarity")
 keep("prose-slash-path", "moved AKIA-rotation-runbook.md to docs/security/rotation.md")
 keep("hex-color-list", "palette 0x1e90ff 0xff6347 0x0b0c10 0x66fcf1")
+
+
+# ---- added after hc02 (see above): names in URLs and sample words with no random rest
+keep(
+    "url-service-user",
+    "https://ci-runner-7@builds.acme.io/job/17 and ssh://deploy@10.0.4.2:2222/srv/app.git",
+)
+keep("url-dotted-user", "ftp://jane.doe.contractor@files.acme.io/incoming")
+keep("url-numeric-user", "https://1234567890123456@metrics.acme.io/ping")
+keep("url-short-hex-user", "https://{V}@cache.acme.io/health", lambda: rnd2(8, HEX))
+keep("dsn-template", "ERROR_DSN=https://<public-key>@errors.acme.io/42")
+keep("dsn-hint-user", "SENTRY_DSN=https://yourPublicKeyHere@o0.ingest.sentry.io/0")
+keep("placeholder-example-slug", "API_KEY=example-key-123")
+keep("placeholder-example-camel", "client_secret: exampleClientSecretValue12345")
+keep("placeholder-example-words", "password: ExamplePasswordForTheReadme2024")
+keep("placeholder-example-upper", "TOKEN=EXAMPLE_TOKEN_VALUE_123")
 
 
 def split_of(name: str) -> str:
