@@ -29,7 +29,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -250,7 +250,7 @@ def _seed(world: World) -> None:
         ("remember", "I prefer dark themes in every editor always"),
         ("remember", "I prefer dark themes in every editor"),  # merged: an undo entry
         ("remember", "The staging port is 8443", "--category", "entities"),
-        ("remember", "The staging port is 9443", "--category", "entities"),  # a conflict
+        ("import", "CONTRADICTION"),  # a conflict: see _contradicting
         ("remember", "The staging password rotates every month"),
         ("remember", "We deploy with make release"),
         ("remember", "Old app listens on port 3000", "--scope", "project", "../old-app"),
@@ -258,8 +258,25 @@ def _seed(world: World) -> None:
         ("export", "-o", "memories.jsonl"),
     ]
     for step in steps:
+        if step == ("import", "CONTRADICTION"):
+            path = _contradicting(world, "The staging port is 8443", "The staging port is 9443")
+            step = ("import", str(path))
         out = world.run(*step)
         assert out.returncode == 0, (step, out.stdout, out.stderr)
+
+
+def _contradicting(world: World, old: str, text: str) -> Path:
+    """An export file holding one memory that contradicts the memory `old`. `remember` would
+    supersede the old value at once; an import (another machine's export) leaves the pair to
+    consolidation, which flags a conflict between two facts."""
+    lines = world.run("export").stdout.splitlines()
+    newest = next(r for r in map(json.loads, lines) if r["text"] == old)
+    later = (datetime.fromisoformat(newest["created_at"]) + timedelta(minutes=1)).isoformat()
+    record = {**newest, "id": "imported-contradiction", "text": text}
+    record |= {"created_at": later, "updated_at": later}
+    path = world.root / "contradiction.jsonl"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    return path
 
 
 @dataclass(frozen=True)
