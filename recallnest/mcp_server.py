@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from recallnest import __version__, protocol
-from recallnest.compose import LABEL, fenced, inert
+from recallnest.compose import LABEL, estimate_tokens, fenced, inert
 from recallnest.errors import DaemonError
 from recallnest.models import CATEGORIES, GLOBAL_SCOPE
 from recallnest.project import project_of
@@ -571,12 +571,6 @@ def fit(head: str, blocks: Sequence[str], hint: str) -> str:
         shown.extend(inner)
         used += cost
     return "\n".join([head, *fenced(shown), *([more] if more else [])])
-
-
-def estimate_tokens(text: str) -> float:
-    """A quarter token per ASCII character, one per other character (as compose counts)."""
-    ascii_chars = len(text.encode("ascii", "ignore"))
-    return ascii_chars / 4 + (len(text) - ascii_chars)
 
 
 def clip(text: str, limit: int) -> str:
