@@ -711,11 +711,6 @@ def build_embedder(settings: Settings) -> Embedder | None:
     return make_embedder(name, **{k: v for k, v in options.items() if v is not None})
 
 
-def infer_category(text: str) -> str:
-    """Category for a manual memory given without one: what the capture rules would say."""
-    return _manual_capture(text, GLOBAL_SCOPE, None).category
-
-
 def _manual_capture(text: str, scope: str, category: str | None) -> Capture:
     """A remembered text as the capture rules read it: their category (unless given), subject
     and rule, so admission treats it as it would the same words said in a session."""

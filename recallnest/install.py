@@ -606,11 +606,6 @@ def _backup_path(state_dir: Path, record: Mapping[str, Any]) -> Path:
 # --- install -----------------------------------------------------------------------------------
 
 
-def plan_install(agent: str, ctx: InstallContext) -> FilePlan:
-    """What installing `agent`'s hooks would change; reads the file, writes nothing."""
-    return plan_target(targets(agent, ctx)[0], ctx)
-
-
 def plan_target(target: Target, ctx: InstallContext) -> FilePlan:
     """What installing our entries in one file would change; reads it, writes nothing."""
     spec = _spec(target.agent)
@@ -751,11 +746,6 @@ def _new_record(plan: FilePlan, ctx: InstallContext) -> dict[str, Any]:
 
 
 # --- uninstall ---------------------------------------------------------------------------------
-
-
-def plan_uninstall(agent: str, ctx: InstallContext) -> FilePlan:
-    """What uninstalling `agent`'s hooks would change; reads files, writes nothing."""
-    return plan_removal(targets(agent, ctx)[0], ctx)
 
 
 def plan_removal(target: Target, ctx: InstallContext) -> FilePlan:
