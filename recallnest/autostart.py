@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from recallnest.paths import db_path, log_dir, pid_path
+from recallnest.paths import db_path, log_dir
 
 if TYPE_CHECKING:
     import subprocess
@@ -52,28 +52,14 @@ def start_if_down(home: Path, env: Mapping[str, str]) -> tuple[bool, str]:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             return True, "not started (already being started)"
-        if _daemon_holds_pid_lock(home):
+        from recallnest.pidfile import lock_held  # fcntl: after the platform check
+
+        if lock_held(home):
             return False, "not started (it is running)"
         pid = _spawn(home, env, fd)
         return True, f"started in the background (PID {pid})"
     finally:
         os.close(fd)  # the daemon keeps its inherited copy, and with it the lock
-
-
-def _daemon_holds_pid_lock(home: Path) -> bool:
-    import fcntl
-
-    try:
-        fd = os.open(pid_path(home), os.O_RDONLY | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return False  # the daemon removes its pid file when it exits
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)  # closing releases the probe's lock at once
-    return False
 
 
 def _spawn(home: Path, env: Mapping[str, str], lock_fd: int) -> int:

@@ -40,6 +40,7 @@ FAST_PATH = {
     # Only when the daemon is down: its resume snapshot, and starting it (issue 16 item 9).
     "recallnest.snapshot",
     "recallnest.autostart",
+    "recallnest.pidfile",  # autostart's probe of the daemon lock (one copy of it)
     # Only when the hook logs a line (rare): the redactor and its helpers.
     "recallnest.redact",
     "recallnest.redact_shapes",
