@@ -459,8 +459,8 @@ class Daemon:
         read = {k: v for k, v in self.totals.as_dict().items() if k not in ("turns", "files")}
         if self.store_down:
             return read
-        counts: dict[str, Any] = self.engine.stats()["counts"]
-        return read | counts
+        store = self.engine.store
+        return read | store.counts() | {"capture_queued": store.queued_capture_count()}
 
     def _ingest_request(self, args: dict[str, Any]) -> dict[str, Any]:
         roots = [Path(r) for r in args.get("roots") or []] or watched_roots(self.settings)
