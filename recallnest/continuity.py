@@ -123,7 +123,7 @@ class Continuity:
             memories=memories,
             already_sent=sent,
             session_id=session_id,
-            held=self._held(session_id) if source in TRANSCRIPT_SOURCES else frozenset(),
+            held=self._held(session_id, memories) if source in TRANSCRIPT_SOURCES else frozenset(),
         )
         ctx = compose_context(inputs, self.engine.settings.resume_budget_tokens)
         if record and session_id:
@@ -167,14 +167,14 @@ class Continuity:
             self._inputs(project)
         return len(stale)
 
-    def _held(self, session_id: str | None) -> frozenset[str]:
-        """Ids of the memories captured from `session_id` (their evidence cites its turns):
-        its transcript holds them, whether or not a start of it was recorded as sent."""
+    def _held(self, session_id: str | None, candidates: list[Memory]) -> frozenset[str]:
+        """Ids of the candidates captured from `session_id` (their evidence cites its turns):
+        its transcript holds them, whether or not a start of it was recorded as sent. Only
+        the candidates can reach the context, so no scan of every memory is needed."""
         if not session_id:
             return frozenset()
-        store = self.engine.store
-        turn_ids = store.turn_ids_where(session_id=session_id)
-        return frozenset(m.id for m in store.memories_with_evidence(turn_ids))
+        turn_ids = set(self.engine.store.turn_ids_where(session_id=session_id))
+        return frozenset(m.id for m in candidates if turn_ids.intersection(m.evidence))
 
     def _already_sent(self, session_id: str | None) -> frozenset[str]:
         with self._lock:
