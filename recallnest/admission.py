@@ -115,6 +115,7 @@ def keyword_similarity(a: str, b: str) -> float:
     return len(ta & tb) / len(ta | tb)
 
 
+@lru_cache(maxsize=8192)  # pure; a correction is compared with every known memory
 def stated_attribute(text: str) -> tuple[frozenset[str], str] | None:
     """(attribute keywords, value) of the first "<attribute> is <value>" clause of a text:
     "the production region is eu-central-1 now" -> ({production, region}, eu-central-1).
@@ -151,10 +152,11 @@ def same_attribute(new: str, old: str) -> bool | None:
     (attr_new, value_new), (attr_old, value_old) = a, b
     if not (attr_new <= attr_old or attr_old <= attr_new):
         return False
-    return value_new != value_old and value_new not in _value_words(old)
+    return value_new != value_old and value_new not in value_words(old)
 
 
-def _value_words(text: str) -> set[str]:
+def value_words(text: str) -> set[str]:
+    """The words of `text` as values are compared: lower-cased, trailing punctuation cut."""
     return {w.casefold().rstrip(".-/") for w in re.findall(r"[\w.+/-]+|[\u3400-\u9fff]{2,6}", text)}
 
 

@@ -18,6 +18,7 @@ from recallnest.admission import (
     keyword_tokens,
     same_attribute,
     stated_attribute,
+    value_words,
 )
 from recallnest.aliases import canonical
 from recallnest.models import Capture, Memory, Turn, memory_id
@@ -142,7 +143,7 @@ def _corrected(
         score = keyword_similarity(m.text, cap.text)
         if score >= 1.0:
             continue  # the same words: a restatement, not a correction
-        names_it = score > 0 and bool(named & _words(m.text))
+        names_it = score > 0 and bool(named & value_words(m.text))
         if pointed and not (same or names_it):
             continue
         score += NAMED_VALUE_BONUS * names_it + SAME_ATTRIBUTE_BONUS * bool(same)
@@ -174,7 +175,7 @@ def restating(cap: Capture, target: Memory, known: Iterable[Memory]) -> list[Mem
     for m in known:
         if m.id == target.id or m.scope != target.scope or m.category != target.category:
             continue
-        words = _words(m.text) | keyword_tokens(m.text)
+        words = value_words(m.text) | keyword_tokens(m.text)
         holds_old = old_value in words and new_value not in words
         if m.status == "active" and holds_old and attribute & keyword_tokens(m.text):
             out.append(m)
@@ -185,10 +186,6 @@ def replaced_values(text: str) -> set[str]:
     """The values a correction says it replaces, lower-cased: "we moved off Helm" -> helm."""
     found = {(a or b).casefold().rstrip(".,;") for a, b in _REPLACED.findall(text)}
     return found - _NOT_A_VALUE
-
-
-def _words(text: str) -> set[str]:
-    return {w.casefold().rstrip(".-/") for w in re.findall(r"[\w.+/-]+|[\u3400-\u9fff]{2,6}", text)}
 
 
 def _reinforced(memory: Memory, cap: Capture, when: datetime | None) -> Memory:
