@@ -109,7 +109,13 @@ class Machine:
         return self.projects.get(name, name)
 
     def cli(self, *args: str, stdin: str = "", timeout: float = 120.0) -> str:
-        done = subprocess.run(
+        """What `recallnest ARGS` printed on stdout (its exit code is not checked)."""
+        return self.run(*args, stdin=stdin, timeout=timeout).stdout.decode("utf-8", "replace")
+
+    def run(
+        self, *args: str, stdin: str = "", timeout: float = 120.0
+    ) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(
             [sys.executable, "-m", "recallnest", *args],
             input=stdin.encode(),
             env=self.env,
@@ -118,16 +124,9 @@ class Machine:
             timeout=timeout,
             check=False,
         )
-        return done.stdout.decode("utf-8", "replace")
 
     def ask(self, op: str, args: dict[str, Any] | None = None, timeout: float = 60.0) -> Any:
         return protocol.request(str(self.home / protocol.SOCKET_NAME), op, args or {}, timeout)
-
-    def daemon_up(self) -> bool:
-        try:
-            return bool(self.ask("ping", timeout=2.0) == {"pong": True})
-        except protocol.ProtocolError:
-            return False
 
 
 # --- playing a scenario ----------------------------------------------------------------------
@@ -184,12 +183,10 @@ def _next_session_id(scenario: Scenario) -> str:
 
 
 def _start_daemon(machine: Machine) -> None:
-    machine.cli("daemon", "start", timeout=60.0)
-    deadline = time.monotonic() + 60.0
-    while not machine.daemon_up():
-        if time.monotonic() > deadline:
-            raise RuntimeError("the daemon did not start")
-        time.sleep(0.2)
+    """`recallnest daemon start` returns once the daemon answers, or fails with the reason."""
+    done = machine.run("daemon", "start", timeout=60.0)
+    if done.returncode != 0:
+        raise RuntimeError(f"the daemon did not start: {done.stderr.decode(errors='replace')}")
 
 
 def _play_session(
