@@ -30,9 +30,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from daemon_harness import WAIT_SECONDS, DaemonProcess, claude_line  # noqa: E402
 
-from recallnest.config import Settings  # noqa: E402
+from recallnest.core.config import Settings  # noqa: E402
 from recallnest.engine import Engine  # noqa: E402
-from recallnest.ingest import Source, ingest_file  # noqa: E402
+from recallnest.ingest.pipeline import Source, ingest_file  # noqa: E402
 
 Row = tuple[str, str, str]
 
@@ -198,10 +198,10 @@ def _lines(session: str, texts: list[str]) -> bytes:
 def ops_parity() -> Row:
     import test_ops_parity as parity
 
-    from recallnest import protocol
-    from recallnest.client import LocalClient
-    from recallnest.daemon import Daemon
-    from recallnest.paths import socket_path
+    from recallnest.core.paths import socket_path
+    from recallnest.server import protocol
+    from recallnest.server.client import LocalClient
+    from recallnest.server.daemon import Daemon
 
     def run(root: Path) -> tuple[int, int]:
         a, b = parity.settings_in(root / "l"), parity.settings_in(root / "d")

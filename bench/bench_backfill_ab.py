@@ -63,7 +63,7 @@ def build_home(tree: Path, home: Path) -> None:
     """Backfill `tree` into a new home with the recallnest on PYTHONPATH, capture included."""
     from common import bench_settings
 
-    from recallnest.control import _backfill_local
+    from recallnest.server.control import _backfill_local
 
     _backfill_local(bench_settings(home), None, [str(tree)], None, None)
 
@@ -74,8 +74,8 @@ def run(tree: Path, out: Path, start: Path | None = None) -> None:
     from common import bench_settings
 
     import recallnest
-    from recallnest.control import _backfill_local
     from recallnest.engine import Engine
+    from recallnest.server.control import _backfill_local
 
     with tempfile.TemporaryDirectory(prefix="rn-ab-") as home_s:
         home = Path(home_s) / "home"

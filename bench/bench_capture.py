@@ -17,8 +17,8 @@ import sys
 import time
 from pathlib import Path
 
-from recallnest.capture import capture_turn
-from recallnest.eval_capture import case_turns, load_jsonl
+from recallnest.capture.heuristics import capture_turn
+from recallnest.evaluation.capture import case_turns, load_jsonl
 
 DEFAULT_CASES = Path(__file__).resolve().parents[1] / "eval" / "capture" / "cases.jsonl"
 TARGET_MEDIAN_US = 1000.0

@@ -31,11 +31,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import fmt, load1, machine_line, note, print_table
 
-from recallnest import protocol, transcripts
-from recallnest.models import Turn
-from recallnest.paths import db_path
-from recallnest.repair import check_database
-from recallnest.store import Store
+from recallnest.core.models import Turn
+from recallnest.core.paths import db_path
+from recallnest.ingest import transcripts
+from recallnest.server import protocol
+from recallnest.server.repair import check_database
+from recallnest.store._store import Store
 
 WAIT_SECONDS = 600.0
 

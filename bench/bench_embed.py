@@ -17,7 +17,7 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 
-from recallnest.embed import Embedder, HashEmbedder, LocalE5Embedder
+from recallnest.retrieval.embed import Embedder, HashEmbedder, LocalE5Embedder
 
 SUBJECTS = [
     "the deploy script",

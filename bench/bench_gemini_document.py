@@ -76,8 +76,8 @@ def build(path: Path, megabytes: float) -> int:
 
 def run_mode(mode: str, path: Path, home: Path) -> dict[str, object]:
     """One mode in this process (called in a fresh subprocess)."""
-    from recallnest.ingest import Source, _batch, ingest_file, release_memory
-    from recallnest.transcripts import iter_document, parse_document
+    from recallnest.ingest.pipeline import Source, _batch, ingest_file, release_memory
+    from recallnest.ingest.transcripts import iter_document, parse_document
 
     started = time.perf_counter()
     count = 0
@@ -86,7 +86,7 @@ def run_mode(mode: str, path: Path, home: Path) -> dict[str, object]:
         count = len(events)
         if mode == "whole-ingest":
             engine = _engine(home)
-            from recallnest.ingest import FileReport
+            from recallnest.ingest.pipeline import FileReport
 
             engine.ingest_batch(_batch(events, None, FileReport()))
             engine.close()
@@ -108,7 +108,7 @@ def run_mode(mode: str, path: Path, home: Path) -> dict[str, object]:
 
 
 def _engine(home: Path):  # type: ignore[no-untyped-def]
-    from recallnest.config import Settings
+    from recallnest.core.config import Settings
     from recallnest.engine import Engine
 
     flags = {"home": str(home), "embedder": "hash"}

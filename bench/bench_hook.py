@@ -35,7 +35,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 HOOK = (
-    "import os, sys; from recallnest.hook import main; "
+    "import os, sys; from recallnest.integrations.hook import main; "
     "sys.exit(main(sys.argv[1:], sys.stdin, sys.stdout, os.environ))"
 )
 PAYLOAD = json.dumps(
@@ -107,9 +107,10 @@ def report(label: str, times: list[float]) -> None:
 def measure_snapshot(argv: list[str], env: dict[str, str], home: Path, runs: int) -> list[float]:
     import fcntl
 
-    from recallnest import autostart, snapshot
-    from recallnest.paths import db_path
-    from recallnest.project import project_of
+    from recallnest.continuity import snapshot
+    from recallnest.core.paths import db_path
+    from recallnest.core.project import project_of
+    from recallnest.integrations import autostart
 
     project = project_of(str(ROOT))  # the payload's cwd
     snapshot.write(home, snapshot.Snapshot(project, "2026-12-02T00:00:00+00:00", STUB_TEXT))

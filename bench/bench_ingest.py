@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import TextGen, fmt, load1, machine_line, median, note, p95, print_table
 
-from recallnest import protocol
+from recallnest.server import protocol
 
 SESSION_TURNS = 40
 
@@ -125,7 +125,7 @@ def backfill_rate(turns: int) -> tuple[float, float, float]:
     in-process, embedder off (vectors later); the rest is the queued capture."""
     from common import bench_settings
 
-    from recallnest.control import _backfill_local
+    from recallnest.server.control import _backfill_local
 
     with tempfile.TemporaryDirectory(prefix="rn-bench-bf-") as tmp_s:
         tmp = Path(tmp_s)
@@ -148,7 +148,7 @@ def backfill_cpu(turns: int, profile: bool = False) -> list[object]:
 
     from common import bench_settings
 
-    from recallnest.control import _backfill_local
+    from recallnest.server.control import _backfill_local
 
     with tempfile.TemporaryDirectory(prefix="rn-bench-bf-") as tmp_s:
         tmp = Path(tmp_s)
@@ -190,8 +190,8 @@ def vector_rate(rows: int) -> float:
     """Background embedding rate (rows/s) with the local model."""
     from common import bench_settings
 
-    from recallnest.control import _backfill_local
     from recallnest.engine import Engine
+    from recallnest.server.control import _backfill_local
 
     with tempfile.TemporaryDirectory(prefix="rn-bench-vec-") as tmp_s:
         tmp = Path(tmp_s)

@@ -266,7 +266,7 @@ def write_transcript(
     lines: list[tuple[str, str, tuple[str, str] | None]],
     truth: Truth,
 ) -> Path:
-    from recallnest.models import turn_id
+    from recallnest.core.models import turn_id
 
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{session}.jsonl"
@@ -304,7 +304,7 @@ def write_transcript(
 
 
 def ingest(engine: Any, paths: list[Path]) -> int:
-    from recallnest.ingest import Collector, Source, ingest_file
+    from recallnest.ingest.pipeline import Collector, Source, ingest_file
 
     collect = Collector(engine.ingest_batch)
     for path in paths:
@@ -357,8 +357,8 @@ class Year:
 
 
 def run_year(home: Path, quick: bool, seed: int) -> tuple[Year, Truth, dict[str, Any]]:
-    from recallnest.compaction import RetentionPolicy, size_report
     from recallnest.engine import Engine
+    from recallnest.lifecycle.retention import RetentionPolicy, size_report
 
     rng = random.Random(seed)
     settings = bench_settings(home, embedder="hash" if quick else "local")
@@ -566,10 +566,10 @@ def thresholds() -> None:
 
     import numpy as np
 
-    from recallnest.capture import capture_turn
-    from recallnest.consolidate import MODEL_THRESHOLDS, contradiction, related
-    from recallnest.embed import make_embedder
-    from recallnest.models import Turn
+    from recallnest.capture.heuristics import capture_turn
+    from recallnest.core.models import Turn
+    from recallnest.lifecycle.consolidation import MODEL_THRESHOLDS, contradiction, related
+    from recallnest.retrieval.embed import make_embedder
 
     root = Path(__file__).resolve().parent.parent / "eval" / "capture"
     embedder = make_embedder("local")

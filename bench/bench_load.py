@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import TextGen, fmt, load1, machine_line, median, note, p95, print_table
 
-from recallnest import protocol
+from recallnest.server import protocol
 
 AGENTS = ("claude", "codex", "gemini")
 PAYLOAD = {"cwd": "/bench/app", "hook_event_name": "SessionStart", "source": "startup"}

@@ -34,11 +34,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import duckdb
 from common import fmt, load1, machine_line, median, p95
 
-from recallnest import maintenance as maintenance_module
-from recallnest.config import Settings
+from recallnest.core.config import Settings
 from recallnest.engine import Engine
-from recallnest.maintenance import Maintenance
-from recallnest.store import Batch
+from recallnest.lifecycle import scheduler as maintenance_module
+from recallnest.lifecycle.scheduler import Maintenance
+from recallnest.store._store import Batch
 
 DB = "recallnest.duckdb"
 
@@ -83,7 +83,7 @@ def add_restatements(engine: Engine, n: int) -> None:
 
 def stop_latency(home: Path) -> dict[str, Any]:
     """Start a real daemon, wait until a consolidation pass is in progress, time stop()."""
-    from recallnest.daemon import Daemon
+    from recallnest.server.daemon import Daemon
 
     maintenance_module.IDLE_SECONDS = 0.0
     settings = Settings.load()

@@ -40,14 +40,14 @@ from common import (
     print_table,
 )
 
-from recallnest import protocol
+from recallnest.server import protocol
 
 START_WAIT_SECONDS = 300.0
 
 
 def populate(home: Path, memories: int) -> None:
     from recallnest.engine import Engine
-    from recallnest.store import Batch
+    from recallnest.store._store import Batch
 
     engine = Engine.open(bench_settings(home))
     try:

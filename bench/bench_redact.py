@@ -18,7 +18,7 @@ import statistics
 import time
 from pathlib import Path
 
-from recallnest.redact import redact
+from recallnest.core.redact import redact
 
 POSITIVES = Path(__file__).parent.parent / "tests" / "fixtures" / "secrets" / "positives.jsonl"
 

@@ -36,12 +36,12 @@ from common import (
     print_table,
 )
 
-from recallnest import protocol
+from recallnest.server import protocol
 
 
 def populate(home: Path, memories: int, turns: int) -> None:
     from recallnest.engine import Engine
-    from recallnest.store import Batch
+    from recallnest.store._store import Batch
 
     engine = Engine.open(bench_settings(home))
     try:

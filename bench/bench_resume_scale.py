@@ -47,8 +47,8 @@ from common import (
     print_table,
 )
 
-from recallnest import protocol
-from recallnest.models import GLOBAL_SCOPE, Memory
+from recallnest.core.models import GLOBAL_SCOPE, Memory
+from recallnest.server import protocol
 
 OWN = PROJECTS[0]
 OWN_FACTS = 40
@@ -97,10 +97,10 @@ OLD_QUERY = (
 def populate(home: Path, size: int) -> tuple[int, list[float], list[float]]:
     """The store. Returns how many own facts the old single top-300 query held, and the
     in-process times (ms) of the old query and of the per-section queries, interleaved."""
-    from recallnest.compose import candidate_groups
-    from recallnest.continuity import RESUME_CANDIDATES_PER_GROUP
+    from recallnest.continuity.compose import candidate_groups
+    from recallnest.continuity.service import RESUME_CANDIDATES_PER_GROUP
     from recallnest.engine import Engine
-    from recallnest.store import Batch
+    from recallnest.store._store import Batch
 
     engine = Engine.open(bench_settings(home))
     try:

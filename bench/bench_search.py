@@ -59,11 +59,11 @@ from common import (
 )
 
 from recallnest import engine as engine_mod
+from recallnest.core.text import term_counts, tokenize
 from recallnest.engine import Engine, SearchRequest
-from recallnest.index import Filter, SearchIndex
-from recallnest.rank import top_k
-from recallnest.store import Batch, IndexedDoc, Store, load_extension
-from recallnest.text import term_counts, tokenize
+from recallnest.retrieval.index import Filter, SearchIndex
+from recallnest.retrieval.topk import top_k
+from recallnest.store._store import Batch, IndexedDoc, Store, load_extension
 
 DIM = 384
 TARGET_P50_MS = 30.0
@@ -306,7 +306,7 @@ def rss_child(home: str, model: str) -> None:
     after = rss_mib()[0]
     with_model: float | None = None
     try:
-        from recallnest.embed import LocalE5Embedder
+        from recallnest.retrieval.embed import LocalE5Embedder
 
         LocalE5Embedder().load()
         with_model = rss_mib()[0]
@@ -319,7 +319,7 @@ def rss_child(home: str, model: str) -> None:
 def embedding_lines(queries: Sequence[str]) -> None:
     """The real local model's query cost: cold load, uncached and cached queries."""
     try:
-        from recallnest.embed import LocalE5Embedder
+        from recallnest.retrieval.embed import LocalE5Embedder
 
         embedder = LocalE5Embedder()
         load_s, _ = timed(embedder.load)
@@ -510,7 +510,7 @@ def _own_query(index: SearchIndex, query: str, mask: np.ndarray) -> np.ndarray:
 
 def _own_write_costs(n: int) -> tuple[str, str]:
     """Single-memory transactions on an n-row store, and the postings part of a 1k batch."""
-    from recallnest import store as store_mod
+    from recallnest.store import _store as store_mod
 
     reps = 30
     memories = make_memories(n + reps + 1_000, seed=33)

@@ -123,7 +123,7 @@ def bench_home(prefix: str = "recallnest-bench-") -> Iterator[Path]:
 
 def bench_settings(home: Path, **values: Any) -> Any:
     """Settings for `home` that read neither the real environment nor a real config file."""
-    from recallnest.config import Settings
+    from recallnest.core.config import Settings
 
     flags = {"home": str(home), "embedder": "none", **values}
     return Settings.load(flags=flags, env={"HOME": str(home), "RECALLNEST_HOME": str(home)})
@@ -294,7 +294,7 @@ def _zipf_pick(rng: np.random.Generator, options: Sequence[Any], n: int) -> list
 
 def make_memories(n: int, seed: int = 1, texts: Sequence[str] | None = None) -> list[Any]:
     """`n` Memory rows: scopes global + 20 projects (Zipf), all six categories, timestamps."""
-    from recallnest.models import CATEGORIES, GLOBAL_SCOPE, Memory
+    from recallnest.core.models import CATEGORIES, GLOBAL_SCOPE, Memory
 
     rng = np.random.default_rng(seed)
     texts = list(texts) if texts is not None else TextGen(seed).texts(n)
@@ -326,7 +326,7 @@ def make_memories(n: int, seed: int = 1, texts: Sequence[str] | None = None) -> 
 
 def make_turns(n: int, seed: int = 2, texts: Sequence[str] | None = None) -> list[Any]:
     """`n` Turn rows of 150-600 characters in sessions of ~40 turns across the projects."""
-    from recallnest.models import Turn
+    from recallnest.core.models import Turn
 
     rng = np.random.default_rng(seed)
     texts = list(texts) if texts is not None else TextGen(seed).texts(n, 150, 600)

@@ -23,11 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from recallnest.config import Settings
+from recallnest.core.config import Settings
 from recallnest.engine import Engine, SearchRequest
-from recallnest.eval_locomo import CachedEmbedder, write_transcripts
-from recallnest.ingest import Source, ingest_file
-from recallnest.query import plan_query
+from recallnest.evaluation.locomo import CachedEmbedder, write_transcripts
+from recallnest.ingest.pipeline import Source, ingest_file
+from recallnest.retrieval.query import plan_query
 
 NONSENSE_PER_CONVERSATION = 60
 _CJK = "的一是不了在人有我他这个们中来上大为和国地到以说时要就出会可也你对生能"

@@ -1,6 +1,7 @@
 """RecallNest: local, zero-LLM memory for coding agents.
 
-Kept import-light on purpose: `recallnest.hook` runs in a fresh process at every agent session
+Kept import-light on purpose: `recallnest.integrations.hook` runs in a fresh process at every agent
+session
 start, and importing this package must not pull in duckdb, numpy or click. The public API is
 re-exported lazily.
 """
@@ -16,8 +17,8 @@ __all__ = ["Engine", "SearchRequest", "Settings", "Store", "__version__"]
 _LAZY = {
     "Engine": "recallnest.engine",
     "SearchRequest": "recallnest.engine",
-    "Settings": "recallnest.config",
-    "Store": "recallnest.store",
+    "Settings": "recallnest.core.config",
+    "Store": "recallnest.store._store",
 }
 
 

@@ -15,7 +15,7 @@ def main() -> None:
     # must be owner-only, including files DuckDB creates later such as the WAL.
     os.umask(0o077)
     if len(sys.argv) > 1 and sys.argv[1] == "hook":
-        from recallnest.hook import main as hook_main
+        from recallnest.integrations.hook import main as hook_main
 
         sys.exit(hook_main(sys.argv[2:], sys.stdin, sys.stdout, os.environ))
     from recallnest.cli import cli

@@ -19,27 +19,27 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from recallnest import aliases, redact
-from recallnest.admission import SESSION_CAPTURE_CAP, apply_session_cap
-from recallnest.admit import Admitter, previous_turns, superseded_target
-from recallnest.capture import capture_turn
-from recallnest.capture_worker import CaptureJob, Pair, capture_pairs
-from recallnest.config import Settings
-from recallnest.embed import Embedder, make_embedder
-from recallnest.errors import EmbedError, NotFoundError, RecallnestError, StoreError
-from recallnest.index import Filter, SearchIndex
-from recallnest.journal import Journal
-from recallnest.models import CATEGORIES, GLOBAL_SCOPE, Capture, Memory, Turn, memory_id
-from recallnest.paths import db_path, ensure_home
-from recallnest.query import plan_query
-from recallnest.rank import top_k
-from recallnest.retrieve import PROFILES, VECTOR_ONLY_MIN_COSINE, Scored, retrieve
-from recallnest.schemas import ExplainOut, HitOut, MemoryOut, dump
-from recallnest.store import Batch, BatchResult, Store
-from recallnest.text import tokenize
+from recallnest.capture.admission import SESSION_CAPTURE_CAP, apply_session_cap
+from recallnest.capture.admit import Admitter, previous_turns, superseded_target
+from recallnest.capture.heuristics import capture_turn
+from recallnest.capture.worker import CaptureJob, Pair, capture_pairs
+from recallnest.core import aliases, redact
+from recallnest.core.config import Settings
+from recallnest.core.errors import EmbedError, NotFoundError, RecallnestError, StoreError
+from recallnest.core.models import CATEGORIES, GLOBAL_SCOPE, Capture, Memory, Turn, memory_id
+from recallnest.core.paths import db_path, ensure_home
+from recallnest.core.schemas import ExplainOut, HitOut, MemoryOut, dump
+from recallnest.core.text import tokenize
+from recallnest.retrieval.embed import Embedder, make_embedder
+from recallnest.retrieval.index import Filter, SearchIndex
+from recallnest.retrieval.query import plan_query
+from recallnest.retrieval.ranking import PROFILES, VECTOR_ONLY_MIN_COSINE, Scored, retrieve
+from recallnest.retrieval.topk import top_k
+from recallnest.store._store import Batch, BatchResult, Store
+from recallnest.store.journal import Journal
 
 if TYPE_CHECKING:
-    from recallnest.continuity import Continuity
+    from recallnest.continuity.service import Continuity
 
 log = logging.getLogger(__name__)
 
@@ -151,7 +151,7 @@ class Engine:
     @cached_property
     def continuity(self) -> Continuity:
         """Checkpoints and resume contexts over this engine."""
-        from recallnest.continuity import Continuity
+        from recallnest.continuity.service import Continuity
 
         return Continuity(self)
 
@@ -660,12 +660,12 @@ class Engine:
     # ---- lifecycle (issue 7) ----------------------------------------------------------------
 
     if TYPE_CHECKING:
-        from recallnest.maintenance import Maintenance
+        from recallnest.lifecycle.scheduler import Maintenance
 
     @cached_property
     def maintenance(self) -> Maintenance:
         """Decay, consolidation, forgetting, retention and compaction over this engine."""
-        from recallnest.maintenance import Maintenance
+        from recallnest.lifecycle.scheduler import Maintenance
 
         return Maintenance(self)
 

@@ -8,8 +8,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from recallnest.config import Settings
-from recallnest.eval_cases import load_actions, load_corpus, load_queries
+from recallnest.core.config import Settings
+from recallnest.evaluation.cases import load_actions, load_corpus, load_queries
 
 CASES_DIR = Path(__file__).parent.parent / "eval" / "cases"
 # An action on a turn that captured nothing: reported as unresolved, never dropped.

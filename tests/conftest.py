@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from recallnest.config import Settings
-from recallnest.embed import HashEmbedder
+from recallnest.core.config import Settings
+from recallnest.core.paths import db_path, ensure_home
 from recallnest.engine import Engine
-from recallnest.paths import db_path, ensure_home
-from recallnest.store import Store
+from recallnest.retrieval.embed import HashEmbedder
+from recallnest.store._store import Store
 
 # Variables the developer may set on purpose for a test run; everything else named
 # RECALLNEST_* is cleared so a local config cannot change what the tests see.

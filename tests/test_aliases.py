@@ -1,4 +1,5 @@
-"""Canonical form, alias tables, query expansion and subject vocabulary (recallnest.aliases)."""
+"""Canonical form, alias tables, query expansion and subject vocabulary
+(recallnest.core.aliases)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from recallnest import aliases
-from recallnest.aliases import (
+from recallnest.core import aliases
+from recallnest.core.aliases import (
     MAX_QUERY_VARIANTS,
     build_alias_table,
     canonical,
@@ -20,7 +21,7 @@ from recallnest.aliases import (
     normalize_width,
     subject_value,
 )
-from recallnest.errors import ConfigError
+from recallnest.core.errors import ConfigError
 
 NO_ALIASES = build_alias_table({})
 

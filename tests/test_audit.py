@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from recallnest.audit import audit_secrets, scan
-from recallnest.config import Settings
+from recallnest.core.config import Settings
+from recallnest.core.models import Memory, ToolUse, Turn
+from recallnest.core.paths import db_path, ensure_home
 from recallnest.engine import Engine, SearchRequest
-from recallnest.models import Memory, ToolUse, Turn
-from recallnest.paths import db_path, ensure_home
-from recallnest.store import Batch, Store
+from recallnest.server.audit import audit_secrets, scan
+from recallnest.store._store import Batch, Store
 
 # Fake credentials, assembled at run time so that no scanner flags this file.
 GITHUB = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
@@ -197,6 +197,6 @@ def test_audit_of_a_store_without_secrets_or_without_a_file(settings: Settings, 
 def test_audit_refuses_while_the_daemon_runs(
     settings: Settings, cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("recallnest.client.daemon_answers", lambda settings: True)
+    monkeypatch.setattr("recallnest.server.client.daemon_answers", lambda settings: True)
     result = cli(["audit", "secrets"])
     assert result.exit_code == 1 and "stop the daemon first" in result.output

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recallnest.capture import (
+from recallnest.capture.heuristics import (
     ASSISTANT_CONFIDENCE,
     CORRECTION_CONFIDENCE,
     MAX_CAPTURES_PER_TURN,
@@ -19,9 +19,9 @@ from recallnest.capture import (
     explain_turn,
     gate_reason,
 )
-from recallnest.capture_rules import PATTERN_RULES, PREFERENCE_RULES, PROFILE_RULES
-from recallnest.models import CATEGORIES, CONTEXT_MARKER, GLOBAL_SCOPE, Capture, Turn
-from recallnest.salience import SKIP_RULES, gate_turn, is_question, split_sentences
+from recallnest.capture.rules import PATTERN_RULES, PREFERENCE_RULES, PROFILE_RULES
+from recallnest.capture.salience import SKIP_RULES, gate_turn, is_question, split_sentences
+from recallnest.core.models import CATEGORIES, CONTEXT_MARKER, GLOBAL_SCOPE, Capture, Turn
 
 
 def turn(text: str, role: str = "user", kind: str = "message", record: str = "r1") -> Turn:
@@ -351,14 +351,14 @@ def _reference_weight(text: str) -> int:
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=40), st.integers(min_value=-2, max_value=20))
 def test_has_prose_weight_is_the_threshold_of_prose_weight(text: str, minimum: int) -> None:
-    from recallnest.salience import has_prose_weight, prose_weight
+    from recallnest.capture.salience import has_prose_weight, prose_weight
 
     assert prose_weight(text) == _reference_weight(text)
     assert has_prose_weight(text, minimum) == (prose_weight(text) >= minimum)
 
 
 def test_rules_by_role_is_rule_order_with_each_rule_once() -> None:
-    from recallnest.capture_rules import RULE_ORDER, RULES_BY_ROLE
+    from recallnest.capture.rules import RULE_ORDER, RULES_BY_ROLE
 
     for role in ("user", "assistant"):
         expected: list[object] = []
@@ -370,7 +370,7 @@ def test_rules_by_role_is_rule_order_with_each_rule_once() -> None:
 @settings(max_examples=300, deadline=None)
 @given(_SENTENCES, st.sampled_from(["user", "assistant"]))
 def test_first_rule_per_role_matches_the_rule_order_walk(text: str, role: str) -> None:
-    from recallnest.capture_rules import RULE_ORDER, RULES_BY_ROLE
+    from recallnest.capture.rules import RULE_ORDER, RULES_BY_ROLE
 
     walk = [r for rules in RULE_ORDER for r in rules if role in r.roles and r.pattern.search(text)]
     fast = [r for r in RULES_BY_ROLE[role] if r.pattern.search(text)]
@@ -382,8 +382,8 @@ def test_first_rule_per_role_matches_the_rule_order_walk(text: str, role: str) -
 def test_fact_shape_matches_its_plain_formulation(text: str, role: str, relaxed: bool) -> None:
     import re
 
-    from recallnest import capture_rules as R
-    from recallnest.capture import (
+    from recallnest.capture import rules as R
+    from recallnest.capture.heuristics import (
         _ascii_name,
         _fact_shape,
         _latin_name_in_cjk,
@@ -412,8 +412,8 @@ def test_fact_shape_matches_its_plain_formulation(text: str, role: str, relaxed:
 
 
 def test_subject_for_agrees_with_the_precomputed_canonical_path() -> None:
-    from recallnest.aliases import canonical
-    from recallnest.capture import Signal, _subject, subject_for
+    from recallnest.capture.heuristics import Signal, _subject, subject_for
+    from recallnest.core.aliases import canonical
 
     for rule, category, text in [
         ("preference.use_not", "preferences", "Use pnpm, not npm"),
@@ -436,14 +436,14 @@ _CONCRETE_BITS = st.sampled_from(
 @settings(max_examples=500, deadline=None)
 @given(st.one_of(st.text(max_size=60), st.lists(_CONCRETE_BITS, max_size=10).map("".join)))
 def test_strong_concrete_gate_passes_every_text_the_pattern_matches(text: str) -> None:
-    from recallnest.capture_rules import STRONG_CONCRETE, STRONG_CONCRETE_GATE
+    from recallnest.capture.rules import STRONG_CONCRETE, STRONG_CONCRETE_GATE
 
     if STRONG_CONCRETE.search(text):
         assert STRONG_CONCRETE_GATE.search(text), text
 
 
 def test_strong_concrete_gate_on_the_capture_cases() -> None:
-    from recallnest.capture_rules import STRONG_CONCRETE, STRONG_CONCRETE_GATE
+    from recallnest.capture.rules import STRONG_CONCRETE, STRONG_CONCRETE_GATE
 
     cases = Path(__file__).parent.parent / "eval" / "capture" / "cases.jsonl"
     texts = [json.loads(line)["text"] for line in cases.read_text("utf-8").splitlines() if line]
@@ -454,7 +454,7 @@ def test_strong_concrete_gate_on_the_capture_cases() -> None:
 
 def _reference_line_kind(line: str, in_diff: bool = False) -> str:
     """classify_line as first written: every pattern tried with `search`."""
-    from recallnest import salience as S
+    from recallnest.capture import salience as S
 
     if S._BLOB.search(line):
         return "code"
@@ -477,7 +477,7 @@ _LINE_BITS = st.sampled_from(_LINE_WORDS.split("|"))
 @settings(max_examples=500, deadline=None)
 @given(st.one_of(st.text(max_size=80), st.lists(_LINE_BITS, max_size=8).map("".join)))
 def test_classify_line_matches_searching_every_pattern(line: str) -> None:
-    from recallnest.salience import classify_line
+    from recallnest.capture.salience import classify_line
 
     assert classify_line(line) == _reference_line_kind(line)
     assert classify_line(line, in_diff=True) == _reference_line_kind(line, in_diff=True)
@@ -486,7 +486,7 @@ def test_classify_line_matches_searching_every_pattern(line: str) -> None:
 def test_line_patterns_are_anchored_except_the_declared_tails() -> None:
     import re._parser as sre  # the parse tree shows which alternatives start with ^
 
-    from recallnest.salience import _LINE_KINDS
+    from recallnest.capture.salience import _LINE_KINDS
 
     for kind, pattern, unanchored in _LINE_KINDS:
         tree = list(sre.parse(pattern.pattern, pattern.flags))

@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from recallnest.config import Settings
-from recallnest.control import backfill
+from recallnest.core.config import Settings
 from recallnest.engine import Engine
+from recallnest.server.control import backfill
 
 SESSIONS = Path(__file__).parent / "fixtures" / "sessions"
 EXPECTED = [

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recallnest.capture import capture_turn, gate_reason
-from recallnest.models import GLOBAL_SCOPE, Capture, Turn
-from recallnest.polarity import negated_cut, reversed_in
+from recallnest.capture.heuristics import capture_turn, gate_reason
+from recallnest.capture.polarity import negated_cut, reversed_in
+from recallnest.core.models import GLOBAL_SCOPE, Capture, Turn
 
 PROJECT = "shop"
 

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from recallnest import capture_worker
 from recallnest import engine as engine_module
-from recallnest.config import Settings
-from recallnest.daemon import Daemon
+from recallnest.capture import worker as capture_worker
+from recallnest.core.config import Settings
+from recallnest.core.models import Turn
 from recallnest.engine import Engine
-from recallnest.models import Turn
-from recallnest.store import Batch
+from recallnest.server.daemon import Daemon
+from recallnest.store._store import Batch
 
 CASES = Path(__file__).resolve().parent.parent / "eval" / "capture" / "cases.jsonl"
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -191,7 +191,7 @@ def test_a_deleted_queued_turn_is_skipped(engine: Engine, small_groups: None) ->
 def test_a_backfill_reports_its_store_and_capture_phases(
     settings: Settings, small_groups: None
 ) -> None:
-    from recallnest.control import backfill
+    from recallnest.server.control import backfill
 
     root = settings.claude_dir / "projects" / "-home-dev-app"
     root.mkdir(parents=True)

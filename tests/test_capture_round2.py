@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from recallnest.capture import capture_turn
-from recallnest.models import Capture, Turn
+from recallnest.capture.heuristics import capture_turn
+from recallnest.core.models import Capture, Turn
 
 PROJECT = "shop"
 

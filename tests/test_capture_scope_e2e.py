@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from recallnest.config import Settings
-from recallnest.control import backfill
+from recallnest.core.config import Settings
 from recallnest.engine import Engine
+from recallnest.server.control import backfill
 
 SHOP, BLOG = "/work/shop", "/work/blog"
 

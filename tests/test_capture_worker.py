@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from recallnest import capture_worker
-from recallnest.admit import previous_turns
-from recallnest.capture import capture_turn
-from recallnest.capture_worker import PARALLEL_MIN, capture_pairs
-from recallnest.models import Turn
+from recallnest.capture import worker as capture_worker
+from recallnest.capture.admit import previous_turns
+from recallnest.capture.heuristics import capture_turn
+from recallnest.capture.worker import PARALLEL_MIN, capture_pairs
+from recallnest.core.models import Turn
 
 CASES = Path(__file__).resolve().parent.parent / "eval" / "capture" / "cases.jsonl"
 
@@ -51,7 +51,7 @@ def test_a_large_batch_through_the_child_equals_capturing_in_process(
     batch = pairs(PARALLEL_MIN + 37)
     expected = inline(batch)
     assert sum(map(len, expected)) > 100  # the batch really captures things
-    with caplog.at_level(logging.INFO, logger="recallnest.capture_worker"):
+    with caplog.at_level(logging.INFO, logger="recallnest.capture.worker"):
         assert capture_pairs(batch) == expected
     assert "in a child process" in caplog.text  # the child did its share: no fallback
     assert "failed" not in caplog.text
@@ -74,7 +74,7 @@ def test_a_failing_child_loses_nothing(
 ) -> None:
     monkeypatch.setattr(capture_worker.sys, "executable", executable)
     batch = pairs(PARALLEL_MIN)
-    with caplog.at_level(logging.WARNING, logger="recallnest.capture_worker"):
+    with caplog.at_level(logging.WARNING, logger="recallnest.capture.worker"):
         assert capture_pairs(batch) == inline(batch)
     assert "capture worker failed" in caplog.text
 
@@ -99,7 +99,7 @@ def test_a_child_answering_garbage_is_not_trusted(
     fake.chmod(0o755)
     monkeypatch.setattr(capture_worker.sys, "executable", str(fake))
     batch = pairs(PARALLEL_MIN)
-    with caplog.at_level(logging.WARNING, logger="recallnest.capture_worker"):
+    with caplog.at_level(logging.WARNING, logger="recallnest.capture.worker"):
         assert capture_pairs(batch) == inline(batch)
     assert logged in caplog.text
 

@@ -1,4 +1,5 @@
-"""Pasted output and small talk (`recallnest.chatter`): one definition of each, used by capture
+"""Pasted output and small talk (`recallnest.capture.chatter`): one definition of each, used by
+capture
 (nothing pasted becomes a memory) and by checkpoints (nothing pasted or chatty becomes the
 request or an open loop). The samples are varied on purpose: runners, package managers, logs
 and compilers of several ecosystems, and chit-chat in English and Chinese."""
@@ -9,11 +10,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from recallnest.capture import capture_turn
-from recallnest.chatter import is_pasted_line, is_small_talk
-from recallnest.checkpoint import build_checkpoint
-from recallnest.checkpoint_rules import drop_log_lines
-from recallnest.models import Turn
+from recallnest.capture.chatter import is_pasted_line, is_small_talk
+from recallnest.capture.heuristics import capture_turn
+from recallnest.continuity.checkpoint import build_checkpoint
+from recallnest.continuity.checkpoint_rules import drop_log_lines
+from recallnest.core.models import Turn
 
 T0 = datetime(2026, 9, 1, 8, 0, tzinfo=UTC)
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from recallnest.checkpoint import (
+from recallnest.continuity.checkpoint import (
     Checkpoint,
     build_checkpoint,
     checkpoint_id,
@@ -16,7 +16,7 @@ from recallnest.checkpoint import (
     drop_repo_state,
     is_repo_state,
 )
-from recallnest.models import CONTEXT_MARKER, ToolUse, Turn
+from recallnest.core.models import CONTEXT_MARKER, ToolUse, Turn
 
 T0 = datetime(2026, 8, 20, 9, 0, tzinfo=UTC)
 PROJECT = "/home/dev/parsekit"

@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from recallnest.checkpoint import Checkpoint, build_checkpoint
-from recallnest.models import Turn
+from recallnest.continuity.checkpoint import Checkpoint, build_checkpoint
+from recallnest.core.models import Turn
 
 T0 = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
 PROJECT = "/home/dev/shop"

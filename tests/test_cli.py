@@ -19,8 +19,8 @@ import pytest
 from click.testing import Result
 
 from recallnest.cli import cli as root_command
-from recallnest.paths import CONFIG_NAME
-from recallnest.project import project_of
+from recallnest.core.paths import CONFIG_NAME
+from recallnest.core.project import project_of
 
 Cli = Callable[..., Result]
 

@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from recallnest.compaction import (
+from recallnest.core.models import Memory, Turn
+from recallnest.engine import Engine, SearchRequest
+from recallnest.lifecycle.retention import (
     RetentionPolicy,
     apply_retention,
     needs_compaction,
     size_report,
 )
-from recallnest.engine import Engine, SearchRequest
-from recallnest.models import Memory, Turn
-from recallnest.store import Batch, Store
+from recallnest.store._store import Batch, Store
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
@@ -186,8 +186,8 @@ def test_no_policy_deletes_nothing(engine: Engine) -> None:
 @pytest.mark.parametrize("flag", [["--retention-days", "1"], ["--max-turns", "2"]])
 def test_maintain_applies_explicit_retention(cli, flag: list[str]) -> None:  # type: ignore[no-untyped-def]
     from recallnest.cli import cli as group
-    from recallnest.cli_lifecycle import register
-    from recallnest.config import Settings
+    from recallnest.cli.lifecycle import register
+    from recallnest.core.config import Settings
 
     register(group)
     engine = Engine.open(Settings.load())

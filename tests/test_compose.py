@@ -19,8 +19,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recallnest.checkpoint import Checkpoint, build_checkpoint
-from recallnest.compose import (
+from recallnest.continuity.checkpoint import Checkpoint, build_checkpoint
+from recallnest.continuity.compose import (
     LABEL,
     REMINDER,
     ResumeContext,
@@ -28,8 +28,8 @@ from recallnest.compose import (
     compose_context,
     estimate_tokens,
 )
-from recallnest.harness import TRUNCATION_NOTE, claude, codex
-from recallnest.models import CONTEXT_MARKER, GLOBAL_SCOPE, Memory, ToolUse, Turn, memory_id
+from recallnest.core.models import CONTEXT_MARKER, GLOBAL_SCOPE, Memory, ToolUse, Turn, memory_id
+from recallnest.integrations.harness import TRUNCATION_NOTE, claude, codex
 
 GOLDEN = Path(__file__).parent / "golden"
 PROJECT = "/home/dev/parsekit"

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from recallnest.config import Settings
-from recallnest.errors import ConfigError
-from recallnest.paths import CONFIG_NAME
-from recallnest.store import DB_MEMORY_MB, _connect
+from recallnest.core.config import Settings
+from recallnest.core.errors import ConfigError
+from recallnest.core.paths import CONFIG_NAME
+from recallnest.store._store import DB_MEMORY_MB, _connect
 
 
 def write_toml(home: Path, text: str) -> None:

@@ -13,18 +13,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from recallnest.consolidate import (
+from recallnest.core.errors import RecallnestError
+from recallnest.core.models import Memory
+from recallnest.engine import Engine
+from recallnest.lifecycle.consolidation import (
     CosineThresholds,
     contradiction,
     numeric_conflict,
     plan_consolidation,
     related,
 )
-from recallnest.engine import Engine
-from recallnest.errors import RecallnestError
-from recallnest.maintenance import IDLE_SECONDS, Maintenance
-from recallnest.models import Memory
-from recallnest.store import Batch
+from recallnest.lifecycle.scheduler import IDLE_SECONDS, Maintenance
+from recallnest.store._store import Batch
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 NOW = T0 + timedelta(days=30)
@@ -316,7 +316,7 @@ def test_resolve_conflict_supersedes_the_other(loaded: Engine) -> None:
 @pytest.fixture
 def lifecycle_cli(cli):  # type: ignore[no-untyped-def]
     from recallnest.cli import cli as group
-    from recallnest.cli_lifecycle import register
+    from recallnest.cli.lifecycle import register
 
     register(group)
     return cli

@@ -10,9 +10,9 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from recallnest.core.models import GLOBAL_SCOPE, Memory, Turn
 from recallnest.engine import Engine
-from recallnest.models import GLOBAL_SCOPE, Memory, Turn
-from recallnest.store import Batch
+from recallnest.store._store import Batch
 
 PROJECT = "/work/app"
 T0 = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from recallnest import protocol
+from recallnest.server import protocol
 
 pytestmark = pytest.mark.slow
 WAIT = 60.0

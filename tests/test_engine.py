@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from recallnest.config import Settings
+from recallnest.core.config import Settings
+from recallnest.core.errors import NotFoundError, RecallnestError, StoreError
+from recallnest.core.models import GLOBAL_SCOPE, Turn
 from recallnest.engine import Engine, SearchRequest
-from recallnest.errors import NotFoundError, RecallnestError, StoreError
-from recallnest.index import Filter
-from recallnest.models import GLOBAL_SCOPE, Turn
-from recallnest.store import Batch, BatchResult, IndexSnapshot, Store
+from recallnest.retrieval.index import Filter
+from recallnest.store._store import Batch, BatchResult, IndexSnapshot, Store
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
@@ -565,7 +565,7 @@ def captured_texts(engine: Engine) -> set[str]:
 
 
 def most_important(texts: list[str], n: int) -> set[str]:
-    from recallnest.capture import capture_turn
+    from recallnest.capture.heuristics import capture_turn
 
     found = [c for t in cap_turns(texts) for c in capture_turn(t)]
     assert len(found) == len(texts)  # each text is one capture (else the test proves nothing)

@@ -1,4 +1,4 @@
-"""The capture scorer (recallnest.eval_capture) and guards on the labelled set."""
+"""The capture scorer (recallnest.evaluation.capture) and guards on the labelled set."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from recallnest.eval_capture import evaluate, load_jsonl, main, matches, merge_threshold_sweep
-from recallnest.models import Capture
+from recallnest.core.models import Capture
+from recallnest.evaluation.capture import evaluate, load_jsonl, main, matches, merge_threshold_sweep
 
 CASES_PATH = Path(__file__).resolve().parents[1] / "eval" / "capture" / "cases.jsonl"
 PAIRS_PATH = CASES_PATH.with_name("pairs.jsonl")
@@ -133,7 +133,7 @@ def test_dev_split_regression_guard(labelled: list[dict[str, Any]]) -> None:
 
 
 def test_chosen_merge_threshold_makes_no_false_merges(labelled: list[dict[str, Any]]) -> None:
-    from recallnest.admission import MERGE_THRESHOLD
+    from recallnest.capture.admission import MERGE_THRESHOLD
 
     row = next(r for r in merge_threshold_sweep(load_jsonl(PAIRS_PATH), labelled)
                if r["threshold"] == MERGE_THRESHOLD)  # fmt: skip

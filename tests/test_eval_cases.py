@@ -8,8 +8,8 @@ from pathlib import Path
 
 from cases_support import CASES_DIR, homes, subset
 
-from recallnest.config import Settings
-from recallnest.eval_cases import (
+from recallnest.core.config import Settings
+from recallnest.evaluation.cases import (
     AS_OF,
     load_corpus,
     load_queries,

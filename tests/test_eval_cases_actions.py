@@ -12,10 +12,10 @@ import pytest
 from cases_support import CASES_DIR, NOTHING_CAPTURED, homes, minimal_report, subset
 from conftest import Cli
 
-from recallnest.config import Settings
+from recallnest.core.config import Settings
+from recallnest.core.errors import RecallnestError
 from recallnest.engine import Engine, SearchRequest
-from recallnest.errors import RecallnestError
-from recallnest.eval_cases import (
+from recallnest.evaluation.cases import (
     AS_OF,
     apply_actions,
     load_actions,
@@ -25,8 +25,8 @@ from recallnest.eval_cases import (
     run,
     write_transcripts,
 )
-from recallnest.ingest import Source, ingest_file
-from recallnest.retrieve import PROFILES, TIER_FLOOR
+from recallnest.ingest.pipeline import Source, ingest_file
+from recallnest.retrieval.ranking import PROFILES, TIER_FLOOR
 
 SESSIONS = ("s04", "s09")  # English and Chinese; both hold memories the action file marks
 
@@ -156,7 +156,7 @@ def test_an_action_on_an_unknown_turn_stops_the_run(tmp_path: Path, settings: Se
 
 
 def test_the_human_report_names_the_actions(capsys: pytest.CaptureFixture[str]) -> None:
-    from recallnest.cli_eval_cases import print_report
+    from recallnest.cli.eval_cases import print_report
 
     report = minimal_report(actions={"applied": [{"id": "a1"}, {"id": "a2"}], "unresolved": ["a3"]})
     print_report(report)

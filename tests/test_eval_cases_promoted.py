@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from cases_support import NOTHING_CAPTURED, homes, minimal_report, subset, write_jsonl
 
-from recallnest.config import Settings
-from recallnest.eval_cases import (
+from recallnest.core.config import Settings
+from recallnest.evaluation.cases import (
     PROMOTED_DEPTH,
     rank_summary,
     run,
@@ -108,7 +108,7 @@ def test_the_measure_reacts_to_the_tier_floor(tmp_path: Path, settings: Settings
 
 
 def test_the_human_report_shows_the_measure(capsys: pytest.CaptureFixture[str]) -> None:
-    from recallnest.cli_eval_cases import print_report
+    from recallnest.cli.eval_cases import print_report
 
     summary = rank_summary([1, None])
     report = minimal_report(

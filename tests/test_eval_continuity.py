@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from recallnest.eval_continuity import evaluate, load_cases, main, run_case
+from recallnest.evaluation.continuity import evaluate, load_cases, main, run_case
 
 CASES_DIR = Path(__file__).parent.parent / "eval" / "continuity" / "cases"
 CASES = load_cases(CASES_DIR)

@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from recallnest import eval_e2e
-from recallnest.eval_transcripts import Session, Step, write_session
-from recallnest.marker import CONTEXT_MARKER
-from recallnest.models import Turn
-from recallnest.transcripts import detect, new_parser
-from recallnest.transcripts.gemini import project_root_for
+from recallnest.core.marker import CONTEXT_MARKER
+from recallnest.core.models import Turn
+from recallnest.evaluation import e2e as eval_e2e
+from recallnest.evaluation.transcripts import Session, Step, write_session
+from recallnest.ingest.transcripts import detect, new_parser
+from recallnest.ingest.transcripts.gemini import project_root_for
 
 ROOT = Path(__file__).parent.parent
 # e2e/ was written alongside the fixes; e2e-heldout/ was written blind and run once (6/15)

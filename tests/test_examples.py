@@ -38,8 +38,8 @@ import pytest
 from cases_support import subset
 from daemon_harness import claude_line
 
-from recallnest import protocol
 from recallnest.cli import cli
+from recallnest.server import protocol
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 from daemon_harness import WAIT_SECONDS, DaemonProcess, claude_line
 
-from recallnest.config import Settings
+from recallnest.core.config import Settings
 from recallnest.engine import Engine
-from recallnest.ingest import FileReport, Source, ingest_file
+from recallnest.ingest.pipeline import FileReport, Source, ingest_file
 
 
 @pytest.fixture
@@ -59,7 +59,7 @@ def special_files(folder: Path) -> dict[str, Path]:
 def test_open_regular_refuses_every_special_file_without_blocking(tmp_path: Path) -> None:
     made = special_files(tmp_path)
     script = (
-        "import sys\nfrom recallnest import tail\n"
+        "import sys\nfrom recallnest.ingest import tail\n"
         "for p in sys.argv[1:]:\n"
         "    try:\n        tail.read_lines(p, 0)\n    except tail.NotRegularFile as e:\n"
         "        print(e.strerror)\n"
@@ -141,7 +141,7 @@ def test_in_place_rewrite_keeping_the_head_is_re_read(
         texts += ["turn 60 added by the rewrite", "turn 61 added by the rewrite"]
         with path.open("r+b") as fh:  # same inode, same first bytes, larger size
             fh.write(session_lines("s", texts))
-        with caplog.at_level(logging.WARNING, logger="recallnest.ingest"):
+        with caplog.at_level(logging.WARNING, logger="recallnest.ingest.pipeline"):
             report = ingest_once(engine, path)
         stored = stored_texts(engine, "s")
     finally:
@@ -311,9 +311,9 @@ KILL_DURING_CONSOLIDATION = """
 import os, signal, sys
 sys.path.insert(0, sys.argv[1])
 from test_consolidate import NOW, ROWS
-from recallnest.config import Settings
+from recallnest.core.config import Settings
 from recallnest.engine import Engine
-from recallnest.store import Batch, Store
+from recallnest.store._store import Batch, Store
 
 engine = Engine.open(Settings.load())
 engine.apply(Batch(memories=ROWS))

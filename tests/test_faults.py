@@ -21,13 +21,13 @@ import duckdb
 import pytest
 from daemon_harness import DaemonProcess, claude_line
 
-from recallnest import daemon as daemon_module
-from recallnest.config import Settings
-from recallnest.daemon import BACKUP_QUIET_SECONDS, Daemon
+from recallnest.core.config import Settings
+from recallnest.core.paths import db_path
 from recallnest.engine import Engine
-from recallnest.paths import db_path
-from recallnest.repair import check_database
-from recallnest.store import Store
+from recallnest.server import daemon as daemon_module
+from recallnest.server.daemon import BACKUP_QUIET_SECONDS, Daemon
+from recallnest.server.repair import check_database
+from recallnest.store._store import Store
 
 WAIT = 60.0
 DISK_FULL = 'IO Error: Could not write file "recallnest.duckdb.wal": No space left on device'
@@ -133,7 +133,7 @@ def test_disk_full_during_a_flush_is_reported_retried_and_recovered(
     caplog: pytest.LogCaptureFixture,
     at: str,
 ) -> None:
-    caplog.set_level(logging.WARNING, logger="recallnest.daemon")
+    caplog.set_level(logging.WARNING, logger="recallnest.server.daemon")
     path = write_session(settings, "s1", 25)
     engine = Engine.open(settings)
     fault = Fault()
@@ -179,7 +179,7 @@ def test_an_invalidated_database_is_reopened(
 def test_requests_get_an_error_while_the_database_is_down(
     settings: Settings, running: Callable[[Engine], Daemon], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from recallnest.errors import StoreError
+    from recallnest.core.errors import StoreError
 
     engine = Engine.open(settings)
     daemon = running(engine)
@@ -193,7 +193,7 @@ def test_requests_get_an_error_while_the_database_is_down(
 def test_periodic_backup_is_written_at_most_once_per_interval(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from recallnest.repair import backup_path, read_export
+    from recallnest.server.repair import backup_path, read_export
 
     engine = Engine.open(settings)
     daemon = Daemon(settings, engine)
@@ -325,7 +325,7 @@ def test_file_size_quota_stalls_ingest_then_it_recovers(proc: DaemonProcess) -> 
 def test_checkpoints_due_at_once_are_built_a_budget_at_a_time(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from recallnest import daemon as daemon_mod
+    from recallnest.server import daemon as daemon_mod
 
     engine = Engine.open(settings)
     daemon = Daemon(settings, engine)

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from daemon_harness import DaemonProcess, claude_line
 
-from recallnest.config import Settings
+from recallnest.core.config import Settings
 from recallnest.engine import Engine
-from recallnest.maintenance import INTERVALS, RETRY_FIRST_SECONDS, Maintenance
+from recallnest.lifecycle.scheduler import INTERVALS, RETRY_FIRST_SECONDS, Maintenance
 
 PREFERENCES = ["uv", "ruff", "pnpm", "podman", "tmux", "jq"]
 
@@ -218,8 +218,8 @@ def test_daemon_status_and_doctor_report_maintenance_health(daemon: DaemonProces
 def test_a_failed_memory_backup_backs_off_and_shows_in_daemon_status(
     settings: Settings,
 ) -> None:
-    from recallnest.daemon import BACKUP_QUIET_SECONDS, Daemon
-    from recallnest.repair import backup_path, read_export
+    from recallnest.server.daemon import BACKUP_QUIET_SECONDS, Daemon
+    from recallnest.server.repair import backup_path, read_export
 
     engine = Engine.open(settings)
     daemon = Daemon(settings, engine)
@@ -253,8 +253,8 @@ def test_a_failed_memory_backup_backs_off_and_shows_in_daemon_status(
 def test_a_failed_checkpoint_is_retried_after_a_back_off_and_reported(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from recallnest.daemon import Daemon
-    from recallnest.errors import StoreError
+    from recallnest.core.errors import StoreError
+    from recallnest.server.daemon import Daemon
 
     engine = Engine.open(settings)
     daemon = Daemon(settings, engine)

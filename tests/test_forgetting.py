@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-from recallnest.config import Settings
-from recallnest.control import backfill
+from recallnest.core.config import Settings
+from recallnest.core.paths import db_path
 from recallnest.engine import Engine, SearchRequest
-from recallnest.paths import db_path
-from recallnest.store import Batch
+from recallnest.server.control import backfill
+from recallnest.store._store import Batch
 
 SECRET = "zebraquokka7741"
 Run = Callable[..., Result]
@@ -27,7 +27,7 @@ Run = Callable[..., Result]
 @pytest.fixture
 def run(cli: Run) -> Run:
     from recallnest.cli import cli as group
-    from recallnest.cli_lifecycle import register
+    from recallnest.cli.lifecycle import register
 
     register(group)
     return cli
@@ -165,7 +165,7 @@ def test_forget_by_query_off_a_terminal_needs_yes_and_says_so(run: Run) -> None:
 def test_forget_takes_superseded_versions_and_undo_entries_along(
     engine: Engine, settings: Settings
 ) -> None:
-    from recallnest.forgetting import Selector
+    from recallnest.lifecycle.forgetting import Selector
 
     old = engine.remember("Use pnpm, not npm.", "preferences")
     # A contradiction that reaches the store without `remember`'s own supersession (an
@@ -306,7 +306,7 @@ def test_forget_session_trims_shared_memories_and_keeps_other_sessions(
 
 
 def test_forget_project_and_time_range(engine: Engine) -> None:
-    from recallnest.forgetting import Selector
+    from recallnest.lifecycle.forgetting import Selector
 
     t0 = datetime(2026, 1, 1, tzinfo=UTC)
     engine.remember("Deploys go through the blue pipeline", "entities", scope="/p", now=t0)
@@ -323,7 +323,7 @@ def test_forget_project_and_time_range(engine: Engine) -> None:
 
 
 def test_audit_log_never_holds_text_or_query(engine: Engine) -> None:
-    from recallnest.forgetting import Selector
+    from recallnest.lifecycle.forgetting import Selector
 
     mem = engine.remember(f"the door code is {SECRET}", "entities")
     engine.maintenance.forget(Selector(query=SECRET))

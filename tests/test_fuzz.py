@@ -26,12 +26,14 @@ from daemon_harness import DaemonProcess
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from recallnest import hook, protocol, tail, transcripts
-from recallnest.errors import TranscriptError
-from recallnest.harness import for_agent
-from recallnest.ingest import FileReport, Source, ingest_file
-from recallnest.models import AGENTS, Event, Retraction, ToolUse, Turn
-from recallnest.store import Batch
+from recallnest.core.errors import TranscriptError
+from recallnest.core.models import AGENTS, Event, Retraction, ToolUse, Turn
+from recallnest.ingest import tail, transcripts
+from recallnest.ingest.pipeline import FileReport, Source, ingest_file
+from recallnest.integrations import hook
+from recallnest.integrations.harness import for_agent
+from recallnest.server import protocol
+from recallnest.store._store import Batch
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "100"))
 FUZZ = settings(

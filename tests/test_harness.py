@@ -15,10 +15,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from recallnest import harness
-from recallnest.errors import ConfigError
-from recallnest.harness import claude, codex, gemini
-from recallnest.models import AGENTS, CONTEXT_MARKER
+from recallnest.core.errors import ConfigError
+from recallnest.core.models import AGENTS, CONTEXT_MARKER
+from recallnest.integrations import harness
+from recallnest.integrations.harness import claude, codex, gemini
 
 GOLDEN = Path(__file__).parent / "golden"
 

@@ -21,14 +21,14 @@ from typing import Any
 
 import pytest
 
-from recallnest import hook
-from recallnest.harness import for_agent
-from recallnest.models import AGENTS, CONTEXT_MARKER
-from recallnest.paths import socket_path
+from recallnest.core.models import AGENTS, CONTEXT_MARKER
+from recallnest.core.paths import socket_path
+from recallnest.integrations import hook
+from recallnest.integrations.harness import for_agent
 
 ROOT = Path(__file__).resolve().parents[1]
 HOOK = (
-    "import os, sys; from recallnest.hook import main; "
+    "import os, sys; from recallnest.integrations.hook import main; "
     "sys.exit(main(sys.argv[1:], sys.stdin, sys.stdout, os.environ))"
 )
 PAYLOAD = {
@@ -345,10 +345,10 @@ def test_a_stopped_daemon_is_logged_without_loading_the_redactor(home: Path) -> 
     """The redactor's ~30 ms of regex compilation stays off the daemon-down path (issue 5:
     p95 <= 300 ms with the daemon stopped); the line is ours, with no agent text in it."""
     code = (
-        "import io, sys; from recallnest import hook; "
+        "import io, sys; from recallnest.integrations import hook; "
         f"hook.main({start_args('claude')!r}, io.StringIO({json.dumps(PAYLOAD)!r}), "
         f"io.StringIO(), {{'RECALLNEST_HOME': {str(home)!r}}}); "
-        "print('recallnest.redact' in sys.modules)"
+        "print('recallnest.core.redact' in sys.modules)"
     )
     env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(ROOT)}
     result = subprocess.run(
@@ -381,7 +381,7 @@ def test_nothing_is_created_when_the_home_does_not_exist(home: Path) -> None:
 @pytest.mark.slow
 def test_importing_the_hook_loads_no_heavy_dependency() -> None:
     code = (
-        "import sys, recallnest.hook; "
+        "import sys, recallnest.integrations.hook; "
         "print(sorted(m for m in ('duckdb', 'numpy', 'click', 'pydantic', 'httpx') "
         "if m in sys.modules))"
     )

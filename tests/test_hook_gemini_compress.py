@@ -25,11 +25,11 @@ from typing import Any
 import pytest
 from test_hook import TEXT, StubDaemon, ok
 
-from recallnest import hook
-from recallnest.harness import for_agent
-from recallnest.harness import gemini as gemini_harness
-from recallnest.harness.gemini import compressed_since
-from recallnest.paths import socket_path
+from recallnest.core.paths import socket_path
+from recallnest.integrations import hook
+from recallnest.integrations.harness import for_agent
+from recallnest.integrations.harness import gemini as gemini_harness
+from recallnest.integrations.harness.gemini import compressed_since
 
 SESSION = "84de2ca2-ac41-419c-9b5c-e14fb116ee95"
 SESSION_CONTEXT = {"id": "s0", "type": "user", "content": [{"text": "<session_context>x"}]}

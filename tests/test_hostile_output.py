@@ -20,10 +20,10 @@ import click
 import pytest
 from daemon_harness import DaemonProcess, claude_line
 
-from recallnest import mcp_server
 from recallnest.cli import cli
-from recallnest.compose import LABEL
-from recallnest.models import CONTEXT_MARKER
+from recallnest.continuity.compose import LABEL
+from recallnest.core.models import CONTEXT_MARKER
+from recallnest.integrations import mcp_server
 
 ESC = "\x1b"
 PAYLOADS = {

@@ -8,8 +8,8 @@ from collections.abc import Mapping
 import numpy as np
 import pytest
 
-from recallnest.index import BM25_B, BM25_K1, Filter, SearchIndex
-from recallnest.store import IndexedDoc, PostingBlock
+from recallnest.retrieval.index import BM25_B, BM25_K1, Filter, SearchIndex
+from recallnest.store._store import IndexedDoc, PostingBlock
 
 
 def doc(

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from recallnest.config import Settings
-from recallnest.control import backfill
+from recallnest.core.config import Settings
+from recallnest.core.errors import StoreError
+from recallnest.core.models import CONTEXT_MARKER
 from recallnest.engine import Engine
-from recallnest.errors import StoreError
-from recallnest.ingest import Collector, Source, ingest_file, transcript_files
-from recallnest.models import CONTEXT_MARKER
+from recallnest.ingest.pipeline import Collector, Source, ingest_file, transcript_files
+from recallnest.server.control import backfill
 
 FIXTURES = Path(__file__).parent / "fixtures" / "transcripts"
 

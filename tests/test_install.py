@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from recallnest import install as inst
-from recallnest import service
-from recallnest.errors import ConfigError
-from recallnest.models import AGENTS
+from recallnest.core.errors import ConfigError
+from recallnest.core.models import AGENTS
+from recallnest.integrations import install as inst
+from recallnest.integrations import service
 
 ROOT = Path(__file__).resolve().parents[1]
 EXE = "/opt/recallnest/venv/bin/recallnest"
@@ -425,7 +425,7 @@ def test_systemd_quoting_of_awkward_paths(tmp_path: Path) -> None:
 
 
 def test_install_service_on_linux(ctx: inst.InstallContext, home: Path) -> None:
-    unit = home / ".config/systemd/user/recallnest.service"
+    unit = home / ".config/systemd/user/recallnest.integrations.service"
     dry = service.install_service(ctx, "linux", 1000, dry_run=True, run_command=Recorder())
     assert dry.action == "create" and not unit.exists()
 
@@ -437,7 +437,7 @@ def test_install_service_on_linux(ctx: inst.InstallContext, home: Path) -> None:
         == list(change.commands)
         == [
             ("systemctl", "--user", "daemon-reload"),
-            ("systemctl", "--user", "enable", "--now", "recallnest.service"),
+            ("systemctl", "--user", "enable", "--now", "recallnest.integrations.service"),
         ]
     )
     again = service.install_service(ctx, "linux", 1000, run_command=run)
@@ -449,9 +449,9 @@ def test_uninstall_service_stops_before_removing(ctx: inst.InstallContext, home:
     run = Recorder()
     change = service.uninstall_service(ctx, "linux", 1000, run_command=run)
     assert change.action == "remove"
-    assert not (home / ".config/systemd/user/recallnest.service").exists()
+    assert not (home / ".config/systemd/user/recallnest.integrations.service").exists()
     assert run.commands == [
-        ("systemctl", "--user", "disable", "--now", "recallnest.service"),
+        ("systemctl", "--user", "disable", "--now", "recallnest.integrations.service"),
         ("systemctl", "--user", "daemon-reload"),
     ]
     assert service.uninstall_service(ctx, "linux", 1000).action == "unchanged"
@@ -474,7 +474,7 @@ def test_service_command_failures_are_reported(ctx: inst.InstallContext) -> None
     change = service.install_service(ctx, "linux", 1000, run_command=Recorder(code=1))
     assert change.notes == (
         "`systemctl --user daemon-reload` exited 1",
-        "`systemctl --user enable --now recallnest.service` exited 1",
+        "`systemctl --user enable --now recallnest.integrations.service` exited 1",
     )
 
 

@@ -18,9 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from recallnest import install as inst
-from recallnest import jsonc
-from recallnest.errors import ConfigError
+from recallnest.core.errors import ConfigError
+from recallnest.integrations import install as inst
+from recallnest.integrations import jsonc
 
 EXE = "/opt/recallnest/venv/bin/recallnest"
 

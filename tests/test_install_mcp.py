@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from recallnest import install as inst
-from recallnest.errors import ConfigError
-from recallnest.models import AGENTS
+from recallnest.core.errors import ConfigError
+from recallnest.core.models import AGENTS
+from recallnest.integrations import install as inst
 
 EXE = "/opt/recallnest/venv/bin/recallnest"
 

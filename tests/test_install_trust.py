@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from recallnest import install as inst
-from recallnest import trust
+from recallnest.integrations import install as inst
+from recallnest.integrations import trust
 
 FIXTURES = Path(__file__).parent / "fixtures" / "codex-0.171-trust"
 RECORDED_HOME = "/tmp/cx2/home"  # where the fixtures were made; rewritten to tmp_path

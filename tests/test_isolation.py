@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 from daemon_harness import DaemonProcess, claude_line
 
-from recallnest.config import Settings
-from recallnest.control import backfill
-from recallnest.harness import TRUNCATION_NOTE
-from recallnest.models import AGENTS, CONTEXT_MARKER
-from recallnest.paths import db_path
+from recallnest.core.config import Settings
+from recallnest.core.models import AGENTS, CONTEXT_MARKER
+from recallnest.core.paths import db_path
+from recallnest.integrations.harness import TRUNCATION_NOTE
+from recallnest.server.control import backfill
 
 
 @pytest.fixture
@@ -286,7 +286,7 @@ def test_backfill_never_reads_or_runs_anything_outside_the_roots(
     assert audit.opened == [] and audit.spawned == []
     assert summary["errors"] == [] and summary["new_turns"] == 1  # only inside.jsonl
     assert not Path("/tmp/pwned").exists()
-    from recallnest.store import Store
+    from recallnest.store._store import Store
 
     store = Store(db_path(settings.home), read_only=True)
     try:

@@ -18,33 +18,33 @@ HEAVY = ("duckdb", "numpy", "click", "pydantic", "httpx")
 
 # Third-party package -> the only modules allowed to import it (None: any module may).
 HOMES: dict[str, set[str] | None] = {
-    "duckdb": {"recallnest.store", "recallnest.migrations"},
-    "httpx": {"recallnest.embed"},
-    "watchdog": {"recallnest.daemon"},
-    "mcp": {"recallnest.mcp_server"},
-    "pydantic": {"recallnest.config", "recallnest.schemas", "recallnest.cli"},
+    "duckdb": {"recallnest.store._store", "recallnest.store.migrations"},
+    "httpx": {"recallnest.retrieval.embed"},
+    "watchdog": {"recallnest.server.daemon"},
+    "mcp": {"recallnest.integrations.mcp_server"},
+    "pydantic": {"recallnest.core.config", "recallnest.core.schemas", "recallnest.cli._app"},
     # click: cli.py and any module named cli* (see click_allowed).
 }
 # The hook runs in a fresh process at every agent session start: these modules (and every
 # recallnest module they import) must use the standard library only.
 FAST_PATH = {
-    "recallnest.hook",
-    "recallnest.protocol",
-    "recallnest.paths",
-    "recallnest.models",
-    "recallnest.errors",
-    "recallnest.harness",
-    "recallnest.harness.claude",
-    "recallnest.harness.codex",
-    "recallnest.harness.gemini",
+    "recallnest.integrations.hook",
+    "recallnest.server.protocol",
+    "recallnest.core.paths",
+    "recallnest.core.models",
+    "recallnest.core.errors",
+    "recallnest.integrations.harness",
+    "recallnest.integrations.harness.claude",
+    "recallnest.integrations.harness.codex",
+    "recallnest.integrations.harness.gemini",
     # Only when the daemon is down: its resume snapshot, and starting it (issue 16 item 9).
-    "recallnest.snapshot",
-    "recallnest.autostart",
-    "recallnest.pidfile",  # autostart's probe of the daemon lock (one copy of it)
+    "recallnest.continuity.snapshot",
+    "recallnest.integrations.autostart",
+    "recallnest.server.pidfile",  # autostart's probe of the daemon lock (one copy of it)
     # Only when the hook logs a line (rare): the redactor and its helpers.
-    "recallnest.redact",
-    "recallnest.redact_shapes",
-    "recallnest.redact_values",
+    "recallnest.core.redact",
+    "recallnest.core.redact_shapes",
+    "recallnest.core.redact_values",
 }
 
 
@@ -114,20 +114,24 @@ def is_stdlib(name: str) -> bool:
 
 
 def click_allowed(module: str) -> bool:
-    return module.split(".")[-1].startswith("cli")
+    return module == "recallnest.cli" or module.startswith("recallnest.cli.")
 
 
 # ---- the table --------------------------------------------------------------------------------
 
 
 def test_the_parser_sees_the_package() -> None:
-    assert {"recallnest.store", "recallnest.cli", "recallnest.hook"} <= set(MODULES)
-    assert "duckdb" in imports_of("recallnest.store")
-    assert "recallnest.harness.claude" in imports_of("recallnest.harness")
+    assert {
+        "recallnest.store._store",
+        "recallnest.cli._app",
+        "recallnest.integrations.hook",
+    } <= set(MODULES)
+    assert "duckdb" in imports_of("recallnest.store._store")
+    assert "recallnest.integrations.harness.claude" in imports_of("recallnest.integrations.harness")
 
 
 def test_type_checking_imports_are_ignored() -> None:
-    assert "duckdb" not in imports_of("recallnest.migrations")
+    assert "duckdb" not in imports_of("recallnest.store.migrations")
 
 
 @pytest.mark.parametrize("package", sorted(HOMES))
@@ -150,18 +154,18 @@ def test_nothing_imports_cli_but_the_entry_point() -> None:
     offenders = sorted(
         m
         for m in MODULES
-        if m not in ("recallnest.__main__", "recallnest.cli")
-        and not m.startswith("recallnest.cli_")  # command modules registering on the group
-        and any(i == "recallnest.cli" or i.startswith("recallnest.cli.") for i in imports_of(m))
+        if m != "recallnest.__main__"
+        and not click_allowed(m)
+        and any(click_allowed(i) for i in imports_of(m))
     )
     assert offenders == []
 
 
 def test_errors_and_models_import_nothing_heavy() -> None:
-    for module in ("recallnest.errors", "recallnest.models"):
+    for module in ("recallnest.core.errors", "recallnest.core.models"):
         outside = [i for i in imports_of(module) if not is_stdlib(i) and top(i) != "recallnest"]
         assert outside == [], module
-    assert not any(top(i) == "recallnest" for i in imports_of("recallnest.errors"))
+    assert not any(top(i) == "recallnest" for i in imports_of("recallnest.core.errors"))
 
 
 def _closure(start: set[str]) -> set[str]:
@@ -197,7 +201,10 @@ def test_hook_fast_path_stays_small() -> None:
 
 
 def test_importing_the_hook_loads_no_heavy_module() -> None:
-    code = f"import recallnest.hook, sys; print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    code = (
+        "import recallnest.integrations.hook, sys; "
+        f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
     )

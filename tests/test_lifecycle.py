@@ -10,9 +10,10 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
+from recallnest.core.errors import StoreError
+from recallnest.core.models import Memory, Turn
 from recallnest.engine import Engine
-from recallnest.errors import StoreError
-from recallnest.lifecycle import (
+from recallnest.lifecycle.decay import (
     DEMOTE_BELOW,
     PROMOTE_AT,
     TIER_FLOORS,
@@ -26,9 +27,8 @@ from recallnest.lifecycle import (
     memory_to_json,
     retier,
 )
-from recallnest.maintenance import IDLE_SECONDS, INTERVALS, Maintenance
-from recallnest.models import Memory, Turn
-from recallnest.store import Batch
+from recallnest.lifecycle.scheduler import IDLE_SECONDS, INTERVALS, Maintenance
+from recallnest.store._store import Batch
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 

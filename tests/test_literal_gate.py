@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recallnest import capture_rules as R
-from recallnest.literal_gate import Gate, Gated, fold, gate
+from recallnest.capture import rules as R
+from recallnest.capture.literal_gate import Gate, Gated, fold, gate
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECIAL = "\u0130\u0131\u017f\u212a"  # İ ı ſ K: the non-ASCII characters IGNORECASE maps to ASCII

@@ -21,9 +21,10 @@ from typing import Any, TypeVar
 
 import pytest
 
-from recallnest import mcp_server, protocol
-from recallnest.models import CONTEXT_MARKER
-from recallnest.project import project_of
+from recallnest.core.models import CONTEXT_MARKER
+from recallnest.core.project import project_of
+from recallnest.integrations import mcp_server
+from recallnest.server import protocol
 
 WAIT = 60.0
 SESSION = "5e55a0b1-0000-4000-8000-000000000001"
@@ -258,7 +259,7 @@ def test_without_a_daemon_tools_say_so_and_the_server_stays_up(project: Path) ->
 
 
 def test_importing_the_command_does_not_load_the_sdk() -> None:
-    code = "import recallnest.cli_mcp, sys; print('mcp' in sys.modules)"
+    code = "import recallnest.cli.mcp, sys; print('mcp' in sys.modules)"
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
     )
@@ -353,7 +354,7 @@ def test_clip_flattens_and_drops_invisible_characters() -> None:
 
 
 def test_a_resume_larger_than_one_result_is_reframed_not_cut_open() -> None:
-    from recallnest.compose import LABEL, fenced
+    from recallnest.continuity.compose import LABEL, fenced
 
     items = [
         f"- [{n:08x}] a long remembered preference number {n} " + "word " * 30 for n in range(80)

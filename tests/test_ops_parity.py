@@ -12,14 +12,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from recallnest import protocol
-from recallnest.client import LocalClient
-from recallnest.config import Settings
-from recallnest.daemon import Daemon
+from recallnest.core.config import Settings
+from recallnest.core.paths import socket_path
 from recallnest.engine import Engine
-from recallnest.ingest import Source, ingest_file
-from recallnest.ops import OPS
-from recallnest.paths import socket_path
+from recallnest.ingest.pipeline import Source, ingest_file
+from recallnest.server import protocol
+from recallnest.server.client import LocalClient
+from recallnest.server.daemon import Daemon
+from recallnest.server.handlers import OPS
 
 TRANSCRIPT = (
     Path(__file__).parent
@@ -174,7 +174,7 @@ def test_backfill_reports_the_same_through_the_daemon_and_without_it(
     recallnest_home: Path,
 ) -> None:
     """`ingest` is served by the daemon itself (not ops.OPS): compared the same way."""
-    from recallnest.control import backfill
+    from recallnest.server.control import backfill
 
     roots = [str(TRANSCRIPT.parent)]
     local_settings = settings_in(recallnest_home.parent / "l")

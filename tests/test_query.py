@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from recallnest.query import clean_query, date_window, plan_query
+from recallnest.retrieval.query import clean_query, date_window, plan_query
 
 NOW = datetime(2026, 12, 1, 9, 30, tzinfo=UTC)
 

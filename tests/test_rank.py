@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from recallnest.rank import top_k
+from recallnest.retrieval.topk import top_k
 
 
 def f32(*values: float) -> np.ndarray:

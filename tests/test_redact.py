@@ -1,4 +1,4 @@
-"""Tests for recallnest.redact: fixture corpus, overlap rules, idempotence, hostile input."""
+"""Tests for recallnest.core.redact: fixture corpus, overlap rules, idempotence, hostile input."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from recallnest.redact import Redaction, find_secrets, redact
+from recallnest.core.redact import Redaction, find_secrets, redact
 
 FIXTURES = Path(__file__).parent / "fixtures" / "secrets"
 
@@ -297,7 +297,7 @@ def test_positive_secret_survives_no_hostile_neighbours(
 
 def _reference_candidates(text: str) -> list[tuple[int, int, int, int, str]]:
     """_candidates as first written: every rule scanned with search/_accept, no shortcuts."""
-    from recallnest import redact as r
+    from recallnest.core import redact as r
 
     lowered = r._lowered(text)
     found = []
@@ -320,7 +320,7 @@ def _reference_candidates(text: str) -> list[tuple[int, int, int, int, str]]:
 
 
 def test_candidates_match_the_unshortened_scan_on_the_corpus() -> None:
-    from recallnest.redact import _candidates
+    from recallnest.core.redact import _candidates
 
     for case in POSITIVES + NEGATIVES:
         for text in (case["text"], redact(case["text"])[0]):  # the rescan sees masked text
@@ -330,7 +330,7 @@ def test_candidates_match_the_unshortened_scan_on_the_corpus() -> None:
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from([*SECRETS, " ", "\n", "=", ": ", "key", "x"]), max_size=8))
 def test_candidates_match_the_unshortened_scan_on_glued_secrets(parts: list[str]) -> None:
-    from recallnest.redact import _candidates
+    from recallnest.core.redact import _candidates
 
     text = "".join(parts)
     assert _candidates(text) == _reference_candidates(text)

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from recallnest.redact import redact
-from recallnest.text import term_counts
+from recallnest.core.redact import redact
+from recallnest.core.text import term_counts
 
 CORPUS = Path(__file__).parent.parent / "eval" / "secrets"
 

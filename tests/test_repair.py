@@ -16,10 +16,10 @@ import pytest
 from conftest import Cli
 from daemon_harness import DaemonProcess, claude_line
 
-from recallnest.config import Settings
+from recallnest.core.config import Settings
+from recallnest.core.paths import db_path
 from recallnest.engine import Engine
-from recallnest.paths import db_path
-from recallnest.repair import backup_path, check_database, export_text, write_backup
+from recallnest.server.repair import backup_path, check_database, export_text, write_backup
 
 BLOCK = 256 * 1024
 HEADER = 3 * 4096  # DuckDB's file header and its two database headers
@@ -87,8 +87,8 @@ def test_every_damaged_block_gives_a_clear_error_and_doctor_sees_it(
     """Flip 4 KiB in the middle of each block in turn: opening, `stats` and a search either
     work or raise StoreError (the CLI turns that into one line); none raises anything else,
     and check_database (doctor) reports every damage that breaks them."""
-    from recallnest.errors import RecallnestError
-    from recallnest.ops import dispatch
+    from recallnest.core.errors import RecallnestError
+    from recallnest.server.handlers import dispatch
 
     populate(settings, cli)
     db = db_path(settings.home)
@@ -215,8 +215,8 @@ def test_repair_moves_the_wal_too(settings: Settings, cli: Cli) -> None:
         f"""
         import os
         from pathlib import Path
-        from recallnest.store import Batch, Store
-        from recallnest.models import Memory
+        from recallnest.store._store import Batch, Store
+        from recallnest.core.models import Memory
         store = Store(Path({str(db_path(settings.home))!r}))
         store.write(Batch(memories=[Memory(id="m1", scope="global", category="entities",
                                            text="written only to the WAL")]))
@@ -237,7 +237,7 @@ def test_repair_moves_the_wal_too(settings: Settings, cli: Cli) -> None:
 def test_repair_refuses_while_the_daemon_runs(
     settings: Settings, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("recallnest.client.daemon_answers", lambda settings: True)
+    monkeypatch.setattr("recallnest.server.client.daemon_answers", lambda settings: True)
     result = cli(["repair"])
     assert result.exit_code == 1 and "stop the daemon first" in result.output
 
@@ -245,8 +245,8 @@ def test_repair_refuses_while_the_daemon_runs(
 def test_repair_refuses_while_another_process_holds_the_daemon_lock(
     settings: Settings, cli: Cli
 ) -> None:
-    from recallnest.paths import ensure_home
-    from recallnest.pidfile import pid_lock
+    from recallnest.core.paths import ensure_home
+    from recallnest.server.pidfile import pid_lock
 
     with pid_lock(ensure_home(settings.home)):
         result = cli(["repair", "--force"])

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections import Counter
 from datetime import UTC, datetime
 
-from recallnest.index import Filter, SearchIndex
-from recallnest.query import plan_query
-from recallnest.retrieve import PROFILES, retrieve
-from recallnest.store import IndexedDoc
-from recallnest.text import tokenize
+from recallnest.core.text import tokenize
+from recallnest.retrieval.index import Filter, SearchIndex
+from recallnest.retrieval.query import plan_query
+from recallnest.retrieval.ranking import PROFILES, retrieve
+from recallnest.store._store import IndexedDoc
 
 NOW = datetime(2025, 6, 3, 9, tzinfo=UTC)
 
@@ -63,8 +63,8 @@ def test_without_a_time_the_keyword_order_stands() -> None:
 def test_an_unknown_stage_name_is_refused() -> None:
     import pytest
 
-    from recallnest.errors import ConfigError
-    from recallnest.retrieve import STAGES, check_stages
+    from recallnest.core.errors import ConfigError
+    from recallnest.retrieval.ranking import STAGES, check_stages
 
     check_stages(frozenset(STAGES))
     with pytest.raises(ConfigError, match="unknown stage recency"):
@@ -89,7 +89,7 @@ ALPHA_TEXTS = [
 
 
 def _ranking(alpha: float, queries: list[str]) -> list[list[object]]:
-    from recallnest.config import Settings
+    from recallnest.core.config import Settings
     from recallnest.engine import Engine, SearchRequest
 
     engine = Engine.open(Settings.load(flags={"fusion_alpha": alpha}))
@@ -131,10 +131,10 @@ def _conversation_engine(distilled: dict[int, str]):  # type: ignore[no-untyped-
     `distilled`, a memory with that text captured from that turn."""
     from datetime import timedelta
 
-    from recallnest.config import Settings
+    from recallnest.core.config import Settings
+    from recallnest.core.models import Memory, Turn, memory_id
     from recallnest.engine import Engine
-    from recallnest.models import Memory, Turn, memory_id
-    from recallnest.store import Batch
+    from recallnest.store._store import Batch
 
     engine = Engine.open(Settings.load())
     turns = [

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from daemon_harness import DaemonProcess, claude_line
 
-from recallnest.audit import audit_secrets, text_columns
-from recallnest.config import Settings
-from recallnest.paths import db_path
-from recallnest.store import Store
+from recallnest.core.config import Settings
+from recallnest.core.paths import db_path
+from recallnest.server.audit import audit_secrets, text_columns
+from recallnest.store._store import Store
 
 # One of each class: provider prefixes, assignments in prose / YAML / netrc / INI / .env,
 # a key split over two lines, a passphrase, a webhook signing secret, a service-account id.
@@ -232,8 +232,8 @@ def proc(recallnest_home: Path) -> DaemonProcess:
 
 @pytest.mark.slow
 def test_live_tail_and_mcp_then_every_file(proc: DaemonProcess) -> None:
-    from recallnest import mcp_server
-    from recallnest.paths import socket_path
+    from recallnest.core.paths import socket_path
+    from recallnest.integrations import mcp_server
 
     settings = Settings.load(env=proc.env)
     proc.start()

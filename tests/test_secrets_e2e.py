@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 from daemon_harness import DaemonProcess, claude_line
 
-from recallnest import hook
-from recallnest.audit import audit_secrets
-from recallnest.config import Settings
-from recallnest.paths import db_path, ensure_home
+from recallnest.core.config import Settings
+from recallnest.core.paths import db_path, ensure_home
+from recallnest.integrations import hook
+from recallnest.server.audit import audit_secrets
 
 GITHUB = "ghp_" + "Q9w8E7r6T5y4U3i2O1p0A9s8D7f6G5h4J3k2"
 AWS = "AKIA" + "Z5XCVBNMQWERTYU2"
@@ -209,7 +209,7 @@ def test_cli_remember_path(settings: Settings, cli) -> None:
 def test_logs_path(settings: Settings, tmp_path: Path) -> None:
     """daemon.log masks whatever a message or a traceback quotes; hook.log masks the agent's
     arguments and payload."""
-    from recallnest.daemon import setup_logging
+    from recallnest.server.daemon import setup_logging
 
     home = ensure_home(settings.home)
     root = logging.getLogger()
@@ -219,7 +219,7 @@ def test_logs_path(settings: Settings, tmp_path: Path) -> None:
     root.addHandler(logging.StreamHandler(stderr))  # as the CLI's stderr handler
     setup_logging(home)
     try:
-        log = logging.getLogger("recallnest.daemon")
+        log = logging.getLogger("recallnest.server.daemon")
         log.warning("read %s: %d turns", f"/x/{OPENAI}.jsonl", 3)
         try:
             raise ValueError(f"bad value {AWS}")
@@ -282,8 +282,8 @@ def test_error_messages_path(settings: Settings, cli, tmp_path: Path) -> None:
     for result in errors:
         assert result.exit_code != 0 and leaked(result.output) == [], result.output
     # The daemon's error replies, which quote bad arguments.
-    from recallnest.daemon import Daemon, _answer
     from recallnest.engine import Engine
+    from recallnest.server.daemon import Daemon, _answer
 
     daemon = Daemon(settings, Engine.open(settings))
     try:

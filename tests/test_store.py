@@ -16,13 +16,13 @@ import duckdb
 import numpy as np
 import pytest
 
-from recallnest import store as store_module
-from recallnest.config import Settings
+from recallnest.core.config import Settings
+from recallnest.core.errors import MigrationError, StoreLockedError
+from recallnest.core.models import Memory, Turn
 from recallnest.engine import Engine
-from recallnest.errors import MigrationError, StoreLockedError
-from recallnest.migrations import MIGRATIONS
-from recallnest.models import Memory, Turn
-from recallnest.store import Batch, Cursor, Store
+from recallnest.store import _store as store_module
+from recallnest.store._store import Batch, Cursor, Store
+from recallnest.store.migrations import MIGRATIONS
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 CHILD_READY_SECONDS = 120.0  # bound on the child's startup (import duckdb + open)
@@ -439,7 +439,7 @@ def test_replaced_text_leaves_its_old_terms_to_compaction(store: Store) -> None:
 
 @pytest.mark.parametrize("top", [10, 70_000, 2**31 - 1])
 def test_postings_group_by_term_id_in_write_order(top: int) -> None:
-    from recallnest.store import _grouping_order
+    from recallnest.store._store import _grouping_order
 
     keys = np.random.default_rng(top).integers(0, top + 1, 5_000)
     order = _grouping_order(keys)
@@ -575,7 +575,7 @@ def test_failed_batch_writes_nothing_and_keeps_the_cursor(
 
 
 def test_tool_uses_are_upserted(store: Store) -> None:
-    from recallnest.models import ToolUse
+    from recallnest.core.models import ToolUse
 
     use = ToolUse("claude", "s1", "Edit", T0, "r1", files=("a.py", "b.py"), command=None)
     store.write(Batch(tool_uses=[use, use]))
@@ -644,7 +644,7 @@ def test_missing_vectors_ordering(store: Store) -> None:
 
 
 def test_register_model_rejects_changed_dimensions(store: Store) -> None:
-    from recallnest.errors import StoreError
+    from recallnest.core.errors import StoreError
 
     store.register_model("m", 8)
     store.register_model("m", 8)
@@ -711,7 +711,7 @@ HOLDER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from recallnest.store import Store
+    from recallnest.store._store import Store
 
     store = Store(Path(sys.argv[1]))
     print("ready", flush=True)

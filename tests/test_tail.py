@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from recallnest import tail
-from recallnest.tail import FileState, fingerprint, read_lines, start_offset
+from recallnest.ingest import tail
+from recallnest.ingest.tail import FileState, fingerprint, read_lines, start_offset
 
 
 def test_half_line_waits_for_its_newline(tmp_path: Path) -> None:

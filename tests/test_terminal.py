@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from recallnest import terminal
+from recallnest.core import terminal
 
 HOSTILE = "a\x1b]52;c;aGk=\x07b\u202ec\x00d\x9b2Je\u2028f\rg\U000e0041h\ud800i"
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recallnest import text
+from recallnest.core import text
 
 
 def test_words_are_lowered_stemmed_and_stop_words_dropped() -> None:

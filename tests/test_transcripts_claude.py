@@ -1,4 +1,4 @@
-"""Tests for recallnest.transcripts.claude: prompt filtering, split-message merging across a
+"""Tests for recallnest.ingest.transcripts.claude: prompt filtering, split-message merging across a
 restart, subagent attribution, retractions, bounded state and tolerance of bad input."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from recallnest.models import CONTEXT_MARKER, Event, Retraction, ToolUse, Turn
-from recallnest.transcripts import new_parser
-from recallnest.transcripts.claude import MAX_NODES, MAX_OPEN_MESSAGES, ClaudeParser
+from recallnest.core.models import CONTEXT_MARKER, Event, Retraction, ToolUse, Turn
+from recallnest.ingest.transcripts import new_parser
+from recallnest.ingest.transcripts.claude import MAX_NODES, MAX_OPEN_MESSAGES, ClaudeParser
 
 SESSION = "0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f"
 PATH = f"/h/.claude/projects/-h-app/{SESSION}.jsonl"

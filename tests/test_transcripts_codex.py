@@ -1,4 +1,5 @@
-"""Tests for recallnest.transcripts.codex: twin messages counted once, preambles and developer
+"""Tests for recallnest.ingest.transcripts.codex: twin messages counted once, preambles and
+developer
 messages dropped, tool calls, rollbacks, subagents, the legacy format and bad input."""
 
 from __future__ import annotations
@@ -6,9 +7,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from recallnest.models import CONTEXT_MARKER, Event, Retraction, ToolUse, Turn
-from recallnest.transcripts import new_parser
-from recallnest.transcripts.codex import MAX_GROUPS, CodexParser
+from recallnest.core.models import CONTEXT_MARKER, Event, Retraction, ToolUse, Turn
+from recallnest.ingest.transcripts import new_parser
+from recallnest.ingest.transcripts.codex import MAX_GROUPS, CodexParser
 
 THREAD = "11111111-1111-4111-8111-111111111111"
 PATH = f"/h/.codex/sessions/2026/01/02/rollout-2026-01-02T03-04-05-{THREAD}.jsonl"

@@ -18,11 +18,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import recallnest.transcripts as transcripts
-from recallnest.errors import TranscriptError
-from recallnest.models import AGENTS, Event, Retraction, ToolUse, Turn
-from recallnest.transcripts import detect, is_document, new_parser, parse_document
-from recallnest.transcripts.gemini import project_root_for
+import recallnest.ingest.transcripts as transcripts
+from recallnest.core.errors import TranscriptError
+from recallnest.core.models import AGENTS, Event, Retraction, ToolUse, Turn
+from recallnest.ingest.transcripts import detect, is_document, new_parser, parse_document
+from recallnest.ingest.transcripts.gemini import project_root_for
 
 FIXTURES = Path(__file__).parent / "fixtures" / "transcripts"
 REGEN = os.environ.get("REGEN_GOLDEN") == "1"

@@ -1,4 +1,4 @@
-"""Tests for recallnest.transcripts.gemini: upserts, `$rewindTo`, `$set` checkpoints and
+"""Tests for recallnest.ingest.transcripts.gemini: upserts, `$rewindTo`, `$set` checkpoints and
 summaries, injected context, subagents, the legacy whole document and `project_root_for`."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from recallnest.errors import TranscriptError
-from recallnest.models import CONTEXT_MARKER, Event, Retraction, ToolUse, Turn
-from recallnest.transcripts import new_parser, parse_document
-from recallnest.transcripts.gemini import MAX_MESSAGES, GeminiParser, project_root_for
+from recallnest.core.errors import TranscriptError
+from recallnest.core.models import CONTEXT_MARKER, Event, Retraction, ToolUse, Turn
+from recallnest.ingest.transcripts import new_parser, parse_document
+from recallnest.ingest.transcripts.gemini import MAX_MESSAGES, GeminiParser, project_root_for
 
 SESSION = "3739ef95-0000-4000-8000-000000000001"
 PATH = "/h/.gemini/tmp/my-repo/chats/session-2026-04-29T21-39-3739ef95.jsonl"

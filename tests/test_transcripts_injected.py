@@ -9,10 +9,10 @@ from collections.abc import Callable
 
 import pytest
 
-from recallnest.compose import LABEL, REMINDER
-from recallnest.models import CONTEXT_MARKER, Turn
-from recallnest.transcripts import new_parser
-from recallnest.transcripts._common import strip_context
+from recallnest.continuity.compose import LABEL, REMINDER
+from recallnest.core.models import CONTEXT_MARKER, Turn
+from recallnest.ingest.transcripts import new_parser
+from recallnest.ingest.transcripts._common import strip_context
 
 NOTES = f"{CONTEXT_MARKER}\n{LABEL}\n~~~~\nThis project:\n- [57efc64b] staging is on 8443\n~~~~"
 OLD_NOTES = f"{CONTEXT_MARKER}\nReference from past sessions.\n````text\n- uses pnpm\n````"

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from recallnest.models import CONTEXT_MARKER, Turn
-from recallnest.transcripts import new_parser
+from recallnest.core.models import CONTEXT_MARKER, Turn
+from recallnest.ingest.transcripts import new_parser
 
 FIXTURES = Path(__file__).parent / "fixtures" / "transcripts"
 SET = "real-cli-2026-12"

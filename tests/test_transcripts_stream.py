@@ -15,13 +15,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recallnest.config import Settings
+from recallnest.core.config import Settings
+from recallnest.core.errors import TranscriptError
+from recallnest.core.models import Event, Turn
 from recallnest.engine import Engine
-from recallnest.errors import TranscriptError
-from recallnest.ingest import Source, ingest_file
-from recallnest.models import Event, Turn
-from recallnest.transcripts import iter_document, parse_document
-from recallnest.transcripts.jsonstream import StreamError, members
+from recallnest.ingest.pipeline import Source, ingest_file
+from recallnest.ingest.transcripts import iter_document, parse_document
+from recallnest.ingest.transcripts.jsonstream import StreamError, members
 
 FIXTURES = Path(__file__).parent / "fixtures" / "transcripts"
 LEGACY = FIXTURES / "gemini" / "agent-sessions__gemini_legacy_session.json"

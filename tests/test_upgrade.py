@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from recallnest.config import Settings
+from recallnest.core.config import Settings
+from recallnest.core.paths import db_path, ensure_home
 from recallnest.engine import Engine, SearchRequest
-from recallnest.migrations import MIGRATIONS
-from recallnest.paths import db_path, ensure_home
-from recallnest.store import Store
+from recallnest.store._store import Store
+from recallnest.store.migrations import MIGRATIONS
 
 FIXTURES = Path(__file__).parent / "fixtures" / "db"
 SESSION = "5b0c7c2e-0000-4000-8000-00000000a001"
@@ -94,7 +94,7 @@ def test_old_database_migrates_and_keeps_its_rows(fixture: Path, settings: Setti
 def test_doctor_reads_an_old_database_and_names_its_pending_migrations(
     fixture: Path, settings: Settings
 ) -> None:
-    from recallnest.doctor import _database
+    from recallnest.integrations.doctor import _database
 
     unpack(fixture, db_path(ensure_home(settings.home)))
     ok, message = _database(settings)  # read-only: nothing is migrated

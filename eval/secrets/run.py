@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from recallnest.redact import redact
+from recallnest.core.redact import redact
 
 HERE = Path(__file__).parent
 

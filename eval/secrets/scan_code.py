@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from recallnest.redact import redact
+from recallnest.core.redact import redact
 
 SUFFIXES = (".py", ".md", ".toml", ".json", ".yaml", ".yml", ".txt")
 SKIPPED = frozenset({".git", ".venv", "fixtures", "golden", "secrets"})

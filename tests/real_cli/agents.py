@@ -20,7 +20,7 @@ from typing import Any
 
 from real_cli.clis import kill_group
 
-from recallnest.marker import CONTEXT_MARKER
+from recallnest.core.marker import CONTEXT_MARKER
 
 DUMMY_KEY = "sk-recallnest-test-dummy-key"
 MCP_WATCH_SECONDS = 60.0

@@ -34,9 +34,9 @@ from daemon_harness import DaemonProcess
 from real_cli import clis
 from real_cli.agents import DRIVERS, Ctx, read_jsonl
 
-from recallnest import snapshot as resume_snapshot
-from recallnest.marker import CONTEXT_MARKER
-from recallnest.pidfile import read_pid
+from recallnest.continuity import snapshot as resume_snapshot
+from recallnest.core.marker import CONTEXT_MARKER
+from recallnest.server.pidfile import read_pid
 
 SKIP = clis.skip_reason(os.environ)
 CACHE = clis.cache_root(os.environ)

@@ -1,0 +1,1 @@
+"""Turns to candidate memories and the admission decision. Imports core only."""

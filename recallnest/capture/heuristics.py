@@ -1,0 +1,567 @@
+"""Zero-LLM auto-capture: from one conversation turn to candidate durable memories (`Capture`s).
+
+`capture_turn(turn, previous, project)` runs the salience gate (`salience`), then the named rules
+(`capture_rules`) sentence by sentence, and turns what fires into Captures with a scope, a subject
+and evidence. Pure and deterministic: no I/O, clock or environment; standard library only.
+
+Rule order per sentence: explicit "remember" requests, corrections, solved cases, then the
+tables (first-person preferences, workflows, decisions, profile, preferences), then project facts.
+
+Who said it: profile, preferences and workflows only from the user; assistant sentences can
+yield decisions, solved cases and facts at ASSISTANT_CONFIDENCE; a user's correction of the other
+side's turn gets CORRECTION_CONFIDENCE, above the statement it corrects.
+
+Scope rule, from what the statement is about:
+- A statement made for every project ("for all my projects", "in every repo", "everywhere",
+  所有项目) is GLOBAL_SCOPE, whatever its category.
+- `profile` is always GLOBAL_SCOPE: who the user is does not change between projects.
+- `preferences` are GLOBAL_SCOPE (personal style, tools of choice), unless they are about the
+  current project: tied to it ("in this repo…", 这个项目里…) or naming its own paths, commands,
+  variables, services or release process ("never publish from a local machine", "don't run the
+  seed script against prod", 别在线上库跑迁移): then the project.
+- `entities`, `events`, `cases` and `patterns` belong to the project: facts, decisions, solved
+  cases and workflows are about one codebase.
+- With no project (`project=None`) every capture is GLOBAL_SCOPE.
+
+Subjects: preferences and profile carry a `subject` key ("package-manager:js", "editor",
+"role", "language:primary", or a generic "topic:<noun phrase>") so a later statement on the same
+subject can supersede an earlier one (see `admission`). Every Capture records the rule that fired
+(`Capture.rule`) and its evidence is `(turn.id,)`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from recallnest.capture import reply as reply
+from recallnest.capture import rules as R
+from recallnest.capture.literal_gate import fold
+from recallnest.capture.literal_gate import gate as literals_of
+from recallnest.capture.polarity import negated_cut
+from recallnest.capture.salience import Gate, gate_turn, is_question
+from recallnest.core.aliases import AliasTable, canonical, find_subject
+from recallnest.core.models import GLOBAL_SCOPE, Capture, Turn
+
+MAX_CAPTURES_PER_TURN = 5
+MAX_SENTENCE_CHARS = 400
+ASSISTANT_CONFIDENCE = 0.6
+CORRECTION_CONFIDENCE = 0.95
+REMEMBER_IMPORTANCE = 0.9
+GENERIC_SUBJECT_TOKENS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Signal:
+    """What one rule found in one sentence: the memory text, its category, how far to trust it."""
+
+    rule: str
+    category: str
+    text: str
+    importance: float
+    confidence: float
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What a rule may look at besides the sentence itself."""
+
+    role: str
+    next_sentence: str | None = None
+    after_other_turn: bool = False  # the sentence is part of a reply to the other side's turn
+    previous: str | None = None  # the other side's turn this one replies to
+
+
+# --------------------------------------------------------------------------- public entry points
+
+
+def capture_turn(
+    turn: Turn,
+    previous: Turn | None = None,
+    project: str | None = None,
+    *,
+    aliases: AliasTable | None = None,
+) -> list[Capture]:
+    """Candidate memories stated in `turn`; `previous` is the turn before it (for corrections)."""
+    if turn.kind == "summary":
+        return []  # compaction summaries are session material, not anyone's statement
+    gate = gate_turn(turn.text)
+    if gate.reason is not None:
+        return []
+    replying = previous is not None and previous.role != turn.role
+    said_before = previous.text if previous is not None and replying else None
+    signals = extract(gate.sentences, turn.role, after_other_turn=replying, previous=said_before)
+    # canonical() is slow (one large alias regex): once per signal, for subject and dedup.
+    canons = [canonical(s.text, aliases) for s in signals]
+    captures = [_to_capture(s, c, turn.id, project) for s, c in zip(signals, canons, strict=True)]
+    return _cap(_unique(captures, canons))
+
+
+def gate_reason(turn: Turn) -> str | None:
+    """Why the gate skips this turn ("summary", "injected_context", "log", …), or None."""
+    return "summary" if turn.kind == "summary" else gate_turn(turn.text).reason
+
+
+def explain_turn(turn: Turn) -> tuple[Gate, list[Signal]]:
+    """The gate outcome and the raw signals, for explain-style output."""
+    gate = gate_turn(turn.text)
+    return gate, extract(gate.sentences, turn.role) if gate.reason is None else []
+
+
+# --------------------------------------------------------------------------- extraction
+
+
+def extract(
+    sentences: Sequence[str],
+    role: str,
+    after_other_turn: bool = False,
+    previous: str | None = None,
+) -> list[Signal]:
+    """Signals of one turn's sentences, in order; a rule may consume the following sentence."""
+    out: list[Signal] = []
+    i = 0
+    while i < len(sentences):
+        nxt = sentences[i + 1] if i + 1 < len(sentences) else None
+        ctx = Context(role, nxt, after_other_turn, previous)
+        signal, used = extract_sentence(sentences[i], ctx)
+        if signal is not None:
+            out.append(signal)
+        i += used
+    return out
+
+
+def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
+    """The signal of one sentence and how many sentences it used (1 or 2)."""
+    text = R.FILLER.sub("", sentence).strip()
+    if not text or len(text) > MAX_SENTENCE_CHARS:
+        return None, 1
+    if _restated_confirmation(sentence.strip(), ctx):
+        return None, 1
+    confirmed = _confirmation(sentence.strip(), ctx)  # "OK, …"/好的，… are fillers elsewhere
+    if confirmed is not None and not _states_a_decision(text, ctx.role):
+        return _keep_polarity(text, confirmed[0]), confirmed[1]
+    for special in (_remember, _correction, _solved_case, _answer):
+        found = special(text, ctx)
+        if found is not None:
+            return _keep_polarity(text, found[0]), found[1]
+    if is_question(text):
+        return None, 1
+    return classify(text, ctx.role), 1
+
+
+def _restated_confirmation(text: str, ctx: Context) -> bool:
+    # Trigger: an assistant acknowledgement that repeats what the user just said ("Understood:
+    # releases only from the CI release workflow." after the user's rule). Why: the user's own
+    # words are the memory, and the assistant's paraphrase is often a fragment without its
+    # subject that would then stand in for (or supersede) the user's rule. Outcome: nothing
+    # is captured from it when the user's turn yields a memory of its own.
+    if ctx.role != "assistant" or ctx.previous is None:
+        return False
+    match = R.CONFIRMATION.match(text)
+    if match is None or not reply.restates(text[match.end() :], ctx.previous):
+        return False
+    said = gate_turn(ctx.previous)
+    return said.reason is None and bool(extract(said.sentences, "user"))
+
+
+def _states_a_decision(text: str, role: str) -> bool:
+    # "Agreed: X in every Dockerfile" is a decision as said; the acknowledgement does not make
+    # it a fact.
+    found = classify(text, role)
+    return found is not None and found.category == "events"
+
+
+def _keep_polarity(sentence: str, signal: Signal | None) -> Signal | None:
+    # Trigger: a rule stored the rest of the sentence after a cut that ended in a negator ("不是
+    # X，是 Y" kept as "X，是 Y"). Why: the stored text would say the opposite of what was
+    # said. Outcome: the text starts at the negator instead.
+    if signal is None:
+        return None
+    at = sentence.find(signal.text[:24])
+    if at <= 0 or not negated_cut(sentence[:at]):
+        return signal
+    start = len(sentence[:at].rstrip())
+    while start > 0 and not sentence[start - 1].isspace() and not _is_break(sentence[start - 1]):
+        start -= 1
+    return replace(signal, text=sentence[start:].strip())
+
+
+def _is_break(ch: str) -> bool:
+    return ch in ",，.。:：;；!！—–-"
+
+
+def classify(text: str, role: str, relaxed: bool = False) -> Signal | None:
+    """First matching rule in `capture_rules.RULE_ORDER`, else a project fact, else None.
+
+    The main clause is tried before the whole sentence: in "X is Y, so don't Z" the statement
+    is "X is Y" and the rest follows from it. `relaxed` is for text already known to state
+    something (a correction or a remember request): facts then need no fact verb.
+    """
+    main = R.CONSEQUENCE.split(text, maxsplit=1)[0]
+    rules = R.RULES_BY_ROLE.get(role, ())
+    for clause in (main, text) if main != text else (text,):
+        folded = fold(clause)
+        for rule in rules:
+            needs = literals_of(rule.pattern)
+            if needs is not None and not needs.admits(folded):
+                continue
+            if rule.pattern.search(clause) and _acceptable(text, rule):
+                return _signal(_as_preference(rule, clause), text, role)
+        if clause is main and (found := _fact(main, role, relaxed)) is not None:
+            return replace(found, text=text)
+    return None
+
+
+def _as_preference(rule: R.Rule, clause: str) -> R.Rule:
+    # Trigger: a workflow rule on a sentence about how the agent talks to the user ("always
+    # explain the tradeoffs before …"). Why: that is the user's preference about the agent, not
+    # the team's process. Outcome: read as a preference.
+    if rule.category == "patterns" and R.COMMUNICATION.search(clause):
+        return replace(rule, name=f"preference.{rule.name}", category="preferences")
+    return rule
+
+
+def _acceptable(text: str, rule: R.Rule) -> bool:
+    # Trigger: a transient marker ("for now", "yet", 先别) or a decision aimed at a deictic
+    # ("let's go with whatever"). Why: those are about the task at hand, not future sessions.
+    # Outcome: the rule does not fire.
+    if _transient(text):
+        return False
+    return not (rule.category == "events" and R.VAGUE_DECISION.search(text))
+
+
+def _transient(text: str) -> bool:
+    # "We're pinned to Node 18 because the runtime hasn't moved yet": the "yet" is in the
+    # reason; the statement itself stands.
+    return R.TRANSIENT.search(R.REASON.split(text, maxsplit=1)[0]) is not None
+
+
+def _signal(rule: R.Rule, text: str, role: str) -> Signal:
+    confidence = rule.confidence if role == "user" else ASSISTANT_CONFIDENCE
+    return Signal(rule.name, rule.category, text, rule.importance, confidence)
+
+
+def _fact(text: str, role: str, relaxed: bool) -> Signal | None:
+    # Trigger: a declarative sentence with a concrete token (URL, host, port, path, identifier,
+    # version) and a fact verb, or a strong "X is used for Y" shape. Why: project facts are
+    # worth keeping only when checkable; opinions and task chatter are not. Outcome: entities.
+    if not relaxed and (R.NARRATION.match(text) or R.IMPERATIVE.match(text)):
+        return None
+    if not relaxed and _transient(text):
+        return None
+    if R.CODE_NAVIGATION.search(text) or R.HEDGE.search(text) or R.FAILURE.search(text):
+        return None
+    if R.REQUEST.search(text) or not _fact_shape(text, role, relaxed):
+        return None
+    # Trigger: an assistant sentence about what is true "now". Why: that is a progress report
+    # on the current change ("the suite now runs in 40 s"), not a standing fact. Outcome: skip.
+    if role != "user" and R.NOW.search(text):
+        return None
+    confidence = 0.75 if role == "user" else ASSISTANT_CONFIDENCE
+    return Signal("entity.fact", "entities", text, 0.5, confidence)
+
+
+def _fact_shape(text: str, role: str, relaxed: bool) -> bool:
+    # Each test is pure, so they run cheapest first and each concrete scan at most once (the
+    # strong scan is the costliest regex of capture).
+    strong = R.STRONG_CONCRETE_GATE.search(text) is not None and _has_concrete(
+        R.STRONG_CONCRETE, text
+    )
+    concrete = (
+        strong
+        or _has_concrete(R.WEAK_CONCRETE, text)
+        or (role == "user" and _latin_name_in_cjk(text))
+        or R.TECH_NAME.search(text) is not None
+        or (relaxed and (R.DIGIT_OR_VALUE.search(text) is not None or _ascii_name(text)))
+        or (relaxed and (R.ZH_COPULAR.search(text) or R.CONTRAST.search(text)) is not None)
+    )
+    # Trigger: "We use X here", "Our X is …", 我们用 X … Why: people state their setup plainly,
+    # with no concrete token or listed verb. Outcome: a fact when the sentence names something.
+    if R.DECLARATIVE.match(text) and (_names_something(text) or text.startswith(("our", "Our"))):
+        return True
+    # Trigger: a user sentence with a strong concrete token but none of the listed verbs ("the
+    # cron container sends the digest at 07:30"). Why: users state setup facts with any verb;
+    # questions, requests and narration are already filtered. Outcome: accepted for users only.
+    verbless_ok = role == "user" and strong
+    if not (
+        verbless_ok
+        or (concrete and (relaxed or R.FACT_VERB.search(text) is not None))
+        or R.STRONG_FACT.search(text) is not None
+    ):
+        return False
+    return concrete or _names_something(text)
+
+
+def _has_concrete(pattern: re.Pattern[str], text: str) -> bool:
+    return any(m.group(0).casefold() not in R.NOT_PATHS for m in pattern.finditer(text))
+
+
+def _latin_name_in_cjk(text: str) -> bool:
+    # A capitalised Latin name inside a user's Chinese prose is a product or a service ("托管在
+    # Read the Docs 上"), as concrete as an identifier. Not for the assistant, whose sentences
+    # name libraries while explaining them ("这是 Context 的典型问题").
+    return bool(re.search(r"[\u4e00-\u9fff]", text) and re.search(r"\b[A-Z][a-z]{2,}", text))
+
+
+def _ascii_name(text: str) -> bool:
+    # In Chinese text a Latin word is nearly always a name or an identifier ("分支是 develop").
+    if re.search(r"\b[A-Z][\w.-]+|\b[a-z]+[A-Z]\w*", text[1:]):
+        return True
+    return bool(re.search(r"[\u4e00-\u9fff]", text) and re.search(r"[A-Za-z][\w.-]+", text))
+
+
+def _names_something(text: str) -> bool:
+    found = re.search(r"\b[A-Z][\w.-]+|[a-z]+[A-Z]\w*|[\u4e00-\u9fff]{2,}", text[1:])
+    return found is not None or R.TOOL_NAME.search(text) is not None
+
+
+# --------------------------------------------------------------------------- special rules
+
+
+def _remember(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
+    # Trigger: "remember that…", "keep in mind…", 记住/记一下/别忘了 (not 我记得 "I recall").
+    # Why: the user asked for it outright. Outcome: high importance; category from the content.
+    if ctx.role != "user":
+        return None
+    match = R.REMEMBER.match(text)
+    if match is None and not R.REMEMBER_INLINE.search(text):
+        return None
+    body = text[match.end() :].strip() if match else text
+    if not body or is_question(body):
+        return None, 1
+    inner = classify(body, "user", relaxed=True)
+    category = inner.category if inner else ("patterns" if R.MUST.search(body) else "entities")
+    name = f"remember.{inner.rule}" if inner else "remember"
+    return Signal(name, category, body, REMEMBER_IMPORTANCE, 0.9), 1
+
+
+def _correction(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
+    # Trigger: a sentence opening with "no,", "actually", "that's wrong", 不对/其实/你说错了, at the
+    # start of a reply, or a chain of them with one that says "wrong" outright ("Actually,
+    # that's not right."). Why: the user is fixing what was just said, and users know their
+    # setup better than the assistant. Outcome: the corrected fact (this sentence's remainder,
+    # or the next sentence when this one has none), higher confidence; a subject-less remainder
+    # takes its subject from the turn it corrects.
+    body, strong = _strip_markers(text)
+    if body is None or not (ctx.after_other_turn or strong):
+        return None
+    # Trigger: "No, …" after the other side asked a yes/no question ("Want me to also …?").
+    # Why: that "no" declines an offer; nothing said before is being corrected. Outcome: skip.
+    if not strong and ctx.previous is not None and _offer(ctx.previous):
+        return None
+    used = 1
+    if len(body) < 6 and ctx.next_sentence:
+        body, used = R.FILLER.sub("", ctx.next_sentence).strip(), 2
+    if not body or is_question(body):
+        return None
+    inner = classify(body, ctx.role, relaxed=True)
+    if inner is None:
+        return None
+    confidence = CORRECTION_CONFIDENCE if ctx.role == "user" else 0.7
+    rule = f"correction.{inner.rule}"
+    stored = _subject_from(body, ctx.previous, question=False)
+    return Signal(rule, inner.category, stored, max(inner.importance, 0.75), confidence), used
+
+
+def _strip_markers(text: str) -> tuple[str | None, bool]:
+    """The text after its correction markers (None: it has none) and whether one is strong."""
+    lead = R.LEAD_CLAUSE.match(text)
+    text = text[lead.end() :] if lead else text
+    match = R.CORRECTION.match(text)
+    if match is None:
+        return None, False
+    strong = R.STRONG_CORRECTION.match(text) is not None
+    body = text
+    while (again := R.CORRECTION.match(body)) is not None and again.end() > 0:
+        cut = body[: again.end()]
+        if negated_cut(cut.rstrip()):  # "不是 X，是 Y", "no longer …": the negator stays
+            strong = strong or R.STRONG_CORRECTION.match(body) is not None
+            break
+        strong = strong or R.STRONG_CORRECTION.match(cut) is not None
+        body = body[again.end() :].lstrip(" ,;:-")
+    rest = body.strip()
+    return (rest if rest.strip(" .!。！") else ""), strong
+
+
+def _offer(previous: str) -> bool:
+    sentences = re.split(r"(?<=[.!?。！？])\s*", previous.strip())
+    last = next((x for x in reversed(sentences) if x), "")
+    return R.OFFER.match(last) is not None
+
+
+def _subject_from(body: str, previous: str | None, question: bool) -> str:
+    if previous is None or not reply.lacks_subject(body):
+        return body
+    answered = reply.wh_question(previous) if question else None
+    answered = answered or reply.answered_sentence(previous, body)
+    return reply.with_subject(body, answered, question) if answered else body
+
+
+def _answer(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
+    # Trigger: the user's first sentence answers the other side's "which / where / 多少 …"
+    # question with a value ("9090", "it's in us-west-2"). Why: the value alone is no memory;
+    # with the question it is a fact. Outcome: entities, the question kept as its subject.
+    if ctx.role != "user" or not ctx.after_other_turn or ctx.previous is None:
+        return None
+    if is_question(text) or not reply.lacks_subject(text) or not R.DIGIT_OR_VALUE.search(text):
+        return None
+    question = reply.wh_question(ctx.previous)
+    if question is None:
+        return None
+    stored = reply.with_subject(text, question, question=True)
+    return Signal("answer.fact", "entities", stored, 0.55, 0.8), 1
+
+
+def _confirmation(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
+    # Trigger: an assistant sentence opening with "Understood:", "Got it,", 明白，, 收到，, …
+    # and stating a choice or fact. Why: the assistant is confirming what the user decided or
+    # told it; the statement after the acknowledgement is the memory. Outcome: the fact it
+    # states, else a decision (events), at assistant confidence.
+    if ctx.role != "assistant":
+        return None
+    match = R.CONFIRMATION.match(text)
+    if match is None:
+        return None
+    body = text[match.end() :].strip()
+    if not body or is_question(body) or R.NARRATION.match(body) or R.HEDGE.search(body):
+        return None
+    if R.PROGRESS.search(re.split(r"[;；]", body, maxsplit=1)[0]):
+        return None
+    inner = classify(body, "assistant", relaxed=True)
+    workflow = classify(body, "user")  # a workflow the user stated, restated by the assistant
+    if workflow is not None and workflow.category == "patterns" and not R.CHOICE.search(body):
+        inner = replace(workflow, confidence=ASSISTANT_CONFIDENCE)
+    if inner is not None and not (inner.category == "entities" and R.CHOICE.search(body)):
+        return replace(inner, rule=f"confirmed.{inner.rule}"), 1
+    weak = R.WEAK_ACK.match(text) is not None
+    if inner is None and not weak and not R.CHOICE.search(body) and R.FACT_VERB.search(body):
+        return Signal("confirmed.fact", "entities", body, 0.5, ASSISTANT_CONFIDENCE), 1
+    named = _names_something(body) or R.WEAK_CONCRETE.search(body) is not None
+    if not R.CHOICE.search(body) or not (named or len(body.split()) >= 6):
+        return None
+    return Signal("confirmed.decision", "events", body, 0.6, ASSISTANT_CONFIDENCE), 1
+
+
+def _solved_case(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
+    # Trigger: a symptom or error and the fix that worked, in one sentence or in this sentence
+    # and the next ("The error was X; fixed by Y", 报错…就好了). Why: solved cases save the next
+    # session from debugging the same thing. Outcome: cases, user or assistant.
+    if not R.CASE_ERROR.search(text) or R.INTENT.match(text) or is_question(text):
+        return None
+    if R.UNFIXED.search(text):  # "I tried the fix and it's still failing": nothing solved
+        return None
+    confidence = 0.8 if ctx.role == "user" else 0.65
+    if R.CASE_FIX.search(text):
+        return Signal("case.error_fix", "cases", text, 0.65, confidence), 1
+    nxt = ctx.next_sentence
+    if nxt and R.CASE_FIX.search(nxt) and not is_question(nxt):
+        return Signal("case.error_then_fix", "cases", f"{text} {nxt}", 0.65, confidence), 2
+    return None
+
+
+# --------------------------------------------------------------------------- captures
+
+_PROJECT_MARKER = re.compile(
+    r"\b(?:in|for|on|across) (?:this|the|our) (?:repo|repository|project|codebase|code base"
+    r"|monorepo|service|app)\b|\bin here\b|这个(?:项目|仓库|代码库|服务|工程)|本(?:项目|仓库|工程)"
+    r"|(?:项目|仓库)里",
+    re.IGNORECASE,
+)
+_PROJECT_CATEGORIES = frozenset({"entities", "events", "cases", "patterns"})
+_SUBJECT_CATEGORIES = frozenset({"preferences", "profile"})
+_RULE_SUBJECTS = {
+    "profile.role": "role",
+    "profile.zh.role": "role",
+    "profile.languages": "language:primary",
+}
+
+
+_SUBJECT_STOP = R.words(
+    "a an the to of for in on at with and or but is are be it its this that these those i",
+    "me my we our you your please always never don't do not use using prefer like love",
+    "hate really also when whenever stop adding keep from now going forward default just",
+    "any all every new code want i'd rather would should instead than over by them they",
+    "so very more less only even here there fan big i'm am",
+)
+_ZH_TRIGGERS = re.compile(
+    r"以后|今后|一律|统一|都用|全部|我|你|喜欢|讨厌|偏好|偏向|习惯|不要|别再|别|请|用|再|了|吧|的|就|都|给"
+)
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9.+#/_-]*|[\u3400-\u9fff]+")
+
+
+def scope_for(category: str, text: str, project: str | None) -> str:
+    """Scope of a capture under the module's scope rule."""
+    if project is None or category == "profile" or R.EVERY_PROJECT.search(text):
+        return GLOBAL_SCOPE
+    if category in _PROJECT_CATEGORIES:
+        return project
+    # Trigger: a preference tied to "this repo"/这个项目, or about this project's own paths,
+    # commands, variables, services or release. Why: it should not follow the user into other
+    # projects. Outcome: project scope; other preferences (personal style) stay global.
+    if _PROJECT_MARKER.search(text) or R.PROJECT_THINGS.search(text):
+        return project
+    return GLOBAL_SCOPE
+
+
+def subject_for(signal: Signal, aliases: AliasTable | None = None) -> str | None:
+    """Subject key of a preference or profile signal; None for other categories."""
+    if signal.category not in _SUBJECT_CATEGORIES:
+        return None
+    return _subject(signal, canonical(signal.text, aliases))
+
+
+def _subject(signal: Signal, canon: str) -> str | None:
+    """`subject_for` with the signal's canonical text already computed."""
+    if signal.category not in _SUBJECT_CATEGORIES:
+        return None
+    for rule, subject in _RULE_SUBJECTS.items():
+        if signal.rule.endswith(rule):  # also "remember.profile.role", "correction.…"
+            return subject
+    return find_subject(canon) or _generic_subject(canon)
+
+
+def _generic_subject(canon: str) -> str | None:
+    words: list[str] = []
+    for token in _TOKEN.findall(canon):
+        if token[0] >= "\u3400":
+            token = _ZH_TRIGGERS.sub("", token)[:4]
+        if token and token not in _SUBJECT_STOP:
+            words.append(token)
+        if len(words) == GENERIC_SUBJECT_TOKENS:
+            break
+    return f"topic:{' '.join(words)}" if words else None
+
+
+def _to_capture(signal: Signal, canon: str, turn_id: str, project: str | None) -> Capture:
+    return Capture(
+        category=signal.category,
+        text=signal.text,
+        importance=signal.importance,
+        confidence=signal.confidence,
+        rule=signal.rule,
+        scope=scope_for(signal.category, signal.text, project),
+        subject=_subject(signal, canon),
+        evidence=(turn_id,),
+    )
+
+
+def _unique(captures: list[Capture], canons: Sequence[str]) -> list[Capture]:
+    seen: set[tuple[str, str]] = set()
+    out: list[Capture] = []
+    for capture, canon in zip(captures, canons, strict=True):
+        key = (capture.scope, canon)
+        if key not in seen:
+            seen.add(key)
+            out.append(capture)
+    return out
+
+
+def _cap(captures: list[Capture]) -> list[Capture]:
+    # Trigger: a long turn with many signals. Why: a wall of captures from one message is
+    # usually a pasted document, and each extra one dilutes precision. Outcome: keep the most
+    # important MAX_CAPTURES_PER_TURN, in their original order.
+    if len(captures) <= MAX_CAPTURES_PER_TURN:
+        return captures
+    ranked = sorted(range(len(captures)), key=lambda i: (-captures[i].importance, i))
+    return [captures[i] for i in sorted(ranked[:MAX_CAPTURES_PER_TURN])]

@@ -1,0 +1,826 @@
+"""Named capture rules and the vocabulary they share: the data half of auto-capture.
+
+Owns the rule tables (`PATTERN_RULES`, `DECISION_RULES`, `PROFILE_RULES`, `PREFERENCE_RULES`),
+each a `name -> regex` map whose family (the part of the name before the first dot) fixes the
+category, importance, confidence and who may fire it, plus the regexes the special rules and
+filters use (remember, correction, solved case, concrete tokens, narration, transient markers).
+Holds no logic beyond compiling; `capture` applies these. Standard library only. Searched
+patterns carry a `literal_gate` (literals every match needs), so most sentences are ruled out by
+a substring test instead of a case-insensitive search at every offset.
+
+Who may say what: profile, preferences and workflows (patterns) only come from the user;
+decisions may come from either side (assistant at lower confidence, set in `capture`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from recallnest.capture.literal_gate import Gated
+
+_I = re.IGNORECASE
+USER: tuple[str, ...] = ("user",)
+BOTH: tuple[str, ...] = ("user", "assistant")
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A named trigger for one category; `roles` lists who may fire it."""
+
+    name: str
+    category: str
+    pattern: re.Pattern[str]
+    importance: float
+    confidence: float
+    roles: tuple[str, ...] = USER
+
+
+# family -> (category, importance, confidence, roles)
+FAMILIES: dict[str, tuple[str, float, float, tuple[str, ...]]] = {
+    "pattern": ("patterns", 0.7, 0.8, USER),
+    "decision": ("events", 0.6, 0.85, BOTH),
+    "profile": ("profile", 0.8, 0.85, USER),
+    "preference": ("preferences", 0.7, 0.85, USER),
+}
+
+
+def _table(rules: dict[str, str]) -> tuple[Rule, ...]:
+    out: list[Rule] = []
+    for name, regex in rules.items():
+        category, importance, confidence, roles = FAMILIES[name.split(".", 1)[0]]
+        out.append(Rule(name, category, re.compile(regex, _I), importance, confidence, roles))
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------- shared vocabulary
+
+DEICTIC_EN = (
+    r"(?:this|that|it(?!\s+(?:when|if)\b)|these|those|whatever|the first one|the second one|how"
+    r"|what)\b"
+)
+
+DEICTIC_ZH = r"(?:这个|那个|这样|那样|这种方式|它|这些|那些|这么)"
+
+# Coding-style topics: a directive about one of these is a standing preference, even without
+# "always"/"prefer" ("single quotes in python please", "文件名用 snake_case").
+STYLE_TOPIC = (
+    r"(?:single|double) quotes|quotes|snake_case|camelcase|kebab-case|pascalcase|naming|spelling"
+    r"|indentation|tabs|semicolons|trailing (?:whitespace|commas?)|line length|comments"
+    r"|docstrings|type hints|annotations|print(?: statements| debugging)?|emoji|commit messages"
+    r"|imports|abstractions|duplication|inheritance|composition|mocks|f-strings|early returns"
+    r"|file names|summar(?:y|ies)|recaps?"
+    r"|单引号|双引号|命名|缩进|注释|拼写|分号|文案|提交信息|导入|抽象|继承|组合"
+    r"|类型注解|文件名|变量名"
+)
+
+STYLE_DIRECTIVE = (
+    r"\bplease\b|\bpls\b|^(?:use|no|avoid|prefer|keep)\b|\bover\b|\bfor (?:file names|urls"
+    r"|new \w+|\w+ code|tests|prs|commits)\b|\bin (?:python|js|javascript|ts|typescript|go|rust"
+    r"|java|tests|prs|commits|(?:user-facing )?copy)\b|请|(?:里|中)(?:用|不要|别|统一)"
+    r"|[，,]\s*\S{1,4}(?:用|统一|一律)\s*\S|^\S+ not \S+|\beverywhere(?: else)?\b"
+    r"|^[^，。,]{0,12}?用\s*\S"
+)
+
+# About the task at hand, not future sessions ("for now", 先别, "again").
+TRANSIENT = Gated(
+    re.compile(
+        r"\b(?:yet|for now|right now|for the moment|this time|today|at the moment|temporarily"
+        r"|for this (?:pr|task|change|one|run|test|file)|again|once more|park\w*|come back to"
+        r"|(?:revisit|look at) (?:it|this|that) later)\b|先这样|暂时|这次先?试|现在先|先别|先试试"
+        r"|再试一次|再跑一次|再说|放一放|回头再|等\S{0,4}再看|改天",
+        _I,
+    )
+)
+
+# The speaker reporting what they do or did ("I'll…", "Looking at…", 我先…).
+NARRATION = re.compile(
+    r"^(?:i'll|i will|i'm going to|let me|i've|i have|i just|now i|next,? i|first,? i|done\b"
+    r"|here's|here is|i (?:updated|added|changed|removed|moved|renamed|fixed|wired|refactored"
+    r"|created|wrote|ran|set|replaced)\b|running|我先|让我|我来|我已经|已经|现在|接下来|下面"
+    r"|我这就|我马上|我(?:给|把|刚|刚刚|又|顺便|也)\S|looking at|checking|reading|after reading"
+    r"|i looked|i checked|查看了|看了一下|查了一下|正在|我现在(?:去|就|来)"
+    r"|我(?:看|查|检查|翻|读)(?:了|过))",
+    _I,
+)
+
+# Announcing an action yet to happen: no solved case can follow.
+INTENT = re.compile(
+    r"^(?:i'll|i will|i'm going to|let me|我先|让我|我来|我这就|我马上)",
+    _I,
+)
+
+# Where a symbol is defined or who calls it can be read off the code again: not a memory.
+CODE_NAVIGATION = Gated(
+    re.compile(
+        r"\b(?:is |are )?(?:defined|declared|implemented) in\b|\b(?:imported|called|used) (?:by"
+        r"|from) (?:the )?`?\w+\(?|\bcalls `?\w+\(|定义在|实现在|声明在"
+        r"|被\S{1,12}(?:引用|调用|导入)|调用\s*\w+\(",
+        _I,
+    )
+)
+
+# A request for the current task; verbs that are also nouns ("build artifacts get
+# uploaded") count only before an object.
+IMPERATIVE = re.compile(
+    r"^(?:please |pls |can you |could you |would you )?(?:fix|add|rename|run|write|refactor"
+    r"|update|change|check|look|show|create|make|implement|delete|remove|move|try|debug|explain"
+    r"|tell|open|find|generate|convert|replace|bump|revert|redeploy|rerun|re-run)\b|^(?:set"
+    r"|install|upgrade|downgrade|merge|deploy|push|commit|build|restart|retry|rebase|clean"
+    r"|clear)\s+(?:the|a|an|it|this|that|these|those|my|our|your|all|everything|up|down|again"
+    r"|now)\b|^(?:帮我|帮忙|请帮|麻烦|把|给我?|跑一下|看一下|改一下|试一下|加上|去掉|删掉|删除"
+    r"|改成|换成|重新|再试|再跑|重启|回滚|(?:执行|运行|部署|发布|删|改|装|跑)一下)",
+    _I,
+)
+
+# Lead-ins stripped before rules run ("btw", "quick context:", 另外，).
+FILLER = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|also|and|but|oh|ah|ugh|hmm+|btw|fyi|by the way|quick context"
+    r"|for context|note(?!\s+(?:for|to)\b)|please note|唉|哎|啊|注意(?!到)|some background"
+    r"|for what it's worth|note that|just so you know|heads up|one more thing|另外|对了"
+    r"|for background|as background|background|some context|the thing is|just so we're clear"
+    r"|to be clear|是这样的|说清楚一点|先说清楚|说明一下|背景是"
+    r"|顺便说一下|顺便|先介绍一下|补充一下|还有|好的|嗯|哦|那么|(?:先)?交代一下背景|背景介绍"
+    r"|介绍一下背景)\s*[,，:：、—–-]?\s*)+",
+    _I,
+)
+
+# Concrete tokens make a sentence a checkable fact rather than an opinion. Strong ones (URLs,
+# hosts, ports, paths, files, identifiers, versions, times) can carry a user fact on their own;
+# weak ones (product names, hyphenated words, quantities, quoted names) need a fact verb too.
+
+STRONG_CONCRETE = re.compile(
+    r"[a-z][a-z0-9+]*://\S+|\b[\w-]+(?:\.[\w-]+)+:\d{2,5}\b|\blocalhost(?::\d+)?"
+    r"|\b[\w-]+\.internal\b|\b\w[\w-]*(?:\.[\w-]+)*\.(?:com|io|dev|net|org|internal|local|cn|app"
+    r"|cloud|co|ai)\b|\b[a-z][\w-]*(?:\.[a-z][\w-]*){2,}\b|\b(?:on|at)\s+:?\d{4,5}\b"
+    r"|\bport(?:\s+is)?\s*:?\s*\d{2,5}\b|\d{2,5}\s*端口|端口(?:是|为|号)?\s*:?\s*\d{2,5}|(?:~"
+    r"|\.{1,2})?/[\w.\-]+(?:/[\w.\-]*)*|\b[\w.-]+/(?:[\w.-]+/?)*|\b[\w-]*\.(?:py|js|ts|tsx|toml"
+    r"|ya?ml|json|md|go|rs|sql|sh|env|ini|cfg|conf|lock|txt)\b|\.env\.\w+"
+    r"|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b[a-z0-9]+(?:_[a-z0-9]+)+\b|\b[a-z]+[A-Z][A-Za-z0-9]*\b"
+    r"|`[^`]+`|__\w+__|\bv?\d+\.\d+(?:\.\d+)?\b|\b\d{1,2}:\d{2}\b|凌晨\S{1,3}点|\d{1,2}\s*点(?:半"
+    r"|\d+分?)?|\b(?:called|named)\s+\w+|叫\s*\w+",
+)
+
+# Every STRONG_CONCRETE alternative needs one of these: a dot before a word character or "-",
+# a slash, underscore, backtick or digit, a camelCase joint, or one of its literal words. Text
+# without any cannot match it, and this search costs ~1/10 of STRONG_CONCRETE's (its many
+# alternatives are tried at every offset). Keep the two in step (tests/test_capture.py).
+STRONG_CONCRETE_GATE = re.compile(r"\.[\w-]|[/_`\d]|[a-z][A-Z]|localhost|凌晨|called|named|叫")
+
+# A capitalised name after a verb that places something on a technology ("runs against a
+# Testcontainers Postgres", "hosted on Render"): as concrete as an identifier.
+TECH_NAME = re.compile(
+    r"\b(?:runs? (?:on|against|in)|hosted (?:on|by)|deployed (?:to|on)|stored in|backed by|built"
+    r" (?:on|with)|talks to|connects to|on top of)\s+(?:an? |the |our )?[A-Z][\w.-]+"
+)
+
+WEAK_CONCRETE = re.compile(
+    r"\b[a-z0-9]+(?:-[a-z0-9]+)+\b|\d+\s*(?:ms|seconds?|minutes?|hours?|mb|gb|分钟|秒|小时|个)"
+    r"|\b(?=\w*[a-z])[A-Z0-9][a-z0-9]*[A-Z]\w*\b|(?<!\w)'[^']{2,40}'(?!\w)|\"[^\"]{2,40}\"|\b[A-Z]{2,}\b",
+)
+
+
+def words(*lines: str) -> frozenset[str]:
+    """The whitespace-separated words of `lines` (keeps long word lists readable)."""
+    return frozenset(word for line in lines for word in line.split())
+
+
+NOT_PATHS = words(
+    "and/or async/await ci/cd i/o tcp/ip const/let input/output read/write on/off yes/no",
+    "true/false client/server",
+)
+
+FACT_VERB = re.compile(
+    r"\b(?:is|are|lives?|listens?|runs?|uses?|stored|located|points?|proxies|exposes?|reads?"
+    r"|comes? from|called|named|handles?|hosted|deployed|needs?|requires?|pinned|mounted|served"
+    r"|sits?|consumes?|signed|stores?|keeps?|writes?|sends?|ships?|pushes?|publishes?|forwards?"
+    r"|strips?|syncs?|backs? up|goes|go to|kept"
+    r"|belongs? (?:in|to|under))\b|是|在|放在|存在|监听|用来|用于|负责|代理到|叫"
+    r"|地址|位于|来自|发到|写到|推到|传到|存到|转发|去掉|同步到|用的是|部署在|指向|签名|托管在"
+    r"|托管于|跑在|读的"
+    r"|powered by|backed by",
+    _I,
+)
+
+# "X is used for Y", "X is called Y": a fact shape that needs no concrete token.
+STRONG_FACT = Gated(
+    re.compile(
+        r"\b(?:is|are) (?:only )?used (?:for|to|as)\b|\bused for\b|\bis called\b|\bis named\b"
+        r"|\bresponsible for\b|\blives? (?:in|at|under)\b|\blistens on\b|\bcomes? from\b"
+        r"|\bproxies\b|\b(?:powered|backed) by\b|只?用来|用于|负责|代理到|叫\s*\S|来自"
+        r"|从\s*[^，。；]{1,30}?\s*(?:拿|取|读|获取|加载|注入)",
+        _I,
+    )
+)
+
+HEDGE = Gated(
+    re.compile(
+        r"\b(?:looks like|seems|maybe|probably|i think|i guess|perhaps|might|not sure|i wonder)\b"
+        r"|\b(?:forget|forgot)\b|好像|可能|也许|大概|估计|不确定|忘了|记不住|记不清|想不起",
+        _I,
+    )
+)
+
+REQUEST = Gated(
+    re.compile(
+        r"\bplease\b|\bpls\b|请(?!求|教|假|问|客)|麻烦",
+        _I,
+    )
+)
+
+FAILURE = Gated(
+    re.compile(
+        r"\b(?:failing|failed|fails|broken|crash\w*|got killed)\b|(?<!会)(?:报错|失败|挂了|崩了)"
+        r"|被\s*kill",
+        _I,
+    )
+)
+
+NOW = Gated(
+    re.compile(
+        r"\bnow\b|现在|目前",
+        _I,
+    )
+)
+
+# Splits "X is Y, so don't Z": the main clause states the memory.
+CONSEQUENCE = re.compile(
+    r",\s*(?:so|which means|that means|therefore)\s+|，\s*(?:所以|因此)",
+    _I,
+)
+
+MUST = Gated(re.compile(r"\b(?:must|need to|needs to|have to|should)\b|必须|需要|要先|之前", _I))
+
+# --------------------------------------------------------------------------- scope
+
+# Said for every project: the statement is global whatever it is about. The noun phrase must
+# end at the projects word ("in every repo, …", "for every repository I work in"), so "every
+# repository module" (a thing inside one project) is not it.
+_PROJECTS = r"(?:projects?|repos?|repositories|repository|codebases?|code ?bases?|workspaces?)"
+_PHRASE_END = (
+    r"(?=\s*(?:[^\w\s]|$|(?:i|i'm|i've|we|you|of|that|which|where|in|on|at|and|or|too|alike"
+    r"|as well)\b))"
+)
+_EVERY_PROJECT = (
+    r"\bfor (?:all|every one of|each of|any of) (?:my|our) code\b"
+    r"|\b(?:for|in|across|on|to|with) (?:all|every(?: single)?|any|each)(?: one)?(?: of)? "
+    rf"(?:(?:my|our|your|the|these) )?(?:own )?{_PROJECTS}{_PHRASE_END}"
+    rf"|\b(?:all|every one|each|any) of (?:my|our) (?:own )?{_PROJECTS}{_PHRASE_END}"
+    rf"|\b(?:any|every) {_PROJECTS} (?:of mine|of ours|i (?:work|touch|open|own|start"
+    r"|create|maintain))\b"
+    rf"|\bacross (?:(?:my|our|all|the) )?{_PROJECTS}{_PHRASE_END}"
+    r"|\b(?:whatever|whichever|no matter (?:the|which|what)|regardless of (?:the |which )?)"
+    rf"(?: the)? {_PROJECTS}\b"
+    r"|\bwherever (?:i|we) (?:work|code|am|go)\b"
+    r"|(?:所有|每个|每一个|任何|全部|各个)(?:的)?(?:项目|仓库|代码库|工程)"
+    r"|(?:不管|无论|不论)(?:在|是)?(?:哪个|什么|哪一个|哪)(?:项目|仓库|代码库|工程)"
+)
+# "everywhere" sets the scope of a rule ("I prefer tabs everywhere") but is no rule by itself:
+# "rename fetchUser everywhere" is a request about this codebase.
+EVERY_PROJECT = re.compile(_EVERY_PROJECT + r"|\beverywhere\b", _I)
+
+# What belongs to one project: its paths, commands, variables, services and release process.
+PROJECT_THINGS = re.compile(
+    r"\b(?:publish\w*|deploy\w*|releas(?:e|es|ing)|prod|production|staging|pipelines?|ci"
+    r"|migrations?|seed(?: script| data)?|feature flags?|clusters?|buckets?|monorepo|lockfile"
+    r"|the \w+ (?:service|server|worker|database|db|table|job|script|workflow)|our \w+)\b"
+    r"|(?-i:\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b)|(?:^|\s)\.{0,2}/?[\w.-]+/[\w./*-]+|`[^`]+`"
+    r"|\bmake \w+|\b(?:npm|pnpm|yarn) run \w+"
+    r"|发布|部署|上线|发版|生产|线上|预发|流水线|迁移|数据库|特性开关|集群|这个(?:包|模块|服务)"
+    r"|我们的",
+    _I,
+)
+
+# --------------------------------------------------------------------------- special triggers
+
+
+REMEMBER = re.compile(
+    r"^(?:please\s+)?(?:remember|keep in mind|note for later|note to self|for future reference"
+    r"|don't forget|do not forget|never forget|make a note)\b(?!\s+(?:when|how|what|why"
+    r"|if))(?:\s+that)?\s*[:,，：—–-]?\s*|^(?:请|帮我|你要|你)?(?:记住|记一下|记下来?|记得|别忘了"
+    r"|不要忘了)[:,，：]?\s*",
+    _I,
+)
+
+# 记得 inside a sentence is a request; 我记得 / 还记得 / 记得之前 are "I recall".
+REMEMBER_INLINE = re.compile(
+    r"(?<!我)(?<!还)(?<!不)记得(?!之前|以前|当时|上次)",
+)
+
+CORRECTION = re.compile(
+    r"^(?:no+(?:pe)?|nah|not quite|not really|wrong|that's (?:not right|wrong|incorrect|not it"
+    r"|not how (?:we|it) (?:do(?:es)? it|works)(?: here)?|not what we do|outdated|out of date"
+    r"|stale|old info|no longer (?:true|right|the case)|changed)(?: now| anymore| any more"
+    r"| these days)?"
+    r"|that is (?:not right|wrong|incorrect)|you're wrong|actually|correction|wait)\b(?:\s*(?:no"
+    r"|that's (?:not right|wrong)))?\s*[,.:;!—–-]*\s*|^(?:不对|不是的?|不行|其实|错了|你说错了"
+    r"|更正一下|更正|纠正一下|不不|等下|等等|等一下|\S{0,4}(?:搞|弄|写|说"
+    r"|记)错了|(?:那个|这个|这条|这)?(?:信息|说法)?(?:已经)?(?:过时了|不对了|变了|不是这样了))(?:那个\S{0,4})?[，,。:：!！\s]*",
+    _I,
+)
+
+# A short leading clause before a correction in the same sentence ("Thanks, but no, the port is
+# 9090"): cut, so that it does not stick to the memory.
+LEAD_CLAUSE = re.compile(
+    r"^[^.;:?!]{1,40}?[,;—–-]\s*(?:but\s+|but,\s+)?(?=(?:no|nope|nah|actually|wait|correction"
+    r"|that's (?:wrong|not right))\b\s*[,:;—–-])|^[^。；？！]{1,20}?[，；]\s*(?:但是?|不过)?\s*"
+    r"(?=(?:不对|错了|其实|更正|你说错了)[，,：:])",
+    _I,
+)
+
+# Corrections that stand on their own, without a previous turn by the other side.
+STRONG_CORRECTION = re.compile(
+    r"^(?:that's|that is|you're|wrong|correction|not quite|不对|错了|你说错了|更正|纠正"
+    r"|我们不是这么|\S{0,4}(?:搞|弄|写|说|记)错了|不是\s*[^，,。\s][^，,。]{0,30}[，,]\s*(?:而|其实|应该)?是)",
+    _I,
+)
+
+# An assistant acknowledging what the user said before restating it ("Understood:", 明白，).
+CONFIRMATION = re.compile(
+    r"^(?:(?:ok(?:ay)?,?\s+)?I(?:'ve| have) noted(?: that)?[\s,:—–-]+|I'll remember(?: that)?"
+    r"[\s,:—–-]+|(?:understood|got it|agreed|noted|decision noted|makes sense|that makes sense"
+    r"|sounds good|good call|good point|fair point|fair enough|you're right"
+    r"|有道理|说得对|好主意|同意"
+    r"|thanks for (?:clarifying|the context|explaining|the correction|correcting (?:me|that)"
+    r"|the heads[- ]up)|谢谢(?:说明|解释|澄清|纠正|指正|提醒)|记下了|记住了"
+    r"|confirmed|right|perfect|great|will do|ok(?:ay)?|明白了?|收到|了解|懂了|确认一下|确认|没问题"
+    r"|好的?|行)(?:\s*[,:：，—–-]+|\s+(?=so\b|—)))\s*(?:so\s+|那就|那|就)?",
+    _I,
+)
+
+# The other side offering to do something ("Want me to …?", 要不要…？): a "no" declines it.
+OFFER = re.compile(
+    r"^(?:so,?\s+)?(?:do you want|want me to|should i|shall i|would you like|can i|may i|i can\b"
+    r"|要不要|需要我|我要不要|是否需要|要我|我可以)",
+    _I,
+)
+
+# Weak acknowledgements ("OK,", 好的，) confirm only a stated choice; a progress report after
+# one ("好的，README 已经更新了") is narration.
+WEAK_ACK = re.compile(r"^(?:ok(?:ay)?|right|perfect|great|will do|好的?|行|没问题)\b", _I)
+PROGRESS = re.compile(
+    r"已经|已\S?(?:改|换|加|删|移|修|更新|修改|完成|提交|添加|删除)|[修改加删换补]了\s*\S{0,3}\d"
+    r"|\bI(?:'ve| have)\b|\b(?:updated|added|removed|done"
+    r"|fixed|pushed|committed)\b",
+    _I,
+)
+
+# A value a bare answer can carry: a digit, a dotted/hyphenated name, a path, an identifier.
+DIGIT_OR_VALUE = re.compile(
+    r"\d|\b[\w]+[-_./][\w./-]+|`[^`]+`|[一二三四五六七八九十两]+[点天周月号年]|周[一二三四五六日]"
+)
+
+# Plain declaratives about the project's setup with no fact verb list needed: "We use X here",
+# "We're pinned to X because …", "Our X is …", 我们(这个 monorepo)用 X …
+DECLARATIVE = re.compile(
+    r"^(?:here,?\s+|in (?:this|our) \w+,?\s+)?(?:we|our team|the team)(?:'re| are)?\s+(?:use|run"
+    r"|host|build with|deploy (?:to|on|with)|ship with|rely on|using|on|running|hosted on|built on"
+    r"|(?:pinned|stuck|locked) (?:to|on|at)|standardi[sz]ed on|don't use|do not use|no longer use"
+    r"|stopped using|don't run)\b(?!\s+(?:it|this|that|the same|a call|track)\b)"
+    r"|^our\s+(?:[\w-]+\s+){1,3}?(?:is|are|gets?|runs?|lives?|has|uses?)\s+(?:\S+\s+){3}"
+    r"|^(?:this|the|our) (?:service|repo|repository|project|app|codebase|package|library|tool"
+    r"|module|monorepo|cli) (?:is|does|handles|owns|sits)\b"
+    r"|^(?:这个|本|我们的?)(?:服务|仓库|项目|应用|库|工具|模块|系统)(?:是|就是|负责|主要做|用来)"
+    r"|^we(?:'re| are) an? [\w.+-]+ (?:shop|house|team|stack|codebase)\b"
+    r"|^我们是\s*\S+\s*(?:的)?(?:技术栈|团队|项目)"
+    r"|^(?:我们|团队|这边|本项目|这个项目)(?:这个\s*\S{1,12}?\s*)?(?:都|一直|现在)?(?:用|使用|用的是"
+    r"|跑在|部署在|基于|依赖|托管在)\s*[A-Za-z]"
+    r"|^我们的\s*[A-Za-z\u4e00-\u9fff][^，。；]{0,12}?(?:跑在|部署在|托管在|放在|用的是|基于)",
+    _I,
+)
+
+# What an acknowledged choice sounds like ("Tailwind stays", "we drop X", 保留, 统一用).
+CHOICE = re.compile(
+    r"\b(?:stays?|stick(?:s|ing)? with|keep(?:s|ing)?|drop(?:s|ping)?|go(?:es|ing)? with|we'll use"
+    r"|we use|use|switch(?:ing)? to|moves? to|no \w+|instead of|over|it is)\b"
+    r"|\byou (?:want|prefer|'d like|would like|'d rather)\b"
+    r"|保留|统一|改用|换成|就用|不上|不迁|不用|选|替代|取代|以后用|放在|不放|按这个来|就这么办|不按"
+    r"|按\S{1,8}?(?:分组|排序|划分|组织)|你(?:希望|想要|要的是|更喜欢)|(?:^|[，,]\s*)用\s*[A-Za-z]",
+    _I,
+)
+
+CASE_ERROR = re.compile(
+    r"(?i:\b(?:error|errors|exception|failing|failed|fails|failure|crash\w*|segfault|broke|broken"
+    r"|flaky|timeout|timed out|wouldn't|won't|couldn't|stopped working|not working|root cause"
+    r"|caused by|turn(?:ed|s) out|due to|leak\w*|out of memory|oom|choking|chokes|hanging|hangs"
+    r"|hung|stuck|slow|kept \w+ing|[45]\d\d|deadlock\w*|race condition"
+    r"|(?:happened|was|is) because|because (?:the|of|we|it|two)|it was (?:the|a|an)|the culprit"
+    r"|culprit was|the (?:problem|issue|bug|cause) (?:was|is)|came from|stale|mismatch\w*"
+    r"|white screen|blank page|memory blowup|[45]\d\ds|clock skew|intermittent\w*|(?:redirect"
+    r"|login|infinite|restart|crash|reboot) loop|dropp(?:ing|ed))\b)"
+    r"|\b[A-Z][A-Z_]{3,}\b(?=:)|\b\w+(?:Error"
+    r"|Exception)\b|\b[A-Z_]*(?:FAILED|ERROR|DENIED|REFUSED|NOT_FOUND|TIMEOUT)[A-Z_]*\b"
+    r"|\bE[A-Z]{4,}\b|报错|错误|异常|失败|挂了|崩溃|段错误|起不来|不生效|超时|原因|导致|偶发"
+    r"|报\s*[A-Za-z]|卡住|卡死|很慢|慢是|一直|挂掉|泄漏|泄露|不稳定|因为|满了|白屏|根因|问题出在"
+    r"|原来是|对不上|偶尔|偶发|死循环|丢掉|丢失|问题在于",
+)
+
+CASE_FIX = Gated(
+    re.compile(
+        r"\b(?:fixed|fixes|fix was|the fix|solved|resolved|resolves|workaround|got it working"
+        r"|works again|working again|made it (?:pass|work)|went away|go(?:es)? away|did the trick"
+        r"|sorted it|no longer|made (?:\w+ ){0,4}(?:stable|green|pass|work)|stopped (?:failing"
+        r"|crashing|flaking)|(?:setting|adding|switching|changing|bumping|using|pinning|removing"
+        r"|raising|lowering|passing|moving)\b.{1,60}\bmade (?:it|them|the \w+)|stopped (?:failing"
+        r"|crashing|flaking))\b|\bfrom \d+\s*\w*\s+(?:down\s+)?to \d+|解决|修好|修复了|就好了"
+        r"|后就好|(?<![不没])正常了|(?<![不没])恢复|就没了|(?<![不没太])稳定了|(?<![不没])成功|搞定"
+        r"|降到|缩短到|就通过了|就行了|没再出现|不再出现|快了\S{0,4}倍|(?:改用|换成)\S+\s*(?:后|之后)"
+        r"|就不会(?:再)?|不再(?:报错|出现|报|崩|超时|失败|丢)|对上了|问题解决|就稳定"
+        r"|没再(?:报|出)",
+        _I,
+    )
+)
+
+# A fix that did not work ("it's still failing", 还是报错): no solved case.
+UNFIXED = Gated(
+    re.compile(
+        r"\bstill (?:fail\w*|broken|crash\w*|not working|doesn't work|happening|flak\w*|there)\b"
+        r"|还是(?:报错|不行|失败|有问题|挂)|仍然(?:报错|失败|不行)|依然(?:报错|失败|不行)",
+        _I,
+    )
+)
+
+# A reason clause ("…because the runtime hasn't moved yet"): its "yet" does not make the main
+# statement transient.
+REASON = re.compile(r"\b(?:because|since|until|as long as)\b|因为|由于|直到", _I)
+
+VAGUE_DECISION = Gated(
+    re.compile(
+        rf"\b(?:with|use|keep)\s+{DEICTIC_EN}|(?:就用|就按|那就用){DEICTIC_ZH}"
+        r"|\blet's\s+(?:keep (?:going|moving|at it)|move on|continue|carry on|proceed)\b",
+        _I,
+    )
+)
+
+# --------------------------------------------------------------------------- rule tables
+
+
+PATTERN_RULES = _table(
+    {
+        "pattern.process": (
+            r"\b(?:the|our|my)\s+(?:[\w-]+\s+){0,2}(?:workflow|process|convention|procedure|routine"
+            r"|checklist)\b[^.]{0,30}?(?:\bis\b|\bhere\b|:)|(?:流程|约定|规范|惯例|规矩|步骤)(?:是"
+            r"|如下|：|:)[：:]?\s*\S"
+        ),
+        "pattern.sequence": (
+            r"\b(?:always|never|must|needs?(?: to)?|requires?|make sure to|should|ha(?:ve"
+            r"|s) to)\b.*\b(?:before|after)\b|\bfirst\b.*\bthen\b|^(?:before|after|when"
+            r"|once)\s+\w+.*,|^to\s+\w+[^:,]{0,40}:\s|\b(?:are|is) (?:generated|created|built"
+            r"|written|made|run|done) (?:with|by|via|using)\b.{3,80}\bthen\b"
+        ),
+        "pattern.convention": (
+            r"^(?:all |every |each |our |the )?(?:[\w-]+\s+){0,3}?[\w-]+s\s+(?:should always"
+            r"|must always|must|should|have to|need to)\s+(?:be|have|go|use|include|stay|run|pass"
+            r"|get)\b|^[^，。,]{1,15}必须(?:是|带|有|写|用|经过|能|先)"
+            r"|\S\s*(?:->|→|=>)[^>→]*?\S\s*(?:->|→|=>)\s*\S"
+        ),
+        "pattern.naming": (
+            r"^(?:all |our |the )?(?:[\w-]+\s+){0,2}(?:branches|tags|commits|files|tables|columns"
+            r"|topics|queues|buckets|env vars|variables|migrations|tests|endpoints|images)\s+(?:are"
+            r"|should be|must be|get)\s+(?:named|called|prefixed|suffixed)\b|(?:分支|标签|表名"
+            r"|字段|文件名|变量名|镜像|接口)\S{0,4}(?:都|统一|必须)?(?:以\S{1,12}(?:开头|结尾)"
+            r"|命名(?:规则)?(?:是|为|：|:))"
+        ),
+        "pattern.schedule": (
+            r"\b(?:deploys?|releases?|merges?|prod deploys?)\b.{0,20}?\b(?:only )?(?:on|go out on"
+            r"|happen (?:only )?on)\s+(?:mondays|tuesdays|wednesdays|thursdays|fridays|weekdays)\b"
+            r"|(?:只在|只有|只)?(?:周|星期)[一二三四五](?:和(?:周|星期)[一二三四五])?(?:才)?(?:发布|上线|部署"
+            r"|发版)"
+        ),
+        "pattern.scoped_rule": (
+            r"^(?:anything|everything|any change|all changes|every change|any pr|any code)\s+"
+            r"(?:that\s+)?(?:touch(?:es|ing)|in|under|to|affecting)\b.{0,40}?\b(?:needs?|requires?"
+            r"|must|has to)\b"
+            r"|涉及\S{1,10}的(?:改动|修改|代码|变更|PR)\s*(?:都)?(?:需要|必须|得|要)"
+        ),
+        "pattern.on_event": (
+            r"^(?:every time|each time|whenever|any time|anytime)\b[^,]{3,60},\s*(?:also\s+"
+            r"|always\s+)?(?:run|bump|regenerate|update|commit|rebuild|re-?run|publish|tag|push"
+            r"|deploy|restart|add|sync|notify|ping|regen)\b|每次.{1,24}?(?:都要|都得|要|得|需要"
+            r"|记得"
+            r"|必须)"
+        ),
+        "pattern.every": (
+            r"(?:\b(?:every|all|any|each)\s+(?:new\s+)?(?:pr|pull request|commit|release|change"
+            r"|merge"
+            r"|deploy|push|branch|migration|endpoint)s?\b|\b(?:prs|pull requests|commits|releases"
+            r"|migrations|deploys)\b).{0,60}?\b(?:needs?|must|should (?:have|get|be)|has to|have to"
+            r"|requires?|gets?)\b|(?:PR|提交|合并|发布|上线|改动)\s*都?(?:必须|需要|得)(?:有|经过"
+            r"|先"
+            r"|走)"
+        ),
+        "pattern.i_review": (
+            r"\bI (?:always |personally )?(?:review|check|approve|sign off on|test|read)"
+            r" (?:every|all|each|any)\b"
+        ),
+        "pattern.we_always": (
+            r"\bwe\s+(?:always|never|usually|normally|typically|don't ever)\s+(?:deploy|release"
+            r"|ship|merge|run|tag|cut|review|rebase|squash|test|publish|push|force-push|commit|backport"
+            r"|hotfix|migrate|roll back|rollback|pair)\b"
+        ),
+        "pattern.zh.sequence": (
+            r"每次.{0,20}(?:之前|以前|前|之后|(?<!最)后)|(?:之前|以前)[，,]?\s*(?:都|最好|一定|务必)?(?:先|要|需要"
+            r"|必须"
+            r"|记得)|(?:之后|后)[，,]\s*(?:要|需要|必须|记得|再)|的时候[，,]?\s*(?:记得|要|也要"
+            r"|需要"
+            r"|必须|同步|顺便)|先(?!不).{1,44}?(?:再|然后)|每个\s*\S{0,8}.{0,10}?都(?:必须|要|得|需要)"
+            r"|(?:每次|每个).{0,20}?我(?:都|也)?(?:会|要)(?:亲自|先)?"
+            # A step before a commit, merge, push or release: 提交前必须跑…, 合并前一定要….
+            r"|(?:提交|合并|发布|上线|推送|部署|发版|改动|commit|push|merge|PR)\s*(?:之前|以前|前)"
+            r"[，,]?\s*(?:都|也)?(?:必须|一定要|一定得|务必|需要|要(?!不)|得|记得)"
+        ),
+        "pattern.zh.we_usually": (
+            r"(?:我们|团队)(?:一般|通常|都是|总是|一律)\S{0,10}(?:发|部署|上线|合并|发布)"
+        ),
+    }
+)
+
+
+DECISION_RULES = _table(
+    {
+        "decision.we_decided": (
+            r"\b(?:we|the team|team|everyone)\b[^.]{0,30}?\b(?:decided|agreed|settled on|chose"
+            r"|standardi[sz]ed on"
+            r"|picked"
+            r"|opted for|went (?:with|for)|voted|ended up)\b|\bended up (?:going (?:for|with)"
+            r"|choosing|picking|using|with|on)\b"
+        ),
+        "decision.lets": (
+            r"^(?:ok(?:ay)?,?\s+|fine,?\s+)?go (?:with|for)\s+(?!(?:it|that|this|whatever|option"
+            r"|plan|the (?:first|second|third|other|last|same)|one|either)\b)\S"
+            r"|\blet's\s+(?:go with|use|stick with|keep|switch to|move to|not|drop|adopt"
+            r"|standardi[sz]e)\b"
+        ),
+        "decision.going_with": (
+            r"\bwe(?:'re| are)\s+going\s+(?:to\s+(?:use|go with|switch|move|keep|drop|adopt|stick)"
+            r"|with)\b|\bwe(?:'re| are)\s+(?:sticking with|staying (?:with|on)|moving to"
+            r"|keeping|sticking to|switching to"
+            r"|standardi[sz]ing on|going with|dropping|migrating to)\b|\b(?:the|our) plan is to\b"
+            r"|\bwe(?:'re| are)? plan(?:ning)? to\b|\bwe(?:'re| are| will|'ll)\s+(?:moving"
+            r"|migrating"
+            r"|switching|replacing|retiring|deprecating|sunsetting|dropping|adopting|rolling out"
+            r"|move"
+            r"|migrate|switch|replace|retire|deprecate|sunset|adopt|roll out)\b|\bwe(?:'ve"
+            r"| have)?\s+(?:switched|moved|migrated|changed)\b.{0,40}\b(?:from|to)\b|\bwe(?:'ll"
+            r"| will)\s+(?:go with|use|keep|stick with|switch to|move to|store|adopt|drop)\b"
+        ),
+        "decision.final": (
+            r"^(?:final (?:call|decision)|decision(?: recorded| made)?|decided|verdict|conclusion"
+            r"|to summari[sz]e(?: the decision)?|in summary|总结一下(?:决定)?|结论(?:是)?)"
+            r"\s*[:,：，—–-]|^决定[:：]"
+            r"|^(?:final (?:call|decision)|decision(?: recorded| made)?|decided|verdict|conclusion"
+            r"|agreed)\s*[:,—–-]|^(?:as agreed|as discussed|as decided|per (?:the|our) (?:decision"
+            r"|discussion))\b"
+        ),
+        "decision.zh": (
+            r"我们决定|决定(?:了)?(?:用|采用|使用|保留|继续|不|把|从|改)|(?<![搞弄])定了|就这么定|拍板"
+            r"|最终(?:方案|确定|决定|选择|选)|商量好了|讨论(?:下来|之后|过后|了很久)|达成一致|敲定"
+            r"|选定|已确认|那就(?:用|上|按|选)|(?:我们|咱们)就(?:用|按|选)"
+            r"|^[^，,。我你他能]{1,12}就用|先不(?:拆|上|做|迁|换|升级|引入|考虑|支持)"
+            r"|按(?:照)?(?:约定|之前说的|讨论的)|决定了[:：，,]|定下来|定好了|(?:最后"
+            r"|后来)(?:还是)?(?:选|用|定)了?|我们(?:会|将|要|准备)(?:把|从|用|迁|换|替换|下线|废弃"
+            r"|切)|(?:我们|团队)(?:已经)?(?:改成|换成|切到|迁到|转向|改用)|(?:我们)?(?:计划"
+            r"|打算)(?:在|于)?.{0,12}?(?:下线|上线|迁移|废弃|切换|升级)|(?:已经|都)?不(?:再)?(?:用"
+            r"|使用)\s*[A-Za-z][\w.-]*\s*了|不再(?:用|使用)\s*\S+|(?:全部|都|统一|已经)(?:换成|改成"
+            r"|迁到|迁移到|切到|换到)|按你说的|那就(?:定|这么)|(?:约|说|讲|商量)好了|约定好"
+            r"|(?:最后|最终)还是(?:保留|保持|用|选|留着)|(?:团队|大家)(?:已经)?统一(?:用|使用|了)"
+            r"|(?:[一二三四五六七八九十\d]+月份?|下个?月|下周|年底|Q\d)(?:就|会|要)?(?:下线|废弃|停用|上线)"
+            r"|我们.{0,10}从.{1,20}(?:换成"
+            r"|迁到|迁移到|切到|改成|换到)|还是保持|继续保持"
+        ),
+    }
+)
+
+
+PROFILE_RULES = _table(
+    {
+        "profile.role": (
+            r"\bI(?:'m| am)\s+(?:mostly |mainly |primarily |basically |more of |kind of |really )?"
+            r"(?:a|an|the)\s+(?:[\w-]+\s+){0,4}?(?:person|generalist|specialist|engineer|developer|dev"
+            r"|programmer"
+            r"|designer|architect|sre|devops|admin|administrator|maintainer|lead|manager|student"
+            r"|researcher|scientist|analyst|founder|cto|consultant|freelancer|contractor|intern"
+            r"|hobbyist|owner)s?\b|\bI lead\b|\bI(?:'m| am) (?:on|in) the [\w-]+ team\b"
+        ),
+        "profile.experience": (
+            r"\bI(?:'m| am)\s+(?:pretty |fairly |quite |very |totally |completely "
+            r"|relatively )?(?:new to|familiar with|comfortable with|experienced (?:with|in)"
+            r"|not familiar with|a beginner)\b|(?:\bI(?:'ve| have)\s+|^)been (?:doing|working"
+            r"|writing"
+            r"|coding|programming|using)\b.*\b(?:for|since)\b|\bI(?:'m| am) (?:based|located"
+            r"|living) in\b|\bI live in\b|\bfor a living\b|\bI studied\b|\bI did (?:a|my) (?:phd"
+            r"|masters?|degree|bachelor'?s)\b|\bmy (?:phd|masters?|degree)\b|\bI have a (?:phd"
+            r"|masters?|degree)\b"
+        ),
+        "profile.needs": (
+            r"\bI(?:'m| am) (?:colou?r-?blind|dyslexic|deaf|blind|left-handed|visually impaired"
+            r"|hard of hearing|not a native (?:english )?speaker|a non-native)\b|\bI use a screen"
+            r" reader\b|我(?:是)?(?:色弱|色盲|红绿色盲|左撇子|读写障碍|视力不好)"
+            r"|我(?:的)?(?:英语|英文)(?:不太好|一般|不好|很差)"
+        ),
+        "profile.languages": (
+            r"\bI (?:mostly|mainly|primarily|usually) (?:write|code|work|program)\b|\bI (?:write"
+            r"|code|program) (?:mostly|mainly|primarily) (?:in )?[A-Z]\w*|\bmy (?:main"
+            r"|primary) language\b"
+        ),
+        "profile.setup": (
+            r"\bI (?:work|am working|develop|code)\s+(?:on|with|at|for)\s+(?:a|an|my)\b|\bI(?:'m"
+            r"| am) on (?:windows|macos|mac|linux|wsl|ubuntu|arch|fedora|debian)\b"
+            r"|\bI(?:'m| am) (?:on|using|running|stuck on|working on) (?:an? |my )?"
+            r"(?:[\w-]+ ){0,2}?"
+            r"(?:mac\w*|m[1-4](?: \w+)?|thinkpad|laptop|desktop|chromebook|raspberry|pi \d|nixos"
+            r"|screen|monitor|display|\d+-inch \w+|keyboard|trackpad"
+            r"|wsl2?|windows \d+|intel|amd|arm64|rtx|gpu|\d+\s?gb)\b"
+            r"|\bI (?:mostly |mainly |usually |basically )?(?:live|work|code) in (?:vs ?code|vim"
+            r"|neovim|emacs|intellij|pycharm|goland|webstorm|xcode|cursor|zed|sublime|helix|jetbrains)\b"
+            r"|\bmost of my (?:work|coding|time|development)\b"
+            r"|\bis my (?:editor"
+            r"|ide|shell|terminal|os|daily driver|main language)\b"
+        ),
+        "profile.my": (
+            r"\bmy (?:team|role|job|title|stack|editor|ide|shell|os|machine|laptop|setup|github"
+            r"(?: handle| username)?|daily driver|main machine|workstation|dev box|handle|username"
+            r"|timezone|time zone|company|day job|background)\b.{0,40}?\b(?:is|are|owns|uses"
+            r"|includes"
+            r"|was)\b|\bI (?:own|maintain)\s+(?:the|a|this)\b"
+        ),
+        "profile.zh.role": (
+            r"(?:我|本人)是(?!说|不是|在|想|觉得|指|问|的|否)(?:一名|一个|个"
+            r"|位)?[^，。,\s]{0,12}(?:工程师|开发|程序员|设计师|架构师|运维|维护者|负责人|学生"
+            r"|研究生"
+            r"|本科生|博士|产品经理|经理|分析师|科学家|创始人|实习生|新手|全栈|管理员|创业者?|独立开发者?"
+            r"|自由职业者?|个人开发者)|我(?:以前"
+            r"|之前"
+            r"|原来)?是(?:做|搞|干|写)[^，。,]{1,12}?(?:的|出身)|我在\S{1,12}(?:当|做|担任"
+            r"|任)\S{0,6}(?:工程师|负责人|经理|架构师|主管|组长|leader|lead)"
+        ),
+        "profile.zh.work": (
+            r"(?:我|本人)(?:现在|目前)?(?:在|就职于)(?:一家|一个)|我(?:自己|一个人)(?:在)?(?:创业|做产品|开公司)"
+            r"|我是一个人(?:创业|做|开发|维护)|我(?:本科|硕士|博士"
+            r"|研究生)?(?:学的是|读的是|专业是)|我(?:主要|平时|日常|一般|目前)?负责|(?:我"
+            r"|本人)(?:主要|平时|日常|一般|目前)(?:写|用|做|在)|^(?:我)?(?:之前|以前)?(?:做|写|干"
+            r"|用)了\S{1,4}年|我(?:人在|住在)|我(?:在|人在)\S{2,6}(?:工作|生活|上班)|时区是"
+            r"|我对.{1,20}(?:不太熟|不熟|很熟|比较熟|熟悉|了解|不了解|是新手)|我的(?:电脑|开发机"
+            r"|笔记本|系统|编辑器|ide|终端|shell|职位|岗位|工作|技术栈|github)(?:是|用的是)"
+            r"|^我(?:做|写|干|搞|用)[^，。]{1,10}?(?:[一二三四五六七八九十两几多\d]+)年"
+            r"|我(?:的)?(?:屏幕|显示器)|我(?:用的是|的电脑是|在用|用)\s*\S{0,6}?(?:windows|mac|macbook|linux|wsl|ubuntu|m[1-4]"
+            r"|thinkpad|电脑|笔记本|台式机)|(?:我|本人)?没有(?:管理员|root|sudo|admin)\s*权限"
+        ),
+    }
+)
+
+
+PREFERENCE_RULES = _table(
+    {
+        "preference.always_never": (
+            r"^(?:please\s+)?(?:always|never)\s+(?!mind\b)\w+|\b(?:you|we)\s+should\s+(?:always"
+            r"|never)\b|\bI\s+(?:always|never|usually)\s+(?:use|want|prefer|write|go with|work with"
+            r"|put|like|keep)\b"
+        ),
+        "preference.dont": (
+            r"(?<!\bwe )(?<!\bwe've )\b(?:don't|do not|never)\s+(?:ever\s+)?(?:use|add|write|put"
+            r"|include|introduce|pull in"
+            r"|leave|commit|push|force-push|install|import|hardcode|hard-code|mock|generate)\b"
+            r"|^(?:please\s+)?(?:don't|do not)\s+(?!worry|know|think|mind|care|get|see|understand"
+            r"|have|need|want|feel|sweat|bother(?! with))\w+"
+            r"|^no\s+(?:more\s+)?[\w\s-]{2,40}?\s+(?:ever|anywhere|at all|please)\b|^no more\s+\w+"
+            r"|^(?:please|pls)\s+(?:use|avoid|write|prefer|stick)\b|\bI'd take\b.*\bover\b"
+        ),
+        "preference.like": (
+            r"\bI(?:'m| am)?\s*(?:really\s+|truly\s+|strongly\s+)?(?:like|love|prefer|hate|dislike"
+            r"|can't stand|cannot stand|don't like|do not like|(?:a\s+(?:big\s+|huge\s+)?)?fan of"
+            r"|not a fan of)\s+(?!(?:this|that|it(?!\s+(?:when|if)\b)|these|those|whatever"
+            r"|the first one|the second one|how|what)\b)\w"
+        ),
+        "preference.prefer": (
+            r"\b(?:my preference|prefer(?:red)?|rather than)\b|\bI(?:'d| would)\s+(?:much\s+|far\s+"
+            r"|really\s+)?rather\b|\bI (?:want|need|expect)\s+(?:every|all|each|any)\b|\bI(?:'d"
+            r"| would) like (?:you to|answers|responses|explanations|replies|code|examples)\b"
+            r"|\bI want (?:you to|answers|responses|explanations)\b"
+            r"|我希望(?:你|回答|代码|回复|每个|所有|都)"
+            r"|最好(?:都)?(?:带上|附上|加上|用|写|带)"
+        ),
+        "preference.use_not": (
+            r"(?:^(?:please\s+)?|\b(?:we|I)\s+)(?:use|stick (?:to|with)|switch to"
+            r"|go with)\s+\S+.*\b(?:not|instead of|over|rather than)\b"
+        ),
+        "preference.default": (
+            r"\b(?:default to|by default|from now on|going forward|moving forward"
+            r"|in (?:the )?future"
+            r"|from here on|whenever (?:you|we|I)|where(?:ever)? (?:you can|possible)"
+            r"|whenever possible|when(?:ever)? you can|as much as possible"
+            r"|for (?:all|every one of|each of) (?:my|our) (?:projects|repos|repositories|code)"
+            r"|in (?:all|every|any) (?:of )?(?:my |our )?(?:projects?|repos?|repositories))\b"
+            r"|^(?:please\s+)?stick (?:to|with)\b"
+        ),
+        "preference.keep": (
+            r"^(?:please\s+)?(?:always\s+)?keep\s+(?:the\s+|our\s+|your\s+|all\s+)?[\w\s-]{1,30}?\s+"
+            r"(?:backwards?[- ]compatible|stable|sorted|alphabeti[sz]ed|in sync|up to date|pinned"
+            r"|under \d+|below \d+|green|typed|documented)\b"
+        ),
+        "preference.stop": (
+            r"^(?:please\s+)?(?:stop|quit)\s+(?:adding|using|writing|putting|doing|generating"
+            r"|creating|including|leaving)\b"
+        ),
+        "preference.answers": (
+            r"^(?:please\s+)?keep\s+(?:your\s+|the\s+)?(?:answers?|responses?|replies|explanations?"
+            r"|messages?|commits?|prs?|functions?|it|them|things|code)\s+(?:short|concise|brief"
+            r"|small"
+            r"|focused|simple|minimal|terse|tight)\b|\b(?:reply|respond|answer|talk|write"
+            r"|speak)(?: to me)? in (?:english|chinese|japanese|german|french|spanish)\b"
+        ),
+        "preference.style": rf"^(?=.{{0,40}}?(?:{STYLE_TOPIC}))(?=.*(?:{STYLE_DIRECTIVE}))",
+        "preference.zh.always": (
+            r"一律|统一(?:用|使用|交给|成|为|写成)?|全部(?:用|使用)|都(?:用|使用)(?!过)|永远"
+            r"|总是(?!搞混|搞错|弄错|弄混|忘|记不|分不清|想不起)"
+            r"|一直(?:都)?(?:用|使用)|从来不(?:用|写|装)|宁愿|宁可|尽量(?!了)\S|能(?:用|不用"
+            r"|少)\S{0,12}就(?:用|不用|少)|\S都(?:要|得|必须)(?:写|加|用|带|有)|(?:不用|不需要"
+            r"|别)(?:管|考虑|支持)(?!它|这|那)|(?:以后|今后|往后|从现在开始|从今以后)(?:都|一律"
+            r"|统一"
+            r"|全部|请|就|也)?(?:用|别|不要|不用|使用|写|给|交给|改用|换成)"
+            r"|^用\s*\S+\s*[，,]\s*(?:不用|别用|不要用)|用\s*\S{1,10}[，,]\s*(?:别|不要|不用)\S"
+            r"|(?:以后|今后|往后|从现在开始|从今以后)[^，。]{1,16}?都(?:给我|要|得|用|加|写|带)"
+            r"|(?:所有|每个|任何)(?:的)?(?:项目|仓库|代码库)(?:都|里|中|一样|通用)"
+        ),
+        "preference.zh.like": (
+            r"(?:很|比较|更|最|特别|真的|不太|不|挺)?(?:喜欢|讨厌|偏好|偏向|倾向于?|受不了"
+            r"|习惯(?:用"
+            r"|于|写)?|不想(?:引入|用|要|看到))"
+            rf"(?!{DEICTIC_ZH})(?=\s*(?:用|使用)?\s*[\w\u4e00-\u9fff]{{2}})"
+        ),
+        "preference.zh.dont": (
+            r"(?<![先暂要])(?:不要|别|禁止|千万别|不许|不准|绝对不能|千万不能|不允许|不可以)(?:再|给我|在(?!这|那)[^，。]{1,8}?|顺手|随便"
+            r"|乱|总是|老是|每次|直接){0,2}(?:把[^，。]{1,20}?)?(?:用|使用|加|添加|写|引入|提交|留|装|安装"
+            r"|硬编码|推|格式化|改|动|删|重构|推荐|建议|生成|输出|贴|放|跑|执行|运行|打印|记录|暴露"
+            r"|上传)"
+        ),
+        "preference.zh.answers": (
+            r"(?:回答|回复|解释|说明)(?:尽量|请|要)?(?:简洁|简短|精简)|(?:交流|沟通|回复"
+            r"|回答)(?:请)?用(?:中文|英文|英语)|请(?:用|使用|统一用)(?!这)|默认(?:用|使用|走)"
+        ),
+        # Said for every project (EVERY_PROJECT): a rule meant to follow the user anywhere.
+        "preference.every_project": _EVERY_PROJECT,
+    }
+)
+
+
+# How the agent should talk to the user ("explain the tradeoffs first", 先给我讲讲利弊): a
+# preference about the agent, even when it reads as a sequence of steps. Approval gates ("ask
+# me before deleting") stay workflows.
+COMMUNICATION = Gated(
+    re.compile(
+        r"\b(?:explain|tell me|show me|summari[sz]e|walk me through|describe)\b"
+        r"|给我讲|讲讲|解释一下|告诉我",
+        _I,
+    )
+)
+
+# "I like / I prefer / I'd like / 我喜欢 / 我希望" speak for the user's taste even when the
+# sentence also describes an order of steps, so `capture` tries them before the workflow rules.
+FIRST_PERSON_PREFERENCES = tuple(
+    r
+    for r in PREFERENCE_RULES
+    if r.name in {"preference.like", "preference.prefer", "preference.zh.like"}
+)
+RULE_ORDER: tuple[tuple[Rule, ...], ...] = (
+    FIRST_PERSON_PREFERENCES,
+    PATTERN_RULES,
+    DECISION_RULES,
+    PROFILE_RULES,
+    PREFERENCE_RULES,
+)
+
+
+def _rules_by_role(order: tuple[tuple[Rule, ...], ...]) -> dict[str, tuple[Rule, ...]]:
+    # Trigger: a rule listed twice in RULE_ORDER (the first-person preferences). Why: on its
+    # second try it sees the same clause that already failed it, so it cannot fire; searching
+    # again cost ~40 us per long user sentence. Outcome: each rule once, at its first position.
+    roles = dict.fromkeys(role for rules in order for rule in rules for role in rule.roles)
+    flat = tuple(dict.fromkeys(rule for rules in order for rule in rules))
+    return {role: tuple(rule for rule in flat if role in rule.roles) for role in roles}
+
+
+# RULE_ORDER flattened per speaker, in order; `capture.classify` walks these.
+RULES_BY_ROLE: dict[str, tuple[Rule, ...]] = _rules_by_role(RULE_ORDER)
+
+
+# Tools people name in lower case ("we use ruff here"): as much a name as a capitalised one.
+# English words that are also tools ("black", "make", "just") are left out.
+TOOL_NAME = re.compile(
+    r"(?<![\w.-])(?:ruff|uv|pnpm|npm|yarn|bun|pytest|vitest|jest|mypy|pyright|eslint|prettier"
+    r"|biome|isort|flake8|pylint|poetry|pipenv|conda|pdm|hatch|tox|nox|docker|podman|kubectl"
+    r"|helm|kustomize|terraform|ansible|nginx|caddy|redis|postgres|mysql|sqlite|duckdb|kafka"
+    r"|celery|dramatiq|sidekiq|webpack|vite|esbuild|rollup|turborepo|nx|cargo|rustup|gradle"
+    r"|maven|bazel|cmake|ninja|direnv|pre-commit|husky|lefthook|renovate|dependabot|sentry"
+    r"|grafana|prometheus|loki|gofmt|golangci-lint|pip|pipx|nvm|fnm|asdf|mise|tmux|zsh|fish"
+    r"|neovim|nvim|vim|emacs|deno|node|alembic|prisma|drizzle|sqlalchemy|pydantic|fastapi"
+    r"|django|flask|rails|uvicorn|gunicorn|storybook|playwright|cypress|selenium)(?![\w-])",
+    _I,
+)
+
+# A Chinese copular statement ("缓存是按租户隔离的"), for text already known to state something
+# (a correction): as checkable as a value. Not one about the speakers ("是我搞错了").
+ZH_COPULAR = re.compile(r"^(?!是?[我你他她])[^，。]{0,20}?[\u4e00-\u9fff]{2}\s*是\s*\S{2}")
+
+# "X, not Y" in a correction: the contrast says what the fact is, with no value needed.
+CONTRAST = re.compile(r",\s*not (?:the |a |an )?\w|\binstead of\b|[，,]\s*不是\s*\S", _I)

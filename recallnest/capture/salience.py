@@ -1,0 +1,342 @@
+"""Salience gate for auto-capture: decide whether a turn's text can hold a durable memory, and
+hand back the prose that is left once injected context, code, logs and tool output are removed.
+
+Owns the named skip rules (`SKIP_RULES`), the noise-line classifiers, sentence splitting and
+question detection, for English and Chinese. Must not extract memories (that is
+`capture_rules`) and must stay pure: no I/O, clock or environment; standard library only.
+
+Policy in one paragraph: text injected by an agent or by us is never user speech, so a turn that
+carries our CONTEXT_MARKER or starts with an injected tag is skipped whole, and complete injected
+blocks embedded in real prose are cut out. Fenced code and lines that look like a stack trace,
+log, tool output or code are cut out of otherwise useful turns; a turn with nothing left is
+skipped and named after the noise that filled it. Then greetings, acknowledgements, very short
+text and turns made only of questions are skipped.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+
+from recallnest.capture.chatter import PASTED_KINDS
+from recallnest.core.models import CONTEXT_MARKER
+
+BLOB_RUN_CHARS = 200  # a run this long without whitespace is minified code, base64 or a dump
+MIN_PROSE_WEIGHT = 8  # ASCII letters/digits count 1, CJK characters 2 ("好的" = 4, "ok" = 2)
+PHATIC_MAX_CHARS = 80
+
+SKIP_RULES: tuple[str, ...] = (
+    "injected_context",
+    "code_block",
+    "stack_trace",
+    "log",
+    "tool_output",
+    "code",
+    "greeting",
+    "acknowledgement",
+    "too_short",
+    "question",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """Outcome of the salience gate: why the turn is skipped (None = keep) and its prose."""
+
+    reason: str | None
+    sentences: tuple[str, ...] = ()
+
+
+# --------------------------------------------------------------------------- injected context
+
+_INJECTED_PREFIXES = (
+    "<system-reminder>",
+    "<environment_context>",
+    "<user_instructions>",
+    "<hook_context>",
+    "<session_context>",
+    "<command-name>",
+    "<command-message>",
+    "<command-args>",
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<user-prompt-submit-hook>",
+    "<instructions>",
+    "# agents.md instructions",
+    "caveat: the messages below were generated",
+    "[request interrupted by user",
+)
+_INJECTED_TAGS = (
+    "system-reminder|environment_context|user_instructions|hook_context|session_context"
+    "|command-name|command-message|command-args|local-command-stdout|local-command-stderr"
+    "|user-prompt-submit-hook|INSTRUCTIONS"
+)
+_INJECTED_BLOCK = re.compile(
+    rf"(?:<|&lt;)({_INJECTED_TAGS})(?:>|&gt;).*?(?:<|&lt;)/\1(?:>|&gt;)", re.DOTALL | re.IGNORECASE
+)
+
+
+# An agent instruction file pasted into the chat (AGENTS.md, CLAUDE.md, GEMINI.md, cursor rules):
+# its heading, the line that introduces it ("Here's our CLAUDE.md:"), or its stock first line.
+_INSTRUCTION_FILE = re.compile(
+    r"^\s*#{1,3}\s*(?:agents|claude|gemini|codex|copilot-instructions)\.md\b"
+    r"|^\s*#{0,3}\s*\.(?:cursorrules|windsurfrules)\b"
+    r"|\bprovides guidance to (?:claude|codex|gemini|copilot|ai|agents?|coding agents)\b"
+    r"|^.{0,60}?\b(?:agents|claude|gemini)\.md\b.{0,12}?[:：]\s*$"
+    r"|^\s*#{1,3}\s.{0,60}?\b(?:agents|claude|gemini)\.md\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def strip_injected(text: str) -> tuple[str, bool]:
+    """Text with complete injected blocks cut out, and whether the rest is injected too."""
+    # Trigger: our own resume-context marker anywhere. Why: the parsers drop such turns, but a
+    # stray copy must never be captured back as the user's memory. Outcome: the whole turn goes.
+    if CONTEXT_MARKER in text:
+        return "", True
+    rest = _INJECTED_BLOCK.sub(" ", text).strip()
+    if rest.casefold().startswith(_INJECTED_PREFIXES) or rest.startswith("&lt;"):
+        return "", True
+    # Trigger: the text of an agent instruction file, pasted or injected. Why: its rules are
+    # the file's, already loaded every session, and never the user speaking. Outcome: skipped.
+    if _INSTRUCTION_FILE.search(rest):
+        return "", True
+    return rest, rest == "" and text.strip() != ""
+
+
+# --------------------------------------------------------------------------- noise lines
+
+_FENCE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.DOTALL)
+
+# Shell, git, listing, diff, JSON and table output, and the looser forms of runner lines that
+# only capture drops (a prose "TODO fix x" must stay a checkpoint's open loop). Traces, logs,
+# runner, build and kubectl lines are `chatter`'s pasted output, checked first.
+_TOOL_OUTPUT = re.compile(
+    r"""^\$\ \S | ^(?:❯|➜|%|>>>)\ \S | ^PS\ [A-Z]:\\
+    | ^(?:On\ branch\ |Your\ branch\ is\ |Changes\ (?:not\ staged|to\ be\ committed)
+        |Untracked\ files:|nothing\ to\ commit|no\ changes\ added)
+    | ^\s+\(use\ "git\  | ^\s*(?:modified|new\ file|deleted|renamed):\s
+    | ^[dlcbps-][rwxsStT-]{9}[.@+]?\s | ^total\ \d+$
+    | ^(?:diff\ --git|index\ [0-9a-f]+\.\.|---\ a/|\+\+\+\ b/|---\ /dev/null|@@\ )
+    | ^=+\ .*\ =+$ | ^SKIPPED\  | ^\S+\.py::\S+ | ^\S+\ [.FEsx]+\s*\[\s*\d+%\]
+    | ^\s*[✓✔✗✘×√]\s*\S | ^\s*(?:PASS|FAIL|RUNS?|SKIP|TODO)\s+\S | ^\s*Test\ (?:Files|Suites)\b
+    | ^\s*>\ [\w@/.-]+@\d\S*\ \S
+    | ^\s*\|.*\|\s*$ | ^\s*[\[{]\s*$ | ^\s*"[^"]+"\s*:\s | ^\s*[\]}],?\s*$
+    | ^[0-9a-f]{7,40}\ \S | ^Events:\s*$
+    """,
+    re.VERBOSE,
+)
+_CODE = re.compile(
+    r"""^\s*(?:async\ )?(?:def|class)\ \w+.*:\s*$ | ^\s*(?:import\ [\w{*]|from\ [\w.]+\ import\ )
+    | ^\s*(?:export\ (?:default|function|const|class|async|type|interface|\{)|const\ |let\ |var\ )
+    | ^\s*(?:function\ |return\b|if\ \(|for\ \(|while\ \(|\#include|package\ \w|func\ |fn\ |pub\ )
+    | ^\s*(?:impl\ |struct\ |interface\ |public\ |private\ |protected\ |@\w+\(?)
+    | ^\s*(?:SELECT|INSERT|UPDATE|DELETE|CREATE|ALTER|DROP|FROM|WHERE|JOIN|GROUP\ BY|ORDER\ BY)\b
+    | [;{}]\s*$ | ^\s*[}\])] | ^\s*//
+    | ^\s*[\w.\[\]]+\s*(?:=|\+=|:=)\s*\S | ^\s*[\w./]+\(.*\)\s*$ | ^\s*[\w-]+:\s*$
+    | ^(?:\ {4,}|\t)\S
+    """,
+    re.VERBOSE,
+)
+_DIFF_LINE = re.compile(r"^[+\- ]")
+_BLOB = re.compile(rf"\S{{{BLOB_RUN_CHARS}}}")
+# A shell prompt, or the banner a package script prints before its output ("> web@1.0.0 test").
+_PROMPT = re.compile(r"^(?:\$|❯|➜|%|PS [A-Z]:\\[^>]*>)\s+\S|^\s*> [\w@/.-]+@\d\S* \S")
+# (kind, pattern, the characters its only unanchored alternative needs). Every other
+# alternative starts with `^`, so a line holding none of those characters can only match at
+# offset 0: `match` then answers what `search` would, without trying every offset (the two
+# patterns with an unanchored tail cost ~40 us per 400-character line under `search`).
+# Pasted output (traces, logs, test runner, build, kubectl) comes first: `chatter` owns that
+# one definition, which the checkpoints use too, so nothing a program printed is ever captured.
+_LINE_KINDS: tuple[tuple[str, re.Pattern[str], str], ...] = (
+    *PASTED_KINDS,
+    ("tool_output", _TOOL_OUTPUT, ""),
+    ("code", _CODE, ";{}"),  # the "[;{}]\s*$" line ending
+)
+_NOISE_ORDER = ("stack_trace", "log", "tool_output", "code_block", "code")
+
+
+def classify_line(line: str, in_diff: bool = False) -> str:
+    """ "text" for prose, else the kind of noise the line looks like."""
+    if _BLOB.search(line):
+        return "code"  # also keeps the regexes below linear-time on pasted blobs
+    if in_diff and _DIFF_LINE.match(line):
+        return "tool_output"
+    for kind, pattern, unanchored in _LINE_KINDS:
+        if any(c in line for c in unanchored):
+            if pattern.search(line):
+                return kind
+        elif pattern.match(line):
+            return kind
+    return "text"
+
+
+def strip_noise(text: str) -> tuple[str, Counter[str]]:
+    """Prose lines of `text`, and how many lines of each noise kind were removed."""
+    noise: Counter[str] = Counter()
+    fenced = _FENCE.findall(text)
+    noise["code_block"] += sum(block.count("\n") + 1 for block in fenced)
+    unfenced = _FENCE.sub("\n", text)
+    kept: list[str] = []
+    in_diff = in_output = False
+    for line in unfenced.splitlines():
+        if not line.strip():
+            in_output = False
+            continue
+        in_diff = in_diff or line.startswith(("diff --git", "@@ "))
+        # Trigger: lines after a shell prompt line ("$ docker ps"), up to a blank line.
+        # Why: that is the command's output, whatever it looks like. Outcome: tool output.
+        kind = "tool_output" if in_output else classify_line(line, in_diff)
+        in_output = in_output or _PROMPT.match(line) is not None
+        if kind == "text":
+            kept.append(line)
+        else:
+            noise[kind] += 1
+    return "\n".join(kept), noise
+
+
+# --------------------------------------------------------------------------- phatic text
+
+_GREETINGS = (
+    "hi|hello|hey|hi there|hello there|hey there|hiya|yo|howdy|good morning|good afternoon"
+    "|good evening|morning|hello again|hi again|你好|您好|嗨|哈喽|早上好|下午好|晚上好|早"
+    "|在吗|在不在"
+)
+_ACKS = (
+    "thanks|thank you|thank you so much|thanks a lot|thx|ty|ok|okay|k|kk|cool|great|nice|perfect"
+    "|awesome|lgtm|sgtm|sounds good|looks good|looks good to me|yes|yep|yeah|yup|sure|no problem"
+    "|np|go ahead|do it|ship it|continue|next|proceed|that works|works now|got it|makes sense"
+    "|done|fine|alright|right|again|great job|nice work|好的|好|好滴|行|可以|可以了|没问题"
+    "|谢谢|多谢|感谢|收到|明白|了解|嗯|嗯嗯|对|是的|继续|就这样|不错|很好|好了|辛苦了|搞定|搞定了|终于搞定了|弄好了|ok了"
+)
+_PHRASE = rf"(?:{_GREETINGS}|{_ACKS})"
+_PHATIC = re.compile(rf"^{_PHRASE}(?:[\s,，.。!！~～、:;)(]+{_PHRASE})*[\s,，.。!！~～、:;)(]*$")
+_GREETING_START = re.compile(rf"^(?:{_GREETINGS})\b")
+
+
+def phatic_kind(text: str) -> str | None:
+    """ "greeting" or "acknowledgement" when the text is nothing but such phrases."""
+    if len(text) > 2 * PHATIC_MAX_CHARS:
+        return None
+    plain = _strip_symbols(text).casefold().strip()
+    if not plain or len(plain) > PHATIC_MAX_CHARS or not _PHATIC.match(plain):
+        return None
+    return "greeting" if _GREETING_START.match(plain) else "acknowledgement"
+
+
+def _strip_symbols(text: str) -> str:
+    no_emoji = "".join(ch for ch in text if unicodedata.category(ch) not in ("So", "Sk", "Cs"))
+    return re.sub(r"[:;]-?[()DPp]", " ", no_emoji)
+
+
+def prose_weight(text: str) -> int:
+    """Rough amount of language in `text`: ASCII alphanumerics 1, CJK characters 2."""
+    return sum(2 if _is_cjk(ch) else 1 for ch in text if ch.isalnum())
+
+
+def has_prose_weight(text: str, minimum: int) -> bool:
+    """`prose_weight(text) >= minimum`, stopping at the first characters that reach it (the
+    gate only needs the threshold, and counting a long turn whole cost ~0.1 ms per turn)."""
+    if minimum <= 0:
+        return True
+    weight = 0
+    for ch in text:
+        if ch.isalnum():
+            weight += 2 if _is_cjk(ch) else 1
+            if weight >= minimum:
+                return True
+    return False
+
+
+def _is_cjk(ch: str) -> bool:
+    return "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"
+
+
+# --------------------------------------------------------------------------- sentences
+
+_BULLET = re.compile(r"^\s*(?:[-*•>]|\d+[.)]|#+)\s+")
+_EMPHASIS = re.compile(r"\*\*")
+# __bold phrase__ loses its underscores; a dunder name (__tests__, __init__.py) keeps them.
+_UNDERSCORE_BOLD = re.compile(r"__([^_\n]*\s[^_\n]*)__")
+# A sentence ends at 。！？, at . ! ? before a capital, digit, quote or CJK, and at a period before
+# a lower-case correction marker ("I checked. no, the port is 9090"), which opens a new statement.
+_SENTENCE_END = re.compile(
+    r"(?<=[。！？])|(?<=[.!?])\s+(?=[A-Z0-9\"'`(\[\u4e00-\u9fff])|(?<=[!?])\s+"
+    r"|(?<=\.)\s+(?=(?:no|nope|nah|actually|wait|correction)\b[\s,:;—–-])"
+)
+
+# "when/where/how/what/who" also open conditionals and relative clauses ("When you add a var,
+# also…"), so without a question mark they count only when an auxiliary follows.
+_QUESTION_START = re.compile(
+    r"^(?:(?:what|how|when|where|who)(?:'s|\s+(?:is|are|was|were|do|does|did|can|could|should"
+    r"|would|will)\b)|why\b|which\b|whose\b|is there|are there|is it|are you|do you|does\b|did\b"
+    r"|can you|could you|would you|will you|should (?:i|we)\b|shall we|any idea|anyone"
+    r"|(?:would|should|could|can|is|are|do|does|did|will|was|were|has|have)\s+(?:it|this|that"
+    r"|there|we|i|you|they)\b)",
+    re.IGNORECASE,
+)
+_INTERJECTION = re.compile(
+    r"^(?:wait|hmm+|so|ok(?:ay)?|um+|oh|btw|but|and|等等|嗯|哦|那|所以)[\s,，.。!！]*", re.I
+)
+_QUESTION_ZH = re.compile(
+    r"[吗呢么嘛][\s。.~～]*$|^(?:为什么|怎么|如何|是否|能不能|可不可以|有没有)"
+)
+_QUESTION_ZH_ANY = re.compile(
+    r"是不是|有没有|能不能|什么区别|多少来着|为什么|为啥|咋|怎么回事|怎么办|哪个|怎么(?!都|样都)|好还是"
+    r"|还是.{1,20}好$|用\s*\S+\s*还是\s*\S+$"
+    r"|要不要|行不行|好不好|对不对"
+)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of prose text, one bullet or line at a time (EN and ZH punctuation)."""
+    out: list[str] = []
+    for line in text.splitlines():
+        line = _EMPHASIS.sub("", _BULLET.sub("", line))
+        line = _UNDERSCORE_BOLD.sub(r"\1", line).strip()
+        for part in _SENTENCE_END.split(line):
+            part = part.strip()
+            if part:
+                out.append(part)
+    return out
+
+
+def is_question(sentence: str) -> bool:
+    """A question sentence (EN or ZH): by its ending, its opening word or a ZH question form."""
+    s = _INTERJECTION.sub("", sentence.strip())
+    if s.endswith(("?", "？")):
+        return True
+    if _QUESTION_START.match(s) or _QUESTION_ZH.search(s):
+        return True
+    return not s.endswith(("。", ".", "！", "!")) and bool(_QUESTION_ZH_ANY.search(s))
+
+
+# --------------------------------------------------------------------------- the gate
+
+
+def gate_turn(text: str) -> Gate:
+    """Apply the skip rules in order; the first that fires names the reason."""
+    rest, injected = strip_injected(text)
+    if injected:
+        return Gate("injected_context")
+    prose, noise = strip_noise(rest)
+    phatic = phatic_kind(prose)
+    if phatic is not None:
+        return Gate(phatic)
+    if not has_prose_weight(prose, MIN_PROSE_WEIGHT):
+        return Gate(_dominant_noise(noise) or "too_short")
+    sentences = tuple(split_sentences(prose))
+    # Trigger: every sentence is a question. Why: a question asks for knowledge and states
+    # none, so it cannot be a durable memory. Outcome: skip (mixed turns keep their statements).
+    if all(is_question(s) for s in sentences):
+        return Gate("question")
+    return Gate(None, sentences)
+
+
+def _dominant_noise(noise: Counter[str]) -> str | None:
+    present = [kind for kind in _NOISE_ORDER if noise[kind]]
+    if not present:
+        return None
+    return max(present, key=lambda kind: (noise[kind], -_NOISE_ORDER.index(kind)))

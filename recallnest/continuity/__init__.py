@@ -1,0 +1,1 @@
+"""Checkpoints, the resume composer and service. Imports core and layer 1."""

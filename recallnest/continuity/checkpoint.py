@@ -1,0 +1,596 @@
+"""Automatic session checkpoints: from one session's turns and tool calls to a short work state.
+
+`build_checkpoint()` runs when a session goes idle, ends or is compacted. Without an LLM it
+keeps: a summary (what the user asked for, what the assistant reported doing last, or the
+agent's own compaction summary when there is one), decisions, open loops (an unanswered
+question or request, failures mentioned at the end with no later fix, TODOs), next actions,
+entities, files touched and meaningful commands run. English and Chinese cue words.
+
+Owns the `Checkpoint` value and its JSON form (stored in a VARCHAR column) and the heuristics
+that fill it; the cue-word patterns live in `checkpoint_rules`, including the named repo-state
+rule (`is_repo_state` / `drop_repo_state`, re-exported here): claims such as "3 files
+uncommitted" or "the working tree is clean" go stale the moment the session ends, so they are
+dropped everywhere and the agent must check git live.
+
+Must not: do I/O, read the clock (time comes from the turns, `now` is only the fallback) or
+the environment. Every output string passes through `redact()` again (defence in depth).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from datetime import datetime, timedelta
+from urllib.parse import urlsplit
+
+from recallnest.capture.chatter import is_small_talk
+from recallnest.capture.salience import is_question, phatic_kind, split_sentences, strip_injected
+from recallnest.continuity import checkpoint_rules as R
+from recallnest.continuity.checkpoint_rules import drop_repo_state, is_repo_state
+from recallnest.core.models import CONTEXT_MARKER, ID_NAMESPACE, ToolUse, Turn
+from recallnest.core.redact import redact
+
+__all__ = [
+    "Checkpoint",
+    "build_checkpoint",
+    "checkpoint_id",
+    "clip",
+    "drop_repo_state",
+    "is_repo_state",
+]
+
+SUMMARY_MAX_CHARS = 400
+ITEM_MAX_CHARS = 160
+COMMAND_MAX_CHARS = 120
+ENTITY_MAX_CHARS = 80
+MAX_DECISIONS = 5
+MAX_OPEN_LOOPS = 6
+MAX_NEXT_ACTIONS = 5
+MAX_ENTITIES = 8
+MAX_FILES = 8
+MAX_COMMANDS = 6
+# Failures and next steps count only near the end: earlier ones were usually dealt with.
+FINAL_TURNS = 6
+NEXT_ACTION_TURNS = 8
+# What an older session left open is carried into the next checkpoint of the project, for a
+# while: it is dropped once this session reports it done, or when it is this old.
+CARRY_MAX_AGE = timedelta(days=30)
+MAX_CARRIED = 3
+_CARRIED = "Earlier: "
+
+_LIST_FIELDS = ("decisions", "open_loops", "next_actions", "entities", "files", "commands")
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """The work state of one session at its last turn. Lists are short, their items capped."""
+
+    id: str
+    session_id: str
+    agent: str
+    project: str | None
+    created_at: datetime
+    reason: str
+    summary: str
+    decisions: tuple[str, ...] = ()
+    open_loops: tuple[str, ...] = ()
+    next_actions: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+    commands: tuple[str, ...] = ()
+    interrupted: bool = False  # the session stopped mid-task (see `_interrupted`)
+
+    def to_json(self) -> str:
+        """A stable JSON document (sorted keys, ISO timestamp) for the `body` column."""
+        data = asdict(self)
+        data["created_at"] = self.created_at.isoformat()
+        for name in _LIST_FIELDS:
+            data[name] = list(data[name])
+        return json.dumps(data, ensure_ascii=False, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> Checkpoint:
+        """Inverse of `to_json`; raises ValueError when the document is not a checkpoint."""
+        data = json.loads(text)
+        if not isinstance(data, dict):
+            raise ValueError("checkpoint JSON must be an object")
+        try:
+            return cls(
+                id=_str(data["id"]),
+                session_id=_str(data["session_id"]),
+                agent=_str(data["agent"]),
+                project=None if data.get("project") is None else _str(data["project"]),
+                created_at=datetime.fromisoformat(_str(data["created_at"])),
+                reason=_str(data["reason"]),
+                summary=_str(data["summary"]),
+                interrupted=data.get("interrupted") is True,
+                **{name: _strings(data.get(name, [])) for name in _LIST_FIELDS},
+            )
+        except KeyError as exc:
+            raise ValueError(f"checkpoint JSON lacks {exc.args[0]!r}") from None
+
+
+def _str(value: object) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"expected a string, got {type(value).__name__}")
+    return value
+
+
+def _strings(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise ValueError("expected a list of strings")
+    return tuple(_str(v) for v in value)
+
+
+def checkpoint_id(session_id: str, last_turn_id: str) -> str:
+    """Deterministic: the same session state always gives the same checkpoint id."""
+    return str(uuid.uuid5(ID_NAMESPACE, f"checkpoint\x1f{session_id}\x1f{last_turn_id}"))
+
+
+# --------------------------------------------------------------------------- text helpers
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` on one line, cut to at most `limit` characters at a word boundary, with "…"."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: max(limit - 1, 0)]
+    space = cut.rfind(" ")
+    if space >= limit * 0.6:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:.-—") + "…"
+
+
+def _clean(text: str) -> str:
+    return redact(text)[0]
+
+
+def _unique(items: Iterable[str]) -> list[str]:
+    seen: set[str] = set()
+    out: list[str] = []
+    for item in items:
+        key = item.casefold()
+        if item and key not in seen:
+            seen.add(key)
+            out.append(item)
+    return out
+
+
+def _last(items: Sequence[str], limit: int) -> tuple[str, ...]:
+    """The last `limit` distinct items, in their original order."""
+    unique = _unique(reversed(items))[:limit]
+    return tuple(reversed(unique))
+
+
+# --------------------------------------------------------------------------- session sentences
+
+
+@dataclass(frozen=True, slots=True)
+class _Sentence:
+    turn: int  # index of the turn in the session
+    role: str
+    kind: str
+    text: str
+
+
+def _prose(turn: Turn) -> str:
+    """The turn's text without injected blocks or fenced code, secrets masked."""
+    rest, injected = strip_injected(turn.text)
+    if injected:
+        return ""
+    return R.drop_log_lines(R.FENCED.sub("\n", _clean(rest)))
+
+
+def _sentences(turns: Sequence[Turn]) -> list[_Sentence]:
+    out: list[_Sentence] = []
+    for index, turn in enumerate(turns):
+        for text in split_sentences(_prose(turn)):
+            # Small talk ("rough night, the baby kept us up") is never a request, a report or
+            # a loop (`chatter.is_small_talk`).
+            if not is_repo_state(text) and not is_small_talk(text):
+                out.append(_Sentence(index, turn.role, turn.kind, text))
+    return out
+
+
+# --------------------------------------------------------------------------- summary
+
+_REQUEST_MAX_CHARS = 200
+_DONE_MAX_CHARS = 180
+
+
+def _substantive(text: str) -> bool:
+    if text.startswith("/") or phatic_kind(text) is not None:
+        return False
+    cjk = sum(1 for ch in text if "\u3400" <= ch <= "\u9fff")
+    return cjk >= 4 or len(text.split()) >= 3
+
+
+def _request_of(turn: Turn) -> str | None:
+    """The opening of a user turn, without acknowledgements, decisions, TODOs or repo-state
+    claims (those are reported in their own lists, or not at all)."""
+    sentences = [
+        s
+        for s in split_sentences(_prose(turn))
+        if phatic_kind(s) is None
+        and not is_small_talk(s)
+        and not is_repo_state(s)
+        and not R.DECISION.search(s)
+        and not R.TODO.search(s)  # a TODO is an open loop; saying it twice wastes budget
+    ]
+    text = " ".join(sentences[:2])
+    return clip(text, _REQUEST_MAX_CHARS) if text and _substantive(text) else None
+
+
+def _requests(turns: Sequence[Turn]) -> list[str]:
+    """The first substantive user request, and the last one when it differs."""
+    found = [
+        r
+        for t in turns
+        if t.role == "user" and t.kind == "message"
+        for r in [_request_of(t)]
+        if r is not None
+    ]
+    tasks = [r for r in found if R.TASK.search(r)] or found
+    if not tasks:
+        return []
+    return _unique([tasks[0], tasks[-1]])
+
+
+def _done_report(
+    sentences: Sequence[_Sentence], after_turn: int = -1, asked: str = ""
+) -> str | None:
+    """What the assistant reported done (after turn index `after_turn`): its most telling
+    report sentence and the one after it in the same turn. A fix, or a report about what the
+    user asked, beats an incidental one ("I've also updated the README"); between equals the
+    latest wins."""
+    reports = [
+        s
+        for s in sentences
+        if s.turn > after_turn
+        and s.role == "assistant"
+        and s.kind == "message"
+        and R.DONE.search(s.text)
+    ]
+    if not reports:
+        return None
+    wanted = _words(asked)
+
+    def weight(s: _Sentence) -> tuple[int, int]:
+        fix = 3 if R.FIX_WORDS.search(s.text) else 1 if R.CAUSE_WORDS.search(s.text) else 0
+        return fix + (1 if wanted & _words(s.text) else 0), s.turn
+
+    best = max(reports, key=weight)
+    same = [s for s in reports if s.turn == best.turn]
+    start = same.index(best)
+    return clip(" ".join(s.text for s in same[start : start + 2]), _DONE_MAX_CHARS)
+
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{3,}|[\u3400-\u9fff]{2}")
+_STOP = frozenset(
+    re.findall(
+        r"\S+",
+        "this that with from have been will would should could into they them todo fixme"
+        " before after please still need needs next then",
+    )
+)
+
+
+def _words(text: str) -> set[str]:
+    """Content words for overlap tests: lower-cased, cut to five letters so that "rotate" and
+    "rotated" meet (Chinese: character pairs)."""
+    words = {w.casefold() for w in _WORD.findall(text)} - _STOP
+    return {w[:5] for w in words}
+
+
+def _compaction_base(turn: Turn) -> str:
+    """The agent's own compaction summary: headings, code and repo-state sentences removed."""
+    kept = []
+    for sentence in split_sentences(_prose(turn)):
+        text = R.SUMMARY_HEADING.sub("", sentence).strip()
+        if text and not is_repo_state(text):
+            kept.append(text)
+    return " ".join(kept)
+
+
+def _summary(turns: Sequence[Turn], sentences: Sequence[_Sentence]) -> str:
+    compactions = [i for i, t in enumerate(turns) if t.kind == "summary"]
+    if compactions:
+        # Trigger: the agent wrote its own compaction summary. Why: it was written by the
+        # model with the whole session in view, better than any cue-word pick. Outcome: it is
+        # the base; a later "done" report is appended when there is room.
+        base = clip(_compaction_base(turns[compactions[-1]]), SUMMARY_MAX_CHARS - 60)
+        done = _done_report(sentences, after_turn=compactions[-1])
+        parts = [base, f"Then: {done}" if done else ""]
+    else:
+        # The final turn, when it is the user's and unanswered, becomes an open loop instead.
+        asked = turns[:-1] if turns[-1].role == "user" else turns
+        requests = _requests(asked)
+        done = _done_report(sentences, asked=" ".join(requests))
+        parts = [f"Asked: {requests[0]}" if requests else ""]
+        parts += [f"Later: {r}" for r in requests[1:]]
+        parts.append(f"Done: {_DONE_LABEL.sub('', done)}" if done else "")
+        if not any(parts):
+            parts = [_discussed(sentences)]
+    return clip(" ".join(_with_stop(p) for p in parts if p), SUMMARY_MAX_CHARS)
+
+
+_DONE_LABEL = re.compile(r"^done\s*[:.!,-]\s*", re.IGNORECASE)  # "Done: Done: x" -> "Done: x"
+
+
+def _discussed(sentences: Sequence[_Sentence]) -> str:
+    """The fallback summary: the first substantive thing the user said, a decision or a TODO
+    included. Never empty when the user said anything substantive."""
+    said = [s.text for s in sentences if s.role == "user" and _substantive(s.text)]
+    return f"Discussed: {clip(said[0], _REQUEST_MAX_CHARS)}" if said else ""
+
+
+def _with_stop(text: str) -> str:
+    text = text.rstrip(" :：")  # "CI is red again:" introduced a paste that is gone
+    if not text or text.endswith((".", "!", "?", "。", "！", "？", "…")):
+        return text
+    return text + ("。" if "\u3400" <= text[-1] <= "\u9fff" else ".")
+
+
+# --------------------------------------------------------------------------- decisions, loops
+
+
+def _decisions(sentences: Sequence[_Sentence]) -> list[str]:
+    return [
+        s.text
+        for s in sentences
+        if s.kind == "message" and R.DECISION.search(s.text) and not is_question(s.text)
+    ]
+
+
+def _failures(turns: Sequence[Turn], sentences: Sequence[_Sentence]) -> list[str]:
+    """Failures mentioned in the final turns that no later sentence reports fixed."""
+    first = max(len(turns) - FINAL_TURNS, 0)
+    pending: list[str] = []
+    for s in sentences:
+        if s.turn < first:
+            continue
+        state = R.failure_state(s.text)
+        if state == "fixed":
+            pending.clear()
+        elif state == "fail":
+            pending.append(f"Unresolved: {s.text}")
+    if not pending and R.FAILURE_LINE.search(turns[-1].text if turns else ""):
+        # Trigger: the final turn is raw test or traceback output with no prose about it.
+        # Why: the session stopped on a failure nobody summarised. Outcome: a generic loop.
+        pending.append("Unresolved: the session ended on failing test or traceback output.")
+    return pending[-2:]
+
+
+def _unanswered(turns: Sequence[Turn], sentences: Sequence[_Sentence]) -> list[str]:
+    """The last turn when nobody answered it: a user request, or the assistant's question."""
+    last = len(turns) - 1
+    tail = [s for s in sentences if s.turn == last and s.kind == "message"]
+    if not tail:
+        return []
+    if tail[0].role == "user":
+        text = " ".join(s.text for s in tail if not R.ANAPHORIC.search(s.text))
+        return [f"Unanswered: {text}"] if _substantive(text) else []
+    if is_question(tail[-1].text):
+        return [f"Awaiting the user's answer: {tail[-1].text}"]
+    return []
+
+
+def _interrupted(turns: Sequence[Turn], sentences: Sequence[_Sentence], reason: str) -> bool:
+    """The session stopped mid-task: it ends on the assistant starting work ("Starting with
+    the model…") with no report in that turn, or, on an idle checkpoint, on a user request
+    nobody answered."""
+    if reason == "compact":
+        return False
+    last = len(turns) - 1
+    tail = [s for s in sentences if s.turn == last]
+    if not tail:
+        return False
+    if turns[-1].role == "user":
+        return reason == "idle" and _request_of(turns[-1]) is not None
+    if any(R.DONE.search(s.text) for s in tail):
+        return False
+    final = tail[-1].text
+    return R.PROGRESS.search(final) is not None and R.NEXT.search(final) is None
+
+
+def _carried(
+    earlier: Checkpoint | None, sentences: Sequence[_Sentence], created: datetime
+) -> list[str]:
+    """Open loops and next steps of the previous checkpoint that this session did not report
+    done (most of their words in one of its done or fixed sentences)."""
+    if earlier is None or created - earlier.created_at > CARRY_MAX_AGE:
+        return []
+    finished = [
+        _words(s.text) for s in sentences if R.DONE.search(s.text) or R.RESOLVED.search(s.text)
+    ]
+    out = []
+    for item in (*earlier.open_loops, *earlier.next_actions):
+        text = item.removeprefix(_CARRIED)
+        if text.startswith("Awaiting the user's answer"):
+            continue
+        words = _words(text.split(": ", 1)[-1])
+        if words and any(len(words & done) * 2 >= len(words) for done in finished):
+            continue
+        out.append(_CARRIED + text)
+    return out[:MAX_CARRIED]
+
+
+# --------------------------------------------------------------------------- files, entities
+
+
+_USERINFO = re.compile(r"//[^/?#\s]*@")
+
+
+def _relative(path: str, project: str | None) -> str:
+    if project and path.startswith(project.rstrip("/") + "/"):
+        return path[len(project.rstrip("/")) + 1 :]
+    return path
+
+
+def _files(
+    tool_uses: Sequence[ToolUse], sentences: Sequence[_Sentence], project: str | None
+) -> tuple[str, ...]:
+    """Files the tools touched (most recent first), then paths mentioned in the conversation."""
+    touched = _unique(_relative(f, project) for t in reversed(tool_uses) for f in t.files)
+    mentioned = [
+        _relative(m.group(0), project)
+        for s in reversed(sentences)
+        for m in R.PATH.finditer(R.URL.sub(" ", s.text))
+    ]
+    names = {f.rsplit("/", 1)[-1] for f in touched}
+    extra = [m for m in _unique(mentioned) if m.rsplit("/", 1)[-1] not in names]
+    return tuple(clip(_clean(f), ITEM_MAX_CHARS) for f in [*touched, *extra][:MAX_FILES])
+
+
+def _safe_url(url: str) -> str:
+    """scheme://host/path: user info, query and fragment may hold credentials, so they go."""
+    try:
+        parts = urlsplit(_USERINFO.sub("//", url.rstrip(".,;:]")))
+    except ValueError:  # malformed (e.g. an unbalanced IPv6 bracket): not worth keeping
+        return ""
+    host = parts.hostname or ""
+    return f"{parts.scheme}://{host}{parts.path}" if host else ""
+
+
+def _entities(sentences: Sequence[_Sentence], commands: Sequence[str]) -> tuple[str, ...]:
+    """Identifiers, error names and codes, packages and URLs, most mentioned first."""
+    found: list[str] = []
+    for text in [*(s.text for s in sentences), *commands]:
+        found.extend(_safe_url(m.group(0)) for m in R.URL.finditer(text))
+        rest = R.URL.sub(" ", text)
+        for pattern in R.ENTITY_PATTERNS:
+            found.extend(m.group(1) for m in pattern.finditer(rest))
+    found = [f for f in found if f and not R.PATH.fullmatch(f) and "REDACTED" not in f]
+    counts: dict[str, int] = {}
+    first: dict[str, int] = {}
+    for index, item in enumerate(found):
+        counts[item] = counts.get(item, 0) + 1
+        first.setdefault(item, index)
+    ranked = sorted(counts, key=lambda e: (-counts[e], first[e]))
+    return tuple(clip(_clean(e), ENTITY_MAX_CHARS) for e in ranked[:MAX_ENTITIES])
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def _command_line(command: str) -> str | None:
+    """The meaningful form of a shell command, or None when it is trivial."""
+    first = command.strip().splitlines()[0] if command.strip() else ""
+    line = R.COMMAND_PREFIX.sub("", first).strip()
+    words = line.split()
+    if not words or words[0] in R.TRIVIAL_COMMANDS:
+        return None
+    if words[0] == "git" and len(words) > 1 and words[1] in R.TRIVIAL_GIT:
+        return None
+    multi = len(command.strip().splitlines()) > 1
+    return clip(_clean(line) + (" …" if multi else ""), COMMAND_MAX_CHARS)
+
+
+def _commands(tool_uses: Sequence[ToolUse]) -> tuple[str, ...]:
+    lines = [_command_line(t.command) for t in tool_uses if t.command]
+    return _last([line for line in lines if line], MAX_COMMANDS)
+
+
+# --------------------------------------------------------------------------- assembly
+
+
+def _time_of(turns: Sequence[Turn], tool_uses: Sequence[ToolUse], now: datetime) -> datetime:
+    """The last turn's time; else the latest known time in the session; else `now`."""
+    if turns[-1].timestamp is not None:
+        return turns[-1].timestamp
+    known = [t.timestamp for t in turns if t.timestamp is not None]
+    known += [t.timestamp for t in tool_uses if t.timestamp is not None]
+    return known[-1] if known else now
+
+
+def _items(texts: Iterable[str], limit: int, *, keep_last: bool = True) -> tuple[str, ...]:
+    clipped = [clip(_clean(t), ITEM_MAX_CHARS) for t in texts]
+    if keep_last:
+        return _last(clipped, limit)
+    return tuple(_unique(clipped)[:limit])
+
+
+def _classify(
+    turns: Sequence[Turn], sentences: Sequence[_Sentence]
+) -> tuple[list[str], list[str], list[str]]:
+    """Decisions, open loops and next actions; a sentence lands in at most one of them."""
+    decisions = _decisions(sentences)
+    taken = set(decisions)
+    loops = [*_unanswered(turns, sentences), *_failures(turns, sentences)]
+    todos = _resolved(
+        [s for s in sentences if R.TODO.search(s.text) and s.text not in taken], sentences
+    )
+    taken.update(todos, (loop.split(": ", 1)[-1] for loop in loops))
+    first_next = max(len(turns) - NEXT_ACTION_TURNS, 0)
+    steps = _resolved(
+        [s for s in sentences if s.turn >= first_next and R.NEXT.search(s.text)], sentences
+    )
+    steps = [step for step in steps if step not in taken]
+    room = MAX_OPEN_LOOPS - len(loops)
+    return decisions, [*loops, *(todos[-room:] if room > 0 else [])], steps
+
+
+def _resolved(found: Sequence[_Sentence], sentences: Sequence[_Sentence]) -> list[str]:
+    """The texts of `found`, a reference back ("Let's do that next time") replaced by what it
+    refers to (the other side's proposal just before it), or dropped when there is none."""
+    out = []
+    for s in found:
+        if not R.ANAPHORIC.search(s.text):
+            out.append(s.text)
+            continue
+        before = [o for o in sentences if o.turn < s.turn and o.role != s.role]
+        if not before:
+            continue
+        said = [o.text for o in before if o.turn == before[-1].turn]
+        proposal = next((t for t in reversed(said) if R.PROPOSAL.search(t)), said[-1])
+        out.append(f"Agreed for later: {proposal}")
+    return out
+
+
+def build_checkpoint(
+    session_id: str,
+    agent: str,
+    project: str | None,
+    turns: Sequence[Turn],
+    tool_uses: Sequence[ToolUse],
+    reason: str,
+    now: datetime,
+    earlier: Checkpoint | None = None,
+) -> Checkpoint | None:
+    """The checkpoint of a session (turns in conversation order), or None if nothing is worth
+    keeping. `reason` says why it was taken ("idle", "end", "compact", …); `now` is used only
+    when no turn or tool call carries a timestamp. `earlier` is the project's previous
+    checkpoint: what it left open and this session did not finish is carried over."""
+    kept = [t for t in turns if CONTEXT_MARKER not in t.text]
+    if not kept:
+        return None
+    sentences = _sentences(kept)
+    decisions, loops, steps = _classify(kept, sentences)
+    created = _time_of(kept, tool_uses, now)
+    loops += _carried(earlier, sentences, created)
+    commands = _commands(tool_uses)
+    checkpoint = Checkpoint(
+        id=checkpoint_id(session_id, kept[-1].id),
+        session_id=session_id,
+        agent=agent,
+        project=project,
+        created_at=created,
+        reason=reason,
+        summary=_clean(_summary(kept, sentences)),
+        decisions=_items(decisions, MAX_DECISIONS),
+        open_loops=_items(loops, MAX_OPEN_LOOPS, keep_last=False),
+        next_actions=_items(steps, MAX_NEXT_ACTIONS),
+        entities=_entities(sentences, commands),
+        files=_files(tool_uses, sentences, project),
+        commands=commands,
+        interrupted=_interrupted(kept, sentences, reason),
+    )
+    # Trigger: no summary, decisions, files or commands. Why: loops and next steps alone
+    # ("How can I help?") are noise unless the user asked for something. Outcome: None.
+    asked = any(t.role == "user" and _substantive(_prose(t)) for t in kept)
+    worth = checkpoint.summary or decisions or checkpoint.files or commands
+    return checkpoint if worth or ((loops or steps) and asked) else None

@@ -1,0 +1,234 @@
+"""Cue-word rules for session checkpoints (`recallnest.continuity.checkpoint`), in English and
+Chinese.
+
+Owns the named repo-state rule (`REPO_STATE`, `is_repo_state`, `drop_repo_state`) that every
+recalled text goes through, and the patterns that pick done reports, decisions, TODOs, next
+steps, failures and their fixes, paths, entities and trivial shell commands. Pure: no I/O,
+clock or environment; standard library plus `salience` sentence splitting.
+"""
+
+from __future__ import annotations
+
+import re
+
+from recallnest.capture.chatter import INDENTED, is_pasted_line
+from recallnest.capture.chatter import TASK as _TASK
+from recallnest.capture.salience import split_sentences
+
+# --------------------------------------------------------------------------- repo state
+
+# The named rule "repo_state". Trigger: a sentence that asserts the state of the repository
+# (uncommitted/staged/untracked changes, clean or dirty tree, ahead/behind counts, current
+# branch, unpushed commits, stash). Why: that state changes outside the conversation, so a
+# recalled claim is stale by the next session and would mislead the agent. Outcome: the
+# sentence is dropped from checkpoints and from every recalled note; the agent checks live.
+REPO_STATE = re.compile(
+    r"\buncommitted\b|\bnot (?:yet )?(?:been )?committed\b|\bnothing to commit\b"
+    r"|\bworking (?:tree|directory|copy) (?:is|was|looks|remains|has)\b"
+    r"|\b(?:clean|dirty) (?:working )?(?:tree|worktree|checkout|working directory)\b"
+    r"|\b(?:tree|repo|repository|worktree|workspace|branch) is (?:clean|dirty)\b"
+    r"|\b(?:ahead|behind) (?:of )?\S{0,40}\s?by \d+\b|\b\d+ commits? (?:ahead|behind)\b"
+    r"|\b(?:is|are) (?:now )?(?:ahead|behind) of\b"
+    r"|\bup[ -]to[ -]date with '?(?:origin|upstream|remote)\b"
+    r"|\b(?:have|has) diverged\b|\buntracked files?\b|\b(?:un)?staged (?:changes?|files?)\b"
+    r"|\bchanges (?:are )?(?:not )?staged\b|\bnot staged\b"
+    r"|\b\d+ files? (?:are |were )?(?:modified|staged|unstaged|untracked|pending|dirty)\b"
+    r"|\b(?:local|pending) (?:changes|modifications|edits)\b|\bunpushed\b"
+    r"|\bnot (?:yet )?(?:been )?pushed\b|\bgit status (?:shows|says|reports|is)\b"
+    r"|\bOn branch\b|\b(?:currently|now) on (?:the )?\S{0,40}\s?branch\b|\bcurrent branch is\b"
+    r"|\bHEAD is (?:at|now)\b|\bdetached HEAD\b|\bstash(?:ed)? (?:changes|entries|entry)\b"
+    r"|未提交|未暂存|已暂存|暂存区|工作(?:区|树)(?:是|很|已)?干净|没有(?:需要)?提交的|无文件要提交"
+    r"|领先.{0,20}?\d+\s*个提交|落后.{0,20}?\d+\s*个提交|未跟踪|未推送|尚未推送|还没(?:有)?(?:提交|推送)"
+    r"|当前分支|本地(?:修改|改动)",
+    re.IGNORECASE,
+)
+
+
+def is_repo_state(sentence: str) -> bool:
+    """True when the sentence asserts repository state (see REPO_STATE)."""
+    return REPO_STATE.search(sentence) is not None
+
+
+# Finer than sentence splitting: a clause boundary after any stop or semicolon, whatever case
+# follows ("The tree is clean. parsekit uses ruff"), so a claim never takes its neighbour along.
+_CLAUSE_END = re.compile(r"(?<=[.!?;。！？；])\s+|(?<=[。！？；])")
+
+
+def drop_repo_state(text: str) -> str:
+    """`text` as one line of its clauses, without those that assert repository state."""
+    clauses = (c for s in split_sentences(text) for c in _CLAUSE_END.split(s))
+    return " ".join(c for c in clauses if c and not is_repo_state(c))
+
+
+# --------------------------------------------------------------------------- summary
+
+FENCED = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.DOTALL)
+
+# Verbs of a report of work done, in the past tense.
+_DONE_VERBS = (
+    r"(?:fixed|added|updated|implemented|changed|removed|deleted|refactored|created|wrote|written"
+    r"|renamed|moved|made|resolved|replaced|cleaned|converted|migrated|set up|switched|rewrote"
+    r"|extracted|split|merged|patched|corrected|adjusted|introduced|finished|completed|edited"
+    r"|raised|lowered|increased|decreased|reduced|bumped|pinned|upgraded|downgraded|disabled"
+    r"|enabled|wired|exposed|restored|reverted|ported|documented|installed|configured|limited"
+    r"|optimi[sz]ed|simplified|guarded|wrapped|handled|validated|swapped|dropped|tightened"
+    r"|relaxed|shortened|normali[sz]ed|escaped|locked|reordered|inlined|streamed"
+    r"|cached|deduplicated|silenced|skipped|marked|rotated|released|published|deployed"
+    r"|tagged|regenerated|rebuilt|reran|retried|rolled back|tuned)\b"
+)
+DONE = re.compile(
+    r"^(?:so |now |ok(?:ay)?,? )?(?:I(?:'ve| have)?|we(?:'ve| have)?)\s+(?:now\s+|just\s+|also\s+)?"
+    + _DONE_VERBS
+    # The subject-less form assistants write ("Updated deploy/k8s/staging to 3 replicas.")
+    + r"|^(?:(?:also|then|and|so),? )?"
+    + _DONE_VERBS
+    + r"|^(?:done|fixed|finished|completed|all set|all done|summary|root cause)\b"
+    r"|^(?:I|we) found (?:the|a) (?:cause|bug|problem|issue|culprit)\b"
+    r"|^(?:the )?(?:fix|change|patch)(?:es)? (?:is|are) (?:in|done|applied)\b"
+    r"|^(?:all |the )?(?:\d+ )?tests? (?:now )?pass"
+    r"|(?:已经|已)(?:修复|完成|添加|实现|更新|修改|删除|重构|改好|解决|迁移|替换|补充|加上|新增"
+    r"|改成|改为|换成|转换|处理)"
+    r"|^完成|(?:修复|完成|改好|解决)了|搞定",
+    re.IGNORECASE,
+)
+SUMMARY_HEADING = re.compile(
+    r"^(?:analysis|summary|primary request and intent|key technical concepts|current work"
+    r"|pending tasks|optional next step|next steps?|files and code sections|errors and fixes"
+    r"|problem solving|all user messages)\s*:?\s*",
+    re.IGNORECASE,
+)
+
+# --------------------------------------------------------------------------- decisions, loops
+
+DECISION = re.compile(
+    r"\b(?:we(?:'ll| will)|let's|i'll|we're) (?:go|going|stick) with\b|\bgoing with\b"
+    r"|\blet's use\b|\bwe(?:'ll| will) use\b|\bdecided (?:to|on|that|against)\b|\bdecision:"
+    r"|\bwe agreed\b|\bagreed (?:to|on)\b|\bsettled on\b|\bopted (?:for|to)\b|\bchose to\b"
+    r"|\bstick with\b|决定|就用|(?<!搞)定了|采用|选用|统一用|改用",
+    re.IGNORECASE,
+)
+TODO = re.compile(
+    r"\bTODO\b|\bFIXME\b|\bnext we need\b|\bwe still need\b|\bstill needs? to\b"
+    r"|\bremaining (?:work|items?|tasks?)\b|\bleft to do\b|\bpending tasks?\b"
+    r"|\bnot (?:yet )?(?:implemented|done|handled|covered)\b|\bneeds? (?:a )?follow[- ]up\b"
+    r"|还需要|待办|还没(?:有)?(?:做|完成|实现|处理|写)|未完成|遗留",
+)
+NEXT = re.compile(
+    r"\bnext steps?\b|\bnext,? (?:I|we)(?:'ll| will| should)\b|\bthen (?:I|we)(?:'ll| will)\b"
+    r"|\bafter that,? (?:I|we)(?:'ll| will)\b|\b(?:I|we)(?:'ll| will) (?:next|then)\b"
+    r"|\bnext up\b|\bnext time\b|\bin the next session\b"
+    r"|接下来|下一步|然后(?:我们?)?(?:再|会|要)|之后(?:我们?)?(?:再|会|要)|下次",
+    re.IGNORECASE,
+)
+FAILURE = re.compile(
+    r"\bTraceback\b|\b[1-9]\d* (?:tests? )?(?:failed|failing|failures?|errors?)\b"
+    r"|\b(?i:failing|fails|failed)\b|\b[A-Z]\w*(?:Error|Exception)\b|\berror:"
+    r"|\bbroken\b|\b(?:doesn't|does not|didn't|won't) (?:work|pass|compile|build)\b"
+    r"|\bcrash(?:es|ed|ing)?\b|\bsegfault\b|\bpanic(?:ked)?\b|报错|失败|错误|异常|崩溃|不通过|还是不行",
+)
+RESOLVED = re.compile(
+    r"\b(?:all|the) (?:\d+ )?(?:tests?|checks?) (?:now )?pass(?:es|ed)?\b"
+    r"|\btests? (?:now )?pass(?:es|ed)?\b|\b\d+ passed\b|\b0 failed\b"
+    r"|\bno (?:more )?(?:errors|failures)\b|\b(?:fixed|resolved|green)\b"
+    r"|通过|已修复|修好了|解决了",
+    re.IGNORECASE,
+)
+STILL_FAILING = re.compile(
+    r"\bstill\b|\b(?:not|n't|yet to)\b[^.]{0,20}\b(?:fixed|resolved|pass)|\b[1-9]\d* failed\b"
+    r"|仍然|还是|依然|没(?:有)?(?:修复|解决|通过)",
+    re.IGNORECASE,
+)
+
+
+# Lines of pasted output (tracebacks, test runners, package and build output, logs, kubectl)
+# and indented code: never prose, so never a request, a report or an open loop. Named rule
+# "pasted_output"; the definition is `chatter`'s, the one capture uses too.
+def drop_log_lines(text: str) -> str:
+    """`text` without the lines that are pasted output or indented code."""
+    return "\n".join(
+        line for line in text.splitlines() if not (is_pasted_line(line) or INDENTED.match(line))
+    )
+
+
+# A user turn that asks for work (`chatter.TASK`); anything else is small talk.
+TASK = _TASK
+
+# "Let's do that next time": a reference back, with nothing of its own to say.
+ANAPHORIC = re.compile(
+    r"^(?:ok(?:ay)?,? |sure,? |yes,? |yeah,? |good idea,? )?(?:let's |we(?:'ll| will| can"
+    r"| should) |i(?:'ll| will) |please )?(?:do|try|handle|tackle|fix|add|implement|look at"
+    r"|pick up|leave|keep|save)\s+(?:that|it|this|those|these)\b[\w\s]{0,20}[.!。]?$"
+    r"|^(?:那|这)(?:个|些)?(?:就)?(?:下次|以后|之后|回头|明天)(?:再)?(?:做|弄|处理|说|搞)",
+    re.IGNORECASE,
+)
+# An assistant line that starts work rather than reporting it ("Starting with the model",
+# "I'll start with…", 先改…, 我来看一下…, 我现在把…), after an optional acknowledgement
+# ("OK,", 好的，, 收到，). A 先 clause in the past ("先看了一下，…") is a report, not a start.
+PROGRESS = re.compile(
+    r"^(?:(?:ok(?:ay)?|sure|alright|right|got it|understood|will do)[,.!]? "
+    r"|(?:好的|好|行|嗯|收到|明白|了解|没问题)[,，、!！]?\s*)?"
+    r"(?:let me\b(?! know)|i'm now\b|starting\b|now (?:i|let's)\b"
+    r"|first,? (?:i|let's)\b|working on\b|looking (?:at|into)\b"
+    r"|i(?:'ll| will) (?:start|begin|first|now)\b|i(?:'m| am) (?:going to|gonna|about to|starting"
+    r"|working)\b|going to\b"
+    r"|(?:那)?我?(?:先|来|现在|这就|马上|立刻)(?![^，,。]{0,2}了)|开始|正在)",
+    re.IGNORECASE,
+)
+PROPOSAL = re.compile(
+    r"\b(?:could|should|might|we can|i can|suggest|option|would be|worth|how about|what about)\b"
+    r"|可以|建议|要不要|不如",
+    re.IGNORECASE,
+)
+FIX_WORDS = re.compile(r"\b(?:fix(?:ed|es)?|resolved?)\b|修复|解决", re.IGNORECASE)
+CAUSE_WORDS = re.compile(r"\b(?:root cause|the cause|caused by)\b|原因", re.IGNORECASE)
+
+FAILURE_LINE = re.compile(
+    r"^\s*(?:FAILED\b|Traceback \(most recent call last\)|E\s+\w+(?:Error|Exception)\b"
+    r"|=+ .*\b[1-9]\d* (?:failed|errors?)\b)",
+    re.MULTILINE,
+)
+
+
+def failure_state(sentence: str) -> str | None:
+    """ "fail", "fixed" or None: what the sentence says about the failures so far."""
+    failing = FAILURE.search(sentence) is not None
+    if failing and STILL_FAILING.search(sentence):
+        return "fail"
+    if RESOLVED.search(sentence):
+        return "fixed"
+    return "fail" if failing else None
+
+
+# --------------------------------------------------------------------------- files, entities
+
+PATH = re.compile(
+    r"(?<![\w/.:@-])(?:~|\.{1,2})?/?(?:[\w.@-]+/)+[\w.@-]*\w\.[A-Za-z][A-Za-z0-9]{0,7}\b"
+    r"|(?<![\w/.:@-])[\w-]+\.(?:py|pyi|js|mjs|ts|tsx|jsx|rs|go|java|kt|rb|php|c|h|cc|cpp|hpp"
+    r"|cs|swift|md|rst|toml|json|jsonl|yaml|yml|ini|cfg|sql|sh|html|css|scss|vue|lock|txt)\b"
+)
+# Brackets stay in: a redacted password ("user:[REDACTED:url-password]@host") is part of it.
+URL = re.compile(r"https?://[^\s)>\"'`]+")
+ENTITY_PATTERNS = (
+    re.compile(r"`([^`\s]{2,60})`"),
+    re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Warning))\b"),
+    re.compile(r"\b((?:[A-Z][a-z0-9]+){2,}[A-Za-z0-9]*)\b"),
+    re.compile(r"\b([A-Za-z_][A-Za-z0-9_.]{2,50}\(\))"),
+    re.compile(r"::([A-Za-z_]\w{2,60})"),
+    re.compile(r"\b(ERR_[A-Z0-9_]{3,40}|E(?:NOENT|ACCES|ADDRINUSE|CONNREFUSED|PERM|EXIST))\b"),
+    re.compile(r"\b((?:HTTP|TS|E|W|C|F|PEP)\s?\d{3,4})\b"),
+    re.compile(r"\b(?:pip|uv|npm|pnpm|yarn|cargo|go|gem|poetry) (?:install|add|get) ([\w@/.-]+)"),
+)
+
+# --------------------------------------------------------------------------- commands
+
+# Read-only inspection commands say nothing about the work: listing, paging, searching,
+# and git's state queries (whose answers must be checked live anyway).
+TRIVIAL_COMMANDS = frozenset(
+    re.findall(
+        r"\S+",
+        "ls ll la cd cat pwd echo head tail less more clear which type wc tree true exit history"
+        " whoami date file stat grep rg ag find fd sed awk sleep open",
+    )
+)
+TRIVIAL_GIT = frozenset(re.findall(r"\S+", "status diff log show branch blame remote"))
+COMMAND_PREFIX = re.compile(r"^(?:\s*(?:cd\s+\S+|\w+=\S*|sudo|time|env)\s*(?:&&|;)?\s*)+")

@@ -1,0 +1,188 @@
+"""Continuity on top of the engine: build and store session checkpoints, and compose the resume
+context a session-start hook prints. Remembers, per agent session, which items were already
+sent, so resume/clear/compact starts do not repeat them.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from recallnest.continuity.checkpoint import Checkpoint, build_checkpoint
+from recallnest.continuity.compose import ResumeInputs, candidate_groups, compose_context
+from recallnest.core.project import project_of
+
+if TYPE_CHECKING:
+    from recallnest.core.models import Memory
+    from recallnest.engine import Engine
+
+MAX_TRACKED_SESSIONS = 1000
+REPEAT_SOURCES = ("resume", "clear", "compact")
+# Starts that continue a session's own transcript: its own captures are in front of it.
+TRANSCRIPT_SOURCES = ("resume", "fork")
+# A resume context holds a few dozen items, about 8-13 per section. The best 60 of each
+# section and scope leave room for duplicates and already-sent items, and each section, the
+# project's own facts included, draws from its own scope: one top 300 over every scope let
+# 100k global memories crowd the project out (issue 17). At most 5 groups × 60 = 300
+# candidates, as before (bench/bench_resume_scale.py).
+RESUME_CANDIDATES_PER_GROUP = 60
+# After a write, the daemon recomputes the inputs of this many most recently resumed projects
+# while idle, so the next session start finds them cached: a cold read costs a scan of every
+# memory (bench/bench_resume_scale.py, "first after a write").
+REWARM_PROJECTS = 4
+
+
+class Continuity:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._sent: OrderedDict[str, frozenset[str]] = OrderedDict()
+        self._lock = threading.Lock()
+        self._cache_lock = threading.Lock()
+        # project -> (store generation, candidates, latest checkpoint). The store bumps its
+        # generation on every write that can change a resume (memories, checkpoints,
+        # lifecycle), so no writer has to remember to invalidate this cache.
+        self._cache: OrderedDict[str | None, tuple[int, list[Memory], Checkpoint | None]] = (
+            OrderedDict()
+        )
+
+    # ---- checkpoints ------------------------------------------------------------------------
+
+    def checkpoint(
+        self, session_id: str, reason: str = "manual", now: datetime | None = None
+    ) -> dict[str, Any] | None:
+        """Build and store the checkpoint of one session; None when nothing is worth keeping."""
+        store = self.engine.store
+        turns = store.session_turns(session_id)
+        if not turns:
+            return None
+        agent, project = turns[-1].agent, turns[-1].project
+        uses = store.session_tool_uses(session_id)
+        earlier = self._earlier(project, session_id, turns[-1].timestamp)
+        cp = build_checkpoint(
+            session_id, agent, project, turns, uses, reason, now or datetime.now(UTC), earlier
+        )
+        if cp is None:
+            return None
+        store.write_checkpoint(
+            cp.id, session_id, agent, project, cp.created_at, reason, cp.to_json()
+        )
+        result: dict[str, Any] = json.loads(cp.to_json())
+        return result
+
+    def _earlier(
+        self, project: str | None, session_id: str, before: datetime | None
+    ) -> Checkpoint | None:
+        """The project's newest checkpoint of another, earlier session (what it left open
+        is carried into this one)."""
+        if project is None:
+            return None
+        for body in self.engine.store.checkpoints(project=project, limit=5):
+            cp = Checkpoint.from_json(body)
+            if cp.session_id != session_id and (before is None or cp.created_at <= before):
+                return cp
+        return None
+
+    def latest(self, project: str | None) -> Checkpoint | None:
+        bodies = self.engine.store.checkpoints(project=project, limit=1)
+        if project is None or not bodies:
+            return None
+        return Checkpoint.from_json(bodies[0])
+
+    def recent(self, project: str | None, limit: int = 20) -> list[dict[str, Any]]:
+        return [json.loads(b) for b in self.engine.store.checkpoints(project=project, limit=limit)]
+
+    def show(self, cp_id: str) -> dict[str, Any] | None:
+        body = self.engine.store.checkpoint_body(cp_id)
+        return None if body is None else dict(json.loads(body))
+
+    # ---- resume -------------------------------------------------------------------------------
+
+    def resume(
+        self,
+        cwd: str | None,
+        agent: str,
+        source: str | None = None,
+        session_id: str | None = None,
+        now: datetime | None = None,
+        record: bool = True,
+    ) -> dict[str, Any]:
+        """The resume context for a session starting in `cwd`. With `record`, the items sent
+        are remembered for this session so a later resume/clear/compact start skips them."""
+        project = project_of(cwd)
+        sent = self._already_sent(session_id) if source in REPEAT_SOURCES else frozenset()
+        memories, checkpoint = self._inputs(project)
+        inputs = ResumeInputs(
+            project=project,
+            agent=agent,
+            source=source,
+            now=now or datetime.now(UTC),
+            checkpoint=checkpoint,
+            memories=memories,
+            already_sent=sent,
+            session_id=session_id,
+            held=self._held(session_id, memories) if source in TRANSCRIPT_SOURCES else frozenset(),
+        )
+        ctx = compose_context(inputs, self.engine.settings.resume_budget_tokens)
+        if record and session_id:
+            self._remember_sent(session_id, sent | set(ctx.item_ids))
+        if record:
+            self.engine.record_access(ctx.item_ids)
+        return {
+            "text": ctx.text,
+            "items": list(ctx.item_ids),
+            "tokens": ctx.tokens,
+            "project": project,
+        }
+
+    def _inputs(self, project: str | None) -> tuple[list[Memory], Checkpoint | None]:
+        """Candidate memories and the latest checkpoint, cached until the store changes."""
+        generation = self.engine.store.generation
+        with self._cache_lock:  # hook requests and the daemon's rewarm share the cache
+            cached = self._cache.get(project)
+            if cached is not None and cached[0] == generation:
+                self._cache.move_to_end(project)
+                return cached[1], cached[2]
+        memories = self.engine.store.resume_memories(
+            candidate_groups(project), RESUME_CANDIDATES_PER_GROUP
+        )
+        checkpoint = self.latest(project)
+        with self._cache_lock:
+            self._cache[project] = (generation, memories, checkpoint)
+            self._cache.move_to_end(project)
+            while len(self._cache) > MAX_TRACKED_SESSIONS:
+                self._cache.popitem(last=False)
+        return memories, checkpoint
+
+    def rewarm(self) -> int:
+        """Recompute the stale inputs of the most recently resumed projects (the daemon calls
+        this when idle). Returns how many were recomputed."""
+        generation = self.engine.store.generation
+        with self._cache_lock:
+            recent = list(self._cache.items())[-REWARM_PROJECTS:]
+        stale = [project for project, cached in recent if cached[0] != generation]
+        for project in stale:
+            self._inputs(project)
+        return len(stale)
+
+    def _held(self, session_id: str | None, candidates: list[Memory]) -> frozenset[str]:
+        """Ids of the candidates captured from `session_id` (their evidence cites its turns):
+        its transcript holds them, whether or not a start of it was recorded as sent. Only
+        the candidates can reach the context, so no scan of every memory is needed."""
+        if not session_id:
+            return frozenset()
+        turn_ids = set(self.engine.store.turn_ids_where(session_id=session_id))
+        return frozenset(m.id for m in candidates if turn_ids.intersection(m.evidence))
+
+    def _already_sent(self, session_id: str | None) -> frozenset[str]:
+        with self._lock:
+            return self._sent.get(session_id or "", frozenset())
+
+    def _remember_sent(self, session_id: str, ids: frozenset[str] | set[str]) -> None:
+        with self._lock:
+            self._sent[session_id] = frozenset(ids)
+            self._sent.move_to_end(session_id)
+            while len(self._sent) > MAX_TRACKED_SESSIONS:
+                self._sent.popitem(last=False)

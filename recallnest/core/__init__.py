@@ -1,0 +1,1 @@
+"""Shared vocabulary: errors, models, config, paths, text. Imports nothing else from recallnest."""

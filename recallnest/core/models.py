@@ -1,0 +1,144 @@
+"""Plain frozen values that flow along the pipeline: Turn, ToolUse, Retraction, Capture,
+Memory, Hit. No I/O, no third-party imports; every other module may import this one.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import lru_cache
+from typing import Literal
+
+from recallnest.core.marker import CONTEXT_MARKER as CONTEXT_MARKER  # re-exported
+
+AGENTS: tuple[str, ...] = ("claude", "codex", "gemini")
+ROLES: tuple[str, ...] = ("user", "assistant")
+CATEGORIES: tuple[str, ...] = ("profile", "preferences", "entities", "events", "cases", "patterns")
+TIERS: tuple[str, ...] = ("core", "working", "peripheral")
+STATUSES: tuple[str, ...] = ("active", "superseded", "archived")
+GLOBAL_SCOPE = "global"
+
+
+# Namespace for deterministic ids (UUIDv5). Never change it: ids are persisted.
+ID_NAMESPACE = uuid.UUID("6f1d8a52-3c1b-5e7a-9b0e-7a5c0d2e4f11")
+
+Role = Literal["user", "assistant"]
+TurnKind = Literal["message", "summary"]
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One user or assistant message, normalised from any agent's transcript.
+
+    Identity is (agent, session_id, record_id): a later Turn with the same identity replaces
+    the earlier one (parsers emit the full merged text of split messages and upserts).
+    `kind="summary"` marks compaction summaries: session material, not user speech.
+    """
+
+    agent: str
+    session_id: str
+    role: Role
+    text: str
+    timestamp: datetime | None
+    path: str
+    record_id: str
+    offset: int
+    cwd: str | None = None
+    kind: TurnKind = "message"
+    model: str | None = None
+    git_branch: str | None = None
+    parent_session_id: str | None = None
+    project: str | None = None
+
+    @property
+    def id(self) -> str:
+        return turn_id(self.agent, self.session_id, self.record_id)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolUse:
+    """A tool call seen in a transcript: which files it touched and which command it ran."""
+
+    agent: str
+    session_id: str
+    name: str
+    timestamp: datetime | None
+    record_id: str
+    files: tuple[str, ...] = ()
+    command: str | None = None
+    cwd: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Retraction:
+    """Turns withdrawn by the agent (Gemini `$rewindTo`, Claude rewind branches)."""
+
+    agent: str
+    session_id: str
+    record_ids: tuple[str, ...]
+
+
+Event = Turn | ToolUse | Retraction
+
+
+@dataclass(frozen=True, slots=True)
+class Capture:
+    """A candidate durable memory produced by the capture heuristics from a turn."""
+
+    category: str
+    text: str
+    importance: float
+    confidence: float
+    rule: str
+    scope: str = GLOBAL_SCOPE
+    subject: str | None = None
+    evidence: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    """A durable memory row."""
+
+    id: str
+    scope: str
+    category: str
+    text: str
+    importance: float = 0.5
+    confidence: float = 1.0
+    tier: str = "working"
+    status: str = "active"
+    evidence: tuple[str, ...] = ()
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    last_accessed_at: datetime | None = None
+    access_count: int = 0
+    source: str = "manual"
+    rule: str | None = None
+    superseded_by: str | None = None
+    subject: str | None = None
+    pinned: bool = False
+    valid_until: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One search result: a memory or a turn, with its fused score and per-channel detail."""
+
+    kind: Literal["memory", "turn"]
+    id: str
+    text: str
+    score: float
+    channels: dict[str, tuple[int, float]] = field(default_factory=dict)
+    fields: dict[str, object] = field(default_factory=dict)
+
+
+@lru_cache(maxsize=65536)
+def turn_id(agent: str, session_id: str, record_id: str) -> str:
+    """Deterministic turn id: re-reading a transcript never makes a second row."""
+    return str(uuid.uuid5(ID_NAMESPACE, f"turn\x1f{agent}\x1f{session_id}\x1f{record_id}"))
+
+
+def memory_id(scope: str, canonical_text: str) -> str:
+    """Deterministic memory id: UUIDv5 of scope + canonical text."""
+    return str(uuid.uuid5(ID_NAMESPACE, f"memory\x1f{scope}\x1f{canonical_text}"))

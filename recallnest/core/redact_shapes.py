@@ -1,0 +1,101 @@
+"""Shape tests for secret values that carry no fixed vendor format: how random a token body
+is, whether a short prefix names a vendor or an identifier, and whether the line after a
+masked secret is the rest of it (a token wrapped by a terminal or an editor).
+
+Pure and standard library only, like `recallnest.core.redact`, which is the only caller.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+__all__ = ["continuation_end", "random_body", "vendor_prefix_ok", "wordy"]
+
+# Prefixes of identifiers that look like vendor tokens but are not secrets: API object ids
+# (Anthropic, OpenAI, Stripe), publishable keys, hash names (lockfiles, integrity), cloud
+# resource ids, and words that start snake_case names.
+_ID_PREFIX_WORDS = (
+    "msg toolu req cus pi ch evt sub acct price prod in txn file run asst thread call chatcmpl"
+    " org proj user batch ftjob pk phc sha sha1 sha224 sha256 sha384 sha512 md5 blake2b h1 css"
+    " jsx data i vol ami sg subnet vpc snap eni test tests spec fixture fix feat chore api app"
+    " v1 v2 id uuid ref refs tmp build dist main src lib node com io www http https img icon"
+)
+_ID_PREFIXES = frozenset(_ID_PREFIX_WORDS.split())
+_UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
+_HEX = frozenset("0123456789abcdefABCDEF")
+# A whole line that can be the second half of a wrapped token: no spaces, token characters.
+# (`=` only as base64 padding: `JWT_EXPIRES_IN=3600` on the next line is the next setting.)
+_CONSTANT_RE = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")  # LOG_LEVEL_2: a name
+_CONTINUATION_RE = re.compile(r"[ \t]*([A-Za-z0-9_\-+/]{8,400}={0,2})[ \t]*(?:\r?\n|$)")
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy of the characters of `value`, in bits per character."""
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values()) if n else 0.0
+
+
+def random_body(body: str) -> bool:
+    """A generated token body, not a word, identifier, version or hash name.
+
+    Base62 of both cases: entropy near its maximum for the length. One case plus digits
+    (hex, base32, upper-case ids): judged on its longest part between separators, which must
+    hold 32+ hex or 24+ other characters (`after_100k_before_fix` is words; shorter hex is
+    a commit or a build id). Always 2+ digits and 4+ letters: identifiers rarely have both.
+    """
+    compact = body.replace("_", "").replace("-", "").replace(".", "")
+    if wordy(compact):
+        return False
+    upper, lower = any(c.isupper() for c in compact), any(c.islower() for c in compact)
+    if upper and lower:
+        return _generated(compact, 16) and entropy(compact) >= _floor(len(compact))
+    part = max(_SEPARATORS.split(body), key=len)
+    if all(c in _HEX for c in part):
+        return _generated(part, 32) and entropy(part) >= 0.8 * 4
+    return _generated(part, 24) and entropy(part) >= min(_floor(len(part)), 0.8 * math.log2(36))
+
+
+_SEPARATORS = re.compile(r"[_\-.]")
+# A word inside a body: `Clause`, `license`, `before` (random base62 rarely has 4 letters of
+# one case in a row: about one in twelve positions starts one).
+_WORD_RE = re.compile(r"[A-Z]?[a-z]{3,}")
+
+
+def wordy(value: str) -> bool:
+    """Half or more of `value` is words: a name (`BSD-3-Clause-No-Nuclear-License-2014`)."""
+    return sum(len(w) for w in _WORD_RE.findall(value)) * 2 >= len(value)
+
+
+def _floor(n: int) -> float:
+    """80% of the most entropy n characters can show (capped at base64's 6 bits)."""
+    return 0.8 * math.log2(min(n, 64))
+
+
+def _generated(value: str, min_len: int) -> bool:
+    digits = sum(c.isdigit() for c in value)
+    letters = sum(c.isalpha() for c in value)
+    return len(value) >= min_len and digits >= 2 and letters >= 4 and not _UUID_RE.search(value)
+
+
+def vendor_prefix_ok(prefix: str) -> bool:
+    """A short vendor prefix (`ghp`, `glsa`, `dp.st.prd`), not the start of an identifier."""
+    return prefix.lower() not in _ID_PREFIXES
+
+
+def continuation_end(text: str, end: int) -> int | None:
+    """When the masked secret ending at `end` ends its line and the next line is one chunk of
+    token characters mixing letters and digits, the end of that chunk; otherwise None."""
+    if not text.startswith(("\n", "\r\n"), end):
+        return None
+    m = _CONTINUATION_RE.match(text, end + (2 if text[end] == "\r" else 1))
+    if m is None:
+        return None
+    chunk = m.group(1)
+    if wordy(chunk) or _CONSTANT_RE.match(chunk):
+        return None
+    has_digit = any(c.isdigit() for c in chunk)
+    has_alpha = any(c.isalpha() for c in chunk)
+    mixed_case = any(c.isupper() for c in chunk) and any(c.islower() for c in chunk)
+    return m.end(1) if has_digit and has_alpha and (mixed_case or len(chunk) >= 16) else None

@@ -1,0 +1,241 @@
+"""Value and name policy of the redactor: which values are placeholders, code, paths or words
+rather than secrets, how random a value must look, and how sure a secret-looking name must be
+about its value (see the policy in `recallnest.core.redact`'s docstring).
+
+Pure and standard library only, like `recallnest.core.redact`, its only caller.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from functools import lru_cache
+
+from recallnest.core.redact_shapes import wordy
+
+__all__ = [
+    "PLAIN_NAME_RE",
+    "PORT_RE",
+    "TYPE_NAME_RE",
+    "char_classes",
+    "has_sample_word",
+    "is_dummy_token",
+    "is_placeholder",
+    "is_stopword",
+    "key_profile",
+    "looks_random",
+    "plausible_value",
+    "value_ok",
+]
+
+
+# --- Value policy ------------------------------------------------------------------------------
+
+_PLACEHOLDER_RE = re.compile(
+    r"\[REDACTED:|^\$|^%\(|^![a-z_]{2,12}$|^%[A-Za-z_]\w*%$|^<.*>$|^\{.*\}$|^(.)\1*$"
+    r"|xxxx|\*\*\*|\.\.\.|…"
+    r"|^your|here$|^replace|^insert|^enter[-_ ]|^dummy|^sample|^redacted|^todo$|^tbd$"
+    r"|^change[-_ ]?me$|^(?:password|passwd|pass|pwd|secret|token|user|none|null|nil|undefined)$"
+    r"|%s|%\(\w+\)s|\{\w*\}"
+    # References to a secret manager, not the secret: vault:…, op://…, ref+awsssm://…, arn:…
+    r"|^(?:vault|op|ref\+\w+|ssm|secretsmanager|gcpsm|azkv|keyring|arn):",
+    re.IGNORECASE | re.ASCII,
+)
+# "my-client-secret", "super_secret_token", "challengePassword": words that describe a secret.
+_DESCRIPTIVE_RE = re.compile(r"^[a-z]+(?:[-_][a-z]+)*$|^[a-z]+(?:[A-Z][a-z]+)+$")
+# "types-auth0-python", "my.service.name": a slug of short words, not a generated value.
+_SLUG_RE = re.compile(r"^[a-z]+[0-9]{0,2}(?:[-_./][a-z]+[0-9]{0,2}){2,}$")
+# `password = split`, `last_pass = DEFAULT_LAST_PASS`, `_Key = DHPrivateKey`: a name in code.
+PLAIN_NAME_RE = re.compile(r"^[A-Za-z_]+$")
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_STOPWORDS = _words(
+    "true false yes no on off none null nil undefined required optional string str bytes int"
+    " number bool boolean any object env file prompt stdin hidden empty unset default must"
+    " should will is are the this that not and for with from was has have when if then see use"
+    " using set get enter type your my our their its field value same new old at in on of to be"
+    " can cannot please also only missing invalid incorrect wrong changed reset expired ok okay"
+    " done updated secretstr secretbytes sensitive text flag option options argument arg param"
+    " parameter switch or as which disabled enabled auto self"
+)
+_EXPRESSION_RE = re.compile(r"[()\[\]{}]|^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$", re.ASCII)
+_IDENTIFIER_RE = re.compile(r"^[a-z_][a-z0-9_]*$|^[a-z]+(?:[A-Z][a-z0-9]*)+$")
+TYPE_NAME_RE = re.compile(r"^[A-Z][a-z0-9]*(?:[A-Z][a-z0-9]*)+$")
+_SECRET_WORD_RE = re.compile(r"pass|pwd|secret|token|key|cred|auth", re.IGNORECASE)
+_PATH_RE = re.compile(r"^(?:~|\.{1,2})?/[\w.\-/]{0,256}$|^[A-Za-z]:[\\/]", re.ASCII)
+_KEYFILE_RE = re.compile(r"^[\w.\-]{1,64}\.(?:pem|key|crt|cer|p12|pfx|jks|json|ya?ml|txt|gpg|asc)$")
+PORT_RE = re.compile(r"^\d{1,5}(?::\d{1,5}){0,2}(?:/\w+)?$", re.ASCII)
+
+
+# Words that mark a sample wherever they sit in a value (`example-key`, `AKIAIOSFODNN7EXAMPLE`).
+_HINT_WORD_RE = re.compile(r"example|placeholder", re.IGNORECASE | re.ASCII)
+_MIN_RANDOM_REST = 20
+
+
+def is_placeholder(value: str) -> bool:
+    value = value.strip()
+    # (`pass:<pw>.` ends a sentence: the placeholder is `<pw>`.)
+    if _PLACEHOLDER_RE.search(value) or _PLACEHOLDER_RE.search(value.rstrip(".,;:!?")):
+        return True
+    if has_sample_word(value):
+        return True
+    return _DESCRIPTIVE_RE.match(value) is not None and _SECRET_WORD_RE.search(value) is not None
+
+
+def has_sample_word(value: str) -> bool:
+    """`example` or `placeholder` in the value, and the rest of it no generated token.
+
+    Trigger: the word inside a random-looking rest of 20+ characters (`…/bPxEXAMPLEKEY9`,
+    `Tq8zR3vNexample7Kp2…`). Why: a hint is read, not hidden in noise; around a generated
+    body it is a pasted value (a vendor sample someone edited, a key that happens to spell
+    it), and masking it costs nothing. `AKIAIOSFODNN7EXAMPLE` (13 characters left) and
+    `exampleClientSecretValue12345` (words) stay samples; AWS's published secret-key sample
+    (`wJalr…EXAMPLEKEY`, 33 random characters left) is masked: the price of this rule.
+    """
+    if _HINT_WORD_RE.search(value) is None:
+        return False
+    rest = _HINT_WORD_RE.sub("", value)
+    return len(rest) < _MIN_RANDOM_REST or wordy(rest) or not looks_random(rest)
+
+
+def is_stopword(value: str) -> bool:
+    return value.lower().rstrip(".,:!?") in _STOPWORDS
+
+
+def is_dummy_token(value: str) -> bool:
+    """A provider-shaped token that is really a sample (`ghp_xxxx…`, `…EXAMPLE`)."""
+    low = value.lower()
+    return has_sample_word(value) or "xxxx" in low or "[redacted" in low or len(set(low)) < 6
+
+
+def char_classes(value: str) -> tuple[bool, bool, bool]:
+    """(has digit, has upper case, has lower case)."""
+    return (
+        any(c.isdigit() for c in value),
+        any(c.isupper() for c in value),
+        any(c.islower() for c in value),
+    )
+
+
+def looks_random(value: str) -> bool:
+    """High-entropy enough to be a generated key rather than a word, name or number.
+
+    Letters-only values must be long and switch case often: `protocolVersion` switches once,
+    random base62 about every other letter.
+    """
+    if len(value) < 12 or len(set(value)) < 8 or any(c.isspace() for c in value):
+        return False
+    digit, upper, lower = char_classes(value)
+    if _SLUG_RE.match(value):
+        return False
+    if digit:
+        return upper or lower
+    switches = sum(a.isupper() != b.isupper() for a, b in itertools.pairwise(value))
+    return upper and lower and len(value) >= 24 and switches * 4 >= len(value)
+
+
+def _is_path_or_url(value: str) -> bool:
+    if "://" in value or _KEYFILE_RE.match(value):
+        return True
+    if not _PATH_RE.match(value):
+        return False
+    return not any(len(seg) >= 20 and looks_random(seg) for seg in value.split("/"))
+
+
+def _is_code_ref(value: str, key: str) -> bool:
+    """`password=db_password`, `token: apiKey`, `key = os.environ[...]`: a name, not a value."""
+    # Trigger: closing brackets glued to the value with no opening one inside it, as in
+    # `(DB_PASSWORD=hunter2-x)`. Why: they close the surrounding prose, not a call expression;
+    # but `(password: str)` is a parameter annotation, so a bare lowercase word stays code.
+    if not any(c in value for c in "([{") and value != value.rstrip(")]}"):
+        value = value.rstrip(")]}")
+        if value.isalpha() and value.islower():
+            return True
+    if value.lower() == key.lower() or _EXPRESSION_RE.search(value):
+        return True
+    # Trigger: a lower/snake/camelCase identifier. Why: only names that mention a secret are
+    # taken as references (`auth`, `db_password`), so `hunter_two` is still masked.
+    return _IDENTIFIER_RE.match(value) is not None and _SECRET_WORD_RE.search(value) is not None
+
+
+def plausible_value(value: str, *, bare: bool, key: str) -> bool:
+    """Not a placeholder, stop word, path, URL or code reference."""
+    return not (
+        is_placeholder(value)
+        or is_stopword(value)
+        or value.lstrip().startswith(("=", "-"))
+        or _is_path_or_url(value)
+        or (bare and _is_code_ref(value, key))
+    )
+
+
+def value_ok(value: str, strength: str, *, bare: bool, key: str) -> bool:
+    if not plausible_value(value, bare=bare, key=key):
+        return False
+    if strength == "strong":
+        return len(value.strip()) >= 4
+    if strength == "pass":
+        return len(value) >= 4 and not (value.isalpha() and value.islower())
+    if strength == "env":
+        return len(value) >= 8 and not value.isdigit()
+    return looks_random(value)
+
+
+# --- Secret-looking names ----------------------------------------------------------------------
+
+_NAME_PART_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_PASSWORD_PARTS = _words("password passwd pwd passphrase passcode")
+_STRONG_PARTS = _words("secret secrets credential credentials creds")
+_KEY_COMPOUNDS = _words("apikey accesskey secretkey authkey masterkey signingkey encryptionkey")
+_IGNORED_SUFFIXES = _words("value val b64 base64 raw hex base confirmation confirm plain data")
+# Trigger: a weak word (key/token) qualified by one of these. Why: `cache_key`, `public_key`,
+# `next_page_token`, `s3_object_key` name identifiers, not credentials.
+_NON_SECRET_QUALIFIERS = _words(
+    "public pub cache sort primary foreign partition idempotency lookup hash page next prev"
+    " pagination continuation cursor index max min sync row group shard routing dedup unique"
+    " composite registry i18n translation message field column table hot map dict item list"
+    " event metric log trace span cancellation cancel lock upload download object bucket file"
+    " blob path meta"
+)
+
+
+def _is_weak_part(part: str) -> bool:
+    return (
+        part in ("key", "token", "auth", "bearer")
+        or part.endswith("token")
+        or (part in _KEY_COMPOUNDS)
+    )
+
+
+@lru_cache(maxsize=4096)
+def key_profile(key: str) -> tuple[str, str] | None:
+    """(kind, strength) for a secret-looking name, None for any other name."""
+    parts = [p.lower() for p in _NAME_PART_RE.findall(key)]
+    while parts and (parts[-1].isdigit() or parts[-1] in _IGNORED_SUFFIXES):
+        parts.pop()
+    if not parts:
+        return None
+    # Trigger: `private_key_id` (a service-account file). Why: it names the private key that
+    # sits next to it; `key_id` alone (`aws_access_key_id`) is an identifier and is not.
+    if parts[-2:] == ["key", "id"] and "private" in parts:
+        return ("generic-secret", "strong")
+    last = parts[-1]
+    if last in _PASSWORD_PARTS or last.endswith(("password", "passwd")):
+        return ("password", "strong")
+    # Trigger: a name ending in "pass". Why: `db_pass` is a password but `last_pass`, `bypass`
+    # and "single pass:" are not, so the value itself must not be a plain word.
+    if last == "pass":
+        return ("password", "pass")
+    if last in _STRONG_PARTS or last.endswith("secret") or last == "privatekey":
+        return ("generic-secret", "strong")
+    if not _is_weak_part(last) or parts == ["key"]:
+        return None
+    if "private" in parts or "secret" in parts:
+        return ("generic-secret", "strong")
+    if any(p in _NON_SECRET_QUALIFIERS for p in parts[:-1]):
+        return None
+    return ("generic-secret", "weak")

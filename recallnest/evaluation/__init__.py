@@ -1,0 +1,1 @@
+"""Eval harnesses over the public API. Imports up to server."""

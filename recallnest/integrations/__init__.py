@@ -1,0 +1,1 @@
+"""Hook (stdlib fast path), harness adapters, install, MCP, doctor. Imports up to server."""

@@ -1,0 +1,1 @@
+"""Decay, consolidation, forgetting, retention, the scheduler. Imports core and layer 1."""

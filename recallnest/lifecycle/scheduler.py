@@ -1,0 +1,729 @@
+"""Lifecycle maintenance over one Engine, and the scheduler the daemon ticks.
+
+The daemon's ingest loop calls `Maintenance.tick(idle)` once per iteration (on the ingest
+thread, so maintenance never races capture for the same rows). Read counts are flushed every
+FLUSH_SECONDS; the other tasks run only after IDLE_SECONDS without new turns, each at most
+once per its interval:
+
+    expire       archive memories past valid_until                 every 10 min
+    retier       demote faded memories, promote reinforced ones    every hour
+    consolidate  merge duplicates, settle contradictions           every 15 min, if memories changed
+    retention    drop raw turns beyond the configured limits       every 6 h
+    prune_undo   forget undo entries older than UNDO_GRACE_DAYS    every hour
+    compact      rewrite the file when it exceeds 2x live data     every hour
+
+Every automatic change to memories (consolidate, expire, retier) stores the prior rows in the
+undo log first; `undo` restores them exactly within UNDO_GRACE_DAYS, unless the rows changed
+since (then only with `force`). Without a daemon (the CLI's local engine) the same methods run
+inline. A compaction asked for from another thread (a socket request) runs on the ingest
+thread, because the swap closes every cursor of the old connection.
+
+A task that fails (a StoreError such as DuckDB's "Cannot CHECKPOINT: there are other write
+transactions active") changes nothing and is tried again after RETRY_FIRST_SECONDS, doubling
+at each further failure up to its interval; until it succeeds, `health()` names it with its
+last error, when it failed and when it runs next (shown by `daemon status` and `doctor`).
+
+`op(name, args)` is the entry point of the daemon protocol's lifecycle operations.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from recallnest.capture.admission import keyword_tokens
+from recallnest.core.errors import NotFoundError, RecallnestError
+from recallnest.core.models import TIERS, Memory
+from recallnest.core.schemas import MemoryOut, dump
+from recallnest.lifecycle import retention as compaction
+from recallnest.lifecycle.consolidation import consolidate, record_undo
+from recallnest.lifecycle.decay import (
+    AccessTracker,
+    Clocks,
+    decay_score,
+    expired,
+    memory_from_json,
+    retier,
+)
+from recallnest.lifecycle.forgetting import Selector, forget, plan_forget
+
+if TYPE_CHECKING:
+    from recallnest.engine import Engine
+
+log = logging.getLogger(__name__)
+
+UNDO_GRACE_DAYS = 7
+IDLE_SECONDS = 30.0
+FLUSH_SECONDS = 60.0
+INTERVALS: dict[str, float] = {
+    "expire": 600.0,
+    "retier": 3600.0,
+    "consolidate": 900.0,
+    "retention": 6 * 3600.0,
+    "prune_undo": 3600.0,
+    "compact": 3600.0,
+}
+RETRY_FIRST_SECONDS = 30.0  # a failed task's first retry; doubles, up to the task's interval
+REQUEST_TIMEOUT_SECONDS = 600.0
+TOKEN_CACHE_MAX = 200_000
+UNDO_KINDS = ("consolidate", "expire", "retier")
+FIND_SORTS = ("updated", "created", "importance", "accessed", "decay")
+
+_Job = tuple[Callable[[], dict[str, Any]], threading.Event, list[Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class TaskFailure:
+    """A task's failures since it last succeeded: the last error, when, and the next try."""
+
+    error: str
+    failed_at: datetime
+    attempts: int
+    next_retry_at: datetime
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "error": self.error,
+            "failed_at": self.failed_at.isoformat(timespec="seconds"),
+            "attempts": self.attempts,
+            "next_retry_at": self.next_retry_at.isoformat(timespec="seconds"),
+        }
+
+
+class Maintenance:
+    """Lifecycle state of one engine: pending read counts, task times, queued requests."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        retention: compaction.RetentionPolicy | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.engine = engine
+        self.access = AccessTracker()
+        self.retention = retention or compaction.retention_policy(engine.settings)
+        self.compact_ratio = compaction.COMPACT_RATIO
+        self.compact_min_slack = compaction.COMPACT_MIN_SLACK_BYTES
+        self._monotonic = monotonic
+        self._last: dict[str, float] = {}
+        self.failures: dict[str, TaskFailure] = {}  # failing tasks, until they succeed again
+        self._busy_at = monotonic()
+        self._generation = -1  # memory generation consolidation last saw
+        self._settled: dict[str, str] = {}  # id -> text of memories consolidation compared
+        self._token_cache: dict[str, frozenset[str]] = {}
+        self._jobs: queue.Queue[_Job] = queue.Queue()
+        self._slices: list[tuple[str, Callable[[], object]]] = []  # the rest of a sliced task
+        self._own_writes = 0  # writes of the consolidation pass in progress
+        self.stop: threading.Event | None = None  # the daemon's; once set, no slice starts
+        self._tick_thread: int | None = None
+        self._lock = threading.Lock()  # one lifecycle task at a time
+
+    # ---- the scheduler ---------------------------------------------------------------------------
+
+    def note_request(self) -> None:
+        """A client asked something (a session-start hook, a search): the idle clock restarts,
+        so background work never competes with someone waiting for an answer (bench_resume:
+        a memory export or a maintenance slice running beside a hook cost it 100-170 ms)."""
+        self._busy_at = self._monotonic()
+
+    def quiet_for(self, seconds: float) -> bool:
+        """No new turn and no request for `seconds`."""
+        return self._monotonic() - self._busy_at >= seconds
+
+    def tick(self, idle: bool) -> list[str]:
+        """One scheduler step (the daemon's ingest loop, once per iteration). Returns the
+        tasks that ran. Task failures are logged, never raised: ingestion must go on."""
+        self._tick_thread = threading.get_ident()
+        ran = self._run_jobs()
+        now = self._monotonic()
+        if self._due("flush_access", FLUSH_SECONDS, now):
+            ran += self._attempt("flush_access", self.flush_access)
+        if not idle:
+            self._busy_at = now
+            return ran
+        if now - self._busy_at < IDLE_SECONDS or self._stopping():
+            return ran
+        # Trigger: a sliced task (retier, consolidate) has work left. Why: at 100k memories a
+        # whole run held the ingest thread for over a minute (no capture, `daemon stop` timed
+        # out). Outcome: one slice (a scope, or a scope and category) per tick, well under 1 s.
+        if self._slices:
+            name, part = self._slices.pop(0)
+            return ran + self._attempt(name, part)
+        tasks: dict[str, Callable[[], object]] = {
+            "expire": self.expire,
+            "retier": self._plan_retier,
+            "consolidate": self._plan_consolidation,
+            "retention": self.apply_retention,
+            "prune_undo": self.prune_undo,
+            "compact": lambda: self.compact(if_needed=True),
+        }
+        for name, task in tasks.items():
+            if self._slices or self._stopping():
+                break  # the slices run first, one a tick; the other tasks stay due
+            if self._due(name, INTERVALS[name], now):
+                ran += self._attempt(name, task)
+        return ran
+
+    def _stopping(self) -> bool:
+        return self.stop is not None and self.stop.is_set()
+
+    def _due(self, name: str, interval: float, now: float) -> bool:
+        last = self._last.get(name)
+        if last is not None and now - last < interval:
+            return False
+        self._last[name] = now
+        return True
+
+    def _attempt(self, name: str, task: Callable[[], object]) -> list[str]:
+        try:
+            task()
+        except RecallnestError as exc:
+            interval = INTERVALS.get(name, FLUSH_SECONDS)
+            delay = self.note_failure(name, exc, interval)
+            self._last[name] = self._monotonic() - interval + delay  # _due: after `delay`
+            return []
+        self.note_success(name)
+        return [name]
+
+    def note_success(self, name: str) -> None:
+        if self.failures.pop(name, None) is not None:
+            log.info("maintenance task %s succeeded again", name)
+
+    def note_failure(self, name: str, exc: Exception, interval: float) -> float:
+        """Trigger: a task raised (here, or a background task of the daemon: the memory
+        backup, a checkpoint). Why: a task that waits its whole interval (an hour for
+        compaction) after a transient failure, said only in the log, looks fine while it is
+        not. Outcome: the caller retries after the returned back-off, which doubles per
+        failure (capped at `interval`); health() reports the task until it succeeds."""
+        previous = self.failures.get(name)
+        attempts = previous.attempts + 1 if previous else 1
+        delay = min(RETRY_FIRST_SECONDS * float(2 ** (attempts - 1)), interval)
+        now = datetime.now(UTC)
+        retry_at = now + timedelta(seconds=delay)
+        self.failures[name] = TaskFailure(str(exc), now, attempts, retry_at)
+        log.warning(
+            "maintenance task %s failed (attempt %d, retrying in %.0f s): %s",
+            name,
+            attempts,
+            delay,
+            exc,
+        )
+        return delay
+
+    def health(self) -> dict[str, dict[str, Any]]:
+        """The failing tasks: {name: {error, failed_at, attempts, next_retry_at}}; {} if none."""
+        return {name: f.as_dict() for name, f in sorted(self.failures.items())}
+
+    def _run_jobs(self) -> list[str]:
+        ran: list[str] = []
+        while True:
+            try:
+                job, done, box = self._jobs.get_nowait()
+            except queue.Empty:
+                return ran
+            try:
+                box.append(job())
+            except RecallnestError as exc:
+                box.append(exc)
+            done.set()
+            ran.append("request")
+
+    def _on_tick_thread(self, job: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """Run `job` on the scheduler's thread when a daemon drives it, else here."""
+        if self._tick_thread is None or self._tick_thread == threading.get_ident():
+            return job()
+        done, box = threading.Event(), list[Any]()
+        self._jobs.put((job, done, box))
+        if not done.wait(REQUEST_TIMEOUT_SECONDS):
+            raise RecallnestError("the daemon did not get to the request in time; retry later")
+        result = box[0]
+        if isinstance(result, RecallnestError):
+            raise result
+        return dict(result)
+
+    def run_all(
+        self, now: datetime | None = None, retention: compaction.RetentionPolicy | None = None
+    ) -> dict[str, Any]:
+        """Every task once, now (the `maintain` command and the benchmark); `retention`
+        overrides the configured policy for this run."""
+        now = now or datetime.now(UTC)
+        return {
+            "access_flushed": self.flush_access(),
+            "expire": self.expire(now),
+            "retier": self.retier(now),
+            "consolidate": _brief(self.consolidate(now=now)),
+            "retention": self.apply_retention(now, retention),
+            "prune_undo": self.prune_undo(now),
+            "compact": self.compact(if_needed=True),
+        }
+
+    # ---- tasks -----------------------------------------------------------------------------------
+
+    def flush_access(self) -> int:
+        """Write the counted reads in one statement."""
+        pending = self.access.drain()
+        if not pending:
+            return 0
+        try:
+            return self.engine.store.bump_access(pending)
+        except RecallnestError:
+            self.access.restore(pending)
+            raise
+
+    def expire(self, now: datetime | None = None) -> dict[str, Any]:
+        now = now or datetime.now(UTC)
+        with self._lock:
+            before = self.engine.store.expired_memories(now)
+            return self._apply("expire", before, expired(before, now), now)
+
+    def clocks(self) -> Clocks:
+        store = self.engine.store
+        store.record_activity()
+        return Clocks(store.activity_days())
+
+    def retier(
+        self, now: datetime | None = None, scope: str | None = None, clocks: Clocks | None = None
+    ) -> dict[str, Any]:
+        now = now or datetime.now(UTC)
+        with self._lock:
+            clocks = clocks or self.clocks()
+            memories = self.engine.store.find_memories({"status": "active", "scope": scope})
+            after = retier(memories, now, clocks)
+            by_id = {m.id: m for m in memories}
+            return self._apply("retier", [by_id[m.id] for m in after], after, now)
+
+    def _apply(
+        self, kind: str, before: Sequence[Memory], after: Sequence[Memory], now: datetime
+    ) -> dict[str, Any]:
+        """Write automatic changes with their undo entry, unless the rows changed meanwhile."""
+        if not after:
+            return {"changed": 0, "undo_id": None}
+        store = self.engine.store
+        with store.write_locked():
+            current = {m.id: m for m in store.memories([m.id for m in before])}
+            if any(current.get(m.id) != m for m in before):
+                return {"changed": 0, "undo_id": None, "skipped": "rows changed; next run"}
+            stats = {kind: len(after)}
+            undo_id = record_undo(self.engine, kind, before, after, stats, now)
+            self.engine.apply_memories(after)
+            store.add_memory_events([(now, kind, m.id, None, undo_id) for m in after])
+        log.info("%s: %d memories changed (undo %d)", kind, len(after), undo_id)
+        return {"changed": len(after), "undo_id": undo_id}
+
+    def consolidate(
+        self,
+        scope: str | None = None,
+        dry_run: bool = False,
+        now: datetime | None = None,
+        incremental: bool = False,
+    ) -> dict[str, Any]:
+        """A full run (every pair; the CLI), or with `incremental` only the memories new or
+        changed since the last whole-store run against the others (the daemon)."""
+        with self._lock:
+            generation = self.engine.memory_generation
+            whole = scope is None and not dry_run  # only whole-store runs track what they saw
+            if whole and not incremental:
+                self._settled.clear()  # nothing counts as compared: every pair is examined
+            settled = self._settled if whole else None
+            report = consolidate(self.engine, scope, dry_run, now, settled, self._tokens)
+            if whole and "skipped" not in report:
+                # Its own write (one apply) moves the generation once: not a reason to re-run.
+                self._generation = generation + (report["undo_id"] is not None)
+            return report
+
+    def _plan_retier(self) -> None:
+        """Queue retier one scope a slice (memories decay by their own scope's clock)."""
+        now, clocks = datetime.now(UTC), self.clocks()
+        scopes = sorted({key[1] for key in self.engine.store.active_memory_keys()})
+        self._slices += [
+            ("retier", lambda s=s: self.retier(now, s, clocks))  # type: ignore[misc]
+            for s in scopes
+        ]
+
+    def _plan_consolidation(self) -> None:
+        """Queue an incremental consolidation pass, one scope and category a slice: only the
+        groups holding a memory new or changed since it was last compared (all of them after
+        a start), or a stale successor link. Pairs never cross a group, so the slices decide
+        what one whole run would."""
+        generation = self.engine.memory_generation
+        if generation == self._generation:
+            return
+        keys = self.engine.store.active_memory_keys()
+        active = {key[0] for key in keys}
+        for gone in [i for i in self._settled if i not in active]:
+            del self._settled[gone]
+        groups = sorted(
+            {(scope, category) for i, scope, category, text, linked in keys
+             if linked or self._settled.get(i) != text}
+        )  # fmt: skip
+        self._own_writes = 0
+        self._slices += [
+            ("consolidate", lambda g=g: self._consolidate_slice(*g))  # type: ignore[misc]
+            for g in groups
+        ]
+        self._slices.append(("consolidate", lambda: self._finish_pass(generation)))
+
+    def _consolidate_slice(self, scope: str, category: str) -> dict[str, Any]:
+        with self._lock:
+            report = consolidate(
+                self.engine, scope, False, None, self._settled, self._tokens, category
+            )
+        stats = report["stats"]
+        if report["undo_id"] is not None and any(
+            stats.get(k) for k in ("merged", "superseded", "relinked")
+        ):
+            self._own_writes += 1  # changed rows: one apply, one generation
+        return report
+
+    def _finish_pass(self, generation: int) -> None:
+        # Memories written meanwhile by anyone but this pass move the generation past this
+        # mark, so the next check runs another (incremental) pass.
+        self._generation = generation + self._own_writes
+
+    def _tokens(self, text: str) -> frozenset[str]:
+        """Keyword sets by text, kept across runs (tokenizing costs ~0.8 ms a memory)."""
+        found = self._token_cache.get(text)
+        if found is None:
+            if len(self._token_cache) >= TOKEN_CACHE_MAX:
+                self._token_cache.clear()
+            found = self._token_cache[text] = keyword_tokens(text)
+        return found
+
+    def apply_retention(
+        self, now: datetime | None = None, policy: compaction.RetentionPolicy | None = None
+    ) -> dict[str, int]:
+        with self._lock:
+            return compaction.apply_retention(
+                self.engine, policy or self.retention, now or datetime.now(UTC)
+            )
+
+    def prune_undo(self, now: datetime | None = None) -> int:
+        now = now or datetime.now(UTC)
+        return self.engine.store.prune_undo(now - timedelta(days=UNDO_GRACE_DAYS))
+
+    def compact(self, if_needed: bool = True) -> dict[str, Any]:
+        """Compact the file (only when it exceeds compact_ratio x live data, with
+        `if_needed`)."""
+
+        def job() -> dict[str, Any]:
+            report = compaction.size_report(self.engine.store)
+            if if_needed and not compaction.needs_compaction(
+                report, self.compact_ratio, self.compact_min_slack
+            ):
+                return {"compacted": False, "before": report}
+            return compaction.compact(self.engine)
+
+        return self._on_tick_thread(job)
+
+    # ---- undo ------------------------------------------------------------------------------------
+
+    def undo(
+        self,
+        undo_id: int | None = None,
+        kind: str | None = None,
+        force: bool = False,
+        now: datetime | None = None,
+    ) -> dict[str, Any]:
+        """Restore the rows an automatic change replaced: the newest pending entry of `kind`
+        (default: the last consolidation), or entry `undo_id`."""
+        now = now or datetime.now(UTC)
+        store = self.engine.store
+        kind = None if undo_id is not None else (kind or "consolidate")
+        entries = store.undo_entries(kind=kind, undo_id=undo_id)
+        if not entries:
+            what = f"entry {undo_id}" if undo_id is not None else f"{kind} to undo"
+            raise NotFoundError(f"no {what} (entries last {UNDO_GRACE_DAYS} days)")
+        entry = entries[0]
+        before = [memory_from_json(d) for d in json.loads(entry["before_rows"])]
+        after = [memory_from_json(d) for d in json.loads(entry["after_rows"])]
+        with self._lock, store.write_locked():
+            current = {m.id: m for m in store.memories([m.id for m in after])}
+            moved = [m.id for m in after if current.get(m.id) != m]
+            if moved and not force:
+                raise RecallnestError(
+                    f"{len(moved)} of its memories changed since ({', '.join(moved[:5])}); "
+                    "undo --force restores the prior rows anyway"
+                )
+            self.engine.apply_memories(before)
+            store.mark_undone(int(entry["id"]), now)
+        return {"undo_id": entry["id"], "kind": entry["kind"], "restored": len(before)}
+
+    def undo_list(self) -> list[dict[str, Any]]:
+        return [
+            {k: e[k] for k in ("id", "kind", "created_at", "summary")}
+            | {"memories": len(e["memory_ids"])}
+            for e in self.engine.store.undo_entries()
+        ]
+
+    # ---- conflicts -------------------------------------------------------------------------------
+
+    def conflicts(self, include_resolved: bool = False) -> list[dict[str, Any]]:
+        store = self.engine.store
+        found = store.conflicts(None if include_resolved else "open")
+        rows = {m.id: m for m in store.memories([c[k] for c in found for k in ("a_id", "b_id")])}
+        out = []
+        for c in found:
+            a, b = rows.get(c["a_id"]), rows.get(c["b_id"])
+            if c["status"] == "open" and not (a and b and a.status == b.status == "active"):
+                continue  # settled elsewhere (superseded, archived or forgotten)
+            out.append(
+                c
+                | {
+                    "a_text": a.text if a else None,
+                    "b_text": b.text if b else None,
+                    "a_status": a.status if a else None,
+                    "b_status": b.status if b else None,
+                }
+            )
+        return out
+
+    def resolve_conflict(
+        self, conflict_id: int, keep: str, now: datetime | None = None
+    ) -> dict[str, Any]:
+        """keep `older` (a), `newer` (b) or `both`; the other is superseded by the kept one."""
+        now = now or datetime.now(UTC)
+        store = self.engine.store
+        found = store.conflicts(None, conflict_id)
+        if not found:
+            raise NotFoundError(f"no conflict with id {conflict_id}")
+        c = found[0]
+        if keep not in ("older", "newer", "both"):
+            raise RecallnestError(f"keep must be older, newer or both, not {keep!r}")
+        if keep != "both":
+            kept, dropped = (c["a_id"], c["b_id"]) if keep == "older" else (c["b_id"], c["a_id"])
+            rows = store.memories([dropped])
+            if rows:
+                old = rows[0]
+                self.engine.apply_memories(
+                    [replace(old, status="superseded", superseded_by=kept, updated_at=now)]
+                )
+                store.add_memory_events([(now, "resolved", dropped, kept, None)])
+        store.resolve_conflict(conflict_id, keep, now)
+        return {"id": conflict_id, "kept": keep}
+
+    # ---- visibility ------------------------------------------------------------------------------
+
+    def find(
+        self,
+        filters: Mapping[str, object],
+        since: datetime | None = None,
+        until: datetime | None = None,
+        expired_only: bool = False,
+        sort: str = "updated",
+        limit: int = 50,
+        now: datetime | None = None,
+    ) -> list[dict[str, Any]]:
+        """Memories by scope/category/status/tier/pinned and creation time, sorted; each with
+        its current decay score."""
+        if sort not in FIND_SORTS:
+            raise RecallnestError(f"unknown sort {sort!r}; use {', '.join(FIND_SORTS)}")
+        now = now or datetime.now(UTC)
+        store = self.engine.store
+        by_sql = sort != "decay" and not expired_only
+        rows = store.find_memories(
+            filters, since, until, "updated" if sort == "decay" else sort, limit if by_sql else None
+        )
+        if expired_only:
+            rows = [m for m in rows if m.valid_until is not None and m.valid_until <= now]
+        clocks = Clocks(store.activity_days())
+        scored = [(m, decay_score(m, now, clocks.for_scope(m.scope))) for m in rows]
+        if sort == "decay":
+            scored.sort(key=lambda pair: (-pair[1], pair[0].id))
+        return [dump(MemoryOut.of(m)) | {"decay": round(s, 4)} for m, s in scored[:limit]]
+
+    def history(self, mem_id: str) -> dict[str, Any]:
+        """A memory with what it replaced (merges, superseded versions, transitively) and what
+        replaced it, plus the recorded lifecycle events."""
+        store = self.engine.store
+        memory = store.memories([self.engine.memory(mem_id)["id"]])[0]
+        successors: list[Memory] = []
+        seen = {memory.id}
+        nxt = memory.superseded_by
+        while nxt and nxt not in seen:
+            rows = store.memories([nxt])
+            if not rows:
+                break
+            successors.append(rows[0])
+            seen.add(nxt)
+            nxt = rows[0].superseded_by
+        predecessors: list[Memory] = []
+        frontier = [memory.id]
+        while frontier:
+            older = [m for m in store.superseded_by_any(frontier) if m.id not in seen]
+            seen.update(m.id for m in older)
+            predecessors += older
+            frontier = [m.id for m in older]
+        events = store.memory_events(sorted(seen))
+        return {
+            "memory": dump(MemoryOut.of(memory)),
+            "replaced_by": [dump(MemoryOut.of(m)) for m in successors],
+            "replaced": [dump(MemoryOut.of(m)) for m in predecessors],
+            "events": [e | {"at": e["at"].isoformat() if e["at"] else None} for e in events],
+        }
+
+    def set_flags(
+        self,
+        ids: Sequence[str],
+        pinned: bool | None = None,
+        tier: str | None = None,
+        valid_until: datetime | None = None,
+        clear_valid_until: bool = False,
+    ) -> dict[str, Any]:
+        """The user's own marks: pin, tier (core protects a memory), expiry."""
+        if tier is not None and tier not in TIERS:
+            raise RecallnestError(f"unknown tier {tier!r}; use {', '.join(TIERS)}")
+        found = [self.engine.memory(i)["id"] for i in ids]
+        rows = self.engine.store.memories(found)
+        changed = []
+        for m in rows:
+            new = m
+            if pinned is not None:
+                new = replace(new, pinned=pinned)
+            if tier is not None:
+                new = replace(new, tier=tier)
+            if valid_until is not None or clear_valid_until:
+                new = replace(new, valid_until=valid_until)
+            if new != m:
+                changed.append(new)
+        self.engine.apply_memories(changed)
+        return {"changed": [m.id for m in changed], "unchanged": len(rows) - len(changed)}
+
+    # ---- forgetting ------------------------------------------------------------------------------
+
+    def forget_plan(self, sel: Selector) -> dict[str, Any]:
+        return plan_forget(self.engine, sel).summary()
+
+    def forget(self, sel: Selector, purge: bool = False) -> dict[str, Any]:
+        # Not under self._lock: a purge waits for the ingest thread to compact, and that
+        # thread may itself be waiting for the lock in a task (a deadlock until the timeout).
+        return forget(self.engine, sel, purge)
+
+    # ---- the daemon protocol ---------------------------------------------------------------------
+
+    def op(self, name: str, a: Mapping[str, Any]) -> Any:
+        """Lifecycle operations of the daemon protocol (ops.py routes `name` here)."""
+        from recallnest.server.handlers import parse_time
+
+        if name == "consolidate":
+            return self.consolidate(a.get("scope"), bool(a.get("dry_run")))
+        if name == "conflicts.list":
+            return self.conflicts(bool(a.get("all")))
+        if name == "conflicts.resolve":
+            return self.resolve_conflict(int(a["id"]), str(a["keep"]))
+        if name == "undo":
+            undo_id = int(a["id"]) if a.get("id") is not None else None
+            return self.undo(undo_id, a.get("kind"), bool(a.get("force")))
+        if name == "undo.list":
+            return self.undo_list()
+        if name in ("forget.plan", "forget.run"):
+            sel = _selector(a, parse_time)
+            if sel.session_id == "current":
+                latest = self.engine.store.latest_session(a.get("cwd_project"))
+                if latest is None:
+                    raise NotFoundError("no session recorded for this project")
+                sel = replace(sel, session_id=latest)
+            return (
+                self.forget_plan(sel)
+                if name == "forget.plan"
+                else self.forget(sel, bool(a.get("purge")))
+            )
+        if name == "forget.log":
+            return self.engine.store.forget_log(int(a.get("limit", 50)))
+        if name == "memories.find":
+            filters = {k: a.get(k) for k in ("scope", "category", "tier", "pinned")}
+            filters["status"] = a.get("status", "active")
+            return self.find(
+                filters,
+                parse_time(a.get("newer_than")),
+                parse_time(a.get("older_than")),
+                bool(a.get("expired")),
+                str(a.get("sort") or "updated"),
+                int(a.get("limit", 50)),
+            )
+        if name == "memories.history":
+            return self.history(str(a["id"]))
+        if name == "memories.flags":
+            return self.set_flags(
+                [str(i) for i in a["ids"]],
+                a.get("pinned"),
+                a.get("tier"),
+                parse_future(a.get("valid_until")),
+                bool(a.get("clear_valid_until")),
+            )
+        if name == "compact":
+            return self.compact(bool(a.get("if_needed")))
+        if name == "lifecycle.size":
+            return compaction.size_report(self.engine.store)
+        if name == "maintain":
+            return self._maintain(a)
+        raise RecallnestError(f"unknown lifecycle operation {name!r}")
+
+    def _maintain(self, a: Mapping[str, Any]) -> dict[str, Any]:
+        days, turns = a.get("retention_days"), a.get("max_turns")
+        explicit = None
+        if days is not None or turns is not None:
+            explicit = compaction.RetentionPolicy(
+                int(days) if days is not None else self.retention.max_age_days,
+                int(turns) if turns is not None else self.retention.max_turns,
+            )
+        return self.run_all(retention=explicit)
+
+
+OPS = (
+    "consolidate",
+    "conflicts.list",
+    "conflicts.resolve",
+    "undo",
+    "undo.list",
+    "forget.plan",
+    "forget.run",
+    "forget.log",
+    "memories.find",
+    "memories.history",
+    "memories.flags",
+    "compact",
+    "lifecycle.size",
+    "maintain",
+)
+
+
+def parse_future(value: str | None, now: datetime | None = None) -> datetime | None:
+    """An expiry: ISO date/time, or a duration from now like `7d`, `+12h`, `2w`."""
+    if not value:
+        return None
+    from recallnest.server.handlers import parse_time
+
+    now = now or datetime.now(UTC)
+    relative = value.lstrip("+")
+    if relative[-1:] in ("m", "h", "d", "w") and relative[:-1].isdigit():
+        past = parse_time(relative, now)
+        assert past is not None
+        return now + (now - past)
+    return parse_time(value, now)
+
+
+def _selector(
+    a: Mapping[str, Any], parse_time: Callable[[str | None], datetime | None]
+) -> Selector:
+    return Selector(
+        ids=tuple(str(i) for i in a.get("ids") or ()),
+        query=a.get("query"),
+        project=a.get("project"),
+        session_id=a.get("session_id"),
+        since=parse_time(a.get("since")),
+        until=parse_time(a.get("until")),
+        with_turns=bool(a.get("with_turns")),
+    )
+
+
+def _brief(report: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in report.items() if k != "changes"} | {
+        "changes": len(report.get("changes", ()))
+    }

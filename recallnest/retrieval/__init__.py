@@ -1,0 +1,1 @@
+"""Search index, query understanding, ranking, embedders. Imports core and store.types."""

@@ -1,0 +1,205 @@
+"""Starting, stopping and asking the daemon, and backfill (through the daemon when it runs,
+else in this process)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from recallnest.core.config import Settings
+from recallnest.core.errors import DaemonError
+from recallnest.core.paths import ensure_home, log_dir, socket_path
+from recallnest.server import protocol
+from recallnest.server.pidfile import daemon_pid, lock_held, read_pid, remove_stale
+
+START_TIMEOUT_SECONDS = 60.0
+STOP_TIMEOUT_SECONDS = 30.0
+
+
+def _ask(settings: Settings, op: str, args: dict[str, Any], timeout: float) -> Any:
+    return protocol.request(str(socket_path(settings.home)), op, args, timeout)
+
+
+def status(settings: Settings) -> dict[str, Any]:
+    try:
+        info = _ask(settings, "daemon.status", {}, 2.0)
+    except protocol.ProtocolError as exc:
+        named = read_pid(settings.home)  # what the file says; daemon_pid verifies it
+        alive = named is not None and _alive(named)
+        return {
+            "running": False,
+            "pid": daemon_pid(settings.home) if alive else None,
+            "stale_pid": named if named is not None and not alive else None,
+            "detail": _not_answering(named, alive),
+            "error": str(exc),
+        }
+    return {"running": True, **info}
+
+
+def _answering_pid(settings: Settings) -> int | None:
+    """The PID the daemon of this home reports over its socket, or None."""
+    try:
+        return int(_ask(settings, "daemon.status", {}, 2.0)["pid"])
+    except (protocol.ProtocolError, KeyError, TypeError, ValueError):
+        return None
+
+
+def _not_answering(pid: int | None, alive: bool) -> str:
+    """What a pid file without an answering socket means, truthfully."""
+    if pid is None:
+        return "not running"
+    if not alive:
+        return f"not running (daemon.pid is stale: PID {pid} has exited)"
+    return (
+        f"PID {pid} from daemon.pid is alive but does not answer on the socket (a stuck "
+        "daemon, or a stale daemon.pid whose PID now belongs to another process)"
+    )
+
+
+def start(settings: Settings, polling: bool = False) -> str:
+    """Start the daemon unless one runs. Of concurrent starts only the one whose process won
+    the lock says "started"; the others say "already running" with the winner's PID."""
+    current = status(settings)
+    if current["running"]:
+        return f"already running (PID {current['pid']})"
+    home = ensure_home(settings.home)
+    log_dir(home).mkdir(mode=0o700, exist_ok=True)
+    out = (log_dir(home) / "daemon.out").open("ab")
+    cmd = [sys.executable, "-m", "recallnest", "--home", str(home), "daemon", "run"]
+    proc = subprocess.Popen(
+        cmd + (["--polling"] if polling else []),
+        stdin=subprocess.DEVNULL,
+        stdout=out,
+        stderr=out,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + START_TIMEOUT_SECONDS
+    while time.monotonic() < deadline:
+        pid = _answering_pid(settings)
+        if pid is not None:
+            if pid == proc.pid:
+                return f"started (PID {pid})"
+            proc.wait(STOP_TIMEOUT_SECONDS)  # ours lost the lock: it exits by itself
+            return f"already running (PID {pid})"
+        if proc.poll() is not None and not lock_held(home):
+            raise DaemonError(
+                f"the daemon exited with code {proc.returncode}: "
+                f"{_tail(log_dir(home) / 'daemon.out')}"
+            )
+        time.sleep(0.1)
+    raise DaemonError(
+        f"the daemon did not answer within {START_TIMEOUT_SECONDS:.0f}s; "
+        f"see {log_dir(home) / 'daemon.log'}"
+    )
+
+
+def stop(settings: Settings) -> str:
+    """SIGTERM to the daemon of this home, and only to it: the PID must be the one its socket
+    reports, or one that holds the lock and runs `recallnest daemon run` (pidfile.py). A stale
+    pid file is removed, and the process it names is left alone."""
+    pid = _answering_pid(settings) or daemon_pid(settings.home)
+    if pid is None or not _alive(pid):
+        stale = remove_stale(settings.home)
+        return "not running" + (f" (removed a stale pid file naming PID {stale})" if stale else "")
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_TIMEOUT_SECONDS
+    while time.monotonic() < deadline:
+        if not _alive(pid):
+            return f"stopped (PID {pid})"
+        time.sleep(0.05)
+    raise DaemonError(f"PID {pid} did not stop within {STOP_TIMEOUT_SECONDS:.0f}s")
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` runs. A zombie (exited, not yet reaped by its parent) counts as gone."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True  # no procfs (macOS): kill(0) succeeded, so it runs
+    return state != "Z"
+
+
+def _tail(path: Path, lines: int = 5) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    return " | ".join(text.strip().splitlines()[-lines:])
+
+
+def backfill(
+    settings: Settings,
+    agent: str | None,
+    roots: list[str],
+    since: str | None,
+    on_file: Callable[[int, int], None] | None = None,
+    on_capture: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Ingest existing transcripts; the daemon does it if it runs (it owns the database).
+    `on_file(done, total)` follows the files read, `on_capture(done, total)` the turns whose
+    queued capture is done (large backfills, see Engine.capture_queued)."""
+    from recallnest.server.handlers import parse_time
+
+    since_dt = parse_time(since)
+    since_ts = since_dt.timestamp() if since_dt else None
+    if status(settings)["running"]:
+        args = {"agent": agent, "roots": roots, "since": since_ts}
+        return {"via": "daemon", **_ask(settings, "ingest", args, 3600.0)}
+    return {
+        "via": "local",
+        **_backfill_local(settings, agent, roots, since_ts, on_file, on_capture),
+    }
+
+
+def _backfill_local(
+    settings: Settings,
+    agent: str | None,
+    roots: list[str],
+    since: float | None,
+    on_file: Callable[[int, int], None] | None,
+    on_capture: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    from recallnest.engine import Engine
+    from recallnest.ingest.pipeline import Collector, FileReport, ingest_file, transcript_files
+    from recallnest.server.daemon import watched_roots
+
+    started = time.perf_counter()
+    engine = Engine.open(settings)
+    try:
+        paths = [Path(r) for r in roots] or watched_roots(settings)
+        sources = list(transcript_files(paths, since, agent))
+        report = FileReport()
+        collect = Collector(engine.ingest_batch)
+        gemini_home = str(settings.gemini_dir.parent)
+        cursors = engine.store.cursors()
+        memories_before = engine.store.counts()["memories"]
+        for n, source in enumerate(sources, 1):
+            source = source.__class__(source.path, source.agent, gemini_home)
+            known = cursors.get(source.path)
+            report.add(ingest_file(source, known, collect, stored=engine.store.turn_ids_of_path))
+            if on_file:
+                on_file(n, len(sources))
+        collect.flush()
+        stored = time.perf_counter()
+        engine.drain_capture(on_capture)
+        report.new_turns = collect.new_turns
+        report.memories = engine.store.counts()["memories"] - memories_before
+        return {
+            **report.as_dict(),
+            "store_seconds": round(stored - started, 3),
+            "capture_seconds": round(time.perf_counter() - stored, 3),
+        }
+    finally:
+        engine.close()

@@ -1,0 +1,255 @@
+"""Recovering from a damaged database, and the memory backup that makes it possible.
+
+`recallnest repair` moves the database file (and its WAL) aside as
+`recallnest.duckdb.damaged-<UTC time>`, creates a fresh one, re-ingests every transcript under
+the watched roots (cursors start from zero; turn ids are deterministic, so nothing is counted
+twice) and restores the memories, from the first of:
+  1. `--from-export FILE` (a `recallnest export` file),
+  2. the damaged file itself, when its memories table still reads back whole,
+  3. the daemon's backup `<home>/backups/memories-latest.jsonl` (`write_backup`: at most
+     hourly, and when the daemon stops),
+then the memory journal (journal.py) is replayed over 2 or 3: every memory write since that
+backup, so memories come back up to the last write and forgotten ones stay forgotten.
+Memories restored that way keep their ids, and the exported state wins over what re-ingestion
+captured again. The damaged file is kept, never modified.
+
+The daemon must not run: it owns the database. Repair holds the daemon's pid lock while it
+works, so a service manager cannot start one half-way through.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from recallnest.core.config import Settings
+from recallnest.core.errors import DaemonError, RecallnestError, StoreError, StoreLockedError
+from recallnest.core.paths import db_path, ensure_home
+from recallnest.store.journal import Journal, replay
+
+if TYPE_CHECKING:
+    from recallnest.engine import Engine
+
+BACKUP_DIR_NAME = "backups"
+LATEST_BACKUP_NAME = "memories-latest.jsonl"
+DAMAGED_INFIX = ".damaged-"
+
+
+# ---- the memory backup --------------------------------------------------------------------
+
+
+def backup_path(home: Path) -> Path:
+    """Where the daemon keeps its latest export of every memory."""
+    return home / BACKUP_DIR_NAME / LATEST_BACKUP_NAME
+
+
+def export_text(records: list[dict[str, Any]]) -> str:
+    """Records in the `recallnest export` format: one sorted-keys JSON object per line."""
+    return "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in records)
+
+
+def write_backup(engine: Engine, home: Path) -> bool:
+    """Write every memory to backup_path(home), atomically and owner-only, then compact the
+    journal it covers (under the writer lock: no write falls between the two). Returns False
+    when the file already holds exactly that (or there is nothing to back up yet)."""
+    with engine.store.write_locked():
+        records = engine.export()
+        written = _write_export(backup_path(home), export_text(records).encode("utf-8"))
+        engine.journal.compact(str(r["id"]) for r in records)
+    return written
+
+
+def _write_export(path: Path, data: bytes) -> bool:
+    try:
+        if path.read_bytes() == data:
+            return False
+    except FileNotFoundError:
+        if not data:
+            return False
+    path.parent.mkdir(mode=0o700, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)  # a crash leaves the previous backup whole, never half a file
+    return True
+
+
+def read_export(path: Path) -> list[dict[str, Any]]:
+    """The records of an export file; RecallnestError naming the first bad line."""
+    records = []
+    try:
+        with path.open(encoding="utf-8") as fh:
+            for n, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except ValueError as exc:
+                    raise RecallnestError(f"{path}:{n}: not JSON ({exc})") from exc
+                if not isinstance(record, dict):
+                    raise RecallnestError(f"{path}:{n}: not a JSON object")
+                records.append(record)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RecallnestError(f"cannot read {path}: {exc}") from exc
+    return records
+
+
+# ---- health ---------------------------------------------------------------------------------
+
+
+def check_database(path: Path) -> str | None:
+    """None when the database at `path` opens and every table reads back whole (DuckDB
+    verifies each block's checksum as it reads it); otherwise what failed, in one line.
+    Raises StoreLockedError when another process holds the file."""
+    from recallnest.server.audit import iter_rows
+    from recallnest.store._store import Store
+
+    try:
+        store = Store(path, read_only=True)
+    except StoreLockedError:
+        raise
+    except StoreError as exc:
+        return str(exc)
+    try:
+        store.counts()
+        store.cursors()
+        store.index_rows()
+        store.postings()
+        store.list_memories(status=None)
+        for _ in iter_rows(store):
+            pass
+    # A health probe: whatever a damaged file raises is the answer. Store methods raise
+    # StoreError, but iter_rows runs audit's own SQL, whose duckdb errors arrive unwrapped.
+    except Exception as exc:
+        return _one_line(exc)
+    finally:
+        store.close()
+    return None
+
+
+def _one_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+# ---- repair ---------------------------------------------------------------------------------
+
+
+def repair(
+    settings: Settings,
+    from_export: Path | None = None,
+    force: bool = False,
+    on_file: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Rebuild the database when it is damaged (or always, with `force`). See the module
+    docstring for what is restored from where."""
+    from recallnest.server.client import daemon_answers
+    from recallnest.server.pidfile import pid_lock
+
+    home = ensure_home(settings.home)
+    if daemon_answers(settings):
+        raise DaemonError("stop the daemon first (`recallnest daemon stop`): it holds the database")
+    records = read_export(from_export) if from_export else None
+    with pid_lock(home):
+        db = db_path(home)
+        problem = check_database(db) if db.exists() else "no database file"
+        if problem is None and not force:
+            return {
+                "repaired": False,
+                "detail": f"{db} reads back whole: nothing to repair (--force rebuilds anyway)",
+            }
+        moved = _move_aside(db)
+        source = f"export {from_export}" if from_export else None
+        if records is None and moved is not None:
+            records, source = _salvage(moved)
+        if records is None and backup_path(home).exists():
+            records, source = read_export(backup_path(home)), f"backup {backup_path(home)}"
+        forgotten: set[str] = set()
+        entries = Journal(home).entries() if from_export is None else []
+        if entries:
+            records, forgotten = replay(records or [], entries)
+            source = f"{source or 'nothing'} + journal ({len(entries)} writes)"
+        summary = _rebuild(settings, records or [], forgotten, on_file)
+    return {
+        "repaired": True,
+        "problem": problem or "rebuild forced",
+        "moved_to": str(moved) if moved else None,
+        "memories_from": source if records is not None else None,
+        **summary,
+    }
+
+
+def _move_aside(db: Path) -> Path | None:
+    """Rename the database and its WAL to `<name>.damaged-<UTC time>[.wal]`; None if there
+    was no database file. The WAL must go too (even alone): DuckDB would replay it into the
+    fresh database."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    target = db.with_name(f"{db.name}{DAMAGED_INFIX}{stamp}")
+    n = 1
+    while target.exists():
+        n += 1
+        target = db.with_name(f"{db.name}{DAMAGED_INFIX}{stamp}-{n}")
+    wal = db.with_name(db.name + ".wal")
+    if wal.exists():
+        os.replace(wal, target.with_name(target.name + ".wal"))
+    if not db.exists():
+        return None
+    os.replace(db, target)
+    return target
+
+
+def _salvage(damaged: Path) -> tuple[list[dict[str, Any]] | None, str | None]:
+    """Every memory of the damaged file, if its memories table still reads back whole."""
+    from recallnest.core.schemas import MemoryOut, dump
+    from recallnest.store._store import Store
+
+    try:
+        store = Store(damaged, read_only=True)
+    except StoreError:
+        return None, None
+    try:
+        memories = store.list_memories(status=None)
+    except RecallnestError:  # a damaged block: fall back to the backup
+        return None, None
+    finally:
+        store.close()
+    return [dump(MemoryOut.of(m)) for m in memories], f"salvaged from {damaged}"
+
+
+def _rebuild(
+    settings: Settings,
+    records: list[dict[str, Any]],
+    forgotten: set[str],
+    on_file: Callable[[int, int], None] | None,
+) -> dict[str, Any]:
+    """Re-ingest the watched roots into a fresh database, then import `records` (last, so
+    the exported state of a memory wins over what capture found again), drop the forgotten
+    memories capture found again, and write a fresh backup."""
+    from recallnest.engine import Engine
+    from recallnest.server.control import backfill
+    from recallnest.store._store import Batch
+
+    report = backfill(settings, None, [], None, on_file)
+    engine = Engine.open(settings)
+    try:
+        imported = engine.import_memories(records) if records else {"imported": 0}
+        again = [m.id for m in engine.store.memories(sorted(forgotten))]
+        if again:
+            engine.apply(Batch(deleted_memory_ids=again))
+        write_backup(engine, settings.home)
+    finally:
+        engine.close()
+    return {
+        "files": report["files"],
+        "turns": report["new_turns"],
+        "captured_memories": report["memories"],
+        "memories_restored": imported["imported"],
+        "errors": report["errors"],
+    }

@@ -1,0 +1,1 @@
+"""DuckDB: schema, migrations and every SQL statement. Imports core only."""
