@@ -1,9 +1,9 @@
 """RecallNest: local, zero-LLM memory for coding agents.
 
-Kept import-light on purpose: `recallnest.integrations.hook` runs in a fresh process at every agent
-session
-start, and importing this package must not pull in duckdb, numpy or click. The public API is
-re-exported lazily.
+Kept import-light on purpose: `recallnest.integrations.hook` runs in a fresh process at every
+agent session start, and importing this package must not pull in duckdb, numpy or click. The
+public API is re-exported lazily; the layout and the dependency rule are in
+docs/ARCHITECTURE.md.
 """
 
 from __future__ import annotations

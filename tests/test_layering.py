@@ -218,3 +218,159 @@ def test_importing_the_package_loads_no_heavy_module() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
     )
     assert result.stdout.strip() == "[]", result.stderr
+
+
+# ---- layers and cycles (issue 19) -------------------------------------------------------------
+
+# Each package's layer: a module may import only from lower layers, or inside its own package.
+# The data flow, transcript -> parse -> redact -> capture -> admit -> store -> index ->
+# search / resume -> hook, runs down this table (docs/ARCHITECTURE.md draws it).
+LAYER = {
+    "core": 0,
+    "ingest": 1,
+    "capture": 1,
+    "store": 1,
+    "retrieval": 1,
+    "continuity": 2,
+    "lifecycle": 2,
+    "engine": 3,
+    "server": 4,
+    "integrations": 5,
+    "evaluation": 5,
+    "cli": 6,
+    "__main__": 7,
+}
+# The one sideways edge inside layer 1: the store's plain types (no duckdb) are shared vocabulary.
+SHARED_TYPES = "recallnest.store.types"
+
+
+def package_of(module: str) -> str:
+    """'recallnest.capture.admission' -> 'capture'; the root package has no layer ('')."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+@cache
+def edges_of(module: str) -> frozenset[str]:
+    """recallnest modules `module` imports anywhere (module level, in functions and under
+    TYPE_CHECKING), each edge to the module that defines the name. The implicit edge to a
+    package's __init__ (importing `a.b` runs `a`) is left out: every __init__ but cli's and
+    harness's holds only a docstring."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if top(a.name) == "recallnest")
+        elif isinstance(node, ast.ImportFrom):
+            names = _resolve_from(module, node)
+            source, submodules = names[0], names[1:]
+            if top(source) != "recallnest":
+                continue
+            found.update(submodules)
+            if len(submodules) < len(node.names):  # some names are attributes of `source`
+                found.add(source)
+    found.discard(module)
+    return frozenset(m for m in found if m in MODULES)
+
+
+def layer_violations(extra: dict[str, set[str]] | None = None) -> list[str]:
+    edges = {m: set(edges_of(m)) | (extra or {}).get(m, set()) for m in MODULES}
+    bad = []
+    for src, targets in sorted(edges.items()):
+        s = package_of(src)
+        for dst in sorted(targets):
+            d = package_of(dst)
+            if d == s or d == "":
+                continue
+            if s == "" or LAYER[d] < LAYER[s]:
+                continue
+            if LAYER[s] == LAYER[d] == 1 and dst == SHARED_TYPES and s in ("ingest", "retrieval"):
+                continue
+            bad.append(f"{src} -> {dst} (layer {LAYER[s]} -> {LAYER[d]})")
+    return bad
+
+
+def import_cycles(extra: dict[str, set[str]] | None = None) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan, iterative)."""
+    graph = {m: set(edges_of(m)) | (extra or {}).get(m, set()) for m in MODULES}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    cycles.append(sorted(component))
+    return cycles
+
+
+def test_every_package_has_a_layer() -> None:
+    packages = {package_of(m) for m in MODULES} - {""}
+    assert packages == set(LAYER)
+
+
+def test_dependencies_run_one_way() -> None:
+    assert layer_violations() == []
+
+
+def test_there_is_no_import_cycle() -> None:
+    assert import_cycles() == []
+
+
+def test_a_back_edge_is_caught() -> None:
+    # core must never reach up into the composition root; the checker must say so.
+    back = {"recallnest.core.text": {"recallnest.engine"}}
+    found = layer_violations(back)
+    assert "recallnest.core.text -> recallnest.engine (layer 0 -> 3)" in found
+    assert len(found) == len(layer_violations()) + 1
+    loop = {
+        "recallnest.core.errors": {"recallnest.core.text"},
+        "recallnest.core.text": {"recallnest.core.errors"},
+    }
+    assert ["recallnest.core.errors", "recallnest.core.text"] in import_cycles(loop)
+
+
+def test_layer_one_sees_only_core_and_the_store_types() -> None:
+    for module in MODULES:
+        if LAYER.get(package_of(module)) != 1:
+            continue
+        for dst in edges_of(module):
+            if package_of(dst) not in ("core", package_of(module)):
+                assert dst == SHARED_TYPES, f"{module} imports {dst}"
+
+
+def test_package_docstrings_say_what_lives_there() -> None:
+    for package in LAYER:
+        if package in ("engine", "__main__"):
+            continue
+        doc = ast.get_docstring(ast.parse((PACKAGE / package / "__init__.py").read_text()))
+        assert doc and "import" in doc.lower(), f"recallnest.{package} needs its docstring"
