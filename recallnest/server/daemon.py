@@ -43,9 +43,9 @@ from recallnest.engine import Engine
 from recallnest.ingest.pipeline import Collector, FileReport, Source, ingest_file, transcript_files
 from recallnest.ingest.transcripts import detect
 from recallnest.server import protocol
+from recallnest.server.backup import backup_path, write_backup
 from recallnest.server.handlers import OPS, dispatch
 from recallnest.server.pidfile import pid_lock
-from recallnest.server.repair import backup_path, write_backup
 from recallnest.server.snapshot_refresh import SnapshotKeeper
 
 log = logging.getLogger(__name__)
@@ -64,17 +64,6 @@ RETRY_SECONDS = 1.0  # back-off after a failed ingest pass; doubles up to RETRY_
 RETRY_MAX_SECONDS = 30.0
 BACKUP_INTERVAL_SECONDS = 3600.0  # the memory export is rewritten at most this often
 BACKUP_QUIET_SECONDS = 5.0  # ... and only after this long without a new turn or a request
-
-
-def watched_roots(settings: Settings) -> list[Path]:
-    """The transcript folders of the three agents plus configured extra roots."""
-    return [
-        settings.claude_dir / "projects",
-        settings.codex_dir / "sessions",
-        settings.codex_dir / "archived_sessions",
-        settings.gemini_dir / "tmp",
-        *(Path(r).expanduser() for r in settings.extra_roots),
-    ]
 
 
 class _Enqueue(FileSystemEventHandler):
@@ -168,7 +157,7 @@ class Daemon:
     # ---- watching ---------------------------------------------------------------------------
 
     def _schedule_roots(self) -> None:
-        for root in watched_roots(self.settings):
+        for root in self.settings.watched_roots():
             if root in self.scheduled or not root.is_dir():
                 continue
             self.observer.schedule(_Enqueue(self.paths), str(root), recursive=True)
@@ -464,7 +453,7 @@ class Daemon:
         return read | store.counts() | {"capture_queued": store.queued_capture_count()}
 
     def _ingest_request(self, args: dict[str, Any]) -> dict[str, Any]:
-        roots = [Path(r) for r in args.get("roots") or []] or watched_roots(self.settings)
+        roots = [Path(r) for r in args.get("roots") or []] or self.settings.watched_roots()
         started = time.perf_counter()
         report = FileReport()
         collect = Collector(self.engine.ingest_batch)
