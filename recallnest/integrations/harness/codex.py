@@ -11,7 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from recallnest.integrations.harness import Adapter, HookEvent, envelope, fit_lines, parse_payload
+from recallnest.integrations.harness._base import (
+    Adapter,
+    HookEvent,
+    envelope,
+    fit_lines,
+    parse_payload,
+)
 
 NAME = "codex"
 EMPTY = ""
