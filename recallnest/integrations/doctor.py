@@ -163,7 +163,7 @@ def _resume(settings: Settings) -> tuple[bool, str]:
 
 
 def _install_context(settings: Settings, env: Mapping[str, str]) -> Any:
-    from recallnest.integrations.install import InstallContext
+    from recallnest.integrations.install_types import InstallContext
 
     return InstallContext(
         home=Path.home(),
