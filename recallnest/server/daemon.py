@@ -39,7 +39,7 @@ from recallnest.core import redact
 from recallnest.core.config import Settings
 from recallnest.core.errors import RecallnestError, StoreError
 from recallnest.core.paths import ensure_home, log_dir, socket_path
-from recallnest.engine import Engine
+from recallnest.engine import EMBED_BATCH, Engine
 from recallnest.ingest.pipeline import Collector, FileReport, Source, ingest_file, transcript_files
 from recallnest.ingest.transcripts import detect
 from recallnest.server import protocol
@@ -53,7 +53,6 @@ log = logging.getLogger(__name__)
 DEBOUNCE_SECONDS = 0.05
 ROOT_RESCAN_SECONDS = 5.0
 EMBED_IDLE_SECONDS = 1.0
-EMBED_BATCH = 16
 EMBED_NICENESS = 15
 # Checkpoints built per ingest pass at most this long (then new lines are read first).
 CHECKPOINT_BUDGET_SECONDS = 0.25
