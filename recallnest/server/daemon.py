@@ -568,14 +568,21 @@ def setup_logging(home: Path, verbose: bool = False) -> None:
 
 
 def run(settings: Settings, polling: bool = False) -> int:
-    """Run in the foreground until SIGTERM/SIGINT. Returns the exit code."""
+    """Run in the foreground until SIGTERM/SIGINT/SIGHUP. Returns the exit code: 130 after
+    SIGINT (Ctrl-C, the shell's 128 + 2), 0 after SIGTERM or SIGHUP (a requested stop)."""
     home = ensure_home(settings.home)
+    received: list[int] = []
     with pid_lock(home):
         setup_logging(home)
         daemon = Daemon(settings, Engine.open(settings), polling or settings.polling)
         stop = threading.Event()
+
+        def on_signal(sig: int, _frame: object) -> None:
+            received.append(sig)
+            stop.set()
+
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-            signal.signal(sig, lambda *_: stop.set())
+            signal.signal(sig, on_signal)
         daemon.start()
         try:
             stop.wait()
@@ -585,7 +592,7 @@ def run(settings: Settings, polling: bool = False) -> int:
             daemon.stop()
             with contextlib.suppress(FileNotFoundError):
                 socket_path(home).unlink()
-    return 0
+    return 130 if received and received[0] == signal.SIGINT else 0
 
 
 def _describe(exc: BaseException) -> str:
