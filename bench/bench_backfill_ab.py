@@ -29,6 +29,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
@@ -59,13 +60,21 @@ def build_tree(root: Path, turns: int) -> int:
     return turns + sum(map(len, sessions))
 
 
+def _backfill_local() -> Any:
+    """backfill_local of the recallnest on PYTHONPATH: server.backfill since issue 19, before
+    that recallnest.control._backfill_local (so an A/B against an older tree still runs)."""
+    try:
+        from recallnest.server.backfill import backfill_local
+    except ImportError:
+        from recallnest.control import _backfill_local as backfill_local  # type: ignore[import-not-found,no-redef]
+    return backfill_local
+
+
 def build_home(tree: Path, home: Path) -> None:
     """Backfill `tree` into a new home with the recallnest on PYTHONPATH, capture included."""
     from common import bench_settings
 
-    from recallnest.server.control import _backfill_local
-
-    _backfill_local(bench_settings(home), None, [str(tree)], None, None)
+    _backfill_local()(bench_settings(home), None, [str(tree)], None, None)
 
 
 def run(tree: Path, out: Path, start: Path | None = None) -> None:
@@ -75,7 +84,6 @@ def run(tree: Path, out: Path, start: Path | None = None) -> None:
 
     import recallnest
     from recallnest.engine import Engine
-    from recallnest.server.control import _backfill_local
 
     with tempfile.TemporaryDirectory(prefix="rn-ab-") as home_s:
         home = Path(home_s) / "home"
@@ -83,7 +91,7 @@ def run(tree: Path, out: Path, start: Path | None = None) -> None:
             shutil.copytree(start, home)
         settings = bench_settings(home)
         c0, w0 = time.process_time(), time.perf_counter()
-        report = _backfill_local(settings, None, [str(tree)], None, None)
+        report = _backfill_local()(settings, None, [str(tree)], None, None)
         cpu, wall = time.process_time() - c0, time.perf_counter() - w0
         children = os.times().children_user + os.times().children_system
         engine = Engine.open(settings)

@@ -125,14 +125,14 @@ def backfill_rate(turns: int) -> tuple[float, float, float]:
     in-process, embedder off (vectors later); the rest is the queued capture."""
     from common import bench_settings
 
-    from recallnest.server.control import _backfill_local
+    from recallnest.server.backfill import backfill_local
 
     with tempfile.TemporaryDirectory(prefix="rn-bench-bf-") as tmp_s:
         tmp = Path(tmp_s)
         write_tree(tmp / "claude", turns)
         settings = bench_settings(tmp / "rn")
         t0 = time.perf_counter()
-        report = _backfill_local(settings, None, [str(tmp / "claude")], None, None)
+        report = backfill_local(settings, None, [str(tmp / "claude")], None, None)
         seconds = time.perf_counter() - t0
         assert report["new_turns"] == turns, report
     return turns / seconds, seconds, float(report["store_seconds"])
@@ -148,7 +148,7 @@ def backfill_cpu(turns: int, profile: bool = False) -> list[object]:
 
     from common import bench_settings
 
-    from recallnest.server.control import _backfill_local
+    from recallnest.server.backfill import backfill_local
 
     with tempfile.TemporaryDirectory(prefix="rn-bench-bf-") as tmp_s:
         tmp = Path(tmp_s)
@@ -158,7 +158,7 @@ def backfill_cpu(turns: int, profile: bool = False) -> list[object]:
         c0, t0, k0 = time.process_time(), time.perf_counter(), _children_cpu()
         if profiler:
             profiler.enable()
-        report = _backfill_local(settings, None, [str(tmp / "claude")], None, None)
+        report = backfill_local(settings, None, [str(tmp / "claude")], None, None)
         if profiler:
             profiler.disable()
         cpu, wall = time.process_time() - c0, time.perf_counter() - t0
@@ -191,12 +191,12 @@ def vector_rate(rows: int) -> float:
     from common import bench_settings
 
     from recallnest.engine import Engine
-    from recallnest.server.control import _backfill_local
+    from recallnest.server.backfill import backfill_local
 
     with tempfile.TemporaryDirectory(prefix="rn-bench-vec-") as tmp_s:
         tmp = Path(tmp_s)
         write_tree(tmp / "claude", rows)
-        _backfill_local(bench_settings(tmp / "rn"), None, [str(tmp / "claude")], None, None)
+        backfill_local(bench_settings(tmp / "rn"), None, [str(tmp / "claude")], None, None)
         engine = Engine.open(bench_settings(tmp / "rn", embedder="local"))
         try:
             t0 = time.perf_counter()

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-EMBED_BATCH = 16
+EMBED_BATCH = 16  # vectors per embedder call (the daemon's background embedding too)
 SIMILAR_CANDIDATES = 5
 # Turns older than this (conversation time) are history being read in, by a backfill or a
 # catch-up after downtime, not a live session. Only the newest such session of each project

@@ -209,3 +209,14 @@ def test_cli_uses_the_daemon_and_stop_is_graceful(env: Env) -> None:
     assert stop.returncode == 0 and "stopped" in stop.stdout
     assert proc.wait(30) == 0
     assert not Path(env.sock).exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 0)])
+def test_ctrl_c_exits_130_and_a_requested_stop_exits_0(
+    env: Env, sig: signal.Signals, code: int
+) -> None:
+    proc = env.start()
+    proc.send_signal(sig)
+    assert proc.wait(30) == code
+    assert not Path(env.sock).exists()  # shut down cleanly either way

@@ -193,7 +193,7 @@ def test_requests_get_an_error_while_the_database_is_down(
 def test_periodic_backup_is_written_at_most_once_per_interval(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from recallnest.server.repair import backup_path, read_export
+    from recallnest.server.backup import backup_path, read_export
 
     engine = Engine.open(settings)
     daemon = Daemon(settings, engine)

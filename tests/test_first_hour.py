@@ -218,8 +218,8 @@ def test_daemon_status_and_doctor_report_maintenance_health(daemon: DaemonProces
 def test_a_failed_memory_backup_backs_off_and_shows_in_daemon_status(
     settings: Settings,
 ) -> None:
+    from recallnest.server.backup import backup_path, read_export
     from recallnest.server.daemon import BACKUP_QUIET_SECONDS, Daemon
-    from recallnest.server.repair import backup_path, read_export
 
     engine = Engine.open(settings)
     daemon = Daemon(settings, engine)

@@ -19,7 +19,8 @@ from daemon_harness import DaemonProcess, claude_line
 from recallnest.core.config import Settings
 from recallnest.core.paths import db_path
 from recallnest.engine import Engine
-from recallnest.server.repair import backup_path, check_database, export_text, write_backup
+from recallnest.server.backup import backup_path, export_text, write_backup
+from recallnest.server.repair import check_database
 
 BLOCK = 256 * 1024
 HEADER = 3 * 4096  # DuckDB's file header and its two database headers

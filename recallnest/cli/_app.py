@@ -598,7 +598,7 @@ def _print_summary(s: dict[str, Any]) -> None:
 def _install_context(ctx: click.Context) -> Any:
     import shutil
 
-    from recallnest.integrations.install import InstallContext
+    from recallnest.integrations.install_types import InstallContext
 
     settings = settings_of(ctx)
     script = shutil.which("recallnest") or sys.argv[0]

@@ -62,6 +62,7 @@ from recallnest.continuity.checkpoint import SUMMARY_MAX_CHARS, Checkpoint, clip
 from recallnest.core.models import CONTEXT_MARKER, GLOBAL_SCOPE, Memory
 from recallnest.core.redact import redact
 from recallnest.core.terminal import UNSAFE_CATEGORIES
+from recallnest.core.tokens import estimate_tokens
 
 __all__ = [
     "DEFAULT_BUDGET_TOKENS",
@@ -201,12 +202,6 @@ def compose_context(
     text = _render(fill.taken)
     ids = tuple(dict.fromkeys(item.ident for item in fill.taken))
     return ResumeContext(text, ids, math.ceil(estimate_tokens(text)))
-
-
-def estimate_tokens(text: str) -> float:
-    """Approximate tokens: a quarter per ASCII character, one per other character (CJK)."""
-    ascii_chars = len(text.encode("ascii", "ignore"))
-    return ascii_chars / 4 + (len(text) - ascii_chars)
 
 
 def _reminder() -> ResumeContext:

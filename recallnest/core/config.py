@@ -47,6 +47,16 @@ class Settings(BaseModel):
     codex_dir: Path
     gemini_dir: Path
 
+    def watched_roots(self) -> list[Path]:
+        """The transcript folders of the three agents plus configured extra roots."""
+        return [
+            self.claude_dir / "projects",
+            self.codex_dir / "sessions",
+            self.codex_dir / "archived_sessions",
+            self.gemini_dir / "tmp",
+            *(Path(r).expanduser() for r in self.extra_roots),
+        ]
+
     @classmethod
     def load(
         cls, flags: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None

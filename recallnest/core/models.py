@@ -1,11 +1,11 @@
 """Plain frozen values that flow along the pipeline: Turn, ToolUse, Retraction, Capture,
-Memory, Hit. No I/O, no third-party imports; every other module may import this one.
+Memory. No I/O, no third-party imports; every other module may import this one.
 """
 
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from typing import Literal
@@ -119,18 +119,6 @@ class Memory:
     subject: str | None = None
     pinned: bool = False
     valid_until: datetime | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Hit:
-    """One search result: a memory or a turn, with its fused score and per-channel detail."""
-
-    kind: Literal["memory", "turn"]
-    id: str
-    text: str
-    score: float
-    channels: dict[str, tuple[int, float]] = field(default_factory=dict)
-    fields: dict[str, object] = field(default_factory=dict)
 
 
 @lru_cache(maxsize=65536)

@@ -60,7 +60,3 @@ def _main_worktree(dot_git_file: Path) -> str | None:
     if common.name == ".git":
         return str(common.parent)
     return None
-
-
-def clear_cache() -> None:
-    _project_of.cache_clear()

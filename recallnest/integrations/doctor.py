@@ -163,7 +163,7 @@ def _resume(settings: Settings) -> tuple[bool, str]:
 
 
 def _install_context(settings: Settings, env: Mapping[str, str]) -> Any:
-    from recallnest.integrations.install import InstallContext
+    from recallnest.integrations.install_types import InstallContext
 
     return InstallContext(
         home=Path.home(),
@@ -208,7 +208,3 @@ def _trust(settings: Settings, env: Mapping[str, str]) -> list[Check]:
             ok, detail = status
             out.append({"name": f"{agent}-trust", "ok": True, "detail": detail, "note": not ok})
     return out
-
-
-def is_owner_only(path: Path) -> bool:
-    return os.path.exists(path) and not (_mode(path) & 0o077)

@@ -43,7 +43,7 @@ import re
 import shlex
 import shutil
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -66,6 +66,7 @@ from recallnest.integrations.install_mcp import (  # re-exported: callers know t
 from recallnest.integrations.install_mcp import (
     is_our_server as is_our_server,
 )
+from recallnest.integrations.install_types import AgentSpec, HookSpec, InstallContext, McpSpec
 from recallnest.integrations.trust import CodexHook
 
 Action = Literal["create", "update", "remove", "restore", "unchanged"]
@@ -74,51 +75,6 @@ Command = tuple[str, ...]
 MANIFEST_VERSION = 1
 INSTALL_DIR_NAME = "install"
 HOOK_SUBCOMMANDS = ("session-start", "pre-compact", "session-end", "before-agent")
-
-
-@dataclass(frozen=True, slots=True)
-class HookSpec:
-    """One hook registration: agent event, `recallnest hook <subcommand>`, timeout.
-
-    `timeout` is in the agent's unit: seconds for Claude Code and Codex, milliseconds for
-    Gemini CLI. Our hook finishes in well under a second; the timeout only caps a pathology.
-    """
-
-    event: str
-    subcommand: str
-    timeout: int
-    matcher: str | None = None
-    status_message: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class McpSpec:
-    """Where an agent reads its user-level MCP servers.
-
-    `settings_name` is relative to the agent's config directory, like `AgentSpec.settings_name`;
-    with `beside_default_dir`, a config directory at its default place (~/.claude) means the
-    file sits in that directory's parent instead (~/.claude.json). `toml` selects Codex's
-    config.toml; `typed` adds `"type": "stdio"`, as `claude mcp add` writes it.
-    """
-
-    settings_name: str
-    notes: tuple[str, ...] = ()
-    toml: bool = False
-    typed: bool = False
-    beside_default_dir: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class AgentSpec:
-    """What recallnest registers for one agent, and where: its hooks, and its MCP server."""
-
-    agent: str
-    settings_name: str
-    hooks: tuple[HookSpec, ...]
-    notes: tuple[str, ...] = ()
-    named_handlers: bool = False
-    mcp: McpSpec | None = None
-    comments: bool = False  # the CLI reads its settings file with // and /* */ comments allowed
 
 
 # Claude Code: SessionEnd hooks share a 1.5 s budget that a settings-file timeout may raise.
@@ -201,24 +157,6 @@ SPECS: dict[str, AgentSpec] = {
         ),
     ),
 }
-
-
-@dataclass(frozen=True, slots=True)
-class InstallContext:
-    """Everything install needs, passed in explicitly (tests point it all at tmp_path).
-
-    `config_dirs` maps agent -> the directory its settings path is relative to (see
-    `resolve_config_dirs`); `executable` is the absolute path of the `recallnest` console
-    script when it can be resolved, so hooks work without the venv on PATH. `cwd` and `env`
-    only feed the trust report (Gemini CLI trusts folders; its variables can override that).
-    """
-
-    home: Path
-    state_dir: Path
-    config_dirs: Mapping[str, Path]
-    executable: str = "recallnest"
-    cwd: Path | None = None
-    env: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,7 @@ from recallnest.integrations import trust as trust_mod
 from recallnest.integrations.trust import CodexHook
 
 if TYPE_CHECKING:
-    from recallnest.integrations.install import AgentSpec, InstallContext
+    from recallnest.integrations.install_types import AgentSpec, InstallContext
 
 MCP_SERVER_NAME = "recallnest"
 SCRIPT_NAMES = ("recallnest", "recallnest.exe")

@@ -32,11 +32,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from recallnest import __version__
-from recallnest.continuity.compose import LABEL, estimate_tokens, fenced, inert
+from recallnest.continuity.compose import LABEL, fenced, inert
 from recallnest.core.errors import DaemonError
 from recallnest.core.models import CATEGORIES, GLOBAL_SCOPE
 from recallnest.core.project import project_of
 from recallnest.core.terminal import clean
+from recallnest.core.tokens import estimate_tokens
 from recallnest.server import protocol
 
 if TYPE_CHECKING:

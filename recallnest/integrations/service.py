@@ -20,11 +20,11 @@ from recallnest.integrations.install import (
     Action,
     Change,
     Command,
-    InstallContext,
     make_dirs,
     read_bytes,
     write_atomic,
 )
+from recallnest.integrations.install_types import InstallContext
 
 RunCommand = Callable[[Sequence[str]], int]
 

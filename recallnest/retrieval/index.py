@@ -361,11 +361,6 @@ class SearchIndex:
     def code_of(self, name: str, value: str) -> int:
         return self._codes[name].get(value, -1)
 
-    def session_code(self, pos: int) -> int:
-        """A turn's session as a small int (0 for memories)."""
-        with self._lock:
-            return int(self._facets["session_id"][pos])
-
     def cosine(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(cosine of every row, rows that have a vector)."""
         with self._lock:

@@ -16,6 +16,8 @@ from recallnest.core.config import Settings
 from recallnest.core.errors import DaemonError
 from recallnest.core.paths import ensure_home, log_dir, socket_path
 from recallnest.server import protocol
+from recallnest.server.backfill import backfill_local
+from recallnest.server.pidfile import alive as _alive
 from recallnest.server.pidfile import daemon_pid, lock_held, read_pid, remove_stale
 
 START_TIMEOUT_SECONDS = 60.0
@@ -116,21 +118,6 @@ def stop(settings: Settings) -> str:
     raise DaemonError(f"PID {pid} did not stop within {STOP_TIMEOUT_SECONDS:.0f}s")
 
 
-def _alive(pid: int) -> bool:
-    """Whether `pid` runs. A zombie (exited, not yet reaped by its parent) counts as gone."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return True  # no procfs (macOS): kill(0) succeeded, so it runs
-    return state != "Z"
-
-
 def _tail(path: Path, lines: int = 5) -> str:
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -159,47 +146,5 @@ def backfill(
         return {"via": "daemon", **_ask(settings, "ingest", args, 3600.0)}
     return {
         "via": "local",
-        **_backfill_local(settings, agent, roots, since_ts, on_file, on_capture),
+        **backfill_local(settings, agent, roots, since_ts, on_file, on_capture),
     }
-
-
-def _backfill_local(
-    settings: Settings,
-    agent: str | None,
-    roots: list[str],
-    since: float | None,
-    on_file: Callable[[int, int], None] | None,
-    on_capture: Callable[[int, int], None] | None = None,
-) -> dict[str, Any]:
-    from recallnest.engine import Engine
-    from recallnest.ingest.pipeline import Collector, FileReport, ingest_file, transcript_files
-    from recallnest.server.daemon import watched_roots
-
-    started = time.perf_counter()
-    engine = Engine.open(settings)
-    try:
-        paths = [Path(r) for r in roots] or watched_roots(settings)
-        sources = list(transcript_files(paths, since, agent))
-        report = FileReport()
-        collect = Collector(engine.ingest_batch)
-        gemini_home = str(settings.gemini_dir.parent)
-        cursors = engine.store.cursors()
-        memories_before = engine.store.counts()["memories"]
-        for n, source in enumerate(sources, 1):
-            source = source.__class__(source.path, source.agent, gemini_home)
-            known = cursors.get(source.path)
-            report.add(ingest_file(source, known, collect, stored=engine.store.turn_ids_of_path))
-            if on_file:
-                on_file(n, len(sources))
-        collect.flush()
-        stored = time.perf_counter()
-        engine.drain_capture(on_capture)
-        report.new_turns = collect.new_turns
-        report.memories = engine.store.counts()["memories"] - memories_before
-        return {
-            **report.as_dict(),
-            "store_seconds": round(stored - started, 3),
-            "capture_seconds": round(time.perf_counter() - stored, 3),
-        }
-    finally:
-        engine.close()

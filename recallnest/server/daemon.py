@@ -39,13 +39,13 @@ from recallnest.core import redact
 from recallnest.core.config import Settings
 from recallnest.core.errors import RecallnestError, StoreError
 from recallnest.core.paths import ensure_home, log_dir, socket_path
-from recallnest.engine import Engine
+from recallnest.engine import EMBED_BATCH, Engine
 from recallnest.ingest.pipeline import Collector, FileReport, Source, ingest_file, transcript_files
 from recallnest.ingest.transcripts import detect
 from recallnest.server import protocol
+from recallnest.server.backup import backup_path, write_backup
 from recallnest.server.handlers import OPS, dispatch
 from recallnest.server.pidfile import pid_lock
-from recallnest.server.repair import backup_path, write_backup
 from recallnest.server.snapshot_refresh import SnapshotKeeper
 
 log = logging.getLogger(__name__)
@@ -53,7 +53,6 @@ log = logging.getLogger(__name__)
 DEBOUNCE_SECONDS = 0.05
 ROOT_RESCAN_SECONDS = 5.0
 EMBED_IDLE_SECONDS = 1.0
-EMBED_BATCH = 16
 EMBED_NICENESS = 15
 # Checkpoints built per ingest pass at most this long (then new lines are read first).
 CHECKPOINT_BUDGET_SECONDS = 0.25
@@ -64,17 +63,6 @@ RETRY_SECONDS = 1.0  # back-off after a failed ingest pass; doubles up to RETRY_
 RETRY_MAX_SECONDS = 30.0
 BACKUP_INTERVAL_SECONDS = 3600.0  # the memory export is rewritten at most this often
 BACKUP_QUIET_SECONDS = 5.0  # ... and only after this long without a new turn or a request
-
-
-def watched_roots(settings: Settings) -> list[Path]:
-    """The transcript folders of the three agents plus configured extra roots."""
-    return [
-        settings.claude_dir / "projects",
-        settings.codex_dir / "sessions",
-        settings.codex_dir / "archived_sessions",
-        settings.gemini_dir / "tmp",
-        *(Path(r).expanduser() for r in settings.extra_roots),
-    ]
 
 
 class _Enqueue(FileSystemEventHandler):
@@ -168,7 +156,7 @@ class Daemon:
     # ---- watching ---------------------------------------------------------------------------
 
     def _schedule_roots(self) -> None:
-        for root in watched_roots(self.settings):
+        for root in self.settings.watched_roots():
             if root in self.scheduled or not root.is_dir():
                 continue
             self.observer.schedule(_Enqueue(self.paths), str(root), recursive=True)
@@ -464,7 +452,7 @@ class Daemon:
         return read | store.counts() | {"capture_queued": store.queued_capture_count()}
 
     def _ingest_request(self, args: dict[str, Any]) -> dict[str, Any]:
-        roots = [Path(r) for r in args.get("roots") or []] or watched_roots(self.settings)
+        roots = [Path(r) for r in args.get("roots") or []] or self.settings.watched_roots()
         started = time.perf_counter()
         report = FileReport()
         collect = Collector(self.engine.ingest_batch)
@@ -580,14 +568,21 @@ def setup_logging(home: Path, verbose: bool = False) -> None:
 
 
 def run(settings: Settings, polling: bool = False) -> int:
-    """Run in the foreground until SIGTERM/SIGINT. Returns the exit code."""
+    """Run in the foreground until SIGTERM/SIGINT/SIGHUP. Returns the exit code: 130 after
+    SIGINT (Ctrl-C, the shell's 128 + 2), 0 after SIGTERM or SIGHUP (a requested stop)."""
     home = ensure_home(settings.home)
+    received: list[int] = []
     with pid_lock(home):
         setup_logging(home)
         daemon = Daemon(settings, Engine.open(settings), polling or settings.polling)
         stop = threading.Event()
+
+        def on_signal(sig: int, _frame: object) -> None:
+            received.append(sig)
+            stop.set()
+
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-            signal.signal(sig, lambda *_: stop.set())
+            signal.signal(sig, on_signal)
         daemon.start()
         try:
             stop.wait()
@@ -597,7 +592,7 @@ def run(settings: Settings, polling: bool = False) -> int:
             daemon.stop()
             with contextlib.suppress(FileNotFoundError):
                 socket_path(home).unlink()
-    return 0
+    return 130 if received and received[0] == signal.SIGINT else 0
 
 
 def _describe(exc: BaseException) -> str:

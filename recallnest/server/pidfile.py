@@ -129,3 +129,18 @@ def remove_stale(home: Path) -> int | None:
     with contextlib.suppress(FileNotFoundError):
         pid_path(home).unlink()
     return pid
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` runs. A zombie (exited, not yet reaped by its parent) counts as gone."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True  # no procfs (macOS): kill(0) succeeded, so it runs
+    return state != "Z"

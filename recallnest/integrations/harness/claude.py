@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from recallnest.integrations.harness import (
+from recallnest.integrations.harness._base import (
     Adapter,
     HookEvent,
     envelope,

@@ -11,7 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from recallnest.integrations.harness import Adapter, HookEvent, envelope, fit_lines, parse_payload
+from recallnest.core.tokens import estimate_tokens
+from recallnest.integrations.harness._base import (
+    Adapter,
+    HookEvent,
+    envelope,
+    fit_lines,
+    parse_payload,
+)
 
 NAME = "codex"
 EMPTY = ""
@@ -20,12 +27,6 @@ EMPTY = ""
 # the rest to $CODEX_HOME/hook_outputs/. Our estimate (4 ASCII characters or 1 other character
 # per token) is never below Codex's bytes/4, and 2,000 leaves a further 20% margin.
 MAX_CONTEXT_TOKENS = 2_000
-
-
-def estimate_tokens(text: str) -> float:
-    """Approximate tokens: a quarter per ASCII character, one per other character (CJK)."""
-    ascii_chars = len(text.encode("ascii", "ignore"))
-    return ascii_chars / 4 + (len(text) - ascii_chars)
 
 
 def parse(

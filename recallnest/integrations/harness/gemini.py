@@ -20,7 +20,13 @@ import stat
 from collections.abc import Iterator, Mapping
 from typing import Any, BinaryIO
 
-from recallnest.integrations.harness import Adapter, HookEvent, envelope, fit_lines, parse_payload
+from recallnest.integrations.harness._base import (
+    Adapter,
+    HookEvent,
+    envelope,
+    fit_lines,
+    parse_payload,
+)
 
 NAME = "gemini"
 EMPTY = "{}\n"
