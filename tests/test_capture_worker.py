@@ -45,6 +45,7 @@ def inline(batch: list[tuple[Turn, Turn | None]]) -> list[list[object]]:
     return [capture_turn(t, p, project=t.project) for t, p in batch]
 
 
+@pytest.mark.slow
 def test_a_large_batch_through_the_child_equals_capturing_in_process(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
@@ -66,6 +67,7 @@ def test_a_small_batch_stays_in_process(monkeypatch: pytest.MonkeyPatch) -> None
     assert capture_pairs(batch) == inline(batch)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "executable", ["/nonexistent/python", "/bin/false"], ids=["cannot-start", "exits-nonzero"]
 )
@@ -79,6 +81,7 @@ def test_a_failing_child_loses_nothing(
     assert "capture worker failed" in caplog.text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("answer", "logged"),
     [
@@ -115,6 +118,7 @@ def test_the_child_finds_this_package_without_putting_site_packages_first(
     assert "PYTHONPATH" not in capture_worker._child_env()  # installed: found anyway
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 def test_the_child_runs_at_the_lowest_priority() -> None:
     job = capture_worker.CaptureJob(pairs(4 * PARALLEL_MIN))
