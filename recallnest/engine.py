@@ -19,8 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from recallnest.capture.admission import SESSION_CAPTURE_CAP, apply_session_cap
-from recallnest.capture.admit import Admitter, previous_turns, superseded_target
+from recallnest.capture.admission import (
+    SESSION_CAPTURE_CAP,
+    Admitter,
+    apply_session_cap,
+    previous_turns,
+    superseded_target,
+)
 from recallnest.capture.heuristics import capture_turn
 from recallnest.capture.worker import CaptureJob, Pair, capture_pairs
 from recallnest.core import aliases, redact
@@ -429,7 +434,7 @@ class Engine:
     ) -> dict[str, Any]:
         """Store one memory (redacted, deduplicated by canonical text) and return it. A new
         statement that contradicts an active memory of its scope supersedes it at once, as a
-        captured correction does (`admit.superseded_target`)."""
+        captured correction does (`admission.superseded_target`)."""
         clean, kinds = redact.redact(text.strip())
         if not clean:
             raise RecallnestError("nothing to remember: the text is empty")

@@ -229,7 +229,7 @@ def test_a_similar_text_with_another_value_is_not_folded_into_the_old_one() -> N
 def test_a_correction_naming_the_old_value_supersedes_its_holder(old: str, correction: str) -> None:
     """A correction of a later session that names what it replaces supersedes the memory that
     holds it, though the two share few words (issue 17, item 7)."""
-    from recallnest.capture.admit import Admitter
+    from recallnest.capture.admission import Admitter
 
     held = mem(old, category="entities", scope="/w/api")
     unrelated = mem("The api exposes metrics on /metrics.", category="entities", scope="/w/api")
@@ -242,7 +242,7 @@ def test_a_correction_naming_the_old_value_supersedes_its_holder(old: str, corre
 
 
 def test_a_correction_naming_nothing_held_is_inserted() -> None:
-    from recallnest.capture.admit import Admitter
+    from recallnest.capture.admission import Admitter
 
     held = mem("We deploy the api with Helm charts.", category="entities", scope="/w/api")
     admitter = Admitter(lambda _cap: [held])
@@ -288,7 +288,7 @@ def test_a_new_value_for_the_same_attribute_supersedes_the_old_one(
     """A correction restating the attribute ("production region", 数据库) with a new value
     supersedes the memory giving the old value, though the two share few words (held-out
     scenarios hc03, hx04: Jaccard 0.04 and 0.25)."""
-    from recallnest.capture.admit import Admitter
+    from recallnest.capture.admission import Admitter
 
     held = mem(old, category="entities", scope="/w/infra")
     other = mem("The api exposes metrics on /metrics.", category="entities", scope="/w/infra")
@@ -300,7 +300,7 @@ def test_a_new_value_for_the_same_attribute_supersedes_the_old_one(
 
 
 def test_an_acknowledgement_restating_the_old_value_is_superseded_too() -> None:
-    from recallnest.capture.admit import Admitter
+    from recallnest.capture.admission import Admitter
 
     held = mem("Our production region is eu-west-1.", category="entities", scope="/w/infra")
     ack = mem("Noted: production runs in eu-west-1.", category="entities", scope="/w/infra")
@@ -321,7 +321,7 @@ def test_an_acknowledgement_restating_the_old_value_is_superseded_too() -> None:
     ],
 )
 def test_a_value_for_another_thing_supersedes_nothing(old: str, new: str) -> None:
-    from recallnest.capture.admit import Admitter
+    from recallnest.capture.admission import Admitter
 
     held = mem(old, category="entities", scope="/w/infra")
     admitter = Admitter(lambda _cap: [held])
@@ -331,7 +331,7 @@ def test_a_value_for_another_thing_supersedes_nothing(old: str, new: str) -> Non
 
 def test_a_plain_fact_about_the_same_attribute_without_change_words_is_only_inserted() -> None:
     """Without a correction or a change verb a second value may be an addition."""
-    from recallnest.capture.admit import Admitter
+    from recallnest.capture.admission import Admitter
 
     held = mem("The staging API port is 8080.", category="entities", scope="/w/infra")
     admitter = Admitter(lambda _cap: [held])

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from recallnest.capture import worker as capture_worker
-from recallnest.capture.admit import previous_turns
+from recallnest.capture.admission import previous_turns
 from recallnest.capture.heuristics import capture_turn
 from recallnest.capture.worker import PARALLEL_MIN, capture_pairs
 from recallnest.core.models import Turn

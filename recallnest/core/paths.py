@@ -11,7 +11,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from recallnest.core.errors import ConfigError
-from recallnest.server.protocol import SOCKET_NAME
+
+# The daemon's socket file in the home (server.protocol re-exports it for the wire side).
+SOCKET_NAME = "daemon.sock"
 
 DB_NAME = "recallnest.duckdb"
 CONFIG_NAME = "config.toml"

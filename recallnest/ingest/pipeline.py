@@ -36,7 +36,7 @@ from recallnest.ingest.tail import (
     read_lines,
     restart_reason,
 )
-from recallnest.store._store import Batch, Cursor
+from recallnest.store.types import Batch, Cursor
 
 log = logging.getLogger(__name__)
 

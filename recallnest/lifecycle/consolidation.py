@@ -49,9 +49,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from recallnest.capture.admission import MERGE_THRESHOLD, keyword_tokens, same_attribute
-from recallnest.capture.admit import MAX_EVIDENCE
-from recallnest.core.aliases import SUBJECT_TERMS, canonical, subject_value
+from recallnest.capture.admission import (
+    MAX_EVIDENCE,
+    MERGE_THRESHOLD,
+    NUMBER,
+    both_exclusive,
+    contradiction,
+    keyword_tokens,
+)
 from recallnest.core.models import Memory
 from recallnest.lifecycle.decay import memory_to_json, protected
 
@@ -90,47 +95,10 @@ MAX_PROBE_ENTRIES = 500
 SUPERSEDING = frozenset({"profile", "preferences"})
 FLAGGED = frozenset({"entities", "patterns"})
 
-# Mutually exclusive alternatives: two texts naming different members contradict.
-_ALTERNATIVES: tuple[tuple[str, ...], ...] = (
-    ("backend", "frontend", "fullstack", "full-stack"),
-    ("staging", "production", "prod", "dev", "development", "test", "qa"),
-    ("python", "go", "golang", "typescript", "javascript", "rust", "java", "ruby", "kotlin"),
-    ("postgresql", "mysql", "sqlite", "duckdb", "mongodb", "bigquery", "redshift"),
-    ("always", "never"),
-    ("enable", "disable", "enabled", "disabled"),
-    ("keep", "drop"),
-    ("sync", "async", "synchronous", "asynchronous"),
-    ("light", "dark"),
-    ("public", "private"),
-    ("ipv4", "ipv6"),
-)
-_CJK_ALTERNATIVES: tuple[tuple[str, ...], ...] = (
-    ("测试环境", "生产环境", "预发"),
-    ("开启", "关闭"),
-    ("启用", "禁用"),
-    ("同步", "异步"),
-    ("总是", "从不"),
-    ("保留", "去掉"),
-)
-_NUMBER = re.compile(
-    r"(?<![\w.])\d+(?:\.\d+)*(?![\w])|[零〇一二两三四五六七八九十百千万]+(?=[个位条次天点台号倍层周年月日])"
-)
-_NEGATION = re.compile(
-    r"\b(?:never|not|no|don't|dont|do not|stop|avoid)\b|不要|别|不用|不再|禁止|从不|不"
-)
-_POLARITY_WORDS = frozenset({"never", "not", "no", "don't", "dont", "do", "stop", "avoid", "alway"})
-_POLARITY_CHARS = re.compile(r"[不别禁从]")
 _DIGITS = re.compile(r"\d+(?:\.\d+)*")
 
 
 # --------------------------------------------------------------------------- pairs
-
-
-def containment(a: str, b: str, tokens: Tokens = keyword_tokens) -> tuple[float, int]:
-    """(shared keywords / keywords of the smaller set, size of the smaller set)."""
-    ta, tb = tokens(a), tokens(b)
-    small = min(len(ta), len(tb))
-    return (len(ta & tb) / small if small else 0.0), small
 
 
 def related(
@@ -155,44 +123,6 @@ def related(
     if cosine >= thresholds.contained and share >= 1.0 and small >= MIN_CONTAINED_KEYWORDS:
         return True, "contained", cosine
     return False, "", cosine
-
-
-def contradiction(a: str, b: str) -> str | None:
-    """Why two related texts contradict each other, or None when they agree."""
-    ca, cb = canonical(a), canonical(b)
-    for subject in SUBJECT_TERMS:
-        va, vb = subject_value(ca, subject), subject_value(cb, subject)
-        if va is not None and vb is not None and va != vb:
-            return f"{subject}: {va} / {vb}"
-    if _both_exclusive(set(_NUMBER.findall(ca)), set(_NUMBER.findall(cb))):
-        return "different numbers"
-    ta, tb = keyword_tokens(a), keyword_tokens(b)
-    for group in _FOLDED_ALTERNATIVES:
-        if _both_exclusive(ta & group, tb & group):
-            return "different " + "/".join(sorted((ta | tb) & group))
-    for words in _CJK_ALTERNATIVES:
-        if _both_exclusive({w for w in words if w in ca}, {w for w in words if w in cb}):
-            return "different " + "/".join(w for w in words if w in ca or w in cb)
-    if bool(_NEGATION.search(ca)) != bool(_NEGATION.search(cb)) and _plain(ta) == _plain(tb):
-        return "one negates the other"
-    if same_attribute(b, a) or same_attribute(a, b):  # "region is eu-west-1" / "… eu-central-1"
-        return "different values for one attribute"
-    return None
-
-
-def _both_exclusive(a: AbstractSet[str], b: AbstractSet[str]) -> bool:
-    return bool(a - b) and bool(b - a)
-
-
-def _plain(tokens: frozenset[str]) -> frozenset[str]:
-    return frozenset(
-        t for t in tokens if t not in _POLARITY_WORDS and not _POLARITY_CHARS.search(t)
-    )
-
-
-_FOLDED_ALTERNATIVES = tuple(
-    frozenset(t for word in group for t in keyword_tokens(word)) for group in _ALTERNATIVES
-)
 
 
 # --------------------------------------------------------------------------- planning
@@ -281,7 +211,7 @@ def _pairs(
         yes, rule, score = related(a.text, b.text, cosine, thresholds, tokens)
         if yes:
             out.append(_Pair(a, b, rule, score, contradiction(a.text, b.text)))
-        elif _both_exclusive(numbers[i], numbers[j]):
+        elif both_exclusive(numbers[i], numbers[j]):
             frame = numeric_conflict(a.text, b.text, tokens)
             if frame is not None:
                 out.append(_Pair(a, b, "numbers", frame, "different numbers"))
@@ -289,14 +219,14 @@ def _pairs(
 
 
 def _numbers(text: str) -> frozenset[str]:
-    return frozenset(_NUMBER.findall(text.casefold()))
+    return frozenset(NUMBER.findall(text.casefold()))
 
 
 def numeric_conflict(a: str, b: str, tokens: Tokens = keyword_tokens) -> float | None:
     """Keyword Jaccard of two texts without their numbers, when that reaches KEYWORD_MERGE
     and the numbers differ ("the staging port is 8080" / "... 8443"). Only ever flags a
     conflict for a human: "functions under 40 lines" / "files under 400 lines" look alike too."""
-    if not _both_exclusive(_numbers(a), _numbers(b)):
+    if not both_exclusive(_numbers(a), _numbers(b)):
         return None
     ta = {t for t in tokens(a) if not _DIGITS.fullmatch(t)}
     tb = {t for t in tokens(b) if not _DIGITS.fullmatch(t)}

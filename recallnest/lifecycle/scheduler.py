@@ -42,6 +42,7 @@ from recallnest.capture.admission import keyword_tokens
 from recallnest.core.errors import NotFoundError, RecallnestError
 from recallnest.core.models import TIERS, Memory
 from recallnest.core.schemas import MemoryOut, dump
+from recallnest.core.timeparse import parse_future, parse_time
 from recallnest.lifecycle import retention as compaction
 from recallnest.lifecycle.consolidation import consolidate, record_undo
 from recallnest.lifecycle.decay import (
@@ -73,7 +74,6 @@ INTERVALS: dict[str, float] = {
 RETRY_FIRST_SECONDS = 30.0  # a failed task's first retry; doubles, up to the task's interval
 REQUEST_TIMEOUT_SECONDS = 600.0
 TOKEN_CACHE_MAX = 200_000
-UNDO_KINDS = ("consolidate", "expire", "retier")
 FIND_SORTS = ("updated", "created", "importance", "accessed", "decay")
 
 _Job = tuple[Callable[[], dict[str, Any]], threading.Event, list[Any]]
@@ -609,7 +609,6 @@ class Maintenance:
 
     def op(self, name: str, a: Mapping[str, Any]) -> Any:
         """Lifecycle operations of the daemon protocol (ops.py routes `name` here)."""
-        from recallnest.server.handlers import parse_time
 
         if name == "consolidate":
             return self.consolidate(a.get("scope"), bool(a.get("dry_run")))
@@ -692,21 +691,6 @@ OPS = (
     "lifecycle.size",
     "maintain",
 )
-
-
-def parse_future(value: str | None, now: datetime | None = None) -> datetime | None:
-    """An expiry: ISO date/time, or a duration from now like `7d`, `+12h`, `2w`."""
-    if not value:
-        return None
-    from recallnest.server.handlers import parse_time
-
-    now = now or datetime.now(UTC)
-    relative = value.lstrip("+")
-    if relative[-1:] in ("m", "h", "d", "w") and relative[:-1].isdigit():
-        past = parse_time(relative, now)
-        assert past is not None
-        return now + (now - past)
-    return parse_time(value, now)
 
 
 def _selector(

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from recallnest.store._store import IndexedDoc, PostingBlock
+from recallnest.store.types import IndexedDoc, PostingBlock
 
 FACETS = ("agent", "session_id", "project", "role", "kind", "scope", "category", "status", "tier")
 KINDS = ("turn", "memory")

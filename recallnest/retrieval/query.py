@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from recallnest.capture.salience import strip_injected
 from recallnest.core.aliases import expand_query_aliases
+from recallnest.core.injected import strip_injected
 from recallnest.core.text import exact_tokens, tokenize
 
 EXPANSION_WEIGHT = 0.4

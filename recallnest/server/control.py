@@ -137,7 +137,7 @@ def backfill(
     """Ingest existing transcripts; the daemon does it if it runs (it owns the database).
     `on_file(done, total)` follows the files read, `on_capture(done, total)` the turns whose
     queued capture is done (large backfills, see Engine.capture_queued)."""
-    from recallnest.server.handlers import parse_time
+    from recallnest.core.timeparse import parse_time
 
     since_dt = parse_time(since)
     since_ts = since_dt.timestamp() if since_dt else None

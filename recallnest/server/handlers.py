@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime
 from typing import Any
 
 from recallnest.core.errors import RecallnestError
+from recallnest.core.timeparse import parse_time
 from recallnest.engine import Engine, SearchRequest
 
 Op = Callable[[Engine, Mapping[str, Any]], Any]
@@ -41,23 +42,6 @@ def _json_default(value: object) -> object:
     if isinstance(value, datetime | date):
         return value.isoformat()
     raise TypeError(f"a {type(value).__name__} in an op's result is not JSON")
-
-
-def parse_time(value: str | None, now: datetime | None = None) -> datetime | None:
-    """ISO date/time, or a relative age like `7d`, `12h`, `30m`, `2w` (before now)."""
-    if not value:
-        return None
-    now = now or datetime.now(UTC)
-    units = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
-    if value[-1:] in units and value[:-1].isdigit():
-        return now - timedelta(**{units[value[-1]]: int(value[:-1])})
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError as exc:
-        raise RecallnestError(
-            f"cannot read time {value!r}: use ISO (2026-11-30) or 7d/12h"
-        ) from exc
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def _search(engine: Engine, a: Mapping[str, Any]) -> Any:

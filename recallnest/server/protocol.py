@@ -17,8 +17,9 @@ import socket
 import time
 from typing import Any
 
+from recallnest.core.paths import SOCKET_NAME as SOCKET_NAME
+
 PROTOCOL_VERSION = 1
-SOCKET_NAME = "daemon.sock"
 MAX_REQUEST_BYTES = 1_000_000
 MAX_RESPONSE_BYTES = 64_000_000
 

@@ -13,6 +13,7 @@ Constraints (DUCKDB-NOTES.md):
 from __future__ import annotations
 
 import functools
+import importlib.util
 import inspect
 import math
 import re
@@ -20,127 +21,47 @@ import sys
 import threading
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from itertools import chain
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import numpy as np
 
-# Constraint: with pandas absent, DuckDB retries `import pandas` for every Python object it
-# scans (measured: 0.4 s per 10k-row string column, 8,000 failed imports). A None entry makes
-# that import fail at once. recallnest never hands DuckDB a DataFrame or an Arrow table.
-for _module in ("pandas", "pyarrow"):
-    sys.modules.setdefault(_module, None)  # type: ignore[arg-type]
-
-import duckdb  # noqa: E402
-
-from recallnest.core.errors import (  # noqa: E402
+from recallnest.core.errors import (
     ExtensionError,
     MigrationError,
     StoreError,
     StoreLockedError,
 )
-from recallnest.core.models import Memory, ToolUse, Turn  # noqa: E402
-from recallnest.core.text import term_counts  # noqa: E402
-from recallnest.store.migrations import MIGRATIONS  # noqa: E402
+from recallnest.core.models import Memory, ToolUse, Turn
+from recallnest.core.text import term_counts
+from recallnest.store.migrations import MIGRATIONS
+from recallnest.store.types import (
+    DB_MEMORY_MB as DB_MEMORY_MB,
+)
+from recallnest.store.types import (
+    Batch as Batch,
+)
+from recallnest.store.types import (
+    BatchResult as BatchResult,
+)
+from recallnest.store.types import (
+    Cursor as Cursor,
+)
+from recallnest.store.types import (
+    IndexedDoc as IndexedDoc,
+)
+from recallnest.store.types import (
+    IndexSnapshot as IndexSnapshot,
+)
+from recallnest.store.types import (
+    PostingBlock as PostingBlock,
+)
 
 _LOCK_PID = re.compile(r"PID (\d+)")
 _SEP = "\x1f"
-
-
-@dataclass(frozen=True, slots=True)
-class Cursor:
-    """How far one transcript file has been read."""
-
-    path: str
-    agent: str
-    byte_offset: int
-    inode: int | None = None
-    fingerprint: str | None = None
-    parser_state: str | None = None
-    skipped: int = 0
-
-
-@dataclass
-class Batch:
-    """Everything one flush writes, in one transaction."""
-
-    turns: list[Turn] = field(default_factory=list)
-    tool_uses: list[ToolUse] = field(default_factory=list)
-    retracted_turn_ids: list[str] = field(default_factory=list)
-    memories: list[Memory] = field(default_factory=list)
-    deleted_memory_ids: list[str] = field(default_factory=list)
-    cursors: list[Cursor] = field(default_factory=list)
-    # Turn ids whose capture is queued (one new flush group), and the group this batch's
-    # memories were captured from (deleted from the queue with them).
-    capture_later: list[str] = field(default_factory=list)
-    captured_flush: int | None = None
-    # Session id -> its captures admitted so far (new totals against the per-session cap).
-    session_captures: dict[str, int] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class IndexedDoc:
-    """A searchable row as the in-memory index sees it."""
-
-    doc: int
-    kind: str  # "turn" | "memory"
-    id: str
-    terms: Mapping[str, int]
-    length: int
-    facets: Mapping[str, str | None]
-    ts: float
-    weight: float = 0.0  # memories: importance x confidence (a retrieval stage uses it)
-
-
-@dataclass(frozen=True, slots=True)
-class PostingBlock:
-    """Rows' postings as arrays, made once per write by the writer and read again by the index:
-    row r (doc `docs[r]`) owns the next `sizes[r]` postings; a posting names its term by
-    `keys` (an index into `terms`, the block's distinct terms) and counts it `tfs` times."""
-
-    docs: np.ndarray
-    sizes: np.ndarray
-    terms: list[str]
-    keys: np.ndarray
-    tfs: np.ndarray
-
-    @classmethod
-    def of(cls, docs: Sequence[int], counts: Sequence[Mapping[str, int]]) -> PostingBlock:
-        flat = list(chain.from_iterable(counts))  # one entry per posting, row by row
-        vocab = {t: k for k, t in enumerate(dict.fromkeys(flat))}
-        n = len(flat)
-        return cls(
-            docs=np.asarray(docs, dtype=np.int64),
-            sizes=np.fromiter(map(len, counts), np.int64, len(counts)),
-            terms=list(vocab),
-            keys=np.fromiter(map(vocab.__getitem__, flat), np.int32, n),
-            tfs=np.fromiter(chain.from_iterable(c.values() for c in counts), np.int32, n),
-        )
-
-
-@dataclass
-class BatchResult:
-    added: list[IndexedDoc] = field(default_factory=list)
-    postings: list[PostingBlock] = field(default_factory=list)  # of the added rows
-    removed: list[int] = field(default_factory=list)
-    new_turns: int = 0
-    queued_flush: int | None = None  # the capture-queue group this batch created
-
-
-@dataclass(frozen=True, slots=True)
-class IndexSnapshot:
-    """What the in-memory index is built from (Store.index_snapshot)."""
-
-    rows: dict[str, dict[str, np.ndarray]]
-    postings: tuple[list[str | None], np.ndarray, np.ndarray, np.ndarray]
-    vectors: tuple[np.ndarray, np.ndarray] | None
-
-
-DB_MEMORY_MB = 512  # DuckDB memory_limit in MiB; the default of Settings.db_memory_mb
 
 
 class Store:
@@ -1375,9 +1296,22 @@ _COUNT_QUERIES = {
 }
 
 
+def _block_absent_optional_imports() -> None:
+    """Constraint: with pandas absent, DuckDB retries `import pandas` for Python objects it
+    scans: two failed imports per row of `add_vectors`' BLOB column, 13x the CPU of a 10k-vector
+    write (0.13 s vs 1.65 s, docs/decisions/0004, 2026-12 re-check). A None entry in sys.modules
+    makes that import fail at once. Set at the first connection, not at import, and only for a
+    package that is not installed, so a host process that could import pandas never loses it.
+    recallnest never hands DuckDB a DataFrame or an Arrow table."""
+    for name in ("pandas", "pyarrow"):
+        if name not in sys.modules and importlib.util.find_spec(name) is None:
+            sys.modules[name] = None  # type: ignore[assignment]
+
+
 def _connect(
     path: Path, read_only: bool, memory_mb: int = DB_MEMORY_MB
 ) -> duckdb.DuckDBPyConnection:
+    _block_absent_optional_imports()
     config: dict[str, str | bool | int | float | list[str]] = {
         "autoinstall_known_extensions": False,
         "autoload_known_extensions": False,
@@ -1976,7 +1910,7 @@ def _memory_from_row(row: Sequence[Any]) -> Memory:
 
 # ---- lifecycle (issue 7): module helpers ---------------------------------------------------
 
-from datetime import date  # noqa: E402  (kept in this block: other code owns the top imports)
+from datetime import date  # noqa: E402 (kept in this block: other code owns the top imports)
 
 _FIND_ORDER = {
     "updated": " ORDER BY updated_at DESC NULLS LAST, id",
