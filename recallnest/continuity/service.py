@@ -8,16 +8,18 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from recallnest.continuity.checkpoint import Checkpoint, build_checkpoint
 from recallnest.continuity.compose import ResumeInputs, candidate_groups, compose_context
 from recallnest.core.project import project_of
 
 if TYPE_CHECKING:
+    from recallnest.core.config import Settings
     from recallnest.core.models import Memory
-    from recallnest.engine import Engine
+    from recallnest.store._store import Store
 
 MAX_TRACKED_SESSIONS = 1000
 REPEAT_SOURCES = ("resume", "clear", "compact")
@@ -35,8 +37,18 @@ RESUME_CANDIDATES_PER_GROUP = 60
 REWARM_PROJECTS = 4
 
 
+class ContinuityHost(Protocol):
+    """What continuity needs from its host (the Engine): the store it reads sessions, memories
+    and checkpoints from, the resume budget, and the access counter of recalled memories."""
+
+    store: Store
+    settings: Settings
+
+    def record_access(self, ids: Iterable[str], now: datetime | None = None) -> None: ...
+
+
 class Continuity:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: ContinuityHost) -> None:
         self.engine = engine
         self._sent: OrderedDict[str, frozenset[str]] = OrderedDict()
         self._lock = threading.Lock()

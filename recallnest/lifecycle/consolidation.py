@@ -61,7 +61,7 @@ from recallnest.core.models import Memory
 from recallnest.lifecycle.decay import memory_to_json, protected
 
 if TYPE_CHECKING:
-    from recallnest.engine import Engine
+    from recallnest.lifecycle.host import LifecycleHost
 
 Tokens = Callable[[str], frozenset[str]]
 
@@ -483,7 +483,7 @@ def _ts(moment: datetime | None) -> float:
 
 
 def consolidate(
-    engine: Engine,
+    engine: LifecycleHost,
     scope: str | None = None,
     dry_run: bool = False,
     now: datetime | None = None,
@@ -559,7 +559,7 @@ def _settle(
 
 
 def record_undo(
-    engine: Engine,
+    engine: LifecycleHost,
     kind: str,
     before: Sequence[Memory],
     after: Sequence[Memory],

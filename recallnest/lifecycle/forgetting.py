@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -43,7 +44,7 @@ from recallnest.retrieval.index import Filter
 from recallnest.store._store import Batch, Cursor
 
 if TYPE_CHECKING:
-    from recallnest.engine import Engine
+    from recallnest.lifecycle.host import LifecycleHost
 
 __all__ = ["ForgetPlan", "Selector", "forget", "plan_forget"]
 
@@ -112,7 +113,7 @@ class ForgetPlan:
         }
 
 
-def plan_forget(engine: Engine, sel: Selector) -> ForgetPlan:
+def plan_forget(engine: LifecycleHost, sel: Selector) -> ForgetPlan:
     """What `forget` would remove; nothing is changed."""
     sel.check()
     store = engine.store
@@ -163,9 +164,16 @@ def plan_forget(engine: Engine, sel: Selector) -> ForgetPlan:
 
 
 def forget(
-    engine: Engine, sel: Selector, purge: bool = False, now: datetime | None = None
+    engine: LifecycleHost,
+    sel: Selector,
+    drain_access: Callable[[list[str]], object],
+    compact: Callable[[bool], dict[str, Any]],
+    purge: bool = False,
+    now: datetime | None = None,
 ) -> dict[str, Any]:
-    """Forget what `sel` selects (see the module docstring); returns ids and counts."""
+    """Forget what `sel` selects (see the module docstring); returns ids and counts.
+    `drain_access` drops pending access counts of the forgotten memories; `compact(if_needed)`
+    compacts the file (the scheduler's, so a purge runs the same compaction as maintenance)."""
     now = now or datetime.now(UTC)
     plan = plan_forget(engine, sel)
     store = engine.store
@@ -180,7 +188,7 @@ def forget(
     derived = store.delete_derived(
         plan.memory_ids, plan.checkpoint_ids, plan.tool_use_sessions, plan.tool_uses_range
     )
-    engine.maintenance.access.drain_ids(plan.memory_ids)
+    drain_access(plan.memory_ids)
     counts: dict[str, Any] = {
         "memories": len(plan.memory_ids),
         "trimmed": len(plan.trimmed),
@@ -189,7 +197,7 @@ def forget(
         **derived,
     }
     if purge:
-        counts["compaction"] = engine.maintenance.compact(if_needed=False)
+        counts["compaction"] = compact(False)
     else:
         store.checkpoint()
     if plan.memory_ids or plan.turn_ids or derived["checkpoints"] or derived["tool_uses"]:
@@ -200,7 +208,7 @@ def forget(
 # --------------------------------------------------------------------------- helpers
 
 
-def _matching(engine: Engine, kind: str, terms: list[str]) -> list[str]:
+def _matching(engine: LifecycleHost, kind: str, terms: list[str]) -> list[str]:
     """Ids of rows (`memory` or `turn`, any status) that hold every term."""
     index = engine.index
     mask = index.mask(Filter(kinds=(kind,)))
@@ -223,7 +231,7 @@ def _split_by_evidence(
     return gone, trimmed
 
 
-def _with_predecessors(engine: Engine, memories: list[Memory]) -> list[Memory]:
+def _with_predecessors(engine: LifecycleHost, memories: list[Memory]) -> list[Memory]:
     """The memories plus every row superseded by one of them, transitively."""
     found = {m.id: m for m in memories}
     frontier = list(found)
@@ -237,7 +245,7 @@ def _with_predecessors(engine: Engine, memories: list[Memory]) -> list[Memory]:
 _SPACE = re.compile(r"\s+")
 
 
-def _mentioning(engine: Engine, memories: list[Memory], terms: list[str]) -> list[str]:
+def _mentioning(engine: LifecycleHost, memories: list[Memory], terms: list[str]) -> list[str]:
     """Checkpoints whose text holds a forgotten memory's text, or every query term."""
     if not memories and not terms:
         return []
@@ -252,7 +260,7 @@ def _mentioning(engine: Engine, memories: list[Memory], terms: list[str]) -> lis
     return out
 
 
-def _scrubbed_cursors(engine: Engine, turn_ids: list[str]) -> list[Cursor]:
+def _scrubbed_cursors(engine: LifecycleHost, turn_ids: list[str]) -> list[Cursor]:
     """The cursors of the forgotten turns' files with their text removed from the saved
     parser state (a message still being written is kept there in parts). A scrubbed part of a
     message that continues later is simply not re-read."""

@@ -24,7 +24,7 @@ from recallnest.store._store import Batch
 
 if TYPE_CHECKING:
     from recallnest.core.config import Settings
-    from recallnest.engine import Engine
+    from recallnest.lifecycle.host import LifecycleHost
     from recallnest.store._store import Store
 
 log = logging.getLogger(__name__)
@@ -60,7 +60,9 @@ def retention_policy(settings: Settings) -> RetentionPolicy:
     )
 
 
-def apply_retention(engine: Engine, policy: RetentionPolicy, now: datetime) -> dict[str, int]:
+def apply_retention(
+    engine: LifecycleHost, policy: RetentionPolicy, now: datetime
+) -> dict[str, int]:
     """Delete the turns (and old tool calls) the policy no longer keeps."""
     if not policy.active:
         return {"turns": 0, "tool_uses": 0}
@@ -98,7 +100,7 @@ def needs_compaction(
     return file_bytes > ratio * live and file_bytes - live >= min_slack_bytes
 
 
-def compact(engine: Engine) -> dict[str, Any]:
+def compact(engine: LifecycleHost) -> dict[str, Any]:
     """Compact now: measured and logged."""
     before = size_report(engine.store)
     result = engine.compact_store()

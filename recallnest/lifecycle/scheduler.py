@@ -56,7 +56,7 @@ from recallnest.lifecycle.decay import (
 from recallnest.lifecycle.forgetting import Selector, forget, plan_forget
 
 if TYPE_CHECKING:
-    from recallnest.engine import Engine
+    from recallnest.lifecycle.host import LifecycleHost
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +102,7 @@ class Maintenance:
 
     def __init__(
         self,
-        engine: Engine,
+        engine: LifecycleHost,
         retention: compaction.RetentionPolicy | None = None,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -603,7 +603,7 @@ class Maintenance:
     def forget(self, sel: Selector, purge: bool = False) -> dict[str, Any]:
         # Not under self._lock: a purge waits for the ingest thread to compact, and that
         # thread may itself be waiting for the lock in a task (a deadlock until the timeout).
-        return forget(self.engine, sel, purge)
+        return forget(self.engine, sel, self.access.drain_ids, self.compact, purge)
 
     # ---- the daemon protocol ---------------------------------------------------------------------
 

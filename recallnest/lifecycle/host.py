@@ -1,0 +1,34 @@
+"""What the lifecycle modules need from their host (the Engine): the store, settings, the
+embedder and index, and the few writes that keep the index in step with the store. A protocol,
+so lifecycle depends on this small surface rather than on the composition root above it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from recallnest.core.config import Settings
+    from recallnest.core.models import Memory
+    from recallnest.retrieval.embed import Embedder
+    from recallnest.retrieval.index import SearchIndex
+    from recallnest.store._store import Store
+    from recallnest.store.types import Batch, BatchResult
+
+
+class LifecycleHost(Protocol):
+    store: Store
+    settings: Settings
+    embedder: Embedder | None
+    memory_generation: int
+
+    @property
+    def index(self) -> SearchIndex: ...
+
+    def apply(self, batch: Batch) -> BatchResult: ...
+
+    def apply_memories(self, memories: Sequence[Memory]) -> None: ...
+
+    def compact_store(self) -> dict[str, Any]: ...
+
+    def memory(self, mem_id: str) -> dict[str, Any]: ...
