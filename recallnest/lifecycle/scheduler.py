@@ -42,7 +42,6 @@ from recallnest.capture.admission import keyword_tokens
 from recallnest.core.errors import NotFoundError, RecallnestError
 from recallnest.core.models import TIERS, Memory
 from recallnest.core.schemas import MemoryOut, dump
-from recallnest.core.timeparse import parse_future, parse_time
 from recallnest.lifecycle import retention as compaction
 from recallnest.lifecycle.consolidation import consolidate, record_undo
 from recallnest.lifecycle.decay import (
@@ -604,107 +603,6 @@ class Maintenance:
         # Not under self._lock: a purge waits for the ingest thread to compact, and that
         # thread may itself be waiting for the lock in a task (a deadlock until the timeout).
         return forget(self.engine, sel, self.access.drain_ids, self.compact, purge)
-
-    # ---- the daemon protocol ---------------------------------------------------------------------
-
-    def op(self, name: str, a: Mapping[str, Any]) -> Any:
-        """Lifecycle operations of the daemon protocol (ops.py routes `name` here)."""
-
-        if name == "consolidate":
-            return self.consolidate(a.get("scope"), bool(a.get("dry_run")))
-        if name == "conflicts.list":
-            return self.conflicts(bool(a.get("all")))
-        if name == "conflicts.resolve":
-            return self.resolve_conflict(int(a["id"]), str(a["keep"]))
-        if name == "undo":
-            undo_id = int(a["id"]) if a.get("id") is not None else None
-            return self.undo(undo_id, a.get("kind"), bool(a.get("force")))
-        if name == "undo.list":
-            return self.undo_list()
-        if name in ("forget.plan", "forget.run"):
-            sel = _selector(a, parse_time)
-            if sel.session_id == "current":
-                latest = self.engine.store.latest_session(a.get("cwd_project"))
-                if latest is None:
-                    raise NotFoundError("no session recorded for this project")
-                sel = replace(sel, session_id=latest)
-            return (
-                self.forget_plan(sel)
-                if name == "forget.plan"
-                else self.forget(sel, bool(a.get("purge")))
-            )
-        if name == "forget.log":
-            return self.engine.store.forget_log(int(a.get("limit", 50)))
-        if name == "memories.find":
-            filters = {k: a.get(k) for k in ("scope", "category", "tier", "pinned")}
-            filters["status"] = a.get("status", "active")
-            return self.find(
-                filters,
-                parse_time(a.get("newer_than")),
-                parse_time(a.get("older_than")),
-                bool(a.get("expired")),
-                str(a.get("sort") or "updated"),
-                int(a.get("limit", 50)),
-            )
-        if name == "memories.history":
-            return self.history(str(a["id"]))
-        if name == "memories.flags":
-            return self.set_flags(
-                [str(i) for i in a["ids"]],
-                a.get("pinned"),
-                a.get("tier"),
-                parse_future(a.get("valid_until")),
-                bool(a.get("clear_valid_until")),
-            )
-        if name == "compact":
-            return self.compact(bool(a.get("if_needed")))
-        if name == "lifecycle.size":
-            return compaction.size_report(self.engine.store)
-        if name == "maintain":
-            return self._maintain(a)
-        raise RecallnestError(f"unknown lifecycle operation {name!r}")
-
-    def _maintain(self, a: Mapping[str, Any]) -> dict[str, Any]:
-        days, turns = a.get("retention_days"), a.get("max_turns")
-        explicit = None
-        if days is not None or turns is not None:
-            explicit = compaction.RetentionPolicy(
-                int(days) if days is not None else self.retention.max_age_days,
-                int(turns) if turns is not None else self.retention.max_turns,
-            )
-        return self.run_all(retention=explicit)
-
-
-OPS = (
-    "consolidate",
-    "conflicts.list",
-    "conflicts.resolve",
-    "undo",
-    "undo.list",
-    "forget.plan",
-    "forget.run",
-    "forget.log",
-    "memories.find",
-    "memories.history",
-    "memories.flags",
-    "compact",
-    "lifecycle.size",
-    "maintain",
-)
-
-
-def _selector(
-    a: Mapping[str, Any], parse_time: Callable[[str | None], datetime | None]
-) -> Selector:
-    return Selector(
-        ids=tuple(str(i) for i in a.get("ids") or ()),
-        query=a.get("query"),
-        project=a.get("project"),
-        session_id=a.get("session_id"),
-        since=parse_time(a.get("since")),
-        until=parse_time(a.get("until")),
-        with_turns=bool(a.get("with_turns")),
-    )
 
 
 def _brief(report: dict[str, Any]) -> dict[str, Any]:

@@ -44,7 +44,7 @@ from recallnest.ingest.pipeline import Collector, FileReport, Source, ingest_fil
 from recallnest.ingest.transcripts import detect
 from recallnest.server import protocol
 from recallnest.server.backup import backup_path, write_backup
-from recallnest.server.handlers import OPS, dispatch
+from recallnest.server.handlers import KNOWN, dispatch
 from recallnest.server.pidfile import pid_lock
 from recallnest.server.snapshot_refresh import SnapshotKeeper
 
@@ -509,7 +509,7 @@ def _answer(owner: Daemon, raw: bytes) -> dict[str, Any]:
             raise TypeError("op must be a string and args an object")
     except (ValueError, KeyError, TypeError) as exc:
         return _error(f"malformed request: {exc}")
-    if op not in OPS and op not in ("daemon.status", "ingest"):
+    if op not in KNOWN:
         return _error(f"unknown operation {op!r}")
     try:
         return {"v": protocol.PROTOCOL_VERSION, "ok": True, "result": owner.handle(op, args)}

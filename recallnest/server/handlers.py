@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from datetime import date, datetime
 from typing import Any
 
-from recallnest.core.errors import RecallnestError
-from recallnest.core.timeparse import parse_time
+from recallnest.core.errors import NotFoundError, RecallnestError
+from recallnest.core.timeparse import parse_future, parse_time
 from recallnest.engine import Engine, SearchRequest
+from recallnest.lifecycle import retention
+from recallnest.lifecycle.forgetting import Selector
 
 Op = Callable[[Engine, Mapping[str, Any]], Any]
 
@@ -90,12 +93,82 @@ def _checkpoint(engine: Engine, a: Mapping[str, Any]) -> Any:
     return engine.continuity.checkpoint(str(session_id), str(a.get("reason") or "manual"))
 
 
+def _undo(engine: Engine, a: Mapping[str, Any]) -> Any:
+    undo_id = int(a["id"]) if a.get("id") is not None else None
+    return engine.maintenance.undo(undo_id, a.get("kind"), bool(a.get("force")))
+
+
+def _forget_selector(engine: Engine, a: Mapping[str, Any]) -> Selector:
+    sel = _selector(a)
+    if sel.session_id == "current":
+        latest = engine.store.latest_session(a.get("cwd_project"))
+        if latest is None:
+            raise NotFoundError("no session recorded for this project")
+        sel = replace(sel, session_id=latest)
+    return sel
+
+
+def _forget_run(engine: Engine, a: Mapping[str, Any]) -> Any:
+    # Through maintenance: audit log entry, no forgotten text kept in undo entries.
+    return engine.maintenance.forget(_forget_selector(engine, a), bool(a.get("purge")))
+
+
+def _memories_find(engine: Engine, a: Mapping[str, Any]) -> Any:
+    filters = {k: a.get(k) for k in ("scope", "category", "tier", "pinned")}
+    filters["status"] = a.get("status", "active")
+    return engine.maintenance.find(
+        filters,
+        parse_time(a.get("newer_than")),
+        parse_time(a.get("older_than")),
+        bool(a.get("expired")),
+        str(a.get("sort") or "updated"),
+        int(a.get("limit", 50)),
+    )
+
+
+def _memories_flags(engine: Engine, a: Mapping[str, Any]) -> Any:
+    return engine.maintenance.set_flags(
+        [str(i) for i in a["ids"]],
+        a.get("pinned"),
+        a.get("tier"),
+        parse_future(a.get("valid_until")),
+        bool(a.get("clear_valid_until")),
+    )
+
+
+def _maintain(engine: Engine, a: Mapping[str, Any]) -> Any:
+    days, turns = a.get("retention_days"), a.get("max_turns")
+    explicit = None
+    if days is not None or turns is not None:
+        policy = engine.maintenance.retention
+        explicit = retention.RetentionPolicy(
+            int(days) if days is not None else policy.max_age_days,
+            int(turns) if turns is not None else policy.max_turns,
+        )
+    return engine.maintenance.run_all(retention=explicit)
+
+
+def _selector(a: Mapping[str, Any]) -> Selector:
+    return Selector(
+        ids=tuple(str(i) for i in a.get("ids") or ()),
+        query=a.get("query"),
+        project=a.get("project"),
+        session_id=a.get("session_id"),
+        since=parse_time(a.get("since")),
+        until=parse_time(a.get("until")),
+        with_turns=bool(a.get("with_turns")),
+    )
+
+
+# The daemon answers these itself (they need its threads and queues), before `dispatch`.
+DAEMON_ONLY = ("daemon.status", "ingest")
+
 OPS: dict[str, Op] = {
     "ping": lambda e, a: {"pong": True},
     "search": _search,
     "remember": _remember,
     # Through maintenance: audit log entry, no forgotten text kept in undo entries.
-    "forget": lambda e, a: e.maintenance.op("forget.run", {"ids": [str(i) for i in a["ids"]]}),
+    "forget": lambda e, a: _forget_run(e, {"ids": [str(i) for i in a["ids"]]}),
     "memories.list": lambda e, a: e.list_memories(
         a.get("scope"), a.get("category"), a.get("status", "active"), a.get("limit")
     ),
@@ -107,20 +180,23 @@ OPS: dict[str, Op] = {
     "checkpoint": _checkpoint,
     "checkpoints.list": lambda e, a: e.continuity.recent(a.get("project"), int(a.get("limit", 20))),
     "checkpoints.show": lambda e, a: e.continuity.show(str(a["id"])),
-    # ---- lifecycle (issue 7): arguments are read in recallnest.lifecycle.scheduler ----
-    "consolidate": lambda e, a: e.maintenance.op("consolidate", a),
-    "conflicts.list": lambda e, a: e.maintenance.op("conflicts.list", a),
-    "conflicts.resolve": lambda e, a: e.maintenance.op("conflicts.resolve", a),
-    "undo": lambda e, a: e.maintenance.op("undo", a),
-    "undo.list": lambda e, a: e.maintenance.op("undo.list", a),
-    "forget.plan": lambda e, a: e.maintenance.op("forget.plan", a),
-    "forget.run": lambda e, a: e.maintenance.op("forget.run", a),
-    "forget.log": lambda e, a: e.maintenance.op("forget.log", a),
-    "memories.find": lambda e, a: e.maintenance.op("memories.find", a),
-    "memories.history": lambda e, a: e.maintenance.op("memories.history", a),
-    "memories.flags": lambda e, a: e.maintenance.op("memories.flags", a),
-    "compact": lambda e, a: e.maintenance.op("compact", a),
-    "lifecycle.size": lambda e, a: e.maintenance.op("lifecycle.size", a),
-    "maintain": lambda e, a: e.maintenance.op("maintain", a),
-    # ---- end lifecycle (issue 7) ----
+    # ---- lifecycle (issue 7): run by the engine's maintenance scheduler ----
+    "consolidate": lambda e, a: e.maintenance.consolidate(a.get("scope"), bool(a.get("dry_run"))),
+    "conflicts.list": lambda e, a: e.maintenance.conflicts(bool(a.get("all"))),
+    "conflicts.resolve": lambda e, a: e.maintenance.resolve_conflict(int(a["id"]), str(a["keep"])),
+    "undo": _undo,
+    "undo.list": lambda e, a: e.maintenance.undo_list(),
+    "forget.plan": lambda e, a: e.maintenance.forget_plan(_forget_selector(e, a)),
+    "forget.run": _forget_run,
+    "forget.log": lambda e, a: e.store.forget_log(int(a.get("limit", 50))),
+    "memories.find": _memories_find,
+    "memories.history": lambda e, a: e.maintenance.history(str(a["id"])),
+    "memories.flags": _memories_flags,
+    "compact": lambda e, a: e.maintenance.compact(bool(a.get("if_needed"))),
+    "lifecycle.size": lambda e, a: retention.size_report(e.store),
+    "maintain": _maintain,
 }
+
+
+# Every operation name the socket accepts, listed once: the ops above and the daemon's own.
+KNOWN = frozenset(OPS) | frozenset(DAEMON_ONLY)
