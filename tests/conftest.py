@@ -44,7 +44,7 @@ Cli = Callable[..., Result]
 
 # Record mode: RECALLNEST_RECORD_SPAWNS=<file> appends the node id of every not-slow test that
 # starts a process (or loads the real embedder) to <file> instead of failing it.
-# Until the recorded tests are marked, the guard raises only with RECALLNEST_SPAWN_GUARD=1.
+# Otherwise such a test fails; RECALLNEST_SPAWN_GUARD=0 turns the guard off (to debug).
 RECORD_SPAWNS_ENV = "RECALLNEST_RECORD_SPAWNS"
 ENFORCE_SPAWNS_ENV = "RECALLNEST_SPAWN_GUARD"
 SPAWN_MESSAGE = "starts a process: mark it slow"
@@ -67,7 +67,7 @@ def _slow_is_exact(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
     if request.node.get_closest_marker("slow"):
         return
     record = os.environ.get(RECORD_SPAWNS_ENV)
-    if not record and os.environ.get(ENFORCE_SPAWNS_ENV) != "1":
+    if not record and os.environ.get(ENFORCE_SPAWNS_ENV) == "0":
         return
     nodeid = request.node.nodeid
 

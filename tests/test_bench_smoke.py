@@ -22,6 +22,7 @@ BENCHES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv", BENCHES, ids=lambda argv: Path(argv[0]).stem)
 def test_bench_quick_prints_a_table(argv: list[str], tmp_path: Path) -> None:
     env = {**os.environ, "RECALLNEST_HOME": str(tmp_path / "unused-home"), "TMPDIR": str(tmp_path)}

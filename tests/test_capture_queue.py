@@ -86,6 +86,7 @@ def flushes() -> list[list[Turn]]:
     ]
 
 
+@pytest.mark.slow
 def test_a_large_flush_queues_capture_and_the_drain_writes_the_same_memories(
     engine: Engine,
     flushes: list[list[Turn]],
@@ -110,6 +111,7 @@ def test_a_large_flush_queues_capture_and_the_drain_writes_the_same_memories(
     assert engine.drain_capture() == 0
 
 
+@pytest.mark.slow
 def test_the_queue_survives_a_crash_and_later_flushes_wait_behind_it(
     settings: Settings,
     flushes: list[list[Turn]],
@@ -133,6 +135,7 @@ def test_the_queue_survives_a_crash_and_later_flushes_wait_behind_it(
         engine.close()
 
 
+@pytest.mark.slow
 def test_a_drain_stops_when_asked_and_resumes(
     engine: Engine, flushes: list[list[Turn]], small_groups: None
 ) -> None:
@@ -146,6 +149,7 @@ def test_a_drain_stops_when_asked_and_resumes(
     assert engine.drain_capture() == 2 * GROUP
 
 
+@pytest.mark.slow
 def test_a_turn_changed_while_queued_is_captured_once_from_its_new_text(
     engine: Engine, small_groups: None
 ) -> None:
@@ -165,6 +169,7 @@ def test_a_turn_changed_while_queued_is_captured_once_from_its_new_text(
     assert not any("okapifmt" in t for t in texts)
 
 
+@pytest.mark.slow
 def test_a_failing_worker_is_redone_in_process(
     engine: Engine,
     flushes: list[list[Turn]],
@@ -180,6 +185,7 @@ def test_a_failing_worker_is_redone_in_process(
     assert snapshot(engine) == expected
 
 
+@pytest.mark.slow
 def test_a_deleted_queued_turn_is_skipped(engine: Engine, small_groups: None) -> None:
     turns = corpus_turns(GROUP)
     engine.ingest_batch(Batch(turns=turns))
@@ -188,6 +194,7 @@ def test_a_deleted_queued_turn_is_skipped(engine: Engine, small_groups: None) ->
     assert snapshot(engine) == [] and not engine.capture_pending
 
 
+@pytest.mark.slow
 def test_a_backfill_reports_its_store_and_capture_phases(
     settings: Settings, small_groups: None
 ) -> None:
@@ -222,6 +229,7 @@ def test_a_backfill_reports_its_store_and_capture_phases(
         engine.close()
 
 
+@pytest.mark.slow
 def test_the_daemon_drains_a_queue_left_by_a_crash(
     settings: Settings, flushes: list[list[Turn]], tmp_path: Path, small_groups: None
 ) -> None:
@@ -245,6 +253,7 @@ def _fields(turn: Turn) -> dict[str, object]:
     return {name: getattr(turn, name) for name in Turn.__dataclass_fields__}
 
 
+@pytest.mark.slow
 def test_the_daemon_captures_a_group_per_pass_even_while_lines_keep_coming(
     settings: Settings, flushes: list[list[Turn]], small_groups: None
 ) -> None:
@@ -263,6 +272,7 @@ def test_the_daemon_captures_a_group_per_pass_even_while_lines_keep_coming(
         d.stop()  # closes the engine
 
 
+@pytest.mark.slow
 def test_two_threads_draining_at_once_admit_each_group_once(
     engine: Engine, flushes: list[list[Turn]], tmp_path: Path, small_groups: None
 ) -> None:

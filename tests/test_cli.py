@@ -388,6 +388,7 @@ def test_bad_option_value_is_a_usage_error(cli: Cli) -> None:
     assert "Traceback" not in result.output
 
 
+@pytest.mark.slow
 def test_debug_shows_the_traceback() -> None:
     subprocess.run([sys.executable, "-m", "recallnest", "remember", "x"], check=True, timeout=120)
     result = subprocess.run(
@@ -401,6 +402,7 @@ def test_debug_shows_the_traceback() -> None:
     assert "NotFoundError: no memory with id does-not-exist" in result.stderr
 
 
+@pytest.mark.slow
 def test_without_debug_a_real_process_prints_one_line() -> None:
     subprocess.run([sys.executable, "-m", "recallnest", "remember", "x"], check=True, timeout=120)
     result = subprocess.run(

@@ -10,6 +10,8 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from recallnest.core.models import GLOBAL_SCOPE, Memory, Turn
 from recallnest.engine import Engine
 from recallnest.store._store import Batch
@@ -101,6 +103,7 @@ def test_a_resume_does_not_repeat_what_the_resumed_session_captured(engine: Engi
     assert "cargo clippy" in text and "tokenizer" in text, text
 
 
+@pytest.mark.slow
 def test_the_daemon_shows_the_newest_checkpoint(tmp_path: Path) -> None:
     from daemon_harness import DaemonProcess, claude_line
 

@@ -583,6 +583,7 @@ EFFECTS: dict[str, Check] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda e: f"{e.where}: {e.script[:50]}")
 def test_example_does_what_it_says(example: Example, world: World) -> None:
     check = EFFECTS.get(example.command)

@@ -56,6 +56,7 @@ def special_files(folder: Path) -> dict[str, Path]:
 # ---- item 3: FIFOs and other special files -------------------------------------------------
 
 
+@pytest.mark.slow
 def test_open_regular_refuses_every_special_file_without_blocking(tmp_path: Path) -> None:
     made = special_files(tmp_path)
     script = (
@@ -78,6 +79,7 @@ def test_open_regular_refuses_every_special_file_without_blocking(tmp_path: Path
     assert "not a regular file (symlink)" in kinds
 
 
+@pytest.mark.slow
 def test_backfill_reads_the_regular_file_and_skips_special_ones(
     proc: DaemonProcess,
 ) -> None:
@@ -90,6 +92,7 @@ def test_backfill_reads_the_regular_file_and_skips_special_ones(
     assert summary["special_files"] == len(made) - 1  # the symlink is skipped as a link
 
 
+@pytest.mark.slow
 def test_a_fifo_never_stalls_the_daemon(proc: DaemonProcess) -> None:
     special_files(proc.projects)
     real = proc.projects / "b-real.jsonl"
@@ -208,6 +211,7 @@ def test_an_append_is_not_a_rewrite(settings: Settings, tmp_path: Path) -> None:
 # ---- item 5: stale pid files, PID reuse, racing starts --------------------------------------
 
 
+@pytest.mark.slow
 def test_stop_never_signals_the_process_a_stale_pid_file_names(proc: DaemonProcess) -> None:
     proc.home.mkdir(parents=True, exist_ok=True)
     unrelated = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
@@ -227,6 +231,7 @@ def test_stop_never_signals_the_process_a_stale_pid_file_names(proc: DaemonProce
     assert json.loads(status.stdout)["pid"] is None
 
 
+@pytest.mark.slow
 def test_the_pid_file_is_removed_when_the_daemon_exits(proc: DaemonProcess) -> None:
     proc.start()
     assert (proc.home / "daemon.pid").read_text() == str(proc.proc.pid if proc.proc else 0)
@@ -234,6 +239,7 @@ def test_the_pid_file_is_removed_when_the_daemon_exits(proc: DaemonProcess) -> N
     assert not (proc.home / "daemon.pid").exists()
 
 
+@pytest.mark.slow
 def test_of_three_concurrent_starts_only_the_winner_says_started(proc: DaemonProcess) -> None:
     cmd = [sys.executable, "-m", "recallnest", "daemon", "start"]
     starts = [
@@ -259,6 +265,7 @@ def live_memories(records: list[dict[str, Any]]) -> dict[str, tuple[Any, ...]]:
     return {r["id"]: tuple(r.get(f) for f in MEMORY_FIELDS) for r in records}
 
 
+@pytest.mark.slow
 def test_repair_after_kill_and_damage_restores_exactly_the_live_memories(
     proc: DaemonProcess,
 ) -> None:
@@ -289,6 +296,7 @@ def test_repair_after_kill_and_damage_restores_exactly_the_live_memories(
     assert restored == expected  # edits kept, forgotten stay forgotten
 
 
+@pytest.mark.slow
 def test_a_clean_stop_writes_a_backup_and_the_journal_is_owner_only(
     proc: DaemonProcess,
 ) -> None:
@@ -323,6 +331,7 @@ engine.maintenance.consolidate(now=NOW)
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("killed_in", ["add_memory_events", "add_conflicts"])
 def test_consolidation_killed_half_way_commits_nothing(settings: Settings, killed_in: str) -> None:
     tests = str(Path(__file__).parent)
@@ -356,6 +365,7 @@ def run_cli(env: dict[str, str], *args: str | bytes) -> subprocess.CompletedProc
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("daemon_runs", [False, True])
 def test_a_non_utf8_argument_is_a_clear_error(proc: DaemonProcess, daemon_runs: bool) -> None:
     if daemon_runs:
@@ -378,6 +388,7 @@ def test_a_read_on_an_empty_home_says_nothing_is_indexed_and_creates_nothing(
     assert not recallnest_home.exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["a file", "/proc", "under a file"])
 def test_a_bad_home_is_a_clear_error(tmp_path: Path, kind: str) -> None:
     afile = tmp_path / "afile"
@@ -392,6 +403,7 @@ def test_a_bad_home_is_a_clear_error(tmp_path: Path, kind: str) -> None:
     assert run_cli(env, "search", "--help").returncode == 0  # help needs no home
 
 
+@pytest.mark.slow
 def test_a_missing_home_is_created_by_a_write_and_the_user_is_told(
     recallnest_home: Path,
 ) -> None:
@@ -403,6 +415,7 @@ def test_a_missing_home_is_created_by_a_write_and_the_user_is_told(
     assert "created" not in again.stderr
 
 
+@pytest.mark.slow
 def test_a_forgotten_captured_memory_stays_forgotten_after_repair(proc: DaemonProcess) -> None:
     """Repair re-ingests the transcripts, which captures the same memory again: the journal's
     tombstone removes it."""

@@ -68,6 +68,7 @@ def _agree(daemon: DaemonProcess) -> None:
 # ---- daemon status and stats: one source of truth -------------------------------------------
 
 
+@pytest.mark.slow
 def test_daemon_status_counts_are_the_stats_counts_while_tailing_live(
     daemon: DaemonProcess,
 ) -> None:
@@ -92,6 +93,7 @@ def test_daemon_status_counts_are_the_stats_counts_while_tailing_live(
 # ---- stale pid file --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_status_and_doctor_call_a_stale_pid_file_stale(recallnest_home: Path) -> None:
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()
@@ -111,6 +113,7 @@ def test_status_and_doctor_call_a_stale_pid_file_stale(recallnest_home: Path) ->
 # ---- doctor ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_doctor_embedder_line_names_the_model_and_dimensions_once(recallnest_home: Path) -> None:
     doctor = subprocess.run(
         [sys.executable, "-m", "recallnest", "doctor", "--json"], capture_output=True, text=True
@@ -202,6 +205,7 @@ def test_back_off_never_waits_longer_than_the_task_interval(engine: Engine) -> N
     other.execute("ROLLBACK")  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 def test_daemon_status_and_doctor_report_maintenance_health(daemon: DaemonProcess) -> None:
     daemon.start()
     status = _json(daemon.cli("daemon", "status", "--json"))

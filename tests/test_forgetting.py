@@ -138,6 +138,7 @@ def on_a_terminal(args: list[str], answer: str) -> tuple[int, str]:
     return proc.returncode, out
 
 
+@pytest.mark.slow
 def test_forget_by_query_asks_first_on_a_terminal(run: Run) -> None:
     ok(run(["remember", f"The vault hint is {SECRET} and green"]))
     ok(run(["remember", "The vault lives in the ops account"]))

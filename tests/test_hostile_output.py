@@ -188,6 +188,7 @@ def test_every_command_is_checked_or_says_why_not() -> None:
     assert not missing, f"add these to COMMANDS or NOT_QUOTING: {sorted(missing)}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", COMMANDS, ids=lambda a: " ".join(a)[:40])
 def test_cli_output_is_inert(hostile: DaemonProcess, args: tuple[str, ...]) -> None:
     filled = [
@@ -200,6 +201,7 @@ def test_cli_output_is_inert(hostile: DaemonProcess, args: tuple[str, ...]) -> N
     assert_inert(human.stderr, f"{args} stderr")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args",
     [
@@ -249,6 +251,7 @@ def test_mcp_tool_results_are_framed_and_inert(hostile: DaemonProcess) -> None:
     assert results["search_memory"].count(LABEL) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
 def test_hook_output_is_framed_and_inert(hostile: DaemonProcess, agent: str) -> None:
     payload = {

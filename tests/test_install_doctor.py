@@ -46,6 +46,7 @@ SETTINGS = {
 }
 
 
+@pytest.mark.slow
 def test_install_then_doctor_passes_for_all_three_agents(daemon: DaemonProcess) -> None:
     project = daemon.root / "project"
     project.mkdir()
@@ -78,6 +79,7 @@ def doctor_hooks(proc: DaemonProcess, cwd: Path) -> dict[str, object]:
     return next(c for c in checks if c["name"] == "hooks")
 
 
+@pytest.mark.slow
 def test_doctor_fails_when_a_hook_is_missing_or_its_script_is_gone(daemon: DaemonProcess) -> None:
     project = daemon.root / "project"
     project.mkdir()

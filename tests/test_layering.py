@@ -200,6 +200,7 @@ def test_hook_fast_path_stays_small() -> None:
         assert all(is_stdlib(i) for i in imports_of(module)), module
 
 
+@pytest.mark.slow
 def test_importing_the_hook_loads_no_heavy_module() -> None:
     code = (
         "import recallnest.integrations.hook, sys; "
@@ -212,6 +213,7 @@ def test_importing_the_hook_loads_no_heavy_module() -> None:
     assert result.stdout.strip() == "[]"
 
 
+@pytest.mark.slow
 def test_importing_the_package_loads_no_heavy_module() -> None:
     code = f"import recallnest, sys; print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
     result = subprocess.run(
@@ -374,3 +376,27 @@ def test_package_docstrings_say_what_lives_there() -> None:
             continue
         doc = ast.get_docstring(ast.parse((PACKAGE / package / "__init__.py").read_text()))
         assert doc and "import" in doc.lower(), f"recallnest.{package} needs its docstring"
+
+
+@pytest.mark.slow
+def test_importing_the_store_leaves_pandas_alone() -> None:
+    # The pandas shim is set at the first connection, and only when pandas is not installed:
+    # importing the store must not change what a host process can import (issue 19).
+    code = "import recallnest.store._store, sys; print('pandas' in sys.modules)"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+    )
+    assert result.stdout.strip() == "False", result.stderr
+
+
+def test_the_pandas_shim_spares_an_installed_pandas(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from recallnest.store import _store
+
+    (tmp_path / "pandas").mkdir()
+    (tmp_path / "pandas" / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "pandas", raising=False)
+    _store._block_absent_optional_imports()
+    assert sys.modules.get("pandas", "absent") == "absent"  # findable: left to be imported

@@ -258,6 +258,7 @@ def test_without_a_daemon_tools_say_so_and_the_server_stays_up(project: Path) ->
     assert len(listing.tools) == 5
 
 
+@pytest.mark.slow
 def test_importing_the_command_does_not_load_the_sdk() -> None:
     code = "import recallnest.cli.mcp, sys; print('mcp' in sys.modules)"
     result = subprocess.run(

@@ -209,6 +209,7 @@ def damage_header_of_new_db(settings: Settings, cli: Cli) -> None:
     damage_header(db_path(settings.home))
 
 
+@pytest.mark.slow
 def test_repair_moves_the_wal_too(settings: Settings, cli: Cli) -> None:
     """A daemon killed with a WAL pending: the WAL must not be replayed into the new file."""
     write_transcripts(settings, sessions=1, turns=5)
