@@ -63,11 +63,17 @@ def build_tree(root: Path, turns: int) -> int:
 def _backfill_local() -> Any:
     """backfill_local of the recallnest on PYTHONPATH: server.backfill since issue 19, before
     that recallnest.control._backfill_local (so an A/B against an older tree still runs)."""
-    try:
+    import recallnest
+
+    # Constraint: an editable install resolves `recallnest.server` from its own checkout even
+    # when PYTHONPATH puts an older tree first, so look at the tree that was imported.
+    if (Path(recallnest.__file__).parent / "server").is_dir():
         from recallnest.server.backfill import backfill_local
-    except ImportError:
-        from recallnest.control import _backfill_local as backfill_local  # type: ignore[import-not-found,no-redef]
-    return backfill_local
+
+        return backfill_local
+    from recallnest.control import _backfill_local  # type: ignore[import-not-found]
+
+    return _backfill_local
 
 
 def build_home(tree: Path, home: Path) -> None:
