@@ -51,9 +51,12 @@ SPAWN_MESSAGE = "starts a process: mark it slow"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """`integration` (real embedder, DuckDB extensions) implies `slow`."""
+    """`integration` (real embedder, DuckDB extensions) implies `slow`, and so does the
+    real-CLI suite (every test there runs an agent CLI)."""
     for item in items:
-        if item.get_closest_marker("integration") and not item.get_closest_marker("slow"):
+        if item.get_closest_marker("slow"):
+            continue
+        if item.get_closest_marker("integration") or "real_cli" in item.path.parts:
             item.add_marker(pytest.mark.slow)
 
 
