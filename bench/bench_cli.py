@@ -60,7 +60,7 @@ def run_cold(cmd: Sequence[str], env: dict[str, str], check_json: bool = False) 
 def build_home(home: Path, n: int) -> int:
     """n memories, each embedded with the local model (the search then uses both channels)."""
     from recallnest.engine import Engine
-    from recallnest.store._store import Batch
+    from recallnest.store import Batch
 
     engine = Engine.open(bench_settings(home, embedder="local"))
     try:

@@ -36,7 +36,7 @@ from recallnest.core.paths import db_path
 from recallnest.ingest import transcripts
 from recallnest.server import protocol
 from recallnest.server.repair import check_database
-from recallnest.store._store import Store
+from recallnest.store import Store
 
 WAIT_SECONDS = 600.0
 

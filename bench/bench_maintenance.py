@@ -38,7 +38,7 @@ from recallnest.core.config import Settings
 from recallnest.engine import Engine
 from recallnest.lifecycle import scheduler as maintenance_module
 from recallnest.lifecycle.scheduler import Maintenance
-from recallnest.store._store import Batch
+from recallnest.store import Batch
 
 DB = "recallnest.duckdb"
 

@@ -47,7 +47,7 @@ START_WAIT_SECONDS = 300.0
 
 def populate(home: Path, memories: int) -> None:
     from recallnest.engine import Engine
-    from recallnest.store._store import Batch
+    from recallnest.store import Batch
 
     engine = Engine.open(bench_settings(home))
     try:

@@ -41,7 +41,7 @@ from recallnest.server import protocol
 
 def populate(home: Path, memories: int, turns: int) -> None:
     from recallnest.engine import Engine
-    from recallnest.store._store import Batch
+    from recallnest.store import Batch
 
     engine = Engine.open(bench_settings(home))
     try:

@@ -100,7 +100,7 @@ def populate(home: Path, size: int) -> tuple[int, list[float], list[float]]:
     from recallnest.continuity.compose import candidate_groups
     from recallnest.continuity.service import RESUME_CANDIDATES_PER_GROUP
     from recallnest.engine import Engine
-    from recallnest.store._store import Batch
+    from recallnest.store import Batch
 
     engine = Engine.open(bench_settings(home))
     try:

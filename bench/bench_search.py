@@ -63,7 +63,7 @@ from recallnest.core.text import term_counts, tokenize
 from recallnest.engine import Engine, SearchRequest
 from recallnest.retrieval.index import Filter, SearchIndex
 from recallnest.retrieval.topk import top_k
-from recallnest.store._store import Batch, IndexedDoc, Store, load_extension
+from recallnest.store import Batch, IndexedDoc, Store, load_extension
 
 DIM = 384
 TARGET_P50_MS = 30.0
@@ -117,7 +117,7 @@ def build_store(home: Path, ds: Dataset, model: str) -> tuple[float, int]:
         store.register_model(model, DIM)
         for lo in range(0, len(docs), 20_000):
             store.add_vectors(model, docs[lo : lo + 20_000], matrix[lo : lo + 20_000])
-        store.checkpoint()
+        store.flush_wal()
     finally:
         store.close()
     return written, ds.memories + ds.turns
@@ -510,7 +510,7 @@ def _own_query(index: SearchIndex, query: str, mask: np.ndarray) -> np.ndarray:
 
 def _own_write_costs(n: int) -> tuple[str, str]:
     """Single-memory transactions on an n-row store, and the postings part of a 1k batch."""
-    from recallnest.store import _store as store_mod
+    from recallnest.store import postings as store_postings
 
     reps = 30
     memories = make_memories(n + reps + 1_000, seed=33)
@@ -527,7 +527,7 @@ def _own_write_costs(n: int) -> tuple[str, str]:
             counts = [term_counts(m.text) for m in batch]
             docs = list(range(10**9, 10**9 + len(batch)))
             with store.transaction() as tx:
-                post_s, _ = timed(lambda: store_mod._write_postings(tx, docs, counts))
+                post_s, _ = timed(lambda: store_postings._write_postings(tx, docs, counts))
                 tx.execute("DELETE FROM postings WHERE doc >= 1000000000")
         finally:
             store.close()

@@ -42,7 +42,7 @@ from common import (
     print_table,
 )
 
-from recallnest.store._store import Batch, Store
+from recallnest.store import Batch, Store
 
 TARGET_MEMORIES_PER_S = 10_000
 

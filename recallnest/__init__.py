@@ -18,7 +18,7 @@ _LAZY = {
     "Engine": "recallnest.engine",
     "SearchRequest": "recallnest.engine",
     "Settings": "recallnest.core.config",
-    "Store": "recallnest.store._store",
+    "Store": "recallnest.store.facade",
 }
 
 

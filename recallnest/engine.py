@@ -40,7 +40,7 @@ from recallnest.retrieval.index import Filter, SearchIndex
 from recallnest.retrieval.query import plan_query
 from recallnest.retrieval.ranking import PROFILES, VECTOR_ONLY_MIN_COSINE, Scored, retrieve
 from recallnest.retrieval.topk import top_k
-from recallnest.store._store import Batch, BatchResult, Store
+from recallnest.store import Batch, BatchResult, Store
 from recallnest.store.journal import Journal
 
 if TYPE_CHECKING:

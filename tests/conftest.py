@@ -26,7 +26,7 @@ from recallnest.core.paths import db_path, ensure_home
 from recallnest.engine import Engine
 from recallnest.retrieval import embed as embed_module
 from recallnest.retrieval.embed import HashEmbedder
-from recallnest.store._store import Store
+from recallnest.store import Store
 
 # Variables the developer may set on purpose for a test run; everything else named
 # RECALLNEST_* is cleared so a local config cannot change what the tests see.

@@ -15,7 +15,7 @@ from recallnest.core.models import Memory, ToolUse, Turn
 from recallnest.core.paths import db_path, ensure_home
 from recallnest.engine import Engine, SearchRequest
 from recallnest.server.audit import audit_secrets, scan
-from recallnest.store._store import Batch, Store
+from recallnest.store import Batch, Store
 
 # Fake credentials, assembled at run time so that no scanner flags this file.
 GITHUB = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"

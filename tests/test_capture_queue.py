@@ -18,7 +18,7 @@ from recallnest.core.config import Settings
 from recallnest.core.models import Turn
 from recallnest.engine import Engine
 from recallnest.server.daemon import Daemon
-from recallnest.store._store import Batch
+from recallnest.store import Batch
 
 CASES = Path(__file__).resolve().parent.parent / "eval" / "capture" / "cases.jsonl"
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)

@@ -18,7 +18,7 @@ from recallnest.lifecycle.retention import (
     needs_compaction,
     size_report,
 )
-from recallnest.store._store import Batch, Store
+from recallnest.store import Batch, Store
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 

@@ -10,7 +10,8 @@ import pytest
 from recallnest.core.config import Settings
 from recallnest.core.errors import ConfigError
 from recallnest.core.paths import CONFIG_NAME
-from recallnest.store._store import DB_MEMORY_MB, _connect
+from recallnest.store import DB_MEMORY_MB
+from recallnest.store.connection import _connect
 
 
 def write_toml(home: Path, text: str) -> None:

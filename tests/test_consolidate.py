@@ -24,7 +24,7 @@ from recallnest.lifecycle.consolidation import (
     related,
 )
 from recallnest.lifecycle.scheduler import IDLE_SECONDS, Maintenance
-from recallnest.store._store import Batch
+from recallnest.store import Batch
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 NOW = T0 + timedelta(days=30)

@@ -14,7 +14,7 @@ import pytest
 
 from recallnest.core.models import GLOBAL_SCOPE, Memory, Turn
 from recallnest.engine import Engine
-from recallnest.store._store import Batch
+from recallnest.store import Batch
 
 PROJECT = "/work/app"
 T0 = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)

@@ -19,7 +19,7 @@ from recallnest.core.errors import NotFoundError, RecallnestError, StoreError
 from recallnest.core.models import GLOBAL_SCOPE, Turn
 from recallnest.engine import Engine, SearchRequest
 from recallnest.retrieval.index import Filter
-from recallnest.store._store import Batch, BatchResult, IndexSnapshot, Store
+from recallnest.store import Batch, BatchResult, IndexSnapshot, Store
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 

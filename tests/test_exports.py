@@ -20,7 +20,7 @@ def test_every_exported_name_resolves(name: str) -> None:
 def test_lazy_names_resolve_to_their_modules() -> None:
     from recallnest.core.config import Settings
     from recallnest.engine import Engine, SearchRequest
-    from recallnest.store._store import Store
+    from recallnest.store import Store
 
     assert recallnest.Engine is Engine
     assert recallnest.SearchRequest is SearchRequest

@@ -321,11 +321,11 @@ sys.path.insert(0, sys.argv[1])
 from test_consolidate import NOW, ROWS
 from recallnest.core.config import Settings
 from recallnest.engine import Engine
-from recallnest.store._store import Batch, Store
+from recallnest.store import Batch, Store
 
 engine = Engine.open(Settings.load())
 engine.apply(Batch(memories=ROWS))
-engine.store.checkpoint()
+engine.store.flush_wal()
 setattr(Store, sys.argv[2], lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL))
 engine.maintenance.consolidate(now=NOW)
 """

@@ -27,7 +27,7 @@ from recallnest.engine import Engine
 from recallnest.server import daemon as daemon_module
 from recallnest.server.daemon import BACKUP_QUIET_SECONDS, Daemon
 from recallnest.server.repair import check_database
-from recallnest.store._store import Store
+from recallnest.store import Store
 
 WAIT = 60.0
 DISK_FULL = 'IO Error: Could not write file "recallnest.duckdb.wal": No space left on device'

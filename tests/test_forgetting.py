@@ -18,7 +18,7 @@ from recallnest.core.config import Settings
 from recallnest.core.paths import db_path
 from recallnest.engine import Engine, SearchRequest
 from recallnest.server.control import backfill
-from recallnest.store._store import Batch
+from recallnest.store import Batch
 
 SECRET = "zebraquokka7741"
 Run = Callable[..., Result]
@@ -251,7 +251,7 @@ def test_deleted_bytes_linger_until_compaction(
                 for k, text in enumerate([*filler, f"the backup key is {SECRET}"])
             ]
         )  # fmt: skip
-        engine.store.checkpoint()
+        engine.store.flush_wal()
     finally:
         engine.close()
     ok(run(["forget", "--query", SECRET, "--yes"]))

@@ -33,7 +33,7 @@ from recallnest.ingest.pipeline import FileReport, Source, ingest_file
 from recallnest.integrations import hook
 from recallnest.integrations.harness import for_agent
 from recallnest.server import protocol
-from recallnest.store._store import Batch
+from recallnest.store import Batch
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "100"))
 FUZZ = settings(

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from recallnest.retrieval.index import BM25_B, BM25_K1, Filter, SearchIndex
-from recallnest.store._store import IndexedDoc, PostingBlock
+from recallnest.store import IndexedDoc, PostingBlock
 
 
 def doc(

@@ -286,7 +286,7 @@ def test_backfill_never_reads_or_runs_anything_outside_the_roots(
     assert audit.opened == [] and audit.spawned == []
     assert summary["errors"] == [] and summary["new_turns"] == 1  # only inside.jsonl
     assert not Path("/tmp/pwned").exists()
-    from recallnest.store._store import Store
+    from recallnest.store import Store
 
     store = Store(db_path(settings.home), read_only=True)
     try:

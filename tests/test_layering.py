@@ -18,7 +18,24 @@ HEAVY = ("duckdb", "numpy", "click", "pydantic", "httpx")
 
 # Third-party package -> the only modules allowed to import it (None: any module may).
 HOMES: dict[str, set[str] | None] = {
-    "duckdb": {"recallnest.store._store", "recallnest.store.migrations"},
+    "duckdb": {
+        f"recallnest.store.{name}"
+        for name in (
+            "audit",
+            "base",
+            "compaction",
+            "connection",
+            "facade",
+            "lifecycle",
+            "loading",
+            "migrations",
+            "postings",
+            "reads",
+            "sql",
+            "vectors",
+            "write",
+        )
+    },
     "httpx": {"recallnest.retrieval.embed"},
     "watchdog": {"recallnest.server.daemon"},
     "mcp": {"recallnest.integrations.mcp_server"},
@@ -122,11 +139,11 @@ def click_allowed(module: str) -> bool:
 
 def test_the_parser_sees_the_package() -> None:
     assert {
-        "recallnest.store._store",
+        "recallnest.store.facade",
         "recallnest.cli._app",
         "recallnest.integrations.hook",
     } <= set(MODULES)
-    assert "duckdb" in imports_of("recallnest.store._store")
+    assert "duckdb" in imports_of("recallnest.store.facade")
     assert "recallnest.integrations.harness.claude" in imports_of("recallnest.integrations.harness")
 
 
@@ -382,7 +399,7 @@ def test_package_docstrings_say_what_lives_there() -> None:
 def test_importing_the_store_leaves_pandas_alone() -> None:
     # The pandas shim is set at the first connection, and only when pandas is not installed:
     # importing the store must not change what a host process can import (issue 19).
-    code = "import recallnest.store._store, sys; print('pandas' in sys.modules)"
+    code = "import recallnest.store.facade, sys; print('pandas' in sys.modules)"
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
     )
@@ -392,11 +409,11 @@ def test_importing_the_store_leaves_pandas_alone() -> None:
 def test_the_pandas_shim_spares_an_installed_pandas(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from recallnest.store import _store
+    from recallnest.store import connection
 
     (tmp_path / "pandas").mkdir()
     (tmp_path / "pandas" / "__init__.py").write_text("")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "pandas", raising=False)
-    _store._block_absent_optional_imports()
+    connection._block_absent_optional_imports()
     assert sys.modules.get("pandas", "absent") == "absent"  # findable: left to be imported

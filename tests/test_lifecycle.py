@@ -28,7 +28,7 @@ from recallnest.lifecycle.decay import (
     retier,
 )
 from recallnest.lifecycle.scheduler import IDLE_SECONDS, INTERVALS, Maintenance
-from recallnest.store._store import Batch
+from recallnest.store import Batch
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 

@@ -217,7 +217,7 @@ def test_repair_moves_the_wal_too(settings: Settings, cli: Cli) -> None:
         f"""
         import os
         from pathlib import Path
-        from recallnest.store._store import Batch, Store
+        from recallnest.store import Batch, Store
         from recallnest.core.models import Memory
         store = Store(Path({str(db_path(settings.home))!r}))
         store.write(Batch(memories=[Memory(id="m1", scope="global", category="entities",

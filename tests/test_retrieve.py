@@ -10,7 +10,7 @@ from recallnest.core.text import tokenize
 from recallnest.retrieval.index import Filter, SearchIndex
 from recallnest.retrieval.query import plan_query
 from recallnest.retrieval.ranking import PROFILES, retrieve
-from recallnest.store._store import IndexedDoc
+from recallnest.store import IndexedDoc
 
 NOW = datetime(2025, 6, 3, 9, tzinfo=UTC)
 
@@ -134,7 +134,7 @@ def _conversation_engine(distilled: dict[int, str]):  # type: ignore[no-untyped-
     from recallnest.core.config import Settings
     from recallnest.core.models import Memory, Turn, memory_id
     from recallnest.engine import Engine
-    from recallnest.store._store import Batch
+    from recallnest.store import Batch
 
     engine = Engine.open(Settings.load())
     turns = [

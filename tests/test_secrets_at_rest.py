@@ -20,7 +20,7 @@ from daemon_harness import DaemonProcess, claude_line
 from recallnest.core.config import Settings
 from recallnest.core.paths import db_path
 from recallnest.server.audit import audit_secrets, text_columns
-from recallnest.store._store import Store
+from recallnest.store import Store
 
 # One of each class: provider prefixes, assignments in prose / YAML / netrc / INI / .env,
 # a key split over two lines, a passphrase, a webhook signing secret, a service-account id.

@@ -20,8 +20,9 @@ from recallnest.core.config import Settings
 from recallnest.core.errors import MigrationError, StoreLockedError
 from recallnest.core.models import Memory, Turn
 from recallnest.engine import Engine
-from recallnest.store import _store as store_module
-from recallnest.store._store import Batch, Cursor, Store
+from recallnest.store import Batch, Cursor, Store
+from recallnest.store import base as store_base
+from recallnest.store import write as store_write
 from recallnest.store.migrations import MIGRATIONS
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
@@ -275,13 +276,13 @@ def test_upgrade_applies_only_the_missing_migrations(
 ) -> None:
     # An "older release" knew every migration but the newest.
     older = MIGRATIONS[:-1]
-    monkeypatch.setattr(store_module, "MIGRATIONS", older)
+    monkeypatch.setattr(store_base, "MIGRATIONS", older)
     s = Store(db)
     before = sql(s, "SELECT name, applied_at FROM _migrations ORDER BY name")
     assert [r[0] for r in before] == sorted(m.__name__ for m in older)
     s.close()
 
-    monkeypatch.setattr(store_module, "MIGRATIONS", MIGRATIONS)
+    monkeypatch.setattr(store_base, "MIGRATIONS", MIGRATIONS)
     s = Store(db)
     try:
         assert s.applied_migrations() == sorted(m.__name__ for m in MIGRATIONS)
@@ -311,10 +312,10 @@ def test_failed_migration_rolls_back_and_is_not_recorded(
         con.execute("CREATE TABLE half_done (x INTEGER)")
         con.execute("SELECT * FROM no_such_table")
 
-    monkeypatch.setattr(store_module, "MIGRATIONS", (*MIGRATIONS, m999_break_things))
+    monkeypatch.setattr(store_base, "MIGRATIONS", (*MIGRATIONS, m999_break_things))
     with pytest.raises(MigrationError, match="m999_break_things"):
         Store(db)
-    monkeypatch.setattr(store_module, "MIGRATIONS", MIGRATIONS)
+    monkeypatch.setattr(store_base, "MIGRATIONS", MIGRATIONS)
     s = Store(db)
     try:
         assert "half_done" not in tables(s._cur())
@@ -439,7 +440,7 @@ def test_replaced_text_leaves_its_old_terms_to_compaction(store: Store) -> None:
 
 @pytest.mark.parametrize("top", [10, 70_000, 2**31 - 1])
 def test_postings_group_by_term_id_in_write_order(top: int) -> None:
-    from recallnest.store._store import _grouping_order
+    from recallnest.store.postings import _grouping_order
 
     keys = np.random.default_rng(top).integers(0, top + 1, 5_000)
     order = _grouping_order(keys)
@@ -554,7 +555,7 @@ def test_failed_batch_writes_nothing_and_keeps_the_cursor(
         raise RuntimeError("disk on fire")
 
     # Turns, postings and memories are written before the tool uses: fail there.
-    monkeypatch.setattr(store_module, "_write_tool_uses", boom)
+    monkeypatch.setattr(store_write, "_write_tool_uses", boom)
     batch = Batch(
         turns=[turn("r1", "lost turn"), turn("r0", "changed before text")],
         memories=[memory("m1", "lost memory")],
@@ -711,7 +712,7 @@ HOLDER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from recallnest.store._store import Store
+    from recallnest.store import Store
 
     store = Store(Path(sys.argv[1]))
     print("ready", flush=True)

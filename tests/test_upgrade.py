@@ -13,7 +13,7 @@ import pytest
 from recallnest.core.config import Settings
 from recallnest.core.paths import db_path, ensure_home
 from recallnest.engine import Engine, SearchRequest
-from recallnest.store._store import Store
+from recallnest.store import Store
 from recallnest.store.migrations import MIGRATIONS
 
 FIXTURES = Path(__file__).parent / "fixtures" / "db"

@@ -19,7 +19,7 @@ from recallnest.core.project import project_of
 if TYPE_CHECKING:
     from recallnest.core.config import Settings
     from recallnest.core.models import Memory
-    from recallnest.store._store import Store
+    from recallnest.store import Store
 
 MAX_TRACKED_SESSIONS = 1000
 REPEAT_SOURCES = ("resume", "clear", "compact")

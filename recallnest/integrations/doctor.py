@@ -62,7 +62,7 @@ def _home(settings: Settings) -> tuple[bool, str]:
 
 
 def _extensions(settings: Settings) -> tuple[bool, str]:
-    from recallnest.store._store import check_extensions
+    from recallnest.store import check_extensions
 
     versions = check_extensions()
     return True, ", ".join(f"{k} {v}" for k, v in versions.items()) + " (loaded from wheels)"
@@ -77,7 +77,7 @@ def _database(settings: Settings) -> tuple[bool, str]:
     if not db.exists():
         return True, f"{db} (created on first use)"
     from recallnest.server.repair import check_database
-    from recallnest.store._store import REPAIR_HINT, Store
+    from recallnest.store import REPAIR_HINT, Store
 
     problem = check_database(db)  # reads every table: DuckDB checks each block's checksum
     if problem is not None:

@@ -41,7 +41,7 @@ from recallnest.core.models import Memory
 from recallnest.core.redact import redact
 from recallnest.core.text import tokenize
 from recallnest.retrieval.index import Filter
-from recallnest.store._store import Batch, Cursor
+from recallnest.store import Batch, Cursor
 
 if TYPE_CHECKING:
     from recallnest.lifecycle.host import LifecycleHost
@@ -199,7 +199,7 @@ def forget(
     if purge:
         counts["compaction"] = compact(False)
     else:
-        store.checkpoint()
+        store.flush_wal()
     if plan.memory_ids or plan.turn_ids or derived["checkpoints"] or derived["tool_uses"]:
         store.add_forget_log(sel.kind, plan.memory_ids, counts, purge, now)
     return {"forgotten": plan.memory_ids, "missing": plan.missing, "counts": counts}

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from recallnest.core.models import Memory
     from recallnest.retrieval.embed import Embedder
     from recallnest.retrieval.index import SearchIndex
-    from recallnest.store._store import Store
+    from recallnest.store import Store
     from recallnest.store.types import Batch, BatchResult
 
 

@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from recallnest.store._store import Batch
+from recallnest.store import Batch
 
 if TYPE_CHECKING:
     from recallnest.core.config import Settings
     from recallnest.lifecycle.host import LifecycleHost
-    from recallnest.store._store import Store
+    from recallnest.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +81,7 @@ def apply_retention(
 def size_report(store: Store) -> dict[str, Any]:
     """File bytes, the live-data estimate and their ratio (after a CHECKPOINT, so the WAL's
     rows are in the file's blocks)."""
-    store.checkpoint()
+    store.flush_wal()
     file_bytes = store.path.stat().st_size if store.path.exists() else 0
     live = store.live_bytes()
     return {

@@ -14,9 +14,9 @@ DuckDB leaves the old values in freed blocks of the file, readable with `strings
 database is copied into a new file. Reports never contain a secret: previews are cut from the
 redacted text, and a row's key is shown redacted.
 
-Constraint: the SQL lives here rather than in store.py (STYLE 2.1) because audit reads and
-rewrites columns no Store method exposes, rarely and with the daemon stopped (it needs the
-file to itself). It goes through `Store.transaction()`, the store's own lock and connection.
+The SQL is the store's (store/audit.py: `text_schema`, `text_rows`, `rewrite_rows`); this
+module decides what is a secret, how a value is masked and what the report shows. It runs
+with the daemon stopped: it needs the file to itself.
 """
 
 from __future__ import annotations
@@ -31,24 +31,12 @@ from recallnest.core.config import Settings
 from recallnest.core.errors import DaemonError, StoreError
 from recallnest.core.paths import db_path
 from recallnest.core.redact import find_secrets, redact
-from recallnest.core.text import term_counts
+from recallnest.store.audit import MAIN_TABLES
 
 if TYPE_CHECKING:
-    import duckdb
+    from recallnest.store import Store
 
-    from recallnest.store._store import Store
-
-FETCH_ROWS = 2_000
 PREVIEW_CHARS = 100
-
-# Reported first, in this order (the tables people read); every other table follows by name.
-MAIN_TABLES = ("turns", "memories", "tool_uses", "checkpoints", "undo_log")
-# Column types that can hold text. BLOBs (vectors) hold floats; numbers and dates cannot.
-TEXT_TYPES = frozenset({"VARCHAR", "VARCHAR[]", "JSON", "JSON[]"})
-# Tables whose `text` column feeds the keyword index: rewriting it rebuilds the postings.
-DOCUMENT_TABLES = frozenset({"turns", "memories"})
-# Columns that identify a row (never rewritten: other rows and the index refer to them).
-KEY_COLUMNS = frozenset({"id", "doc", "tid"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,42 +51,9 @@ class Finding:
     rowid: int
 
 
-Row = tuple[str, int, str, dict[str, Any]]  # (table, rowid, shown key, {column: value})
-Schema = dict[str, tuple[str, list[str]]]  # {table: (key column, text columns)}
-
-
 def text_columns(store: Store) -> list[tuple[str, str]]:
     """(table, column) of every column that can hold text, main tables first."""
-    return [(table, c) for table, (_key, columns) in _schema(store).items() for c in columns]
-
-
-def _schema(store: Store) -> Schema:
-    """{table: (the column naming a row, its text columns)} for tables with text columns;
-    main tables first. A row is named by its `id`, or its rowid in a table without one."""
-    with store.transaction() as tx:
-        rows = tx.execute(
-            "SELECT table_name, column_name, data_type FROM information_schema.columns "
-            "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position"
-        ).fetchall()
-    with_id = {str(t) for t, c, _kind in rows if c == "id"}
-    tables: Schema = {}
-    for table, column, kind in rows:
-        if str(kind).upper() in TEXT_TYPES:
-            key = "id" if table in with_id else "rowid"
-            tables.setdefault(str(table), (key, []))[1].append(str(column))
-    rank = {table: k for k, table in enumerate(MAIN_TABLES)}
-    return dict(sorted(tables.items(), key=lambda item: (rank.get(item[0], len(rank)), item[0])))
-
-
-def iter_rows(store: Store, tables: Schema | None = None) -> Iterator[Row]:
-    """Every row of every table with text columns, streamed in chunks of FETCH_ROWS."""
-    for table, (key, columns) in (_schema(store) if tables is None else tables).items():
-        names = ", ".join(f'"{c}"' for c in columns)
-        with store.transaction() as tx:
-            tx.execute(f'SELECT rowid, {key}, {names} FROM "{table}" ORDER BY rowid')
-            while rows := tx.fetchmany(FETCH_ROWS):
-                for rowid, shown, *values in rows:
-                    yield table, int(rowid), str(shown), dict(zip(columns, values, strict=True))
+    return [(table, c) for table, (_key, columns) in store.text_schema().items() for c in columns]
 
 
 def row_secrets(table: str, values: dict[str, Any]) -> tuple[str, ...]:
@@ -108,10 +63,10 @@ def row_secrets(table: str, values: dict[str, Any]) -> tuple[str, ...]:
 
 def scan(store: Store) -> tuple[dict[str, int], list[Finding]]:
     """(rows scanned per table, the rows that hold secrets)."""
-    tables = _schema(store)
+    tables = store.text_schema()
     scanned = dict.fromkeys(tables, 0)
     findings = []
-    for table, rowid, shown, values in iter_rows(store, tables):
+    for table, rowid, shown, values in store.text_rows(tables):
         scanned[table] += 1
         kinds = row_secrets(table, values)
         if kinds:
@@ -122,19 +77,13 @@ def scan(store: Store) -> tuple[dict[str, int], list[Finding]]:
 
 def fix_rows(store: Store, findings: list[Finding]) -> int:
     """Redact the rows of `findings` in one transaction; returns how many rows changed."""
-    tables = _schema(store)
-    fixed = 0
-    with store.transaction() as tx:
-        for finding in findings:
-            fixer = _fix_term if finding.table == "terms" else _fix_row
-            fixed += fixer(tx, finding.table, finding.rowid, tables[finding.table][1])
-    return fixed
+    return store.rewrite_rows([(f.table, f.rowid) for f in findings], _redact_value)
 
 
 def audit_secrets(settings: Settings, fix: bool = False) -> dict[str, Any]:
     """Scan the database under settings.home (and redact what is found, with `fix`)."""
     from recallnest.server.client import daemon_answers
-    from recallnest.store._store import Store
+    from recallnest.store import Store
 
     if daemon_answers(settings):
         raise DaemonError("stop the daemon first (`recallnest daemon stop`): it holds the database")
@@ -242,46 +191,3 @@ def _preview(values: dict[str, Any]) -> str:
             snippet = _SPACES.sub(" ", clean[start : start + PREVIEW_CHARS]).strip()
             return ("…" if start else "") + snippet
     return ""
-
-
-# ---- rewriting one row (inside fix_rows' transaction) ----------------------------------------
-
-
-def _fix_row(tx: duckdb.DuckDBPyConnection, table: str, rowid: int, columns: list[str]) -> int:
-    """Every text column of one row redacted; keys kept. A turn's or memory's new text gets
-    its length and keyword postings rebuilt (and its vectors dropped); same doc."""
-    names = [c for c in columns if c not in KEY_COLUMNS]
-    listed = ", ".join(f'"{c}"' for c in names)
-    row = tx.execute(f'SELECT {listed} FROM "{table}" WHERE rowid = ?', [rowid]).fetchone()
-    if row is None:
-        return 0
-    changed = {
-        c: new for c, old in zip(names, row, strict=True) if (new := _redact_value(old)) != old
-    }
-    if not changed:
-        return 0
-    sets = ", ".join(f'"{c}" = ?' for c in changed)
-    tx.execute(f'UPDATE "{table}" SET {sets} WHERE rowid = ?', [*changed.values(), rowid])
-    if table in DOCUMENT_TABLES and "text" in changed:
-        _reindex(tx, table, rowid, changed["text"])
-    return 1
-
-
-def _reindex(tx: duckdb.DuckDBPyConnection, table: str, rowid: int, text: str) -> None:
-    from recallnest.store._store import replace_postings
-
-    counts = term_counts(text)
-    tx.execute(f"UPDATE {table} SET length = ? WHERE rowid = ?", [sum(counts.values()), rowid])
-    row = tx.execute(f"SELECT doc FROM {table} WHERE rowid = ?", [rowid]).fetchone()
-    if row is not None:
-        replace_postings(tx, int(row[0]), counts)  # and drops the row's vectors
-
-
-def _fix_term(tx: duckdb.DuckDBPyConnection, table: str, rowid: int, columns: list[str]) -> int:
-    """A keyword-index term that is itself a secret: dropped with its postings (the rows it
-    came from are redacted by their own findings, which rebuild their postings)."""
-    row = tx.execute("SELECT tid FROM terms WHERE rowid = ?", [rowid]).fetchone()
-    if row is not None:  # None: pruned already, when the rows that held it were rebuilt
-        tx.execute("DELETE FROM postings WHERE tid = ?", [row[0]])
-        tx.execute("DELETE FROM terms WHERE tid = ?", [row[0]])
-    return 1

@@ -44,8 +44,7 @@ def check_database(path: Path) -> str | None:
     """None when the database at `path` opens and every table reads back whole (DuckDB
     verifies each block's checksum as it reads it); otherwise what failed, in one line.
     Raises StoreLockedError when another process holds the file."""
-    from recallnest.server.audit import iter_rows
-    from recallnest.store._store import Store
+    from recallnest.store import Store
 
     try:
         store = Store(path, read_only=True)
@@ -59,10 +58,10 @@ def check_database(path: Path) -> str | None:
         store.index_rows()
         store.postings()
         store.list_memories(status=None)
-        for _ in iter_rows(store):
+        for _ in store.text_rows():
             pass
-    # A health probe: whatever a damaged file raises is the answer. Store methods raise
-    # StoreError, but iter_rows runs audit's own SQL, whose duckdb errors arrive unwrapped.
+    # A health probe: whatever a damaged file raises is the answer (Store methods raise
+    # StoreError; anything else a damaged file causes is an answer too).
     except Exception as exc:
         return _one_line(exc)
     finally:
@@ -144,7 +143,7 @@ def _move_aside(db: Path) -> Path | None:
 def _salvage(damaged: Path) -> tuple[list[dict[str, Any]] | None, str | None]:
     """Every memory of the damaged file, if its memories table still reads back whole."""
     from recallnest.core.schemas import MemoryOut, dump
-    from recallnest.store._store import Store
+    from recallnest.store import Store
 
     try:
         store = Store(damaged, read_only=True)
@@ -170,7 +169,7 @@ def _rebuild(
     memories capture found again, and write a fresh backup."""
     from recallnest.engine import Engine
     from recallnest.server.backfill import backfill_local
-    from recallnest.store._store import Batch
+    from recallnest.store import Batch
 
     # No daemon runs (repair holds its lock), so this is what control.backfill would do.
     report = backfill_local(settings, None, [], None, on_file)

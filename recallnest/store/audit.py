@@ -1,0 +1,131 @@
+"""The SQL of `recallnest audit secrets`: every text column of every table, read in chunks and
+rewritten in place.
+
+Audit reads and rewrites columns no other Store method exposes, rarely and with the daemon
+stopped. The columns are discovered from the schema, so a column a later migration adds is
+covered without editing this module. Deciding what is a secret and how to mask it is the
+caller's (server/audit.py): this module is handed a `rewrite` function per value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import duckdb
+
+from recallnest.core.errors import StoreError
+from recallnest.core.text import term_counts
+from recallnest.store.base import StoreBase
+from recallnest.store.postings import replace_postings
+
+FETCH_ROWS = 2_000
+# Reported first, in this order (the tables people read); every other table follows by name.
+MAIN_TABLES = ("turns", "memories", "tool_uses", "checkpoints", "undo_log")
+# Column types that can hold text. BLOBs (vectors) hold floats; numbers and dates cannot.
+TEXT_TYPES = frozenset({"VARCHAR", "VARCHAR[]", "JSON", "JSON[]"})
+# Tables whose `text` column feeds the keyword index: rewriting it rebuilds the postings.
+DOCUMENT_TABLES = frozenset({"turns", "memories"})
+# Columns that identify a row (never rewritten: other rows and the index refer to them).
+KEY_COLUMNS = frozenset({"id", "doc", "tid"})
+
+Row = tuple[str, int, str, dict[str, Any]]  # (table, rowid, shown key, {column: value})
+Schema = dict[str, tuple[str, list[str]]]  # {table: (key column, text columns)}
+Rewrite = Callable[[Any], Any]  # a column value -> the value to store (the same when clean)
+
+
+class Audit(StoreBase):
+    """Every text column of every table, read in chunks and rewritten in place."""
+
+    def text_schema(self) -> Schema:
+        """{table: (the column naming a row, its text columns)} for tables with text columns;
+        main tables first. A row is named by its `id`, or its rowid in a table without one."""
+        rows = (
+            self._cur()
+            .execute(
+                "SELECT table_name, column_name, data_type FROM information_schema.columns "
+                "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position"
+            )
+            .fetchall()
+        )
+        with_id = {str(t) for t, c, _kind in rows if c == "id"}
+        tables: Schema = {}
+        for table, column, kind in rows:
+            if str(kind).upper() in TEXT_TYPES:
+                key = "id" if table in with_id else "rowid"
+                tables.setdefault(str(table), (key, []))[1].append(str(column))
+        rank = {table: k for k, table in enumerate(MAIN_TABLES)}
+        return dict(
+            sorted(tables.items(), key=lambda item: (rank.get(item[0], len(rank)), item[0]))
+        )
+
+    def text_rows(self, tables: Schema | None = None) -> Iterator[Row]:
+        """Every row of every table with text columns, streamed in chunks of FETCH_ROWS.
+        A generator: duckdb's errors while it runs are raised as StoreError too."""
+        try:
+            for table, (key, columns) in (self.text_schema() if tables is None else tables).items():
+                names = ", ".join(f'"{c}"' for c in columns)
+                with self.transaction(changes_resume=False) as tx:
+                    tx.execute(f'SELECT rowid, {key}, {names} FROM "{table}" ORDER BY rowid')
+                    while rows := tx.fetchmany(FETCH_ROWS):
+                        for rowid, shown, *values in rows:
+                            yield (
+                                table,
+                                int(rowid),
+                                str(shown),
+                                dict(zip(columns, values, strict=True)),
+                            )
+        except duckdb.Error as exc:
+            raise StoreError(f"database {self.path}: {exc}") from exc
+
+    def rewrite_rows(self, rows: Sequence[tuple[str, int]], rewrite: Rewrite) -> int:
+        """Rewrite the text columns of `rows` ((table, rowid)) through `rewrite`, in one
+        transaction; keys are kept. A keyword-index term (table `terms`) is dropped with its
+        postings instead. Returns how many rows changed."""
+        tables = self.text_schema()
+        fixed = 0
+        with self.transaction() as tx:
+            for table, rowid in rows:
+                if table == "terms":
+                    fixed += _drop_term(tx, rowid)
+                else:
+                    fixed += _rewrite_row(tx, table, rowid, tables[table][1], rewrite)
+        return fixed
+
+
+def _rewrite_row(
+    tx: duckdb.DuckDBPyConnection, table: str, rowid: int, columns: list[str], rewrite: Rewrite
+) -> int:
+    """Every text column of one row rewritten; keys kept. A turn's or memory's new text gets
+    its length and keyword postings rebuilt (and its vectors dropped); same doc."""
+    names = [c for c in columns if c not in KEY_COLUMNS]
+    listed = ", ".join(f'"{c}"' for c in names)
+    row = tx.execute(f'SELECT {listed} FROM "{table}" WHERE rowid = ?', [rowid]).fetchone()
+    if row is None:
+        return 0
+    changed = {c: new for c, old in zip(names, row, strict=True) if (new := rewrite(old)) != old}
+    if not changed:
+        return 0
+    sets = ", ".join(f'"{c}" = ?' for c in changed)
+    tx.execute(f'UPDATE "{table}" SET {sets} WHERE rowid = ?', [*changed.values(), rowid])
+    if table in DOCUMENT_TABLES and "text" in changed:
+        _reindex(tx, table, rowid, changed["text"])
+    return 1
+
+
+def _reindex(tx: duckdb.DuckDBPyConnection, table: str, rowid: int, text: str) -> None:
+    counts = term_counts(text)
+    tx.execute(f"UPDATE {table} SET length = ? WHERE rowid = ?", [sum(counts.values()), rowid])
+    row = tx.execute(f"SELECT doc FROM {table} WHERE rowid = ?", [rowid]).fetchone()
+    if row is not None:
+        replace_postings(tx, int(row[0]), counts)  # and drops the row's vectors
+
+
+def _drop_term(tx: duckdb.DuckDBPyConnection, rowid: int) -> int:
+    """A keyword-index term that is itself a secret: dropped with its postings (the rows it
+    came from are rewritten by their own findings, which rebuild their postings)."""
+    row = tx.execute("SELECT tid FROM terms WHERE rowid = ?", [rowid]).fetchone()
+    if row is not None:  # None: pruned already, when the rows that held it were rebuilt
+        tx.execute("DELETE FROM postings WHERE tid = ?", [row[0]])
+        tx.execute("DELETE FROM terms WHERE tid = ?", [row[0]])
+    return 1
