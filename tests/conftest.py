@@ -153,8 +153,9 @@ def _no_thread_leaks() -> Iterator[None]:
     """Fail a test that leaves a thread running (daemon workers, stub servers)."""
     before = set(threading.enumerate())
     yield
-    gc.collect()
     leaked = [t for t in threading.enumerate() if t not in before]
+    if leaked:  # a collection may finalise their owner (and stop them); 0.1 s, so only then
+        gc.collect()
     for thread in leaked:
         thread.join(THREAD_JOIN_SECONDS)
     alive = [t.name for t in leaked if t.is_alive()]

@@ -30,9 +30,9 @@ from typing import Any
 
 import duckdb
 import pytest
-from daemon_harness import DaemonProcess
 from real_cli import clis
 from real_cli.agents import DRIVERS, Ctx, read_jsonl
+from support.daemon import DaemonProcess
 
 from recallnest.continuity import snapshot as resume_snapshot
 from recallnest.core.marker import CONTEXT_MARKER

@@ -1,0 +1,188 @@
+"""Every operation of the socket protocol answers the same through the daemon and without it
+(issue 18 item 7: `forgotten` always failed through the daemon, a datetime in its result).
+
+The same scenario, covering each op in ops.OPS, runs against two identically seeded homes: one
+through a running daemon's socket, one through the CLI's local fallback (LocalClient). Results
+are compared after masking what legitimately differs (times, durations, the daemon's PID)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from support.paths import FIXTURES
+
+from recallnest.core.config import Settings
+from recallnest.core.paths import socket_path
+from recallnest.engine import Engine
+from recallnest.ingest.pipeline import Source, ingest_file
+from recallnest.server import protocol
+from recallnest.server.client import LocalClient
+from recallnest.server.daemon import Daemon
+from recallnest.server.handlers import OPS
+
+TRANSCRIPT = FIXTURES / "transcripts" / "claude" / "claude-code-transcripts__sample_session.jsonl"
+ISO = re.compile(r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?([+-]\d\d:?\d\d|Z)?$")
+# Differ between any two runs: the PID, storage sizes (DuckDB's block allocation) and how far
+# the daemon's background workers (embedder, the flush of read counts) have got.
+VARYING_KEYS = {
+    "pid",
+    "ratio",
+    "vectors",
+    "rows_with_vectors",
+    "pending",
+    "compacted",
+    "seconds",
+    "access_flushed",
+    "access_count",
+    "last_accessed_at",
+}
+VARYING_SUFFIXES = ("_seconds", "_ms", "_bytes")
+
+Args = dict[str, Any] | Callable[[list[Any]], dict[str, Any]]
+
+
+def first_id(results: list[Any], at: int) -> str:
+    return str(results[at]["id"])
+
+
+# (op, args or a function of the earlier results). Every op in OPS appears at least once.
+SCENARIO: list[tuple[str, Args]] = [
+    ("ping", {}),
+    ("remember", {"text": "We deploy with make ship, never by hand", "scope": "global"}),
+    ("remember", {"text": "The staging database is called heron", "category": "preferences"}),
+    ("remember", {"text": "We deploy with make ship, and never by hand", "scope": "global"}),
+    ("search", {"query": "deploy ship"}),
+    ("search", {"query": "heron", "since": "30d", "kind": "memories"}),
+    ("memories.list", {}),
+    ("memories.show", lambda r: {"id": first_id(r, 1)}),
+    ("memories.find", {"scope": "global"}),
+    ("memories.history", lambda r: {"id": first_id(r, 1)}),
+    ("memories.flags", lambda r: {"ids": [first_id(r, 2)], "pinned": True, "tier": "core"}),
+    ("memories.flags", lambda r: {"ids": [first_id(r, 2)], "valid_until": "30d"}),
+    ("stats", {}),
+    ("export", {}),
+    ("import", lambda r: {"records": r[13]}),
+    ("resume", {"cwd": "/tmp", "agent": "claude", "record": False}),
+    ("checkpoint", {}),
+    ("checkpoints.list", {}),
+    ("checkpoints.show", {"id": "no-such-checkpoint"}),
+    ("consolidate", {"dry_run": True}),
+    ("consolidate", {}),
+    ("conflicts.list", {"all": True}),
+    ("conflicts.resolve", {"id": 999, "keep": "a"}),
+    ("undo.list", {}),
+    ("undo", {}),
+    ("forget.plan", lambda r: {"ids": [first_id(r, 1)]}),
+    ("forget.run", lambda r: {"ids": [first_id(r, 1)]}),
+    ("forget", lambda r: {"ids": [first_id(r, 3)]}),
+    ("forget.log", {}),
+    ("lifecycle.size", {}),
+    ("compact", {}),
+    ("maintain", {}),
+    ("memories.list", {"status": None}),
+    ("search", {"query": 42, "kind": "nonsense"}),
+]
+
+
+def masked(value: Any, root: Path) -> Any:
+    """`value` with times, durations, the PID and the home's path masked (they differ between
+    any two runs)."""
+    if isinstance(value, dict):
+        return {
+            k: "<varies>" if k in VARYING_KEYS or k.endswith(VARYING_SUFFIXES) else masked(v, root)
+            for k, v in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [masked(v, root) for v in value]
+    if isinstance(value, str):
+        return "<time>" if ISO.match(value) else value.replace(str(root), "<root>")
+    return value
+
+
+def seeded(settings: Settings) -> Engine:
+    engine = Engine.open(settings)
+    report = ingest_file(Source(str(TRANSCRIPT), "claude"), None, engine.ingest_batch)
+    assert report.turns > 0 and not report.errors
+    engine.drain_capture()
+    # The daemon checkpoints sessions the seeding touched (a compaction in the fixture) in
+    # the background; the scenario compares ops, not that schedule.
+    engine.touched.clear()
+    return engine
+
+
+def run(call: Callable[[str, dict[str, Any]], Any]) -> list[Any]:
+    """The scenario's raw results: ("ok", result) or ("error", message)."""
+    raw: list[Any] = []
+    outcomes: list[tuple[str, Any]] = []
+    for op, args in SCENARIO:
+        resolved = args(raw) if callable(args) else args
+        try:
+            result = call(op, resolved)
+        except Exception as exc:  # compared, not hidden: both paths must fail alike
+            raw.append(None)
+            outcomes.append(("error", str(exc)))
+            continue
+        raw.append(result)
+        outcomes.append(("ok", result))
+    return outcomes
+
+
+def settings_in(root: Path) -> Settings:
+    return Settings.load(
+        flags={"home": str(root / "rn"), "embedder": "hash"}, env={"HOME": str(root / "u")}
+    )
+
+
+def test_the_scenario_covers_every_op() -> None:
+    assert {op for op, _ in SCENARIO} == set(OPS)
+
+
+def test_every_op_answers_the_same_through_the_daemon_and_without_it(
+    recallnest_home: Path,
+) -> None:
+    local_root, daemon_root = recallnest_home.parent / "l", recallnest_home.parent / "d"
+    local_settings = settings_in(local_root)
+    seeded(local_settings).close()
+    local = LocalClient(local_settings)
+    try:
+        without = run(local.call)
+    finally:
+        local.close()
+
+    daemon_settings = settings_in(daemon_root)
+    daemon = Daemon(daemon_settings, seeded(daemon_settings))
+    daemon.start()
+    try:
+        path = str(socket_path(daemon_settings.home))
+        through = run(lambda op, a: protocol.request(path, op, a, 60.0))
+    finally:
+        daemon.stop()
+
+    assert not any("malformed" in str(r) for kind, r in through if kind == "error")
+    for (op, _), a, b in zip(SCENARIO, without, through, strict=True):
+        assert masked(a, local_root) == masked(b, daemon_root), op
+
+
+def test_backfill_reports_the_same_through_the_daemon_and_without_it(
+    recallnest_home: Path,
+) -> None:
+    """`ingest` is served by the daemon itself (not ops.OPS): compared the same way."""
+    from recallnest.server.control import backfill
+
+    roots = [str(TRANSCRIPT.parent)]
+    local_settings = settings_in(recallnest_home.parent / "l")
+    without = backfill(local_settings, "claude", roots, None)
+    daemon_settings = settings_in(recallnest_home.parent / "d")
+    daemon = Daemon(daemon_settings, Engine.open(daemon_settings))
+    daemon.start()
+    try:
+        through = backfill(daemon_settings, "claude", roots, None)
+    finally:
+        daemon.stop()
+    assert (without.pop("via"), through.pop("via")) == ("local", "daemon")
+    local_root, daemon_root = recallnest_home.parent / "l", recallnest_home.parent / "d"
+    assert masked(without, local_root) == masked(through, daemon_root)
+    assert without["new_turns"] > 0

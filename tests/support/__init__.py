@@ -1,0 +1,1 @@
+"""Shared test support: paths, the daemon process harness, the eval-cases helpers."""
