@@ -50,6 +50,30 @@ ENFORCE_SPAWNS_ENV = "RECALLNEST_SPAWN_GUARD"
 SPAWN_MESSAGE = "starts a process: mark it slow"
 
 
+# The fast loop, `pytest -m "not slow"`, takes both cores by default (issue 19: under 60 s on
+# two; 80 s in one process). `-n` on the command line wins, and the full run stays in one
+# process, where the daemon and real-CLI tests have the machine to themselves.
+FAST_LOOP_MARKS = "not slow"
+FAST_LOOP_WORKERS = 2
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    option = config.option
+    if (
+        config.pluginmanager.has_plugin("xdist")
+        and "PYTEST_XDIST_WORKER" not in os.environ  # a worker runs its share, nothing more
+        and getattr(option, "numprocesses", 0) is None
+        and " ".join(str(option.markexpr).split()) == FAST_LOOP_MARKS
+        and not option.usepdb
+        and (os.cpu_count() or 1) >= FAST_LOOP_WORKERS
+    ):
+        option.numprocesses = FAST_LOOP_WORKERS
+        option.tx = ["popen"] * FAST_LOOP_WORKERS  # what xdist derives from -n when it goes first
+        if option.dist == "no":
+            option.dist = "load"
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """`integration` (real embedder, DuckDB extensions) implies `slow`, and so does the
     real-CLI suite (every test there runs an agent CLI)."""
