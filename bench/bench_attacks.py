@@ -3,7 +3,7 @@ against real processes and files, counting what each one used to break.
 
     python bench/bench_attacks.py [--trials 5] [--rewrites 200] [--seed 18]
 
-Prints one table row per attack. Uses the daemon harness of the tests (tests/daemon_harness.py);
+Prints one table row per attack. Uses the daemon harness of the tests (tests/support/daemon.py);
 everything runs in temporary directories with the hash embedder.
 """
 
@@ -28,7 +28,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from daemon_harness import WAIT_SECONDS, DaemonProcess, claude_line  # noqa: E402
+from support.daemon import WAIT_SECONDS, DaemonProcess, claude_line  # noqa: E402
 
 from recallnest.core.config import Settings  # noqa: E402
 from recallnest.engine import Engine  # noqa: E402

@@ -8,7 +8,7 @@ none that was not written; at the end, that every turn is stored exactly once.
 
 One RECALLNEST_HOME for the whole run (the database grows across kills, as a user's does).
 Expected turns come from running the parsers over the final files, so the check does not
-depend on guessing record ids. tests/test_faults.py runs a 3-kill version in CI.
+depend on guessing record ids. tests/server/test_faults.py runs a 3-kill version in CI.
 """
 
 from __future__ import annotations

@@ -165,7 +165,7 @@ def recallnest_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("RECALLNEST_HOME", str(home))
     monkeypatch.setenv("RECALLNEST_EMBEDDER", "hash")
     # A hook that finds no daemon would start one in the background: never in a test that
-    # did not ask for it (tests/test_daemon_down.py does).
+    # did not ask for it (tests/server/test_daemon_down.py does).
     monkeypatch.setenv("RECALLNEST_AUTOSTART", "0")
     monkeypatch.setenv("HOME", str(user_home))
     yield home

@@ -10,7 +10,7 @@ edit of a rule; `Gate.admits(text)` is False only when the pattern cannot match 
 Exactness: a gate keeps a literal run only if its characters are ASCII or caseless (CJK), and
 `fold` maps text the way `re` matches ASCII letters under IGNORECASE: ASCII case plus the four
 non-ASCII characters that match an ASCII letter (İ ı → i, ſ → s, K (Kelvin) → k; see
-tests/test_literal_gate.py, which checks this against every code point). Any construct the
+tests/capture/test_literal_gate.py, which checks this against every code point). Any construct the
 analysis does not know contributes no literal, which can only make a gate less selective.
 """
 

@@ -164,7 +164,7 @@ STRONG_CONCRETE = re.compile(
 # Every STRONG_CONCRETE alternative needs one of these: a dot before a word character or "-",
 # a slash, underscore, backtick or digit, a camelCase joint, or one of its literal words. Text
 # without any cannot match it, and this search costs ~1/10 of STRONG_CONCRETE's (its many
-# alternatives are tried at every offset). Keep the two in step (tests/test_capture.py).
+# alternatives are tried at every offset). Keep the two in step (tests/capture/test_capture.py).
 STRONG_CONCRETE_GATE = re.compile(r"\.[\w-]|[/_`\d]|[a-z][A-Z]|localhost|凌晨|called|named|叫")
 
 # A capitalised name after a verb that places something on a technology ("runs against a

@@ -11,7 +11,8 @@ the daemon round trip is bounded by HOOK_BUDGET_SECONDS and reading stdin by
 STDIN_BUDGET_SECONDS, so a hung daemon or agent can never hold the session up.
 
 Standard library only on this import path: a fresh process runs it at every session start,
-so it must not import duckdb, numpy, click, pydantic or httpx (tests/test_hook.py checks).
+so it must not import duckdb, numpy, click, pydantic or httpx
+(tests/integrations/test_hook.py checks).
 """
 
 from __future__ import annotations

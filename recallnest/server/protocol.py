@@ -1,7 +1,7 @@
 """The daemon's local socket protocol, and a client for it. Standard library only.
 
 Hooks import this on their fast path, so it must never import duckdb, numpy, click or
-pydantic (tests/test_layering.py checks it).
+pydantic (tests/system/test_layering.py checks it).
 
 Wire format: one JSON object per line over a Unix domain socket (owner-only, 0600).
     request   {"v": 1, "op": "search", "args": {...}}\\n

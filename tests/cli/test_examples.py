@@ -49,7 +49,9 @@ WAIT_SECONDS = 90.0
 # Segments not run here, and who runs them instead.
 ELSEWHERE = {
     "pip install": ".ci/run installs from a clean clone (a build here would need the network)",
-    "python -m pytest": ".ci/run runs the README's test command verbatim (tests/test_docs.py)",
+    "python -m pytest": (
+        ".ci/run runs the README's test command verbatim (tests/system/test_docs.py)"
+    ),
 }
 
 

@@ -4,7 +4,7 @@ tests that no parser raises on bad input.
 
 Golden files (`<name>.expected.json` next to each fixture) hold the final turn per identity (last
 write wins, retractions applied), every tool use and the skipped count. Regenerate them with
-`REGEN_GOLDEN=1 pytest tests/test_transcripts_detect.py`, then read the diff by hand.
+`REGEN_GOLDEN=1 pytest tests/ingest/test_transcripts_detect.py`, then read the diff by hand.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ tests/fixtures/transcripts/<agent>/real-cli-2026-12/ (see SOURCES-real-cli-2026-
 For each file: the typed prompts are kept exactly once, none of our injected context (nor the
 CLI's own preambles) becomes a turn, and a record kind the parser does not know is skipped
 without error. The whole parsed output is also pinned by the `<name>.expected.json` golden
-files that tests/test_transcripts_detect.py replays.
+files that tests/ingest/test_transcripts_detect.py replays.
 """
 
 from __future__ import annotations

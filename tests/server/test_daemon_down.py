@@ -3,7 +3,7 @@ redacted per-project resume snapshot; the session-start hook gives those notes w
 daemon does not answer and starts it in the background (once, under a lock, never two); the
 daemon logs one "caught up" line after its first catch-up.
 
-Real processes throughout: `recallnest daemon run` (daemon_harness) and `recallnest hook`.
+Real processes throughout: `recallnest daemon run` (tests/support/daemon.py) and `recallnest hook`.
 """
 
 from __future__ import annotations

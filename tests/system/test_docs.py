@@ -46,7 +46,8 @@ def test_cli_reference_is_current() -> None:
     if os.environ.get("REGEN_DOCS"):
         README.write_text(text.replace(current.group(0), expected), encoding="utf-8")
         return
-    assert current.group(0) == expected, "run: REGEN_DOCS=1 python -m pytest tests/test_docs.py"
+    regen = "run: REGEN_DOCS=1 python -m pytest tests/system/test_docs.py"
+    assert current.group(0) == expected, regen
 
 
 def test_every_command_has_help_text() -> None:

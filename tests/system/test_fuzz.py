@@ -4,7 +4,7 @@ huge and binary records, and malformed, silent, endless and massively parallel s
 clients. Never a crash, never unbounded memory, the daemon always lives.
 
 FUZZ_EXAMPLES scales every property (default 100 examples each; bench runs use thousands):
-    FUZZ_EXAMPLES=5000 python -m pytest tests/test_fuzz.py
+    FUZZ_EXAMPLES=5000 python -m pytest tests/system/test_fuzz.py
 """
 
 from __future__ import annotations
