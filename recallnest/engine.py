@@ -31,9 +31,18 @@ from recallnest.capture.worker import CaptureJob, Pair, capture_pairs
 from recallnest.core import aliases, redact
 from recallnest.core.config import Settings
 from recallnest.core.errors import EmbedError, NotFoundError, RecallnestError, StoreError
-from recallnest.core.models import CATEGORIES, GLOBAL_SCOPE, Capture, Memory, Turn, memory_id
+from recallnest.core.models import (
+    CATEGORIES,
+    GLOBAL_SCOPE,
+    Capture,
+    Explain,
+    Memory,
+    SearchHit,
+    Turn,
+    memory_id,
+)
 from recallnest.core.paths import db_path, ensure_home
-from recallnest.core.schemas import ExplainOut, HitOut, MemoryOut, dump
+from recallnest.core.schemas import MemoryOut, dump
 from recallnest.core.text import tokenize
 from recallnest.core.timeparse import as_utc
 from recallnest.retrieval.embed import Embedder, make_embedder
@@ -84,6 +93,27 @@ class SearchRequest:
     explain: bool = False
     profile: str = "default"
     disabled: frozenset[str] = frozenset()  # retrieval stages switched off (ablation)
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedderStats:
+    model: str | None
+    error: str | None
+    rows_with_vectors: int
+    rows: int
+    pending: int | None  # rows still without a vector of `model`; None without an embedder
+
+
+@dataclass(frozen=True, slots=True)
+class Stats:
+    """What `recallnest stats` shows: where the data lives, row counts, file size, embedding
+    progress."""
+
+    home: str
+    database: str
+    counts: dict[str, int]
+    file: dict[str, int]
+    embedder: EmbedderStats
 
 
 class Engine:
@@ -501,7 +531,7 @@ class Engine:
 
     # ---- reads ---------------------------------------------------------------------------
 
-    def search(self, req: SearchRequest) -> list[dict[str, Any]]:
+    def search(self, req: SearchRequest) -> list[SearchHit]:
         """Hybrid search (see retrieve.py for the channels and scoring stages)."""
         limit = max(1, min(req.limit, MAX_LIMIT))
         profile = PROFILES.get(req.profile)
@@ -524,7 +554,7 @@ class Engine:
             VECTOR_ONLY_MIN_COSINE.get(self.embedder.model_id if self.embedder else "", math.inf),
         )
         hits = self._hits(scored, req.explain, limit)
-        self.record_access([h["id"] for h in hits if h["kind"] == "memory"])  # counted in memory
+        self.record_access([h.id for h in hits if h.kind == "memory"])  # counted in memory
         return hits
 
     def _evidence_positions(self, positions: Sequence[int]) -> dict[int, list[int]]:
@@ -545,14 +575,14 @@ class Engine:
             log.warning("query embedding failed, keyword-only: %s", exc)
             return None
 
-    def _hits(self, scored: Sequence[Scored], explain: bool, limit: int) -> list[dict[str, Any]]:
+    def _hits(self, scored: Sequence[Scored], explain: bool, limit: int) -> list[SearchHit]:
         """Search results with provenance; near-duplicate texts are dropped (diversity)."""
         rows = [(s, *self.index.row(s.position)) for s in scored]
         memories = {
             m.id: m for m in self.store.memories([i for _, k, i, _ in rows if k == "memory"])
         }
         turns = {t["id"]: t for t in self.store.turns([i for _, k, i, _ in rows if k == "turn"])}
-        hits: list[dict[str, Any]] = []
+        hits: list[SearchHit] = []
         seen: set[str] = set()
         for s, kind, row_id, _ in rows:
             base = (
@@ -564,12 +594,12 @@ class Engine:
             if base is None or key in seen:
                 continue
             seen.add(key)
-            hit = HitOut(kind=kind, id=row_id, score=s.score, **base)
-            if explain:
-                hit.explain = ExplainOut(
-                    ranks=s.ranks, parts={k: round(v, 6) for k, v in s.parts.items()}
-                )
-            hits.append(dump(hit))
+            why = (
+                Explain(ranks=dict(s.ranks), parts={k: round(v, 6) for k, v in s.parts.items()})
+                if explain
+                else None
+            )
+            hits.append(SearchHit(kind=kind, id=row_id, score=float(s.score), explain=why, **base))
             if len(hits) == limit:
                 break
         return hits
@@ -600,25 +630,25 @@ class Engine:
     def export(self) -> list[dict[str, Any]]:
         return self.list_memories(status=None)
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> Stats:
         with_vec, live = self.index.vector_coverage()
         model = self.embedder.model_id if self.embedder else None
-        return {
-            "home": str(self.settings.home),
-            "database": str(self.store.path),
+        return Stats(
+            home=str(self.settings.home),
+            database=str(self.store.path),
             # capture_queued: turns stored whose memory capture follows (decision 0009). Not
             # in Store.counts, which must also read a database of an older schema (doctor).
-            "counts": self.store.counts() | {"capture_queued": self.store.queued_capture_count()},
-            "file": self.store.file_size()
+            counts=self.store.counts() | {"capture_queued": self.store.queued_capture_count()},
+            file=self.store.file_size()
             | {"path_bytes": _file_bytes(self.store.path), "live_bytes": self.store.live_bytes()},
-            "embedder": {
-                "model": model,
-                "error": self.embedder_error,
-                "rows_with_vectors": with_vec,
-                "rows": live,
-                "pending": self.store.count_missing_vectors(model) if model else None,
-            },
-        }
+            embedder=EmbedderStats(
+                model=model,
+                error=self.embedder_error,
+                rows_with_vectors=with_vec,
+                rows=live,
+                pending=self.store.count_missing_vectors(model) if model else None,
+            ),
+        )
 
     # ---- embeddings ------------------------------------------------------------------------
 
@@ -831,7 +861,7 @@ def _memory_hit(m: Memory | None) -> dict[str, Any] | None:
         "importance": m.importance,
         "timestamp": m.updated_at,
         "source": m.source,
-        "evidence": list(m.evidence),
+        "evidence": m.evidence,
         "project": None if m.scope == GLOBAL_SCOPE else m.scope,
     }
 

@@ -291,11 +291,6 @@ def apply_session_cap(
     return [captures[i] for i in sorted(ranked[:room])]
 
 
-def merged_importance(capture: Capture, memory: Memory) -> Capture:
-    """The capture with the importance a duplicate/merge keeps (the max of both)."""
-    return replace(capture, importance=max(capture.importance, memory.importance))
-
-
 # --------------------------------------------------------------------------- contradictions
 
 # Mutually exclusive alternatives: two texts naming different members contradict.

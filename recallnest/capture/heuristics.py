@@ -40,7 +40,7 @@ from recallnest.capture import rules as R
 from recallnest.capture.literal_gate import fold
 from recallnest.capture.literal_gate import gate as literals_of
 from recallnest.capture.polarity import negated_cut
-from recallnest.capture.salience import Gate, gate_turn, is_question
+from recallnest.capture.salience import gate_turn, is_question
 from recallnest.core.aliases import AliasTable, canonical, find_subject
 from recallnest.core.models import GLOBAL_SCOPE, Capture, Turn
 
@@ -101,12 +101,6 @@ def capture_turn(
 def gate_reason(turn: Turn) -> str | None:
     """Why the gate skips this turn ("summary", "injected_context", "log", …), or None."""
     return "summary" if turn.kind == "summary" else gate_turn(turn.text).reason
-
-
-def explain_turn(turn: Turn) -> tuple[Gate, list[Signal]]:
-    """The gate outcome and the raw signals, for explain-style output."""
-    gate = gate_turn(turn.text)
-    return gate, extract(gate.sentences, turn.role) if gate.reason is None else []
 
 
 # --------------------------------------------------------------------------- extraction
@@ -504,15 +498,8 @@ def scope_for(category: str, text: str, project: str | None) -> str:
     return GLOBAL_SCOPE
 
 
-def subject_for(signal: Signal, aliases: AliasTable | None = None) -> str | None:
-    """Subject key of a preference or profile signal; None for other categories."""
-    if signal.category not in _SUBJECT_CATEGORIES:
-        return None
-    return _subject(signal, canonical(signal.text, aliases))
-
-
 def _subject(signal: Signal, canon: str) -> str | None:
-    """`subject_for` with the signal's canonical text already computed."""
+    """Subject key of a preference or profile signal, from its canonical text; None otherwise."""
     if signal.category not in _SUBJECT_CATEGORIES:
         return None
     for rule, subject in _RULE_SUBJECTS.items():

@@ -215,12 +215,6 @@ def expand_query_aliases(text: str, aliases: AliasTable | None = None) -> list[s
     return out[:MAX_QUERY_VARIANTS]
 
 
-def entity_names(text: str, aliases: AliasTable | None = None) -> list[str]:
-    """Canonical names of the entities mentioned in `text`, in order of first mention."""
-    table = aliases if aliases is not None else DEFAULT_ALIASES
-    return _mentioned_names(normalize_width(text), table)
-
-
 def find_subject(canonical_text: str) -> str | None:
     """The first known subject whose vocabulary appears in an already-canonical text."""
     for subject, terms in SUBJECT_TERMS.items():

@@ -1,5 +1,6 @@
 """Plain frozen values that flow along the pipeline: Turn, ToolUse, Retraction, Capture,
-Memory. No I/O, no third-party imports; every other module may import this one.
+Memory, and what a search gives back (SearchHit, Explain). No I/O, no third-party imports;
+every other module may import this one.
 """
 
 from __future__ import annotations
@@ -119,6 +120,41 @@ class Memory:
     subject: str | None = None
     pinned: bool = False
     valid_until: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Explain:
+    """Why a hit ranks where it does: its rank in each channel it came from (keyword, exact,
+    vector) and each scoring stage's contribution (fused, context, session, importance, date,
+    latest); the final score is their sum."""
+
+    ranks: dict[str, int]
+    parts: dict[str, float]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One search result. Memory fields are None for turns and turn fields None for memories.
+    The field order is the order of the keys a search prints (the socket's JSON)."""
+
+    kind: str
+    id: str
+    text: str
+    score: float
+    scope: str | None = None
+    category: str | None = None
+    status: str | None = None
+    importance: float | None = None
+    project: str | None = None
+    agent: str | None = None
+    session_id: str | None = None
+    role: str | None = None
+    timestamp: datetime | None = None
+    path: str | None = None
+    record_id: str | None = None
+    source: str | None = None
+    evidence: tuple[str, ...] | None = None
+    explain: Explain | None = None
 
 
 @lru_cache(maxsize=65536)

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
 
 from recallnest.core.models import Memory
 
@@ -64,37 +65,11 @@ class MemoryOut(BaseModel):
         return Memory(**data)
 
 
-class ExplainOut(BaseModel):
-    """Why a hit ranks where it does: its rank in each channel it came from (keyword, exact,
-    vector) and each scoring stage's contribution (fused, context, session, importance, date,
-    latest); the final score is their sum."""
-
-    ranks: dict[str, int]
-    parts: dict[str, float]
-
-
-class HitOut(BaseModel):
-    """One search result. Memory fields are null for turns and turn fields null for memories."""
-
-    kind: str
-    id: str
-    text: str
-    score: float
-    scope: str | None = None
-    category: str | None = None
-    status: str | None = None
-    importance: float | None = None
-    project: str | None = None
-    agent: str | None = None
-    session_id: str | None = None
-    role: str | None = None
-    timestamp: datetime | None = None
-    path: str | None = None
-    record_id: str | None = None
-    source: str | None = None
-    evidence: list[str] | None = None
-    explain: ExplainOut | None = None
-
-
 def dump(model: BaseModel) -> dict[str, Any]:
     return model.model_dump(mode="json")
+
+
+def jsonable(value: object) -> Any:
+    """A typed result (a dataclass, nested or in a list) as the socket carries it: the JSON a
+    pydantic model of the same fields dumps, datetimes in the same ISO form."""
+    return to_jsonable_python(value)

@@ -1,5 +1,5 @@
 """The daemon's long-lived threads, after watchdog's BaseThread: a daemon thread around a stop
-event that its loop polls (`should_keep_running`) and sleeps on, and `stop()` that sets it and
+event that its loop sleeps on (`wait`), and `stop()` that sets it and
 lets the thread unblock whatever it waits in (`on_thread_stop`). Standard library only.
 
 One-shot background work (the index load, a capture worker's pipe) uses plain threads: it has
@@ -27,9 +27,6 @@ class BaseThread(threading.Thread):
         self.stopped_event = stopped_event if stopped_event is not None else threading.Event()
         self._loop = loop
         self._on_stop = on_stop
-
-    def should_keep_running(self) -> bool:
-        return not self.stopped_event.is_set()
 
     def wait(self, seconds: float) -> bool:
         """Sleep up to `seconds`, waking at once on stop; True when stopping."""

@@ -36,7 +36,7 @@ from typing import Any
 
 from recallnest.core.config import Settings
 from recallnest.core.errors import RecallnestError
-from recallnest.core.models import TIERS
+from recallnest.core.models import TIERS, SearchHit
 from recallnest.core.project import project_of
 from recallnest.engine import Engine, SearchRequest
 from recallnest.evaluation.locomo import CachedEmbedder
@@ -240,8 +240,8 @@ def _shifted(ts: str, shift: timedelta) -> str:
 
 
 def first_relevant(
-    hits: Sequence[dict[str, Any]],
-    keys_of: Callable[[dict[str, Any]], set[str]],
+    hits: Sequence[SearchHit],
+    keys_of: Callable[[SearchHit], set[str]],
     relevant: set[str],
 ) -> int | None:
     """1-based rank of the first hit whose turn keys meet `relevant`."""
@@ -420,7 +420,7 @@ def promoted_ranks(
             disabled=disabled,
         )
         hits = engine.search(request)
-        rank = next((n for n, h in enumerate(hits, 1) if h["id"] in ids), None)
+        rank = next((n for n, h in enumerate(hits, 1) if h.id in ids), None)
         rows.append(
             {
                 "id": str(q["id"]),
@@ -487,16 +487,16 @@ def _ask_all(
 ) -> list[Outcome]:
     key_of = {tid: rid.removeprefix("msg-") for tid, rid in engine.store.turn_records()}
 
-    def keys_of(hit: dict[str, Any]) -> set[str]:
-        if hit["kind"] == "memory":
-            return {key_of[t] for t in hit.get("evidence") or [] if t in key_of}
-        return {key_of[hit["id"]]} if hit["id"] in key_of else set()
+    def keys_of(hit: SearchHit) -> set[str]:
+        if hit.kind == "memory":
+            return {key_of[t] for t in hit.evidence or () if t in key_of}
+        return {key_of[hit.id]} if hit.id in key_of else set()
 
-    def label(hit: dict[str, Any]) -> str:
-        if hit["kind"] == "memory":
+    def label(hit: SearchHit) -> str:
+        if hit.kind == "memory":
             evidence = ",".join(sorted(keys_of(hit))) or "-"
-            return f"memory[{evidence}] {_short(str(hit['text']), 70)}"
-        return "/".join(sorted(keys_of(hit))) or f"turn:{hit['id']}"
+            return f"memory[{evidence}] {_short(hit.text, 70)}"
+        return "/".join(sorted(keys_of(hit))) or f"turn:{hit.id}"
 
     out = []
     for q in queries:

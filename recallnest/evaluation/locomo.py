@@ -238,7 +238,7 @@ def _ask_all(
             )
         )
         latencies.append(time.perf_counter() - t0)
-        ranked = [dia_of.get(h["id"], "") for h in hits]
+        ranked = [dia_of.get(h.id, "") for h in hits]
         cat = int(qa.get("category", 0))
         scores = _session_scores(ranked, evidence)
         if cat in (1, 2, 3, 4):

@@ -444,7 +444,8 @@ class Maintenance:
         after = [memory_from_json(d) for d in json.loads(entry["after_rows"])]
         with self._lock, store.write_locked():
             current = {m.id: m for m in store.memories([m.id for m in after])}
-            moved = [m.id for m in after if current.get(m.id) != m]
+            # Being read since (a search, a resume) is not a change: only what the row says.
+            moved = [m.id for m in after if _unread(current.get(m.id)) != _unread(m)]
             if moved and not force:
                 raise RecallnestError(
                     f"{len(moved)} of its memories changed since ({', '.join(moved[:5])}); "
@@ -609,3 +610,10 @@ def _brief(report: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in report.items() if k != "changes"} | {
         "changes": len(report.get("changes", ()))
     }
+
+
+def _unread(memory: Memory | None) -> Memory | None:
+    """The row without its read counts, which searches and resumes move on every read."""
+    if memory is None:
+        return None
+    return replace(memory, last_accessed_at=None, access_count=0)

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import is_dataclass, replace
 from datetime import date, datetime
 from typing import Any
 
 from recallnest.core.errors import NotFoundError, RecallnestError
+from recallnest.core.schemas import jsonable
 from recallnest.core.timeparse import parse_future, parse_time
 from recallnest.engine import Engine, SearchRequest
 from recallnest.lifecycle import retention
@@ -44,6 +45,8 @@ def as_json(value: Any) -> Any:
 def _json_default(value: object) -> object:
     if isinstance(value, datetime | date):
         return value.isoformat()
+    if is_dataclass(value) and not isinstance(value, type):
+        return jsonable(value)  # the engine's typed results (SearchHit, Stats)
     raise TypeError(f"a {type(value).__name__} in an op's result is not JSON")
 
 

@@ -208,19 +208,6 @@ class Reads(StoreBase):
         )
         return [str(r[0]) for r in rows]
 
-    def session_project(self, session_id: str) -> tuple[str | None, str | None]:
-        """(agent, project) of a session's latest turn."""
-        row = (
-            self._cur()
-            .execute(
-                "SELECT agent, project FROM turns WHERE session_id = ? "
-                "ORDER BY ts DESC NULLS LAST LIMIT 1",
-                [session_id],
-            )
-            .fetchone()
-        )
-        return (row[0], row[1]) if row else (None, None)
-
     def write_checkpoint(
         self,
         cp_id: str,

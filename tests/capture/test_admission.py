@@ -16,7 +16,6 @@ from recallnest.capture.admission import (
     decide_admission,
     keyword_similarity,
     keyword_tokens,
-    merged_importance,
 )
 from recallnest.core.aliases import canonical
 from recallnest.core.models import GLOBAL_SCOPE, Capture, Memory, memory_id
@@ -185,11 +184,6 @@ def test_admission_is_frozen() -> None:
     decision = Admission("insert", None, "new memory")
     with pytest.raises(dataclasses.FrozenInstanceError):
         decision.action = "skip"  # type: ignore[misc]
-
-
-def test_merged_importance_is_the_max() -> None:
-    stored = dataclasses.replace(mem("x"), importance=0.9)
-    assert merged_importance(cap("x", importance=0.4), stored).importance == 0.9
 
 
 # --------------------------------------------------------------------------- session rate cap

@@ -15,7 +15,6 @@ from recallnest.core.aliases import (
     MAX_QUERY_VARIANTS,
     build_alias_table,
     canonical,
-    entity_names,
     expand_query_aliases,
     find_subject,
     normalize_width,
@@ -128,10 +127,6 @@ def test_expand_query_aliases_is_bounded_and_unique(text: str) -> None:
     variants = expand_query_aliases(text)
     assert variants[0] == normalize_width(text)
     assert len(variants) == len(set(variants)) <= MAX_QUERY_VARIANTS
-
-
-def test_entity_names_in_mention_order() -> None:
-    assert entity_names("TS on k8s with TypeScript") == ["typescript", "kubernetes"]
 
 
 # --------------------------------------------------------------------------- subjects

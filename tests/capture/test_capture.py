@@ -16,7 +16,6 @@ from recallnest.capture.heuristics import (
     MAX_CAPTURES_PER_TURN,
     REMEMBER_IMPORTANCE,
     capture_turn,
-    explain_turn,
     gate_reason,
 )
 from recallnest.capture.rules import PATTERN_RULES, PREFERENCE_RULES, PROFILE_RULES
@@ -297,13 +296,6 @@ def test_evidence_is_the_turn_id() -> None:
     assert capture_turn(t)[0].evidence == (t.id,)
 
 
-def test_explain_turn_reports_gate_and_rules() -> None:
-    gate, signals = explain_turn(turn("We decided to keep DuckDB."))
-    assert gate.reason is None and [s.rule for s in signals] == ["decision.we_decided"]
-    gate, signals = explain_turn(turn("ok"))
-    assert (gate.reason, signals) == ("acknowledgement", [])
-
-
 # --------------------------------------------------------------------------- properties
 
 
@@ -409,20 +401,6 @@ def test_fact_shape_matches_its_plain_formulation(text: str, role: str, relaxed:
     shaped = bool(R.STRONG_FACT.search(text)) or (concrete and verb_ok) or verbless_ok
     expected = declarative or (shaped and (concrete or _names_something(text)))
     assert _fact_shape(text, role, relaxed) == expected
-
-
-def test_subject_for_agrees_with_the_precomputed_canonical_path() -> None:
-    from recallnest.capture.heuristics import Signal, _subject, subject_for
-    from recallnest.core.aliases import canonical
-
-    for rule, category, text in [
-        ("preference.use_not", "preferences", "Use pnpm, not npm"),
-        ("profile.role", "profile", "I'm a backend engineer"),
-        ("decision.lets", "events", "let's use DuckDB"),
-        ("preference.zh.always", "preferences", "以后都用 uv 管理依赖"),
-    ]:
-        signal = Signal(rule, category, text, 0.7, 0.8)
-        assert subject_for(signal) == _subject(signal, canonical(text))
 
 
 _CONCRETE_BITS = st.sampled_from(

@@ -17,6 +17,7 @@ import pytest
 from recallnest.core.config import Settings
 from recallnest.core.errors import NotFoundError, RecallnestError, StoreError
 from recallnest.core.models import GLOBAL_SCOPE, Turn
+from recallnest.core.schemas import jsonable
 from recallnest.engine import Engine, SearchRequest
 from recallnest.retrieval.index import Filter
 from recallnest.store import Batch, BatchResult, IndexSnapshot, Store
@@ -36,7 +37,7 @@ def search(engine: Engine, query: str, **kw: object) -> list[dict[str, object]]:
 
 
 def ids(hits: list[dict[str, object]]) -> list[object]:
-    return [h["id"] for h in hits]
+    return [h.id for h in hits]
 
 
 def turn(record_id: str, text: str, project: str | None, **kw: object) -> Turn:
@@ -63,9 +64,9 @@ def test_remember_then_search_finds_it(engine: Engine) -> None:
     mem = engine.remember("We use pnpm, never npm, in this repo")
     engine.remember("The CI runs on GitHub Actions")
     hits = search(engine, "pnpm")
-    assert hits[0]["id"] == mem["id"]
-    assert hits[0]["kind"] == "memory"
-    assert hits[0]["text"] == "We use pnpm, never npm, in this repo"
+    assert hits[0].id == mem["id"]
+    assert hits[0].kind == "memory"
+    assert hits[0].text == "We use pnpm, never npm, in this repo"
 
 
 def test_remember_then_search_finds_chinese(engine: Engine) -> None:
@@ -73,18 +74,18 @@ def test_remember_then_search_finds_chinese(engine: Engine) -> None:
     mem = engine.remember("我们的数据库统一用 PostgreSQL")
     engine.remember("前端项目使用 React 和 TypeScript")
     hits = search(engine, "数据库")
-    assert hits[0]["id"] == mem["id"]
+    assert hits[0].id == mem["id"]
     assert mem["id"] in ids(search(engine, "数据库用的是什么"))
 
 
 def test_vector_channel_is_live_with_the_hash_embedder(engine: Engine) -> None:
     mem = engine.remember("pnpm workspace layout")
-    assert engine.stats()["embedder"]["rows_with_vectors"] == 1
+    assert engine.stats().embedder.rows_with_vectors == 1
     hits = search(engine, "pnpm", explain=True)
-    assert hits[0]["id"] == mem["id"]
-    explain = hits[0]["explain"]
-    assert explain["ranks"]["vector"] == 1  # type: ignore[index]
-    assert explain["parts"]["fused"] > 0  # type: ignore[index]
+    assert hits[0].id == mem["id"]
+    explain = hits[0].explain
+    assert explain.ranks["vector"] == 1
+    assert explain.parts["fused"] > 0
 
 
 def test_same_text_twice_is_one_memory(engine: Engine) -> None:
@@ -241,7 +242,7 @@ def corpus(engine: Engine) -> dict[str, str]:
 
 def found(engine: Engine, corpus: dict[str, str], **kw: object) -> set[str]:
     names = {v: k for k, v in corpus.items()}
-    return {names[str(h["id"])] for h in search(engine, "deploy", limit=50, **kw)}
+    return {names[str(h.id)] for h in search(engine, "deploy", limit=50, **kw)}
 
 
 def test_unfiltered_search_returns_turns_and_memories(
@@ -283,22 +284,23 @@ def test_scope_filter(engine: Engine, corpus: dict[str, str]) -> None:
 
 
 def test_turn_hits_carry_turn_fields(engine: Engine, corpus: dict[str, str]) -> None:
-    hit = next(h for h in search(engine, "makefile") if h["id"] == corpus["t-b"])
-    assert hit["kind"] == "turn"
-    assert hit["agent"] == "codex"
-    assert hit["project"] == "/repo-b"
-    assert hit["session_id"] == "sess-1"
-    assert hit["role"] == "user"
-    assert hit["record_id"] == "t-b"
-    assert hit["path"] == "/t/sess-1.jsonl"
-    assert hit["timestamp"] == "2026-03-01T09:00:00Z"
-    assert hit["scope"] is None and hit["category"] is None
+    hit = next(h for h in search(engine, "makefile") if h.id == corpus["t-b"])
+    assert hit.kind == "turn"
+    assert hit.agent == "codex"
+    assert hit.project == "/repo-b"
+    assert hit.session_id == "sess-1"
+    assert hit.role == "user"
+    assert hit.record_id == "t-b"
+    assert hit.path == "/t/sess-1.jsonl"
+    assert hit.timestamp == datetime(2026, 3, 1, 9, tzinfo=UTC)
+    assert jsonable(hit)["timestamp"] == "2026-03-01T09:00:00Z"  # what the socket carries
+    assert hit.scope is None and hit.category is None
 
 
 def test_memory_hit_project_is_its_scope(engine: Engine, corpus: dict[str, str]) -> None:
-    hits = {str(h["id"]): h for h in search(engine, "deploy", kind="memories")}
-    assert hits[corpus["m-a"]]["project"] == "/repo-a"
-    assert hits[corpus["m-global"]]["project"] is None
+    hits = {str(h.id): h for h in search(engine, "deploy", kind="memories")}
+    assert hits[corpus["m-a"]].project == "/repo-a"
+    assert hits[corpus["m-global"]].project is None
 
 
 def test_limit(engine: Engine, corpus: dict[str, str]) -> None:
@@ -310,19 +312,20 @@ def test_explain_fields(engine: Engine, corpus: dict[str, str]) -> None:
     hits = search(engine, "deploy script", explain=True)
     assert hits
     for hit in hits:
-        explain = hit["explain"]
-        assert set(explain) == {"ranks", "parts"}  # type: ignore[arg-type]
-        assert set(explain["ranks"]) <= {"keyword", "exact", "vector"}  # type: ignore[index]
-        assert explain["ranks"]  # type: ignore[index]
-        parts = explain["parts"]  # type: ignore[index]
+        explain = hit.explain
+        assert explain is not None
+        assert set(jsonable(explain)) == {"ranks", "parts"}  # the socket's explain object
+        assert set(explain.ranks) <= {"keyword", "exact", "vector"}
+        assert explain.ranks
+        parts = explain.parts
         assert "fused" in parts and 0.0 <= parts["fused"] <= 1.3
         total = sum(v for k, v in parts.items())
-        assert abs(total - hit["score"]) < 1e-3  # the parts explain the score
-    assert all(h["explain"] is None for h in search(engine, "deploy"))
+        assert abs(total - hit.score) < 1e-3  # the parts explain the score
+    assert all(h.explain is None for h in search(engine, "deploy"))
 
 
 def test_scores_are_sorted(engine: Engine, corpus: dict[str, str]) -> None:
-    scores = [h["score"] for h in search(engine, "deploy script")]
+    scores = [h.score for h in search(engine, "deploy script")]
     assert scores == sorted(scores, reverse=True)
 
 
@@ -343,13 +346,13 @@ def test_keyword_only_mode(keyword_only: Engine) -> None:
         engine.remember("Unrelated sentence about lunch")
         hits = search(engine, "pnpm", explain=True)
         assert ids(hits) == [mem["id"]]  # no vector channel: only keyword matches
-        assert "vector" not in hits[0]["explain"]["ranks"]  # type: ignore[index]
+        assert "vector" not in hits[0].explain.ranks
         # no vector channel, but synonym expansion (package manager → npm, pnpm) finds it
         assert ids(search(engine, "which package manager")) == [mem["id"]]
         assert search(engine, "favourite sandwich shop") == []
-        stats = engine.stats()["embedder"]
-        assert stats["model"] is None and stats["pending"] is None
-        assert stats["rows_with_vectors"] == 0
+        stats = engine.stats().embedder
+        assert stats.model is None and stats.pending is None
+        assert stats.rows_with_vectors == 0
         assert engine.embed_pending() == 0
     finally:
         engine.close()
@@ -403,12 +406,12 @@ def test_reopened_index_matches_the_live_one(settings: Settings) -> None:
 def test_reindex_embeds_every_row(engine: Engine) -> None:
     engine.remember("a memory")
     engine.apply(Batch(turns=[turn("r1", "a turn to embed", "/p")]))
-    assert engine.stats()["embedder"]["pending"] == 1
+    assert engine.stats().embedder.pending == 1
     progress: list[tuple[int, int]] = []
     result = engine.reindex(lambda done, total: progress.append((done, total)))
     assert result["embedded"] == 1
     assert progress == [(1, 1)]
-    assert engine.stats()["embedder"]["pending"] == 0
+    assert engine.stats().embedder.pending == 0
 
 
 # ---- stats ----------------------------------------------------------------------------------
@@ -416,7 +419,7 @@ def test_reindex_embeds_every_row(engine: Engine) -> None:
 
 def test_stats_shape(engine: Engine) -> None:
     engine.remember("one memory")
-    stats = engine.stats()
+    stats = jsonable(engine.stats())  # the shape `stats --json` prints
     assert set(stats) == {"home", "database", "counts", "file", "embedder"}
     assert stats["home"] == str(engine.settings.home)
     assert stats["database"] == str(engine.store.path)
@@ -521,7 +524,7 @@ def test_a_write_while_the_index_loads_is_searchable_once(
     try:
         engine.apply(Batch(turns=[turn("r2", "the quokka ledger closes on Fridays", "/p")]))
         hits = search(engine, "quokka ledger", kind="turns")
-        assert sorted(h["record_id"] for h in hits) == ["r1", "r2"]
+        assert sorted(h.record_id for h in hits) == ["r1", "r2"]
         assert engine.index.mask(Filter()).sum() == 2
     finally:
         engine.close()

@@ -117,9 +117,9 @@ def test_actions_mark_the_captured_memory_as_the_cli_would(
         weight = stored[mem_id].importance * stored[mem_id].confidence
         assert weight < TIER_FLOOR["core"] * 0.5
         hits = engine.search(SearchRequest("pnpm npm yarn", kind="memories", explain=True))
-        hit = next(h for h in hits if h["id"] == mem_id)
+        hit = next(h for h in hits if h.id == mem_id)
         expected = PROFILES["default"].importance * TIER_FLOOR["core"] * 0.5
-        assert hit["explain"]["parts"]["importance"] == pytest.approx(expected)
+        assert hit.explain.parts["importance"] == pytest.approx(expected)
     finally:
         engine.close()
 

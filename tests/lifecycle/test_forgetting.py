@@ -220,7 +220,7 @@ def test_forget_query_with_turns_and_purge_leaves_no_trace(
     assert "file compacted" in result.output
 
     hits = json.loads(ok(run(["search", SECRET, "--json"])).stdout)
-    assert all(SECRET not in h["text"] for h in hits)
+    assert all(SECRET not in h.text for h in hits)
     assert SECRET not in ok(run(["export"])).output
     resume = json.loads(ok(run(["resume", "--cwd", "/work/shop", "--json"])).stdout)
     assert SECRET not in resume["text"]
@@ -366,7 +366,7 @@ def test_expiry_from_now(run: Run) -> None:
 def test_search_counts_access_in_memory_until_flushed(engine: Engine) -> None:
     mem = engine.remember("The metrics service listens on port 9464", "entities")
     hits = engine.search(SearchRequest("metrics port", kind="memories"))
-    assert [h["id"] for h in hits] == [mem["id"]]
+    assert [h.id for h in hits] == [mem["id"]]
     assert engine.store.memories([mem["id"]])[0].access_count == 0  # no write per read
     engine.maintenance.flush_access()
     assert engine.store.memories([mem["id"]])[0].access_count == 1

@@ -98,7 +98,7 @@ def _ranking(alpha: float, queries: list[str]) -> list[list[object]]:
             for text in ALPHA_TEXTS:
                 engine.remember(text)
         return [
-            [h["id"] for h in engine.search(SearchRequest(query=q, kind="memories", limit=6))]
+            [h.id for h in engine.search(SearchRequest(query=q, kind="memories", limit=6))]
             for q in queries
         ]
     finally:
@@ -178,10 +178,10 @@ def test_a_memory_ranks_above_the_turns_it_came_from() -> None:
     try:
         for query in ("what package manager do we use", "pnpm or npm", "never npm here"):
             hits = engine.search(SearchRequest(query=query, limit=5))
-            assert pnpm.id in [h["id"] for h in hits], (query, [h["text"] for h in hits])
+            assert pnpm.id in [h.id for h in hits], (query, [h.text for h in hits])
             # The raw turn with the same words is the near-duplicate that goes, not the memory.
-            assert [h["kind"] for h in hits if h["text"] == said] == ["memory"]
-            assert hits[0]["id"] == pnpm.id
+            assert [h.kind for h in hits if h.text == said] == ["memory"]
+            assert hits[0].id == pnpm.id
     finally:
         engine.close()
 

@@ -134,9 +134,9 @@ def test_fix_redacts_in_place_keeping_ids_and_search_consistent(
         assert not [t for t in terms for s in SECRETS if len(t) >= 12 and t in s.lower()]
         # Postings were rebuilt: the secret's tokens are gone, the other words still match.
         assert engine.search(SearchRequest(query=GITHUB)) == []
-        found = {h["id"] for h in engine.search(SearchRequest(query="quokka deploy token"))}
+        found = {h.id for h in engine.search(SearchRequest(query="quokka deploy token"))}
         assert planted["turns"] in found
-        assert "mem-dirty" in {h["id"] for h in engine.search(SearchRequest(query="staging"))}
+        assert "mem-dirty" in {h.id for h in engine.search(SearchRequest(query="staging"))}
     finally:
         engine.close()
     raw = db_path(settings.home).read_bytes()

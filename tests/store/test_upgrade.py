@@ -78,10 +78,10 @@ def test_old_database_migrates_and_keeps_its_rows(fixture: Path, settings: Setti
         # The upgraded store is fully usable: search (keyword index rebuilt from the old
         # postings) and a new write.
         hits = engine.search(SearchRequest(query="zebrafish migration", kind="turns"))
-        assert hits and hits[0]["session_id"] == SESSION
+        assert hits and hits[0].session_id == SESSION
         engine.remember("Deploys go out on Tuesdays after the upgrade")
         found = engine.search(SearchRequest(query="port 6543", kind="memories"))
-        assert found[0]["id"] == "e2358af7-4c3e-5331-adc2-0178c7889d38"
+        assert found[0].id == "e2358af7-4c3e-5331-adc2-0178c7889d38"
     finally:
         engine.close()
     reopened = Store(db_path(settings.home), read_only=True)
