@@ -272,6 +272,16 @@ def test_undo_refuses_when_rows_changed_since(loaded: Engine) -> None:
     assert loaded.store.memories(["c"])[0].status == "active"
 
 
+def test_undo_goes_through_when_the_rows_were_only_read_since(loaded: Engine) -> None:
+    loaded.maintenance.consolidate(now=NOW)
+    read = loaded.store.memories(["a", "c"])
+    loaded.record_access([m.id for m in read], NOW)  # a search or a resume read them
+    loaded.maintenance.flush_access()
+    assert loaded.store.memories(["c"])[0].access_count > read[1].access_count
+    loaded.maintenance.undo()
+    assert loaded.store.memories(["c"])[0].status == "active"
+
+
 def test_consolidation_skips_when_rows_changed_meanwhile(
     loaded: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
