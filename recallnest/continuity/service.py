@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
+from recallnest.continuity.candidates import patch_candidates
 from recallnest.continuity.checkpoint import Checkpoint, build_checkpoint
 from recallnest.continuity.compose import ResumeInputs, candidate_groups, compose_context
 from recallnest.core.project import project_of
@@ -151,22 +152,36 @@ class Continuity:
 
     def _inputs(self, project: str | None) -> tuple[list[Memory], Checkpoint | None]:
         """Candidate memories and the latest checkpoint, cached until the store changes."""
-        generation = self.engine.store.generation
+        store = self.engine.store
+        generation = store.generation
         with self._cache_lock:  # hook requests and the daemon's rewarm share the cache
             cached = self._cache.get(project)
             if cached is not None and cached[0] == generation:
                 self._cache.move_to_end(project)
                 return cached[1], cached[2]
-        memories = self.engine.store.resume_memories(
-            candidate_groups(project), RESUME_CANDIDATES_PER_GROUP
-        )
-        checkpoint = self.latest(project)
+        patched = None if cached is None else self._patched(project, cached[0], cached[1])
+        if patched is not None and cached is not None:
+            memories, checkpoint = patched, cached[2]
+        else:
+            memories = store.resume_memories(candidate_groups(project), RESUME_CANDIDATES_PER_GROUP)
+            checkpoint = self.latest(project)
         with self._cache_lock:
             self._cache[project] = (generation, memories, checkpoint)
             self._cache.move_to_end(project)
             while len(self._cache) > MAX_TRACKED_SESSIONS:
                 self._cache.popitem(last=False)
         return memories, checkpoint
+
+    def _patched(self, project: str | None, since: int, held: list[Memory]) -> list[Memory] | None:
+        """The cached candidates brought up to date from the memories written since (a capture
+        writes a few rows; reading the best of every group again cost 75-120 ms at 100k), or
+        None when only a fresh read can tell (a checkpoint, a forget, a row that fell)."""
+        changed = self.engine.store.changes_since(since)
+        if changed is None:
+            return None
+        fresh = self.engine.store.memories(sorted(changed)) if changed else []
+        groups = candidate_groups(project)
+        return patch_candidates(held, fresh, changed, groups, RESUME_CANDIDATES_PER_GROUP)
 
     def rewarm(self) -> int:
         """Recompute the stale inputs of the most recently resumed projects (the daemon calls

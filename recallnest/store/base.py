@@ -4,7 +4,8 @@ resume generation, migrations and the WAL flush."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections import deque
+from collections.abc import Callable, Collection, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
@@ -25,6 +26,9 @@ from recallnest.store.types import (
     DB_MEMORY_MB,
 )
 
+# Commits `changes_since` can describe; older ones make a reader start again from scratch.
+CHANGE_LOG = 256
+
 
 class StoreBase:
     """The connection a Store owns: a cursor per thread, transactions with after-commit callbacks,
@@ -42,6 +46,11 @@ class StoreBase:
         # Writes that cannot change it (turns alone, vectors, cursors, read counts) pass
         # `changes_resume=False`: a resume records its reads, and must not void its own cache.
         self.generation = 0
+        # What each of the last commits that bumped it changed: the memory ids, when every
+        # write in the transaction named them, else None (anything else: a checkpoint, a
+        # forget, an audit rewrite). A reader holding derived data under an older generation
+        # patches it from these ids instead of reading everything again (`changes_since`).
+        self._changes: deque[tuple[int, frozenset[str] | None]] = deque(maxlen=CHANGE_LOG)
         if not read_only:
             path.chmod(0o600)
             self._migrate()
@@ -58,11 +67,25 @@ class StoreBase:
         return cur
 
     @contextmanager
-    def transaction(self, changes_resume: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
-        """One transaction; inside `atomic()` on this thread, part of the outer one."""
+    def transaction(
+        self, changes_resume: bool = True, memory_ids: Collection[str] | None = None
+    ) -> Iterator[duckdb.DuckDBPyConnection]:
+        """One transaction; inside `atomic()` on this thread, part of the outer one.
+        `memory_ids`: the only resume-visible rows it changes (the memory write path says so;
+        any other resume-changing write leaves it None, which `changes_since` reads as
+        "anything may have changed")."""
         with self._write_lock:
             cur = self._cur()
-            if getattr(self._local, "after", None) is not None:
+            nested = getattr(self._local, "after", None) is not None
+            if not nested:
+                self._local.changed = set()
+            if changes_resume:
+                changed: set[str] | None = self._local.changed
+                if memory_ids is None or changed is None:
+                    self._local.changed = None
+                else:
+                    changed.update(memory_ids)
+            if nested:
                 yield cur
                 return
             cur.execute("BEGIN TRANSACTION")
@@ -77,8 +100,28 @@ class StoreBase:
             cur.execute("COMMIT")
             if changes_resume:
                 self.generation += 1
+                changed = self._local.changed
+                self._changes.append(
+                    (self.generation, None if changed is None else frozenset(changed))
+                )
             for callback in after:  # still under the lock: in commit order
                 callback()
+
+    def changes_since(self, generation: int) -> frozenset[str] | None:
+        """The memory ids changed by the commits after `generation`, or None when one of them
+        changed something else too, or when the log no longer reaches back that far."""
+        with self._write_lock:
+            if generation == self.generation:
+                return frozenset()
+            log = [entry for entry in self._changes if entry[0] > generation]
+            if not log or log[0][0] != generation + 1:
+                return None
+            ids: set[str] = set()
+            for _, changed in log:
+                if changed is None:
+                    return None
+                ids |= changed
+            return frozenset(ids)
 
     def atomic(self) -> AbstractContextManager[duckdb.DuckDBPyConnection]:
         """Several writes as one transaction: all of them or none survive a crash."""

@@ -52,7 +52,8 @@ class Writes(StoreBase):
         result = BatchResult()
         changes = bool(batch.memories or batch.deleted_memory_ids)
         try:
-            with self.transaction(changes_resume=changes) as tx:
+            memory_ids = [m.id for m in batch.memories] + list(batch.deleted_memory_ids)
+            with self.transaction(changes_resume=changes, memory_ids=memory_ids) as tx:
                 _write_turns(tx, batch.turns, result)
                 _delete_docs(tx, "turns", batch.retracted_turn_ids, result)
                 _write_memories(tx, batch.memories, result)
