@@ -252,6 +252,7 @@ LAYER = {
     "retrieval": 1,
     "continuity": 2,
     "lifecycle": 2,
+    "sync": 2,
     "engine": 3,
     "server": 4,
     "integrations": 5,
