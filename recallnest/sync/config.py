@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from recallnest.core.errors import RecallnestError
+from recallnest.sync.background import DEBOUNCE_SECONDS, INTERVAL_SECONDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +40,8 @@ class SyncConfig:
     user: str
     remotes: list[Remote] = field(default_factory=list)
     turns: bool = False  # conversation turns never leave the machine (no turn sync exists)
+    interval: float = INTERVAL_SECONDS  # background rounds (daemon): on this timer...
+    debounce: float = DEBOUNCE_SECONDS  # ...and this long after the last change
 
     @staticmethod
     def path(home: Path) -> Path:
@@ -58,8 +61,11 @@ class SyncConfig:
             remotes = [
                 Remote(**{**r, "projects": tuple(r.get("projects", ()))}) for r in data["remotes"]
             ]
+            turns = bool(data.get("turns", False))
+            interval = float(data.get("interval", INTERVAL_SECONDS))
+            debounce = float(data.get("debounce", DEBOUNCE_SECONDS))
             return cls(
-                data["machine"], data["host"], data["user"], remotes, data.get("turns", False)
+                data["machine"], data["host"], data["user"], remotes, turns, interval, debounce
             )
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise RecallnestError(f"cannot read {path}: {exc}") from exc
