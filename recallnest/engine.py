@@ -35,6 +35,7 @@ from recallnest.core.models import CATEGORIES, GLOBAL_SCOPE, Capture, Memory, Tu
 from recallnest.core.paths import db_path, ensure_home
 from recallnest.core.schemas import ExplainOut, HitOut, MemoryOut, dump
 from recallnest.core.text import tokenize
+from recallnest.core.timeparse import as_utc
 from recallnest.retrieval.embed import Embedder, make_embedder
 from recallnest.retrieval.index import Filter, SearchIndex
 from recallnest.retrieval.query import plan_query
@@ -261,8 +262,8 @@ class Engine:
         now, wall = time.monotonic(), datetime.now(UTC)
         for turn in fresh:
             stamp = turn.timestamp
-            if stamp is not None and wall - _utc(stamp) > HISTORY_AGE:
-                self._touch_history(turn.project or turn.cwd or "", _utc(stamp), turn.session_id)
+            if stamp is not None and wall - as_utc(stamp) > HISTORY_AGE:
+                self._touch_history(turn.project or turn.cwd or "", as_utc(stamp), turn.session_id)
                 continue
             self._history_only.discard(turn.session_id)
             compacted = turn.kind == "summary" or self.touched.get(turn.session_id, (0, False))[1]
@@ -866,7 +867,3 @@ def _file_bytes(path: Path) -> int:
         return path.stat().st_size
     except OSError:
         return 0
-
-
-def _utc(stamp: datetime) -> datetime:
-    return stamp if stamp.tzinfo is not None else stamp.replace(tzinfo=UTC)

@@ -56,12 +56,13 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import datetime
 
 from recallnest.continuity.checkpoint import SUMMARY_MAX_CHARS, Checkpoint, clip, drop_repo_state
 from recallnest.core.models import CONTEXT_MARKER, GLOBAL_SCOPE, Memory
 from recallnest.core.redact import redact
 from recallnest.core.terminal import UNSAFE_CATEGORIES
+from recallnest.core.timeparse import as_utc
 from recallnest.core.tokens import estimate_tokens
 
 __all__ = [
@@ -254,16 +255,11 @@ def inert(text: str) -> str:
 # --------------------------------------------------------------------------- time
 
 
-def _utc(moment: datetime) -> datetime:
-    """Aware UTC; naive timestamps (DuckDB TIMESTAMP) are taken as UTC."""
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
-
 def _ago(now: datetime, then: datetime | None) -> str:
     """ "3d ago" style age; "just now" for under a minute or a future time."""
     if then is None:
         return ""
-    seconds = (_utc(now) - _utc(then)).total_seconds()
+    seconds = (as_utc(now) - as_utc(then)).total_seconds()
     for unit, size in (("y", 365 * 86_400), ("mo", 30 * 86_400), ("d", 86_400), ("h", 3_600)):
         if seconds >= 2 * size or (unit in ("d", "h") and seconds >= size):
             return f"{int(seconds // size)}{unit} ago"
@@ -315,7 +311,7 @@ def _usable(memory: Memory, inputs: ResumeInputs) -> bool:
         return False
     if memory.scope != GLOBAL_SCOPE and (inputs.project is None or memory.scope != inputs.project):
         return False
-    if memory.valid_until is not None and _utc(memory.valid_until) < _utc(inputs.now):
+    if memory.valid_until is not None and as_utc(memory.valid_until) < as_utc(inputs.now):
         return False
     return CONTEXT_MARKER.casefold() not in memory.text.casefold()
 
@@ -329,7 +325,7 @@ def _section_of(memory: Memory) -> str | None:
 def _rank_key(memory: Memory) -> tuple[bool, float, int, float, str]:
     """Pinned first, then importance × confidence, tier (core first), recency, id."""
     moment = memory.updated_at or memory.created_at
-    recency = _utc(moment).timestamp() if moment is not None else float("-inf")
+    recency = as_utc(moment).timestamp() if moment is not None else float("-inf")
     score = round(memory.importance * memory.confidence, 6)
     return (not memory.pinned, -score, _TIER_RANK.get(memory.tier, 3), -recency, memory.id)
 

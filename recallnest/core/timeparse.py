@@ -36,3 +36,8 @@ def parse_future(value: str | None, now: datetime | None = None) -> datetime | N
         assert past is not None
         return now + (now - past)
     return parse_time(value, now)
+
+
+def as_utc(moment: datetime) -> datetime:
+    """Aware UTC; naive timestamps (DuckDB TIMESTAMP) are taken as UTC."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)

@@ -37,10 +37,11 @@ import threading
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields, replace
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from typing import Any
 
 from recallnest.core.models import GLOBAL_SCOPE, Memory
+from recallnest.core.timeparse import as_utc
 
 __all__ = [
     "BASE_HALF_LIFE_DAYS",
@@ -94,7 +95,7 @@ class ConversationClock:
 
     def elapsed(self, start: datetime, end: datetime) -> float:
         """Conversation days after `start`'s day up to and including `end`'s day."""
-        lo, hi = _utc(start).date().toordinal(), _utc(end).date().toordinal()
+        lo, hi = as_utc(start).date().toordinal(), as_utc(end).date().toordinal()
         if hi <= lo:
             return 0.0
         return float(bisect_right(self.days, hi) - bisect_right(self.days, lo))
@@ -141,7 +142,7 @@ def decay_score(memory: Memory, now: datetime, clock: ConversationClock | None =
     if anchor is None:
         return 1.0
     if clock is None:
-        age = max((_utc(now) - _utc(anchor)).total_seconds(), 0.0) / _SECONDS_PER_DAY
+        age = max((as_utc(now) - as_utc(anchor)).total_seconds(), 0.0) / _SECONDS_PER_DAY
     else:
         age = clock.elapsed(anchor, now)
     scale = half_life_days(memory) / math.log(2) ** (1.0 / WEIBULL_SHAPE)
@@ -172,17 +173,15 @@ def expired(memories: Iterable[Memory], now: datetime) -> list[Memory]:
     return [
         replace(m, status="archived", updated_at=now)
         for m in memories
-        if m.status == "active" and m.valid_until is not None and _utc(m.valid_until) <= _utc(now)
+        if m.status == "active"
+        and m.valid_until is not None
+        and as_utc(m.valid_until) <= as_utc(now)
     ]
 
 
 def _anchor(memory: Memory) -> datetime | None:
     moments = [d for d in (memory.last_accessed_at, memory.updated_at, memory.created_at) if d]
-    return max(moments, key=_utc) if moments else None
-
-
-def _utc(moment: datetime) -> datetime:
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    return max(moments, key=as_utc) if moments else None
 
 
 # --------------------------------------------------------------------------- reads
@@ -200,7 +199,7 @@ class AccessTracker:
         with self._lock:
             for memory_id in dict.fromkeys(ids):
                 n, last = self._pending.get(memory_id, (0, when))
-                self._pending[memory_id] = (n + 1, max(last, when, key=_utc))
+                self._pending[memory_id] = (n + 1, max(last, when, key=as_utc))
 
     def drain(self) -> dict[str, tuple[int, datetime]]:
         """The counts so far ((reads, last read) by id); the tracker starts again empty."""
@@ -219,7 +218,7 @@ class AccessTracker:
         with self._lock:
             for memory_id, (n, last) in pending.items():
                 m, later = self._pending.get(memory_id, (0, last))
-                self._pending[memory_id] = (n + m, max(last, later, key=_utc))
+                self._pending[memory_id] = (n + m, max(last, later, key=as_utc))
 
     def __len__(self) -> int:
         with self._lock:

@@ -39,6 +39,7 @@ from recallnest.core import redact
 from recallnest.core.config import Settings
 from recallnest.core.errors import RecallnestError, StoreError
 from recallnest.core.paths import ensure_home, log_dir, socket_path
+from recallnest.core.threads import BaseThread
 from recallnest.engine import EMBED_BATCH, Engine
 from recallnest.ingest.pipeline import Collector, FileReport, Source, ingest_file, transcript_files
 from recallnest.ingest.transcripts import detect
@@ -97,7 +98,7 @@ class Daemon:
         self.server: _Server | None = None
         self.requested: dict[str, float] = {}
         self.request_reasons: dict[str, str] = {}
-        self._threads: list[threading.Thread] = []
+        self._threads: list[BaseThread] = []
         self.last_error: str | None = None
         self.last_error_at: float | None = None
         self.failing = False  # the latest ingest pass failed; retrying
@@ -116,11 +117,20 @@ class Daemon:
         self._schedule_roots()
         self.observer.start()
         self.server = _serve(self)
-        loops = (self._ingest_loop, self._embed_loop, self._sync_loop, self.server.serve_forever)
-        for target in loops:
-            thread = threading.Thread(target=target, name=target.__name__, daemon=True)
+        server = self.server
+        self._threads = [
+            BaseThread(lambda _t: self._ingest_loop(), "recallnest-ingest", self.stopping),
+            BaseThread(lambda _t: self._embed_loop(), "recallnest-embed", self.stopping),
+            BaseThread(lambda _t: self._sync_loop(), "recallnest-sync", self.stopping),
+            BaseThread(
+                lambda _t: server.serve_forever(),
+                "recallnest-socket",
+                self.stopping,
+                on_stop=server.shutdown,
+            ),
+        ]
+        for thread in self._threads:
             thread.start()
-            self._threads.append(thread)
         self._enqueue_existing()
         self._enqueued.set()
         log.info(
@@ -133,11 +143,12 @@ class Daemon:
             return
         self.stopping.set()
         self.observer.stop()
-        if self.server is not None:
-            self.server.shutdown()
-            self.server.server_close()
+        for thread in self._threads:  # the socket thread's stop shuts its server down
+            thread.stop()
         for thread in self._threads:
             thread.join(timeout=30)
+        if self.server is not None:
+            self.server.server_close()
         with contextlib.suppress(RuntimeError):
             self.observer.join(timeout=5)
         with contextlib.suppress(RecallnestError):

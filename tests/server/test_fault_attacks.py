@@ -319,7 +319,7 @@ def test_a_clean_stop_writes_a_backup_and_the_journal_is_owner_only(
 KILL_DURING_CONSOLIDATION = """
 import os, signal, sys
 sys.path.insert(0, sys.argv[1])
-from test_consolidate import NOW, ROWS
+from lifecycle.test_consolidate import NOW, ROWS
 from recallnest.core.config import Settings
 from recallnest.engine import Engine
 from recallnest.store import Batch, Store
