@@ -1,12 +1,18 @@
-"""Events on the wire: one JSON line each, the payload (the changed fields, who wrote them)
-sealed with AES-GCM under the remote's key. The clear header (stamp, memory id, kind, writer)
-is bound to the payload as associated data, so a line whose header was altered, or a payload
-moved to another line, fails to open. A line that cannot be read is rejected with its reason;
-the lines around it are not affected."""
+"""Events on the wire: one JSON line each, the payload (the memory id, the changed fields, who
+wrote them) sealed with AES-GCM under the remote's key. The clear header (stamp, blinded memory
+id, kind, writer) is bound to the payload as associated data, so a line whose header was
+altered, or a payload moved to another line, fails to open. A line that cannot be read is
+rejected with its reason; the lines around it are not affected.
+
+The header's memory id is blinded (a keyed hash of the real id): a memory id is a hash of scope
+and text, so in clear it would let anyone who can read the remote, without the key, confirm a
+guessed text, even from the forget tombstone that stays after the text is gone."""
 
 from __future__ import annotations
 
 import base64
+import hashlib
+import hmac
 import json
 import os
 import re
@@ -73,10 +79,20 @@ def _aad(header: Mapping[str, Any]) -> bytes:
     return f"{header['v']}|{header['s']}|{header['m']}|{header['k']}|{header['w']}".encode()
 
 
+def blind(key: bytes, memory_id: str) -> str:
+    """The memory id as the clear header shows it: HMAC-SHA256 under the key, shaped like a
+    UUID. The same on every machine that holds the key, opaque to anyone who does not."""
+    digest = hmac.new(key, b"recallnest-memory-id\x1f" + memory_id.encode(), hashlib.sha256)
+    h = digest.hexdigest()[:32]
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+
+
 def encode(event: Event, key: bytes) -> str:
-    header = {"v": VERSION, "s": event.stamp, "m": event.memory_id, "k": event.kind}
+    header = {"v": VERSION, "s": event.stamp, "m": blind(key, event.memory_id), "k": event.kind}
     header["w"] = event.machine
-    body = json.dumps({"f": dict(event.fields), "u": event.user, "h": event.host})
+    body = json.dumps(
+        {"i": event.memory_id, "f": dict(event.fields), "u": event.user, "h": event.host}
+    )
     nonce = os.urandom(12)
     sealed = AESGCM(key).encrypt(nonce, body.encode(), _aad(header))
     header["p"] = base64.b64encode(nonce + sealed).decode("ascii")
@@ -93,8 +109,8 @@ def decode(line: str, key: bytes, writer: str) -> Event:
         raise BadEvent(f"not JSON: {exc}") from exc
     if not isinstance(header, dict) or header.get("v") != VERSION:
         raise BadEvent("not a version-1 event")
-    stamp, mem_id, kind, machine = (header.get(k) for k in "smkw")
-    if not (isinstance(stamp, str) and isinstance(mem_id, str) and isinstance(machine, str)):
+    stamp, blinded, kind, machine = (header.get(k) for k in "smkw")
+    if not (isinstance(stamp, str) and isinstance(blinded, str) and isinstance(machine, str)):
         raise BadEvent("header fields missing")
     try:
         if parse_stamp(stamp).machine != machine:
@@ -103,15 +119,23 @@ def decode(line: str, key: bytes, writer: str) -> Event:
         raise BadEvent(str(exc)) from exc
     if machine != writer:
         raise BadEvent(f"event of machine {machine} in the log of {writer}")
-    if kind not in KINDS or not _ID.match(mem_id):
+    if kind not in KINDS or not _ID.match(blinded):
         raise BadEvent(f"unknown kind {kind!r} or malformed memory id")
     try:
         raw = base64.b64decode(str(header.get("p", "")), validate=True)
         body = json.loads(AESGCM(key).decrypt(raw[:12], raw[12:], _aad(header)))
     except (ValueError, InvalidTag) as exc:
         raise BadEvent("payload does not open with this key (altered, or another key)") from exc
-    fields = _fields(body.get("f") if isinstance(body, dict) else None, kind)
-    return Event(stamp, mem_id, kind, fields, machine, str(body["u"])[:100], str(body["h"])[:100])
+    if not isinstance(body, dict):
+        raise BadEvent("payload malformed")
+    mem_id = body.get("i")
+    if not isinstance(mem_id, str) or not _ID.match(mem_id):
+        raise BadEvent("payload without a memory id")
+    if not hmac.compare_digest(blind(key, mem_id), blinded):
+        raise BadEvent("payload of another memory than its header says")
+    fields = _fields(body.get("f"), kind)
+    user, host = str(body.get("u", ""))[:100], str(body.get("h", ""))[:100]
+    return Event(stamp, mem_id, kind, fields, machine, user, host)
 
 
 def _fields(fields: Any, kind: str) -> dict[str, Any]:

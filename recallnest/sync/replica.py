@@ -207,8 +207,26 @@ class Replica:
                 status = pulled[remote.name]
                 status.update(self._publish(config, remote, own, touched, status))
                 report["remotes"][remote.name] = status
+            self._drop_old_copies(chosen, report["remotes"])
             report["seconds"] = round(time.perf_counter() - started, 3)
             return report
+
+    def _drop_old_copies(
+        self, remotes: Sequence[Remote], statuses: Mapping[str, Mapping[str, Any]]
+    ) -> None:
+        """A local git mirror keeps the old versions of every log file it fetched or pushed,
+        and an old version may hold lines of a memory forgotten since (sealed, but the key
+        sits next to it): after a round that moved files, drop them, so this machine keeps
+        no copy."""
+        for remote in remotes:
+            status = statuses[remote.name]
+            moved = sum(status.get(k, 0) for k in ("pulled_files", "gone_files", "pushed_files"))
+            if not moved:
+                continue
+            try:
+                transport_for(self.home, remote).collect()
+            except RecallnestError as exc:
+                log.warning("sync: cannot collect the old objects of %s: %s", remote.name, exc)
 
     def _export(self, config: SyncConfig, clock: Clock) -> tuple[list[Event], set[str]]:
         changed_ids, gone = self.store.sync_changes()
@@ -281,6 +299,7 @@ class Replica:
             status["pulled_events"] += len(events)
         status["pulled_files"] = len(blobs)
         gone = {p: None for p in cursors if p not in listing}
+        status["gone_files"] = len(gone)
         self.store.sync_set_cursors(remote.name, {**{p: todo[p] for p in blobs}, **gone})
         return status
 

@@ -43,6 +43,10 @@ class Transport(Protocol):
         """Write (bytes) or delete (None) this machine's files, then send them."""
         ...
 
+    def collect(self) -> None:
+        """Drop what this machine still holds of file versions no longer on the remote."""
+        ...
+
 
 def owner_of(path: str) -> str | None:
     """The machine whose directory holds `path` (machines/<id>/<file>), or None."""
@@ -96,6 +100,10 @@ class FolderTransport:
                 out.write(data)
             os.replace(tmp, path)
 
+    def collect(self) -> None:
+        """Nothing is kept locally: the folder is the only copy (a file-sync tool's own
+        version history is outside RecallNest's reach; the lines there are sealed)."""
+
 
 class GitTransport:
     """A git remote, through a local bare repository (`objects`) and the git binary."""
@@ -106,6 +114,10 @@ class GitTransport:
         if not (objects / "HEAD").exists():
             objects.mkdir(parents=True, exist_ok=True)
             self._git("init", "--bare", "-q")
+            # Objects stay loose and unpacked, so an old version can be pruned cheaply; no
+            # automatic gc, whose packs would keep old versions until a full collect.
+            self._git("config", "transfer.unpackLimit", "2000000000")
+            self._git("config", "gc.auto", "0")
 
     def _git(self, *args: str, data: bytes | None = None, check: bool = True) -> bytes:
         env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
@@ -200,7 +212,17 @@ class GitTransport:
     def _mktree(self, entries: str) -> str:
         return self._git("mktree", data=entries.encode()).decode().strip()
 
-    def gc(self) -> None:
-        """Drop local objects no ref reaches (old snapshots of forgotten lines)."""
-        self._git("reflog", "expire", "--expire=now", "--all", check=False)
-        self._git("gc", "-q", "--prune=now", check=False)
+    def collect(self) -> None:
+        """Drop local objects no ref reaches (old versions of log files, which may hold lines
+        of a memory forgotten since). Objects are kept loose (`transfer.unpackLimit`, no
+        automatic gc), and pruning loose objects only walks the few current trees; a pack
+        (made by a git run by hand) is unpacked first, since pruning never opens packs."""
+        packs = self.dir / "objects" / "pack"
+        for pack in sorted(packs.glob("*.pack")) if packs.is_dir() else []:
+            moved = pack.with_suffix(".unpacking")
+            pack.rename(moved)
+            for side in pack.parent.glob(pack.stem + ".*"):
+                side.unlink()
+            self._git("unpack-objects", "-q", data=moved.read_bytes())
+            moved.unlink()
+        self._git("prune", "--expire=now")

@@ -12,10 +12,10 @@ import pytest
 
 from recallnest.core.errors import RecallnestError
 from recallnest.engine import Engine
-from recallnest.sync.codec import encode
+from recallnest.sync.codec import blind, encode
 from recallnest.sync.config import Remote
 from recallnest.sync.merge import Event
-from tests.support.sync_homes import forget, homes, state, sync_all, texts
+from tests.support.sync_homes import KEY, forget, homes, state, sync_all, texts
 
 
 def _remote(path: Path) -> Remote:
@@ -71,7 +71,9 @@ def test_forget_on_one_machine_is_gone_from_the_others_and_the_folder(tmp_path: 
             assert engine.store.memories([mem_id]) == []
         lines = [p.read_text() for p in shared.rglob("*.jsonl")]
         # No line about it is left but the forget itself: the edit and upsert are compacted away.
-        about = [json.loads(x) for text in lines for x in text.splitlines() if mem_id in x]
+        assert not [text for text in lines if mem_id in text]  # ids are blinded on the wire
+        hidden = blind(KEY, mem_id)
+        about = [json.loads(x) for text in lines for x in text.splitlines() if hidden in x]
         assert [x["k"] for x in about] == ["forget"]
 
 

@@ -107,14 +107,30 @@ def test_forget_is_gone_from_every_machine_and_the_remote_history(tmp_path: Path
         sync_all([a, b, c])
         assert "4417" in _history_text(repo)  # the test can see it while it is remembered
         forget(c, [mem_id])
-        sync_all([a, b, c])
+        # Three rounds: c sends the forget, b compacts its edit of it away, a sees b's log.
+        sync_all([a, b, c], rounds=3)
         for engine in (a, b, c):
             assert not [t for t in texts(engine) if "4417" in t]
         assert "Keep commits small" in texts(b)
+        # The remote's whole history (every ref, every commit, every patch), opened with the
+        # key: the forgotten text is in none of it; what is still remembered is.
         history = _history_text(repo)
         assert "4417" not in history
-        assert "Keep commits small" in history  # what is remembered is still readable
-        # After the server's own garbage collection, no object at all holds it.
+        assert "Keep commits small" in history
+        patches = _git(repo, "log", "--all", "-p", "--format=%H %s").decode(errors="replace")
+        assert "4417" not in _opened(patches.encode(), KEY)
+        assert _git(repo, "rev-list", "--all", "--count").strip() == b"3"  # one commit a machine
+        # Objects no ref reaches (the pushes before the forget) stay in the server's store
+        # until it collects them: they are sealed, and even the memory id in their clear
+        # headers is blinded, so without the key nothing in any object names the memory.
+        every = "\n".join(b.decode(errors="replace") for b in _objects(repo, every=True))
+        assert "4417" not in every and "door code" not in every and mem_id not in every
+        # Every machine's own git mirror was collected after the forget: no copy there, even
+        # opened with the key that sits next to it.
+        for name in "abc":
+            mirror = tmp_path / name / "sync" / "personal.git"
+            assert "4417" not in _history_text(mirror, every=True)
+        # After the server's own garbage collection, no object at all holds it, even opened.
         _git(repo, "gc", "-q", "--prune=now")
         assert "4417" not in _history_text(repo, every=True)
 
