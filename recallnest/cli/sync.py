@@ -136,6 +136,31 @@ def _print_round(r: dict[str, Any]) -> None:
             click.echo(f"  rejected: {rejected}")
 
 
+@sync.command("name", context_settings=CONTEXT)
+@click.argument("path", type=click.Path(file_okay=False))
+@click.argument("name")
+@click.pass_context
+def sync_name(ctx: click.Context, path: str, name: str) -> None:
+    """Name PATH's project NAME on the remotes (give it the same name on every machine).
+
+    Without a name, a project is known by its git remote URL, else its root commit, else its
+    path; a name is for a project whose clones disagree on those (or that is not in git)."""
+    from recallnest.sync.config import SyncConfig
+    from recallnest.sync.identity import portable_of
+
+    settings = settings_of(ctx)
+    config = SyncConfig.load(settings.home)
+    if config is None:
+        raise RecallnestError("sync is not set up: run `recallnest sync init <remote>` first")
+    if not name.strip() or any(c in name for c in "\n\r\t"):
+        raise RecallnestError("a project name must be one non-empty line")
+    scope = str(project_key(path))
+    before = portable_of(scope, config.names)
+    config.names[scope] = name.strip()
+    config.save(settings.home)
+    click.echo(f"{scope}: {before} -> name:{name.strip()}")
+
+
 @sync.command("key", context_settings=CONTEXT)
 @click.option("--remote", default="personal", show_default=True)
 @click.argument("dest", type=click.Path(dir_okay=False, path_type=Path))

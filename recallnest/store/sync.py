@@ -184,6 +184,27 @@ class SyncTables(StoreBase):
                 tx.execute("DELETE FROM sync_meta WHERE remote = ? AND key = ?", [remote, key])
                 tx.execute("INSERT INTO sync_meta VALUES (?, ?, ?)", [remote, key, value])
 
+    def sync_local_scopes(self, portable_only: bool = False) -> list[str]:
+        """The scopes of this machine's memories and the projects it has worked in (activity
+        days); `portable_only`: only memory scopes that are portable ids (`name:`, `git:`,
+        `root:`, `path:`) no local project claimed yet."""
+        cur = self._cur()
+        if portable_only:
+            rows = cur.execute(
+                "SELECT DISTINCT scope FROM memories WHERE scope LIKE 'name:%' OR scope LIKE "
+                "'git:%' OR scope LIKE 'root:%' OR scope LIKE 'path:%' ORDER BY 1"
+            ).fetchall()
+        else:
+            rows = cur.execute(
+                "SELECT scope FROM memories UNION SELECT project FROM activity_days "
+                "WHERE project <> '' ORDER BY 1"
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def sync_scope_ids(self, scope: str) -> list[str]:
+        rows = self._cur().execute("SELECT id FROM memories WHERE scope = ?", [scope])
+        return [r[0] for r in rows.fetchall()]
+
     def sync_forget_remote(self, remote: str) -> None:
         with self.transaction(changes_resume=False) as tx:
             for table in ("sync_log", "sync_cursors", "sync_meta"):

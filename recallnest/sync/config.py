@@ -23,11 +23,12 @@ class Remote:
     url: str  # a git URL or path, or a plain folder (kind "folder")
     kind: str  # "git" | "folder"
     team: bool = False
-    projects: tuple[str, ...] = ()  # team remotes: the project scopes bound to it
+    projects: tuple[str, ...] = ()  # team remotes: the projects bound to it (local paths)
 
     def carries(self, scope: str | None) -> bool:
         """Whether memories of `scope` go to (and are taken from) this remote. Global
-        (personal) memories never go to a team."""
+        (personal) memories never go to a team. `scope` and `projects` are both local or
+        both portable (the replica maps them)."""
         if not self.team:
             return True
         return scope is not None and scope in self.projects
@@ -42,6 +43,7 @@ class SyncConfig:
     turns: bool = False  # conversation turns never leave the machine (no turn sync exists)
     interval: float = INTERVAL_SECONDS  # background rounds (daemon): on this timer...
     debounce: float = DEBOUNCE_SECONDS  # ...and this long after the last change
+    names: dict[str, str] = field(default_factory=dict)  # project path -> name the user gave
 
     @staticmethod
     def path(home: Path) -> Path:
@@ -64,8 +66,16 @@ class SyncConfig:
             turns = bool(data.get("turns", False))
             interval = float(data.get("interval", INTERVAL_SECONDS))
             debounce = float(data.get("debounce", DEBOUNCE_SECONDS))
+            names = {str(k): str(v) for k, v in dict(data.get("names", {})).items()}
             return cls(
-                data["machine"], data["host"], data["user"], remotes, turns, interval, debounce
+                data["machine"],
+                data["host"],
+                data["user"],
+                remotes,
+                turns,
+                interval,
+                debounce,
+                names,
             )
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise RecallnestError(f"cannot read {path}: {exc}") from exc

@@ -33,6 +33,7 @@ from recallnest.sync.clock import Clock
 from recallnest.sync.codec import BadEvent, decode, encode, read_key
 from recallnest.sync.config import Remote, SyncConfig
 from recallnest.sync.host import SyncHost
+from recallnest.sync.identity import Identities
 from recallnest.sync.merge import FORGET, Event, Register, changed_fields, compact, kind_of
 from recallnest.sync.transport import (
     FolderTransport,
@@ -72,11 +73,12 @@ def _when(value: Any) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
-def fields_of(memory: Memory) -> dict[str, Any]:
-    """The synced fields of a memory, its text redacted again before it leaves. Local-only
-    state stays: evidence (turn ids: turns never leave), access counts."""
+def fields_of(memory: Memory, ids: Identities) -> dict[str, Any]:
+    """The synced fields of a memory as they travel: its scope portable, its text redacted
+    again before it leaves. Local-only state stays: evidence (turn ids: turns never leave),
+    access counts."""
     return {
-        "scope": memory.scope,
+        "scope": ids.portable(memory.scope),
         "category": memory.category,
         "text": redact.redact(memory.text)[0],
         "importance": float(memory.importance),
@@ -94,11 +96,15 @@ def fields_of(memory: Memory) -> dict[str, Any]:
     }
 
 
-def memory_of(memory_id: str, fields: Mapping[str, Any], local: Memory | None) -> Memory:
+def memory_of(
+    memory_id: str, fields: Mapping[str, Any], local: Memory | None, ids: Identities
+) -> Memory:
+    """The local row of merged fields: a portable scope becomes this machine's project."""
     base = local or Memory(id=memory_id, scope="global", category="events", text="")
+    scope = fields.get("scope")
     return replace(
         base,
-        scope=str(fields.get("scope", base.scope)),
+        scope=base.scope if scope is None else ids.local(str(scope)),
         category=str(fields.get("category", base.category)),
         text=str(fields.get("text", base.text)),
         importance=float(fields.get("importance", base.importance)),
@@ -150,6 +156,7 @@ class Replica:
         self.home = host.settings.home
         self._lock = threading.Lock()
         self._registers: dict[str, Register] = {}
+        self._ids = Identities(())
 
     @property
     def config(self) -> SyncConfig | None:
@@ -190,6 +197,9 @@ class Replica:
         with self._lock:
             started = time.perf_counter()
             self._registers = {}
+            self._ids = self._identities(config)
+            chosen = [self._portable_remote(r) for r in chosen]
+            self._rescope()
             meta = self.store.sync_meta(_CLOCK)
             clock = Clock(config.machine, meta.get("clock"))
             own, changed = self._export(config, clock)
@@ -228,6 +238,26 @@ class Replica:
             except RecallnestError as exc:
                 log.warning("sync: cannot collect the old objects of %s: %s", remote.name, exc)
 
+    def _identities(self, config: SyncConfig) -> Identities:
+        """This machine's projects (scopes of its memories, projects it worked in, projects
+        bound to a team remote) and their portable ids."""
+        bound = [p for r in config.remotes for p in r.projects]
+        return Identities([*self.store.sync_local_scopes(), *bound], config.names)
+
+    def _portable_remote(self, remote: Remote) -> Remote:
+        """The remote with its bound projects as portable ids (what events carry)."""
+        return replace(remote, projects=tuple(self._ids.portable(p) for p in remote.projects))
+
+    def _rescope(self) -> None:
+        """Memories kept under a portable id no project here had: once this machine has a
+        project with that id (cloned since, or named), they move to it."""
+        for scope in self.store.sync_local_scopes(portable_only=True):
+            local = self._ids.local(scope)
+            if local == scope:
+                continue
+            rows = self.store.memories(self.store.sync_scope_ids(scope))
+            self.host.apply(Batch(memories=[replace(m, scope=local) for m in rows]))
+
     def _export(self, config: SyncConfig, clock: Clock) -> tuple[list[Event], set[str]]:
         changed_ids, gone = self.store.sync_changes()
         shadow = self.store.sync_shadow([*changed_ids, *gone])
@@ -235,7 +265,7 @@ class Replica:
         reconciled: dict[str, Mapping[str, Any] | None] = {}
         for start in range(0, len(changed_ids), APPLY_CHUNK):
             for memory in self.store.memories(changed_ids[start : start + APPLY_CHUNK]):
-                after = fields_of(memory)
+                after = fields_of(memory, self._ids)
                 before = shadow.get(memory.id)
                 changes = changed_fields(before, after)
                 reconciled[memory.id] = after
@@ -330,8 +360,8 @@ class Replica:
                 if live is None:
                     if have is not None:
                         deleted.append(mem_id)
-                elif have is None or fields_of(have) != live:
-                    rows.append(memory_of(mem_id, live, have))
+                elif have is None or fields_of(have, self._ids) != live:
+                    rows.append(memory_of(mem_id, live, have, self._ids))
             if rows or deleted:
                 self.host.apply(Batch(memories=rows, deleted_memory_ids=deleted))
                 written += len(rows) + len(deleted)
