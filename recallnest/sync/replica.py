@@ -311,9 +311,9 @@ class Replica:
         except TransportError as exc:
             status["error"] = str(exc)
             return status
+        events: list[Event] = []  # merged at once: one register load for every file
         for path, blob in sorted(blobs.items()):
             writer = owner_of(path) or ""
-            events = []
             for n, line in enumerate(blob.decode("utf-8", errors="replace").splitlines(), 1):
                 if not line.strip():
                     continue
@@ -325,8 +325,8 @@ class Replica:
                     continue
                 clock.observe(event.stamp)
                 events.append(event)
-            self._merge(events, changed)
-            status["pulled_events"] += len(events)
+        self._merge(events, changed)
+        status["pulled_events"] += len(events)
         status["pulled_files"] = len(blobs)
         gone = {p: None for p in cursors if p not in listing}
         status["gone_files"] = len(gone)
