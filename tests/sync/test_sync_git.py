@@ -137,22 +137,36 @@ def test_forget_is_gone_from_every_machine_and_the_remote_history(tmp_path: Path
 
 def test_a_team_remote_with_two_users(tmp_path: Path) -> None:
     team_repo = _bare(tmp_path / "team.git")
-    project = str(tmp_path / "proj")
+    # Each user has their own clone, at their own path, of one repository.
+    clones = []
+    for path, url in (
+        (tmp_path / "alice-src" / "svc", "git@git.example.com:team/svc.git"),
+        (tmp_path / "bob-work" / "service", "https://git.example.com/team/svc"),
+    ):
+        (path / ".git").mkdir(parents=True)
+        (path / ".git" / "config").write_text(f'[remote "origin"]\n\turl = {url}\n')
+        clones.append(str(path))
     team_key = new_key()
-    team = Remote("team", str(team_repo), "git", team=True, projects=(project,))
     with homes(tmp_path, "ab", None) as (alice, bob):
-        for engine, user in ((alice, "alice"), (bob, "bob")):
+        for engine, user, clone in ((alice, "alice", clones[0]), (bob, "bob", clones[1])):
+            team = Remote("team", str(team_repo), "git", team=True, projects=(clone,))
             add_remote(engine, team, key=team_key, user=user)
-        alice.remember("The service listens on port 8080", scope=project)
+        alice.remember("The service listens on port 8080", scope=clones[0])
         alice.remember("I prefer short variable names", scope=GLOBAL_SCOPE)
         sync_all([alice, bob])
         assert texts(bob) == ["The service listens on port 8080"]
+        assert {m["scope"] for m in bob.export()} == {clones[1]}  # in bob's own clone
         history = _history_text(team_repo, team_key)
         assert "8080" in history and "short variable names" not in history
         assert '"u": "alice"' in history  # who wrote it travels with it
-        bob.remember("Deploys need the VPN", scope=project)
+        assert "git:git.example.com/team/svc" in history and clones[0] not in history
+        bob.remember("Deploys need the VPN", scope=clones[1])
         sync_all([alice, bob])
-        assert "Deploys need the VPN" in texts(alice)
+        (vpn,) = [m for m in alice.export() if m["text"] == "Deploys need the VPN"]
+        assert vpn["scope"] == clones[0]
+        assert '"u": "bob"' in _history_text(team_repo, team_key)
+        # The personal memory never went to the team remote, so bob never got it.
+        assert "I prefer short variable names" not in texts(bob)
 
 
 def test_offline_for_a_week_then_catching_up(tmp_path: Path) -> None:
