@@ -159,6 +159,7 @@ class Replica:
         self._lock = threading.Lock()
         self._registers: dict[str, Register] = {}
         self._ids = Identities(())
+        self._forgot = False  # a forget was merged this round: republish with no history
 
     @property
     def config(self) -> SyncConfig | None:
@@ -189,6 +190,7 @@ class Replica:
         for event in events:
             if registers[event.memory_id].merge(event):
                 changed.add(event.memory_id)
+                self._forgot = self._forgot or event.kind == FORGET
 
     # ---- a round ----------------------------------------------------------------------------
 
@@ -199,6 +201,7 @@ class Replica:
         with self._lock:
             started = time.perf_counter()
             self._registers = {}
+            self._forgot = False
             self._ids = self._identities(config)
             chosen = [self._portable_remote(r) for r in chosen]
             self._rescope()
@@ -391,14 +394,15 @@ class Replica:
         rejected = list(json.loads(meta.get("rejected", "[]"))) + list(status["rejected"])
         values["rejected"] = json.dumps(rejected[-MAX_ERRORS:])
         error = status.get("error")
-        if pending and error is None:
+        if (pending or (self._forgot and remote.kind == "git")) and error is None:
             lines = self.store.sync_bucket_lines(name, pending)
             files: dict[str, bytes | None] = {
                 bucket_path(config.machine, b): ("\n".join(ls) + "\n").encode() if ls else None
                 for b, ls in lines.items()
             }
             try:
-                transport_for(self.home, remote).publish(config.machine, files)
+                transport = transport_for(self.home, remote)
+                transport.publish(config.machine, files, fresh=self._forgot)
                 out["pushed_files"] = len(files)
                 pending = set()
             except (TransportError, RecallnestError) as exc:
