@@ -3,10 +3,11 @@
 ever conflicts.
 
 Git: a local bare repository under the home holds the objects; each machine publishes its
-files as ONE parentless commit on its own branch `recallnest/<machine>`, force-pushed (only that
-machine pushes that branch). A forgotten memory's lines leave the branch at its next push, and
-the commit that held them is no longer reachable from any ref of the remote: the remote's
-history holds no more than the current logs. Authentication is the user's git's own."""
+files on its own branch `recallnest/<machine>` (only that machine pushes it), as a chain of at
+most MAX_CHAIN commits, force-pushed. After a forget the branch restarts as ONE parentless
+commit, so the commits that held the memory's lines are no longer reachable from any ref of
+the remote: its history then holds no more than the current logs. Authentication is the user's
+git's own."""
 
 from __future__ import annotations
 
