@@ -55,6 +55,7 @@ from recallnest.store.journal import Journal
 
 if TYPE_CHECKING:
     from recallnest.continuity.service import Continuity
+    from recallnest.sync.replica import Replica
 
 log = logging.getLogger(__name__)
 
@@ -697,6 +698,13 @@ class Engine:
 
     if TYPE_CHECKING:
         from recallnest.lifecycle.scheduler import Maintenance
+
+    @cached_property
+    def sync(self) -> Replica:
+        """This machine's sync over this engine (issue 21): `sync.sync()` runs a round."""
+        from recallnest.sync.replica import Replica
+
+        return Replica(self)
 
     @cached_property
     def maintenance(self) -> Maintenance:

@@ -31,6 +31,7 @@ def run_checks(settings: Settings, env: Mapping[str, str] | None = None) -> list
         _maintenance,
         _resume,
         _hooks,
+        _sync,
     ]
     out = []
     for check in checks:
@@ -141,6 +142,36 @@ def _maintenance(settings: Settings) -> tuple[bool, str]:
         f"next retry {f['next_retry_at']}"
         for name, f in failing.items()
     )
+
+
+def _sync(settings: Settings) -> tuple[bool, str]:
+    """Sync health: set up or not, each remote's last sync, pending files and last error."""
+    from recallnest.server.client import daemon_answers
+    from recallnest.server.control import _ask
+    from recallnest.sync.config import SyncConfig
+
+    config = SyncConfig.load(settings.home)
+    if config is None:
+        return True, "not set up (recallnest sync init <remote>)"
+    missing = [
+        r.name for r in config.remotes if not SyncConfig.key_path(settings.home, r.name).exists()
+    ]
+    if missing:
+        return False, f"no key for remote(s) {', '.join(missing)} (sync init --key <file>)"
+    if not daemon_answers(settings):
+        return True, f"{len(config.remotes)} remote(s); no daemon running, so no background sync"
+    status = _ask(settings, "sync.status", {}, 5.0)
+    parts, ok = [], True
+    for name, r in status["remotes"].items():
+        state = f"{name}: last sync {r['last_sync'] or 'never'}, ahead {r['ahead']}"
+        if r["error"]:
+            ok = False
+            state += f", error: {r['error']}"
+        if r["rejected"]:
+            ok = False
+            state += f", {len(r['rejected'])} rejected line(s)"
+        parts.append(state)
+    return ok, "; ".join(parts)
 
 
 def _resume(settings: Settings) -> tuple[bool, str]:

@@ -81,6 +81,9 @@ class _Enqueue(FileSystemEventHandler):
                 self.paths.put(path)
 
 
+SYNC_TICK_SECONDS = 1.0
+
+
 class Daemon:
     def __init__(self, settings: Settings, engine: Engine, polling: bool = False) -> None:
         self.settings = settings
@@ -118,6 +121,7 @@ class Daemon:
         self._threads = [
             BaseThread(lambda _t: self._ingest_loop(), "recallnest-ingest", self.stopping),
             BaseThread(lambda _t: self._embed_loop(), "recallnest-embed", self.stopping),
+            BaseThread(lambda _t: self._sync_loop(), "recallnest-sync", self.stopping),
             BaseThread(
                 lambda _t: server.serve_forever(),
                 "recallnest-socket",
@@ -179,6 +183,34 @@ class Daemon:
         """Catch up with what changed while the daemon was down (cheap when nothing did)."""
         for source in transcript_files(roots or sorted(self.scheduled)):
             self.paths.put(source.path)
+
+    # ---- sync (issue 21) ------------------------------------------------------------------------
+
+    def _sync_loop(self) -> None:
+        """Background sync in its own thread: capture and hooks never wait for it (its writes
+        are short transactions like any other), and a remote that cannot be reached only
+        delays the next round (Schedule's back-off). Idle when sync is not set up."""
+        from recallnest.sync.background import Schedule
+        from recallnest.sync.config import SyncConfig
+
+        schedule = Schedule()
+        while not self.stopping.wait(SYNC_TICK_SECONDS):
+            try:
+                config = SyncConfig.load(self.settings.home)
+                if config is None or not config.remotes or self.store_down:
+                    continue
+                schedule.debounce, schedule.interval = config.debounce, config.interval
+                engine = self.engine
+                if not schedule.due(time.monotonic(), engine.memory_generation):
+                    continue
+                report = engine.sync.sync()
+                ok = not any(r.get("error") for r in report["remotes"].values())
+            # Policy: a failed round (a store error, a bug) is logged and retried later with
+            # a back-off; the daemon and its other threads carry on.
+            except Exception as exc:
+                log.warning("sync round failed: %s", exc)
+                ok = False
+            schedule.done(time.monotonic(), self.engine.memory_generation, ok)
 
     # ---- ingest worker ------------------------------------------------------------------------
 

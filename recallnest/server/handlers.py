@@ -198,6 +198,9 @@ OPS: dict[str, Op] = {
     "compact": lambda e, a: e.maintenance.compact(bool(a.get("if_needed"))),
     "lifecycle.size": lambda e, a: retention.size_report(e.store),
     "maintain": _maintain,
+    # ---- sync (issue 21) ----
+    "sync.now": lambda e, a: e.sync.sync(a.get("remotes")),
+    "sync.status": lambda e, a: e.sync.status(),
 }
 
 

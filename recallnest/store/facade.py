@@ -26,6 +26,7 @@ from recallnest.store.connection import REPAIR_HINT
 from recallnest.store.lifecycle import Lifecycle
 from recallnest.store.loading import IndexLoading
 from recallnest.store.reads import Reads
+from recallnest.store.sync import SyncTables
 from recallnest.store.vectors import Vectors
 from recallnest.store.write import Writes
 
@@ -64,5 +65,5 @@ def _guard_public(cls: _C) -> _C:
 
 
 @_guard_public
-class Store(Reads, Writes, IndexLoading, Vectors, Lifecycle, Compaction, Audit):
+class Store(Reads, Writes, IndexLoading, Vectors, Lifecycle, Compaction, Audit, SyncTables):
     """One DuckDB connection (read-write unless `read_only`), migrated on open."""

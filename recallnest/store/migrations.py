@@ -214,10 +214,43 @@ def m005_session_captures(con: duckdb.DuckDBPyConnection) -> None:
     )
 
 
+def m006_sync(con: duckdb.DuckDBPyConnection) -> None:
+    """Sync (issue 21, decision 0024): each memory's merged register, the synced fields as last
+    reconciled (what a local change is measured against), this machine's own log per remote
+    (event in clear for compaction, its line as sent), the version of each remote file applied,
+    sync status per remote, and the old -> new memory id map of the portable-identity
+    migration."""
+    con.execute(
+        "CREATE TABLE sync_registers (memory_id VARCHAR PRIMARY KEY, state VARCHAR NOT NULL)"
+    )
+    con.execute(
+        "CREATE TABLE sync_shadow (memory_id VARCHAR PRIMARY KEY, digest VARCHAR NOT NULL, "
+        "fields VARCHAR NOT NULL)"
+    )
+    con.execute(
+        "CREATE TABLE sync_log (remote VARCHAR NOT NULL, bucket INTEGER NOT NULL, "
+        "memory_id VARCHAR NOT NULL, stamp VARCHAR NOT NULL, event VARCHAR NOT NULL, "
+        "line VARCHAR NOT NULL)"
+    )
+    con.execute(
+        "CREATE TABLE sync_cursors (remote VARCHAR NOT NULL, path VARCHAR NOT NULL, "
+        "version VARCHAR NOT NULL, PRIMARY KEY (remote, path))"
+    )
+    con.execute(
+        "CREATE TABLE sync_meta (remote VARCHAR NOT NULL, key VARCHAR NOT NULL, "
+        "value VARCHAR NOT NULL, PRIMARY KEY (remote, key))"
+    )
+    con.execute(
+        "CREATE TABLE memory_id_map (old_id VARCHAR PRIMARY KEY, new_id VARCHAR NOT NULL, "
+        "mapped_at TIMESTAMP NOT NULL)"
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     m001_create_core,
     m002_create_lifecycle,
     m003_create_capture_queue,
     m004_term_ids,
     m005_session_captures,
+    m006_sync,
 )

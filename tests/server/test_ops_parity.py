@@ -82,6 +82,8 @@ SCENARIO: list[tuple[str, Args]] = [
     ("lifecycle.size", {}),
     ("compact", {}),
     ("maintain", {}),
+    ("sync.status", {}),  # not set up: {"configured": false} on both paths
+    ("sync.now", {}),  # not set up: the same clear error on both paths
     ("memories.list", {"status": None}),
     ("search", {"query": 42, "kind": "nonsense"}),
 ]

@@ -168,6 +168,19 @@ EXPECTED_COLUMNS: dict[str, list[tuple[str, str]]] = {
         ("session_id", "VARCHAR"),
         ("captured", "INTEGER"),
     ],
+    "sync_registers": [("memory_id", "VARCHAR"), ("state", "VARCHAR")],
+    "sync_shadow": [("memory_id", "VARCHAR"), ("digest", "VARCHAR"), ("fields", "VARCHAR")],
+    "sync_log": [
+        ("remote", "VARCHAR"),
+        ("bucket", "INTEGER"),
+        ("memory_id", "VARCHAR"),
+        ("stamp", "VARCHAR"),
+        ("event", "VARCHAR"),
+        ("line", "VARCHAR"),
+    ],
+    "sync_cursors": [("remote", "VARCHAR"), ("path", "VARCHAR"), ("version", "VARCHAR")],
+    "sync_meta": [("remote", "VARCHAR"), ("key", "VARCHAR"), ("value", "VARCHAR")],
+    "memory_id_map": [("old_id", "VARCHAR"), ("new_id", "VARCHAR"), ("mapped_at", "TIMESTAMP")],
 }
 
 

@@ -143,6 +143,11 @@ COMMANDS: list[tuple[str, ...]] = [
 ]
 # Commands whose output never holds stored text (or which cannot run in a test).
 NOT_QUOTING = {
+    "sync init": "prints the remote and the key path",
+    "sync key": "prints the key file's path",
+    "sync name": "prints the project path and its ids",
+    "sync now": "counts and error reasons (a scope in a reason is repr-quoted)",
+    "sync status": "remotes, counts and error reasons (a scope in a reason is repr-quoted)",
     "compact": "sizes only",
     "conflicts resolve": "needs a conflict; prints ids and the kept side",
     "daemon run": "the daemon itself (logs go to daemon.log)",

@@ -37,6 +37,7 @@ HOMES: dict[str, set[str] | None] = {
         )
     },
     "httpx": {"recallnest.retrieval.embed"},
+    "cryptography": {"recallnest.sync.codec"},
     "watchdog": {"recallnest.server.daemon"},
     "mcp": {"recallnest.integrations.mcp_server"},
     "pydantic": {"recallnest.core.config", "recallnest.core.schemas", "recallnest.cli._app"},
@@ -252,6 +253,7 @@ LAYER = {
     "retrieval": 1,
     "continuity": 2,
     "lifecycle": 2,
+    "sync": 2,
     "engine": 3,
     "server": 4,
     "integrations": 5,

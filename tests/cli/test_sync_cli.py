@@ -1,0 +1,67 @@
+"""`recallnest sync init/name/now/status/key` through click's CliRunner (in-process: no daemon
+answers, so a round runs in this process), with a shared-folder remote."""
+
+from __future__ import annotations
+
+import json
+import stat
+from collections.abc import Callable
+from pathlib import Path
+
+from click.testing import Result
+
+Cli = Callable[..., Result]
+
+
+def _config(home: Path) -> dict[str, object]:
+    data: dict[str, object] = json.loads((home / "sync" / "config.json").read_text())
+    return data
+
+
+def _repo(path: Path, url: str) -> Path:
+    (path / ".git").mkdir(parents=True)
+    (path / ".git" / "config").write_text(f'[remote "origin"]\n\turl = {url}\n')
+    return path
+
+
+def test_init_a_folder_then_a_team_remote_and_name_a_project(
+    cli: Cli, tmp_path: Path, recallnest_home: Path
+) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    done = cli(["sync", "init", str(shared)])
+    assert done.exit_code == 0, done.output
+    assert "(folder)" in done.output and "personal.key" in done.output
+    key = recallnest_home / "sync" / "personal.key"
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600
+    repo = _repo(tmp_path / "src" / "widget", "git@github.com:Acme/Widget.git")
+    bad = cli(["sync", "init", "git@example.com:team/mem.git", "--project", str(repo)])
+    assert bad.exit_code == 1 and "add --team" in bad.output
+    team = cli(["sync", "init", "git@example.com:team/mem.git", "--team", "--project", str(repo)])
+    assert team.exit_code == 0, team.output
+    (_, bound) = _config(recallnest_home)["remotes"]  # type: ignore[misc]  # a list of two remotes
+    assert bound["team"] and bound["projects"] == [str(repo)]
+    named = cli(["sync", "name", str(repo), "widget"])
+    assert named.exit_code == 0, named.output
+    assert "git:github.com/Acme/Widget -> name:widget" in named.output
+    assert _config(recallnest_home)["names"] == {str(repo): "widget"}
+    again = cli(["sync", "init", str(shared)])
+    assert again.exit_code == 1 and "set up already" in again.output
+
+
+def test_now_and_status_and_key(cli: Cli, tmp_path: Path, recallnest_home: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    assert cli(["sync", "init", str(shared), "--folder"]).exit_code == 0
+    assert cli(["remember", "We deploy on Fridays never"]).exit_code == 0
+    now = cli(["sync", "now", "--json"])
+    assert now.exit_code == 0, now.output
+    report = json.loads(now.stdout)
+    assert report["exported"] == 1 and report["remotes"]["personal"]["pushed_files"] == 1
+    assert len(list(shared.rglob("*.jsonl"))) == 1
+    status = json.loads(cli(["sync", "status", "--json"]).stdout)
+    personal = status["remotes"]["personal"]
+    assert personal["last_sync"] and personal["ahead"] == 0 and not personal["error"]
+    copied = tmp_path / "copy.key"
+    assert cli(["sync", "key", str(copied)]).exit_code == 0
+    assert copied.read_bytes() == (recallnest_home / "sync" / "personal.key").read_bytes()
