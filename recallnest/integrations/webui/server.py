@@ -26,6 +26,7 @@ from recallnest.integrations.webui.pages import Call, Pages, Reply, Request
 from recallnest.integrations.webui.render import esc, page
 from recallnest.integrations.webui.security import HEADERS, LOOPBACK, Gate
 from recallnest.server.client import DaemonClient
+from recallnest.server.protocol import ProtocolError
 
 log = logging.getLogger(__name__)
 MAX_FORM_BYTES = 1_000_000
@@ -133,7 +134,12 @@ class _Handler(BaseHTTPRequestHandler):
                 try:
                     return fn(req, *(unquote(g) for g in match.groups()))
                 except DaemonError as exc:
-                    return self._error(HTTPStatus.BAD_GATEWAY, str(exc), req)
+                    # The daemon's own answer (no such memory, a bad argument) is the
+                    # request's fault; not reaching the daemon is a gateway error.
+                    cause = exc.__cause__
+                    said = isinstance(cause, ProtocolError) and cause.from_daemon
+                    status = HTTPStatus.BAD_REQUEST if said else HTTPStatus.BAD_GATEWAY
+                    return self._error(status, str(exc), req)
                 except RecallnestError as exc:
                     return self._error(HTTPStatus.BAD_REQUEST, str(exc), req)
         return self._error(HTTPStatus.NOT_FOUND, f"no page {req.path}", req)
