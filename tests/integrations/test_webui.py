@@ -166,6 +166,20 @@ def test_the_login_sets_a_strict_cookie_and_the_cookie_opens_pages(ui: Ui) -> No
     assert ui.request("GET", "/")[0] == 403
 
 
+def test_the_login_sends_the_browser_on_only_to_our_own_pages(ui: Ui) -> None:
+    token = ui.gate.token
+    for target, expected in (
+        ("/memories?q=a+b&explain=1", "/memories?q=a+b&explain=1"),
+        ("//evil.example/", "/"),
+        ("/\\evil.example", "/"),
+        ("https://evil.example/", "/"),
+        ("javascript:alert(1)", "/"),
+    ):
+        query = urlencode({"token": token, "next": target})
+        status, headers, _ = ui.request("GET", f"/login?{query}", cookie=False)
+        assert (status, headers["Location"]) == (303, expected), target
+
+
 def test_a_foreign_host_is_refused_even_with_the_token(ui: Ui) -> None:
     """DNS rebinding: evil.example resolving to 127.0.0.1 sends its own name as Host."""
     ui.login()

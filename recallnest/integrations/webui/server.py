@@ -34,6 +34,8 @@ STATIC = {
     "/static/app.css": ("text/css; charset=utf-8", assets.CSS),
     "/static/app.js": ("text/javascript; charset=utf-8", assets.JS),
 }
+# Where the login may send the browser on: one of our own paths, never another site (`//x`).
+_LOCAL = re.compile(r"/(?![/\\])[\w\-./%?=&+,]*\Z")
 Route = tuple[str, re.Pattern[str], Callable[..., Reply]]
 
 
@@ -91,7 +93,7 @@ class _Handler(BaseHTTPRequestHandler):
         gate = self.server.gate
         headers = {k: v for k, v in self.headers.items()}
         if url.path == "/login" and method == "GET":
-            self._login(gate, headers, query.get("token"))
+            self._login(gate, headers, query.get("token"), query.get("next"))
             return
         form = self._form() if method == "POST" else {}
         if form is None:
@@ -107,17 +109,16 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self._reply(self._route(Request(method, url.path, query, form)))
 
-    def _login(self, gate: Gate, headers: dict[str, str], token: str | None) -> None:
+    def _login(
+        self, gate: Gate, headers: dict[str, str], token: str | None, next_page: str | None
+    ) -> None:
         refused = gate.refusal_of_place(headers)
         if refused or not gate.token_matches(token):
             self._send_text(HTTPStatus.FORBIDDEN, f"refused: {refused or 'wrong or missing token'}")
             return
-        self._send(
-            HTTPStatus.SEE_OTHER,
-            b"",
-            "text/plain",
-            {"Location": "/", "Set-Cookie": gate.cookie_header()},
-        )
+        target = next_page if next_page and _LOCAL.match(next_page) else "/"
+        cookie = {"Location": target, "Set-Cookie": gate.cookie_header()}
+        self._send(HTTPStatus.SEE_OTHER, b"", "text/plain", cookie)
 
     def _form(self) -> dict[str, list[str]] | None:
         length = int(self.headers.get("Content-Length") or 0)
