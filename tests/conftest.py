@@ -31,7 +31,12 @@ from recallnest.store import Store
 # Variables the developer may set on purpose for a test run; everything else named
 # RECALLNEST_* is cleared so a local config cannot change what the tests see.
 KEEP_ENV = frozenset(
-    {"RECALLNEST_UPDATE_GOLDEN", "RECALLNEST_RECORD_SPAWNS", "RECALLNEST_SPAWN_GUARD"}
+    {
+        "RECALLNEST_UPDATE_GOLDEN",
+        "RECALLNEST_RECORD_SPAWNS",
+        "RECALLNEST_SPAWN_GUARD",
+        "RECALLNEST_UI_SCREENSHOTS",
+    }
 )
 # Agents' own relocation variables (config.py honours them): never inherit the real ones.
 AGENT_ENV = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "XDG_DATA_HOME")

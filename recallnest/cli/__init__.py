@@ -5,7 +5,7 @@ point). Command modules import the group and shared helpers from `_app` and regi
 imported here.
 """
 
-from recallnest.cli import eval_cases, lifecycle, mcp, ops, sync  # noqa: F401 (register commands)
+from recallnest.cli import eval_cases, lifecycle, mcp, ops, sync, ui  # noqa: F401 (register commands)
 from recallnest.cli._app import cli
 
 lifecycle.register(cli)

@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from recallnest.core.config import Settings
     from recallnest.core.models import Memory
     from recallnest.retrieval.embed import Embedder
@@ -32,3 +34,13 @@ class LifecycleHost(Protocol):
     def compact_store(self) -> dict[str, Any]: ...
 
     def memory(self, mem_id: str) -> dict[str, Any]: ...
+
+    def remember(
+        self,
+        text: str,
+        category: str | None = None,
+        scope: str = ...,
+        importance: float | None = None,
+        source: str = "manual",
+        now: datetime | None = None,
+    ) -> dict[str, Any]: ...

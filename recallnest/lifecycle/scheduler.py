@@ -595,6 +595,46 @@ class Maintenance:
         self.engine.apply_memories(changed)
         return {"changed": [m.id for m in changed], "unchanged": len(rows) - len(changed)}
 
+    def edit(
+        self,
+        mem_id: str,
+        text: str | None = None,
+        scope: str | None = None,
+        category: str | None = None,
+        now: datetime | None = None,
+    ) -> dict[str, Any]:
+        """A user's correction of a memory: the new text (redacted, re-embedded) becomes a
+        memory of its own that supersedes the old one, so history shows the old version and
+        the edit can be read back; pin, tier and expiry carry over. Nothing changed: no-op."""
+        now = now or datetime.now(UTC)
+        old = self.engine.store.memories([self.engine.memory(mem_id)["id"]])[0]
+        new_text = old.text if text is None else text
+        new_scope, new_category = scope or old.scope, category or old.category
+        if (new_text.strip(), new_scope, new_category) == (old.text, old.scope, old.category):
+            return {"id": old.id, "edited": False}
+        made = self.engine.remember(
+            new_text, new_category, new_scope, old.importance, source="edit", now=now
+        )
+        if made["id"] == old.id:
+            return {"id": old.id, "edited": False}
+        fresh = self.engine.store.memories([made["id"]])[0]
+        carried = replace(
+            fresh,
+            pinned=old.pinned,
+            tier=old.tier,
+            valid_until=old.valid_until,
+            evidence=old.evidence,
+        )
+        dropped = replace(old, status="superseded", superseded_by=fresh.id, updated_at=now)
+        self.engine.apply_memories([carried, dropped])
+        self.engine.store.add_memory_events([(now, "edited", old.id, fresh.id, None)])
+        return {
+            "id": fresh.id,
+            "edited": True,
+            "replaces": old.id,
+            "redactions": made["redactions"],
+        }
+
     # ---- forgetting ------------------------------------------------------------------------------
 
     def forget_plan(self, sel: Selector) -> dict[str, Any]:

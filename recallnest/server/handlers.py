@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import is_dataclass, replace
-from datetime import date, datetime
+from dataclasses import asdict, is_dataclass, replace
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from recallnest.core.errors import NotFoundError, RecallnestError
-from recallnest.core.schemas import jsonable
+from recallnest.core.schemas import MemoryOut, dump, jsonable
 from recallnest.core.timeparse import parse_future, parse_time
 from recallnest.engine import Engine, SearchRequest
 from recallnest.lifecycle import retention
@@ -163,6 +163,36 @@ def _selector(a: Mapping[str, Any]) -> Selector:
     )
 
 
+def _session_show(engine: Engine, a: Mapping[str, Any]) -> Any:
+    """A session's turns (redacted, as stored), its newest checkpoint and its memories."""
+    session_id = str(a["session_id"])
+    store = engine.store
+    turns = store.session_turns(session_id, int(a.get("limit", 500)))
+    if not turns:
+        raise NotFoundError(f"no session with id {session_id}")
+    checkpoints = store.checkpoints(session_id=session_id, limit=1)
+    return {
+        "session_id": session_id,
+        "turns": [asdict(t) for t in turns],
+        "checkpoint": json.loads(checkpoints[0]) if checkpoints else None,
+        "memories": [
+            dump(MemoryOut.of(m)) for m in store.memories(store.session_memories(session_id))
+        ],
+    }
+
+
+def _memory_context(engine: Engine, a: Mapping[str, Any]) -> Any:
+    """A memory's history (as `memories.history`) with the turns it was captured from."""
+    history = engine.maintenance.history(str(a["id"]))
+    evidence = [str(t) for t in history["memory"]["evidence"]]
+    return history | {"evidence_turns": engine.store.turns(evidence)}
+
+
+def _dashboard(engine: Engine, a: Mapping[str, Any]) -> Any:
+    days = max(1, min(int(a.get("days", 30)), 3660))
+    return engine.store.dashboard(datetime.now(UTC) - timedelta(days=days)) | {"days": days}
+
+
 # The daemon answers these itself (they need its threads and queues), before `dispatch`.
 DAEMON_ONLY = ("daemon.status", "ingest")
 
@@ -195,6 +225,15 @@ OPS: dict[str, Op] = {
     "memories.find": _memories_find,
     "memories.history": lambda e, a: e.maintenance.history(str(a["id"])),
     "memories.flags": _memories_flags,
+    "memories.context": _memory_context,
+    "memories.edit": lambda e, a: e.maintenance.edit(
+        str(a["id"]), a.get("text"), a.get("scope"), a.get("category")
+    ),
+    # ---- the web UI's overview pages (issue 20) ----
+    "stats.dashboard": _dashboard,
+    "sessions.list": lambda e, a: e.store.sessions(a.get("project"), int(a.get("limit", 100))),
+    "sessions.show": _session_show,
+    "projects.list": lambda e, a: e.store.projects(),
     "compact": lambda e, a: e.maintenance.compact(bool(a.get("if_needed"))),
     "lifecycle.size": lambda e, a: retention.size_report(e.store),
     "maintain": _maintain,

@@ -419,6 +419,35 @@ def _run_mcp(script: str, world: World) -> Ran:
     return Ran(proc.returncode, "".join(lines) + out, err)  # communicate closed stdin
 
 
+def _run_ui(script: str, world: World) -> Ran:
+    """`recallnest ui` serves until Ctrl-C or SIGTERM: read the URL it prints, open it (the
+    login sets the cookie and redirects to the dashboard), keep the page, stop it."""
+    import http.cookiejar
+    import urllib.request
+
+    proc = subprocess.Popen(
+        ["bash", "-c", f"exec {script.strip()}"],
+        env=world.env | {"BROWSER": "true"},  # "opening" the URL runs `true URL`
+        cwd=world.cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    first = proc.stdout.readline()
+    url = re.search(r"http://127\.0\.0\.1:\d+/login\?token=\S+", first)
+    page = ""
+    if url:
+        jar = http.cookiejar.CookieJar()
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+        with opener.open(url.group(0), timeout=WAIT_SECONDS) as response:
+            page = response.read().decode()
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=WAIT_SECONDS)
+    return Ran(proc.returncode, first + out + page, err)
+
+
 def run_example(example: Example, world: World) -> Ran:
     script = _prepare(example, world)
     if not script.strip():  # every segment runs elsewhere (ELSEWHERE)
@@ -430,6 +459,8 @@ def run_example(example: Example, world: World) -> Ran:
         return _run_daemon_run(script, world)
     if re.search(r"recallnest mcp\b", script):
         return _run_mcp(script, world)
+    if re.search(r"recallnest ui\b", script):
+        return _run_ui(script, world)
     if "git clone" in script:  # the set-up: a fresh clone and virtualenv, somewhere new
         return _run_script(script, world, world.user)
     return _run_script(script, world, world.cwd)
@@ -536,6 +567,10 @@ def _mcp(e: Example, w: World, r: Ran, before: dict[str, Any]) -> None:
     assert tools == {"search_memory", "remember", "forget", "recent_sessions", "resume_context"}
 
 
+def _ui(e: Example, w: World, r: Ran, before: dict[str, Any]) -> None:
+    assert "<h1>Dashboard</h1>" in r.out and w.daemon_answers(), r.out[-2000:]
+
+
 def _eval_cases(e: Example, w: World, r: Ran, before: dict[str, Any]) -> None:
     report = json.loads(r.out) if "--json" in e.script else None
     if report is None:
@@ -578,6 +613,7 @@ EFFECTS: dict[str, Check] = {
     "daemon stop": _repair,  # the damaged-database recipe: stop, repair, start
     "daemon run": _daemon_run,
     "mcp": _mcp,
+    "ui": _ui,
     "eval cases": _eval_cases,
     "eval locomo": _eval_locomo,
     "set-up": _setup,  # the README's clone and virtualenv block

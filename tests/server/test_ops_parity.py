@@ -38,6 +38,9 @@ VARYING_KEYS = {
     "access_flushed",
     "access_count",
     "last_accessed_at",
+    # A checkpoint's reason: the daemon's idle checkpointer may rewrite the manual one as idle
+    # before sessions.show reads it.
+    "reason",
 }
 VARYING_SUFFIXES = ("_seconds", "_ms", "_bytes")
 
@@ -86,6 +89,15 @@ SCENARIO: list[tuple[str, Args]] = [
     ("sync.now", {}),  # not set up: the same clear error on both paths
     ("memories.list", {"status": None}),
     ("search", {"query": 42, "kind": "nonsense"}),
+    # ---- the web UI's ops (issue 20) ----
+    ("stats.dashboard", {"days": 3660}),
+    ("projects.list", {}),
+    ("sessions.list", {}),
+    ("sessions.show", lambda r: {"session_id": r[-1][0]["session_id"]}),
+    ("sessions.show", {"session_id": "no-such-session"}),
+    ("memories.context", lambda r: {"id": first_id(r, 2)}),
+    ("memories.edit", lambda r: {"id": first_id(r, 2), "text": "The staging database is egret"}),
+    ("memories.edit", lambda r: {"id": r[-1]["id"]}),
 ]
 
 

@@ -168,6 +168,7 @@ NOT_QUOTING = {
     "memories unpin": "ids",
     "reindex": "counts",
     "repair": "counts",
+    "ui": "serves HTML, every stored text escaped (tests/integrations/test_webui.py)",
     "undo": "ids and counts",
     "uninstall": "settings paths",
 }
