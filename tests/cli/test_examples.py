@@ -448,6 +448,30 @@ def _run_ui(script: str, world: World) -> Ran:
     return Ran(proc.returncode, first + out + page, err)
 
 
+# A git remote in an example: a fresh local bare repository stands in for it (no network).
+GIT_REMOTE = re.compile(r"git@[\w.-]+:[\w./-]+\.git")
+OTHER_MACHINE = "# every other machine"
+
+
+def _run_sync(script: str, world: World) -> Ran:
+    """`sync init` examples: each git URL becomes a local bare repository, and what follows
+    "# every other machine" runs as a second machine (its own RECALLNEST_HOME, the same user,
+    so the key file copied to ~ is there)."""
+    for n, url in enumerate(dict.fromkeys(GIT_REMOTE.findall(script))):
+        bare = world.root / "remotes" / f"r{n}.git"
+        subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True, timeout=60)
+        script = script.replace(url, str(bare))
+    first, _, other = script.partition(OTHER_MACHINE)
+    ran = _run_script(first, world, world.cwd)
+    if ran.code != 0 or not other.strip():
+        return ran
+    second = World(world.root, world.seeded)
+    second.home = world.root / "rn2"
+    second.env = world.env | {"RECALLNEST_HOME": str(second.home)}
+    then = _run_script(other, second, world.cwd)
+    return Ran(then.code, ran.out + then.out, ran.err + then.err)
+
+
 def run_example(example: Example, world: World) -> Ran:
     script = _prepare(example, world)
     if not script.strip():  # every segment runs elsewhere (ELSEWHERE)
@@ -461,6 +485,8 @@ def run_example(example: Example, world: World) -> Ran:
         return _run_mcp(script, world)
     if re.search(r"recallnest ui\b", script):
         return _run_ui(script, world)
+    if re.search(r"recallnest sync init\b", script):
+        return _run_sync(script, world)
     if "git clone" in script:  # the set-up: a fresh clone and virtualenv, somewhere new
         return _run_script(script, world, world.user)
     return _run_script(script, world, world.cwd)
@@ -596,6 +622,24 @@ def _setup(e: Example, w: World, r: Ran, before: dict[str, Any]) -> None:
     assert (clone / "pyproject.toml").exists() and (clone / ".venv" / "bin" / "python").exists()
 
 
+def _sync(e: Example, w: World, r: Ran, before: dict[str, Any]) -> None:
+    """Every home the example set up syncs with the remote it named, and its round ran."""
+    homes = [w.home] + ([w.root / "rn2"] if OTHER_MACHINE in e.script else [])
+    for home in homes:
+        env = w.env | {"RECALLNEST_HOME": str(home)}
+        status = subprocess.run(
+            [sys.executable, "-m", "recallnest", "sync", "status", "--json"],
+            env=env,
+            cwd=w.cwd,
+            capture_output=True,
+            text=True,
+            timeout=WAIT_SECONDS,
+        )
+        assert status.returncode == 0, status.stderr
+        remotes = json.loads(status.stdout)["remotes"]
+        assert remotes and all(not r["error"] for r in remotes.values()), remotes
+
+
 EFFECTS: dict[str, Check] = {
     "remember": _remember,
     "search": _search,
@@ -614,6 +658,7 @@ EFFECTS: dict[str, Check] = {
     "daemon run": _daemon_run,
     "mcp": _mcp,
     "ui": _ui,
+    "sync init": _sync,
     "eval cases": _eval_cases,
     "eval locomo": _eval_locomo,
     "set-up": _setup,  # the README's clone and virtualenv block
