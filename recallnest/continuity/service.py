@@ -221,9 +221,11 @@ class Continuity:
         idf: IdfLookup,
         session_id: str | None = None,
         now: datetime | None = None,
+        explain: bool = False,
     ) -> dict[str, Any]:
         """The notes one prompt needs (often none): see continuity.recall. Items the session
-        already received are never sent again, and the session's prompts share a budget."""
+        already received are never sent again, and the session's prompts share a budget.
+        `explain` adds every fresh candidate with its relevance."""
         settings = self.engine.settings
         if not settings.prompt_recall:
             return _nothing("off")
@@ -236,6 +238,7 @@ class Continuity:
             return _nothing("budget")
         project = project_of(cwd)
         hits = search(plan.query, plan.profile, project, recall.CANDIDATES)
+        trace: list[tuple[str, str, float]] = []
         chosen = recall.choose(
             plan,
             hits,
@@ -245,6 +248,7 @@ class Continuity:
             session_turns=lambda: self._session_turns(session_id),
             now=now or datetime.now(UTC),
             max_tokens=budget,
+            trace=trace,
         )
         text = recall.render(chosen)
         tokens = math.ceil(estimate_tokens(text)) if text else 0
@@ -255,7 +259,7 @@ class Continuity:
                 while len(self._prompted) > MAX_TRACKED_SESSIONS:
                     self._prompted.popitem(last=False)
         self.engine.record_access(recall.memory_ids(chosen))
-        return {
+        out: dict[str, Any] = {
             "text": text,
             "items": [c.id for c in chosen],
             "scores": [c.score for c in chosen],
@@ -264,6 +268,9 @@ class Continuity:
             "skip": None if chosen else "irrelevant",
             "project": project,
         }
+        if explain:
+            out["candidates"] = [list(t) for t in trace]
+        return out
 
     def _prompt_state(self, session_id: str | None) -> tuple[frozenset[str], int]:
         with self._lock:

@@ -18,7 +18,7 @@ Pure functions over text; the caller passes the index's IDF lookup.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from recallnest.core.injected import strip_injected
@@ -36,9 +36,14 @@ PROFILE_OF_INTENT: Mapping[Intent, str] = {
 # Calibrated on eval/prompt-recall (eval/RESULTS.md "Prompt-time recall"): the bar a candidate
 # must clear, the share of the best candidate's score a second item needs, and the stricter
 # bar for a raw past turn (longer, noisier text than a memory).
-RELEVANCE_MIN = 0.45
+RELEVANCE_MIN = 0.24
 RELATIVE_MIN = 0.7
 TURN_EXTRA = 0.1
+# A prompt that matches a whole family of stored items about equally ("add a Redis cache" over
+# a dozen "X keeps its cache in redis" facts) points at none of them: when more than
+# MAX_CLOSE candidates score within AMBIGUOUS_SHARE of the best, nothing is injected.
+AMBIGUOUS_SHARE = 0.9
+MAX_CLOSE = 3
 NAME_BONUS = 0.2
 QUERY_WEIGHT = 0.6  # share of the prompt covered, against the share of the candidate covered
 MIN_TERMS = 2  # distinct content terms a prompt needs, unless it names something
@@ -150,14 +155,18 @@ def relevance(plan: PromptPlan, text: str, idf: IdfLookup) -> float:
         return 0.0
     doc_terms = set(content_terms(text))
     weight = dict(idf([*plan.terms, *doc_terms]))
-    # A term no row holds (0.0) counts as much as the prompt's average known term: the
-    # prompt asks about it, but its rarity in a small store says nothing.
+    # A word no row holds (0.0) counts as much as the prompt's average known term: the
+    # prompt asks about it, but its rarity in a small store says nothing. A Chinese character
+    # pair no row holds is most often one across a word boundary (订单任务 -> 单任): it counts
+    # for nothing.
     known = [weight[t] for t in plan.terms if weight[t] > 0]
     typical = sum(known) / len(known) if known else 1.0
-    weight = {t: w if w > 0 else typical for t, w in weight.items()}
+    weight = {t: w if w > 0 else 0.0 if _CJK.match(t) else typical for t, w in weight.items()}
+    if not any(weight[t] for t in plan.terms):
+        return 0.0
     asked = sum(weight[t] for t in plan.terms)
     matched = [t for t in plan.terms if t in doc_terms]
-    if len(matched) < min(2, len(plan.terms)) and not _names_matched(plan, text):
+    if _distinct(plan.query, matched) < min(2, len(plan.terms)) and not _names_matched(plan, text):
         return 0.0
     covered = sum(weight[t] for t in matched)
     offered = sum(weight[t] for t in doc_terms) or 1.0
@@ -165,11 +174,38 @@ def relevance(plan: PromptPlan, text: str, idf: IdfLookup) -> float:
     return score + (NAME_BONUS if _names_matched(plan, text) else 0.0)
 
 
+def _distinct(query: str, matched: Sequence[str]) -> int:
+    """How many separate words of `query` the matched terms are: overlapping Chinese pairs
+    are one word (数据库 is 数据 + 据库, one match, not two)."""
+    words = [t for t in matched if not _CJK.match(t)]
+    lowered = query.lower()
+    spans = sorted(
+        (m.start(), m.start() + len(t))
+        for t in matched
+        if _CJK.match(t)
+        for m in re.finditer(re.escape(t), lowered)
+    )
+    runs, end = 0, -1
+    for start, stop in spans:
+        if start >= end:
+            runs += 1
+        end = max(end, stop)
+    return len(words) + runs
+
+
 def _names_matched(plan: PromptPlan, text: str) -> bool:
     if not plan.names:
         return False
     held = set(exact_tokens(text))
     return any(name in held for name in plan.names)
+
+
+def ambiguous(scores: Iterable[float]) -> bool:
+    """Whether more than MAX_CLOSE of these candidate scores are close to the best one."""
+    ranked = sorted(scores, reverse=True)
+    if not ranked or ranked[0] <= 0:
+        return False
+    return sum(1 for v in ranked if v >= AMBIGUOUS_SHARE * ranked[0]) > MAX_CLOSE
 
 
 def passes(score: float, best: float, kind: str, floor: float = RELEVANCE_MIN) -> bool:

@@ -99,6 +99,7 @@ def _recall(engine: Engine, a: Mapping[str, Any]) -> Any:
         search,
         engine.index.idf,
         a.get("session_id"),
+        explain=bool(a.get("explain")),
     )
 
 
