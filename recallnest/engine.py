@@ -94,6 +94,9 @@ class SearchRequest:
     explain: bool = False
     profile: str = "default"
     disabled: frozenset[str] = frozenset()  # retrieval stages switched off (ablation)
+    # Count the memories found as accessed. Prompt-time recall gates its candidates and
+    # counts only the ones it injects (continuity.service.recall).
+    record: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -555,7 +558,8 @@ class Engine:
             VECTOR_ONLY_MIN_COSINE.get(self.embedder.model_id if self.embedder else "", math.inf),
         )
         hits = self._hits(scored, req.explain, limit)
-        self.record_access([h.id for h in hits if h.kind == "memory"])  # counted in memory
+        if req.record:
+            self.record_access([h.id for h in hits if h.kind == "memory"])  # counted in memory
         return hits
 
     def _evidence_positions(self, positions: Sequence[int]) -> dict[int, list[int]]:

@@ -71,11 +71,13 @@ __all__ = [
     "REMINDER",
     "ResumeContext",
     "ResumeInputs",
+    "ago",
     "candidate_groups",
     "compose_context",
     "estimate_tokens",
     "fenced",
     "inert",
+    "safe_text",
 ]
 
 DEFAULT_BUDGET_TOKENS = 1_200
@@ -238,7 +240,7 @@ def _strip_controls(text: str) -> str:
     return "".join(out)
 
 
-def _safe(text: str, limit: int = ITEM_MAX_CHARS) -> str:
+def safe_text(text: str, limit: int = ITEM_MAX_CHARS) -> str:
     """One line of inert text with secrets masked and no repo-state claims."""
     text = redact(_strip_controls(text))[0]
     return clip(inert(drop_repo_state(text)), limit)
@@ -255,7 +257,7 @@ def inert(text: str) -> str:
 # --------------------------------------------------------------------------- time
 
 
-def _ago(now: datetime, then: datetime | None) -> str:
+def ago(now: datetime, then: datetime | None) -> str:
     """ "3d ago" style age; "just now" for under a minute or a future time."""
     if then is None:
         return ""
@@ -283,17 +285,17 @@ def _usable_checkpoint(inputs: ResumeInputs) -> Checkpoint | None:
 def _checkpoint_items(cp: Checkpoint, now: datetime) -> list[_Item]:
     """Lines of the checkpoint in priority order (summary, loops, next, decided, files, ran)."""
     state = ", interrupted mid-task" if cp.interrupted else ""
-    head = f"Last session ({_ago(now, cp.created_at)}, {_safe(cp.agent)}{state})"
-    summary = _safe(cp.summary, SUMMARY_MAX_CHARS)
+    head = f"Last session ({ago(now, cp.created_at)}, {safe_text(cp.agent)}{state})"
+    summary = safe_text(cp.summary, SUMMARY_MAX_CHARS)
     items = [_Item("checkpoint", cp.id, summary, f"{head}: ", head=True) if summary else None]
-    items += [_Item("loops", cp.id, _safe(t)) for t in cp.open_loops]
-    items += [_Item("next", cp.id, _safe(t)) for t in cp.next_actions]
+    items += [_Item("loops", cp.id, safe_text(t)) for t in cp.open_loops]
+    items += [_Item("next", cp.id, safe_text(t)) for t in cp.next_actions]
     for label, values, sep in (
         ("Decided", cp.decisions, "; "),
         ("Files", cp.files, ", "),
         ("Ran", cp.commands, "; "),
     ):
-        joined = clip(sep.join(v for v in (_safe(v) for v in values) if v), SUMMARY_MAX_CHARS)
+        joined = clip(sep.join(v for v in (safe_text(v) for v in values) if v), SUMMARY_MAX_CHARS)
         items.append(_Item("checkpoint", cp.id, joined, f"{label}: ") if joined else None)
     found = [item for item in items if item is not None and item.body]
     if found and found[0].head:
@@ -331,10 +333,10 @@ def _rank_key(memory: Memory) -> tuple[bool, float, int, float, str]:
 
 
 def _memory_item(memory: Memory, section: str, now: datetime) -> _Item | None:
-    body = _safe(memory.text)
+    body = safe_text(memory.text)
     if not body:
         return None
-    age = "" if section == "you" else _ago(now, memory.updated_at or memory.created_at)
+    age = "" if section == "you" else ago(now, memory.updated_at or memory.created_at)
     return _Item(section, memory.id, body, f"- [{memory.id[:8]}] ", f" ({age})" if age else "")
 
 
@@ -511,14 +513,14 @@ def _take(fill: _Fill, item: _Item) -> None:
 _LAYOUT = ("checkpoint", "loops", "next", "you", "project", "cases")
 
 
-def fenced(lines: Sequence[str]) -> list[str]:
+def fenced(lines: Sequence[str], label: str = LABEL) -> list[str]:
     """The data-not-instructions frame: LABEL, a fence, `lines`, the fence again. The fence is
     one more tilde than the longest run of tildes in any line (at least four); `lines` must
     already be `inert` (one line each, so none can start a fence). The resume context and
     every MCP tool result that quotes stored text are framed by this one function."""
     runs = (len(run) for line in lines for run in re.findall(r"~+", line))
     fence = "~" * (max([3, *runs]) + 1)
-    return [LABEL, fence, *lines, fence]
+    return [label, fence, *lines, fence]
 
 
 def _render(items: Sequence[_Item]) -> str:

@@ -6,16 +6,20 @@ sent, so resume/clear/compact starts do not repeat them.
 from __future__ import annotations
 
 import json
+import math
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
+from recallnest.continuity import recall
 from recallnest.continuity.candidates import patch_candidates
 from recallnest.continuity.checkpoint import Checkpoint, build_checkpoint
 from recallnest.continuity.compose import ResumeInputs, candidate_groups, compose_context
 from recallnest.core.project import project_of
+from recallnest.core.tokens import estimate_tokens
+from recallnest.retrieval.relevance import IdfLookup, analyse_prompt
 
 if TYPE_CHECKING:
     from recallnest.core.config import Settings
@@ -36,6 +40,9 @@ RESUME_CANDIDATES_PER_GROUP = 60
 # while idle, so the next session start finds them cached: a cold read costs a scan of every
 # memory (bench/bench_resume_scale.py, "first after a write").
 REWARM_PROJECTS = 4
+# Starts after which the conversation no longer holds what earlier prompts were given.
+PROMPT_RESET_SOURCES = ("clear", "compact")
+MIN_PROMPT_TOKENS = 40  # less budget left than this cannot carry one item with its frame
 
 
 class ContinuityHost(Protocol):
@@ -52,6 +59,8 @@ class Continuity:
     def __init__(self, engine: ContinuityHost) -> None:
         self.engine = engine
         self._sent: OrderedDict[str, frozenset[str]] = OrderedDict()
+        # session id -> (ids injected at its prompts, tokens spent on them)
+        self._prompted: OrderedDict[str, tuple[frozenset[str], int]] = OrderedDict()
         self._lock = threading.Lock()
         self._cache_lock = threading.Lock()
         # project -> (store generation, candidates, latest checkpoint). The store bumps its
@@ -141,6 +150,9 @@ class Continuity:
         ctx = compose_context(inputs, self.engine.settings.resume_budget_tokens)
         if record and session_id:
             self._remember_sent(session_id, sent | set(ctx.item_ids))
+            if source in PROMPT_RESET_SOURCES:
+                with self._lock:
+                    self._prompted.pop(session_id, None)
         if record:
             self.engine.record_access(ctx.item_ids)
         return {
@@ -213,3 +225,77 @@ class Continuity:
             self._sent.move_to_end(session_id)
             while len(self._sent) > MAX_TRACKED_SESSIONS:
                 self._sent.popitem(last=False)
+
+    # ---- prompt-time recall (issue 23) -----------------------------------------------------
+
+    def recall(
+        self,
+        prompt: str,
+        cwd: str | None,
+        search: recall.Search,
+        idf: IdfLookup,
+        session_id: str | None = None,
+        now: datetime | None = None,
+        explain: bool = False,
+    ) -> dict[str, Any]:
+        """The notes one prompt needs (often none): see continuity.recall. Items the session
+        already received are never sent again, and the session's prompts share a budget.
+        `explain` adds every fresh candidate with its relevance."""
+        settings = self.engine.settings
+        if not settings.prompt_recall:
+            return _nothing("off")
+        plan = analyse_prompt(prompt)
+        if plan.skip is not None:
+            return _nothing(plan.skip)
+        prompted, spent = self._prompt_state(session_id)
+        budget = min(settings.prompt_recall_tokens, settings.prompt_recall_session_tokens - spent)
+        if budget < MIN_PROMPT_TOKENS:
+            return _nothing("budget")
+        project = project_of(cwd)
+        hits = search(plan.query, plan.profile, project, recall.CANDIDATES)
+        trace: list[tuple[str, str, float]] = []
+        chosen = recall.choose(
+            plan,
+            hits,
+            idf,
+            excluded=self._already_sent(session_id) | prompted,
+            session_id=session_id,
+            session_turns=lambda: self._session_turns(session_id),
+            now=now or datetime.now(UTC),
+            max_tokens=budget,
+            trace=trace,
+        )
+        text = recall.render(chosen)
+        tokens = math.ceil(estimate_tokens(text)) if text else 0
+        if session_id and chosen:
+            with self._lock:
+                self._prompted[session_id] = (prompted | {c.id for c in chosen}, spent + tokens)
+                self._prompted.move_to_end(session_id)
+                while len(self._prompted) > MAX_TRACKED_SESSIONS:
+                    self._prompted.popitem(last=False)
+        self.engine.record_access(recall.memory_ids(chosen))
+        out: dict[str, Any] = {
+            "text": text,
+            "items": [c.id for c in chosen],
+            "scores": [c.score for c in chosen],
+            "tokens": tokens,
+            "intent": plan.intent,
+            "skip": None if chosen else "irrelevant",
+            "project": project,
+        }
+        if explain:
+            out["candidates"] = [list(t) for t in trace]
+        return out
+
+    def _prompt_state(self, session_id: str | None) -> tuple[frozenset[str], int]:
+        with self._lock:
+            return self._prompted.get(session_id or "", (frozenset(), 0))
+
+    def _session_turns(self, session_id: str | None) -> frozenset[str]:
+        if not session_id:
+            return frozenset()
+        return frozenset(self.engine.store.turn_ids_where(session_id=session_id))
+
+
+def _nothing(reason: str) -> dict[str, Any]:
+    return {"text": "", "items": [], "scores": [], "tokens": 0, "skip": reason}

@@ -35,6 +35,11 @@ class Settings(BaseModel):
     embed_api_key: str | None = None
     fusion_alpha: float = Field(default=0.5, ge=0.0, le=1.0)
     resume_budget_tokens: int = Field(default=1200, ge=100, le=10000)
+    # Prompt-time recall (issue 23, decision 0022): the notes a prompt gets, at most this many
+    # tokens each time and in total per session; `prompt_recall = false` turns it off.
+    prompt_recall: bool = True
+    prompt_recall_tokens: int = Field(default=160, ge=20, le=2000)
+    prompt_recall_session_tokens: int = Field(default=600, ge=20, le=20000)
     # A session with no new turn for this long gets a checkpoint (the daemon's idle timer).
     idle_checkpoint_seconds: float = Field(default=300.0, ge=1.0)
     extra_roots: tuple[str, ...] = ()

@@ -3,7 +3,9 @@
     recallnest hook session-start --agent claude|codex|gemini   print the resume context
     recallnest hook pre-compact   --agent ...                   ask the daemon to checkpoint
     recallnest hook session-end   --agent ...                   ask the daemon to checkpoint
-    recallnest hook before-agent  --agent gemini                re-inject after /compress
+    recallnest hook before-agent  --agent gemini                re-inject after /compress, and
+                                                                recall for the prompt
+    recallnest hook user-prompt   --agent claude|codex          recall for the prompt
 
 Contract: exit 0 always; print at most once, at the end, in the agent's format; nothing on
 stderr (diagnostics go to `<home>/logs/hook.log`, size-capped, and only if the home exists);
@@ -36,12 +38,15 @@ from recallnest.integrations.harness import Adapter, HookEvent, for_agent
 from recallnest.integrations.harness.gemini import compressed_since
 from recallnest.server.protocol import ProtocolError, request
 
-EVENTS = ("session-start", "pre-compact", "session-end", "before-agent")
+EVENTS = ("session-start", "pre-compact", "session-end", "before-agent", "user-prompt")
 
 # Budgets. Agents wait for SessionStart before the first prompt, and Claude Code gives all
 # SessionEnd hooks 1.5 s together: one daemon round trip gets a quarter of a second, reading
 # stdin another (agents write the payload at once and close the pipe).
 HOOK_BUDGET_SECONDS = 0.25
+# A prompt waits for its hooks: prompt-time recall gets less, and a daemon that is down or slow
+# costs the prompt nothing but this (decision 0022).
+PROMPT_BUDGET_SECONDS = 0.15
 STDIN_BUDGET_SECONDS = 0.25
 MAX_STDIN_BYTES = 1_000_000
 MAX_LOG_BYTES = 256_000
@@ -56,7 +61,11 @@ STATE_DIR_NAME = "hook-state"
 REINJECT_VIA_BEFORE_AGENT = frozenset({"gemini"})
 CHECKPOINT_INTERVAL_SECONDS = 300.0
 
-_RENDER_EVENTS = {"session-start": "SessionStart", "before-agent": "BeforeAgent"}
+_RENDER_EVENTS = {
+    "session-start": "SessionStart",
+    "before-agent": "BeforeAgent",
+    "user-prompt": "UserPromptSubmit",
+}
 _UNSAFE_FILENAME = re.compile(r"[^A-Za-z0-9_.-]")
 
 
@@ -213,7 +222,10 @@ def _handle(
     if name == "session-start":
         return _resume(adapter, event, home, log, env)
     if name == "before-agent":
-        return _resume_after_compress(adapter, event, home, log, env)
+        return _before_agent(adapter, event, home, log, env)
+    if name == "user-prompt":
+        text = _recall(event, home, log)
+        return adapter.render(text, _RENDER_EVENTS[name]) if text else adapter.empty
     trigger = payload.get("trigger")
     if _checkpoint_due(name, event, trigger, home):
         _checkpoint(name, event, home, log)
@@ -222,14 +234,16 @@ def _handle(
 
 
 def _resume(
-    adapter: Adapter,
-    event: HookEvent,
-    home: Path,
-    log: HookLog,
-    env: Mapping[str, str],
-    render_as: str = "session-start",
-    source: str | None = None,
+    adapter: Adapter, event: HookEvent, home: Path, log: HookLog, env: Mapping[str, str]
 ) -> str:
+    text = _resume_context(event, home, log, env, None)
+    return adapter.render(text, _RENDER_EVENTS["session-start"]) if text else adapter.empty
+
+
+def _resume_context(
+    event: HookEvent, home: Path, log: HookLog, env: Mapping[str, str], source: str | None
+) -> str:
+    """The resume text from the daemon, or its snapshot when it is down (or "")."""
     args = {
         "cwd": event.cwd,
         "agent": event.agent,
@@ -241,9 +255,25 @@ def _resume(
     except ProtocolError as exc:
         log(f"resume: {exc}", ours=not exc.from_daemon)
         starting = not exc.from_daemon and _start_daemon(home, log, env)
-        text = _offline_text(home, event, str(args["source"] or ""), starting)
-        return adapter.render(text, _RENDER_EVENTS[render_as]) if text else adapter.empty
-    return adapter.render(with_marker(_resume_text(result)), _RENDER_EVENTS[render_as])
+        return _offline_text(home, event, str(args["source"] or ""), starting)
+    return with_marker(_resume_text(result))
+
+
+# --- prompt-time recall ------------------------------------------------------------------------
+
+
+def _recall(event: HookEvent, home: Path, log: HookLog) -> str:
+    """The notes the daemon recalls for this prompt, or "" (nothing relevant, no prompt, or
+    the daemon down: a prompt never waits for a start, and the snapshot is the resume's)."""
+    if not event.prompt or not event.prompt.strip():
+        return ""
+    args = {"prompt": event.prompt, "cwd": event.cwd, "session_id": event.session_id}
+    try:
+        result = request(str(socket_path(home)), "recall", args, PROMPT_BUDGET_SECONDS)
+    except ProtocolError as exc:
+        log(f"recall: {exc}", ours=not exc.from_daemon)
+        return ""
+    return with_marker(_resume_text(result))
 
 
 # --- daemon down: its snapshot, and a background start -----------------------------------------
@@ -382,17 +412,27 @@ def _stamp(home: Path, event: HookEvent) -> Path:
     return home / STATE_DIR_NAME / f"checkpointed-{_safe_id(event.session_id or '')}"
 
 
-def _resume_after_compress(
+def _before_agent(
     adapter: Adapter, event: HookEvent, home: Path, log: HookLog, env: Mapping[str, str]
+) -> str:
+    """Gemini's one per-prompt hook: the context again after a real compression, then what
+    this prompt recalls (the daemon skips what the re-sent context already holds)."""
+    texts = [_resume_after_compress(event, home, log, env), _recall(event, home, log)]
+    text = "\n".join(t for t in texts if t)
+    return adapter.render(text, _RENDER_EVENTS["before-agent"]) if text else adapter.empty
+
+
+def _resume_after_compress(
+    event: HookEvent, home: Path, log: HookLog, env: Mapping[str, str]
 ) -> str:
     marker = compress_marker(home, event)
     if marker is None or not marker.exists():
-        return adapter.empty
+        return ""
     state = _pending(marker)
     marker.unlink(missing_ok=True)  # one window per PreCompress: the next one opens anew
     if not _compressed(state):
-        return adapter.empty
-    return _resume(adapter, event, home, log, env, render_as="before-agent", source="compact")
+        return ""
+    return _resume_context(event, home, log, env, source="compact")
 
 
 def compress_marker(home: Path, event: HookEvent) -> Path | None:

@@ -74,13 +74,14 @@ Command = tuple[str, ...]
 
 MANIFEST_VERSION = 1
 INSTALL_DIR_NAME = "install"
-HOOK_SUBCOMMANDS = ("session-start", "pre-compact", "session-end", "before-agent")
+HOOK_SUBCOMMANDS = ("session-start", "pre-compact", "session-end", "before-agent", "user-prompt")
 
 
 # Claude Code: SessionEnd hooks share a 1.5 s budget that a settings-file timeout may raise.
 # Codex: SessionEnd is capped at 3 s. Gemini CLI: timeouts are MILLISECONDS, and lifecycle
 # matchers are exact strings, so "*" (a "startup|resume" matcher would match nothing); there
-# is no SessionStart after /compress, hence PreCompress + BeforeAgent.
+# is no SessionStart after /compress, hence PreCompress + BeforeAgent. Prompt-time recall runs
+# on UserPromptSubmit (Claude Code, Codex) and on the BeforeAgent hook Gemini already has.
 SPECS: dict[str, AgentSpec] = {
     "claude": AgentSpec(
         agent="claude",
@@ -89,6 +90,7 @@ SPECS: dict[str, AgentSpec] = {
             HookSpec("SessionStart", "session-start", 5, "startup|resume|clear|compact"),
             HookSpec("PreCompact", "pre-compact", 5),
             HookSpec("SessionEnd", "session-end", 2),
+            HookSpec("UserPromptSubmit", "user-prompt", 2),
         ),
         notes=(
             "Claude Code picks up settings.json changes live; in a new workspace, hooks "
@@ -120,6 +122,7 @@ SPECS: dict[str, AgentSpec] = {
             ),
             HookSpec("PreCompact", "pre-compact", 5),
             HookSpec("SessionEnd", "session-end", 3),
+            HookSpec("UserPromptSubmit", "user-prompt", 2),
         ),
         notes=(
             "Hooks need Codex 0.114 or newer; before about 0.13x enable them with "

@@ -273,6 +273,17 @@ class SearchIndex:
                 scores[pos] += weight * idf * tf * (BM25_K1 + 1) / (tf + norm[pos])
             return scores
 
+    def idf(self, terms: Iterable[str]) -> dict[str, float]:
+        """The BM25 inverse document frequency of each term over the live rows, on the scale
+        `bm25` uses: how much a match on it says; 0.0 for a term no live row holds."""
+        with self._lock:
+            n = self._alive_count
+            return {
+                term: math.log(1 + (n - df + 0.5) / (df + 0.5)) if df else 0.0
+                for term in dict.fromkeys(terms)
+                for df in (len(self._term(term)[0]),)
+            }
+
     def bm25_rows(
         self,
         terms: Sequence[str],

@@ -89,6 +89,23 @@ def _resume(engine: Engine, a: Mapping[str, Any]) -> Any:
     )
 
 
+def _recall(engine: Engine, a: Mapping[str, Any]) -> Any:
+    """Prompt-time recall (issue 23): the few notes this prompt needs, or an empty text."""
+
+    def search(query: str, profile: str, project: str | None, limit: int) -> list[Any]:
+        req = SearchRequest(query, limit=limit, project=project, profile=profile, record=False)
+        return engine.search(req)
+
+    return engine.continuity.recall(
+        str(a.get("prompt") or ""),
+        a.get("cwd"),
+        search,
+        engine.index.idf,
+        a.get("session_id"),
+        explain=bool(a.get("explain")),
+    )
+
+
 def _checkpoint(engine: Engine, a: Mapping[str, Any]) -> Any:
     session_id = a.get("session_id") or engine.store.latest_session(a.get("project"))
     if not session_id:
@@ -210,6 +227,7 @@ OPS: dict[str, Op] = {
     "export": lambda e, a: e.export(),
     "import": lambda e, a: e.import_memories(a["records"]),
     "resume": _resume,
+    "recall": _recall,
     "checkpoint": _checkpoint,
     "checkpoints.list": lambda e, a: e.continuity.recent(a.get("project"), int(a.get("limit", 20))),
     "checkpoints.show": lambda e, a: e.continuity.show(str(a["id"])),

@@ -38,7 +38,10 @@ SESSION_CONTEXT = {"id": "s0", "type": "user", "content": [{"text": "<session_co
 @pytest.fixture
 def stub() -> Iterator[tuple[Path, StubDaemon]]:
     home = Path(tempfile.mkdtemp(prefix="rn-", dir="/tmp"))  # socket paths are short
-    reply = lambda request: ok(None if request["op"] == "checkpoint" else {"text": TEXT})  # noqa: E731
+    # Prompt-time recall (asked at every BeforeAgent) finds nothing here: the output is the
+    # re-injected context alone.
+    texts = {"checkpoint": None, "recall": {"text": ""}}
+    reply = lambda request: ok(texts.get(request["op"], {"text": TEXT}))  # noqa: E731
     daemon = StubDaemon(socket_path(home), reply)
     yield home, daemon
     daemon.close()
@@ -94,12 +97,19 @@ def turn(home: Path, chat: Chat, *, compress: bool = False, trigger: str = "auto
 INJECTED = for_agent("gemini").render(TEXT, event="BeforeAgent")
 
 
+def ops(daemon: StubDaemon) -> list[str]:
+    """The requests other than prompt-time recall, in order."""
+    return [r["op"] for r in daemon.requests if r["op"] != "recall"]
+
+
 def test_auto_precompress_on_every_turn_never_reinjects(stub: tuple[Path, StubDaemon]) -> None:
     home, daemon = stub
     chat = Chat(home / "session.jsonl")
     outputs = [turn(home, chat) for _ in range(6)]
     assert outputs == ["{}\n"] * 6
-    assert [r["op"] for r in daemon.requests] == ["checkpoint"]  # rate-limited, no resume
+    assert ops(daemon) == ["checkpoint"]  # rate-limited, no resume
+    recalls = [r["args"] for r in daemon.requests if r["op"] == "recall"]
+    assert recalls == [{"prompt": "hi", "cwd": "/r", "session_id": SESSION}] * 6
 
 
 def test_a_real_auto_compression_reinjects_once(stub: tuple[Path, StubDaemon]) -> None:
@@ -108,8 +118,9 @@ def test_a_real_auto_compression_reinjects_once(stub: tuple[Path, StubDaemon]) -
     outputs = [turn(home, chat), turn(home, chat, compress=True), turn(home, chat)]
     outputs += [turn(home, chat) for _ in range(3)]  # rollbacks repeat the old snapshot
     assert outputs == ["{}\n", "{}\n", INJECTED, "{}\n", "{}\n", "{}\n"]
-    assert [r["op"] for r in daemon.requests] == ["checkpoint", "resume"]
-    assert daemon.requests[1]["args"]["source"] == "compact"
+    assert ops(daemon) == ["checkpoint", "resume"]
+    (resume,) = [r for r in daemon.requests if r["op"] == "resume"]
+    assert resume["args"]["source"] == "compact"
 
 
 def test_a_second_compression_reinjects_again(stub: tuple[Path, StubDaemon]) -> None:
@@ -128,7 +139,7 @@ def test_a_manual_compress_reinjects_and_always_checkpoints(
     turn(home, chat)
     outputs = [turn(home, chat, trigger="manual"), turn(home, chat), turn(home, chat)]
     assert outputs == ["{}\n", INJECTED, "{}\n"]
-    assert [r["op"] for r in daemon.requests] == ["checkpoint", "checkpoint", "resume"]
+    assert ops(daemon) == ["checkpoint", "checkpoint", "resume"]
 
 
 def test_checkpoints_resume_after_the_interval(stub: tuple[Path, StubDaemon]) -> None:
@@ -140,7 +151,7 @@ def test_checkpoints_resume_after_the_interval(stub: tuple[Path, StubDaemon]) ->
     os.utime(stamp, (old, old))
     turn(home, chat)
     turn(home, chat)
-    assert [r["op"] for r in daemon.requests] == ["checkpoint", "checkpoint"]
+    assert ops(daemon) == ["checkpoint", "checkpoint"]
 
 
 def test_compressed_since_reads_only_what_it_should(tmp_path: Path) -> None:

@@ -254,7 +254,7 @@ def test_reinstall_after_the_user_removed_a_hook_is_still_undone_cleanly(
     path.write_text(json.dumps(doc, indent=4) + "\n")
 
     assert inst.install(["claude"], ctx)[0].action == "update"
-    assert len(ours(path, "claude")) == 3
+    assert len(ours(path, "claude")) == len(inst.SPECS["claude"].hooks)
     inst.uninstall(["claude"], ctx)
     doc = json.loads(path.read_text())
     assert ours(path, "claude") == []
@@ -340,7 +340,7 @@ def test_codex_changes_tell_the_user_to_approve_the_hooks(ctx: inst.InstallConte
     (again,) = inst.install(["codex"], ctx)
     # Only the trust line is repeated: whether Codex trusts the hooks yet.
     (line,) = again.notes
-    assert line.startswith("Codex has not trusted the recallnest hooks yet (0 of 3 trusted)")
+    assert line.startswith("Codex has not trusted the recallnest hooks yet (0 of 4 trusted)")
 
 
 def test_hooks_folder_matches_what_install_writes() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -27,9 +28,13 @@ def fixture(name: str, home: Path) -> str:
 
 
 @pytest.fixture
-def codex(tmp_path: Path) -> tuple[inst.InstallContext, Path]:
+def codex(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[inst.InstallContext, Path]:
     """A Codex home exactly as the fixtures show it: our hooks installed, our MCP server in
-    config.toml, and the user's own comment, key and table there too."""
+    config.toml, and the user's own comment, key and table there too. The fixtures were
+    recorded before the UserPromptSubmit hook (issue 23) existed: install writes the three
+    hooks Codex hashed then."""
+    recorded = tuple(h for h in inst.SPECS["codex"].hooks if h.event != "UserPromptSubmit")
+    monkeypatch.setitem(inst.SPECS, "codex", replace(inst.SPECS["codex"], hooks=recorded))
     home = tmp_path / "home"
     (home / ".codex").mkdir(parents=True)
     ctx = inst.InstallContext(home, tmp_path / "state", inst.resolve_config_dirs(home, {}), EXE)

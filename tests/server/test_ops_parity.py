@@ -69,6 +69,7 @@ SCENARIO: list[tuple[str, Args]] = [
     ("export", {}),
     ("import", lambda r: {"records": r[13]}),
     ("resume", {"cwd": "/tmp", "agent": "claude", "record": False}),
+    ("recall", {"prompt": "how do we deploy with make ship?", "cwd": "/tmp", "session_id": "s"}),
     ("checkpoint", {}),
     ("checkpoints.list", {}),
     ("checkpoints.show", {"id": "no-such-checkpoint"}),

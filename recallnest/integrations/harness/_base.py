@@ -20,6 +20,7 @@ EVENT_NAMES: dict[str, str] = {
     "PreCompress": "pre-compact",
     "SessionEnd": "session-end",
     "BeforeAgent": "before-agent",
+    "UserPromptSubmit": "user-prompt",
 }
 
 TRUNCATION_NOTE = "[recallnest: recalled notes shortened to fit this agent's context limit]"
@@ -36,6 +37,7 @@ class HookEvent(NamedTuple):
     session_id: str | None = None
     source: Source | None = None
     transcript_path: str | None = None
+    prompt: str | None = None  # the typed prompt (UserPromptSubmit, Gemini's BeforeAgent)
 
 
 class ParseFn(Protocol):
@@ -76,6 +78,7 @@ def parse_payload(
         session_id=_text(payload.get("session_id")),
         source=_source(payload.get("source")),
         transcript_path=_text(payload.get("transcript_path")),
+        prompt=_text(payload.get("prompt")),
     )
 
 
