@@ -1,0 +1,125 @@
+"""Latency of prompt-time recall (issue 23) against the real daemon at 100k memories.
+
+The store of bench_resume_scale (100k memories, the project's own 50 notes among them). The
+real daemon serves; the hook is a fresh `recallnest hook user-prompt --agent claude` process per
+prompt, as Claude Code and Codex run it. Prompts alternate: one about a stored note (recall
+should inject it), one with nothing stored about it, one chatter (skipped before any search).
+Reports p50/p95 ms of the `recall` op over the socket and of the hook process, and how many
+hooks ran out of their socket budget (they print nothing: the prompt is never held up).
+
+    python bench/bench_prompt_hook.py [-n 40] [--quick] [--script PATH]   # .venv/bin on PATH
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_resume_scale import OWN, OWN_FACTS, populate
+from common import fmt, load1, machine_line, median, note, p95, print_table
+
+from recallnest.server import protocol
+
+
+def prompts(k: int) -> tuple[str, str, str]:
+    """(about a stored note, about nothing stored, chatter) for round `k`."""
+    fact = k % OWN_FACTS
+    return (
+        f"which port does service zeta{fact} run on? I need port {8000 + fact} for the config",
+        f"draft a limerick about otters juggling kumquats, variation {k}",
+        "thanks!",
+    )
+
+
+def payload(prompt: str, k: int) -> str:
+    return json.dumps(
+        {
+            "session_id": f"bench-{k}",
+            "cwd": OWN,
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": prompt,
+        }
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("-n", "--runs", type=int, default=40)
+    parser.add_argument("--script", help="the `recallnest` console script (default: on PATH)")
+    args = parser.parse_args()
+    size = 5_000 if args.quick else 100_000
+    runs = 8 if args.quick else args.runs
+    script = args.script or shutil.which("recallnest")
+    if script is None:
+        raise SystemExit("the `recallnest` console script is not on PATH (pip install the repo)")
+    note(machine_line())
+    times: dict[str, list[float]] = {"op": [], "relevant": [], "absent": [], "chatter": []}
+    injected = {"relevant": 0, "absent": 0, "chatter": 0}
+    with tempfile.TemporaryDirectory(prefix="rn-bench-prompt-") as tmp_s:
+        tmp = Path(tmp_s)
+        home = tmp / "rn"
+        t0 = time.perf_counter()
+        populate(home, size)
+        note(f"populated {size} memories in {time.perf_counter() - t0:.1f}s")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("RECALLNEST_")}
+        env.update(HOME=str(tmp / "user"), RECALLNEST_HOME=str(home), RECALLNEST_EMBEDDER="none")
+        subprocess.run([script, "daemon", "start"], env=env, check=True, capture_output=True)
+        try:
+            sock = str(home / protocol.SOCKET_NAME)
+            argv = [script, "hook", "user-prompt", "--agent", "claude"]
+            for k in range(runs):
+                relevant, absent, chatter = prompts(k)
+                args_ = {"prompt": relevant, "cwd": OWN, "session_id": f"op-{k}"}
+                start = time.perf_counter()
+                protocol.request(sock, "recall", args_, 10.0)
+                times["op"].append((time.perf_counter() - start) * 1000)
+                for label, prompt in (
+                    ("relevant", relevant),
+                    ("absent", absent),
+                    ("chatter", chatter),
+                ):
+                    start = time.perf_counter()
+                    out = subprocess.run(
+                        argv, input=payload(prompt, k), capture_output=True, text=True, env=env
+                    )
+                    times[label].append((time.perf_counter() - start) * 1000)
+                    if out.returncode != 0 or out.stderr:
+                        raise SystemExit(f"hook failed: {out!r}")
+                    injected[label] += "additionalContext" in out.stdout
+        finally:
+            subprocess.run([script, "daemon", "stop"], env=env, check=True, capture_output=True)
+    rows = [
+        [
+            "recall op over the socket (relevant prompt)",
+            runs,
+            fmt(median(times["op"])),
+            fmt(p95(times["op"])),
+            "-",
+        ]
+    ]
+    for label in ("relevant", "absent", "chatter"):
+        rows.append(
+            [
+                f"hook process, {label} prompt",
+                runs,
+                fmt(median(times[label])),
+                fmt(p95(times[label])),
+                f"{injected[label]} injected",
+            ]
+        )
+    title = f"Prompt-time recall with {size} memories (load1 {load1():.2f})"
+    print_table(title, ["what", "runs", "p50 ms", "p95 ms", "notes"], rows)
+
+
+if __name__ == "__main__":
+    main()

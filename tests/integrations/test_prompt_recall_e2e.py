@@ -1,0 +1,89 @@
+"""Prompt-time recall end to end (issue 23): a real `recallnest daemon run`, the real hook
+process as Claude Code and Codex start it for UserPromptSubmit, and Gemini's BeforeAgent."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from support.daemon import WAIT_SECONDS, DaemonProcess
+
+from recallnest.core.marker import CONTEXT_MARKER
+
+pytestmark = pytest.mark.slow
+
+NOTE = "The billing service deploys with make ship-billing from the ops runner, never by hand"
+SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+ASK = "how do I deploy the billing service? is it make ship-billing?"
+
+
+@pytest.fixture
+def proc() -> Iterator[DaemonProcess]:
+    root = Path(tempfile.mkdtemp(prefix="rnprompt-", dir="/tmp"))
+    daemon = DaemonProcess(root)
+    (root / "proj").mkdir()
+    daemon.start()
+    yield daemon
+    daemon.stop()
+    subprocess.run(["rm", "-rf", str(root)], check=False)
+
+
+def hook(proc: DaemonProcess, agent: str, prompt: str, session: str = "s-1") -> str:
+    event = "before-agent" if agent == "gemini" else "user-prompt"
+    name = "BeforeAgent" if agent == "gemini" else "UserPromptSubmit"
+    payload = {
+        "session_id": session,
+        "cwd": str(proc.root / "proj"),
+        "hook_event_name": name,
+        "prompt": prompt,
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "recallnest", "hook", event, "--agent", agent],
+        input=json.dumps(payload),
+        env={**proc.env, "RECALLNEST_AUTOSTART": "0"},
+        capture_output=True,
+        text=True,
+        timeout=WAIT_SECONDS,
+    )
+    assert done.returncode == 0 and done.stderr == "", done
+    return done.stdout
+
+
+def remember(proc: DaemonProcess, text: str) -> None:
+    proc.request("remember", text=text, scope=str(proc.root / "proj"))
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
+def test_a_prompt_gets_the_note_it_needs_once(proc: DaemonProcess, agent: str) -> None:
+    remember(proc, NOTE)
+    remember(proc, "We write commit messages in the imperative mood")
+    first = hook(proc, agent, ASK)
+    assert CONTEXT_MARKER in first and "make ship-billing" in first, first
+    assert "imperative" not in first  # only what this prompt needs
+    assert "make ship-billing" not in hook(proc, agent, ASK)  # never twice in a session
+    assert "make ship-billing" in hook(proc, agent, ASK, session="s-2")  # a new session may
+
+
+def test_nothing_relevant_or_chatter_adds_nothing(proc: DaemonProcess) -> None:
+    remember(proc, NOTE)
+    for prompt in ("thanks!", "write a limerick about otters juggling kumquats", ""):
+        out = hook(proc, "claude", prompt)
+        assert CONTEXT_MARKER not in out and "billing" not in out, (prompt, out)
+
+
+def test_a_secret_in_the_prompt_or_the_store_never_comes_back(proc: DaemonProcess) -> None:
+    remember(proc, f"The billing deploy token is {SECRET}; deploy with make ship-billing")
+    out = hook(proc, "claude", f"deploy billing with make ship-billing, token {SECRET}?")
+    assert SECRET not in out
+
+
+def test_the_daemon_down_costs_the_prompt_nothing(proc: DaemonProcess) -> None:
+    remember(proc, NOTE)
+    proc.stop()
+    out = hook(proc, "claude", ASK)
+    assert CONTEXT_MARKER not in out
