@@ -219,6 +219,19 @@ class Continuity:
         with self._lock:
             return self._sent.get(session_id or "", frozenset())
 
+    def _resumed(self, session_id: str) -> bool:
+        with self._lock:
+            return session_id in self._sent
+
+    def _assume_resumed(
+        self, cwd: str | None, agent: str, session_id: str, now: datetime | None
+    ) -> None:
+        """A session this daemon never resumed started while it was down (the hook printed the
+        snapshot) or before it restarted: count what its resume shows as already in front of
+        the agent, so a prompt does not bring the same notes a second time."""
+        shown = self.resume(cwd, agent, "startup", session_id, now=now, record=False)
+        self._remember_sent(session_id, set(shown["items"]))
+
     def _remember_sent(self, session_id: str, ids: frozenset[str] | set[str]) -> None:
         with self._lock:
             self._sent[session_id] = frozenset(ids)
@@ -237,6 +250,7 @@ class Continuity:
         session_id: str | None = None,
         now: datetime | None = None,
         explain: bool = False,
+        agent: str = "claude",
     ) -> dict[str, Any]:
         """The notes one prompt needs (often none): see continuity.recall. Items the session
         already received are never sent again, and the session's prompts share a budget.
@@ -252,6 +266,8 @@ class Continuity:
         if budget < MIN_PROMPT_TOKENS:
             return _nothing("budget")
         project = project_of(cwd)
+        if session_id and not self._resumed(session_id):
+            self._assume_resumed(cwd, agent, session_id, now)
         hits = search(plan.query, plan.profile, project, recall.CANDIDATES)
         trace: list[tuple[str, str, float]] = []
         chosen = recall.choose(

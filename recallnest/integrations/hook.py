@@ -267,7 +267,12 @@ def _recall(event: HookEvent, home: Path, log: HookLog) -> str:
     the daemon down: a prompt never waits for a start, and the snapshot is the resume's)."""
     if not event.prompt or not event.prompt.strip():
         return ""
-    args = {"prompt": event.prompt, "cwd": event.cwd, "session_id": event.session_id}
+    args = {
+        "prompt": event.prompt,
+        "cwd": event.cwd,
+        "session_id": event.session_id,
+        "agent": event.agent,
+    }
     try:
         result = request(str(socket_path(home)), "recall", args, PROMPT_BUDGET_SECONDS)
     except ProtocolError as exc:

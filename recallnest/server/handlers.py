@@ -103,6 +103,7 @@ def _recall(engine: Engine, a: Mapping[str, Any]) -> Any:
         engine.index.idf,
         a.get("session_id"),
         explain=bool(a.get("explain")),
+        agent=str(a.get("agent") or "claude"),
     )
 
 

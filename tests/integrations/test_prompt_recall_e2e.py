@@ -54,19 +54,49 @@ def hook(proc: DaemonProcess, agent: str, prompt: str, session: str = "s-1") -> 
     return done.stdout
 
 
-def remember(proc: DaemonProcess, text: str) -> None:
-    proc.request("remember", text=text, scope=str(proc.root / "proj"))
+def remember(proc: DaemonProcess, text: str, importance: float | None = None) -> None:
+    proc.request("remember", text=text, scope=str(proc.root / "proj"), importance=importance)
+
+
+def session_start(proc: DaemonProcess, agent: str, session: str) -> str:
+    payload = {"session_id": session, "cwd": str(proc.root / "proj"), "source": "startup"}
+    done = subprocess.run(
+        [sys.executable, "-m", "recallnest", "hook", "session-start", "--agent", agent],
+        input=json.dumps(payload),
+        env={**proc.env, "RECALLNEST_AUTOSTART": "0"},
+        capture_output=True,
+        text=True,
+        timeout=WAIT_SECONDS,
+    )
+    assert done.returncode == 0, done
+    return done.stdout
+
+
+def crowded(proc: DaemonProcess) -> None:
+    """The note among enough weightier project facts that the session's resume leaves it out:
+    what prompt-time recall is for."""
+    for k in range(40):
+        remember(proc, f"The service zeta{k} listens on port {8000 + k}", importance=0.9)
+    remember(proc, NOTE, importance=0.2)
 
 
 @pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
 def test_a_prompt_gets_the_note_it_needs_once(proc: DaemonProcess, agent: str) -> None:
-    remember(proc, NOTE)
-    remember(proc, "We write commit messages in the imperative mood")
+    crowded(proc)
+    assert "make ship-billing" not in session_start(proc, agent, "s-1")
     first = hook(proc, agent, ASK)
     assert CONTEXT_MARKER in first and "make ship-billing" in first, first
-    assert "imperative" not in first  # only what this prompt needs
+    assert "zeta" not in first  # only what this prompt needs
     assert "make ship-billing" not in hook(proc, agent, ASK)  # never twice in a session
+    session_start(proc, agent, "s-2")
     assert "make ship-billing" in hook(proc, agent, ASK, session="s-2")  # a new session may
+
+
+def test_a_session_the_daemon_never_resumed_gets_no_second_copy(proc: DaemonProcess) -> None:
+    """The session started while the daemon was down (its snapshot was printed): the notes a
+    resume holds count as sent, so the first prompt does not bring them again."""
+    remember(proc, NOTE)
+    assert "make ship-billing" not in hook(proc, "claude", ASK, session="started-offline")
 
 
 def test_nothing_relevant_or_chatter_adds_nothing(proc: DaemonProcess) -> None:
