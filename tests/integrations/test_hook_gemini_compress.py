@@ -109,7 +109,7 @@ def test_auto_precompress_on_every_turn_never_reinjects(stub: tuple[Path, StubDa
     assert outputs == ["{}\n"] * 6
     assert ops(daemon) == ["checkpoint"]  # rate-limited, no resume
     recalls = [r["args"] for r in daemon.requests if r["op"] == "recall"]
-    assert recalls == [{"prompt": "hi", "cwd": "/r", "session_id": SESSION}] * 6
+    assert recalls == [{"prompt": "hi", "cwd": "/r", "session_id": SESSION, "agent": "gemini"}] * 6
 
 
 def test_a_real_auto_compression_reinjects_once(stub: tuple[Path, StubDaemon]) -> None:
