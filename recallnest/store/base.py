@@ -168,6 +168,17 @@ class StoreBase:
         with self._write_lock:
             self._cur().execute("CHECKPOINT")
 
+    def buffer_memory(self) -> dict[str, int]:
+        """Bytes DuckDB's buffer manager holds now, by tag (duckdb_memory(); issue 22)."""
+        rows = (
+            self._cur()
+            .execute(
+                "SELECT tag, memory_usage_bytes FROM duckdb_memory() WHERE memory_usage_bytes > 0"
+            )
+            .fetchall()
+        )
+        return {str(tag): int(used) for tag, used in rows}
+
     @contextmanager
     def write_locked(self) -> Iterator[None]:
         """Hold the writer lock across read, check and write: lifecycle changes verify that the
