@@ -17,7 +17,8 @@
    and CPU % (utime+stime, every thread) before the pass and from SETTLE_SECONDS after it.
 3. With the daemon stopped, an in-process breakdown (same settings, Engine.open): bytes held
    by the search index by part (SearchIndex.footprint, per indexed row), DuckDB's buffer
-   (duckdb_memory()), and tracemalloc's top Python allocation sites.
+   (duckdb_memory()), and tracemalloc's top Python allocation sites; then one maintenance
+   pass (run_all) and the sites whose allocations it left live.
 """
 
 from __future__ import annotations
@@ -209,7 +210,7 @@ def sample_daemon(
     return row, {"caught_up_s": caught}
 
 
-def breakdown(home: Path, embedder: str, db_mb: int | None, top: int) -> None:
+def breakdown(home: Path, embedder: str, db_mb: int | None, top: int, maintain: bool) -> None:
     """The same engine in this process: the index's parts, DuckDB's buffer, Python's heap."""
     from recallnest.engine import Engine
 
@@ -230,6 +231,17 @@ def breakdown(home: Path, embedder: str, db_mb: int | None, top: int) -> None:
         tracemalloc.stop()
         buffer = engine.store.buffer_memory()
         rss = rss_mib()[0]
+        grown: list[tracemalloc.StatisticDiff] = []
+        if maintain:
+            tracemalloc.start(1)
+            first = tracemalloc.take_snapshot()
+            engine.maintenance.run_all()
+            gc.collect()
+            grown = tracemalloc.take_snapshot().compare_to(first, "lineno")
+            kept = tracemalloc.get_traced_memory()
+            tracemalloc.stop()
+            buffer_after = engine.store.buffer_memory()
+            rss_after = rss_mib()[0]
     finally:
         engine.close()
     total = sum(parts.values())
@@ -260,6 +272,22 @@ def breakdown(home: Path, embedder: str, db_mb: int | None, top: int) -> None:
             for s in stats[:top]
         ],
     )
+    if not grown:
+        return
+    print_table(
+        f"One maintenance pass in-process: Python heap +{kept[0] / MIB:.1f} MiB kept (peak "
+        f"{kept[1] / MIB:.1f}), DuckDB buffer {sum(buffer_after.values()) / MIB:.1f} MiB, "
+        f"RSS {rss:.0f} -> {rss_after:.0f} MiB",
+        ["site", "MiB kept", "blocks"],
+        [
+            [
+                f"{Path(d.traceback[0].filename).name}:{d.traceback[0].lineno}",
+                fmt(d.size_diff / MIB, 1),
+                d.count_diff,
+            ]
+            for d in sorted(grown, key=lambda d: -d.size_diff)[:top]
+        ],
+    )
 
 
 def main() -> None:
@@ -271,6 +299,9 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="build the home here once and reuse it")
     parser.add_argument("--db-mb", type=int, help="RECALLNEST_DB_MEMORY_MB for the daemon")
     parser.add_argument("--no-breakdown", action="store_true")
+    parser.add_argument(
+        "--no-maintain", action="store_true", help="no maintenance pass in the breakdown"
+    )
     parser.add_argument("--top", type=int, default=12)
     parser.add_argument("--script", help="the `recallnest` console script (default: on PATH)")
     args = parser.parse_args()
@@ -317,7 +348,7 @@ def main() -> None:
             [row],
         )
         if not args.no_breakdown:
-            breakdown(work, args.embedder, args.db_mb, args.top)
+            breakdown(work, args.embedder, args.db_mb, args.top, not args.no_maintain)
 
 
 if __name__ == "__main__":
