@@ -192,13 +192,21 @@ class StoreBase:
         error: this only saves memory."""
         if self.memory_mb <= floor_mb:
             return
+        # No write of ours runs under the lowered limit. Never wait for the lock: the index
+        # loader calls this while a writer may hold it waiting for the index (a deadlock);
+        # a busy store skips this release, the next pass does it.
+        if not self._write_lock.acquire(blocking=False):
+            return
         cur = self._cur()
         try:
             cur.execute(f"SET memory_limit = '{int(floor_mb)}MiB'")
         except duckdb.Error as exc:
             log.debug("could not evict DuckDB's buffer: %s", exc)
         finally:
-            cur.execute(f"SET memory_limit = '{int(self.memory_mb)}MiB'")
+            try:
+                cur.execute(f"SET memory_limit = '{int(self.memory_mb)}MiB'")
+            finally:
+                self._write_lock.release()
 
     @contextmanager
     def write_locked(self) -> Iterator[None]:
