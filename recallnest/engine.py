@@ -221,12 +221,14 @@ class Engine:
         try:
             model = self.embedder.model_id if self.embedder else None
             self._fill_index(self.store.index_snapshot(model))  # its columns die with the call
-            self.release_memory()  # before readiness, so the first search sees a settled heap
         except BaseException as exc:  # re-raised by `index` in the threads that need it
             log.error("cannot load the search index: %s", exc)
             self._index_error = exc
         finally:
             self._index_ready.set()
+        # After readiness: a writer may hold the store's write lock while it waits for the
+        # index, and the release takes that lock.
+        self.release_memory()
 
     def _fill_index(self, snapshot: IndexSnapshot) -> None:
         for kind, cols in snapshot.rows.items():

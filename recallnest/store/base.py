@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 
 CHANGE_LOG = 256
 RELEASE_FLOOR_MB = 64  # release_memory's momentary memory_limit
+RELEASE_WAIT_SECONDS = 5.0  # release_memory's longest wait for the write lock
 
 
 class StoreBase:
@@ -192,10 +193,9 @@ class StoreBase:
         error: this only saves memory."""
         if self.memory_mb <= floor_mb:
             return
-        # No write of ours runs under the lowered limit. Never wait for the lock: the index
-        # loader calls this while a writer may hold it waiting for the index (a deadlock);
-        # a busy store skips this release, the next pass does it.
-        if not self._write_lock.acquire(blocking=False):
+        # No write of ours runs under the lowered limit. The wait is bounded: a store busy
+        # for longer skips this release and the next pass does it.
+        if not self._write_lock.acquire(timeout=RELEASE_WAIT_SECONDS):
             return
         cur = self._cur()
         try:
