@@ -28,7 +28,7 @@ from recallnest.capture.admission import (
 )
 from recallnest.capture.heuristics import capture_turn
 from recallnest.capture.worker import CaptureJob, Pair, capture_pairs
-from recallnest.core import aliases, redact
+from recallnest.core import aliases, heap, redact
 from recallnest.core.config import Settings
 from recallnest.core.errors import EmbedError, NotFoundError, RecallnestError, StoreError
 from recallnest.core.models import (
@@ -50,7 +50,7 @@ from recallnest.retrieval.index import Filter, SearchIndex
 from recallnest.retrieval.query import plan_query
 from recallnest.retrieval.ranking import PROFILES, VECTOR_ONLY_MIN_COSINE, Scored, retrieve
 from recallnest.retrieval.topk import top_k
-from recallnest.store import Batch, BatchResult, Store
+from recallnest.store import Batch, BatchResult, IndexSnapshot, Store
 from recallnest.store.journal import Journal
 
 if TYPE_CHECKING:
@@ -224,29 +224,45 @@ class Engine:
     def _load_index(self) -> None:
         try:
             model = self.embedder.model_id if self.embedder else None
-            snapshot = self.store.index_snapshot(model)
-            for kind, cols in snapshot.rows.items():
-                facets = [c for c in cols if c not in ("doc", "id", "length", "ts", "weight")]
-                weights = np.asarray(cols["weight"], np.float32) if "weight" in cols else None
-                self._index.load_rows(
-                    kind,
-                    cols["doc"],
-                    list(map(str, cols["id"])),
-                    cols["length"],
-                    np.asarray(cols["ts"], dtype=np.float64),
-                    {f: _strings(cols[f]) for f in facets},
-                    weights,
-                )
-            self._index.load_postings(*snapshot.postings)
-            if self.embedder is not None and snapshot.vectors is not None:
-                self._index.set_model(self.embedder.model_id, self.embedder.dimensions)
-                if len(snapshot.vectors[0]):
-                    self._index.set_vectors(*snapshot.vectors)
+            self._fill_index(self.store.index_snapshot(model))  # its columns die with the call
         except BaseException as exc:  # re-raised by `index` in the threads that need it
             log.error("cannot load the search index: %s", exc)
             self._index_error = exc
         finally:
             self._index_ready.set()
+        # After readiness: a writer may hold the store's write lock while it waits for the
+        # index, and the release takes that lock.
+        self.release_memory()
+
+    def _fill_index(self, snapshot: IndexSnapshot) -> None:
+        for kind, cols in snapshot.rows.items():
+            facets = [c for c in cols if c not in ("doc", "id", "length", "ts", "weight")]
+            weights = np.asarray(cols["weight"], np.float32) if "weight" in cols else None
+            self._index.load_rows(
+                kind,
+                cols["doc"],
+                list(map(str, cols["id"])),
+                cols["length"],
+                np.asarray(cols["ts"], dtype=np.float64),
+                {f: _strings(cols[f]) for f in facets},
+                weights,
+            )
+        self._index.load_postings(*snapshot.postings)
+        if self.embedder is not None and snapshot.vectors is not None:
+            self._index.set_model(self.embedder.model_id, self.embedder.dimensions)
+            if len(snapshot.vectors[0]):
+                self._index.set_vectors(*snapshot.vectors)
+
+    def release_memory(self) -> None:
+        """Give back what a large pass left behind (issue 22): DuckDB's cached blocks and the
+        allocator's free pages. The index load peaks at ~3x what the index keeps (result
+        columns, Python strings and bytes, the postings sort); without this the daemon's RSS
+        stayed near that peak (bench/RESULTS.md "Memory footprint")."""
+        try:
+            self.store.release_memory()
+        except RecallnestError as exc:  # saving memory is never worth failing for
+            log.debug("could not release DuckDB's memory: %s", exc)
+        heap.release()
 
     # ---- writes --------------------------------------------------------------------------
 

@@ -39,6 +39,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from recallnest.capture.admission import keyword_tokens
+from recallnest.core import heap
 from recallnest.core.errors import NotFoundError, RecallnestError
 from recallnest.core.models import TIERS, Memory
 from recallnest.core.schemas import MemoryOut, dump
@@ -154,7 +155,10 @@ class Maintenance:
         # out). Outcome: one slice (a scope, or a scope and category) per tick, well under 1 s.
         if self._slices:
             name, part = self._slices.pop(0)
-            return ran + self._attempt(name, part)
+            ran += self._attempt(name, part)
+            if not self._slices:
+                self.engine.release_memory()  # the sliced task is done
+            return ran
         tasks: dict[str, Callable[[], object]] = {
             "expire": self.expire,
             "retier": self._plan_retier,
@@ -168,6 +172,8 @@ class Maintenance:
                 break  # the slices run first, one a tick; the other tasks stay due
             if self._due(name, INTERVALS[name], now):
                 ran += self._attempt(name, task)
+        if len(ran) > ran.count("flush_access") and not self._slices:
+            self.engine.release_memory()  # after a pass: its reads stay cached otherwise
         return ran
 
     def _stopping(self) -> bool:
@@ -253,6 +259,15 @@ class Maintenance:
         """Every task once, now (the `maintain` command and the benchmark); `retention`
         overrides the configured policy for this run."""
         now = now or datetime.now(UTC)
+        try:
+            return self._run_all(now, retention)
+        finally:
+            heap.release(collect=True)
+            self.engine.release_memory()
+
+    def _run_all(
+        self, now: datetime, retention: compaction.RetentionPolicy | None
+    ) -> dict[str, Any]:
         return {
             "access_flushed": self.flush_access(),
             "expire": self.expire(now),

@@ -11,6 +11,7 @@ soon as its transaction commits. No I/O here.
 from __future__ import annotations
 
 import math
+import sys
 import threading
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
@@ -222,6 +223,37 @@ class SearchIndex:
         with self._lock:
             n = self.size
             return int((self._has_vec[:n] & self._alive[:n]).sum()), self._alive_count
+
+    def footprint(self) -> dict[str, int]:
+        """Bytes the index holds, by part (issue 22): numpy arrays by `nbytes`, Python
+        containers by `sys.getsizeof` of the container, its keys and values (ints below 257
+        are shared and not counted). In-process accounting, not RSS: the allocator's slack
+        and DuckDB are not in it."""
+        with self._lock:
+            rows = sum(
+                a.nbytes
+                for a in (self._docs, self._kind, self._length, self.ts, self._weight, self._alive)
+            )
+            rows += self._has_vec.nbytes + sum(a.nbytes for a in self._facets.values())
+            ids = sys.getsizeof(self.ids) + sum(map(sys.getsizeof, self.ids))
+            maps = sys.getsizeof(self._pos) + sys.getsizeof(self._by_id)
+            maps += sum(_int_size(k) + _int_size(v) for k, v in self._pos.items())
+            maps += sum(sys.getsizeof(k) + _int_size(v) for k, v in self._by_id.items())
+            postings = sys.getsizeof(self._postings) + sum(
+                sys.getsizeof(t) + 2 * _ARRAY_HEADER + p.nbytes + f.nbytes
+                for t, (p, f) in self._postings.items()
+            )
+            pending = sys.getsizeof(self._pending) + sum(
+                sys.getsizeof(t) + sys.getsizeof(a) for t, a in self._pending.items()
+            )
+            return {
+                "rows": rows,
+                "ids": ids,
+                "id_maps": maps,
+                "postings": postings,
+                "pending": pending,
+                "vectors": self._vectors.nbytes,
+            }
 
     # ---- querying --------------------------------------------------------------------------
 
@@ -456,6 +488,14 @@ class SearchIndex:
 
 
 _EMPTY_I = np.zeros(0, dtype=np.int32)
+_ARRAY_HEADER = sys.getsizeof(np.zeros(0, dtype=np.int32))  # a numpy array object, no data
+
+
+def _int_size(value: int) -> int:
+    """Bytes of an int object that is not one of CPython's shared small ints."""
+    return 0 if -5 <= value <= 256 else sys.getsizeof(value)
+
+
 _EMPTY_F = np.zeros(0, dtype=np.float32)
 
 

@@ -3,6 +3,7 @@ resume generation, migrations and the WAL flush."""
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import deque
 from collections.abc import Callable, Collection, Iterator
@@ -27,7 +28,11 @@ from recallnest.store.types import (
 )
 
 # Commits `changes_since` can describe; older ones make a reader start again from scratch.
+log = logging.getLogger(__name__)
+
 CHANGE_LOG = 256
+RELEASE_FLOOR_MB = 64  # release_memory's momentary memory_limit
+RELEASE_WAIT_SECONDS = 5.0  # release_memory's longest wait for the write lock
 
 
 class StoreBase:
@@ -167,6 +172,41 @@ class StoreBase:
         """DuckDB CHECKPOINT: write the WAL into the database file (not a session checkpoint)."""
         with self._write_lock:
             self._cur().execute("CHECKPOINT")
+
+    def buffer_memory(self) -> dict[str, int]:
+        """Bytes DuckDB's buffer manager holds now, by tag (duckdb_memory(); issue 22)."""
+        rows = (
+            self._cur()
+            .execute(
+                "SELECT tag, memory_usage_bytes FROM duckdb_memory() WHERE memory_usage_bytes > 0"
+            )
+            .fetchall()
+        )
+        return {str(tag): int(used) for tag, used in rows}
+
+    def release_memory(self, floor_mb: int = RELEASE_FLOOR_MB) -> None:
+        """Evict DuckDB's cached blocks after a large read (the index load, a maintenance
+        pass) by lowering memory_limit to `floor_mb` for one statement, then restoring
+        it. Why (issue 22): after the index load DuckDB held ~450 MiB (its block cache and
+        the allocator behind it) that nothing read again; a later read of an evicted block
+        re-reads it from the file. A failure to evict leaves the limit restored and is not an
+        error: this only saves memory."""
+        if self.memory_mb <= floor_mb:
+            return
+        # No write of ours runs under the lowered limit. The wait is bounded: a store busy
+        # for longer skips this release and the next pass does it.
+        if not self._write_lock.acquire(timeout=RELEASE_WAIT_SECONDS):
+            return
+        cur = self._cur()
+        try:
+            cur.execute(f"SET memory_limit = '{int(floor_mb)}MiB'")
+        except duckdb.Error as exc:
+            log.debug("could not evict DuckDB's buffer: %s", exc)
+        finally:
+            try:
+                cur.execute(f"SET memory_limit = '{int(self.memory_mb)}MiB'")
+            finally:
+                self._write_lock.release()
 
     @contextmanager
     def write_locked(self) -> Iterator[None]:

@@ -1,0 +1,77 @@
+"""The index's memory cost per indexed row (issue 22), measured in-process from the arrays and
+containers it holds (SearchIndex.footprint), not from RSS. Loaded the way Engine.open loads it
+(load_rows, load_postings, set_vectors) with uuid-shaped ids and ~60 postings a row, as the
+100k-turn benchmark store has. bench/bench_footprint.py prints the same parts at 200k rows."""
+
+from __future__ import annotations
+
+import uuid
+
+import numpy as np
+import pytest
+
+from recallnest.retrieval.index import SearchIndex
+
+ROWS = 20_000
+POSTINGS_PER_ROW = 60
+DIM = 384
+TERMS = 8_000
+
+# Budgets, bytes (bench/RESULTS.md "Memory footprint" has the figures they come from).
+ROW_BYTES = 400  # facets, times, lengths, ids and the id maps, per row (354 measured)
+POSTING_BYTES = 10.5  # per posting: int32 position + float32 tf + per-term overhead (10.05)
+VECTOR_BYTES = DIM * 4  # float32, no slack after a bulk load
+
+
+def loaded(rows: int = ROWS, dim: int = DIM) -> tuple[SearchIndex, int]:
+    """An index as Engine.open builds it; returns it and its number of postings."""
+    rng = np.random.default_rng(7)
+    index = SearchIndex()
+    docs = np.arange(1, rows + 1, dtype=np.int64)
+    ids = [str(uuid.UUID(int=int(k))) for k in rng.integers(0, 2**62, rows)]
+    index.load_rows(
+        "turn",
+        docs,
+        ids,
+        np.full(rows, POSTINGS_PER_ROW, dtype=np.int64),
+        np.arange(rows, dtype=np.float64),
+        {
+            "agent": ["claude"] * rows,
+            "session_id": [f"s{k // 40}" for k in range(rows)],
+            "project": [f"/p/{k % 20}" for k in range(rows)],
+        },
+    )
+    weights = 1.0 / np.arange(1, TERMS + 1)
+    tids = rng.choice(TERMS, size=rows * POSTINGS_PER_ROW, p=weights / weights.sum())
+    owners = np.repeat(docs, POSTINGS_PER_ROW)
+    order = np.argsort(tids, kind="stable")
+    terms: list[str | None] = [f"term{k}" for k in range(TERMS)]
+    tfs = np.ones(len(tids), dtype=np.int32)
+    index.load_postings(terms, tids[order], owners[order], tfs)
+    index.set_model("bench", dim)
+    index.set_vectors(docs, rng.standard_normal((rows, dim)).astype(np.float32))
+    return index, len(tids)
+
+
+def test_bytes_per_indexed_row_stay_within_budget() -> None:
+    index, postings = loaded()
+    parts = index.footprint()
+    assert index.size == ROWS
+    per_row = (parts["rows"] + parts["ids"] + parts["id_maps"]) / ROWS
+    per_posting = parts["postings"] / postings
+    assert per_row <= ROW_BYTES, parts
+    assert per_posting <= POSTING_BYTES, parts
+    assert parts["vectors"] / ROWS <= VECTOR_BYTES, parts
+    assert parts["pending"] < 1024, parts  # a bulk load leaves nothing pending
+
+
+def test_footprint_counts_what_the_index_holds() -> None:
+    small, small_postings = loaded(rows=2_000, dim=16)
+    big, big_postings = loaded(rows=8_000, dim=16)
+    a, b = small.footprint(), big.footprint()
+    assert b["vectors"] == 4 * a["vectors"] == 4 * 2_000 * 16 * 4
+    assert b["ids"] == pytest.approx(4 * a["ids"], rel=0.05)
+    assert b["id_maps"] > 3 * a["id_maps"]
+    # Postings grow with their count; the per-term overhead is shared by more of them.
+    assert a["postings"] < b["postings"] < 4 * a["postings"]
+    assert big_postings == 4 * small_postings

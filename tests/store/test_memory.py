@@ -1,0 +1,48 @@
+"""What the store holds in memory (issue 22): DuckDB's buffer by tag, and evicting it after a
+large read without changing the configured memory_limit."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from recallnest.core.models import Memory
+from recallnest.store import Batch, Store
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def memories(n: int) -> list[Memory]:
+    return [
+        Memory(
+            id=f"m{k:05d}",
+            scope="global",
+            category="cases",
+            text=f"memory {k} about the deploy script, the retry policy and port {k} " * 8,
+            importance=0.5,
+            confidence=0.8,
+            created_at=T0,
+            updated_at=T0,
+            source="capture",
+            rule="test",
+        )
+        for k in range(n)
+    ]
+
+
+def limit(store: Store) -> object:
+    row = store._cur().execute("SELECT current_setting('memory_limit')").fetchone()
+    return row[0] if row else None
+
+
+def test_release_memory_evicts_the_buffer_and_keeps_the_limit(store: Store) -> None:
+    store.write(Batch(memories=memories(4_000)))
+    store.flush_wal()
+    store._cur().execute("SELECT sum(length(text)) FROM memories").fetchall()  # fill the cache
+    before = sum(store.buffer_memory().values())
+    configured = limit(store)
+    store.release_memory(floor_mb=1)
+    after = sum(store.buffer_memory().values())
+    assert before > 1024 * 1024
+    assert after < before / 2
+    assert limit(store) == configured
+    assert len(store.index_snapshot(None).rows["memory"]["doc"]) == 4_000  # read again
