@@ -70,7 +70,7 @@ def changed_rows(rng: random.Random, live: dict[str, Memory], start: int) -> Bat
     return Batch(memories=rows, deleted_memory_ids=deleted)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_patched_candidates_equal_a_fresh_read(seed: int) -> None:
     rng = random.Random(seed)
