@@ -103,7 +103,7 @@ def ui(settings: Settings) -> Iterator[Ui]:
     daemon.start()
     client = DaemonClient(str(socket_path(settings.home)))
     server = UiServer(0, client.call, lambda: [{"name": "hooks", "ok": True, "detail": "<b>"}])
-    thread = threading.Thread(target=server.serve_forever, name="ui-test")
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), name="ui-test")
     thread.start()
     try:
         yield Ui(server, daemon, client)
