@@ -27,14 +27,12 @@ from urllib.parse import quote
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_mcp import start_daemon, stop_daemon
+from bench_resume import populate
 from common import (
     PROJECTS,
-    bench_settings,
     fmt,
     load1,
     machine_line,
-    make_memories,
-    make_turns,
     median,
     note,
     p95,
@@ -42,19 +40,6 @@ from common import (
 )
 
 from recallnest.server import protocol
-
-
-def populate(home: Path, memories: int, turns: int) -> None:
-    from recallnest.engine import Engine
-    from recallnest.store import Batch
-
-    engine = Engine.open(bench_settings(home))
-    try:
-        mem_rows, turn_rows = make_memories(memories), make_turns(turns)
-        for k in range(0, max(memories, turns), 10_000):
-            engine.apply(Batch(memories=mem_rows[k : k + 10_000], turns=turn_rows[k : k + 10_000]))
-    finally:
-        engine.close()
 
 
 def pages(sock: str) -> dict[str, tuple[str, list[tuple[str, dict[str, Any]]]]]:
