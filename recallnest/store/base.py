@@ -56,6 +56,9 @@ class StoreBase:
         # forget, an audit rewrite). A reader holding derived data under an older generation
         # patches it from these ids instead of reading everything again (`changes_since`).
         self._changes: deque[tuple[int, frozenset[str] | None]] = deque(maxlen=CHANGE_LOG)
+        # Its own lock, not the writer's: a resume reading the log must not wait for a batch
+        # being written (the hook's path), only for the few lines that bump and log.
+        self._changes_lock = threading.Lock()
         if not read_only:
             path.chmod(0o600)
             self._migrate()
@@ -104,18 +107,19 @@ class StoreBase:
             after, self._local.after = self._local.after, None
             cur.execute("COMMIT")
             if changes_resume:
-                self.generation += 1
                 changed = self._local.changed
-                self._changes.append(
-                    (self.generation, None if changed is None else frozenset(changed))
-                )
+                with self._changes_lock:
+                    self.generation += 1
+                    self._changes.append(
+                        (self.generation, None if changed is None else frozenset(changed))
+                    )
             for callback in after:  # still under the lock: in commit order
                 callback()
 
     def changes_since(self, generation: int) -> frozenset[str] | None:
         """The memory ids changed by the commits after `generation`, or None when one of them
         changed something else too, or when the log no longer reaches back that far."""
-        with self._write_lock:
+        with self._changes_lock:
             if generation == self.generation:
                 return frozenset()
             log = [entry for entry in self._changes if entry[0] > generation]
