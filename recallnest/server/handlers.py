@@ -13,6 +13,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from recallnest.core.errors import NotFoundError, RecallnestError
+from recallnest.core.models import SearchHit
 from recallnest.core.schemas import MemoryOut, dump, jsonable
 from recallnest.core.timeparse import parse_future, parse_time
 from recallnest.engine import Engine, SearchRequest
@@ -92,7 +93,7 @@ def _resume(engine: Engine, a: Mapping[str, Any]) -> Any:
 def _recall(engine: Engine, a: Mapping[str, Any]) -> Any:
     """Prompt-time recall (issue 23): the few notes this prompt needs, or an empty text."""
 
-    def search(query: str, profile: str, project: str | None, limit: int) -> list[Any]:
+    def search(query: str, profile: str, project: str | None, limit: int) -> list[SearchHit]:
         req = SearchRequest(query, limit=limit, project=project, profile=profile, record=False)
         return engine.search(req)
 
