@@ -36,13 +36,17 @@ from recallnest.core.models import (
     GLOBAL_SCOPE,
     Capture,
     Explain,
+    Forgotten,
+    Imported,
     Memory,
+    Reindexed,
+    Remembered,
     SearchHit,
     Turn,
     memory_id,
 )
 from recallnest.core.paths import db_path, ensure_home
-from recallnest.core.schemas import MemoryOut, dump
+from recallnest.core.schemas import MemoryOut
 from recallnest.core.text import tokenize
 from recallnest.core.timeparse import as_utc
 from recallnest.retrieval.embed import Embedder, make_embedder
@@ -482,7 +486,7 @@ class Engine:
         importance: float | None = None,
         source: str = "manual",
         now: datetime | None = None,
-    ) -> dict[str, Any]:
+    ) -> Remembered:
         """Store one memory (redacted, deduplicated by canonical text) and return it. A new
         statement that contradicts an active memory of its scope supersedes it at once, as a
         captured correction does (`admission.superseded_target`)."""
@@ -523,20 +527,21 @@ class Engine:
             )
         self.apply(Batch(memories=rows))
         self._embed_now([memory.id])
-        out = dump(MemoryOut.of(memory))
-        out["redactions"] = list(kinds)
-        out["created"] = not old
-        out["superseded"] = [replaced.id] if replaced is not None else []
-        return out
+        return Remembered(
+            memory=memory,
+            created=not old,
+            redactions=tuple(kinds),
+            superseded=(replaced.id,) if replaced is not None else (),
+        )
 
-    def forget(self, ids: Sequence[str]) -> dict[str, Any]:
+    def forget(self, ids: Sequence[str]) -> Forgotten:
         found = [m.id for m in self.store.memories(ids)]
         missing = [i for i in ids if i not in found]
         if found:
             self.apply(Batch(deleted_memory_ids=found))
-        return {"forgotten": found, "missing": missing}
+        return Forgotten(forgotten=found, missing=missing)
 
-    def import_memories(self, records: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    def import_memories(self, records: Iterable[dict[str, Any]]) -> Imported:
         """Write exported records back (same ids, text redacted like any other); all or
         nothing."""
         memories = []
@@ -547,7 +552,7 @@ class Engine:
                 raise RecallnestError(f"record {n} is not a memory: {_first_error(exc)}") from exc
             memories.append(replace(memory, text=redact.redact(memory.text)[0]))
         self.apply(Batch(memories=memories))
-        return {"imported": len(memories)}
+        return Imported(imported=len(memories))
 
     # ---- reads ---------------------------------------------------------------------------
 
@@ -625,11 +630,12 @@ class Engine:
                 break
         return hits
 
-    def memory(self, mem_id: str) -> dict[str, Any]:
+    def memory(self, mem_id: str) -> Memory:
+        """The memory with this id, or with this unique id prefix (6+ characters)."""
         found = self.store.memories([mem_id]) or self._by_prefix(mem_id)
         if not found:
             raise NotFoundError(f"no memory with id {mem_id}")
-        return dump(MemoryOut.of(found[0]))
+        return found[0]
 
     def _by_prefix(self, prefix: str) -> list[Memory]:
         if len(prefix) < 6:
@@ -643,12 +649,10 @@ class Engine:
         category: str | None = None,
         status: str | None = "active",
         limit: int | None = None,
-    ) -> list[dict[str, Any]]:
-        return [
-            dump(MemoryOut.of(m)) for m in self.store.list_memories(scope, category, status, limit)
-        ]
+    ) -> list[Memory]:
+        return self.store.list_memories(scope, category, status, limit)
 
-    def export(self) -> list[dict[str, Any]]:
+    def export(self) -> list[Memory]:
         return self.list_memories(status=None)
 
     def stats(self) -> Stats:
@@ -698,7 +702,7 @@ class Engine:
         except EmbedError as exc:
             log.warning("embedding deferred: %s", exc)
 
-    def reindex(self, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    def reindex(self, progress: Callable[[int, int], None] | None = None) -> Reindexed:
         """Drop vectors of other models and embed every row with the current one."""
         if self.embedder is None:
             raise EmbedError(self.embedder_error or "no embedder configured")
@@ -712,7 +716,7 @@ class Engine:
             done += n
             if progress:
                 progress(done, total)
-        return {"model": self.embedder.model_id, "embedded": done, "dropped_vectors": dropped}
+        return Reindexed(model=self.embedder.model_id, embedded=done, dropped_vectors=dropped)
 
     # ---- lifecycle (issue 7) ----------------------------------------------------------------
 

@@ -450,8 +450,8 @@ def reindex(ctx: click.Context) -> None:
     finally:
         client.close()
     click.echo(
-        f"embedded {result['embedded']} rows with {result['model']}; dropped "
-        f"{result['dropped_vectors']} vectors of other models"
+        f"embedded {result.embedded} rows with {result.model}; dropped "
+        f"{result.dropped_vectors} vectors of other models"
     )
 
 

@@ -157,6 +157,39 @@ class SearchHit:
     explain: Explain | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Remembered:
+    """What `remember` stored: the memory, whether it is new (else an existing one was
+    refreshed), the kinds of secret redacted from the text, the ids it superseded."""
+
+    memory: Memory
+    created: bool
+    redactions: tuple[str, ...]
+    superseded: tuple[str, ...]
+
+    @property
+    def id(self) -> str:
+        return self.memory.id
+
+
+@dataclass(frozen=True, slots=True)
+class Forgotten:
+    forgotten: list[str]
+    missing: list[str]  # ids asked for that no memory has
+
+
+@dataclass(frozen=True, slots=True)
+class Imported:
+    imported: int
+
+
+@dataclass(frozen=True, slots=True)
+class Reindexed:
+    model: str
+    embedded: int
+    dropped_vectors: int  # vectors of other models, dropped first
+
+
 @lru_cache(maxsize=65536)
 def turn_id(agent: str, session_id: str, record_id: str) -> str:
     """Deterministic turn id: re-reading a transcript never makes a second row."""

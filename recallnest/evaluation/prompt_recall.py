@@ -194,7 +194,7 @@ def _play(engine: Engine, sc: Scenario) -> list[PromptResult]:
     for m in sc.get("memories", []):
         scope = projects[m["project"]] if m.get("project") else "global"
         made = engine.remember(m["text"], category=m.get("category"), scope=scope)
-        keys[m["key"]] = made["id"]
+        keys[m["key"]] = made.id
     turns = []
     for k, t in enumerate(sc.get("turns", [])):
         session = f"{sc['id']}-{t['session']}"

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from recallnest.core.config import Settings
-    from recallnest.core.models import Memory
+    from recallnest.core.models import Memory, Remembered
     from recallnest.retrieval.embed import Embedder
     from recallnest.retrieval.index import SearchIndex
     from recallnest.store import Store
@@ -35,7 +35,7 @@ class LifecycleHost(Protocol):
 
     def release_memory(self) -> None: ...
 
-    def memory(self, mem_id: str) -> dict[str, Any]: ...
+    def memory(self, mem_id: str) -> Memory: ...
 
     def remember(
         self,
@@ -45,4 +45,4 @@ class LifecycleHost(Protocol):
         importance: float | None = None,
         source: str = "manual",
         now: datetime | None = None,
-    ) -> dict[str, Any]: ...
+    ) -> Remembered: ...

@@ -557,7 +557,7 @@ class Maintenance:
         """A memory with what it replaced (merges, superseded versions, transitively) and what
         replaced it, plus the recorded lifecycle events."""
         store = self.engine.store
-        memory = store.memories([self.engine.memory(mem_id)["id"]])[0]
+        memory = self.engine.memory(mem_id)
         successors: list[Memory] = []
         seen = {memory.id}
         nxt = memory.superseded_by
@@ -594,7 +594,7 @@ class Maintenance:
         """The user's own marks: pin, tier (core protects a memory), expiry."""
         if tier is not None and tier not in TIERS:
             raise RecallnestError(f"unknown tier {tier!r}; use {', '.join(TIERS)}")
-        found = [self.engine.memory(i)["id"] for i in ids]
+        found = [self.engine.memory(i).id for i in ids]
         rows = self.engine.store.memories(found)
         changed = []
         for m in rows:
@@ -622,7 +622,7 @@ class Maintenance:
         memory of its own that supersedes the old one, so history shows the old version and
         the edit can be read back; pin, tier and expiry carry over. Nothing changed: no-op."""
         now = now or datetime.now(UTC)
-        old = self.engine.store.memories([self.engine.memory(mem_id)["id"]])[0]
+        old = self.engine.memory(mem_id)
         new_text = old.text if text is None else text
         new_scope, new_category = scope or old.scope, category or old.category
         if (new_text.strip(), new_scope, new_category) == (old.text, old.scope, old.category):
@@ -630,9 +630,9 @@ class Maintenance:
         made = self.engine.remember(
             new_text, new_category, new_scope, old.importance, source="edit", now=now
         )
-        if made["id"] == old.id:
+        if made.id == old.id:
             return {"id": old.id, "edited": False}
-        fresh = self.engine.store.memories([made["id"]])[0]
+        fresh = self.engine.store.memories([made.id])[0]
         carried = replace(
             fresh,
             pinned=old.pinned,
@@ -647,7 +647,7 @@ class Maintenance:
             "id": fresh.id,
             "edited": True,
             "replaces": old.id,
-            "redactions": made["redactions"],
+            "redactions": list(made.redactions),
         }
 
     # ---- forgetting ------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from recallnest.core.errors import RecallnestError
+from recallnest.core.schemas import jsonable
 
 if TYPE_CHECKING:
     from recallnest.engine import Engine
@@ -32,9 +33,10 @@ def write_backup(engine: Engine, home: Path) -> bool:
     journal it covers (under the writer lock: no write falls between the two). Returns False
     when the file already holds exactly that (or there is nothing to back up yet)."""
     with engine.store.write_locked():
-        records = engine.export()
-        written = _write_export(backup_path(home), export_text(records).encode("utf-8"))
-        engine.journal.compact(str(r["id"]) for r in records)
+        memories = engine.export()
+        text = export_text(jsonable(memories))
+        written = _write_export(backup_path(home), text.encode("utf-8"))
+        engine.journal.compact(m.id for m in memories)
     return written
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from recallnest.core.errors import NotFoundError, RecallnestError
 from recallnest.core.models import SearchHit
-from recallnest.core.schemas import MemoryOut, dump, jsonable
+from recallnest.core.schemas import jsonable
 from recallnest.core.timeparse import parse_future, parse_time
 from recallnest.engine import Engine, SearchRequest
 from recallnest.lifecycle import retention
@@ -71,13 +71,19 @@ def _search(engine: Engine, a: Mapping[str, Any]) -> Any:
 
 
 def _remember(engine: Engine, a: Mapping[str, Any]) -> Any:
-    return engine.remember(
+    made = engine.remember(
         str(a["text"]),
         category=a.get("category"),
         scope=a.get("scope") or "global",
         importance=a.get("importance"),
         source=a.get("source", "manual"),
     )
+    # On the socket, one flat object: the memory's fields, then what remember did.
+    return jsonable(made.memory) | {
+        "redactions": list(made.redactions),
+        "created": made.created,
+        "superseded": list(made.superseded),
+    }
 
 
 def _resume(engine: Engine, a: Mapping[str, Any]) -> Any:
@@ -194,9 +200,7 @@ def _session_show(engine: Engine, a: Mapping[str, Any]) -> Any:
         "session_id": session_id,
         "turns": [asdict(t) for t in turns],
         "checkpoint": json.loads(checkpoints[0]) if checkpoints else None,
-        "memories": [
-            dump(MemoryOut.of(m)) for m in store.memories(store.session_memories(session_id))
-        ],
+        "memories": [jsonable(m) for m in store.memories(store.session_memories(session_id))],
     }
 
 

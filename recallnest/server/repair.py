@@ -175,7 +175,7 @@ def _rebuild(
     report = backfill_local(settings, None, [], None, on_file)
     engine = Engine.open(settings)
     try:
-        imported = engine.import_memories(records) if records else {"imported": 0}
+        restored = engine.import_memories(records).imported if records else 0
         again = [m.id for m in engine.store.memories(sorted(forgotten))]
         if again:
             engine.apply(Batch(deleted_memory_ids=again))
@@ -186,6 +186,6 @@ def _rebuild(
         "files": report["files"],
         "turns": report["new_turns"],
         "captured_memories": report["memories"],
-        "memories_restored": imported["imported"],
+        "memories_restored": restored,
         "errors": report["errors"],
     }

@@ -10,6 +10,7 @@ from pathlib import Path
 from support.paths import FIXTURES
 
 from recallnest.core.config import Settings
+from recallnest.core.schemas import jsonable
 from recallnest.engine import Engine
 from recallnest.server.control import backfill
 
@@ -51,7 +52,7 @@ def _settings(tmp: Path) -> Settings:
 def _memories(settings: Settings) -> list[dict]:
     engine = Engine.open(settings)
     try:
-        return engine.export()
+        return jsonable(engine.export())
     finally:
         engine.close()
 

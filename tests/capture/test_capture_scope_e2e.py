@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from recallnest.core.config import Settings
+from recallnest.core.schemas import jsonable
 from recallnest.engine import Engine
 from recallnest.server.control import backfill
 
@@ -41,7 +42,7 @@ def _memories(tmp: Path) -> list[dict[str, Any]]:
     backfill(settings, "claude", [str(tmp / "sessions")], None)
     engine = Engine.open(settings)
     try:
-        return engine.export()
+        return jsonable(engine.export())
     finally:
         engine.close()
 

@@ -73,11 +73,11 @@ def test_every_memory_write_shows_at_the_next_resume(engine: Engine) -> None:
     assert "staging cluster" in resume_text(engine)
     engine.remember("The release train leaves every Tuesday", scope=PROJECT)
     assert "release train" in resume_text(engine)
-    engine.maintenance.set_flags([first["id"]], valid_until=T0)  # expired before the resume
+    engine.maintenance.set_flags([first.id], valid_until=T0)  # expired before the resume
     assert "staging cluster" not in resume_text(engine)
-    engine.maintenance.set_flags([first["id"]], clear_valid_until=True)
+    engine.maintenance.set_flags([first.id], clear_valid_until=True)
     assert "staging cluster" in resume_text(engine)
-    engine.forget([first["id"]])
+    engine.forget([first.id])
     assert "staging cluster" not in resume_text(engine)
 
 

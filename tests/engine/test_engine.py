@@ -16,7 +16,7 @@ import pytest
 
 from recallnest.core.config import Settings
 from recallnest.core.errors import NotFoundError, RecallnestError, StoreError
-from recallnest.core.models import GLOBAL_SCOPE, Turn
+from recallnest.core.models import GLOBAL_SCOPE, Forgotten, Imported, Turn
 from recallnest.core.schemas import jsonable
 from recallnest.engine import Engine, SearchRequest
 from recallnest.retrieval.index import Filter
@@ -64,7 +64,7 @@ def test_remember_then_search_finds_it(engine: Engine) -> None:
     mem = engine.remember("We use pnpm, never npm, in this repo")
     engine.remember("The CI runs on GitHub Actions")
     hits = search(engine, "pnpm")
-    assert hits[0].id == mem["id"]
+    assert hits[0].id == mem.id
     assert hits[0].kind == "memory"
     assert hits[0].text == "We use pnpm, never npm, in this repo"
 
@@ -74,15 +74,15 @@ def test_remember_then_search_finds_chinese(engine: Engine) -> None:
     mem = engine.remember("我们的数据库统一用 PostgreSQL")
     engine.remember("前端项目使用 React 和 TypeScript")
     hits = search(engine, "数据库")
-    assert hits[0].id == mem["id"]
-    assert mem["id"] in ids(search(engine, "数据库用的是什么"))
+    assert hits[0].id == mem.id
+    assert mem.id in ids(search(engine, "数据库用的是什么"))
 
 
 def test_vector_channel_is_live_with_the_hash_embedder(engine: Engine) -> None:
     mem = engine.remember("pnpm workspace layout")
     assert engine.stats().embedder.rows_with_vectors == 1
     hits = search(engine, "pnpm", explain=True)
-    assert hits[0].id == mem["id"]
+    assert hits[0].id == mem.id
     explain = hits[0].explain
     assert explain.ranks["vector"] == 1
     assert explain.parts["fused"] > 0
@@ -91,11 +91,11 @@ def test_vector_channel_is_live_with_the_hash_embedder(engine: Engine) -> None:
 def test_same_text_twice_is_one_memory(engine: Engine) -> None:
     first = engine.remember("I prefer tabs over spaces", importance=0.4)
     second = engine.remember("  I prefer tabs over spaces  ", importance=0.9)
-    assert first["created"] is True
-    assert second["created"] is False
-    assert second["id"] == first["id"]
-    assert second["importance"] == 0.9  # the higher importance wins
-    assert second["created_at"] == first["created_at"]
+    assert first.created is True
+    assert second.created is False
+    assert second.id == first.id
+    assert second.memory.importance == 0.9  # the higher importance wins
+    assert second.memory.created_at == first.memory.created_at
     assert engine.store.counts()["memories"] == 1
     assert len(search(engine, "tabs spaces")) == 1
 
@@ -103,17 +103,17 @@ def test_same_text_twice_is_one_memory(engine: Engine) -> None:
 def test_same_text_in_two_scopes_is_two_memories(engine: Engine) -> None:
     a = engine.remember("use ruff", scope=GLOBAL_SCOPE)
     b = engine.remember("use ruff", scope="/repo")
-    assert a["id"] != b["id"]
+    assert a.id != b.id
     assert engine.store.counts()["memories"] == 2
 
 
 def test_secrets_are_redacted_before_storage(engine: Engine) -> None:
     token = fake_github_token()
     mem = engine.remember(f"The deploy bot token is {token} keep it safe")
-    assert token not in mem["text"]
-    assert "[REDACTED" in mem["text"]
-    assert mem["redactions"] == ["github-token"]
-    stored = engine.store.memories([mem["id"]])[0]
+    assert token not in mem.memory.text
+    assert "[REDACTED" in mem.memory.text
+    assert mem.redactions == ("github-token",)
+    stored = engine.store.memories([mem.id])[0]
     assert token not in stored.text
     rows = engine.store._cur().execute("SELECT text FROM memories").fetchall()
     assert all(token not in r[0] for r in rows)
@@ -130,8 +130,8 @@ def test_empty_text_and_unknown_category_are_refused(engine: Engine) -> None:
 
 def test_explicit_category_is_kept(engine: Engine) -> None:
     mem = engine.remember("Alice owns the billing service", category="entities")
-    assert mem["category"] == "entities"
-    assert engine.memory(mem["id"])["category"] == "entities"
+    assert mem.memory.category == "entities"
+    assert engine.memory(mem.id).category == "entities"
 
 
 # ---- forget, show, list ---------------------------------------------------------------------
@@ -140,23 +140,23 @@ def test_explicit_category_is_kept(engine: Engine) -> None:
 def test_forget_removes_from_search_and_store(engine: Engine) -> None:
     mem = engine.remember("The staging port is 8443")
     keep = engine.remember("The production port is 443")
-    result = engine.forget([mem["id"], "no-such-id"])
-    assert result == {"forgotten": [mem["id"]], "missing": ["no-such-id"]}
-    assert mem["id"] not in ids(search(engine, "staging port"))
-    assert keep["id"] in ids(search(engine, "port"))
-    assert engine.store.memories([mem["id"]]) == []
+    result = engine.forget([mem.id, "no-such-id"])
+    assert result == Forgotten(forgotten=[mem.id], missing=["no-such-id"])
+    assert mem.id not in ids(search(engine, "staging port"))
+    assert keep.id in ids(search(engine, "port"))
+    assert engine.store.memories([mem.id]) == []
     assert engine.store.counts()["memories"] == 1
     terms = {r[0] for r in engine.store._cur().execute("SELECT term FROM terms").fetchall()}
     assert "stage" not in terms and "8443" not in terms  # its words go with it
     assert {"product", "port", "443"} <= terms
     with pytest.raises(NotFoundError):
-        engine.memory(mem["id"])
+        engine.memory(mem.id)
 
 
 def test_forget_survives_a_reopen(settings: Settings) -> None:
     engine = Engine.open(settings)
     mem = engine.remember("The staging port is 8443")
-    engine.forget([mem["id"]])
+    engine.forget([mem.id])
     engine.close()
     engine = Engine.open(settings)
     try:
@@ -167,17 +167,17 @@ def test_forget_survives_a_reopen(settings: Settings) -> None:
 
 def test_memory_by_unique_prefix(engine: Engine) -> None:
     mem = engine.remember("Prefixes are handy")
-    assert engine.memory(mem["id"][:8])["id"] == mem["id"]
+    assert engine.memory(mem.id[:8]).id == mem.id
     with pytest.raises(NotFoundError):
-        engine.memory(mem["id"][:3])  # too short to be a prefix
+        engine.memory(mem.id[:3])  # too short to be a prefix
 
 
 def test_list_memories_filters(engine: Engine) -> None:
     a = engine.remember("global fact one", category="entities")
     b = engine.remember("project fact two", category="preferences", scope="/repo")
-    assert {m["id"] for m in engine.list_memories()} == {a["id"], b["id"]}
-    assert [m["id"] for m in engine.list_memories(scope="/repo")] == [b["id"]]
-    assert [m["id"] for m in engine.list_memories(category="entities")] == [a["id"]]
+    assert {m.id for m in engine.list_memories()} == {a.id, b.id}
+    assert [m.id for m in engine.list_memories(scope="/repo")] == [b.id]
+    assert [m.id for m in engine.list_memories(category="entities")] == [a.id]
     assert len(engine.list_memories(limit=1)) == 1
 
 
@@ -188,15 +188,15 @@ def test_export_import_into_a_fresh_home_is_identical(engine: Engine, tmp_path: 
     engine.remember("We use pnpm, never npm", scope="/repo", category="preferences")
     engine.remember("我们的数据库统一用 PostgreSQL")
     engine.remember("Alice owns billing", importance=0.9)
-    exported = engine.export()
+    exported = jsonable(engine.export())  # the export format
     assert len(exported) == 3
 
     other = Settings.load(flags={"home": tmp_path / "other-home"})
     assert other.home != engine.settings.home
     fresh = Engine.open(other)
     try:
-        assert fresh.import_memories(exported) == {"imported": 3}
-        again = fresh.export()
+        assert fresh.import_memories(exported) == Imported(imported=3)
+        again = jsonable(fresh.export())
         assert json.dumps(again, sort_keys=True) == json.dumps(exported, sort_keys=True)
         assert ids(search(fresh, "pnpm"))[0] == ids(search(engine, "pnpm"))[0]
         # Importing twice replaces rather than duplicates.
@@ -208,8 +208,8 @@ def test_export_import_into_a_fresh_home_is_identical(engine: Engine, tmp_path: 
 
 def test_import_rejects_a_malformed_record_in_one_line(engine: Engine) -> None:
     good = engine.remember("a good memory")
-    engine.forget([good["id"]])
-    records = [good, {"id": "x", "text": "no other fields"}]
+    engine.forget([good.id])
+    records = [jsonable(good.memory), {"id": "x", "text": "no other fields"}]
     with pytest.raises(RecallnestError, match="record 2") as info:
         engine.import_memories(records)
     assert "\n" not in str(info.value)
@@ -235,7 +235,7 @@ def corpus(engine: Engine) -> dict[str, str]:
         "m-a": engine.remember("deploy with the blue green script", scope="/repo-a"),
         "m-b": engine.remember("deploy goes through argo", scope="/repo-b", category="events"),
     }
-    by_name = {name: str(m["id"]) for name, m in made.items()}
+    by_name = {name: m.id for name, m in made.items()}
     by_name.update({name: t.id for name, t in turns.items()})
     return by_name
 
@@ -345,10 +345,10 @@ def test_keyword_only_mode(keyword_only: Engine) -> None:
         mem = engine.remember("We use pnpm, never npm")
         engine.remember("Unrelated sentence about lunch")
         hits = search(engine, "pnpm", explain=True)
-        assert ids(hits) == [mem["id"]]  # no vector channel: only keyword matches
+        assert ids(hits) == [mem.id]  # no vector channel: only keyword matches
         assert "vector" not in hits[0].explain.ranks
         # no vector channel, but synonym expansion (package manager → npm, pnpm) finds it
-        assert ids(search(engine, "which package manager")) == [mem["id"]]
+        assert ids(search(engine, "which package manager")) == [mem.id]
         assert search(engine, "favourite sandwich shop") == []
         stats = engine.stats().embedder
         assert stats.model is None and stats.pending is None
@@ -365,7 +365,7 @@ def test_a_broken_embedder_falls_back_to_keyword_only(monkeypatch: pytest.Monkey
         assert engine.embedder is None
         assert "embed_model" in str(engine.embedder_error)
         mem = engine.remember("pnpm everywhere")
-        assert ids(search(engine, "pnpm")) == [mem["id"]]
+        assert ids(search(engine, "pnpm")) == [mem.id]
     finally:
         engine.close()
 
@@ -409,7 +409,7 @@ def test_reindex_embeds_every_row(engine: Engine) -> None:
     assert engine.stats().embedder.pending == 1
     progress: list[tuple[int, int]] = []
     result = engine.reindex(lambda done, total: progress.append((done, total)))
-    assert result["embedded"] == 1
+    assert result.embedded == 1
     assert progress == [(1, 1)]
     assert engine.stats().embedder.pending == 0
 
@@ -620,11 +620,11 @@ def test_remember_supersedes_the_statement_it_contradicts(
     other = engine.remember("Deploys go out on Thursdays after the release review.")
     second = engine.remember(new)
     rows = {m.id: m for m in engine.store.find_memories({"status": None})}
-    assert rows[first["id"]].status == "superseded"
-    assert rows[first["id"]].superseded_by == second["id"]
-    assert rows[second["id"]].status == "active" and rows[other["id"]].status == "active"
-    assert second["superseded"] == [first["id"]]
-    assert first["id"] not in ids(search(engine, old, kind="memories"))  # active only
+    assert rows[first.id].status == "superseded"
+    assert rows[first.id].superseded_by == second.id
+    assert rows[second.id].status == "active" and rows[other.id].status == "active"
+    assert second.superseded == (first.id,)
+    assert first.id not in ids(search(engine, old, kind="memories"))  # active only
 
 
 @pytest.mark.parametrize(
@@ -641,8 +641,8 @@ def test_remember_keeps_statements_that_do_not_contradict(
     first = engine.remember(old)
     second = engine.remember(new)
     rows = {m.id: m for m in engine.store.find_memories({"status": None})}
-    assert rows[first["id"]].status == "active" and rows[second["id"]].status == "active"
-    assert second["superseded"] == []
+    assert rows[first.id].status == "active" and rows[second.id].status == "active"
+    assert second.superseded == ()
 
 
 # ---- checkpoints missed while no daemon ran (issue 17, item 7) -----------------------------

@@ -171,16 +171,16 @@ def test_forget_takes_superseded_versions_and_undo_entries_along(
     old = engine.remember("Use pnpm, not npm.", "preferences")
     # A contradiction that reaches the store without `remember`'s own supersession (an
     # import), so consolidation supersedes it and leaves an undo entry.
-    first = engine.store.memories([old["id"]])[0]
+    first = engine.store.memories([old.id])[0]
     later = first.created_at + timedelta(days=1)
     second = replace(first, id="imported-1", text="Use npm, not pnpm.", created_at=later)
     engine.apply(Batch(memories=[replace(second, updated_at=later)]))
     new = {"id": second.id}
     engine.maintenance.consolidate()
-    assert engine.store.memories([old["id"]])[0].superseded_by == new["id"]
+    assert engine.store.memories([old.id])[0].superseded_by == new["id"]
     assert engine.store.undo_entries()
     result = engine.maintenance.forget(Selector(ids=(new["id"],)))
-    assert set(result["forgotten"]) == {old["id"], new["id"]}
+    assert set(result["forgotten"]) == {old.id, new["id"]}
     assert result["counts"]["undo_entries"] == 1
     assert engine.store.undo_entries() == [] and engine.export() == []
 
@@ -329,7 +329,7 @@ def test_audit_log_never_holds_text_or_query(engine: Engine) -> None:
     mem = engine.remember(f"the door code is {SECRET}", "entities")
     engine.maintenance.forget(Selector(query=SECRET))
     entry = engine.store.forget_log()[0]
-    assert entry["memory_ids"] == [mem["id"]] and entry["memories"] == 1
+    assert entry["memory_ids"] == [mem.id] and entry["memories"] == 1
     assert SECRET not in json.dumps(entry, default=str)
 
 
@@ -366,7 +366,7 @@ def test_expiry_from_now(run: Run) -> None:
 def test_search_counts_access_in_memory_until_flushed(engine: Engine) -> None:
     mem = engine.remember("The metrics service listens on port 9464", "entities")
     hits = engine.search(SearchRequest("metrics port", kind="memories"))
-    assert [h.id for h in hits] == [mem["id"]]
-    assert engine.store.memories([mem["id"]])[0].access_count == 0  # no write per read
+    assert [h.id for h in hits] == [mem.id]
+    assert engine.store.memories([mem.id])[0].access_count == 0  # no write per read
     engine.maintenance.flush_access()
-    assert engine.store.memories([mem["id"]])[0].access_count == 1
+    assert engine.store.memories([mem.id])[0].access_count == 1

@@ -258,13 +258,13 @@ def test_snapshot_rounds_follow_the_notes_and_drop_stale_projects(engine: Engine
     gone = engine.remember("The beta service deploys from the release branch", scope="/w/beta")
     assert snapshot_refresh.write_all(engine, home) == 3  # global, alpha, beta
     assert snapshot.read(home, "/w/beta") is not None
-    engine.forget([gone["id"]])
+    engine.forget([gone.id])
     assert snapshot_refresh.write_all(engine, home) == 2  # global and alpha
     beta = snapshot.read(home, "/w/beta")
     assert beta is None or "beta service" not in beta.text  # its own file was removed
     alpha = snapshot.read(home, "/w/alpha")
     assert alpha is not None and "alpha service" in alpha.text
-    assert kept["id"][:8] in alpha.text
+    assert kept.id[:8] in alpha.text
 
 
 def test_a_round_writes_a_bounded_batch_per_call(engine: Engine) -> None:

@@ -21,6 +21,7 @@ from support.daemon import WAIT_SECONDS, DaemonProcess, claude_line
 from support.paths import TESTS
 
 from recallnest.core.config import Settings
+from recallnest.core.schemas import jsonable
 from recallnest.engine import Engine
 from recallnest.ingest.pipeline import FileReport, Source, ingest_file
 
@@ -291,7 +292,7 @@ def test_repair_after_kill_and_damage_restores_exactly_the_live_memories(
     settings = Settings.load(flags={"home": str(proc.home)}, env=proc.env)
     engine = Engine.open(settings)
     try:
-        restored = live_memories(engine.export())
+        restored = live_memories(jsonable(engine.export()))
     finally:
         engine.close()
     assert restored == expected  # edits kept, forgotten stay forgotten
@@ -435,7 +436,7 @@ def test_a_forgotten_captured_memory_stays_forgotten_after_repair(proc: DaemonPr
     assert done.returncode == 0, done.stderr
     engine = Engine.open(Settings.load(flags={"home": str(proc.home)}, env=proc.env))
     try:
-        restored = live_memories(engine.export())
+        restored = live_memories(jsonable(engine.export()))
         turns = engine.store.counts()["turns"]
     finally:
         engine.close()

@@ -18,6 +18,7 @@ from support.daemon import DaemonProcess, claude_line
 
 from recallnest.core.config import Settings
 from recallnest.core.paths import db_path
+from recallnest.core.schemas import jsonable
 from recallnest.engine import Engine
 from recallnest.server.backup import backup_path, export_text, write_backup
 from recallnest.server.repair import check_database
@@ -49,7 +50,7 @@ def populate(settings: Settings, cli: Cli) -> int:
 def memories(settings: Settings) -> dict[str, str]:
     engine = Engine.open(settings)
     try:
-        return {m["id"]: m["text"] for m in engine.export()}
+        return {m["id"]: m["text"] for m in jsonable(engine.export())}
     finally:
         engine.close()
 

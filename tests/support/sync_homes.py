@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from recallnest.core.config import Settings
+from recallnest.core.schemas import jsonable
 from recallnest.engine import Engine
 from recallnest.server.handlers import dispatch
 from recallnest.sync.codec import new_key, write_key
@@ -47,14 +48,14 @@ def homes(root: Path, names: str, remote: Remote | None) -> Iterator[list[Engine
 
 
 def texts(engine: Engine) -> list[str]:
-    return sorted(m["text"] for m in engine.export())
+    return sorted(m["text"] for m in jsonable(engine.export()))
 
 
 def state(engine: Engine) -> list[tuple[Any, ...]]:
     """What must agree across machines: each memory's id and synced fields."""
     return sorted(
         (m["id"], m["scope"], m["text"], m["tier"], m["pinned"], m["status"])
-        for m in engine.export()
+        for m in jsonable(engine.export())
     )
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from recallnest.core.models import GLOBAL_SCOPE
+from recallnest.core.schemas import jsonable
 from recallnest.sync.config import Remote
 from recallnest.sync.identity import Identities, normalise_url, portable_of
 from tests.support.sync_homes import homes, sync_all
@@ -78,7 +79,7 @@ def test_a_project_memory_lands_in_each_machines_own_clone(tmp_path: Path) -> No
     laptop = _repo(tmp_path / "laptop" / "widget", "git@github.com:Acme/Widget.git")
     desk = _repo(tmp_path / "desk2" / "w", "https://github.com/Acme/Widget.git")
     with homes(tmp_path, "ab", Remote("personal", str(shared), "folder")) as (a, b):
-        mem_id = a.remember("The widget build needs Node 20", scope=laptop)["id"]
+        mem_id = a.remember("The widget build needs Node 20", scope=laptop).id
         line = " ".join(p.read_text() for p in shared.rglob("*.jsonl"))
         assert laptop not in line  # no local path on the wire (and the payload is sealed)
         sync_all([a, b])
@@ -97,5 +98,5 @@ def test_a_project_memory_lands_in_each_machines_own_clone(tmp_path: Path) -> No
         assert on_a.scope == laptop and on_a.pinned
         quiet = [a.sync.sync(), b.sync.sync()]
         assert [(r["exported"], r["applied"]) for r in quiet] == [(0, 0), (0, 0)]
-        assert {m["scope"] for m in a.export()} == {laptop}
-        assert {m["scope"] for m in b.export()} == {desk}
+        assert {m["scope"] for m in jsonable(a.export())} == {laptop}
+        assert {m["scope"] for m in jsonable(b.export())} == {desk}

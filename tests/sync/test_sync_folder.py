@@ -36,7 +36,7 @@ def test_concurrent_changes_on_three_machines_converge(tmp_path: Path) -> None:
 
 def test_the_same_memory_edited_on_two_machines_ends_the_same_everywhere(tmp_path: Path) -> None:
     with homes(tmp_path, "abc", _remote(tmp_path / "shared")) as (a, b, c):
-        mem_id = a.remember("The staging database is on port 5433")["id"]
+        mem_id = a.remember("The staging database is on port 5433").id
         sync_all([a, b, c])
         now = datetime.now(UTC)
         (on_a,) = a.store.memories([mem_id])
@@ -56,7 +56,7 @@ def test_forget_on_one_machine_is_gone_from_the_others_and_the_folder(tmp_path: 
     shared = tmp_path / "shared"
     with homes(tmp_path, "abc", _remote(shared)) as (a, b, c):
         secret = "The office door code is 4417"
-        mem_id = a.remember(secret)["id"]
+        mem_id = a.remember(secret).id
         b.remember("Keep commits small")
         sync_all([a, b, c])
         assert secret in texts(c)
@@ -79,7 +79,7 @@ def test_forget_on_one_machine_is_gone_from_the_others_and_the_folder(tmp_path: 
 
 def test_remembering_again_after_a_forget_brings_it_back(tmp_path: Path) -> None:
     with homes(tmp_path, "ab", _remote(tmp_path / "shared")) as (a, b):
-        mem_id = a.remember("Run ruff before every commit")["id"]
+        mem_id = a.remember("Run ruff before every commit").id
         sync_all([a, b])
         forget(b, [mem_id])
         sync_all([a, b])
@@ -155,7 +155,7 @@ def test_sync_before_init_is_a_clear_error(engine: Engine) -> None:
 def test_compaction_keeps_the_log_the_size_of_live_memories(tmp_path: Path) -> None:
     shared = tmp_path / "shared"
     with homes(tmp_path, "ab", _remote(shared)) as (a, b):
-        mem_id = a.remember("Tabs, not spaces, in the Makefile")["id"]
+        mem_id = a.remember("Tabs, not spaces, in the Makefile").id
         for n in range(10):
             (mem,) = a.store.memories([mem_id])
             a.apply_memories([replace(mem, importance=0.1 + n / 20)])

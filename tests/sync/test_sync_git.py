@@ -14,6 +14,7 @@ import pytest
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from recallnest.core.models import GLOBAL_SCOPE
+from recallnest.core.schemas import jsonable
 from recallnest.sync.codec import new_key
 from recallnest.sync.config import Remote
 from tests.support.sync_homes import KEY, add_remote, forget, homes, state, sync_all, texts
@@ -71,7 +72,7 @@ def test_three_homes_through_a_bare_repository(tmp_path: Path) -> None:
     with homes(tmp_path, "abc", remote) as (a, b, c):
         a.remember("We use pnpm, never npm")
         b.remember("The deploy target is fly.io")
-        shared = c.remember("Integration tests need a running Postgres")["id"]
+        shared = c.remember("Integration tests need a running Postgres").id
         sync_all([a, b, c])
         assert texts(a) == texts(b) == texts(c) and len(texts(a)) == 3
         # The same memory edited on two machines, concurrently.
@@ -99,7 +100,7 @@ def test_forget_is_gone_from_every_machine_and_the_remote_history(tmp_path: Path
     remote = Remote("personal", str(repo), "git")
     secret = "The office door code is 4417"
     with homes(tmp_path, "abc", remote) as (a, b, c):
-        mem_id = a.remember(secret)["id"]
+        mem_id = a.remember(secret).id
         a.remember("Keep commits small")
         sync_all([a, b, c])
         (on_b,) = b.store.memories([mem_id])
@@ -155,14 +156,14 @@ def test_a_team_remote_with_two_users(tmp_path: Path) -> None:
         alice.remember("I prefer short variable names", scope=GLOBAL_SCOPE)
         sync_all([alice, bob])
         assert texts(bob) == ["The service listens on port 8080"]
-        assert {m["scope"] for m in bob.export()} == {clones[1]}  # in bob's own clone
+        assert {m["scope"] for m in jsonable(bob.export())} == {clones[1]}  # in bob's own clone
         history = _history_text(team_repo, team_key)
         assert "8080" in history and "short variable names" not in history
         assert '"u": "alice"' in history  # who wrote it travels with it
         assert "git:git.example.com/team/svc" in history and clones[0] not in history
         bob.remember("Deploys need the VPN", scope=clones[1])
         sync_all([alice, bob])
-        (vpn,) = [m for m in alice.export() if m["text"] == "Deploys need the VPN"]
+        (vpn,) = [m for m in jsonable(alice.export()) if m["text"] == "Deploys need the VPN"]
         assert vpn["scope"] == clones[0]
         assert '"u": "bob"' in _history_text(team_repo, team_key)
         # The personal memory never went to the team remote, so bob never got it.
