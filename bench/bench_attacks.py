@@ -255,7 +255,7 @@ def repair_after_kill(trials: int, rng: random.Random) -> Row:
         cli(d.env, "repair")
         engine = Engine.open(Settings.load(flags={"home": str(d.home)}, env=d.env))
         try:
-            back = {r["id"]: (r["text"], r["pinned"], r["tier"]) for r in engine.export()}
+            back = {m.id: (m.text, m.pinned, m.tier) for m in engine.export()}
         finally:
             engine.close()
         same = sum(1 for k, v in live.items() if back.get(k) == v)

@@ -65,7 +65,7 @@ def build_home(home: Path, n: int) -> int:
     engine = Engine.open(bench_settings(home, embedder="local"))
     try:
         engine.apply(Batch(memories=make_memories(n, seed=51)))
-        done = engine.reindex()["embedded"]
+        done = engine.reindex().embedded
     finally:
         engine.close()
     return int(done)

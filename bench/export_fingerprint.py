@@ -50,7 +50,13 @@ def fingerprint(files, home):
         for path in files:
             pipeline.ingest_file(pipeline.Source(str(path), "claude"), None, engine.ingest_batch)
         engine.drain_capture()
-        text = repair.export_text(engine.export())
+        records = engine.export()
+        if records and not isinstance(records[0], dict):
+            # Memory rows since the engine's results are typed (issue 19); dicts before.
+            from pydantic_core import to_jsonable_python
+
+            records = to_jsonable_python(records)
+        text = repair.export_text(records)
         counts = engine.store.counts()
     finally:
         engine.close()
