@@ -392,8 +392,10 @@ NAMED_VALUE_BONUS = 0.3
 # value (held-out scenarios hx04, hc03: Jaccard 0.25 and 0.04).
 SAME_ATTRIBUTE_BONUS = 0.3
 _REPLACED = re.compile(
-    r"\b(?:moved (?:off|away from)|no longer (?:use|using|on|with)?|instead of|rather than"
-    r"|switched (?:away )?from|replaced|dropped|stopped using|got rid of|not)\s+(?:the |using )?"
+    r"\b(?:(?:moved|migrated|ported) (?:[\w-]+ ){0,3}?(?:off|away from|from)"
+    r"|no longer (?:use|using|on|with)?|instead of|rather than"
+    r"|switched (?:[\w-]+ ){0,3}?(?:away )?from|replaced|dropped|stopped using|got rid of|not)"
+    r"\s+(?:the |using )?"
     r"([A-Za-z0-9][\w.+/-]*)"
     r"|(?:不再(?:用|使用)?|不用|不是|换掉|弃用|去掉|从)\s*([A-Za-z0-9][\w.+/-]*|[\u3400-\u9fff]{2,6})",
     re.IGNORECASE,
@@ -483,7 +485,9 @@ def _corrected(
     best, best_score = None, floor
     named = replaced_values(cap.text)
     for m in known:
-        if m.scope != cap.scope or m.category != cap.category or m.status != "active":
+        if m.scope != cap.scope or m.status != "active":
+            continue
+        if m.category != cap.category and not _names_across(cap, m, named):
             continue
         same = same_attribute(cap.text, m.text)
         if same is False:
@@ -498,6 +502,23 @@ def _corrected(
         if score >= best_score:
             best, best_score = m, score
     return best
+
+
+# Categories of what a project is and did: a correction stated as a decision ("we moved the
+# queue off Redis to NATS") replaces a fact about the same thing ("the job queue uses Redis").
+_FACT_CATEGORIES = frozenset({"entities", "events", "patterns", "cases"})
+
+
+def _names_across(cap: Capture, m: Memory, named: set[str]) -> bool:
+    """Whether a correction of another category still points at `m`: both are project facts,
+    `m` holds a value the correction says it replaces, and they share another keyword (what
+    the value was of: "queue")."""
+    if cap.category not in _FACT_CATEGORIES or m.category not in _FACT_CATEGORIES:
+        return False
+    if not named & value_words(m.text):
+        return False
+    shared = keyword_tokens(cap.text) & keyword_tokens(m.text)
+    return bool(shared - keyword_tokens(" ".join(named)))
 
 
 def replaces_a_value(cap: Capture) -> bool:

@@ -5,12 +5,14 @@ runs, so nothing pasted becomes a memory) and by checkpoints (`checkpoint_rules.
 and `checkpoint`: nothing pasted or chatty becomes the request, a report or an open loop).
 
 - A pasted output line (`is_pasted_line`, kind by `pasted_kind`): a stack-trace frame of any
-  language; a log line (timestamps, levels, klog, syslog/journal, logfmt, JSON logs, docker
-  compose prefixes); test-runner output (pytest, jest, vitest, go test, cargo test); package
+  language, and every line of a Python traceback through its exception line
+  (`traceback_lines`); a log line (timestamps, epoch seconds, levels, klog, syslog/journal,
+  logfmt, JSON logs, access logs, docker compose prefixes); `export VAR=` shell lines; test-runner output (pytest, jest, vitest, go test, cargo test); package
   manager and build output (npm, pip, uv, apt, go, cargo, docker build); compiler diagnostics
   (`file:line:col: error`); kubectl tables and `describe` fields, kubelet events.
 - Small talk (`is_small_talk`): a sentence with a chit-chat cue (weather, coffee, family,
-  sleep, feelings, weekends, "lol"/哈哈…) and neither a task cue nor a technical token.
+  sleep, feelings, weekends, "lol"/哈哈…, or a short farewell) and neither a task cue nor a
+  technical token.
 
 Pure: no I/O, clock or environment; standard library only; imports nothing of the project.
 """
@@ -18,6 +20,7 @@ Pure: no I/O, clock or environment; standard library only; imports nothing of th
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 # --------------------------------------------------------------------------- pasted output
 
@@ -46,6 +49,9 @@ LOG = re.compile(
     | ^\s*\{\s*"(?:level|lvl|time|ts|timestamp|msg|message|severity|@timestamp)"\s*:
     | ^[\w.-]+\s+\|\ \S                                       # docker compose "web_1  | …"
     | ^[\w@.-]+\[\d+\]:\ \S                                   # "nginx[812]: …"
+    | ^\[?\d{10}(?:\.\d{1,9})?\]?:?\s                          # epoch seconds (mosquitto)
+    | ^\s*\[(?i:info|warn|warning|error|debug|trace|fatal|notice)\]\s
+    | ^\S+\ \S+\ \S+\ \[\d{2}/\w{3}/\d{4}:\d{2}:\d{2}:\d{2}        # access log
     """,
     re.VERBOSE,
 )
@@ -86,6 +92,7 @@ BUILD_OUTPUT = re.compile(
     | ^(?:Get|Hit|Ign|Err):\d+\ \S | ^(?:Reading\ package\ lists|Building\ dependency\ tree)\.\.\.
     | ^(?:Setting\ up|Unpacking|Selecting\ previously\ unselected)\ \S
     | ^go:\ (?:downloading|finding|upgraded|added|extracting)\ \S
+    | ^\s*export\ [A-Za-z_]\w*=                                 # shell environment lines
     """,
     re.VERBOSE,
 )
@@ -127,6 +134,33 @@ def pasted_kind(line: str) -> str | None:
     return None
 
 
+# A Python traceback ends on its exception line ("decimal.InvalidOperation: [...]"), which no
+# pattern of a single line tells from prose: only its place after the frames does.
+_TRACEBACK_HEAD = re.compile(r"^\s*Traceback \(most recent call last\)")
+_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?::|\s*$)")
+_CHAINED = re.compile(r"^(?:During handling of the above|The above exception was the direct)")
+
+
+def traceback_lines(lines: Sequence[str]) -> set[int]:
+    """Indexes of the lines that belong to a Python traceback: from its header through the
+    exception line that closes it (a frame, indented, in between)."""
+    found: set[int] = set()
+    inside = False
+    for index, line in enumerate(lines):
+        if _TRACEBACK_HEAD.match(line):
+            inside = True
+        elif _CHAINED.match(line):
+            inside = False
+        elif not inside or not line.strip():
+            continue
+        elif not line[0].isspace():
+            inside = False
+            if not _EXCEPTION_LINE.match(line):
+                continue
+        found.add(index)
+    return found
+
+
 def is_pasted_line(line: str) -> bool:
     """True when the line is pasted output (trace, log, runner, build, kubectl…), not prose."""
     return pasted_kind(line) is not None
@@ -161,9 +195,19 @@ _CHAT = re.compile(
     r"|feel(?:ing)? (?:great|good|bad|awful|terrible|tired|sick|better)|bored|distracted)\b"
     r"|天气|下雨|下雪|好热|好冷|太热|太冷|咖啡|奶茶|午饭|晚饭|早饭|吃饭|周末|假期|放假|宝宝|孩子"
     r"|老婆|老公|家人|爸爸|妈妈|好累|太累|累死|困死|熬夜|没睡好|睡不着|失眠|哈哈|嘿嘿|呵呵|心情"
-    r"|开心|难过|无聊|堵车|感冒|头疼|请你喝|爬山|生日",
+    r"|开心|难过|无聊|堵车|感冒|头疼|请你喝|爬山|生日|明天见|回见|再见|拜拜|晚安|下班|先走了|先撤了"
+    r"|回头聊|改天聊",
     re.IGNORECASE,
 )
+# A farewell ("thanks! talk tomorrow", "see you", "calling it a day"): chit-chat only in a
+# short sentence ("the goodbye handler closes the socket" is about the work).
+_FAREWELL = re.compile(
+    r"\b(?:talk (?:to you )?(?:tomorrow|later|soon|on monday|next week)|see (?:you|ya)|bye"
+    r"|good ?night|gotta go|signing off|calling it a (?:day|night)|ttyl|cya"
+    r"|heading (?:out|home|off)|done for (?:the day|today|tonight)|off for the (?:day|night))\b",
+    re.IGNORECASE,
+)
+_FAREWELL_MAX_WORDS = 6
 # Words that make a sentence about the work even without a task cue.
 _TECH = re.compile(
     r"\b(?:api|apis|bug|bugs|tests?|build|deploy\w*|server|code|errors?|ci|pr|commit|branch|repo"
@@ -187,7 +231,8 @@ def is_small_talk(sentence: str) -> bool:
     """True for chit-chat (weather, coffee, family, sleep, feelings, "lol"…): a chit-chat cue
     and neither a task cue nor a technical token, so dropping it loses nothing of the work."""
     text = sentence.strip()
-    if not _CHAT.search(text) or TASK.search(text) or _TECH.search(text):
+    farewell = _FAREWELL.search(text) is not None and len(text.split()) <= _FAREWELL_MAX_WORDS
+    if not (farewell or _CHAT.search(text)) or TASK.search(text) or _TECH.search(text):
         return False
     if _is_cjk_text(text):
         return _LATIN.search(text) is None  # a Latin word in Chinese prose names something

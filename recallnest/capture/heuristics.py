@@ -92,6 +92,8 @@ def capture_turn(
     replying = previous is not None and previous.role != turn.role
     said_before = previous.text if previous is not None and replying else None
     signals = extract(gate.sentences, turn.role, after_other_turn=replying, previous=said_before)
+    if turn.role == "user" and said_before is not None:
+        signals += _confirmed_fix(gate.sentences[0], said_before)
     # canonical() is slow (one large alias regex): once per signal, for subject and dedup.
     canons = [canonical(s.text, aliases) for s in signals]
     captures = [_to_capture(s, c, turn.id, project) for s, c in zip(signals, canons, strict=True)]
@@ -245,6 +247,8 @@ def _fact(text: str, role: str, relaxed: bool) -> Signal | None:
     if not relaxed and _transient(text):
         return None
     if R.CODE_NAVIGATION.search(text) or R.HEDGE.search(text) or R.FAILURE.search(text):
+        return None
+    if R.PROMISE.search(text):  # "下次做 /search": still to do, not a fact
         return None
     if R.REQUEST.search(text) or not _fact_shape(text, role, relaxed):
         return None
@@ -452,6 +456,27 @@ def _solved_case(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     if nxt and R.CASE_FIX.search(nxt) and not is_question(nxt):
         return Signal("case.error_then_fix", "cases", f"{text} {nxt}", 0.65, confidence), 2
     return None
+
+
+_CONFIRMED_FIX_SENTENCES = 3
+
+
+def _confirmed_fix(first: str, fix_turn: str) -> list[Signal]:
+    # Trigger: the user's reply opens with "that fixed it" / "works now" / 好了，能连上了, and
+    # the turn it answers reports a change ("I set the role to ETL_LOADER", 已补上). Why: the
+    # user just confirmed a solved case; the cause and the fix are in the other side's words.
+    # Outcome: a case of that turn's opening statements (at most three), user confidence.
+    if not R.WORKS_NOW.search(first):
+        return []
+    said = gate_turn(fix_turn)
+    if said.reason is not None:
+        return []
+    kept = [s for s in said.sentences if not is_question(s) and not R.INTENT.match(s)]
+    kept = kept[:_CONFIRMED_FIX_SENTENCES]
+    if not any(R.CHANGE_REPORT.search(s) for s in kept):
+        return []
+    text = " ".join(kept).replace("。 ", "。")[:MAX_SENTENCE_CHARS]
+    return [Signal("case.confirmed_fix", "cases", text, 0.7, 0.8)]
 
 
 # --------------------------------------------------------------------------- captures

@@ -104,6 +104,35 @@ NARRATION = re.compile(
     _I,
 )
 
+# A plan or promise for later ("I'll do /search next time", 下次做 /search, 回头再加): what is
+# still to do, never a standing fact.
+PROMISE = re.compile(
+    r"\bnext time\b|\b(?:later|tomorrow)\s*[.!]?$|\bin the next session\b"
+    r"|下次|回头(?:再)?|之后再|明天再|以后再|改天",
+    _I,
+)
+
+# The user saying it works now, right after the other side's fix: "That fixed it.", "works
+# now", 好了，能连上了, 可以了. The checkpoints read it too (not an open request).
+WORKS_NOW = re.compile(
+    r"^(?:(?:ok(?:ay)?|great|nice|yes|yep|cool|perfect|thanks)[,!.]? )*"
+    r"(?:(?:that|this|it)(?:'s| is)? (?:fixed it|did it|did the trick|solved it|works?(?: now)?"
+    r"|worked|is working(?: now)?)|(?:works|working) now|all good now)\b"
+    r"|^(?:好了|好啦|可以了|行了)?[，,]?\s*(?:现在)?(?:能|可以)?(?:连上|用|跑通|跑|访问|登录|打开|编译|启动)了"
+    r"|^(?:没问题了|正常了|成功了|修好了|好使了)",
+    _I,
+)
+# A report of a change made (the fix the user then confirms): "I set the role to X",
+# "Replaced float with Decimal", 已补上, 改成了.
+CHANGE_REPORT = re.compile(
+    r"\b(?:I|we)(?:'ve| have)? (?:set|changed|fixed|added|updated|replaced|removed|moved"
+    r"|switched|bumped|pinned|granted|restarted|configured|enabled|disabled|raised|lowered"
+    r"|increased|renamed|reverted|patched)\b|^(?:Set|Changed|Fixed|Added|Updated|Replaced"
+    r"|Removed|Switched|Bumped|Pinned|Granted|Restarted|Configured|Enabled|Disabled|Raised"
+    r"|Lowered|Increased|Renamed|Reverted|Patched)\b|已(?:经)?(?:补上|修复|改|加|更新|替换|删除"
+    r"|重启|配置|开启|关闭|调)|改成了|换成了|补上了|加上了",
+)
+
 # Announcing an action yet to happen: no solved case can follow.
 INTENT = re.compile(
     r"^(?:i'll|i will|i'm going to|let me|我先|让我|我来|我这就|我马上)",

@@ -20,7 +20,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
-from recallnest.capture.chatter import PASTED_KINDS
+from recallnest.capture.chatter import PASTED_KINDS, traceback_lines
 from recallnest.core.injected import strip_injected as strip_injected
 
 BLOB_RUN_CHARS = 200  # a run this long without whitespace is minified code, base64 or a dump
@@ -124,14 +124,19 @@ def strip_noise(text: str) -> tuple[str, Counter[str]]:
     unfenced = _FENCE.sub("\n", text)
     kept: list[str] = []
     in_diff = in_output = False
-    for line in unfenced.splitlines():
+    lines = unfenced.splitlines()
+    traceback = traceback_lines(lines)
+    for index, line in enumerate(lines):
         if not line.strip():
             in_output = False
             continue
         in_diff = in_diff or line.startswith(("diff --git", "@@ "))
         # Trigger: lines after a shell prompt line ("$ docker ps"), up to a blank line.
         # Why: that is the command's output, whatever it looks like. Outcome: tool output.
-        kind = "tool_output" if in_output else classify_line(line, in_diff)
+        if index in traceback:
+            kind = "stack_trace"
+        else:
+            kind = "tool_output" if in_output else classify_line(line, in_diff)
         in_output = in_output or _PROMPT.match(line) is not None
         if kind == "text":
             kept.append(line)

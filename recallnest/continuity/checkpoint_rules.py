@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 
-from recallnest.capture.chatter import INDENTED, is_pasted_line
+from recallnest.capture.chatter import INDENTED, is_pasted_line, traceback_lines
 from recallnest.capture.chatter import TASK as _TASK
+from recallnest.capture.rules import WORKS_NOW as WORKS_NOW
 from recallnest.capture.salience import split_sentences
 
 # --------------------------------------------------------------------------- repo state
@@ -83,6 +84,8 @@ DONE = re.compile(
     + r"|^(?:(?:also|then|and|so),? )?"
     + _DONE_VERBS
     + r"|^(?:done|fixed|finished|completed|all set|all done|summary|root cause)\b"
+    # "parse_amount in csv_import.py now strips it": what the code does since the change.
+    r"|\b(?:[\w./()-]+ in )?[\w./()-]+ now (?!is\b|has\b|needs\b|looks\b|seems\b)[a-z]+s\b"
     r"|^(?:I|we) found (?:the|a) (?:cause|bug|problem|issue|culprit)\b"
     r"|^(?:the )?(?:fix|change|patch)(?:es)? (?:is|are) (?:in|done|applied)\b"
     r"|^(?:all |the )?(?:\d+ )?tests? (?:now )?pass"
@@ -145,8 +148,12 @@ STILL_FAILING = re.compile(
 # "pasted_output"; the definition is `chatter`'s, the one capture uses too.
 def drop_log_lines(text: str) -> str:
     """`text` without the lines that are pasted output or indented code."""
+    lines = text.splitlines()
+    traceback = traceback_lines(lines)
     return "\n".join(
-        line for line in text.splitlines() if not (is_pasted_line(line) or INDENTED.match(line))
+        line
+        for index, line in enumerate(lines)
+        if index not in traceback and not (is_pasted_line(line) or INDENTED.match(line))
     )
 
 
