@@ -38,10 +38,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import numpy as np
 from common import (
+    add_clustered_vectors,
     bench_settings,
-    clustered_vectors,
     fmt,
     load1,
     machine_line,
@@ -87,12 +86,7 @@ def build(home: Path, memories: int, turns: int, model: tuple[str, int] | None) 
             store.write(Batch(turns=tur[k : k + WRITE_BATCH]))
         del tur
         if model is not None:
-            cols = store.index_rows()
-            docs = np.concatenate([cols["memory"]["doc"], cols["turn"]["doc"]]).astype(np.int64)
-            matrix = clustered_vectors(len(docs), model[1], seed=13)
-            store.register_model(model[0], model[1])
-            for lo in range(0, len(docs), 20_000):
-                store.add_vectors(model[0], docs[lo : lo + 20_000], matrix[lo : lo + 20_000])
+            add_clustered_vectors(store, model)
         store.flush_wal()
     finally:
         store.close()

@@ -7,7 +7,12 @@ should inject it), one with nothing stored about it, one chatter (skipped before
 Reports p50/p95 ms of the `recall` op over the socket and of the hook process, and how many
 hooks ran out of their socket budget (they print nothing: the prompt is never held up).
 
-    python bench/bench_prompt_hook.py [-n 40] [--quick] [--script PATH]   # .venv/bin on PATH
+    python bench/bench_prompt_hook.py [-n 40] [--quick] [--script PATH] [--embedder local]
+
+With `--embedder local` (the shipped default) every row gets a clustered vector under the local
+model's id, so the daemon has nothing to embed, and each prompt's query is embedded by the
+real model (the daemon loads it on a warm-up prompt before timing starts); the cosine then
+joins the gate (continuity.recall). The default `none` times the lexical path alone.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_resume_scale import OWN, OWN_FACTS, populate
-from common import fmt, load1, machine_line, median, note, p95, print_table
+from common import add_clustered_vectors, fmt, load1, machine_line, median, note, p95, print_table
 
 from recallnest.server import protocol
 
@@ -51,11 +56,27 @@ def payload(prompt: str, k: int) -> str:
     )
 
 
+def vectorise(home: Path) -> None:
+    """Every row a vector under the local embedder's model id (no model loaded here)."""
+    from recallnest.retrieval.embed import make_embedder
+    from recallnest.store import Store
+
+    embedder = make_embedder("local")
+    store = Store(home / "recallnest.duckdb")
+    try:
+        rows = add_clustered_vectors(store, (embedder.model_id, embedder.dimensions))
+        store.flush_wal()
+    finally:
+        store.close()
+    note(f"{rows} rows given vectors under {embedder.model_id}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("-n", "--runs", type=int, default=40)
     parser.add_argument("--script", help="the `recallnest` console script (default: on PATH)")
+    parser.add_argument("--embedder", choices=("none", "local"), default="none")
     args = parser.parse_args()
     size = 5_000 if args.quick else 100_000
     runs = 8 if args.quick else args.runs
@@ -71,11 +92,17 @@ def main() -> None:
         t0 = time.perf_counter()
         populate(home, size)
         note(f"populated {size} memories in {time.perf_counter() - t0:.1f}s")
+        if args.embedder == "local":
+            vectorise(home)
         env = {k: v for k, v in os.environ.items() if not k.startswith("RECALLNEST_")}
-        env.update(HOME=str(tmp / "user"), RECALLNEST_HOME=str(home), RECALLNEST_EMBEDDER="none")
+        env.update(
+            HOME=str(tmp / "user"), RECALLNEST_HOME=str(home), RECALLNEST_EMBEDDER=args.embedder
+        )
         subprocess.run([script, "daemon", "start"], env=env, check=True, capture_output=True)
         try:
             sock = str(home / protocol.SOCKET_NAME)
+            warm = {"prompt": prompts(0)[0], "cwd": OWN, "session_id": "warm-up"}
+            protocol.request(sock, "recall", warm, 120.0)  # loads the model, if any
             argv = [script, "hook", "user-prompt", "--agent", "claude"]
             for k in range(runs):
                 relevant, absent, chatter = prompts(k)
@@ -117,7 +144,9 @@ def main() -> None:
                 f"{injected[label]} injected",
             ]
         )
-    title = f"Prompt-time recall with {size} memories (load1 {load1():.2f})"
+    title = (
+        f"Prompt-time recall with {size} memories, embedder {args.embedder} (load1 {load1():.2f})"
+    )
     print_table(title, ["what", "runs", "p50 ms", "p95 ms", "notes"], rows)
 
 

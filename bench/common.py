@@ -376,6 +376,18 @@ def clustered_vectors(
     return out
 
 
+def add_clustered_vectors(store: Any, model: tuple[str, int], seed: int = 13) -> int:
+    """Give every memory and turn of `store` (a Store) a clustered unit vector under `model`
+    (id, dimensions), as if the embedder had caught up; returns how many rows got one."""
+    cols = store.index_rows()
+    docs = np.concatenate([cols["memory"]["doc"], cols["turn"]["doc"]]).astype(np.int64)
+    matrix = clustered_vectors(len(docs), model[1], seed=seed)
+    store.register_model(model[0], model[1])
+    for lo in range(0, len(docs), 20_000):
+        store.add_vectors(model[0], docs[lo : lo + 20_000], matrix[lo : lo + 20_000])
+    return len(docs)
+
+
 def query_vectors(data: np.ndarray, n: int, noise: float = 0.04, seed: int = 9) -> np.ndarray:
     """`n` queries: randomly chosen data rows, perturbed and renormalised."""
     rng = np.random.default_rng(seed)

@@ -53,6 +53,7 @@ from recallnest.retrieval.embed import Embedder, make_embedder
 from recallnest.retrieval.index import Filter, SearchIndex
 from recallnest.retrieval.query import plan_query
 from recallnest.retrieval.ranking import PROFILES, VECTOR_ONLY_MIN_COSINE, Scored, retrieve
+from recallnest.retrieval.relevance import CALIBRATED_MODELS
 from recallnest.retrieval.topk import top_k
 from recallnest.store import Batch, BatchResult, IndexSnapshot, Store
 from recallnest.store.journal import Journal
@@ -582,6 +583,22 @@ class Engine:
         if req.record:
             self.record_access([h.id for h in hits if h.kind == "memory"])  # counted in memory
         return hits
+
+    def affinities(self, query: str, hits: Sequence[SearchHit]) -> dict[str, float]:
+        """Cosine of the query's embedding (the one `search` cached for the same text) with
+        each hit's, by hit id; empty without an embedder, hits without a vector left out."""
+        if self.embedder is None or self.embedder.model_id not in CALIBRATED_MODELS:
+            return {}
+        qvec = self._query_vector(plan_query(query, datetime.now(UTC)).text)
+        if qvec is None:
+            return {}
+        out: dict[str, float] = {}
+        for hit in hits:
+            pos = self.index.position(hit.kind, hit.id)
+            vec = None if pos is None else self.index.vector_at(pos)
+            if vec is not None and len(vec) == len(qvec):
+                out[hit.id] = float(vec @ qvec.astype(np.float32))
+        return out
 
     def _evidence_positions(self, positions: Sequence[int]) -> dict[int, list[int]]:
         """Index positions of the turns each memory (by position) was captured from."""

@@ -7,8 +7,9 @@ and `checkpoint`: nothing pasted or chatty becomes the request, a report or an o
 - A pasted output line (`is_pasted_line`, kind by `pasted_kind`): a stack-trace frame of any
   language, and every line of a Python traceback through its exception line
   (`traceback_lines`); a log line (timestamps, epoch seconds, levels, klog, syslog/journal,
-  logfmt, JSON logs, access logs, docker compose prefixes); `export VAR=` shell lines; test-runner output (pytest, jest, vitest, go test, cargo test); package
-  manager and build output (npm, pip, uv, apt, go, cargo, docker build); compiler diagnostics
+  logfmt, JSON logs, access logs, docker compose prefixes); `export VAR=` shell lines;
+  test-runner output (pytest, jest, vitest, go test, cargo test); package manager and build
+  output (npm, pip, uv, apt, go, cargo, docker build); compiler diagnostics
   (`file:line:col: error`); kubectl tables and `describe` fields, kubelet events.
 - Small talk (`is_small_talk`): a sentence with a chit-chat cue (weather, coffee, family,
   sleep, feelings, weekends, "lol"/哈哈…, or a short farewell) and neither a task cue nor a

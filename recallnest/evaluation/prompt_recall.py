@@ -54,7 +54,7 @@ class PromptResult:
     tokens: int
     skip: str | None
     scores: list[float] = field(default_factory=list)
-    candidates: list[tuple[str, float]] = field(default_factory=list)
+    candidates: list[tuple[str, float, float | None]] = field(default_factory=list)
 
 
 def share(a: int, b: int) -> float | None:
@@ -167,10 +167,12 @@ def background(count: int, seed: int, lang: str) -> list[str]:
 # --- playing one scenario --------------------------------------------------------------------
 
 
-def run_scenario(sc: Scenario, root: Path) -> list[PromptResult]:
+def run_scenario(sc: Scenario, root: Path, embedder: str = "hash") -> list[PromptResult]:
+    """Play one scenario in a fresh home. `embedder` "local" is the shipped default (its
+    cosine joins the gate); "hash" is the deterministic test embedder (lexical gate only)."""
     home = root / sc["id"]
     settings = Settings.load(
-        flags={"home": str(home / "rn"), "embedder": "hash"}, env={"HOME": str(home / "u")}
+        flags={"home": str(home / "rn"), "embedder": embedder}, env={"HOME": str(home / "u")}
     )
     engine = Engine.open(settings)
     try:
@@ -216,6 +218,8 @@ def _play(engine: Engine, sc: Scenario) -> list[PromptResult]:
         keys[t["key"]] = turn_id(t.get("agent", "claude"), session, record)
     if turns:
         engine.apply(Batch(turns=turns))
+    while engine.embed_pending():  # every row has its vector before the first prompt
+        pass
     return [
         result
         for number, session in enumerate(sc["sessions"])
@@ -265,7 +269,7 @@ def _session(
                 skip=answer.get("skip"),
                 scores=list(answer.get("scores") or []),
                 candidates=[
-                    (("NEEDED " if c[0] in needs else "") + c[1], c[2])
+                    (("NEEDED " if c[0] in needs else "") + c[1], c[2], c[3])
                     for c in answer.get("candidates") or []
                 ],
             )
@@ -331,11 +335,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--show", action="store_true", help="print every prompt's outcome")
     parser.add_argument("--show-candidates", action="store_true", help="and its candidates")
+    parser.add_argument("--embedder", choices=("local", "hash"), default="local")
     args = parser.parse_args(argv)
     scenarios = load(args.path, args.split)
     root = Path(tempfile.mkdtemp(prefix="rn-prompt-eval-"))
     try:
-        results = [r for sc in scenarios for r in run_scenario(sc, root)]
+        results = [r for sc in scenarios for r in run_scenario(sc, root, args.embedder)]
     finally:
         shutil.rmtree(root, ignore_errors=True)
     summary = score(results).summary()

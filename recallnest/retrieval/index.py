@@ -412,6 +412,14 @@ class SearchIndex:
                 return np.zeros(n, dtype=np.float32), np.zeros(n, dtype=bool)
             return self._vectors[:n] @ query.astype(np.float32), self._has_vec[:n].copy()
 
+    def vector_at(self, pos: int) -> np.ndarray | None:
+        """The row's embedding (a copy), or None when it has none yet."""
+        with self._lock:
+            if not self._vectors.shape[1] or pos >= self.size or not self._has_vec[pos]:
+                return None
+            out: np.ndarray = self._vectors[pos].copy()
+            return out
+
     def position(self, kind: str, row_id: str) -> int | None:
         """The live row position of a memory or turn id, if indexed."""
         with self._lock:

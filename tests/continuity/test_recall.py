@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from recallnest.continuity.recall import choose, render
+from recallnest.continuity.recall import MIN_COMPARED, SEMANTIC_MARGIN, choose, render
 from recallnest.core.marker import CONTEXT_MARKER
 from recallnest.core.models import SearchHit
 from recallnest.retrieval.relevance import analyse_prompt
@@ -61,3 +61,46 @@ def test_turns_and_captures_of_the_session_itself_are_skipped() -> None:
     own_turn = replace(HIT, kind="turn", id="t1", session_id="s")
     captured_here = replace(HIT, id="m2", evidence=("t-own",))
     assert pick(frozenset(), [own_turn, captured_here]) == []
+
+
+# --------------------------------------------------------------------------- meaning, not words
+
+PR_PROMPT = "write the description for this pull request"  # no word of the convention below
+CONVENTION = SearchHit(
+    kind="memory", id="conv", text="Commit messages follow Conventional Commits", score=0.5
+)
+OTHERS = [
+    SearchHit(kind="memory", id=f"o{i}", text=f"Unrelated note {i}", score=0.4) for i in range(3)
+]
+
+
+def semantic_pick(affinity: dict[str, float], hits: list[SearchHit] | None = None) -> list[str]:
+    chosen = choose(
+        analyse_prompt(PR_PROMPT),
+        hits or [CONVENTION, *OTHERS],
+        flat,
+        excluded=frozenset(),
+        session_id="s",
+        session_turns=frozenset,
+        now=NOW,
+        max_tokens=160,
+        affinity=affinity,
+    )
+    return [c.id for c in chosen]
+
+
+def test_a_memory_far_closer_in_meaning_than_the_rest_is_chosen_without_shared_words() -> None:
+    margin = SEMANTIC_MARGIN + 0.005
+    near = {"conv": 0.86 + margin, "o0": 0.86, "o1": 0.85, "o2": 0.84}
+    assert semantic_pick({}) == []  # the lexical gate alone refuses it
+    assert semantic_pick(near) == ["conv"]
+
+
+def test_a_small_margin_or_too_few_vectors_or_a_raw_turn_is_not_enough() -> None:
+    close = {"conv": 0.86 + SEMANTIC_MARGIN - 0.005, "o0": 0.86, "o1": 0.85, "o2": 0.84}
+    assert semantic_pick(close) == []
+    assert semantic_pick({"conv": 0.95, "o0": 0.80}) == []  # fewer than MIN_COMPARED
+    turn = replace(CONVENTION, kind="turn")
+    near = {"conv": 0.95, "o0": 0.86, "o1": 0.85, "o2": 0.84}
+    assert semantic_pick(near, [turn, *OTHERS]) == []
+    assert MIN_COMPARED == 3
