@@ -359,7 +359,7 @@ def _pgpass_starts(subject: str, _text: str) -> list[int]:
     starts = []
     for m in _PGPASS_PORT_RE.finditer(subject):
         start = m.start()
-        while start > 0 and not subject[start - 1].isspace():
+        while start > 0 and "!" <= subject[start - 1] <= "~":
             start -= 1
         starts.append(start)
     return sorted(set(starts))
@@ -727,7 +727,8 @@ _RULES: tuple[_Rule, ...] = (
         "password",
         _GENERIC,
         r"(?P<key>pass(?:word|wd|phrase|code)?|pwd|pw|secret|token|api[ \t]?key"
-        r"|(?:access|secret|private|signing|encryption|master|admin)[ \t]key|credentials?)"
+        r"|(?:access|secret|private|signing|encryption|master|admin|hmac|webhook|jwt|session"
+        r"|shared|aes|app|client|license|deploy|cookie)[ \t]key|credentials?)"
         # `<noun> for <what>: X` or `<noun> [for <what>] is X`; a bare `password: X` is the
         # assignment rule's, which knows code (`password: str`).
         r"(?:[ \t]{1,3}(?:for|on|of|to|in)[ \t]{1,3}(?:[^\n,;:.!?]|\.(?=\S)){1,40}?"
@@ -760,8 +761,9 @@ _RULES: tuple[_Rule, ...] = (
     _rule(
         "password",
         _GENERIC,
-        r"(?<!\S)[A-Za-z0-9\-*]*[A-Za-z.*][A-Za-z0-9.\-*]{0,252}:(?:\d{1,5}|\*)"
-        r":[\w.\-*]{1,63}:[\w.\-*]{1,63}:(?P<s>[^\s:]{4,128})(?!\S)",
+        # Bounded by white space, the text's ends or non-ASCII (Chinese prose: 行：host:…，).
+        r"(?<![!-~])[A-Za-z0-9\-*]*[A-Za-z.*][A-Za-z0-9.\-*]{0,252}:(?:\d{1,5}|\*)"
+        r":[\w.\-*]{1,63}:[\w.\-*]{1,63}:(?P<s>[!-9;-~]{4,128})(?![!-~])",
         _check_pgpass,
         left="",
         starts=_pgpass_starts,

@@ -334,3 +334,38 @@ def test_candidates_match_the_unshortened_scan_on_glued_secrets(parts: list[str]
 
     text = "".join(parts)
     assert _candidates(text) == _reference_candidates(text)
+
+
+# Formats the third blind held-out set (eval/continuity/e2e-heldout3) found reaching the store.
+# Values are built at run time so no credential-shaped literal sits in the repository.
+HEX64 = "44D7E1F0A9B36C2D" + "85E4F1A0B7C9D3E6" + "F2A1B8C4D5E6F7A8" + "B9C0D1E2F3A4B5C6"
+PGPASS_PW = "Lk29" + "#vq8Ty"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"The HMAC key is {HEX64}, keep it out of git.",
+        f"our webhook key is {HEX64.lower()}",
+        f"the JWT key for staging is {HEX64}",
+        f"报表库的 .pgpass 是：erp-db.corp.local:5432:erp:report_user:{PGPASS_PW}，帮我配好。",
+        f"pgpass：db.internal:5432:*:etl:{PGPASS_PW}",
+    ],
+)
+def test_prose_keys_and_pgpass_lines_in_chinese_prose_are_masked(text: str) -> None:
+    masked, kinds = redact(text)
+    assert kinds and HEX64 not in masked and HEX64.lower() not in masked
+    assert PGPASS_PW not in masked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the cache key is 0d3133148c522e4ec04fcabd1f192d270a06b9c3",
+        "the key is to keep it simple",
+        "the primary key is order_id",
+        "会议时间：10:30:45:12:ab 开始",
+    ],
+)
+def test_keys_that_are_no_secrets_stay(text: str) -> None:
+    assert redact(text) == (text, ())
