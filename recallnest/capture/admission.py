@@ -161,6 +161,15 @@ def same_attribute(new: str, old: str) -> bool | None:
     return value_new != value_old and value_new not in value_words(old)
 
 
+def holds_value(named: set[str], text: str) -> bool:
+    """Whether `text` states one of the `named` values, whole or as the head of a dotted or
+    dashed name ("test-api" in "test-api.mini.example.cn")."""
+    if not named:
+        return False
+    held = value_words(text)
+    return bool(named & held) or any(v.startswith(n + ".") for v in held for n in named)
+
+
 def value_words(text: str) -> set[str]:
     """The words of `text` as values are compared: lower-cased, trailing punctuation cut."""
     return {w.casefold().rstrip(".-/") for w in re.findall(r"[\w.+/-]+|[\u3400-\u9fff]{2,6}", text)}
@@ -397,7 +406,13 @@ _REPLACED = re.compile(
     r"|switched (?:[\w-]+ ){0,3}?(?:away )?from|replaced|dropped|stopped using|got rid of|not)"
     r"\s+(?:the |using )?"
     r"([A-Za-z0-9][\w.+/-]*)"
-    r"|(?:不再(?:用|使用)?|不用|不是|换掉|弃用|去掉|从)\s*([A-Za-z0-9][\w.+/-]*|[\u3400-\u9fff]{2,6})",
+    r"|(?:不再(?:用|使用)?|不用|不是|换掉|弃用|去掉|从)\s*([A-Za-z0-9][\w.+/-]*|[\u3400-\u9fff]{2,6})"
+    r"|\bsaid about (?:the |our |my )?([A-Za-z0-9][\w.+/-]*)"  # (correcting: what was said …)
+    # "JDK 17 is gone", "the old bucket is retired", 5.7 那个容器已经删掉, test-api 那个早就下线了
+    r"|([A-Za-z0-9][\w.+/-]*)\s+(?:is|are|was|were) (?:now )?(?:gone|dead|retired|deprecated"
+    r"|obsolete|outdated|decommissioned|removed|shut down)\b"
+    r"|([A-Za-z0-9][\w.+/-]*)\s*(?:那个|这个|那台|那套)\S{0,4}?(?:已经|早就|早已)?"
+    r"(?:删掉|删了|下线|停用|废弃|不用|没了|关了)",
     re.IGNORECASE,
 )
 _CHANGE = re.compile(CHANGE_VERB + r"|\bnow\b[.;,!]?\s*$|\bnow\b[;,]", re.IGNORECASE)
@@ -419,6 +434,10 @@ class Admitter:
         known.update({m.id: m for m in self.pending.values() if m.scope == cap.scope})
         decision = decide_admission(cap, list(known.values()))
         target = known.get(decision.target_id or "")
+        if decision.action == "merge" and target is not None and _retires(cap, target):
+            # "the cap has to be 90 seconds, not 45" is close to "keep the cap at 45 seconds"
+            # in words, but it replaces it rather than saying it again.
+            decision = replace(decision, action="supersede")
         if decision.action == "insert" and replaces_a_value(cap):
             target = _corrected(cap, known.values(), pointed=not _correction(cap))
             decision = replace(decision, action="supersede") if target else decision
@@ -426,7 +445,8 @@ class Admitter:
             new = self._new(cap, when, source)
             self.pending[new.id] = new
             if decision.action == "supersede" and target is not None:
-                for old in (target, *restating(cap, target, known.values())):
+                also = [*restating(cap, target, known.values()), *holding(cap, known.values())]
+                for old in {m.id: m for m in (target, *also)}.values():
                     self.pending[old.id] = replace(
                         old, status="superseded", superseded_by=new.id, updated_at=when
                     )
@@ -490,12 +510,12 @@ def _corrected(
         if m.category != cap.category and not _names_across(cap, m, named):
             continue
         same = same_attribute(cap.text, m.text)
-        if same is False:
-            continue  # "the staging region is …" never corrects "the production region is …"
         score = keyword_similarity(m.text, cap.text)
         if score >= 1.0:
             continue  # the same words: a restatement, not a correction
-        names_it = score > 0 and bool(named & value_words(m.text))
+        names_it = score > 0 and holds_value(named, m.text)
+        if same is False and not names_it:
+            continue  # "the staging region is …" never corrects "the production region is …"
         if pointed and not (same or names_it):
             continue
         score += NAMED_VALUE_BONUS * names_it + SAME_ATTRIBUTE_BONUS * bool(same)
@@ -515,7 +535,7 @@ def _names_across(cap: Capture, m: Memory, named: set[str]) -> bool:
     the value was of: "queue")."""
     if cap.category not in _FACT_CATEGORIES or m.category not in _FACT_CATEGORIES:
         return False
-    if not named & value_words(m.text):
+    if not holds_value(named, m.text):
         return False
     shared = keyword_tokens(cap.text) & keyword_tokens(m.text)
     return bool(shared - keyword_tokens(" ".join(named)))
@@ -551,9 +571,39 @@ def restating(cap: Capture, target: Memory, known: Iterable[Memory]) -> list[Mem
     return out
 
 
+def _retires(cap: Capture, m: Memory) -> bool:
+    """A correction naming a value that `m` states, and not stating it itself as kept."""
+    named = replaced_values(cap.text)
+    return (
+        _correction(cap) and holds_value(named, m.text) and canonical(cap.text) != canonical(m.text)
+    )
+
+
+def holding(cap: Capture, known: Iterable[Memory]) -> list[Memory]:
+    """The other active memories of a correction's scope that still state the value it says
+    it replaces, about the same thing ("not 30" -> "keep the cap at 30 seconds" and "backoff
+    capped at 30 seconds"): a correction retires every copy of the old fact, not only the
+    closest one."""
+    if not _correction(cap) and not replaces_a_value(cap):
+        return []
+    named = replaced_values(cap.text)
+    if not named:
+        return []
+    kinds = _FACT_CATEGORIES | {cap.category}
+    out = []
+    for m in known:
+        if m.scope != cap.scope or m.status != "active" or m.category not in kinds:
+            continue
+        if _names_across(replace(cap, category="entities"), replace(m, category="entities"), named):
+            out.append(m)
+    return out
+
+
 def replaced_values(text: str) -> set[str]:
     """The values a correction says it replaces, lower-cased: "we moved off Helm" -> helm."""
-    found = {(a or b).casefold().rstrip(".,;") for a, b in _REPLACED.findall(text)}
+    found = {
+        next(g for g in groups if g).casefold().rstrip(".,;") for groups in _REPLACED.findall(text)
+    }
     return found - _NOT_A_VALUE
 
 

@@ -94,6 +94,8 @@ BUILD_OUTPUT = re.compile(
     | ^(?:Setting\ up|Unpacking|Selecting\ previously\ unselected)\ \S
     | ^go:\ (?:downloading|finding|upgraded|added|extracting)\ \S
     | ^\s*export\ [A-Za-z_]\w*=                                 # shell environment lines
+    | ^[\w.-]+@[\w.-]+:[^\s$\#]*[$\#]\s                          # user@host:~/dir$ prompt
+    | ^\S*(?:c\+\+|g\+\+|gcc|clang(?:\+\+)?|cc|nvcc|rustc|javac)\ -\S   # compiler command lines
     """,
     re.VERBOSE,
 )
@@ -180,7 +182,8 @@ TASK = re.compile(
     r"|\b(?:please|can you|could you|would you|let's|i need|i want|we need|we should)\b"
     r"|\b(?:why|how|what|where|which|when) (?:do|does|did|is|are|was|were|can|should|to|would"
     r"|the|our|my|this|it)\b(?! you\b)|[`/_]|\b\w+\.\w{1,5}\b|(?-i:\b[a-z]+[A-Z]\w*)|\d"
-    r"|帮我|请(?!你)|把|给|能不能|可以|怎么|为什么|需要|实现|修复|添加|改成|去掉|加上",
+    r"|帮我|请(?!你)|把|给|能不能|可以|怎么|为什么|需要|实现|修复|添加|改成|去掉|加上"
+    r"|要加|加一个|加个|加一下|做一个|写一个|改一下|优化|支持",
     re.IGNORECASE,
 )
 
@@ -205,10 +208,13 @@ _CHAT = re.compile(
 _FAREWELL = re.compile(
     r"\b(?:talk (?:to you )?(?:tomorrow|later|soon|on monday|next week)|see (?:you|ya)|bye"
     r"|good ?night|gotta go|signing off|calling it a (?:day|night)|ttyl|cya"
-    r"|heading (?:out|home|off)|done for (?:the day|today|tonight)|off for the (?:day|night))\b",
+    r"|heading (?:out|home|off)|done for (?:the day|today|tonight)|off for the (?:day|night)"
+    # and fillers of a visit with no work in it: "nothing yet, brb", "just checking".
+    r"|brb|be right back|nothing yet|not now|just checking|quick test|ignore this"
+    r"|that'?s (?:it|all) for (?:today|now|tonight|the day))\b",
     re.IGNORECASE,
 )
-_FAREWELL_MAX_WORDS = 6
+_FAREWELL_MAX_WORDS = 8
 # Words that make a sentence about the work even without a task cue.
 _TECH = re.compile(
     r"\b(?:api|apis|bug|bugs|tests?|build|deploy\w*|server|code|errors?|ci|pr|commit|branch|repo"
@@ -233,7 +239,10 @@ def is_small_talk(sentence: str) -> bool:
     and neither a task cue nor a technical token, so dropping it loses nothing of the work."""
     text = sentence.strip()
     farewell = _FAREWELL.search(text) is not None and len(text.split()) <= _FAREWELL_MAX_WORDS
-    if not (farewell or _CHAT.search(text)) or TASK.search(text) or _TECH.search(text):
+    if farewell:  # the filler's own words ("quick test") do not make it about the work
+        rest = _FAREWELL.sub(" ", text)
+        return TASK.search(rest) is None and _TECH.search(rest) is None
+    if not _CHAT.search(text) or TASK.search(text) or _TECH.search(text):
         return False
     if _is_cjk_text(text):
         return _LATIN.search(text) is None  # a Latin word in Chinese prose names something

@@ -359,6 +359,11 @@ def _correction(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     confidence = CORRECTION_CONFIDENCE if ctx.role == "user" else 0.7
     rule = f"correction.{inner.rule}"
     stored = _subject_from(body, ctx.previous, question=False)
+    # "Scratch what I said about Adyen: we signed with Mollie": the marker names what is
+    # corrected; it stays with the memory (and points admission at the fact to retire).
+    about = R.CORRECTED_ABOUT.search(text[: max(text.find(body), 0)]) if used == 1 else None
+    if about is not None:
+        stored = f"{stored.rstrip('.')} (correcting: what was said about {about.group(1)})"
     return Signal(rule, inner.category, stored, max(inner.importance, 0.75), confidence), used
 
 
@@ -484,7 +489,7 @@ def _confirmed_fix(first: str, fix_turn: str) -> list[Signal]:
 _PROJECT_MARKER = re.compile(
     r"\b(?:in|for|on|across) (?:this|the|our) (?:repo|repository|project|codebase|code base"
     r"|monorepo|service|app)\b|\bin here\b|这个(?:项目|仓库|代码库|服务|工程)|本(?:项目|仓库|工程)"
-    r"|(?:项目|仓库)里",
+    r"|(?:项目|仓库)里|这边",
     re.IGNORECASE,
 )
 _PROJECT_CATEGORIES = frozenset({"entities", "events", "cases", "patterns"})
@@ -519,6 +524,11 @@ def scope_for(category: str, text: str, project: str | None) -> str:
     # commands, variables, services or release. Why: it should not follow the user into other
     # projects. Outcome: project scope; other preferences (personal style) stay global.
     if _PROJECT_MARKER.search(text) or R.PROJECT_THINGS.search(text):
+        return project
+    # Trigger: the statement names the project itself ("shop-admin 的列表页都用 ProTable").
+    # Why: a rule given by the project's name is that project's. Outcome: project scope.
+    name = project.rstrip("/").rsplit("/", 1)[-1]
+    if len(name) >= 3 and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.I):
         return project
     return GLOBAL_SCOPE
 

@@ -108,7 +108,9 @@ NARRATION = re.compile(
 # still to do, never a standing fact.
 PROMISE = re.compile(
     r"\bnext time\b|\b(?:later|tomorrow)\s*[.!]?$|\bin the next session\b"
-    r"|下次|回头(?:再)?|之后再|明天再|以后再|改天",
+    r"|^(?:ok(?:ay)?,? |sure,? )?I(?:'ll| will) (?:make sure|always|keep|remember|benchmark"
+    r"|look into|check|try)\b"
+    r"|下次|回头(?:再)?|之后再|明天再|以后再|改天|^(?:好的?[，,]?\s*)?我(?:以后|之后|今后)?(?:会|都会)",
     _I,
 )
 
@@ -252,7 +254,8 @@ HEDGE = Gated(
 
 REQUEST = Gated(
     re.compile(
-        r"\bplease\b|\bpls\b|请(?!求|教|假|问|客)|麻烦",
+        r"\bplease\b|\bpls\b|请(?!求|教|假|问|客)|麻烦|帮我(?:看|查|改|弄|修|配|写|加|处理)"
+        r"|一直(?:超时|卡|慢)",
         _I,
     )
 )
@@ -336,14 +339,33 @@ REMEMBER_INLINE = re.compile(
     r"(?<!我)(?<!还)(?<!不)记得(?!之前|以前|当时|上次)",
 )
 
+# An earlier statement declared wrong, in a later session, standing on its own: "One thing I
+# got wrong last time:", "Heads up, that JDK thing is outdated:", "Scratch what I said about
+# X:", "I was wrong about the port:".
+_LATER_CORRECTION = (
+    r"|(?:heads up,?\s+)?(?:one thing |something |the bit )?I (?:got|had) (?:\w+ ){0,3}?wrong"
+    r"(?: (?:last time|earlier|before|yesterday|about (?:\w+ ){0,3}?\w+))?"
+    r"|(?:heads up,?\s+)?(?:that|the) (?:[\w.+-]+ ){1,4}?(?:thing|info|note|bit|part) is"
+    r" (?:outdated|wrong|stale|out of date|no longer true)"
+    r"|(?:scratch|forget|ignore) (?:that|what I said(?: (?:about|earlier|before|last time)"
+    r"(?: [\w.+-]+){0,3})?)"
+    r"|I was wrong(?: about (?:\w+ ){0,3}?\w+)?|I misspoke"
+)
+# The thing a later correction says it corrects: "Scratch what I said about Adyen:", "I was
+# wrong about the port:".
+CORRECTED_ABOUT = re.compile(r"\babout (?:the |our |my )?([A-Za-z0-9][\w.+/-]*)", _I)
 CORRECTION = re.compile(
     r"^(?:no+(?:pe)?|nah|not quite|not really|wrong|that's (?:not right|wrong|incorrect|not it"
     r"|not how (?:we|it) (?:do(?:es)? it|works)(?: here)?|not what we do|outdated|out of date"
     r"|stale|old info|no longer (?:true|right|the case)|changed)(?: now| anymore| any more"
     r"| these days)?"
-    r"|that is (?:not right|wrong|incorrect)|you're wrong|actually|correction|wait)\b(?:\s*(?:no"
+    r"|that is (?:not right|wrong|incorrect)|you're wrong|actually|correction|wait"
+    + _LATER_CORRECTION
+    + r")\b(?:\s*(?:no"
     r"|that's (?:not right|wrong)))?\s*[,.:;!—–-]*\s*|^(?:不对|不是的?|不行|其实|错了|你说错了"
-    r"|更正一下|更正|纠正一下|不不|等下|等等|等一下|\S{0,4}(?:搞|弄|写|说"
+    r"|更正一下|更正|纠正一下|不不|等下|等等|等一下"
+    r"|(?:之前|上次|昨天)(?:说|讲|记|写)的(?=.{0,24}?(?:不对|错了|有误))"
+    r"|\S{0,4}(?:搞|弄|写|说"
     r"|记)错了|(?:那个|这个|这条|这)?(?:信息|说法)?(?:已经)?(?:过时了|不对了|变了|不是这样了))(?:那个\S{0,4})?[，,。:：!！\s]*",
     _I,
 )
@@ -360,6 +382,8 @@ LEAD_CLAUSE = re.compile(
 # Corrections that stand on their own, without a previous turn by the other side.
 STRONG_CORRECTION = re.compile(
     r"^(?:that's|that is|you're|wrong|correction|not quite|不对|错了|你说错了|更正|纠正"
+    + _LATER_CORRECTION
+    + r"|(?:之前|上次|昨天)(?:说|讲|记|写)的.{0,24}?(?:不对|错了|有误)"
     r"|我们不是这么|\S{0,4}(?:搞|弄|写|说|记)错了|不是\s*[^，,。\s][^，,。]{0,30}[，,]\s*(?:而|其实|应该)?是)",
     _I,
 )

@@ -86,7 +86,10 @@ _CODE = re.compile(
 _DIFF_LINE = re.compile(r"^[+\- ]")
 _BLOB = re.compile(rf"\S{{{BLOB_RUN_CHARS}}}")
 # A shell prompt, or the banner a package script prints before its output ("> web@1.0.0 test").
-_PROMPT = re.compile(r"^(?:\$|❯|➜|%|PS [A-Z]:\\[^>]*>)\s+\S|^\s*> [\w@/.-]+@\d\S* \S")
+_PROMPT = re.compile(
+    r"^(?:\$|❯|➜|%|PS [A-Z]:\\[^>]*>)\s+\S|^\s*> [\w@/.-]+@\d\S* \S"
+    r"|^[\w.-]+@[\w.-]+:[^\s$#]*[$#]\s+\S"  # user@host:~/dir$ ninja -C build
+)
 # (kind, pattern, the characters its only unanchored alternative needs). Every other
 # alternative starts with `^`, so a line holding none of those characters can only match at
 # offset 0: `match` then answers what `search` would, without trying every offset (the two

@@ -323,7 +323,8 @@ def _summary(turns: Sequence[Turn], sentences: Sequence[_Sentence]) -> str:
         parts = [base, f"Then: {done}" if done else ""]
     else:
         # The final turn, when it is the user's and unanswered, becomes an open loop instead.
-        asked = turns[:-1] if turns[-1].role == "user" else turns
+        last = _last_said(turns, sentences)
+        asked = turns[:last] if turns[last].role == "user" else turns
         requests = _requests(asked)
         done = _done_report(sentences, asked=" ".join(requests))
         parts = [f"Asked: {requests[0]}" if requests else ""]
@@ -384,9 +385,16 @@ def _failures(turns: Sequence[Turn], sentences: Sequence[_Sentence]) -> list[str
     return pending[-2:]
 
 
+def _last_said(turns: Sequence[Turn], sentences: Sequence[_Sentence]) -> int:
+    """Index of the last turn that said something (a closing "先这样，我去吃饭了" says
+    nothing: the question before it is the session's last word)."""
+    said = [s.turn for s in sentences if s.kind == "message"]
+    return max(said) if said else len(turns) - 1
+
+
 def _unanswered(turns: Sequence[Turn], sentences: Sequence[_Sentence]) -> list[str]:
     """The last turn when nobody answered it: a user request, or the assistant's question."""
-    last = len(turns) - 1
+    last = _last_said(turns, sentences)
     tail = [s for s in sentences if s.turn == last and s.kind == "message"]
     if not tail:
         return []
@@ -395,7 +403,7 @@ def _unanswered(turns: Sequence[Turn], sentences: Sequence[_Sentence]) -> list[s
         said = (s.text for s in tail if not R.ANAPHORIC.search(s.text))
         text = " ".join(t for t in said if not R.WORKS_NOW.search(t))
         return [f"Unanswered: {text}"] if _substantive(text) else []
-    if is_question(tail[-1].text):
+    if is_question(tail[-1].text) and last == len(turns) - 1:  # the user said nothing after
         return [f"Awaiting the user's answer: {tail[-1].text}"]
     return []
 
@@ -634,7 +642,11 @@ def _idle_visit(
     session" (held-out h2g05). Outcome: no checkpoint; the previous one stays the latest."""
     if checkpoint.decisions or checkpoint.files or checkpoint.commands or own_loops or steps:
         return False
-    if any(s.role == "assistant" and _substantive(s.text) for s in sentences):
+    # "Good morning! What would you like to work on today?" is no work either.
+    if any(
+        s.role == "assistant" and _substantive(s.text) and not is_question(s.text)
+        for s in sentences
+    ):
         return False
     requests = [r for t in turns if t.role == "user" for r in [_request_of(t)] if r]
     return not any(R.TASK.search(r) for r in requests)

@@ -114,7 +114,8 @@ TODO = re.compile(
     r"\bTODO\b|\bFIXME\b|\bnext we need\b|\bwe still need\b|\bstill needs? to\b"
     r"|\bremaining (?:work|items?|tasks?)\b|\bleft to do\b|\bpending tasks?\b"
     r"|\bnot (?:yet )?(?:implemented|done|handled|covered)\b|\bneeds? (?:a )?follow[- ]up\b"
-    r"|还需要|待办|还没(?:有)?(?:做|完成|实现|处理|写)|未完成|遗留",
+    r"|\b(?:still )?undecided\b|\bnot (?:yet )?decided\b|\bopen question\b"
+    r"|还需要|待办|还没(?:有)?(?:做|完成|实现|处理|写|决定|定)|未完成|遗留|待定",
 )
 NEXT = re.compile(
     r"\bnext steps?\b|\bnext,? (?:I|we)(?:'ll| will| should)\b|\bthen (?:I|we)(?:'ll| will)\b"
