@@ -298,10 +298,7 @@ def _distinct_pairs(cases: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]
     for texts in by_category.values():
         unique = sorted(texts)
         out.extend(
-            (a, b)
-            for i, a in enumerate(unique)
-            for b in unique[i + 1 :]
-            if not texts[a] & texts[b]
+            (a, b) for i, a in enumerate(unique) for b in unique[i + 1 :] if not texts[a] & texts[b]
         )
     return out
 
