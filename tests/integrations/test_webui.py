@@ -4,7 +4,7 @@ CSRF, loopback), that every page answers with the security headers, that stored 
 inert, and that each action changes what the daemon holds the way the CLI's op does.
 
 The same flows through a `recallnest daemon run` process and `recallnest ui` process, and in
-a real headless Chromium, are in test_webui_e2e.py (slow)."""
+a real headless Chromium, are in test_webui_e2e.py and test_webui_browser.py (slow)."""
 
 from __future__ import annotations
 
@@ -227,7 +227,7 @@ def test_every_page_carries_the_security_headers(ui: Ui) -> None:
         assert "script-src 'self'" in headers["Content-Security-Policy"]
         assert "frame-ancestors 'none'" in headers["Content-Security-Policy"]
         assert headers["X-Frame-Options"] == "DENY"
-        assert headers["Referrer-Policy"] == "no-referrer"
+        assert headers["Referrer-Policy"] == "same-origin"
         assert headers["Cache-Control"] == "no-store"
         assert headers["X-Content-Type-Options"] == "nosniff"
 

@@ -218,7 +218,8 @@ class Pages:
 
     def forget(self, req: Request, mem_id: str) -> Reply:
         done = self.call("forget.run", {"ids": [mem_id]})
-        return _back("/memories", f"forgotten: {_forgot_count(done)} memory")
+        n = _forgot_count(done)  # with the older versions it replaced, as the CLI's forget
+        return _back("/memories", f"forgotten: {n} {'memory' if n == 1 else 'memories'}")
 
     # ---- review, conflicts, undo ---------------------------------------------------------------
 
