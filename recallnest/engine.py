@@ -407,7 +407,8 @@ class Engine:
         nothing). `found`: what `capture_turn` already gave for `pairs`. `counts` receives
         each session's new capture total, to be written in the same batch."""
         kept = self._captures(pairs, found, {} if counts is None else counts)
-        admitter = Admitter(self._admission_lookup([cap for cap, _, _ in kept]))
+        lookup = self._admission_lookup([cap for cap, _, _ in kept])
+        admitter = Admitter(lookup, hold=self.settings.review_captures)
         for cap, when, source in kept:
             admitter.admit(cap, when, source)
         stored = {m.id: m for m in self.store.memories(list(admitter.pending))}

@@ -16,7 +16,7 @@ import click
 
 from recallnest.cli._app import CONTEXT, call, emit, json_option, one_line, project_key, scope_key
 from recallnest.core.errors import RecallnestError
-from recallnest.core.models import CATEGORIES, TIERS
+from recallnest.core.models import CATEGORIES, STATUSES, TIERS
 
 PREVIEW_CHARS = 90
 
@@ -296,7 +296,7 @@ def _print_forget_log(items: list[dict[str, Any]]) -> None:
 @click.option("--category", type=click.Choice(CATEGORIES))
 @click.option(
     "--status",
-    type=click.Choice(["active", "superseded", "archived", "any"]),
+    type=click.Choice([*STATUSES, "any"]),
     default="active",
     show_default=True,
 )

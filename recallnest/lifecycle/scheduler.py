@@ -610,6 +610,18 @@ class Maintenance:
         self.engine.apply_memories(changed)
         return {"changed": [m.id for m in changed], "unchanged": len(rows) - len(changed)}
 
+    def approve(self, ids: Sequence[str], now: datetime | None = None) -> dict[str, Any]:
+        """Captures held for review (status `pending`) become active memories, with an
+        `approved` event; ids that are not pending are left as they are."""
+        now = now or datetime.now(UTC)
+        rows = self.engine.store.memories([self.engine.memory(i).id for i in ids])
+        approved = [
+            replace(m, status="active", updated_at=now) for m in rows if m.status == "pending"
+        ]
+        self.engine.apply_memories(approved)
+        self.engine.store.add_memory_events([(now, "approved", m.id, None, None) for m in approved])
+        return {"approved": [m.id for m in approved], "unchanged": len(rows) - len(approved)}
+
     def edit(
         self,
         mem_id: str,

@@ -249,6 +249,7 @@ OPS: dict[str, Op] = {
     "memories.find": _memories_find,
     "memories.history": lambda e, a: e.maintenance.history(str(a["id"])),
     "memories.flags": _memories_flags,
+    "memories.approve": lambda e, a: e.maintenance.approve([str(i) for i in a["ids"]]),
     "memories.context": _memory_context,
     "memories.edit": lambda e, a: e.maintenance.edit(
         str(a["id"]), a.get("text"), a.get("scope"), a.get("category")

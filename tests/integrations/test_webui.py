@@ -30,6 +30,7 @@ from recallnest.integrations.webui.security import Gate
 from recallnest.integrations.webui.server import UiServer
 from recallnest.server.client import DaemonClient
 from recallnest.server.daemon import Daemon
+from recallnest.server.handlers import OPS
 
 # Attacker-controlled text, as a transcript could carry it.
 PAYLOADS = {
@@ -383,3 +384,31 @@ def test_a_daemon_error_is_a_page_not_a_crash(ui: Ui) -> None:
     ui.login()
     status, _, body = ui.request("GET", "/memory/no-such-memory")
     assert status == 400 and "no memory with id no-such-memory" in body
+
+
+def test_the_review_setting_holds_new_captures_until_approved(
+    settings: Settings, tmp_path: Path
+) -> None:
+    from support.daemon import claude_line
+
+    from recallnest.ingest.pipeline import Source, ingest_file
+
+    engine = Engine.open(settings.model_copy(update={"review_captures": True}))
+    try:
+        said = "Remember: the metrics dashboard lives at grafana.internal/d/app."
+        path = tmp_path / "s.jsonl"
+        lines = [claude_line("s-a", 0, said), claude_line("s-b", 1, said)]  # seen twice
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        ingest_file(Source(str(path), "claude"), None, engine.ingest_batch)
+        held = engine.list_memories(None, None, "pending", None)
+        assert [m.text for m in held] == [said.removeprefix("Remember: ")]
+        assert len(held[0].evidence) == 2  # reinforced, still pending
+        assert engine.list_memories(None, None, "active", None) == []
+        query = {"query": "metrics dashboard grafana", "kind": "memories"}
+        assert OPS["search"](engine, query) == []
+        assert OPS["memories.approve"](engine, {"ids": [held[0].id]})["approved"] == [held[0].id]
+        assert [h.id for h in OPS["search"](engine, query)] == [held[0].id]
+        assert OPS["memories.approve"](engine, {"ids": [held[0].id]})["approved"] == []
+        assert engine.store.memory_events([held[0].id])[0]["kind"] == "approved"
+    finally:
+        engine.close()

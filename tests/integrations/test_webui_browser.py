@@ -90,6 +90,16 @@ class Ui:
         assert len(found) == 1, text
         return str(found[0])
 
+    def memory_id_any(self, text: str) -> str:
+        """The id of the memory with this text, whatever its status."""
+        found = [
+            m["id"]
+            for m in self.cli_json("memories", "list", "--status", "any")
+            if m["text"] == text
+        ]
+        assert len(found) == 1, text
+        return str(found[0])
+
     def notice(self) -> str:
         return str(self.page.locator("p.notice").inner_text())
 
@@ -266,6 +276,38 @@ def test_reject_in_the_review_inbox_with_the_keyboard(ui: Ui, dialogs: list[str]
     assert dialogs and "rejected: 1 forgotten" in ui.notice()
     assert ui.daemon.cli("memories", "show", doomed).returncode != 0
     assert target not in page.inner_text("main")
+
+
+def test_held_captures_wait_until_approved_with_the_keyboard(ui: Ui) -> None:
+    texts = [t.removeprefix("Remember: ") for t in HELD]
+    held = {t: ui.memory_id_any(t) for t in texts}
+    for text, mem in held.items():
+        assert ui.cli_json("memories", "show", mem)["status"] == "pending"
+        hits = ui.cli_json("search", text, "--kind", "memories")
+        assert hits and mem not in {h["id"] for h in hits}
+    assert "grafana" not in ui.cli("resume", "--cwd", PROJECT, "--agent", "claude")
+    page = ui.go("/review")
+    assert page.inner_text("#held") == "2"
+    rows = page.locator("form.review-form tbody tr")
+    assert [s for s in rows.locator(".state").all_inner_texts()][:2] == ["pending", "pending"]
+    pick = next(i for i in range(2) if texts[0] in rows.nth(i).inner_text())
+    page.locator("main h1").click()
+    for _ in range(pick):
+        page.keyboard.press("j")
+    page.keyboard.press("x")
+    page.keyboard.press("Shift+A")
+    page.wait_for_url(re.compile(r"/review\?msg="))
+    assert ui.notice() == "approved: 1"
+    assert ui.cli_json("memories", "show", held[texts[0]])["status"] == "active"
+    assert ui.cli_json("memories", "show", held[texts[1]])["status"] == "pending"
+    assert texts[0] in ui.cli("resume", "--cwd", PROJECT, "--agent", "claude")
+    assert search(ui, "metrics dashboard grafana")[0] == texts[0]
+    # The other one from its own page: Approve there, then it is found too.
+    ui.go(f"/memory/{held[texts[1]]}")
+    assert "waits for approval" in ui.page.inner_text("main")
+    ui.page.click("#approve")
+    assert ui.notice() == "approved"
+    assert search(ui, "feature flags config")[0] == texts[1]
 
 
 def test_settle_a_conflict_side_by_side(ui: Ui) -> None:

@@ -53,6 +53,7 @@ button.danger { border-color:var(--bad); color:var(--bad); }
 .notice.error { background:#fdecea; border-color:var(--bad); }
 .state.running { color:var(--good); font-weight:600; }
 .state.failing { color:var(--bad); font-weight:600; }
+.state.pending { color:#8a5a00; font-weight:600; }
 .hint { color:var(--muted); font-size:.85rem; }
 .sides { display:grid; grid-template-columns:1fr 1fr; gap:.6rem; }
 .conflict { border:1px solid var(--line); border-radius:6px; padding:.5rem; margin:.6rem 0;
@@ -93,6 +94,7 @@ document.addEventListener('submit', function (ev) {
     } else if (ev.key === 'a') {
       rows.forEach(function (r) { r.querySelector('input[type=checkbox]').checked = true; });
     } else if (ev.key === 'R') { document.getElementById('reject').click(); }
+    else if (ev.key === 'A') { document.getElementById('approve').click(); }
     else { return; }
     ev.preventDefault();
   });

@@ -188,6 +188,12 @@ class Pages:
             '<button class="danger" data-confirm="Forget this memory? It cannot be undone.">'
             "Forget</button>",
         )
+        if m["status"] == "pending":
+            approve = form(base + "/approve", self.csrf, '<button id="approve">Approve</button>')
+            state = "<p>This capture waits for approval: search and resume skip it until then."
+            state += " Saving an edit approves the corrected text.</p>"
+            actions = f"<div class=row>{approve}{forget}</div>"
+            return f"<section><h2>Review it</h2>{state}{edit}{actions}</section>"
         if m["status"] != "active":
             state = f"<p>This memory is {esc(m['status'])}.</p>"
             return f"<section><h2>Correct it</h2>{state}{forget}</section>"
@@ -224,34 +230,41 @@ class Pages:
     # ---- review, conflicts, undo ---------------------------------------------------------------
 
     def review(self, req: Request) -> Reply:
+        """Captures waiting for approval (the review_captures setting) first, then the recent
+        active ones: approve, open to edit, or reject, one by one or selected in bulk."""
+        held = self.call("memories.find", {"sort": "created", "limit": 200, "status": "pending"})
         recent = self.call("memories.find", {"sort": "created", "limit": 60, "status": "active"})
-        rows = [
-            [
-                f'<input type="checkbox" name="ids" value="{esc(m["id"])}" '
-                f'aria-label="select memory">',
-                f'<a href="/memory/{esc(seg(m["id"]))}">{esc(_snip(m["text"]))}</a>',
-                esc(m["category"]),
-                esc(m["rule"] or m["source"]),
-                esc((m["created_at"] or "")[:16]),
-            ]
-            for m in recent
-        ]
+        rows = [_review_row(m) for m in [*held, *recent]]
         undo = self.call("undo.list", {})
         body = (
-            "<p>Recent captures, newest first. Keys: <kbd>j</kbd>/<kbd>k</kbd> move, "
-            "<kbd>x</kbd> select, <kbd>a</kbd> select all, <kbd>Shift+R</kbd> reject the "
-            "selected.</p>"
+            f"<p><strong id=held>{len(held)}</strong> waiting for approval (captured while the "
+            "<code>review_captures</code> setting is on), then recent captures, newest first. "
+            "Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>x</kbd> select, <kbd>a</kbd> select "
+            "all, <kbd>Shift+A</kbd> approve, <kbd>Shift+R</kbd> reject the selected.</p>"
             + form(
                 "/review/reject",
                 self.csrf,
-                table(["", "memory", "category", "rule", "captured"], rows, "review")
-                + '<button class="danger" id="reject" data-confirm="Forget the selected '
-                'memories?">Reject selected</button>',
+                table(["", "memory", "status", "category", "rule", "captured"], rows, "review")
+                + '<div class="inline"><button id="approve" formaction="/review/approve">'
+                "Approve selected</button>"
+                '<button class="danger" id="reject" data-confirm="Forget the selected '
+                'memories?">Reject selected</button></div>',
                 "stack review-form",
             )
             + _undo_list(undo, self.csrf)
         )
         return self._page("Review", body, "/review", req)
+
+    def approve(self, req: Request) -> Reply:
+        ids = [i for i in req.form.get("ids", []) if i]
+        if not ids:
+            return _back("/review", "nothing selected")
+        done = self.call("memories.approve", {"ids": ids})
+        return _back("/review", f"approved: {len(done['approved'])}")
+
+    def approve_one(self, req: Request, mem_id: str) -> Reply:
+        done = self.call("memories.approve", {"ids": [mem_id]})
+        return _back(f"/memory/{seg(mem_id)}", "approved" if done["approved"] else "not pending")
 
     def reject(self, req: Request) -> Reply:
         ids = [i for i in req.form.get("ids", []) if i]
@@ -623,6 +636,17 @@ def _evidence(turns: list[dict[str, Any]]) -> str:
         for t in turns
     )
     return f"<section><h2>Where it came from</h2>{items}</section>"
+
+
+def _review_row(m: Mapping[str, Any]) -> list[str]:
+    return [
+        f'<input type="checkbox" name="ids" value="{esc(m["id"])}" aria-label="select memory">',
+        _memory_link(m),
+        f'<span class="state {esc(m["status"])}">{esc(m["status"])}</span>',
+        esc(m["category"]),
+        esc(m["rule"] or m["source"]),
+        esc((m["created_at"] or "")[:16]),
+    ]
 
 
 def _undo_list(entries: list[dict[str, Any]], csrf: str) -> str:
