@@ -21,6 +21,7 @@ from recallnest.lifecycle import retention
 from recallnest.lifecycle.forgetting import Selector
 
 Op = Callable[[Engine, Mapping[str, Any]], Any]
+NEIGHBOURS = 5  # on a memory's page (memories.context)
 
 
 def dispatch(engine: Engine, op: str, args: Mapping[str, Any]) -> Any:
@@ -142,7 +143,7 @@ def _forget_run(engine: Engine, a: Mapping[str, Any]) -> Any:
 
 
 def _memories_find(engine: Engine, a: Mapping[str, Any]) -> Any:
-    filters = {k: a.get(k) for k in ("scope", "category", "tier", "pinned")}
+    filters = {k: a.get(k) for k in ("scope", "category", "tier", "pinned", "source")}
     filters["status"] = a.get("status", "active")
     return engine.maintenance.find(
         filters,
@@ -205,10 +206,15 @@ def _session_show(engine: Engine, a: Mapping[str, Any]) -> Any:
 
 
 def _memory_context(engine: Engine, a: Mapping[str, Any]) -> Any:
-    """A memory's history (as `memories.history`) with the turns it was captured from."""
+    """A memory's history (as `memories.history`) with the turns it was captured from and its
+    neighbours: the active memories the fused search ranks first for its text (not counted
+    as reads)."""
     history = engine.maintenance.history(str(a["id"]))
-    evidence = [str(t) for t in history["memory"]["evidence"]]
-    return history | {"evidence_turns": engine.store.turns(evidence)}
+    memory = history["memory"]
+    evidence = [str(t) for t in memory["evidence"]]
+    req = SearchRequest(memory["text"], "memories", NEIGHBOURS + 1, record=False)
+    near = [h for h in engine.search(req) if h.id != memory["id"]][:NEIGHBOURS]
+    return history | {"evidence_turns": engine.store.turns(evidence), "neighbours": near}
 
 
 def _dashboard(engine: Engine, a: Mapping[str, Any]) -> Any:

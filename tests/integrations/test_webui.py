@@ -283,6 +283,28 @@ def test_filters_select_what_memories_find_selects(ui: Ui) -> None:
     ui.post(f"/memory/{b}/flags", pinned="yes")
     body = ui.get("/memories?pinned=yes")
     assert f"/memory/{b}" in body and f"/memory/{a}" not in body
+    c = remembered(ui, "The deploy key rotates monthly", source="capture:codex", scope="/w/app")
+    for query, shown in (
+        ("agent=codex", {c}),
+        ("agent=claude", set()),
+        ("scope=/w/app", {c}),
+        ("scope=global&category=entities", {b}),
+        ("since=1d", {a, b, c}),
+        ("until=2000-01-01", set()),
+        ("status=pending", set()),
+    ):
+        body = ui.get(f"/memories?{query}")
+        assert {m for m in (a, b, c) if f"/memory/{m}" in body} == shown, query
+
+
+def test_a_memory_page_shows_its_neighbours(ui: Ui) -> None:
+    ui.login()
+    a = remembered(ui, "The API gateway is called kestrel", category="entities")
+    b = remembered(ui, "The API gateway runs behind kestrel on port 8443", category="entities")
+    neighbours = ui.get(f"/memory/{a}").split("<h2>Neighbours</h2>", 1)[1]
+    assert f"/memory/{b}" in neighbours and f"/memory/{a}" not in neighbours
+    ui.daemon.engine.maintenance.flush_access()
+    assert ui.call("memories.show", id=b)["access_count"] == 0  # not counted as a read
 
 
 def test_the_dashboard_counts_what_stats_counts(ui: Ui) -> None:

@@ -227,6 +227,8 @@ def test_search_then_open_a_memory(ui: Ui) -> None:
     text = ui.page.inner_text("#memory-text")
     assert text == "We always rebase feature branches before merging."
     assert "Where it came from" in ui.page.inner_text("main")  # its source turn, in context
+    near = ui.page.locator("table.neighbours tbody a").all_inner_texts()
+    assert "We never rebase feature branches before merging." in near
     ui.shot("memory")
 
 

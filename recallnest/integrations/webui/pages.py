@@ -125,6 +125,8 @@ class Pages:
         for name in ("scope", "category", "tier"):
             if req.arg(name):
                 args[name] = req.arg(name)
+        if req.arg("agent") in AGENTS:
+            args["source"] = f"capture:{req.arg('agent')}"  # what that agent's turns gave
         if req.arg("pinned") in ("yes", "no"):
             args["pinned"] = req.arg("pinned") == "yes"
         if req.arg("since"):
@@ -143,6 +145,7 @@ class Pages:
             + self._correct(m)
             + _history(ctx)
             + _evidence(ctx["evidence_turns"])
+            + _neighbours(ctx["neighbours"])
         )
         return self._page("Memory", body, "/memories", req)
 
@@ -532,8 +535,8 @@ def _filters(req: Request, projects: list[str]) -> str:
         )
         + labelled("Sort", select("sort", SORTS, req.arg("sort"), blank=""), "sort")
         + "<button>Go</button></form>"
-        + "<p class=hint>Search uses the CLI's fused ranking; agent applies to search only, "
-        "tier, pinned and sort to the list only.</p>"
+        + "<p class=hint>Search uses the CLI's fused ranking; tier, pinned and sort apply to "
+        "the list only. On the list, agent means captured from that agent's turns.</p>"
     )
 
 
@@ -647,6 +650,15 @@ def _review_row(m: Mapping[str, Any]) -> list[str]:
         esc(m["rule"] or m["source"]),
         esc((m["created_at"] or "")[:16]),
     ]
+
+
+def _neighbours(hits: list[dict[str, Any]]) -> str:
+    rows = [
+        [_memory_link(h), esc(h["scope"]), esc(h["category"]), f"{float(h['score']):.4f}"]
+        for h in hits
+    ]
+    shown = table(["memory", "scope", "category", "score"], rows, "neighbours")
+    return "<section><h2>Neighbours</h2>" + (shown if rows else "<p>None.</p>") + "</section>"
 
 
 def _undo_list(entries: list[dict[str, Any]], csrf: str) -> str:
