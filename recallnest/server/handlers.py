@@ -219,7 +219,9 @@ def _memory_context(engine: Engine, a: Mapping[str, Any]) -> Any:
 
 def _dashboard(engine: Engine, a: Mapping[str, Any]) -> Any:
     days = max(1, min(int(a.get("days", 30)), 3660))
-    return engine.store.dashboard(datetime.now(UTC) - timedelta(days=days)) | {"days": days}
+    # From midnight: the plots are per day, and a fixed start lets the store reuse the answer.
+    today = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    return engine.store.dashboard(today - timedelta(days=days - 1)) | {"days": days}
 
 
 # The daemon answers these itself (they need its threads and queues), before `dispatch`.
@@ -235,7 +237,7 @@ OPS: dict[str, Op] = {
         a.get("scope"), a.get("category"), a.get("status", "active"), a.get("limit")
     ),
     "memories.show": lambda e, a: e.memory(str(a["id"])),
-    "stats": lambda e, a: e.stats(),
+    "stats": lambda e, a: e.stats(bool(a.get("sizes", True))),
     "export": lambda e, a: e.export(),
     "import": lambda e, a: e.import_memories(a["records"]),
     "resume": _resume,

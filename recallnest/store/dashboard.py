@@ -7,6 +7,8 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
+import duckdb
+
 from recallnest.store.base import StoreBase
 from recallnest.store.sql import _aware, _naive
 
@@ -48,9 +50,27 @@ def _day(value: date | datetime | None) -> str | None:
 class Dashboard(StoreBase):
     """Grouped counts and per-day series for the web UI's dashboard and session timeline."""
 
+    # The last answer and what it was computed under: (generation, turn count, since).
+    _board: tuple[tuple[int, int, datetime], dict[str, Any]] | None = None
+
     def dashboard(self, since: datetime) -> dict[str, Any]:
-        """Counts by category and status, by agent, and per-day series from `since` on."""
+        """Counts by category and status, by agent, and per-day series from `since` on.
+
+        Five GROUP BYs over every row (~15 ms at 100k + 100k, more under load), so the answer
+        is reused until the store changes: every memory write bumps `generation`; turns are
+        written without bumping it, so their count is part of the key (a turn rewritten in
+        place changes no count shown here)."""
         cur = self._cur()
+        turns = cur.execute("SELECT count(*) FROM turns").fetchone()
+        key = (self.generation, int(turns[0]) if turns else 0, since)
+        board = self._board
+        if board is not None and board[0] == key:
+            return board[1]
+        answer = self._dashboard(cur, since)
+        self._board = (key, answer)
+        return answer
+
+    def _dashboard(self, cur: duckdb.DuckDBPyConnection, since: datetime) -> dict[str, Any]:
         start = _naive(since)
         agents = cur.execute(_BY_AGENT).fetchall()
         return {

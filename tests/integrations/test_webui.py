@@ -434,3 +434,20 @@ def test_the_review_setting_holds_new_captures_until_approved(
         assert engine.store.memory_events([held[0].id])[0]["kind"] == "approved"
     finally:
         engine.close()
+
+
+def test_the_dashboard_answer_is_reused_until_the_store_changes(ui: Ui, tmp_path: Path) -> None:
+    from support.daemon import claude_line
+
+    from recallnest.ingest.pipeline import Source, ingest_file
+
+    first = ui.call("stats.dashboard", days=30)
+    assert ui.call("stats.dashboard", days=30) == first
+    remembered(ui, "The API gateway is called kestrel", category="entities")
+    second = ui.call("stats.dashboard", days=30)
+    assert second["memories_by_category_status"] == [["entities", "active", 1]]
+    path = tmp_path / "s.jsonl"  # turns alone do not bump the store's generation
+    path.write_text(claude_line("s-new", 0, "hello there") + "\n", encoding="utf-8")
+    ingest_file(Source(str(path), "claude"), None, ui.daemon.engine.ingest_batch)
+    third = ui.call("stats.dashboard", days=30)
+    assert third["turns_by_agent"] == {"claude": 1} and second["turns_by_agent"] == {}

@@ -72,7 +72,7 @@ class Pages:
     # ---- dashboard -----------------------------------------------------------------------------
 
     def dashboard(self, req: Request) -> Reply:
-        stats = self.call("stats", {})
+        stats = self.call("stats", {"sizes": False})
         status = self.call("daemon.status", {})
         board = self.call("stats.dashboard", {"days": PLOT_DAYS})
         days = _days(PLOT_DAYS)
