@@ -11,6 +11,7 @@ once per its interval:
     retention    drop raw turns beyond the configured limits       every 6 h
     prune_undo   forget undo entries older than UNDO_GRACE_DAYS    every hour
     compact      rewrite the file when it exceeds 2x live data     every hour
+    size_sample  the file's size and row counts, for the dashboard every hour (growth.py)
 
 Every automatic change to memories (consolidate, expire, retier) stores the prior rows in the
 undo log first; `undo` restores them exactly within UNDO_GRACE_DAYS, unless the rows changed
@@ -43,6 +44,7 @@ from recallnest.core import heap
 from recallnest.core.errors import NotFoundError, RecallnestError
 from recallnest.core.models import TIERS, Memory
 from recallnest.core.schemas import MemoryOut, dump
+from recallnest.lifecycle import growth
 from recallnest.lifecycle import retention as compaction
 from recallnest.lifecycle.consolidation import consolidate, record_undo
 from recallnest.lifecycle.decay import (
@@ -70,6 +72,7 @@ INTERVALS: dict[str, float] = {
     "retention": 6 * 3600.0,
     "prune_undo": 3600.0,
     "compact": 3600.0,
+    "size_sample": growth.SAMPLE_SECONDS,
 }
 RETRY_FIRST_SECONDS = 30.0  # a failed task's first retry; doubles, up to the task's interval
 REQUEST_TIMEOUT_SECONDS = 600.0
@@ -166,6 +169,7 @@ class Maintenance:
             "retention": self.apply_retention,
             "prune_undo": self.prune_undo,
             "compact": lambda: self.compact(if_needed=True),
+            "size_sample": self.sample_size,
         }
         for name, task in tasks.items():
             if self._slices or self._stopping():
@@ -417,6 +421,18 @@ class Maintenance:
             return compaction.apply_retention(
                 self.engine, policy or self.retention, now or datetime.now(UTC)
             )
+
+    def sample_size(self, now: datetime | None = None) -> dict[str, int]:
+        """Today's point of the dashboard's size-over-time plot (growth.py)."""
+        store = self.engine.store
+        counts = store.counts()
+        try:
+            size = store.path.stat().st_size
+        except OSError:
+            size = 0
+        sample = {"bytes": size, "turns": counts["turns"], "memories": counts["memories"]}
+        growth.record(self.engine.settings.home, (now or datetime.now(UTC)).date(), sample)
+        return sample
 
     def prune_undo(self, now: datetime | None = None) -> int:
         now = now or datetime.now(UTC)

@@ -17,7 +17,7 @@ from recallnest.core.models import SearchHit
 from recallnest.core.schemas import jsonable
 from recallnest.core.timeparse import parse_future, parse_time
 from recallnest.engine import Engine, SearchRequest
-from recallnest.lifecycle import retention
+from recallnest.lifecycle import growth, retention
 from recallnest.lifecycle.forgetting import Selector
 
 Op = Callable[[Engine, Mapping[str, Any]], Any]
@@ -221,7 +221,9 @@ def _dashboard(engine: Engine, a: Mapping[str, Any]) -> Any:
     days = max(1, min(int(a.get("days", 30)), 3660))
     # From midnight: the plots are per day, and a fixed start lets the store reuse the answer.
     today = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-    return engine.store.dashboard(today - timedelta(days=days - 1)) | {"days": days}
+    since = today - timedelta(days=days - 1)
+    sizes = growth.history(engine.settings.home, since.date())
+    return engine.store.dashboard(since) | {"days": days, "size_per_day": sizes}
 
 
 # The daemon answers these itself (they need its threads and queues), before `dispatch`.

@@ -451,3 +451,28 @@ def test_the_dashboard_answer_is_reused_until_the_store_changes(ui: Ui, tmp_path
     ingest_file(Source(str(path), "claude"), None, ui.daemon.engine.ingest_batch)
     third = ui.call("stats.dashboard", days=30)
     assert third["turns_by_agent"] == {"claude": 1} and second["turns_by_agent"] == {}
+
+
+def test_the_store_size_is_sampled_once_a_day_and_plotted(ui: Ui) -> None:
+    from datetime import timedelta
+
+    from recallnest.lifecycle import growth
+
+    ui.login()
+    today = datetime.now(UTC)
+    maintenance = ui.daemon.engine.maintenance
+    first = maintenance.sample_size(now=today - timedelta(days=2))
+    remembered(ui, "The API gateway is called kestrel", category="entities")
+    again = maintenance.sample_size(now=today - timedelta(days=2))  # the day's last one wins
+    assert again["memories"] == first["memories"] + 1
+    maintenance.sample_size(now=today - timedelta(days=1))
+    history = ui.call("stats.dashboard", days=30)["size_per_day"]
+    days = [(today - timedelta(days=k)).date().isoformat() for k in (2, 1)]
+    assert [h["day"] for h in history] == days and history[0]["memories"] == again["memories"]
+    body = ui.get("/")
+    plot = body.split("Database file size over time", 1)[1].split("</figure>", 1)[0]
+    assert plot.count("<circle") == 3  # two samples and now
+    assert f"<title>{days[0]}: {again['bytes'] / 1e6:,.1f} MB</title>" in plot
+    path = ui.daemon.engine.settings.home / growth.HISTORY_NAME
+    path.write_text(path.read_text() + "not json\n", encoding="utf-8")  # skipped, not fatal
+    assert len(ui.call("stats.dashboard", days=30)["size_per_day"]) == 2

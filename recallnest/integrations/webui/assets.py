@@ -34,6 +34,7 @@ pre.text { white-space:pre-wrap; overflow-wrap:anywhere; background:#fff;
 figcaption { font-weight:600; margin-bottom:.3rem; }
 svg { width:100%; height:auto; } svg .axis { font-size:11px; fill:var(--muted); }
 svg .rule { stroke:var(--line); } svg .growth { fill:none; stroke:var(--accent); stroke-width:2; }
+svg .dot { fill:var(--accent); }
 .legend { display:flex; flex-wrap:wrap; gap:.8rem; font-size:.85rem; }
 .legend i { display:inline-block; width:.8rem; height:.8rem; margin-right:.25rem;
   vertical-align:middle; }

@@ -84,6 +84,11 @@ class Pages:
                 "Memories captured per day, by category", days, _series(board["memories_per_day"])
             )
             + stacked_bars("Turns per day, by agent", days, _series(board["turns_per_day"]))
+            + line(
+                "Database file size over time (daily samples, and now)",
+                _sizes(board["size_per_day"], int(stats["file"].get("path_bytes", 0))),
+                label=_megabytes,
+            )
             + line("Rows stored over time (turns and memories)", _cumulative(board["rows_per_day"]))
             + "</section>"
             + _breakdowns(board)
@@ -433,6 +438,16 @@ def _cumulative(rows: list[list[Any]]) -> list[tuple[str, int]]:
         total += int(n)
         out.append((str(day), total))
     return out
+
+
+def _sizes(samples: list[dict[str, Any]], now_bytes: int) -> list[tuple[str, int]]:
+    today = datetime.now(UTC).date().isoformat()
+    points = [(str(s["day"]), int(s["bytes"])) for s in samples if s["day"] != today]
+    return [*points, (today, now_bytes)]
+
+
+def _megabytes(n: int) -> str:
+    return f"{n / 1e6:,.1f} MB"
 
 
 def _counts(counts: Mapping[str, int]) -> str:
