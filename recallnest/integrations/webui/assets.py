@@ -21,7 +21,10 @@ a:focus, button:focus, input:focus, select:focus, textarea:focus, tr:focus {
   outline:3px solid #f0b429; outline-offset:1px; }
 table { border-collapse:collapse; width:100%; margin:.4rem 0; font-size:.92rem; }
 th, td { text-align:left; padding:.3rem .45rem; border-bottom:1px solid var(--line);
-  vertical-align:top; overflow-wrap:anywhere; }
+  vertical-align:top; overflow-wrap:break-word; }
+th { white-space:nowrap; }
+/* Stored text may be one long token: it breaks anywhere; short cells keep their words whole. */
+td a, td pre { overflow-wrap:anywhere; }
 table.facts td:first-child { color:var(--muted); width:12rem; }
 pre.text { white-space:pre-wrap; overflow-wrap:anywhere; background:#fff;
   border:1px solid var(--line); padding:.6rem; border-radius:4px; font-size:.92rem;
@@ -44,6 +47,7 @@ svg .dot { fill:var(--accent); }
 .row > div { flex:1 1 20rem; }
 form.inline { display:inline-flex; flex-wrap:wrap; gap:.4rem; align-items:center; margin:.3rem 0; }
 form.stack { display:flex; flex-direction:column; gap:.4rem; max-width:48rem; }
+form.stack.review-form { max-width:none; }
 form.filters { display:flex; flex-wrap:wrap; gap:.35rem .6rem; align-items:center; }
 form.filters input[type=search] { min-width:18rem; flex:1 1 18rem; }
 textarea { width:100%; font:inherit; }
