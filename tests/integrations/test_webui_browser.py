@@ -56,6 +56,7 @@ SESSION_TWO = ["We never rebase feature branches before merging.", "我们用 pn
 HELD = [
     "Remember: the metrics dashboard lives at grafana.internal/d/app.",
     "Remember: the feature flags live in config/flags.yaml.",
+    "Remember: the on-call rota lives in the ops wiki.",
 ]
 
 
@@ -289,10 +290,10 @@ def test_held_captures_wait_until_approved_with_the_keyboard(ui: Ui) -> None:
         assert hits and mem not in {h["id"] for h in hits}
     assert "grafana" not in ui.cli("resume", "--cwd", PROJECT, "--agent", "claude")
     page = ui.go("/review")
-    assert page.inner_text("#held") == "2"
+    assert page.inner_text("#held") == "3"
     rows = page.locator("form.review-form tbody tr")
-    assert [s for s in rows.locator(".state").all_inner_texts()][:2] == ["pending", "pending"]
-    pick = next(i for i in range(2) if texts[0] in rows.nth(i).inner_text())
+    assert rows.locator(".state").all_inner_texts()[:3] == ["pending"] * 3
+    pick = next(i for i in range(3) if texts[0] in rows.nth(i).inner_text())
     page.locator("main h1").click()
     for _ in range(pick):
         page.keyboard.press("j")
@@ -310,6 +311,9 @@ def test_held_captures_wait_until_approved_with_the_keyboard(ui: Ui) -> None:
     ui.page.click("#approve")
     assert ui.notice() == "approved"
     assert search(ui, "feature flags config")[0] == texts[1]
+    # And from the CLI, for someone without the UI.
+    assert ui.cli("memories", "approve", held[texts[2]]) == "approved: 1\n"
+    assert ui.go("/review").inner_text("#held") == "0"
 
 
 def test_settle_a_conflict_side_by_side(ui: Ui) -> None:
