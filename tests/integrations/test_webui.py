@@ -443,6 +443,7 @@ def test_the_dashboard_answer_is_reused_until_the_store_changes(ui: Ui, tmp_path
 
     first = ui.call("stats.dashboard", days=30)
     assert ui.call("stats.dashboard", days=30) == first
+    assert ui.call("projects.list") == []
     remembered(ui, "The API gateway is called kestrel", category="entities")
     second = ui.call("stats.dashboard", days=30)
     assert second["memories_by_category_status"] == [["entities", "active", 1]]
@@ -451,6 +452,7 @@ def test_the_dashboard_answer_is_reused_until_the_store_changes(ui: Ui, tmp_path
     ingest_file(Source(str(path), "claude"), None, ui.daemon.engine.ingest_batch)
     third = ui.call("stats.dashboard", days=30)
     assert third["turns_by_agent"] == {"claude": 1} and second["turns_by_agent"] == {}
+    assert [p["project"] for p in ui.call("projects.list")] == ["/work/app"]
 
 
 def test_the_store_size_is_sampled_once_a_day_and_plotted(ui: Ui) -> None:
