@@ -56,6 +56,7 @@ from recallnest.lifecycle.decay import (
     retier,
 )
 from recallnest.lifecycle.forgetting import Selector, forget, plan_forget
+from recallnest.lifecycle.listing import newest_memories
 
 if TYPE_CHECKING:
     from recallnest.lifecycle.host import LifecycleHost
@@ -558,9 +559,12 @@ class Maintenance:
         now = now or datetime.now(UTC)
         store = self.engine.store
         by_sql = sort != "decay" and not expired_only
-        rows = store.find_memories(
-            filters, since, until, "updated" if sort == "decay" else sort, limit if by_sql else None
-        )
+        rows = None
+        if by_sql and sort == "updated" and since is None and until is None:
+            rows = newest_memories(self.engine, filters, limit)  # the web UI's list
+        if rows is None:
+            order = "updated" if sort == "decay" else sort
+            rows = store.find_memories(filters, since, until, order, limit if by_sql else None)
         if expired_only:
             rows = [m for m in rows if m.valid_until is not None and m.valid_until <= now]
         clocks = Clocks(store.activity_days())

@@ -273,6 +273,19 @@ class SearchIndex:
                 m &= self.ts[:n] < f.until
             return m
 
+    def newest(self, f: Filter, k: int) -> list[str]:
+        """Ids of the `k` rows matching `f` with the largest ts, and of every row tied with
+        the k-th (the caller orders ties its own way), in no particular order."""
+        with self._lock:
+            rows = np.flatnonzero(self.mask(f))
+            if len(rows) > k > 0:
+                ts = self.ts[rows]
+                kth = np.partition(ts, len(ts) - k)[len(ts) - k]
+                rows = rows[ts >= kth]
+            elif k <= 0:
+                rows = rows[:0]
+            return [self.ids[p] for p in rows.tolist()]
+
     def reading(self) -> threading.RLock:
         """Hold while computing several arrays for one query, so a concurrent write cannot
         change the row count between them (the lock is re-entrant)."""

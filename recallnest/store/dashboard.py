@@ -8,8 +8,6 @@ from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any, TypeVar, cast
 
-import duckdb
-
 from recallnest.store.base import StoreBase
 from recallnest.store.sql import _aware, _naive
 
@@ -60,7 +58,7 @@ class Dashboard(StoreBase):
         is reused until the store changes: every memory write bumps `generation`; turns are
         written without bumping it, so their count and newest time are part of the key."""
         key = (self.generation, self._turns_key(), since)
-        return self._memoized("dashboard", key, lambda: self._dashboard(self._cur(), since))
+        return self._memoized("dashboard", key, lambda: self._dashboard(since))
 
     def _turns_key(self) -> tuple[int, object]:
         """Changes when turns are added or dropped (ingest, retention, forget): 1 ms."""
@@ -75,7 +73,8 @@ class Dashboard(StoreBase):
         self._memo[name] = (key, answer)  # a race computes twice, never a stale answer
         return answer
 
-    def _dashboard(self, cur: duckdb.DuckDBPyConnection, since: datetime) -> dict[str, Any]:
+    def _dashboard(self, since: datetime) -> dict[str, Any]:
+        cur = self._cur()
         start = _naive(since)
         agents = cur.execute(_BY_AGENT).fetchall()
         return {

@@ -13,7 +13,7 @@ import http.client
 import re
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -478,3 +478,49 @@ def test_the_store_size_is_sampled_once_a_day_and_plotted(ui: Ui) -> None:
     path = ui.daemon.engine.settings.home / growth.HISTORY_NAME
     path.write_text(path.read_text() + "not json\n", encoding="utf-8")  # skipped, not fatal
     assert len(ui.call("stats.dashboard", days=30)["size_per_day"]) == 2
+
+
+def test_the_list_from_the_index_is_the_list_from_sql(settings: Settings) -> None:
+    from datetime import timedelta
+
+    from recallnest.core.models import Memory
+    from recallnest.lifecycle.listing import newest_memories
+    from recallnest.store import Batch
+
+    engine = Engine.open(settings)
+    try:
+        start = datetime(2026, 1, 1, tzinfo=UTC)
+        rows = [
+            Memory(
+                id=f"m{k:03d}",
+                scope=("global", "/w/a")[k % 2],
+                category=("entities", "preferences", "patterns")[k % 3],
+                text=f"fact number {k}",
+                tier=("working", "core")[k % 5 == 0],
+                status=("active", "pending", "superseded")[k % 7 % 3],
+                created_at=start,
+                updated_at=None if k % 11 == 0 else start + timedelta(minutes=k // 4),  # ties
+            )
+            for k in range(300)
+        ]
+        engine.apply(Batch(memories=rows))
+        engine.apply_memories([replace(rows[3], status="archived", updated_at=start)])
+        for filters in (
+            {"status": "active"},
+            {"status": "archived"},
+            {"status": "pending", "scope": "/w/a"},
+            {"scope": "global", "category": "entities", "tier": "core"},
+            {"status": None, "scope": None},
+        ):
+            answered = 0
+            for limit in (1, 7, 50, 150):
+                sql = engine.store.find_memories(filters, None, None, "updated", limit)
+                fast = newest_memories(engine, filters, limit)
+                # None only when the rows tied with the last one overflow one key lookup.
+                assert fast == sql or (fast is None and len(sql) == limit > 100), filters
+                answered += fast is not None
+            assert answered >= 3, filters
+        assert newest_memories(engine, {"pinned": True}, 10) is None  # not in the index
+        assert newest_memories(engine, {"status": "active"}, 151) is None
+    finally:
+        engine.close()
