@@ -11,7 +11,7 @@ import math
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
 from pathlib import Path
@@ -101,6 +101,9 @@ class SearchRequest:
     # Count the memories found as accessed. Prompt-time recall gates its candidates and
     # counts only the ones it injects (continuity.service.recall).
     record: bool = True
+    # Search with this stored vector instead of embedding the query (a memory's neighbours:
+    # its own vector, where embedding its text again costs 20-50 ms with the local model).
+    vector: np.ndarray | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -566,7 +569,7 @@ class Engine:
         profile = replace(profile, alpha=self.settings.fusion_alpha)
         now = datetime.now(UTC)
         plan = plan_query(req.query, now, clean="boilerplate" not in req.disabled)
-        qvec = self._query_vector(plan.text)
+        qvec = req.vector if req.vector is not None else self._query_vector(plan.text)
         scored = retrieve(
             self.index,
             plan,

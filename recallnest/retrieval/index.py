@@ -417,6 +417,14 @@ class SearchIndex:
     def code_of(self, name: str, value: str) -> int:
         return self._codes[name].get(value, -1)
 
+    def vector(self, pos: int) -> np.ndarray | None:
+        """The stored vector of a row position (a copy), or None when it has none."""
+        with self._lock:
+            if pos >= self.size or not self._has_vec[pos]:
+                return None
+            found: np.ndarray = self._vectors[pos].copy()
+            return found
+
     def cosine(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(cosine of every row, rows that have a vector)."""
         with self._lock:

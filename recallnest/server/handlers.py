@@ -207,12 +207,14 @@ def _session_show(engine: Engine, a: Mapping[str, Any]) -> Any:
 
 def _memory_context(engine: Engine, a: Mapping[str, Any]) -> Any:
     """A memory's history (as `memories.history`) with the turns it was captured from and its
-    neighbours: the active memories the fused search ranks first for its text (not counted
-    as reads)."""
+    neighbours: the active memories the fused search ranks first for its text, with its own
+    stored vector as the query vector (no embedding), not counted as reads."""
     history = engine.maintenance.history(str(a["id"]))
     memory = history["memory"]
     evidence = [str(t) for t in memory["evidence"]]
-    req = SearchRequest(memory["text"], "memories", NEIGHBOURS + 1, record=False)
+    pos = engine.index.position("memory", memory["id"])
+    vector = engine.index.vector(pos) if pos is not None else None
+    req = SearchRequest(memory["text"], "memories", NEIGHBOURS + 1, record=False, vector=vector)
     near = [h for h in engine.search(req) if h.id != memory["id"]][:NEIGHBOURS]
     return history | {"evidence_turns": engine.store.turns(evidence), "neighbours": near}
 

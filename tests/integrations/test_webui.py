@@ -297,10 +297,15 @@ def test_filters_select_what_memories_find_selects(ui: Ui) -> None:
         assert {m for m in (a, b, c) if f"/memory/{m}" in body} == shown, query
 
 
-def test_a_memory_page_shows_its_neighbours(ui: Ui) -> None:
+def test_a_memory_page_shows_its_neighbours(ui: Ui, monkeypatch: pytest.MonkeyPatch) -> None:
     ui.login()
     a = remembered(ui, "The API gateway is called kestrel", category="entities")
     b = remembered(ui, "The API gateway runs behind kestrel on port 8443", category="entities")
+
+    def no_embedding(text: str) -> None:
+        raise AssertionError(f"embedded {text!r}: the memory's stored vector is the query")
+
+    monkeypatch.setattr(ui.daemon.engine.embedder, "embed_query", no_embedding)
     neighbours = ui.get(f"/memory/{a}").split("<h2>Neighbours</h2>", 1)[1]
     assert f"/memory/{b}" in neighbours and f"/memory/{a}" not in neighbours
     ui.daemon.engine.maintenance.flush_access()
