@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
+from playwright import sync_api
 from support.daemon import WAIT_SECONDS, DaemonProcess, claude_line
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -33,7 +34,6 @@ pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium package is not installed"),
 ]
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 
 PROJECT = "/work/app"
 # Each payload sets window.__pwned if any of it ever runs as markup or script.
