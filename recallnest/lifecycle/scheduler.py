@@ -432,7 +432,10 @@ class Maintenance:
         except OSError:
             size = 0
         sample = {"bytes": size, "turns": counts["turns"], "memories": counts["memories"]}
-        growth.record(self.engine.settings.home, (now or datetime.now(UTC)).date(), sample)
+        try:
+            growth.record(self.engine.settings.home, (now or datetime.now(UTC)).date(), sample)
+        except OSError as exc:  # a full disk: the task fails and retries, ingestion goes on
+            raise RecallnestError(f"cannot write the size history: {exc}") from exc
         return sample
 
     def prune_undo(self, now: datetime | None = None) -> int:

@@ -529,3 +529,16 @@ def test_the_list_from_the_index_is_the_list_from_sql(settings: Settings) -> Non
         assert newest_memories(engine, {"status": "active"}, 151) is None
     finally:
         engine.close()
+
+
+def test_a_size_sample_that_cannot_be_written_is_a_task_failure(settings: Settings) -> None:
+    from recallnest.core.errors import RecallnestError
+    from recallnest.lifecycle import growth
+
+    engine = Engine.open(settings)
+    try:
+        (settings.home / growth.HISTORY_NAME).mkdir()  # the rename over it fails
+        with pytest.raises(RecallnestError, match="size history"):
+            engine.maintenance.sample_size()
+    finally:
+        engine.close()
