@@ -21,6 +21,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -104,16 +105,24 @@ class Ui:
     def notice(self) -> str:
         return str(self.page.locator("p.notice").inner_text())
 
-    def shot(self, name: str) -> None:
+    def shot(self, name: str, full_page: bool = False) -> None:
         shots = Path(os.environ.get("RECALLNEST_UI_SCREENSHOTS") or self.daemon.root)
         target = shots / f"ui-{name}.png"
         # As bytes: with a path Playwright writes from a thread pool left running.
-        target.write_bytes(self.page.screenshot())
+        target.write_bytes(self.page.screenshot(full_page=full_page))
         assert target.stat().st_size > 10_000
 
 
-def transcript(daemon: DaemonProcess, session: str, start: int, texts: list[str]) -> None:
-    lines = [claude_line(session, start + i, t) for i, t in enumerate(texts)]
+def transcript(
+    daemon: DaemonProcess, session: str, start: int, texts: list[str], days_ago: int
+) -> None:
+    """A session `days_ago` days back (so the dashboard's 30-day plots show it)."""
+    when = datetime.now(UTC) - timedelta(days=days_ago)
+    lines = []
+    for i, text in enumerate(texts):
+        record = json.loads(claude_line(session, start + i, text))
+        record["timestamp"] = (when + timedelta(minutes=i)).isoformat().replace("+00:00", "Z")
+        lines.append(json.dumps(record))
     (daemon.projects / f"{session}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -137,8 +146,8 @@ def start_ui(daemon: DaemonProcess) -> tuple[subprocess.Popen[str], str, int]:
 def ui() -> Iterator[Ui]:
     root = Path(tempfile.mkdtemp(prefix="uib-", dir="/tmp"))
     daemon = DaemonProcess(root)
-    transcript(daemon, "s-one", 0, SESSION_ONE)
-    transcript(daemon, "s-two", 100, SESSION_TWO)
+    transcript(daemon, "s-one", 0, SESSION_ONE, days_ago=3)
+    transcript(daemon, "s-two", 100, SESSION_TWO, days_ago=1)
     daemon.start()
     count = len(SESSION_ONE) + len(SESSION_TWO)
     daemon.wait_for(lambda: daemon.counts().get("active_memories", 0) >= count, "the captures")
@@ -147,7 +156,7 @@ def ui() -> Iterator[Ui]:
     daemon.stop()
     daemon.env["RECALLNEST_REVIEW_CAPTURES"] = "true"
     daemon.start()
-    transcript(daemon, "s-three", 200, HELD)
+    transcript(daemon, "s-three", 200, HELD, days_ago=0)
     daemon.wait_for(lambda: daemon.counts().get("memories", 0) >= count + len(HELD), "held")
     proc, login, port = start_ui(daemon)
     with sync_api.sync_playwright() as playwright:
@@ -200,7 +209,8 @@ def test_only_the_token_opens_it_and_only_under_our_host(ui: Ui) -> None:
     response = ui.page.goto(ui.login)
     assert response.status == 200 and ui.page.url == ui.url("/")
     assert ui.page.inner_text("h1") == "Dashboard"
-    ui.shot("dashboard")
+    assert ui.page.locator("figure rect").count() > 0  # this week's captures and turns, plotted
+    ui.shot("dashboard", full_page=True)
 
 
 # ---- memories: search, open, edit, forget ------------------------------------------------------

@@ -175,8 +175,11 @@ def _day_labels(days: Sequence[str], pad: float, step: float, base: float) -> st
     if not days:
         return f'<text x="{pad}" y="{base + 20}" class="axis">no data yet</text>'
     every = max(1, len(days) // 6)
+    last = len(days) - 1
+    end = ' text-anchor="end"'  # the last point sits at the right edge: its label ends there
     return "".join(
-        f'<text x="{pad + i * step:.1f}" y="{base + 20}" class="axis">{esc(d[5:])}</text>'
+        f'<text x="{pad + i * step:.1f}" y="{base + 20}" class="axis"'
+        f"{end if i == last and last else ''}>{esc(d[5:])}</text>"
         for i, d in enumerate(days)
         if i % every == 0
     )
