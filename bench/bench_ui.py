@@ -1,6 +1,9 @@
 """Web UI page latency against the REAL daemon holding 100k memories and 100k turns.
 
-    python bench/bench_ui.py [--quick] [-n REQUESTS]
+    python bench/bench_ui.py [--quick] [-n REQUESTS] [--home DIR]
+
+`--home DIR` keeps the populated home in DIR (populated on the first run, reused after: the
+100k population takes a minute or more).
 
 Populates a throw-away home (keyword-only: embedder "none"), starts `python -m recallnest
 daemon run`, serves the UI (the thin process's server, in this process) and times each page
@@ -51,7 +54,11 @@ def pages(sock: str) -> dict[str, tuple[str, list[tuple[str, dict[str, Any]]]]]:
     return {
         "dashboard": (
             "/",
-            [("stats", {}), ("daemon.status", {}), ("stats.dashboard", {"days": 30})],
+            [
+                ("stats", {"sizes": False}),
+                ("daemon.status", {}),
+                ("stats.dashboard", {"days": 30}),
+            ],
         ),
         "memories": ("/memories", [("projects.list", {}), ("memories.find", listing)]),
         "search": (
@@ -65,6 +72,7 @@ def pages(sock: str) -> dict[str, tuple[str, list[tuple[str, dict[str, Any]]]]]:
         "review": (
             "/review",
             [
+                ("memories.find", {"sort": "created", "limit": 200, "status": "pending"}),
                 ("memories.find", {"sort": "created", "limit": 60, "status": "active"}),
                 ("undo.list", {}),
             ],
@@ -117,6 +125,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("-n", "--requests", type=int, default=60)
+    parser.add_argument("--home", type=Path, help="populated home to reuse (made if absent)")
     args = parser.parse_args()
     size = 5_000 if args.quick else 100_000
     n = 15 if args.quick else args.requests
@@ -126,11 +135,13 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="rn-bench-ui-") as tmp_s:
         tmp = Path(tmp_s)
-        home, user = tmp / "rn", tmp / "user"
+        home, user = args.home or tmp / "rn", tmp / "user"
         user.mkdir()
-        t0 = time.perf_counter()
-        populate(home, size, size)
-        note(f"populated {size} memories and {size} turns in {time.perf_counter() - t0:.1f}s")
+        if args.home is None or not home.exists():
+            t0 = time.perf_counter()
+            populate(home, size, size)
+            took = time.perf_counter() - t0
+            note(f"populated {size} memories and {size} turns in {took:.1f}s")
         env = {k: v for k, v in os.environ.items() if not k.startswith("RECALLNEST_")}
         env.update(HOME=str(user), RECALLNEST_HOME=str(home), RECALLNEST_EMBEDDER="none")
         sock = str(home / protocol.SOCKET_NAME)

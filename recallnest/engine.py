@@ -11,7 +11,7 @@ import math
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
 from pathlib import Path
@@ -102,6 +102,9 @@ class SearchRequest:
     # Count the memories found as accessed. Prompt-time recall gates its candidates and
     # counts only the ones it injects (continuity.service.recall).
     record: bool = True
+    # Search with this stored vector instead of embedding the query (a memory's neighbours:
+    # its own vector, where embedding its text again costs 20-50 ms with the local model).
+    vector: np.ndarray | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -408,7 +411,8 @@ class Engine:
         nothing). `found`: what `capture_turn` already gave for `pairs`. `counts` receives
         each session's new capture total, to be written in the same batch."""
         kept = self._captures(pairs, found, {} if counts is None else counts)
-        admitter = Admitter(self._admission_lookup([cap for cap, _, _ in kept]))
+        lookup = self._admission_lookup([cap for cap, _, _ in kept])
+        admitter = Admitter(lookup, hold=self.settings.review_captures)
         for cap, when, source in kept:
             admitter.admit(cap, when, source)
         stored = {m.id: m for m in self.store.memories(list(admitter.pending))}
@@ -566,7 +570,7 @@ class Engine:
         profile = replace(profile, alpha=self.settings.fusion_alpha)
         now = datetime.now(UTC)
         plan = plan_query(req.query, now, clean="boilerplate" not in req.disabled)
-        qvec = self._query_vector(plan.text)
+        qvec = req.vector if req.vector is not None else self._query_vector(plan.text)
         scored = retrieve(
             self.index,
             plan,
@@ -604,9 +608,9 @@ class Engine:
         """Index positions of the turns each memory (by position) was captured from."""
         ids = {self.index.row(p)[1]: p for p in positions}
         out: dict[int, list[int]] = {}
-        for memory in self.store.memories(list(ids)):
-            found = (self.index.position("turn", t) for t in memory.evidence)
-            out[ids[memory.id]] = [p for p in found if p is not None]
+        for mem_id, evidence in self.store.evidence(list(ids)).items():
+            found = (self.index.position("turn", t) for t in evidence)
+            out[ids[mem_id]] = [p for p in found if p is not None]
         return out
 
     def _query_vector(self, query: str) -> np.ndarray | None:
@@ -672,7 +676,9 @@ class Engine:
     def export(self) -> list[Memory]:
         return self.list_memories(status=None)
 
-    def stats(self) -> Stats:
+    def stats(self, sizes: bool = True) -> Stats:
+        """`sizes=False` leaves out the live-data estimate (a scan of every table's storage
+        info, ~30 ms at 100k rows), which the web UI's dashboard does not show."""
         with_vec, live = self.index.vector_coverage()
         model = self.embedder.model_id if self.embedder else None
         return Stats(
@@ -682,7 +688,8 @@ class Engine:
             # in Store.counts, which must also read a database of an older schema (doctor).
             counts=self.store.counts() | {"capture_queued": self.store.queued_capture_count()},
             file=self.store.file_size()
-            | {"path_bytes": _file_bytes(self.store.path), "live_bytes": self.store.live_bytes()},
+            | {"path_bytes": _file_bytes(self.store.path)}
+            | ({"live_bytes": self.store.live_bytes()} if sizes else {}),
             embedder=EmbedderStats(
                 model=model,
                 error=self.embedder_error,

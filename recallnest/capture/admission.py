@@ -422,10 +422,13 @@ _NOT_A_VALUE = frozenset(
 
 
 class Admitter:
-    """Decides one batch of captures; `pending` holds the rows to write, by id."""
+    """Decides one batch of captures; `pending` holds the rows to write, by id. With `hold`
+    (the review setting) a new memory is stored with status `pending` and replaces nothing
+    until it is approved."""
 
-    def __init__(self, lookup: Lookup) -> None:
+    def __init__(self, lookup: Lookup, hold: bool = False) -> None:
         self.lookup = lookup
+        self.hold = hold
         self.pending: dict[str, Memory] = {}
 
     def admit(self, cap: Capture, when: datetime | None, source: str) -> str:
@@ -443,6 +446,12 @@ class Admitter:
             decision = replace(decision, action="supersede") if target else decision
         if decision.action == "insert" or (decision.action == "supersede" and target):
             new = self._new(cap, when, source)
+            if self.hold:
+                # Trigger: review_captures is on. Why: the user approves what is remembered;
+                # an unapproved capture must not retire what they already approved. Outcome:
+                # stored pending; consolidation settles any contradiction once it is active.
+                self.pending[new.id] = replace(new, status="pending")
+                return "held"
             self.pending[new.id] = new
             if decision.action == "supersede" and target is not None:
                 also = [*restating(cap, target, known.values()), *holding(cap, known.values())]
@@ -609,16 +618,18 @@ def replaced_values(text: str) -> set[str]:
 
 def _reinforced(memory: Memory, cap: Capture, when: datetime | None) -> Memory:
     """Same fact seen again: evidence appended (bounded), importance and confidence kept at max,
-    revived if it had been archived. Idempotent for evidence already recorded."""
+    revived if it had been archived; one still waiting for approval stays pending. Idempotent
+    for evidence already recorded."""
     evidence = tuple(dict.fromkeys((*memory.evidence, *cap.evidence)))[-MAX_EVIDENCE:]
-    if evidence == memory.evidence and memory.status == "active":
+    status = "pending" if memory.status == "pending" else "active"
+    if evidence == memory.evidence and memory.status == status:
         return memory
     return replace(
         memory,
         evidence=evidence,
         importance=max(memory.importance, cap.importance),
         confidence=max(memory.confidence, cap.confidence),
-        status="active",
+        status=status,
         updated_at=max((d for d in (memory.updated_at, when) if d), default=when),
     )
 

@@ -20,7 +20,7 @@ import click
 from recallnest import __version__
 from recallnest.core.config import Settings
 from recallnest.core.errors import RecallnestError
-from recallnest.core.models import CATEGORIES, GLOBAL_SCOPE
+from recallnest.core.models import CATEGORIES, GLOBAL_SCOPE, STATUSES
 from recallnest.core.terminal import clean_output, json_dumps, raw
 
 # Ops that only read: run on a home with no database they say nothing is indexed yet, instead
@@ -323,7 +323,7 @@ def memories() -> None:
 @click.option("--category", type=click.Choice(CATEGORIES))
 @click.option(
     "--status",
-    type=click.Choice(["active", "superseded", "archived", "any"]),
+    type=click.Choice([*STATUSES, "any"]),
     default="active",
     show_default=True,
 )

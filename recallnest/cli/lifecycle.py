@@ -16,7 +16,7 @@ import click
 
 from recallnest.cli._app import CONTEXT, call, emit, json_option, one_line, project_key, scope_key
 from recallnest.core.errors import RecallnestError
-from recallnest.core.models import CATEGORIES, TIERS
+from recallnest.core.models import CATEGORIES, STATUSES, TIERS
 
 PREVIEW_CHARS = 90
 
@@ -296,7 +296,7 @@ def _print_forget_log(items: list[dict[str, Any]]) -> None:
 @click.option("--category", type=click.Choice(CATEGORIES))
 @click.option(
     "--status",
-    type=click.Choice(["active", "superseded", "archived", "any"]),
+    type=click.Choice([*STATUSES, "any"]),
     default="active",
     show_default=True,
 )
@@ -398,6 +398,17 @@ memories_pin = _flags_command(
 memories_unpin = _flags_command("unpin", "Unpin memories.", pinned=False)
 
 
+@click.command("approve", context_settings=CONTEXT)
+@click.argument("ids", nargs=-1, required=True)
+@json_option
+@click.pass_context
+def memories_approve(ctx: click.Context, ids: tuple[str, ...], as_json: bool) -> None:
+    """Approve captures held for review (the `review_captures` setting): they become active
+    memories that search and resume use. `memories list --status pending` lists them."""
+    result = call(ctx, "memories.approve", {"ids": list(ids)})
+    emit(result, as_json, lambda r: click.echo(f"approved: {len(r['approved'])}"))
+
+
 @click.command("tier", context_settings=CONTEXT)
 @click.argument("memory_id")
 @click.argument("tier", type=click.Choice(TIERS))
@@ -488,7 +499,8 @@ def _print_maintenance(r: dict[str, Any]) -> None:
 
 def register(cli: click.Group) -> None:
     """Add the lifecycle commands to the main group (idempotent). `forget` replaces the
-    id-only one; the `memories` group gains find, history, pin, unpin, tier and expire."""
+    id-only one; the `memories` group gains find, history, pin, unpin, approve, tier and
+    expire."""
     for command in (consolidate, conflicts, undo, forget, forgotten, compact, maintain):
         cli.add_command(command)
     memories = cli.commands.get("memories")
@@ -499,6 +511,7 @@ def register(cli: click.Group) -> None:
         memories_history,
         memories_pin,
         memories_unpin,
+        memories_approve,
         memories_tier,
         memories_expire,
     ):

@@ -42,6 +42,9 @@ class Settings(BaseModel):
     prompt_recall_session_tokens: int = Field(default=600, ge=20, le=20000)
     # A session with no new turn for this long gets a checkpoint (the daemon's idle timer).
     idle_checkpoint_seconds: float = Field(default=300.0, ge=1.0)
+    # Review before commit (issue 20): new automatic captures are stored `pending` and reach no
+    # search or resume until approved (the web UI's Review page, `memories.approve`).
+    review_captures: bool = False
     extra_roots: tuple[str, ...] = ()
     polling: bool = False
     turn_retention_days: int | None = Field(default=None, ge=1)  # None: keep turns forever

@@ -17,7 +17,9 @@ AGENTS: tuple[str, ...] = ("claude", "codex", "gemini")
 ROLES: tuple[str, ...] = ("user", "assistant")
 CATEGORIES: tuple[str, ...] = ("profile", "preferences", "entities", "events", "cases", "patterns")
 TIERS: tuple[str, ...] = ("core", "working", "peripheral")
-STATUSES: tuple[str, ...] = ("active", "superseded", "archived")
+# `pending`: an automatic capture held for the user's approval (the `review_captures` setting);
+# search, resume and prompt recall read `active` memories only, so it is kept out of them.
+STATUSES: tuple[str, ...] = ("active", "pending", "superseded", "archived")
 GLOBAL_SCOPE = "global"
 
 

@@ -11,6 +11,7 @@ once per its interval:
     retention    drop raw turns beyond the configured limits       every 6 h
     prune_undo   forget undo entries older than UNDO_GRACE_DAYS    every hour
     compact      rewrite the file when it exceeds 2x live data     every hour
+    size_sample  the file's size and row counts, for the dashboard every hour (growth.py)
 
 Every automatic change to memories (consolidate, expire, retier) stores the prior rows in the
 undo log first; `undo` restores them exactly within UNDO_GRACE_DAYS, unless the rows changed
@@ -43,6 +44,7 @@ from recallnest.core import heap
 from recallnest.core.errors import NotFoundError, RecallnestError
 from recallnest.core.models import TIERS, Memory
 from recallnest.core.schemas import MemoryOut, dump
+from recallnest.lifecycle import growth
 from recallnest.lifecycle import retention as compaction
 from recallnest.lifecycle.consolidation import consolidate, record_undo
 from recallnest.lifecycle.decay import (
@@ -54,6 +56,7 @@ from recallnest.lifecycle.decay import (
     retier,
 )
 from recallnest.lifecycle.forgetting import Selector, forget, plan_forget
+from recallnest.lifecycle.listing import newest_memories
 
 if TYPE_CHECKING:
     from recallnest.lifecycle.host import LifecycleHost
@@ -70,6 +73,7 @@ INTERVALS: dict[str, float] = {
     "retention": 6 * 3600.0,
     "prune_undo": 3600.0,
     "compact": 3600.0,
+    "size_sample": growth.SAMPLE_SECONDS,
 }
 RETRY_FIRST_SECONDS = 30.0  # a failed task's first retry; doubles, up to the task's interval
 REQUEST_TIMEOUT_SECONDS = 600.0
@@ -166,6 +170,7 @@ class Maintenance:
             "retention": self.apply_retention,
             "prune_undo": self.prune_undo,
             "compact": lambda: self.compact(if_needed=True),
+            "size_sample": self.sample_size,
         }
         for name, task in tasks.items():
             if self._slices or self._stopping():
@@ -418,6 +423,21 @@ class Maintenance:
                 self.engine, policy or self.retention, now or datetime.now(UTC)
             )
 
+    def sample_size(self, now: datetime | None = None) -> dict[str, int]:
+        """Today's point of the dashboard's size-over-time plot (growth.py)."""
+        store = self.engine.store
+        counts = store.counts()
+        try:
+            size = store.path.stat().st_size
+        except OSError:
+            size = 0
+        sample = {"bytes": size, "turns": counts["turns"], "memories": counts["memories"]}
+        try:
+            growth.record(self.engine.settings.home, (now or datetime.now(UTC)).date(), sample)
+        except OSError as exc:  # a full disk: the task fails and retries, ingestion goes on
+            raise RecallnestError(f"cannot write the size history: {exc}") from exc
+        return sample
+
     def prune_undo(self, now: datetime | None = None) -> int:
         now = now or datetime.now(UTC)
         return self.engine.store.prune_undo(now - timedelta(days=UNDO_GRACE_DAYS))
@@ -542,9 +562,12 @@ class Maintenance:
         now = now or datetime.now(UTC)
         store = self.engine.store
         by_sql = sort != "decay" and not expired_only
-        rows = store.find_memories(
-            filters, since, until, "updated" if sort == "decay" else sort, limit if by_sql else None
-        )
+        rows = None
+        if by_sql and sort == "updated" and since is None and until is None:
+            rows = newest_memories(self.engine, filters, limit)  # the web UI's list
+        if rows is None:
+            order = "updated" if sort == "decay" else sort
+            rows = store.find_memories(filters, since, until, order, limit if by_sql else None)
         if expired_only:
             rows = [m for m in rows if m.valid_until is not None and m.valid_until <= now]
         clocks = Clocks(store.activity_days())
@@ -609,6 +632,18 @@ class Maintenance:
                 changed.append(new)
         self.engine.apply_memories(changed)
         return {"changed": [m.id for m in changed], "unchanged": len(rows) - len(changed)}
+
+    def approve(self, ids: Sequence[str], now: datetime | None = None) -> dict[str, Any]:
+        """Captures held for review (status `pending`) become active memories, with an
+        `approved` event; ids that are not pending are left as they are."""
+        now = now or datetime.now(UTC)
+        rows = self.engine.store.memories([self.engine.memory(i).id for i in ids])
+        approved = [
+            replace(m, status="active", updated_at=now) for m in rows if m.status == "pending"
+        ]
+        self.engine.apply_memories(approved)
+        self.engine.store.add_memory_events([(now, "approved", m.id, None, None) for m in approved])
+        return {"approved": [m.id for m in approved], "unchanged": len(rows) - len(approved)}
 
     def edit(
         self,

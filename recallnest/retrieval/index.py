@@ -273,6 +273,19 @@ class SearchIndex:
                 m &= self.ts[:n] < f.until
             return m
 
+    def newest(self, f: Filter, k: int) -> list[str]:
+        """Ids of the `k` rows matching `f` with the largest ts, and of every row tied with
+        the k-th (the caller orders ties its own way), in no particular order."""
+        with self._lock:
+            rows = np.flatnonzero(self.mask(f))
+            if len(rows) > k > 0:
+                ts = self.ts[rows]
+                kth = np.partition(ts, len(ts) - k)[len(ts) - k]
+                rows = rows[ts >= kth]
+            elif k <= 0:
+                rows = rows[:0]
+            return [self.ids[p] for p in rows.tolist()]
+
     def reading(self) -> threading.RLock:
         """Hold while computing several arrays for one query, so a concurrent write cannot
         change the row count between them (the lock is re-entrant)."""
@@ -403,6 +416,14 @@ class SearchIndex:
 
     def code_of(self, name: str, value: str) -> int:
         return self._codes[name].get(value, -1)
+
+    def vector(self, pos: int) -> np.ndarray | None:
+        """The stored vector of a row position (a copy), or None when it has none."""
+        with self._lock:
+            if pos >= self.size or not self._has_vec[pos]:
+                return None
+            found: np.ndarray = self._vectors[pos].copy()
+            return found
 
     def cosine(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(cosine of every row, rows that have a vector)."""

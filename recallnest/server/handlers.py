@@ -17,10 +17,11 @@ from recallnest.core.models import SearchHit
 from recallnest.core.schemas import jsonable
 from recallnest.core.timeparse import parse_future, parse_time
 from recallnest.engine import Engine, SearchRequest
-from recallnest.lifecycle import retention
+from recallnest.lifecycle import growth, retention
 from recallnest.lifecycle.forgetting import Selector
 
 Op = Callable[[Engine, Mapping[str, Any]], Any]
+NEIGHBOURS = 5  # on a memory's page (memories.context)
 
 
 def dispatch(engine: Engine, op: str, args: Mapping[str, Any]) -> Any:
@@ -143,7 +144,7 @@ def _forget_run(engine: Engine, a: Mapping[str, Any]) -> Any:
 
 
 def _memories_find(engine: Engine, a: Mapping[str, Any]) -> Any:
-    filters = {k: a.get(k) for k in ("scope", "category", "tier", "pinned")}
+    filters = {k: a.get(k) for k in ("scope", "category", "tier", "pinned", "source")}
     filters["status"] = a.get("status", "active")
     return engine.maintenance.find(
         filters,
@@ -206,15 +207,26 @@ def _session_show(engine: Engine, a: Mapping[str, Any]) -> Any:
 
 
 def _memory_context(engine: Engine, a: Mapping[str, Any]) -> Any:
-    """A memory's history (as `memories.history`) with the turns it was captured from."""
+    """A memory's history (as `memories.history`) with the turns it was captured from and its
+    neighbours: the active memories the fused search ranks first for its text, with its own
+    stored vector as the query vector (no embedding), not counted as reads."""
     history = engine.maintenance.history(str(a["id"]))
-    evidence = [str(t) for t in history["memory"]["evidence"]]
-    return history | {"evidence_turns": engine.store.turns(evidence)}
+    memory = history["memory"]
+    evidence = [str(t) for t in memory["evidence"]]
+    pos = engine.index.position("memory", memory["id"])
+    vector = engine.index.vector(pos) if pos is not None else None
+    req = SearchRequest(memory["text"], "memories", NEIGHBOURS + 1, record=False, vector=vector)
+    near = [h for h in engine.search(req) if h.id != memory["id"]][:NEIGHBOURS]
+    return history | {"evidence_turns": engine.store.turns(evidence), "neighbours": near}
 
 
 def _dashboard(engine: Engine, a: Mapping[str, Any]) -> Any:
     days = max(1, min(int(a.get("days", 30)), 3660))
-    return engine.store.dashboard(datetime.now(UTC) - timedelta(days=days)) | {"days": days}
+    # From midnight: the plots are per day, and a fixed start lets the store reuse the answer.
+    today = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    since = today - timedelta(days=days - 1)
+    sizes = growth.history(engine.settings.home, since.date())
+    return engine.store.dashboard(since) | {"days": days, "size_per_day": sizes}
 
 
 # The daemon answers these itself (they need its threads and queues), before `dispatch`.
@@ -230,7 +242,7 @@ OPS: dict[str, Op] = {
         a.get("scope"), a.get("category"), a.get("status", "active"), a.get("limit")
     ),
     "memories.show": lambda e, a: e.memory(str(a["id"])),
-    "stats": lambda e, a: e.stats(),
+    "stats": lambda e, a: e.stats(bool(a.get("sizes", True))),
     "export": lambda e, a: e.export(),
     "import": lambda e, a: e.import_memories(a["records"]),
     "resume": _resume,
@@ -250,6 +262,7 @@ OPS: dict[str, Op] = {
     "memories.find": _memories_find,
     "memories.history": lambda e, a: e.maintenance.history(str(a["id"])),
     "memories.flags": _memories_flags,
+    "memories.approve": lambda e, a: e.maintenance.approve([str(i) for i in a["ids"]]),
     "memories.context": _memory_context,
     "memories.edit": lambda e, a: e.maintenance.edit(
         str(a["id"]), a.get("text"), a.get("scope"), a.get("category")

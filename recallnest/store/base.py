@@ -59,6 +59,8 @@ class StoreBase:
         # Its own lock, not the writer's: a resume reading the log must not wait for a batch
         # being written (the hook's path), only for the few lines that bump and log.
         self._changes_lock = threading.Lock()
+        # The web UI's aggregates, each with the key it was computed under (store/dashboard.py).
+        self._memo: dict[str, tuple[object, object]] = {}
         if not read_only:
             path.chmod(0o600)
             self._migrate()

@@ -108,6 +108,14 @@ class Reads(StoreBase):
         by_id = {row[0]: _memory_from_row(row) for row in rows}
         return [by_id[i] for i in ids if i in by_id]
 
+    def evidence(self, ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """The evidence (source turn ids) of each known memory id: what a search needs for
+        provenance, without reading every hit's text."""
+        if not ids:
+            return {}
+        rows = _select_in(self._cur(), "SELECT id, evidence FROM memories", "id", ids)
+        return {str(i): tuple(e or ()) for i, e in rows}
+
     def list_memories(
         self,
         scope: str | None = None,

@@ -160,7 +160,9 @@ def _utcnow() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
-_IN_LIST_MAX = 64
+# Where the literal list stops paying: at 100k memories, 100 literals 9 ms and 200 25 ms against
+# the scan's 25 ms whatever the count (bench/RESULTS.md, web UI pages, 2026-12-04).
+_IN_LIST_MAX = 150
 
 
 def _select_in(
@@ -168,7 +170,8 @@ def _select_in(
 ) -> list[tuple[Any, ...]]:
     """Rows whose `column` is one of `values`. A short list (a search's hits) goes in as quoted
     literals, which DuckDB answers from the primary-key index: 3 ms instead of a 25-40 ms hash
-    join against a registered scan at 100k rows (measured under load, bench_search.py)."""
+    join against a registered scan at 100k rows (measured under load, bench_search.py); the
+    index lookups grow with the list, the scan does not (_IN_LIST_MAX)."""
     if len(values) <= _IN_LIST_MAX and all(isinstance(v, str) and "\x00" not in v for v in values):
         literals = ", ".join("'" + v.replace("'", "''") + "'" for v in values)
         return cur.execute(f"{select} WHERE {column} IN ({literals})").fetchall()

@@ -4,7 +4,7 @@ CSRF, loopback), that every page answers with the security headers, that stored 
 inert, and that each action changes what the daemon holds the way the CLI's op does.
 
 The same flows through a `recallnest daemon run` process and `recallnest ui` process, and in
-a real headless Chromium, are in test_webui_e2e.py (slow)."""
+a real headless Chromium, are in test_webui_e2e.py and test_webui_browser.py (slow)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import http.client
 import re
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,7 @@ from recallnest.integrations.webui.security import Gate
 from recallnest.integrations.webui.server import UiServer
 from recallnest.server.client import DaemonClient
 from recallnest.server.daemon import Daemon
+from recallnest.server.handlers import OPS
 
 # Attacker-controlled text, as a transcript could carry it.
 PAYLOADS = {
@@ -227,7 +228,7 @@ def test_every_page_carries_the_security_headers(ui: Ui) -> None:
         assert "script-src 'self'" in headers["Content-Security-Policy"]
         assert "frame-ancestors 'none'" in headers["Content-Security-Policy"]
         assert headers["X-Frame-Options"] == "DENY"
-        assert headers["Referrer-Policy"] == "no-referrer"
+        assert headers["Referrer-Policy"] == "same-origin"
         assert headers["Cache-Control"] == "no-store"
         assert headers["X-Content-Type-Options"] == "nosniff"
 
@@ -282,6 +283,33 @@ def test_filters_select_what_memories_find_selects(ui: Ui) -> None:
     ui.post(f"/memory/{b}/flags", pinned="yes")
     body = ui.get("/memories?pinned=yes")
     assert f"/memory/{b}" in body and f"/memory/{a}" not in body
+    c = remembered(ui, "The deploy key rotates monthly", source="capture:codex", scope="/w/app")
+    for query, shown in (
+        ("agent=codex", {c}),
+        ("agent=claude", set()),
+        ("scope=/w/app", {c}),
+        ("scope=global&category=entities", {b}),
+        ("since=1d", {a, b, c}),
+        ("until=2000-01-01", set()),
+        ("status=pending", set()),
+    ):
+        body = ui.get(f"/memories?{query}")
+        assert {m for m in (a, b, c) if f"/memory/{m}" in body} == shown, query
+
+
+def test_a_memory_page_shows_its_neighbours(ui: Ui, monkeypatch: pytest.MonkeyPatch) -> None:
+    ui.login()
+    a = remembered(ui, "The API gateway is called kestrel", category="entities")
+    b = remembered(ui, "The API gateway runs behind kestrel on port 8443", category="entities")
+
+    def no_embedding(text: str) -> None:
+        raise AssertionError(f"embedded {text!r}: the memory's stored vector is the query")
+
+    monkeypatch.setattr(ui.daemon.engine.embedder, "embed_query", no_embedding)
+    neighbours = ui.get(f"/memory/{a}").split("<h2>Neighbours</h2>", 1)[1]
+    assert f"/memory/{b}" in neighbours and f"/memory/{a}" not in neighbours
+    ui.daemon.engine.maintenance.flush_access()
+    assert ui.call("memories.show", id=b)["access_count"] == 0  # not counted as a read
 
 
 def test_the_dashboard_counts_what_stats_counts(ui: Ui) -> None:
@@ -383,3 +411,134 @@ def test_a_daemon_error_is_a_page_not_a_crash(ui: Ui) -> None:
     ui.login()
     status, _, body = ui.request("GET", "/memory/no-such-memory")
     assert status == 400 and "no memory with id no-such-memory" in body
+
+
+def test_the_review_setting_holds_new_captures_until_approved(
+    settings: Settings, tmp_path: Path
+) -> None:
+    from support.daemon import claude_line
+
+    from recallnest.ingest.pipeline import Source, ingest_file
+
+    engine = Engine.open(settings.model_copy(update={"review_captures": True}))
+    try:
+        said = "Remember: the metrics dashboard lives at grafana.internal/d/app."
+        path = tmp_path / "s.jsonl"
+        lines = [claude_line("s-a", 0, said), claude_line("s-b", 1, said)]  # seen twice
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        ingest_file(Source(str(path), "claude"), None, engine.ingest_batch)
+        held = engine.list_memories(None, None, "pending", None)
+        assert [m.text for m in held] == [said.removeprefix("Remember: ")]
+        assert len(held[0].evidence) == 2  # reinforced, still pending
+        assert engine.list_memories(None, None, "active", None) == []
+        query = {"query": "metrics dashboard grafana", "kind": "memories"}
+        assert OPS["search"](engine, query) == []
+        assert OPS["memories.approve"](engine, {"ids": [held[0].id]})["approved"] == [held[0].id]
+        assert [h.id for h in OPS["search"](engine, query)] == [held[0].id]
+        assert OPS["memories.approve"](engine, {"ids": [held[0].id]})["approved"] == []
+        assert engine.store.memory_events([held[0].id])[0]["kind"] == "approved"
+    finally:
+        engine.close()
+
+
+def test_the_dashboard_answer_is_reused_until_the_store_changes(ui: Ui, tmp_path: Path) -> None:
+    from support.daemon import claude_line
+
+    from recallnest.ingest.pipeline import Source, ingest_file
+
+    first = ui.call("stats.dashboard", days=30)
+    assert ui.call("stats.dashboard", days=30) == first
+    assert ui.call("projects.list") == []
+    remembered(ui, "The API gateway is called kestrel", category="entities")
+    second = ui.call("stats.dashboard", days=30)
+    assert second["memories_by_category_status"] == [["entities", "active", 1]]
+    path = tmp_path / "s.jsonl"  # turns alone do not bump the store's generation
+    path.write_text(claude_line("s-new", 0, "hello there") + "\n", encoding="utf-8")
+    ingest_file(Source(str(path), "claude"), None, ui.daemon.engine.ingest_batch)
+    third = ui.call("stats.dashboard", days=30)
+    assert third["turns_by_agent"] == {"claude": 1} and second["turns_by_agent"] == {}
+    assert [p["project"] for p in ui.call("projects.list")] == ["/work/app"]
+
+
+def test_the_store_size_is_sampled_once_a_day_and_plotted(ui: Ui) -> None:
+    from datetime import timedelta
+
+    from recallnest.lifecycle import growth
+
+    ui.login()
+    today = datetime.now(UTC)
+    maintenance = ui.daemon.engine.maintenance
+    first = maintenance.sample_size(now=today - timedelta(days=2))
+    remembered(ui, "The API gateway is called kestrel", category="entities")
+    again = maintenance.sample_size(now=today - timedelta(days=2))  # the day's last one wins
+    assert again["memories"] == first["memories"] + 1
+    maintenance.sample_size(now=today - timedelta(days=1))
+    history = ui.call("stats.dashboard", days=30)["size_per_day"]
+    days = [(today - timedelta(days=k)).date().isoformat() for k in (2, 1)]
+    assert [h["day"] for h in history] == days and history[0]["memories"] == again["memories"]
+    body = ui.get("/")
+    plot = body.split("Database file size over time", 1)[1].split("</figure>", 1)[0]
+    assert plot.count("<circle") == 3  # two samples and now
+    assert f"<title>{days[0]}: {again['bytes'] / 1e6:,.1f} MB</title>" in plot
+    path = ui.daemon.engine.settings.home / growth.HISTORY_NAME
+    path.write_text(path.read_text() + "not json\n", encoding="utf-8")  # skipped, not fatal
+    assert len(ui.call("stats.dashboard", days=30)["size_per_day"]) == 2
+
+
+def test_the_list_from_the_index_is_the_list_from_sql(settings: Settings) -> None:
+    from datetime import timedelta
+
+    from recallnest.core.models import Memory
+    from recallnest.lifecycle.listing import newest_memories
+    from recallnest.store import Batch
+
+    engine = Engine.open(settings)
+    try:
+        start = datetime(2026, 1, 1, tzinfo=UTC)
+        rows = [
+            Memory(
+                id=f"m{k:03d}",
+                scope=("global", "/w/a")[k % 2],
+                category=("entities", "preferences", "patterns")[k % 3],
+                text=f"fact number {k}",
+                tier=("working", "core")[k % 5 == 0],
+                status=("active", "pending", "superseded")[k % 7 % 3],
+                created_at=start,
+                updated_at=None if k % 11 == 0 else start + timedelta(minutes=k // 4),  # ties
+            )
+            for k in range(300)
+        ]
+        engine.apply(Batch(memories=rows))
+        engine.apply_memories([replace(rows[3], status="archived", updated_at=start)])
+        for filters in (
+            {"status": "active"},
+            {"status": "archived"},
+            {"status": "pending", "scope": "/w/a"},
+            {"scope": "global", "category": "entities", "tier": "core"},
+            {"status": None, "scope": None},
+        ):
+            answered = 0
+            for limit in (1, 7, 50, 150):
+                sql = engine.store.find_memories(filters, None, None, "updated", limit)
+                fast = newest_memories(engine, filters, limit)
+                # None only when the rows tied with the last one overflow one key lookup.
+                assert fast == sql or (fast is None and len(sql) == limit > 100), filters
+                answered += fast is not None
+            assert answered >= 3, filters
+        assert newest_memories(engine, {"pinned": True}, 10) is None  # not in the index
+        assert newest_memories(engine, {"status": "active"}, 151) is None
+    finally:
+        engine.close()
+
+
+def test_a_size_sample_that_cannot_be_written_is_a_task_failure(settings: Settings) -> None:
+    from recallnest.core.errors import RecallnestError
+    from recallnest.lifecycle import growth
+
+    engine = Engine.open(settings)
+    try:
+        (settings.home / growth.HISTORY_NAME).mkdir()  # the rename over it fails
+        with pytest.raises(RecallnestError, match="size history"):
+            engine.maintenance.sample_size()
+    finally:
+        engine.close()

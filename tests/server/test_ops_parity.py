@@ -99,6 +99,8 @@ SCENARIO: list[tuple[str, Args]] = [
     ("memories.context", lambda r: {"id": first_id(r, 2)}),
     ("memories.edit", lambda r: {"id": first_id(r, 2), "text": "The staging database is egret"}),
     ("memories.edit", lambda r: {"id": r[-1]["id"]}),
+    ("memories.approve", lambda r: {"ids": [first_id(r, 2)]}),  # active: left as it is
+    ("stats", {"sizes": False}),  # the web UI's dashboard: no live-bytes estimate
 ]
 
 

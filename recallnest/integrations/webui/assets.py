@@ -21,7 +21,10 @@ a:focus, button:focus, input:focus, select:focus, textarea:focus, tr:focus {
   outline:3px solid #f0b429; outline-offset:1px; }
 table { border-collapse:collapse; width:100%; margin:.4rem 0; font-size:.92rem; }
 th, td { text-align:left; padding:.3rem .45rem; border-bottom:1px solid var(--line);
-  vertical-align:top; overflow-wrap:anywhere; }
+  vertical-align:top; overflow-wrap:break-word; }
+th { white-space:nowrap; }
+/* Stored text may be one long token: it breaks anywhere; short cells keep their words whole. */
+td a, td pre { overflow-wrap:anywhere; }
 table.facts td:first-child { color:var(--muted); width:12rem; }
 pre.text { white-space:pre-wrap; overflow-wrap:anywhere; background:#fff;
   border:1px solid var(--line); padding:.6rem; border-radius:4px; font-size:.92rem;
@@ -34,6 +37,7 @@ pre.text { white-space:pre-wrap; overflow-wrap:anywhere; background:#fff;
 figcaption { font-weight:600; margin-bottom:.3rem; }
 svg { width:100%; height:auto; } svg .axis { font-size:11px; fill:var(--muted); }
 svg .rule { stroke:var(--line); } svg .growth { fill:none; stroke:var(--accent); stroke-width:2; }
+svg .dot { fill:var(--accent); }
 .legend { display:flex; flex-wrap:wrap; gap:.8rem; font-size:.85rem; }
 .legend i { display:inline-block; width:.8rem; height:.8rem; margin-right:.25rem;
   vertical-align:middle; }
@@ -43,6 +47,7 @@ svg .rule { stroke:var(--line); } svg .growth { fill:none; stroke:var(--accent);
 .row > div { flex:1 1 20rem; }
 form.inline { display:inline-flex; flex-wrap:wrap; gap:.4rem; align-items:center; margin:.3rem 0; }
 form.stack { display:flex; flex-direction:column; gap:.4rem; max-width:48rem; }
+form.stack.review-form { max-width:none; }
 form.filters { display:flex; flex-wrap:wrap; gap:.35rem .6rem; align-items:center; }
 form.filters input[type=search] { min-width:18rem; flex:1 1 18rem; }
 textarea { width:100%; font:inherit; }
@@ -53,6 +58,7 @@ button.danger { border-color:var(--bad); color:var(--bad); }
 .notice.error { background:#fdecea; border-color:var(--bad); }
 .state.running { color:var(--good); font-weight:600; }
 .state.failing { color:var(--bad); font-weight:600; }
+.state.pending { color:#8a5a00; font-weight:600; }
 .hint { color:var(--muted); font-size:.85rem; }
 .sides { display:grid; grid-template-columns:1fr 1fr; gap:.6rem; }
 .conflict { border:1px solid var(--line); border-radius:6px; padding:.5rem; margin:.6rem 0;
@@ -93,6 +99,7 @@ document.addEventListener('submit', function (ev) {
     } else if (ev.key === 'a') {
       rows.forEach(function (r) { r.querySelector('input[type=checkbox]').checked = true; });
     } else if (ev.key === 'R') { document.getElementById('reject').click(); }
+    else if (ev.key === 'A') { document.getElementById('approve').click(); }
     else { return; }
     ev.preventDefault();
   });

@@ -72,7 +72,7 @@ class Pages:
     # ---- dashboard -----------------------------------------------------------------------------
 
     def dashboard(self, req: Request) -> Reply:
-        stats = self.call("stats", {})
+        stats = self.call("stats", {"sizes": False})
         status = self.call("daemon.status", {})
         board = self.call("stats.dashboard", {"days": PLOT_DAYS})
         days = _days(PLOT_DAYS)
@@ -84,6 +84,11 @@ class Pages:
                 "Memories captured per day, by category", days, _series(board["memories_per_day"])
             )
             + stacked_bars("Turns per day, by agent", days, _series(board["turns_per_day"]))
+            + line(
+                "Database file size over time (daily samples, and now)",
+                _sizes(board["size_per_day"], int(stats["file"].get("path_bytes", 0))),
+                label=_megabytes,
+            )
             + line("Rows stored over time (turns and memories)", _cumulative(board["rows_per_day"]))
             + "</section>"
             + _breakdowns(board)
@@ -125,6 +130,8 @@ class Pages:
         for name in ("scope", "category", "tier"):
             if req.arg(name):
                 args[name] = req.arg(name)
+        if req.arg("agent") in AGENTS:
+            args["source"] = f"capture:{req.arg('agent')}"  # what that agent's turns gave
         if req.arg("pinned") in ("yes", "no"):
             args["pinned"] = req.arg("pinned") == "yes"
         if req.arg("since"):
@@ -143,6 +150,7 @@ class Pages:
             + self._correct(m)
             + _history(ctx)
             + _evidence(ctx["evidence_turns"])
+            + _neighbours(ctx["neighbours"])
         )
         return self._page("Memory", body, "/memories", req)
 
@@ -188,6 +196,12 @@ class Pages:
             '<button class="danger" data-confirm="Forget this memory? It cannot be undone.">'
             "Forget</button>",
         )
+        if m["status"] == "pending":
+            approve = form(base + "/approve", self.csrf, '<button id="approve">Approve</button>')
+            state = "<p>This capture waits for approval: search and resume skip it until then."
+            state += " Saving an edit approves the corrected text.</p>"
+            actions = f"<div class=row>{approve}{forget}</div>"
+            return f"<section><h2>Review it</h2>{state}{edit}{actions}</section>"
         if m["status"] != "active":
             state = f"<p>This memory is {esc(m['status'])}.</p>"
             return f"<section><h2>Correct it</h2>{state}{forget}</section>"
@@ -218,39 +232,47 @@ class Pages:
 
     def forget(self, req: Request, mem_id: str) -> Reply:
         done = self.call("forget.run", {"ids": [mem_id]})
-        return _back("/memories", f"forgotten: {_forgot_count(done)} memory")
+        n = _forgot_count(done)  # with the older versions it replaced, as the CLI's forget
+        return _back("/memories", f"forgotten: {n} {'memory' if n == 1 else 'memories'}")
 
     # ---- review, conflicts, undo ---------------------------------------------------------------
 
     def review(self, req: Request) -> Reply:
+        """Captures waiting for approval (the review_captures setting) first, then the recent
+        active ones: approve, open to edit, or reject, one by one or selected in bulk."""
+        held = self.call("memories.find", {"sort": "created", "limit": 200, "status": "pending"})
         recent = self.call("memories.find", {"sort": "created", "limit": 60, "status": "active"})
-        rows = [
-            [
-                f'<input type="checkbox" name="ids" value="{esc(m["id"])}" '
-                f'aria-label="select memory">',
-                f'<a href="/memory/{esc(seg(m["id"]))}">{esc(_snip(m["text"]))}</a>',
-                esc(m["category"]),
-                esc(m["rule"] or m["source"]),
-                esc((m["created_at"] or "")[:16]),
-            ]
-            for m in recent
-        ]
+        rows = [_review_row(m) for m in [*held, *recent]]
         undo = self.call("undo.list", {})
         body = (
-            "<p>Recent captures, newest first. Keys: <kbd>j</kbd>/<kbd>k</kbd> move, "
-            "<kbd>x</kbd> select, <kbd>a</kbd> select all, <kbd>Shift+R</kbd> reject the "
-            "selected.</p>"
+            f"<p><strong id=held>{len(held)}</strong> waiting for approval (captured while the "
+            "<code>review_captures</code> setting is on), then recent captures, newest first. "
+            "Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>x</kbd> select, <kbd>a</kbd> select "
+            "all, <kbd>Shift+A</kbd> approve, <kbd>Shift+R</kbd> reject the selected.</p>"
             + form(
                 "/review/reject",
                 self.csrf,
-                table(["", "memory", "category", "rule", "captured"], rows, "review")
-                + '<button class="danger" id="reject" data-confirm="Forget the selected '
-                'memories?">Reject selected</button>',
+                table(["", "memory", "status", "category", "rule", "captured"], rows, "review")
+                + '<div class="inline"><button id="approve" formaction="/review/approve">'
+                "Approve selected</button>"
+                '<button class="danger" id="reject" data-confirm="Forget the selected '
+                'memories?">Reject selected</button></div>',
                 "stack review-form",
             )
             + _undo_list(undo, self.csrf)
         )
         return self._page("Review", body, "/review", req)
+
+    def approve(self, req: Request) -> Reply:
+        ids = [i for i in req.form.get("ids", []) if i]
+        if not ids:
+            return _back("/review", "nothing selected")
+        done = self.call("memories.approve", {"ids": ids})
+        return _back("/review", f"approved: {len(done['approved'])}")
+
+    def approve_one(self, req: Request, mem_id: str) -> Reply:
+        done = self.call("memories.approve", {"ids": [mem_id]})
+        return _back(f"/memory/{seg(mem_id)}", "approved" if done["approved"] else "not pending")
 
     def reject(self, req: Request) -> Reply:
         ids = [i for i in req.form.get("ids", []) if i]
@@ -418,6 +440,16 @@ def _cumulative(rows: list[list[Any]]) -> list[tuple[str, int]]:
     return out
 
 
+def _sizes(samples: list[dict[str, Any]], now_bytes: int) -> list[tuple[str, int]]:
+    today = datetime.now(UTC).date().isoformat()
+    points = [(str(s["day"]), int(s["bytes"])) for s in samples if s["day"] != today]
+    return [*points, (today, now_bytes)]
+
+
+def _megabytes(n: int) -> str:
+    return f"{n / 1e6:,.1f} MB"
+
+
 def _counts(counts: Mapping[str, int]) -> str:
     shown = ("memories", "active_memories", "turns", "sessions", "checkpoints", "files")
     cells = "".join(
@@ -518,8 +550,8 @@ def _filters(req: Request, projects: list[str]) -> str:
         )
         + labelled("Sort", select("sort", SORTS, req.arg("sort"), blank=""), "sort")
         + "<button>Go</button></form>"
-        + "<p class=hint>Search uses the CLI's fused ranking; agent applies to search only, "
-        "tier, pinned and sort to the list only.</p>"
+        + "<p class=hint>Search uses the CLI's fused ranking; tier, pinned and sort apply to "
+        "the list only. On the list, agent means captured from that agent's turns.</p>"
     )
 
 
@@ -622,6 +654,26 @@ def _evidence(turns: list[dict[str, Any]]) -> str:
         for t in turns
     )
     return f"<section><h2>Where it came from</h2>{items}</section>"
+
+
+def _review_row(m: Mapping[str, Any]) -> list[str]:
+    return [
+        f'<input type="checkbox" name="ids" value="{esc(m["id"])}" aria-label="select memory">',
+        _memory_link(m),
+        f'<span class="state {esc(m["status"])}">{esc(m["status"])}</span>',
+        esc(m["category"]),
+        esc(m["rule"] or m["source"]),
+        esc((m["created_at"] or "")[:16]),
+    ]
+
+
+def _neighbours(hits: list[dict[str, Any]]) -> str:
+    rows = [
+        [_memory_link(h), esc(h["scope"]), esc(h["category"]), f"{float(h['score']):.4f}"]
+        for h in hits
+    ]
+    shown = table(["memory", "scope", "category", "score"], rows, "neighbours")
+    return "<section><h2>Neighbours</h2>" + (shown if rows else "<p>None.</p>") + "</section>"
 
 
 def _undo_list(entries: list[dict[str, Any]], csrf: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from urllib.parse import quote, urlencode
 
 # C0/C1 controls but tab and newline, DEL, and the bidi controls that reorder what is shown.
@@ -141,23 +141,32 @@ def stacked_bars(
     )
 
 
-def line(title: str, points: Sequence[tuple[str, int]], width: int = 720) -> str:
-    """A cumulative line over days (x evenly spaced by point)."""
+def line(
+    title: str,
+    points: Sequence[tuple[str, int]],
+    width: int = 720,
+    label: Callable[[int], str] = "{:,}".format,
+) -> str:
+    """A line over days (x evenly spaced by point); `label` writes the top of the y axis."""
     height, pad, base = 180, 50, 150
     top = max((v for _, v in points), default=0) or 1
     step = (width - pad - 8) / max(len(points) - 1, 1)
-    xy = " ".join(
-        f"{pad + i * step:.1f},{base - v / top * (base - 10):.1f}"
-        for i, (_, v) in enumerate(points)
+    at = [(pad + i * step, base - v / top * (base - 10)) for i, (_, v) in enumerate(points)]
+    xy = " ".join(f"{x:.1f},{y:.1f}" for x, y in at)
+    # A dot per point, so a single sample (the first day) still shows.
+    dots = "".join(
+        f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" class="dot"><title>{esc(d)}: '
+        f"{esc(label(v))}</title></circle>"
+        for (x, y), (d, v) in zip(at, points, strict=True)
     )
     days = [d for d, _ in points]
     return (
         f'<figure><figcaption>{esc(title)}</figcaption><svg viewBox="0 0 {width} {height}" '
         f'role="img" aria-label="{esc(title)}">'
-        f'<text x="2" y="16" class="axis">{top:,}</text>'
+        f'<text x="2" y="16" class="axis">{esc(label(top))}</text>'
         f'<text x="2" y="{base}" class="axis">0</text>'
         f'<line x1="{pad}" y1="{base}" x2="{width - 8}" y2="{base}" class="rule"/>'
-        f'<polyline points="{xy}" class="growth"/>'
+        f'<polyline points="{xy}" class="growth"/>{dots if len(points) <= 90 else ""}'
         f"{_day_labels(days, pad, step, base)}</svg></figure>"
     )
 
@@ -166,8 +175,11 @@ def _day_labels(days: Sequence[str], pad: float, step: float, base: float) -> st
     if not days:
         return f'<text x="{pad}" y="{base + 20}" class="axis">no data yet</text>'
     every = max(1, len(days) // 6)
+    last = len(days) - 1
+    end = ' text-anchor="end"'  # the last point sits at the right edge: its label ends there
     return "".join(
-        f'<text x="{pad + i * step:.1f}" y="{base + 20}" class="axis">{esc(d[5:])}</text>'
+        f'<text x="{pad + i * step:.1f}" y="{base + 20}" class="axis"'
+        f"{end if i == last and last else ''}>{esc(d[5:])}</text>"
         for i, d in enumerate(days)
         if i % every == 0
     )

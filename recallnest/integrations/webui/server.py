@@ -49,6 +49,8 @@ def routes(p: Pages) -> list[Route]:
         ("POST", r"/memory/([^/]+)/forget", p.forget),
         ("GET", r"/review", p.review),
         ("POST", r"/review/reject", p.reject),
+        ("POST", r"/review/approve", p.approve),
+        ("POST", r"/memory/([^/]+)/approve", p.approve_one),
         ("POST", r"/undo", p.undo),
         ("GET", r"/conflicts", p.conflicts),
         ("POST", r"/conflicts/(\d+)", p.resolve),
