@@ -27,6 +27,7 @@ from recallnest.store.dashboard import Dashboard
 from recallnest.store.lifecycle import Lifecycle
 from recallnest.store.loading import IndexLoading
 from recallnest.store.reads import Reads
+from recallnest.store.rekey import Rekeying
 from recallnest.store.sync import SyncTables
 from recallnest.store.vectors import Vectors
 from recallnest.store.write import Writes
@@ -67,6 +68,15 @@ def _guard_public(cls: _C) -> _C:
 
 @_guard_public
 class Store(
-    Reads, Writes, IndexLoading, Vectors, Lifecycle, Compaction, Audit, SyncTables, Dashboard
+    Reads,
+    Writes,
+    IndexLoading,
+    Vectors,
+    Lifecycle,
+    Compaction,
+    Audit,
+    SyncTables,
+    Rekeying,
+    Dashboard,
 ):
     """One DuckDB connection (read-write unless `read_only`), migrated on open."""
