@@ -168,6 +168,8 @@ class Engine:
         ensure_home(settings.home)
         store = Store(db_path(settings.home), memory_mb=settings.db_memory_mb)
         engine = cls(settings, store, None)
+        if "m007_portable_memory_ids" in store.migrated:
+            engine.journal.rekey(store.id_map())
         engine._attach_embedder(embedder)
         engine._start_index_load()
         return engine

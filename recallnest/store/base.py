@@ -59,6 +59,7 @@ class StoreBase:
         # Its own lock, not the writer's: a resume reading the log must not wait for a batch
         # being written (the hook's path), only for the few lines that bump and log.
         self._changes_lock = threading.Lock()
+        self.migrated: list[str] = []  # the migrations this open applied
         if not read_only:
             path.chmod(0o600)
             self._migrate()
@@ -160,6 +161,7 @@ class StoreBase:
                     tx.execute(
                         "INSERT INTO _migrations VALUES (?, ?)", [migration.__name__, _utcnow()]
                     )
+                self.migrated.append(migration.__name__)
             except duckdb.Error as exc:
                 raise MigrationError(f"migration {migration.__name__} failed: {exc}") from exc
 

@@ -122,6 +122,8 @@ class Rekeying(StoreBase):
     """Project id bases and the old -> new memory id map."""
 
     def project_bases(self) -> dict[str, str]:
+        if self.read_only and "project_ids" not in self.tables():
+            return {}  # a store from before m007, opened read-only (not migrated)
         return project_bases(self._cur())
 
     def save_project_bases(self, bases: Mapping[str, str]) -> None:
@@ -129,6 +131,10 @@ class Rekeying(StoreBase):
             return
         with self.transaction(changes_resume=False) as tx:
             save_bases(tx, bases)
+
+    def id_map(self) -> dict[str, str]:
+        """Every old -> new memory id."""
+        return dict(self._cur().execute("SELECT old_id, new_id FROM memory_id_map").fetchall())
 
     def mapped_ids(self, ids: Sequence[str]) -> dict[str, str]:
         """old -> new for those of `ids` that were re-keyed (the map follows chains)."""

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from recallnest.core import identity
 from recallnest.core.aliases import canonical
 from recallnest.core.config import Settings
 from recallnest.core.errors import NotFoundError
@@ -20,8 +21,10 @@ from recallnest.core.identity import PROJECT_IDS
 from recallnest.core.models import GLOBAL_SCOPE, Memory, memory_id, memory_id_of_basis
 from recallnest.core.schemas import jsonable
 from recallnest.engine import Engine, SearchRequest
+from recallnest.server.repair import _rebuild
 from recallnest.store import Batch, Store
 from recallnest.store import base as store_base
+from recallnest.store.journal import Journal
 from recallnest.store.migrations import MIGRATIONS
 from recallnest.sync.config import Remote
 from tests.support.sync_homes import homes, sync_all
@@ -139,6 +142,9 @@ def test_migration_rekeys_git_projects_and_old_ids_resolve(
     settings.home.mkdir(parents=True, exist_ok=True)
     db = settings.home / "recallnest.duckdb"
     _v6_store(db, [new_fact, old_fact, outside, personal], monkeypatch)
+    journal = Journal(settings.home)
+    journal.record([new_fact, old_fact], [])
+    journal.record([], [outside.id])
 
     with _opened(settings) as engine:
         store = engine.store
@@ -169,6 +175,13 @@ def test_migration_rekeys_git_projects_and_old_ids_resolve(
         assert json.loads(before)[0]["id"] == want[old_fact.id]
         assert json.loads(after)[0]["superseded_by"] == want[new_fact.id]
         assert new_fact.id not in before + after and old_fact.id not in before + after
+        # The journal (repair's replay) speaks of the memories under their new ids.
+        assert [(e["op"], e.get("id") or e["memory"]["id"]) for e in journal.entries()] == [
+            ("put", want[new_fact.id]),
+            ("put", want[old_fact.id]),
+            ("delete", outside.id),
+        ]
+        assert journal.entries()[1]["memory"]["superseded_by"] == want[new_fact.id]
         # Search still finds the moved memory (same doc: postings and vectors stayed).
         hits = engine.search(SearchRequest("staging database port", kind="memories"))
         assert [h.id for h in hits] == [want[new_fact.id]]
@@ -205,6 +218,20 @@ def test_an_export_from_before_the_migration_imports_under_the_new_ids(
     with _opened(other) as fresh:
         fresh.import_memories(again)
         assert sorted(m.id for m in fresh.export()) == sorted(r["id"] for r in again)
+
+
+def test_repair_keeps_a_memory_forgotten_before_the_migration_forgotten(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """A tombstone from before names the path-made id; the memory found again (here
+    imported, as a re-ingest would capture it) has its new id, and is dropped all the same."""
+    scope = _clone_layout(tmp_path / "widget")
+    gone = _old_memory(scope, FACT)
+    kept = _old_memory(scope, "Widget builds with make")
+    settings.home.mkdir(parents=True, exist_ok=True)
+    _rebuild(settings, jsonable([gone, kept]), {gone.id}, None)
+    with _opened(settings) as engine:
+        assert [m.text for m in engine.export()] == [kept.text]
 
 
 # ---- two machines, real git ----------------------------------------------------------------
@@ -277,3 +304,34 @@ def test_machines_that_synced_path_made_ids_converge_on_the_new_ids(tmp_path: Pa
             rows = [m for m in engine.export() if m.text == FACT]
             assert [(m.id, m.scope) for m in rows] == [(new_id, clone)]
             assert engine.memory(old.id).id == new_id
+
+
+@pytest.mark.slow
+def test_git_runs_once_per_project_ever(
+    settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A repository without a remote is known by its root commit, which takes running git:
+    once for the project, then never again, in this process or the next (the store keeps it)."""
+    repo = tmp_path / "solo"
+    _git("init", "-q", str(repo))
+    (repo / "a").write_text("a\n")
+    _git("-C", str(repo), "add", "a")
+    _git("-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "a")
+    calls: list[Path] = []
+    real = identity.root_commit
+
+    def counted(root: Path) -> str | None:
+        calls.append(root)
+        return real(root)
+
+    monkeypatch.setattr(identity, "root_commit", counted)
+    scope = str(repo)
+    with _opened(settings) as engine:
+        ids = [engine.remember(t, scope=scope).id for t in ("We use pnpm", "Deploys on fly.io")]
+        (basis,) = engine.store.project_bases().values()
+    assert basis.startswith("root:") and len(calls) == 1
+    assert ids[0] == memory_id_of_basis(basis, canonical("We use pnpm"))
+    PROJECT_IDS.forget(scope)  # as a new process would start
+    with _opened(settings) as engine:
+        assert engine.remember("We use pnpm", scope=scope).id == ids[0]
+    assert len(calls) == 1
