@@ -31,7 +31,7 @@ from recallnest.capture.worker import CaptureJob, Pair, capture_pairs
 from recallnest.core import aliases, heap, redact
 from recallnest.core.config import Settings
 from recallnest.core.errors import EmbedError, NotFoundError, RecallnestError, StoreError
-from recallnest.core.identity import PROJECT_IDS
+from recallnest.core.identity import PROJECT_IDS, is_portable
 from recallnest.core.models import (
     CATEGORIES,
     GLOBAL_SCOPE,
@@ -660,6 +660,21 @@ class Engine:
         if not found:
             raise NotFoundError(f"no memory with id {mem_id}")
         return found[0]
+
+    def rekey_project(self, scope: str, basis: str) -> dict[str, Any]:
+        """Make `basis` what `scope`'s memory ids are made of (`sync name`): its memories are
+        re-keyed, old ids kept resolving; to sync, each is a forget of the old id and a new
+        memory (so a machine that names the project alike ends with the same ids)."""
+        if scope == GLOBAL_SCOPE or not is_portable(basis):
+            raise RecallnestError(f"not a project id basis: {basis!r}")
+        with self.store.write_locked():
+            mapping = self.store.rekey_project(scope, basis)
+            PROJECT_IDS.seed({scope: basis})
+            self._bases[scope] = basis
+            self.index.rename("memory", mapping)
+            self.memory_generation += 1
+            self.journal.rekey(mapping)
+        return {"scope": scope, "basis": basis, "rekeyed": len(mapping)}
 
     def _current_keys(self, memories: Sequence[Memory]) -> list[Memory]:
         """Exported memories under today's ids: an id re-keyed since (`memory_id_map`), or one

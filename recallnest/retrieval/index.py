@@ -412,6 +412,15 @@ class SearchIndex:
                 return np.zeros(n, dtype=np.float32), np.zeros(n, dtype=bool)
             return self._vectors[:n] @ query.astype(np.float32), self._has_vec[:n].copy()
 
+    def rename(self, kind: str, ids: Mapping[str, str]) -> None:
+        """Rows re-keyed in the store (same doc, new id): old -> new."""
+        with self._lock:
+            for old, new in ids.items():
+                pos = self._by_id.pop((kind, old), None)
+                if pos is not None:
+                    self._by_id[(kind, new)] = pos
+                    self.ids[pos] = new
+
     def position(self, kind: str, row_id: str) -> int | None:
         """The live row position of a memory or turn id, if indexed."""
         with self._lock:

@@ -42,23 +42,23 @@ def save_bases(con: duckdb.DuckDBPyConnection, bases: Mapping[str, str]) -> None
         con.execute("INSERT INTO project_ids VALUES (?, ?, ?)", [project, basis, _utcnow()])
 
 
-def plan_rekey(con: duckdb.DuckDBPyConnection) -> tuple[dict[str, str], dict[str, str]]:
+def plan_rekey(
+    con: duckdb.DuckDBPyConnection, only: tuple[str, str] | None = None
+) -> tuple[dict[str, str], dict[str, str]]:
     """(old -> new id of every memory whose id is not the one its scope's basis and text make,
-    the git bases found): a memory whose new id another memory holds or claims keeps its id."""
+    the git bases found): a memory whose new id another memory holds or claims keeps its id.
+    `only`: (scope, basis): that project's memories, under that basis."""
     kept = project_bases(con)
     PROJECT_IDS.seed(kept)
+    where, args = ("scope = ?", [only[0]]) if only else ("scope <> ?", [GLOBAL_SCOPE])
     rows = con.execute(
-        f"SELECT id, scope, text FROM memories WHERE scope <> ? ORDER BY {_CLAIM_ORDER}",
-        [GLOBAL_SCOPE],
+        f"SELECT id, scope, text FROM memories WHERE {where} ORDER BY {_CLAIM_ORDER}", args
     ).fetchall()
-    taken = {r[0] for r in rows} | {
-        r[0]
-        for r in con.execute("SELECT id FROM memories WHERE scope = ?", [GLOBAL_SCOPE]).fetchall()
-    }
+    taken = {r[0] for r in con.execute("SELECT id FROM memories").fetchall()}
     mapping: dict[str, str] = {}
     found: dict[str, str] = {}
     for mem_id, scope, text in rows:
-        basis = PROJECT_IDS.basis(scope, GLOBAL_SCOPE)
+        basis = only[1] if only else PROJECT_IDS.basis(scope, GLOBAL_SCOPE)
         if not is_portable(basis):
             continue  # outside git: the path is the basis, as before
         if scope not in kept:
@@ -131,6 +131,15 @@ class Rekeying(StoreBase):
             return
         with self.transaction(changes_resume=False) as tx:
             save_bases(tx, bases)
+
+    def rekey_project(self, scope: str, basis: str) -> dict[str, str]:
+        """Give `scope` the id basis `basis` (a name the user gave it) and re-key its memories;
+        old -> new. The caller holds the writer lock (no capture between plan and write)."""
+        with self.transaction() as tx:
+            mapping, _ = plan_rekey(tx, (scope, basis))
+            save_bases(tx, {scope: basis})
+            rekey(tx, mapping, _utcnow())
+        return mapping
 
     def id_map(self) -> dict[str, str]:
         """Every old -> new memory id."""

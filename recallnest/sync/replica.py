@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -457,6 +458,22 @@ class Replica:
         return remote.carries(scope)
 
     # ---- status -----------------------------------------------------------------------------
+
+    def remove(self, name: str) -> dict[str, Any]:
+        """Unbind remote `name`: drop it from the config, this machine's log and cursors for
+        it, its key and its local git mirror. Memories stay; the remote itself is untouched."""
+        with self._lock:
+            config = self._config()
+            remote = config.remote(name)
+            config.remotes.remove(remote)
+            config.save(self.home)
+            lines = self.store.sync_log_size(name)
+            self.store.sync_forget_remote(name)
+            SyncConfig.key_path(self.home, name).unlink(missing_ok=True)
+            mirror = self.home / "sync" / f"{name}.git"
+            if remote.kind == "git" and mirror.is_dir():
+                shutil.rmtree(mirror)
+            return {"removed": name, "url": remote.url, "log_lines": lines}
 
     def status(self) -> dict[str, Any]:
         config = self.config

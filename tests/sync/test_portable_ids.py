@@ -26,7 +26,7 @@ from recallnest.store import Batch, Store
 from recallnest.store import base as store_base
 from recallnest.store.journal import Journal
 from recallnest.store.migrations import MIGRATIONS
-from recallnest.sync.config import Remote
+from recallnest.sync.config import Remote, SyncConfig
 from tests.support.sync_homes import homes, sync_all
 
 URL = "git@github.com:Acme/Widget.git"
@@ -335,3 +335,34 @@ def test_git_runs_once_per_project_ever(
     with _opened(settings) as engine:
         assert engine.remember("We use pnpm", scope=scope).id == ids[0]
     assert len(calls) == 1
+
+
+def _name(engine: Engine, scope: str, name: str) -> None:
+    """What `recallnest sync name` does: the name on the wire, and the ids made of it."""
+    config = SyncConfig.load(engine.settings.home)
+    assert config is not None
+    config.names[scope] = name
+    config.save(engine.settings.home)
+    engine.rekey_project(scope, f"name:{name}")
+
+
+def test_clones_that_disagree_on_their_url_share_ids_once_named_alike(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    remote = Remote("personal", str(shared), "folder")
+    one = _clone_layout(tmp_path / "one" / "widget", "git@github.com:Acme/Widget.git")
+    two = _clone_layout(tmp_path / "two" / "widget", "git@mirror.example.com:acme/widget.git")
+    with homes(tmp_path / "homes", "ab", remote) as (a, b):
+        before = a.remember(FACT, scope=one).id
+        assert b.remember(FACT, scope=two).id != before
+        _name(a, one, "widget")
+        _name(b, two, "widget")
+        want = memory_id_of_basis("name:widget", canonical(FACT))
+        assert [m.id for m in a.export()] == [m.id for m in b.export()] == [want]
+        assert a.memory(before).id == want
+        hits = a.search(SearchRequest("staging database port", kind="memories"))
+        assert [h.id for h in hits] == [want]  # the index follows the re-key
+        sync_all([a, b])
+        assert [(m.id, m.scope) for m in a.export()] == [(want, one)]
+        assert [(m.id, m.scope) for m in b.export()] == [(want, two)]
+        assert b.remember(FACT, scope=two).id == want
