@@ -24,10 +24,10 @@ from recallnest.store.audit import Audit
 from recallnest.store.compaction import Compaction
 from recallnest.store.connection import REPAIR_HINT
 from recallnest.store.dashboard import Dashboard
+from recallnest.store.id_map import Rekeying
 from recallnest.store.lifecycle import Lifecycle
 from recallnest.store.loading import IndexLoading
 from recallnest.store.reads import Reads
-from recallnest.store.rekey import Rekeying
 from recallnest.store.sync import SyncTables
 from recallnest.store.vectors import Vectors
 from recallnest.store.write import Writes

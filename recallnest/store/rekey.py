@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from recallnest.core.aliases import canonical
 from recallnest.core.identity import PROJECT_IDS, is_portable
 from recallnest.core.models import GLOBAL_SCOPE, memory_id_of_basis
-from recallnest.store.base import StoreBase
 from recallnest.store.sql import _objects, _scan, _utcnow
 
 if TYPE_CHECKING:
@@ -116,42 +115,3 @@ def _renamed(rows_json: str, mapping: Mapping[str, str]) -> str:
     out = _UUID.sub(lambda m: mapping.get(m[0], m[0]), rows_json)
     json.loads(out)
     return out
-
-
-class Rekeying(StoreBase):
-    """Project id bases and the old -> new memory id map."""
-
-    def project_bases(self) -> dict[str, str]:
-        if self.read_only and "project_ids" not in self.tables():
-            return {}  # a store from before m007, opened read-only (not migrated)
-        return project_bases(self._cur())
-
-    def save_project_bases(self, bases: Mapping[str, str]) -> None:
-        if not bases:
-            return
-        with self.transaction(changes_resume=False) as tx:
-            save_bases(tx, bases)
-
-    def rekey_project(self, scope: str, basis: str) -> dict[str, str]:
-        """Give `scope` the id basis `basis` (a name the user gave it) and re-key its memories;
-        old -> new. The caller holds the writer lock (no capture between plan and write)."""
-        with self.transaction() as tx:
-            mapping, _ = plan_rekey(tx, (scope, basis))
-            save_bases(tx, {scope: basis})
-            rekey(tx, mapping, _utcnow())
-        return mapping
-
-    def id_map(self) -> dict[str, str]:
-        """Every old -> new memory id."""
-        return dict(self._cur().execute("SELECT old_id, new_id FROM memory_id_map").fetchall())
-
-    def mapped_ids(self, ids: Sequence[str]) -> dict[str, str]:
-        """old -> new for those of `ids` that were re-keyed (the map follows chains)."""
-        if not ids:
-            return {}
-        cur = self._cur()
-        with _scan(cur, "_ids", id=_objects(list(ids))):
-            rows = cur.execute(
-                "SELECT m.old_id, m.new_id FROM memory_id_map m JOIN _ids i ON i.id = m.old_id"
-            ).fetchall()
-        return dict(rows)
