@@ -555,8 +555,9 @@ class Engine:
         )
 
     def forget(self, ids: Sequence[str]) -> Forgotten:
-        found = [m.id for m in self.store.memories(self.current_ids(ids))]
-        missing = [i for i in ids if i not in found and self.current_id(i) not in found]
+        mapped = self.store.mapped_ids(ids)  # ids from before a re-key
+        found = [m.id for m in self.store.memories([mapped.get(i, i) for i in ids])]
+        missing = [i for i in ids if mapped.get(i, i) not in found]
         if found:
             self.apply(Batch(deleted_memory_ids=found))
         return Forgotten(forgotten=found, missing=missing)
@@ -654,8 +655,8 @@ class Engine:
         """The memory with this id, or with this unique id prefix (6+ characters)."""
         found = (
             self.store.memories([mem_id])
-            or self._by_prefix(mem_id)
             or self.store.memories(list(self.store.mapped_ids([mem_id]).values()))
+            or self._by_prefix(mem_id)
         )
         if not found:
             raise NotFoundError(f"no memory with id {mem_id}")
@@ -696,14 +697,6 @@ class Engine:
             )
             for m in memories
         ]
-
-    def current_ids(self, ids: Sequence[str]) -> list[str]:
-        """`ids` with each id a memory had before a re-key (`memory_id_map`) made current."""
-        mapped = self.store.mapped_ids(ids)
-        return list(dict.fromkeys(mapped.get(i, i) for i in ids))
-
-    def current_id(self, mem_id: str) -> str:
-        return self.current_ids([mem_id])[0]
 
     def _by_prefix(self, prefix: str) -> list[Memory]:
         if len(prefix) < 6:

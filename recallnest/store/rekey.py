@@ -99,8 +99,9 @@ def rekey(con: duckdb.DuckDBPyConnection, mapping: Mapping[str, str], at: dateti
         )
         con.execute("DELETE FROM memory_id_map WHERE old_id = new_id")  # re-keyed back
         undo = con.execute(
-            "SELECT id, memory_ids, before_rows, after_rows FROM undo_log WHERE "
-            "len(list_intersect(memory_ids, (SELECT list(old) FROM _rekey))) > 0"
+            "SELECT id, memory_ids, before_rows, after_rows FROM undo_log WHERE id IN "
+            "(SELECT u.id FROM (SELECT id, unnest(memory_ids) AS mid FROM undo_log) u "
+            "JOIN _rekey r ON r.old = u.mid)"
         ).fetchall()
     for undo_id, ids, before, after in undo:
         con.execute(

@@ -86,6 +86,12 @@ def test_naming_a_project_rekeys_its_memories(
     again = json.loads(cli(["remember", "Widget builds with make", "--scope", "project",
                             str(repo), "--json"]).stdout)  # fmt: skip
     assert again["id"] == new_id  # captured again: the same memory, under the name
+    history = cli(["memories", "history", mem["id"], "--json"])
+    assert history.exit_code == 0 and json.loads(history.stdout)["memory"]["id"] == new_id
+    gone = cli(["forget", mem["id"], "--yes", "--json"])
+    assert gone.exit_code == 0, gone.output
+    assert json.loads(gone.stdout)["forgotten"] == [new_id]
+    assert json.loads(cli(["memories", "list", "--json"]).stdout) == []
 
 
 def test_remove_unbinds_a_remote(cli: Cli, tmp_path: Path, recallnest_home: Path) -> None:
