@@ -169,7 +169,7 @@ class Engine:
         store = Store(db_path(settings.home), memory_mb=settings.db_memory_mb)
         engine = cls(settings, store, None)
         if "m007_portable_memory_ids" in store.migrated:
-            engine.journal.rekey(store.id_map())
+            engine._after_portable_ids()
         engine._attach_embedder(embedder)
         engine._start_index_load()
         return engine
@@ -676,6 +676,23 @@ class Engine:
             self.memory_generation += 1
             self.journal.rekey(mapping)
         return {"scope": scope, "basis": basis, "rekeyed": len(mapping)}
+
+    def _after_portable_ids(self) -> None:
+        """Right after migration m007: projects named for sync before ids were portable get
+        ids made of their name (as `sync name` gives them now), then the memory journal
+        follows every re-key."""
+        from recallnest.sync.config import SyncConfig
+
+        try:
+            config = SyncConfig.load(self.settings.home)
+        except RecallnestError as exc:
+            log.warning("portable ids: sync config not read, names not applied: %s", exc)
+            config = None
+        for scope, name in sorted((config.names if config else {}).items()):
+            self.store.rekey_project(scope, f"name:{name}")
+            PROJECT_IDS.seed({scope: f"name:{name}"})
+            self._bases[scope] = f"name:{name}"
+        self.journal.rekey(self.store.id_map())
 
     def _current_keys(self, memories: Sequence[Memory]) -> list[Memory]:
         """Exported memories under today's ids: an id re-keyed since (`memory_id_map`), or one

@@ -366,3 +366,21 @@ def test_clones_that_disagree_on_their_url_share_ids_once_named_alike(tmp_path: 
         assert [(m.id, m.scope) for m in a.export()] == [(want, one)]
         assert [(m.id, m.scope) for m in b.export()] == [(want, two)]
         assert b.remember(FACT, scope=two).id == want
+
+
+def test_a_project_named_before_the_migration_gets_ids_made_of_its_name(
+    settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scope = _clone_layout(tmp_path / "widget")
+    old = _old_memory(scope, FACT)
+    other = _old_memory(scope, "Widget builds with make")
+    settings.home.mkdir(parents=True, exist_ok=True)
+    _v6_store(settings.home / "recallnest.duckdb", [old, other], monkeypatch)
+    config = SyncConfig.new()
+    config.names[scope] = "widget"
+    config.save(settings.home)
+    with _opened(settings) as engine:
+        want = {m.id: memory_id_of_basis("name:widget", canonical(m.text)) for m in (old, other)}
+        assert engine.store.mapped_ids(list(want)) == want
+        assert engine.store.project_bases() == {scope: "name:widget"}
+        assert engine.remember(FACT, scope=scope).id == want[old.id]
