@@ -12,6 +12,10 @@ is a portable id, the same on every machine, and each machine maps it back to it
 Worktrees and clones of one repository are one project: `core.project` maps a worktree to its
 main working tree, and clones share their remote URL (or root commit). A portable id that names
 no project known on this machine is kept as the memory's scope until one appears (`local`).
+
+The `git:`/`root:` id is the project's memory id basis (`core.identity`, kept in the store), so
+a scope travels under the same id its memories' ids are made of; a name (`sync name`) becomes
+the basis too (`Engine.rekey_project`).
 """
 
 from __future__ import annotations
