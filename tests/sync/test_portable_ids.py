@@ -21,6 +21,7 @@ from recallnest.core.identity import PROJECT_IDS
 from recallnest.core.models import GLOBAL_SCOPE, Memory, memory_id, memory_id_of_basis
 from recallnest.core.schemas import jsonable
 from recallnest.engine import Engine, SearchRequest
+from recallnest.lifecycle.decay import memory_to_json
 from recallnest.server.repair import _rebuild
 from recallnest.store import Batch, Store
 from recallnest.store import base as store_base
@@ -116,8 +117,9 @@ def _v6_store(path: Path, rows: list[Memory], monkeypatch: pytest.MonkeyPatch) -
                 "INSERT INTO memory_events VALUES (now()::TIMESTAMP, 'superseded', ?, ?, 2)",
                 [b, a],
             )
-            before = json.dumps([{"id": b, "status": "active", "superseded_by": None}])
-            after = json.dumps([{"id": b, "status": "superseded", "superseded_by": a}])
+            was = replace(rows[1], status="active", superseded_by=None)
+            before = json.dumps([memory_to_json(was)])
+            after = json.dumps([memory_to_json(rows[1])])
             con.execute(
                 "INSERT INTO undo_log VALUES (2, 'supersede', now()::TIMESTAMP, ?, ?, ?, "
                 "'one superseded', NULL)",
@@ -192,6 +194,11 @@ def test_migration_rekeys_git_projects_and_old_ids_resolve(
         assert [m["id"] for m in history["replaced_by"]] == [want[new_fact.id]]
         assert engine.remember(FACT, scope=scope).id == want[new_fact.id]
         assert len(engine.export()) == 4
+        # The undo entry restores the prior row under its new id (no row comes back under
+        # the old one).
+        assert engine.maintenance.undo(2)["restored"] == 1
+        assert engine.memory(old_fact.id).status == "active"
+        assert not store.memories([old_fact.id]) and len(engine.export()) == 4
         # Forget by an old id forgets the memory under its new id.
         gone = engine.forget([old_fact.id])
         assert gone.forgotten == [want[old_fact.id]] and gone.missing == []
