@@ -31,6 +31,7 @@ from recallnest.capture.worker import CaptureJob, Pair, capture_pairs
 from recallnest.core import aliases, heap, redact
 from recallnest.core.config import Settings
 from recallnest.core.errors import EmbedError, NotFoundError, RecallnestError, StoreError
+from recallnest.core.identity import PROJECT_IDS, is_portable
 from recallnest.core.models import (
     CATEGORIES,
     GLOBAL_SCOPE,
@@ -44,6 +45,7 @@ from recallnest.core.models import (
     SearchHit,
     Turn,
     memory_id,
+    memory_id_of_basis,
 )
 from recallnest.core.paths import db_path, ensure_home
 from recallnest.core.schemas import MemoryOut
@@ -159,6 +161,9 @@ class Engine:
         self._capture_lock = threading.RLock()
         # Bumped on every memory write: lets readers cache what they derive from memories.
         self.memory_generation = 0
+        # Each git project's memory id basis, as the store keeps it (core.identity).
+        self._bases = store.project_bases()
+        PROJECT_IDS.seed(self._bases)
 
     @classmethod
     def open(cls, settings: Settings, embedder: Embedder | None = None) -> Engine:
@@ -167,6 +172,8 @@ class Engine:
         ensure_home(settings.home)
         store = Store(db_path(settings.home), memory_mb=settings.db_memory_mb)
         engine = cls(settings, store, None)
+        if "m007_portable_memory_ids" in store.migrated:
+            engine._after_portable_ids()
         engine._attach_embedder(embedder)
         engine._start_index_load()
         return engine
@@ -280,8 +287,21 @@ class Engine:
         # writer lock: the journal in commit order, nothing indexed that a rollback undid.
         with self.store.write_locked():
             result = self.store.write(batch)
+            self._keep_bases(batch.memories)
             self.store.after_commit(lambda: self._committed(batch, result))
         return result
+
+    def _keep_bases(self, memories: Sequence[Memory]) -> None:
+        """Keep the git id basis of projects written for the first time, so this machine's
+        ids for them never change (and git never runs for them again)."""
+        new = {}
+        for scope in {m.scope for m in memories}.difference(self._bases):
+            basis = PROJECT_IDS.basis(scope, GLOBAL_SCOPE)
+            if basis != scope:
+                new[scope] = basis
+        if new:
+            self.store.save_project_bases(new)
+            self._bases.update(new)
 
     def _committed(self, batch: Batch, result: BatchResult) -> None:
         self.index.remove(result.removed)
@@ -540,8 +560,9 @@ class Engine:
         )
 
     def forget(self, ids: Sequence[str]) -> Forgotten:
-        found = [m.id for m in self.store.memories(ids)]
-        missing = [i for i in ids if i not in found]
+        mapped = self.store.mapped_ids(ids)  # ids from before a re-key
+        found = [m.id for m in self.store.memories([mapped.get(i, i) for i in ids])]
+        missing = [i for i in ids if mapped.get(i, i) not in found]
         if found:
             self.apply(Batch(deleted_memory_ids=found))
         return Forgotten(forgotten=found, missing=missing)
@@ -556,7 +577,7 @@ class Engine:
             except ValueError as exc:  # pydantic's ValidationError: many lines, one per field
                 raise RecallnestError(f"record {n} is not a memory: {_first_error(exc)}") from exc
             memories.append(replace(memory, text=redact.redact(memory.text)[0]))
-        self.apply(Batch(memories=memories))
+        self.apply(Batch(memories=self._current_keys(memories)))
         return Imported(imported=len(memories))
 
     # ---- reads ---------------------------------------------------------------------------
@@ -653,10 +674,67 @@ class Engine:
 
     def memory(self, mem_id: str) -> Memory:
         """The memory with this id, or with this unique id prefix (6+ characters)."""
-        found = self.store.memories([mem_id]) or self._by_prefix(mem_id)
+        found = (
+            self.store.memories([mem_id])
+            or self.store.memories(list(self.store.mapped_ids([mem_id]).values()))
+            or self._by_prefix(mem_id)
+        )
         if not found:
             raise NotFoundError(f"no memory with id {mem_id}")
         return found[0]
+
+    def rekey_project(self, scope: str, basis: str) -> dict[str, Any]:
+        """Make `basis` what `scope`'s memory ids are made of (`sync name`): its memories are
+        re-keyed, old ids kept resolving; to sync, each is a forget of the old id and a new
+        memory (so a machine that names the project alike ends with the same ids)."""
+        if scope == GLOBAL_SCOPE or not is_portable(basis):
+            raise RecallnestError(f"not a project id basis: {basis!r}")
+        with self.store.write_locked():
+            mapping = self.store.rekey_project(scope, basis)
+            PROJECT_IDS.seed({scope: basis})
+            self._bases[scope] = basis
+            self.index.rename("memory", mapping)
+            self.memory_generation += 1
+            self.journal.rekey(mapping)
+        return {"scope": scope, "basis": basis, "rekeyed": len(mapping)}
+
+    def _after_portable_ids(self) -> None:
+        """Right after migration m007: projects named for sync before ids were portable get
+        ids made of their name (as `sync name` gives them now), then the memory journal
+        follows every re-key."""
+        from recallnest.sync.config import SyncConfig
+
+        try:
+            config = SyncConfig.load(self.settings.home)
+        except RecallnestError as exc:
+            log.warning("portable ids: sync config not read, names not applied: %s", exc)
+            config = None
+        for scope, name in sorted((config.names if config else {}).items()):
+            self.store.rekey_project(scope, f"name:{name}")
+            PROJECT_IDS.seed({scope: f"name:{name}"})
+            self._bases[scope] = f"name:{name}"
+        self.journal.rekey(self.store.id_map())
+
+    def _current_keys(self, memories: Sequence[Memory]) -> list[Memory]:
+        """Exported memories under today's ids: an id re-keyed since (`memory_id_map`), or one
+        made of a local path by a store from before portable ids, becomes its current id."""
+        keys = self.store.mapped_ids(
+            [*(m.id for m in memories), *(m.superseded_by for m in memories if m.superseded_by)]
+        )
+        for m in memories:
+            canon = aliases.canonical(m.text)
+            if m.id not in keys and m.id == memory_id_of_basis(m.scope, canon):
+                keys[m.id] = memory_id(m.scope, canon)
+        return [
+            replace(
+                m,
+                id=keys.get(m.id, m.id),
+                superseded_by=keys.get(m.superseded_by, m.superseded_by)
+                if m.superseded_by
+                else None,
+            )
+            for m in memories
+        ]
 
     def _by_prefix(self, prefix: str) -> list[Memory]:
         if len(prefix) < 6:

@@ -1,6 +1,7 @@
 """`recallnest sync`: set up sync with a git remote or a shared folder (`init`), see where it
-stands (`status`), run a round now (`now`), and print the key to copy to another machine
-(`key`). Rounds run in the daemon when it answers, else in this process."""
+stands (`status`), run a round now (`now`), print the key to copy to another machine (`key`),
+name a project alike on every machine (`name`, which re-keys its memories) and unbind a remote
+(`remove`). Rounds run in the daemon when it answers, else in this process."""
 
 from __future__ import annotations
 
@@ -144,7 +145,8 @@ def sync_name(ctx: click.Context, path: str, name: str) -> None:
     """Name PATH's project NAME on the remotes (give it the same name on every machine).
 
     Without a name, a project is known by its git remote URL, else its root commit, else its
-    path; a name is for a project whose clones disagree on those (or that is not in git)."""
+    path; a name is for a project whose clones disagree on those (or that is not in git).
+    Its memories' ids are made of the name from then on (old ids still resolve)."""
     from recallnest.sync.config import SyncConfig
     from recallnest.sync.identity import portable_of
 
@@ -158,7 +160,27 @@ def sync_name(ctx: click.Context, path: str, name: str) -> None:
     before = portable_of(scope, config.names)
     config.names[scope] = name.strip()
     config.save(settings.home)
-    click.echo(f"{scope}: {before} -> name:{name.strip()}")
+    # Its memory ids are made of the name from now on (the same on every machine that names
+    # the project alike): re-keyed, old ids kept resolving.
+    done = call(ctx, "sync.name", {"scope": scope, "name": name.strip()})
+    click.echo(f"{scope}: {before} -> name:{name.strip()} ({done['rekeyed']} memories re-keyed)")
+
+
+@sync.command("remove", context_settings=CONTEXT)
+@click.argument("name")
+@json_option
+@click.pass_context
+def sync_remove(ctx: click.Context, name: str, as_json: bool) -> None:
+    """Stop syncing with remote NAME (see `sync status` for names).
+
+    Memories stay on this machine and the remote is left as it is; this machine's log for it,
+    its local mirror and its key are deleted (copy the key first with `sync key` if no other
+    machine holds it)."""
+    emit(call(ctx, "sync.remove", {"name": name}), as_json, _print_removed)
+
+
+def _print_removed(r: dict[str, Any]) -> None:
+    click.echo(f"removed {r['removed']} ({r['url']}); dropped {r['log_lines']} log line(s)")
 
 
 @sync.command("key", context_settings=CONTEXT)

@@ -11,6 +11,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Literal
 
+from recallnest.core.identity import PROJECT_IDS
 from recallnest.core.marker import CONTEXT_MARKER as CONTEXT_MARKER  # re-exported
 
 AGENTS: tuple[str, ...] = ("claude", "codex", "gemini")
@@ -199,5 +200,11 @@ def turn_id(agent: str, session_id: str, record_id: str) -> str:
 
 
 def memory_id(scope: str, canonical_text: str) -> str:
-    """Deterministic memory id: UUIDv5 of scope + canonical text."""
-    return str(uuid.uuid5(ID_NAMESPACE, f"memory\x1f{scope}\x1f{canonical_text}"))
+    """Deterministic memory id: UUIDv5 of the scope's id basis (its project's portable id,
+    `core.identity`) + canonical text: one fact has one id on every machine."""
+    return memory_id_of_basis(PROJECT_IDS.basis(scope, GLOBAL_SCOPE), canonical_text)
+
+
+def memory_id_of_basis(basis: str, canonical_text: str) -> str:
+    """The id of a memory whose scope has id basis `basis` (before issue 21, the scope)."""
+    return str(uuid.uuid5(ID_NAMESPACE, f"memory\x1f{basis}\x1f{canonical_text}"))

@@ -121,11 +121,12 @@ def plan_forget(engine: LifecycleHost, sel: Selector) -> ForgetPlan:
     memories: list[Memory] = []
     terms: list[str] = []
     if sel.ids:
-        memories = store.memories(list(dict.fromkeys(sel.ids)))
+        current = store.mapped_ids(sel.ids)  # an id from before a re-key (memory_id_map)
+        memories = store.memories(list(dict.fromkeys(current.get(i, i) for i in sel.ids)))
         # Reported back to the terminal (and the daemon's reply): an "id" that was really a
         # pasted credential must not be echoed.
         found = {m.id for m in memories}
-        plan.missing = [redact(i)[0] for i in sel.ids if i not in found]
+        plan.missing = [redact(i)[0] for i in sel.ids if current.get(i, i) not in found]
     elif sel.query is not None:
         terms = tokenize(sel.query)
         memories = store.memories(_matching(engine, "memory", terms))

@@ -441,6 +441,15 @@ class SearchIndex:
             out: np.ndarray = self._vectors[pos].copy()
             return out
 
+    def rename(self, kind: str, ids: Mapping[str, str]) -> None:
+        """Rows re-keyed in the store (same doc, new id): old -> new."""
+        with self._lock:
+            for old, new in ids.items():
+                pos = self._by_id.pop((kind, old), None)
+                if pos is not None:
+                    self._by_id[(kind, new)] = pos
+                    self.ids[pos] = new
+
     def position(self, kind: str, row_id: str) -> int | None:
         """The live row position of a memory or turn id, if indexed."""
         with self._lock:

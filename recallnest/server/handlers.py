@@ -278,6 +278,8 @@ OPS: dict[str, Op] = {
     # ---- sync (issue 21) ----
     "sync.now": lambda e, a: e.sync.sync(a.get("remotes")),
     "sync.status": lambda e, a: e.sync.status(),
+    "sync.remove": lambda e, a: e.sync.remove(str(a["name"])),
+    "sync.name": lambda e, a: e.rekey_project(str(a["scope"]), f"name:{a['name']}"),
 }
 
 

@@ -25,8 +25,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from recallnest.core.aliases import canonical
 from recallnest.core.config import Settings
 from recallnest.core.errors import DaemonError, RecallnestError, StoreError, StoreLockedError
+from recallnest.core.models import Memory, memory_id_of_basis
 from recallnest.core.paths import db_path, ensure_home
 from recallnest.server.backup import backup_path, read_export, write_backup
 from recallnest.store.journal import Journal, replay
@@ -158,6 +160,11 @@ def _salvage(damaged: Path) -> tuple[list[dict[str, Any]] | None, str | None]:
     return [dump(MemoryOut.of(m)) for m in memories], f"salvaged from {damaged}"
 
 
+def legacy_id(memory: Memory) -> str:
+    """The id `memory` had before ids were portable (issue 21): made of its scope's path."""
+    return memory_id_of_basis(memory.scope, canonical(memory.text))
+
+
 def _rebuild(
     settings: Settings,
     records: list[dict[str, Any]],
@@ -177,6 +184,8 @@ def _rebuild(
     try:
         restored = engine.import_memories(records).imported if records else 0
         again = [m.id for m in engine.store.memories(sorted(forgotten))]
+        if forgotten:  # a tombstone from before portable ids names a path-made id
+            again += [m.id for m in engine.export() if legacy_id(m) in forgotten]
         if again:
             engine.apply(Batch(deleted_memory_ids=again))
         write_backup(engine, settings.home)

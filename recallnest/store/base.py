@@ -61,6 +61,7 @@ class StoreBase:
         self._changes_lock = threading.Lock()
         # The web UI's aggregates, each with the key it was computed under (store/dashboard.py).
         self._memo: dict[str, tuple[object, object]] = {}
+        self.migrated: list[str] = []  # the migrations this open applied
         if not read_only:
             path.chmod(0o600)
             self._migrate()
@@ -162,6 +163,7 @@ class StoreBase:
                     tx.execute(
                         "INSERT INTO _migrations VALUES (?, ?)", [migration.__name__, _utcnow()]
                     )
+                self.migrated.append(migration.__name__)
             except duckdb.Error as exc:
                 raise MigrationError(f"migration {migration.__name__} failed: {exc}") from exc
 

@@ -24,6 +24,7 @@ from recallnest.store.audit import Audit
 from recallnest.store.compaction import Compaction
 from recallnest.store.connection import REPAIR_HINT
 from recallnest.store.dashboard import Dashboard
+from recallnest.store.id_map import Rekeying
 from recallnest.store.lifecycle import Lifecycle
 from recallnest.store.loading import IndexLoading
 from recallnest.store.reads import Reads
@@ -67,6 +68,15 @@ def _guard_public(cls: _C) -> _C:
 
 @_guard_public
 class Store(
-    Reads, Writes, IndexLoading, Vectors, Lifecycle, Compaction, Audit, SyncTables, Dashboard
+    Reads,
+    Writes,
+    IndexLoading,
+    Vectors,
+    Lifecycle,
+    Compaction,
+    Audit,
+    SyncTables,
+    Rekeying,
+    Dashboard,
 ):
     """One DuckDB connection (read-write unless `read_only`), migrated on open."""

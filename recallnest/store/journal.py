@@ -21,7 +21,7 @@ import contextlib
 import json
 import logging
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -73,6 +73,22 @@ class Journal:
                 if isinstance(entry, dict) and entry.get("op") in ("put", "delete"):
                     out.append(entry)
         return out
+
+    def rekey(self, mapping: Mapping[str, str]) -> None:
+        """Entries under the ids memories have now (migration m007 re-keyed them), so a replay
+        matches a write or a tombstone from before with the memory it was about."""
+        if not mapping or not self.path.exists():
+            return
+        entries = self.entries()
+        for entry in entries:
+            memory = entry.get("memory")
+            if isinstance(memory, dict):
+                for key in ("id", "superseded_by"):
+                    if memory.get(key) in mapping:
+                        memory[key] = mapping[memory[key]]
+            elif entry.get("id") in mapping:
+                entry["id"] = mapping[entry["id"]]
+        self._rewrite([_line(e) for e in entries])
 
     def compact(self, backed_up: Iterable[str]) -> None:
         """After a backup holding the memories `backed_up`: keep only the tombstones of

@@ -246,6 +246,24 @@ def m006_sync(con: duckdb.DuckDBPyConnection) -> None:
     )
 
 
+def m007_portable_memory_ids(con: duckdb.DuckDBPyConnection) -> None:
+    """Memory ids made of the project's portable id instead of its local path (issue 21,
+    decision 0024): `project_ids` keeps each git project's id basis (so git runs once per
+    project, and a project's ids stay put when its remote changes), and every memory of a git
+    project is re-keyed, its old id kept in `memory_id_map` (store/rekey.py). Reads each
+    project's `.git` (and may run `git rev-list` once for a project with no remote)."""
+    from recallnest.store.rekey import plan_rekey, rekey, save_bases
+    from recallnest.store.sql import _utcnow
+
+    con.execute(
+        "CREATE TABLE project_ids (project VARCHAR PRIMARY KEY, basis VARCHAR NOT NULL, "
+        "computed_at TIMESTAMP NOT NULL)"
+    )
+    mapping, bases = plan_rekey(con)
+    save_bases(con, bases)
+    rekey(con, mapping, _utcnow())
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     m001_create_core,
     m002_create_lifecycle,
@@ -253,4 +271,5 @@ MIGRATIONS: tuple[Migration, ...] = (
     m004_term_ids,
     m005_session_captures,
     m006_sync,
+    m007_portable_memory_ids,
 )

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 import numpy as np
 
 from recallnest.store.base import StoreBase
-from recallnest.store.sql import _long_texts, _objects, _scan
+from recallnest.store.sql import _long_texts, _naive, _objects, _scan
 
 # The synced columns of a memory, as one digest: a row whose digest differs from its shadow's
 # changed locally since it was last reconciled. NULLs are spelled, so no two rows collide.
@@ -20,6 +21,12 @@ _DIGEST = (
     "source, coalesce(rule, chr(0)), coalesce(superseded_by, chr(0)), "
     "coalesce(subject, chr(0)), pinned::VARCHAR, coalesce(valid_until::VARCHAR, chr(0))))"
 )
+
+
+def _keep_of(a_id: str, b_id: str, kept: str) -> str:
+    """A synced resolution (the id kept, or `both`) as the resolution of the row (a_id, b_id):
+    `older` keeps a, `newer` keeps b (sync/resolutions.py)."""
+    return "older" if kept == a_id else "newer" if kept == b_id else "both"
 
 
 def _ids_column(ids: Sequence[str]) -> np.ndarray:
@@ -204,6 +211,54 @@ class SyncTables(StoreBase):
     def sync_scope_ids(self, scope: str) -> list[str]:
         rows = self._cur().execute("SELECT id FROM memories WHERE scope = ?", [scope])
         return [r[0] for r in rows.fetchall()]
+
+    def sync_resolved_conflicts(self) -> list[tuple[str, str, str]]:
+        """(a_id, b_id, resolution) of every resolved conflict."""
+        rows = self._cur().execute(
+            "SELECT a_id, b_id, resolution FROM conflicts WHERE status = 'resolved' "
+            "AND resolution IS NOT NULL ORDER BY id"
+        )
+        return [(a, b, r) for a, b, r in rows.fetchall()]
+
+    def sync_put_resolutions(self, rows: Sequence[tuple[str, str, str]], at: datetime) -> int:
+        """Conflicts resolved on another machine, (low id, high id, id kept or `both`): the
+        pair's row here resolved alike, or a resolved row added (so it is never flagged);
+        how many rows changed."""
+        changed = 0
+        with self.transaction() as tx:
+            for low, high, kept in rows:
+                found = tx.execute(
+                    "SELECT id, a_id, b_id, status, resolution FROM conflicts WHERE "
+                    "(a_id = ? AND b_id = ?) OR (a_id = ? AND b_id = ?) ORDER BY id LIMIT 1",
+                    [low, high, high, low],
+                ).fetchone()
+                if found is None:
+                    mem = tx.execute(
+                        "SELECT scope, category FROM memories WHERE id IN (?, ?) ORDER BY id "
+                        "LIMIT 1",
+                        [low, high],
+                    ).fetchone()
+                    if mem is None:
+                        continue  # neither memory is here (forgotten, or not synced yet)
+                    seq = tx.execute("SELECT nextval('lifecycle_seq')").fetchone()
+                    tx.execute(
+                        "INSERT INTO conflicts VALUES (?, ?, ?, ?, ?, 'resolved on another "
+                        "machine', NULL, 'resolved', ?, ?, ?, NULL)",
+                        [seq[0] if seq else None, low, high, mem[0], mem[1], _naive(at),
+                         _naive(at), _keep_of(low, high, kept)],
+                    )  # fmt: skip
+                    changed += 1
+                    continue
+                conflict_id, a_id, b_id, status, resolution = found
+                keep = _keep_of(a_id, b_id, kept)
+                if status != "resolved" or resolution != keep:
+                    tx.execute(
+                        "UPDATE conflicts SET status = 'resolved', resolution = ?, "
+                        "resolved_at = ? WHERE id = ?",
+                        [keep, _naive(at), conflict_id],
+                    )
+                    changed += 1
+        return changed
 
     def sync_forget_remote(self, remote: str) -> None:
         with self.transaction(changes_resume=False) as tx:

@@ -26,6 +26,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from recallnest.core.errors import RecallnestError
 from recallnest.sync.clock import parse_stamp
 from recallnest.sync.merge import FORGET, KINDS, Event
+from recallnest.sync.resolutions import is_resolution, valid
 
 VERSION = 1
 MAX_LINE = 256 * 1024
@@ -133,15 +134,19 @@ def decode(line: str, key: bytes, writer: str) -> Event:
         raise BadEvent("payload without a memory id")
     if not hmac.compare_digest(blind(key, mem_id), blinded):
         raise BadEvent("payload of another memory than its header says")
-    fields = _fields(body.get("f"), kind)
+    fields = _fields(body.get("f"), kind, mem_id)
     user, host = str(body.get("u", ""))[:100], str(body.get("h", ""))[:100]
     return Event(stamp, mem_id, kind, fields, machine, user, host)
 
 
-def _fields(fields: Any, kind: str) -> dict[str, Any]:
+def _fields(fields: Any, kind: str, mem_id: str) -> dict[str, Any]:
     if not isinstance(fields, dict) or (kind == FORGET and fields):
         raise BadEvent("payload fields malformed")
     for name, value in fields.items():
+        if is_resolution(name):
+            if not valid(mem_id, name, value):
+                raise BadEvent(f"conflict resolution {name!r} malformed")
+            continue
         types = FIELDS.get(name)
         if types is None:
             raise BadEvent(f"unknown field {name!r}")

@@ -12,92 +12,20 @@ is a portable id, the same on every machine, and each machine maps it back to it
 Worktrees and clones of one repository are one project: `core.project` maps a worktree to its
 main working tree, and clones share their remote URL (or root commit). A portable id that names
 no project known on this machine is kept as the memory's scope until one appears (`local`).
+
+The `git:`/`root:` id is the project's memory id basis (`core.identity`, kept in the store), so
+a scope travels under the same id its memories' ids are made of; a name (`sync name`) becomes
+the basis too (`Engine.rekey_project`).
 """
 
 from __future__ import annotations
 
-import re
-import subprocess
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 
+from recallnest.core.identity import PROJECT_IDS, is_portable, normalise_url
 from recallnest.core.models import GLOBAL_SCOPE
 
-PREFIXES = ("name:", "git:", "root:", "path:")
-GIT_TIMEOUT = 10.0
-_SCP = re.compile(r"^(?:[^@/]+@)?([^:/]+):(?!//)(.+)$")  # git@host:path (scp-like syntax)
-_URL = re.compile(r"^[a-z][a-z0-9+.-]*://(?:[^@/]+@)?([^/:]+)(?::\d+)?(/.*)?$", re.IGNORECASE)
-
-
-def is_portable(scope: str) -> bool:
-    return scope.startswith(PREFIXES)
-
-
-def normalise_url(url: str) -> str:
-    """A git remote URL without scheme, user, port and `.git`, host lowercased: the same for
-    every way of spelling one repository's address. A local path stays a (resolved) path."""
-    url = url.strip()
-    match = _URL.match(url)
-    if match:
-        host, path = match[1], match[2] or ""
-        if url.lower().startswith("file://"):
-            return str(Path(url[7:]).resolve()).removesuffix(".git")
-    elif (scp := _SCP.match(url)) and not url.startswith(("/", ".", "~")):
-        host, path = scp[1], scp[2]
-    else:
-        return str(Path(url).expanduser().resolve()).removesuffix("/.git").removesuffix(".git")
-    path = path.strip("/").removesuffix(".git").rstrip("/")
-    return f"{host.lower()}/{path}"
-
-
-def _remotes(config: Path) -> dict[str, str]:
-    """The `url` of each `[remote "name"]` section of a git config file."""
-    remotes: dict[str, str] = {}
-    section: str | None = None
-    try:
-        lines = config.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return remotes
-    for raw in lines:
-        line = raw.strip()
-        if line.startswith("["):
-            head = re.match(r'^\[\s*remote\s+"([^"]+)"\s*\]', line)
-            section = head[1] if head else None
-        elif section is not None and "=" in line:
-            key, value = (part.strip() for part in line.split("=", 1))
-            if key.lower() == "url" and section not in remotes:
-                remotes[section] = value.strip('"')
-    return remotes
-
-
-def _git_dir(root: Path) -> Path | None:
-    """The repository's git directory: `.git`, or where a `.git` file (a submodule) points."""
-    dot_git = root / ".git"
-    try:
-        if dot_git.is_dir():
-            return dot_git
-        if dot_git.is_file():
-            line = dot_git.read_text(encoding="utf-8", errors="replace").strip()
-            if line.startswith("gitdir:"):
-                target = Path(line.split(":", 1)[1].strip())
-                return target if target.is_absolute() else (root / target).resolve()
-    except OSError:
-        pass
-    return None
-
-
-def _root_commit(root: Path) -> str | None:
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(root), "rev-list", "--max-parents=0", "HEAD"],
-            capture_output=True,
-            timeout=GIT_TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    roots = sorted(done.stdout.decode(errors="replace").split())
-    return roots[0] if done.returncode == 0 and roots else None
+__all__ = ["Identities", "is_portable", "normalise_url", "portable_of"]
 
 
 def portable_of(scope: str, names: Mapping[str, str] | None = None) -> str:
@@ -106,17 +34,8 @@ def portable_of(scope: str, names: Mapping[str, str] | None = None) -> str:
         return scope
     if names and scope in names:
         return f"name:{names[scope]}"
-    root = Path(scope)
-    git_dir = _git_dir(root)
-    if git_dir is not None:
-        remotes = _remotes(git_dir / "config")
-        if remotes:
-            url = remotes.get("origin") or remotes[sorted(remotes)[0]]
-            return f"git:{normalise_url(url)}"
-        commit = _root_commit(root)
-        if commit:
-            return f"root:{commit}"
-    return f"path:{scope}"
+    basis = PROJECT_IDS.basis(scope, GLOBAL_SCOPE)  # what its memory ids are made of
+    return basis if is_portable(basis) else f"path:{scope}"
 
 
 class Identities:

@@ -19,6 +19,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from recallnest.sync.resolutions import is_resolution
+
 UPSERT = "upsert"
 FORGET = "forget"
 # Partial changes: informational kinds (what the change was), merged field by field.
@@ -145,6 +147,8 @@ def kind_of(before: Mapping[str, Any] | None, changes: Mapping[str, Any]) -> str
     if before is None:
         return UPSERT
     names = set(changes)
+    if all(is_resolution(n) for n in names):
+        return "resolve"
     if names <= {"pinned", "updated_at"}:
         return "pin"
     if names <= {"tier", "updated_at"}:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -35,6 +36,7 @@ from recallnest.sync.config import Remote, SyncConfig
 from recallnest.sync.host import SyncHost
 from recallnest.sync.identity import Identities
 from recallnest.sync.merge import FORGET, Event, Register, changed_fields, compact, kind_of
+from recallnest.sync.resolutions import incoming, outgoing, split
 from recallnest.sync.transport import (
     FolderTransport,
     GitTransport,
@@ -160,6 +162,7 @@ class Replica:
         self._registers: dict[str, Register] = {}
         self._ids = Identities(())
         self._forgot = False  # a forget was merged this round: republish with no history
+        self._resolved: dict[str, dict[str, str]] = {}  # this store's resolutions, as fields
 
     @property
     def config(self) -> SyncConfig | None:
@@ -265,12 +268,13 @@ class Replica:
 
     def _export(self, config: SyncConfig, clock: Clock) -> tuple[list[Event], set[str]]:
         changed_ids, gone = self.store.sync_changes()
+        changed_ids = self._with_resolutions(changed_ids)
         shadow = self.store.sync_shadow([*changed_ids, *gone])
         events: list[Event] = []
         reconciled: dict[str, Mapping[str, Any] | None] = {}
         for start in range(0, len(changed_ids), APPLY_CHUNK):
             for memory in self.store.memories(changed_ids[start : start + APPLY_CHUNK]):
-                after = fields_of(memory, self._ids)
+                after = fields_of(memory, self._ids) | self._resolved.get(memory.id, {})
                 before = shadow.get(memory.id)
                 changes = changed_fields(before, after)
                 reconciled[memory.id] = after
@@ -284,6 +288,17 @@ class Replica:
         self._merge(events, changed)
         self.store.sync_reconciled(reconciled)
         return events, changed
+
+    def _with_resolutions(self, changed: list[str]) -> list[str]:
+        """`changed` plus the memories whose register carries a conflict resolution made here
+        since they were last reconciled (a resolution changes no memory row)."""
+        self._resolved = outgoing(self.store.sync_resolved_conflicts())
+        ids = set(changed)
+        shadow = self.store.sync_shadow([i for i in self._resolved if i not in ids])
+        for mem_id, held in shadow.items():
+            if any(held.get(k) != v for k, v in self._resolved[mem_id].items()):
+                ids.add(mem_id)
+        return sorted(ids)
 
     @staticmethod
     def _event(
@@ -357,6 +372,7 @@ class Replica:
             local = {m.id: m for m in self.store.memories(chunk)}
             rows: list[Memory] = []
             deleted: list[str] = []
+            resolutions: list[tuple[str, str, str]] = []
             reconciled: dict[str, Mapping[str, Any] | None] = {}
             for mem_id in chunk:
                 live = self._registers[mem_id].live()
@@ -365,11 +381,18 @@ class Replica:
                 if live is None:
                     if have is not None:
                         deleted.append(mem_id)
-                elif have is None or fields_of(have, self._ids) != live:
-                    rows.append(memory_of(mem_id, live, have, self._ids))
+                    continue
+                own, resolved = split(live)
+                if have is None or fields_of(have, self._ids) != own:
+                    rows.append(memory_of(mem_id, own, have, self._ids))
+                here = self._resolved.get(mem_id, {})
+                new = {k: v for k, v in resolved.items() if here.get(k) != v}
+                resolutions += incoming(mem_id, new)
             if rows or deleted:
                 self.host.apply(Batch(memories=rows, deleted_memory_ids=deleted))
                 written += len(rows) + len(deleted)
+            if resolutions:
+                written += self.store.sync_put_resolutions(resolutions, datetime.now(UTC))
             self.store.sync_reconciled(reconciled)
         return written
 
@@ -457,6 +480,22 @@ class Replica:
         return remote.carries(scope)
 
     # ---- status -----------------------------------------------------------------------------
+
+    def remove(self, name: str) -> dict[str, Any]:
+        """Unbind remote `name`: drop it from the config, this machine's log and cursors for
+        it, its key and its local git mirror. Memories stay; the remote itself is untouched."""
+        with self._lock:
+            config = self._config()
+            remote = config.remote(name)
+            config.remotes.remove(remote)
+            config.save(self.home)
+            lines = self.store.sync_log_size(name)
+            self.store.sync_forget_remote(name)
+            SyncConfig.key_path(self.home, name).unlink(missing_ok=True)
+            mirror = self.home / "sync" / f"{name}.git"
+            if remote.kind == "git" and mirror.is_dir():
+                shutil.rmtree(mirror)
+            return {"removed": name, "url": remote.url, "log_lines": lines}
 
     def status(self) -> dict[str, Any]:
         config = self.config
