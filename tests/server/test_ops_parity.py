@@ -88,6 +88,8 @@ SCENARIO: list[tuple[str, Args]] = [
     ("maintain", {}),
     ("sync.status", {}),  # not set up: {"configured": false} on both paths
     ("sync.now", {}),  # not set up: the same clear error on both paths
+    ("sync.remove", {"name": "no-such-remote"}),  # the same clear error on both paths
+    ("sync.name", {"scope": "/work/not-a-repo", "name": "shared-app"}),  # no memories there
     ("memories.list", {"status": None}),
     ("search", {"query": 42, "kind": "nonsense"}),
     # ---- the web UI's ops (issue 20) ----
