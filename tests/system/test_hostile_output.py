@@ -147,7 +147,7 @@ NOT_QUOTING = {
     "sync init": "prints the remote and the key path",
     "sync key": "prints the key file's path",
     "sync name": "prints the project path and its ids",
-    "sync remove": "prints the remote's name",
+    "sync remove": "prints the remote's name and URL and a count",
     "sync now": "counts and error reasons (a scope in a reason is repr-quoted)",
     "sync status": "remotes, counts and error reasons (a scope in a reason is repr-quoted)",
     "compact": "sizes only",
