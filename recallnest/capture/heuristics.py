@@ -450,16 +450,21 @@ def _solved_case(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     # Trigger: a symptom or error and the fix that worked, in one sentence or in this sentence
     # and the next ("The error was X; fixed by Y", 报错…就好了). Why: solved cases save the next
     # session from debugging the same thing. Outcome: cases, user or assistant.
-    if not R.CASE_ERROR.search(text) or R.INTENT.match(text) or is_question(text):
-        return None
-    if R.UNFIXED.search(text):  # "I tried the fix and it's still failing": nothing solved
-        return None
+    if R.INTENT.match(text) or is_question(text) or R.UNFIXED.search(text):
+        return None  # "I tried the fix and it's still failing": nothing solved
     confidence = 0.8 if ctx.role == "user" else 0.65
+    diagnosis = R.DIAGNOSIS.search(text) is not None
+    if not diagnosis and not R.CASE_ERROR.search(text):
+        return None
     if R.CASE_FIX.search(text):
         return Signal("case.error_fix", "cases", text, 0.65, confidence), 1
     nxt = ctx.next_sentence
     if nxt and R.CASE_FIX.search(nxt) and not is_question(nxt):
         return Signal("case.error_then_fix", "cases", f"{text} {nxt}", 0.65, confidence), 2
+    # Trigger: a settled diagnosis with no fix beside it ("Root cause: …", 确认是时区问题). Why:
+    # why it broke is the half of a case the next session needs first. Outcome: cases.
+    if diagnosis:
+        return Signal("case.diagnosis", "cases", text, 0.65, confidence), 1
     return None
 
 

@@ -484,6 +484,16 @@ CASE_FIX = Gated(
     )
 )
 
+# A diagnosis stated as settled: "Root cause: …", "The root cause was …", 确认是时区问题：…,
+# 试了，…确实是 X 的问题, 根因是…. The cause of a failure is worth a case even before the fix.
+DIAGNOSIS = re.compile(
+    r"^(?:the )?root cause(?: (?:was|is))?\s*[:：-]?\s*\S|^(?:the )?(?:real |actual )?cause"
+    r" (?:was|turned out to be)\b|(?:确认|确定|原来|果然)是.{1,24}?(?:的)?问题"
+    r"|确实是.{1,40}?的?问题"
+    r"|^根因(?:是|在于|：|:)|^问题(?:出在|在于)",
+    _I,
+)
+
 # A fix that did not work ("it's still failing", 还是报错): no solved case.
 UNFIXED = Gated(
     re.compile(
@@ -512,7 +522,11 @@ PATTERN_RULES = _table(
     {
         "pattern.process": (
             r"\b(?:the|our|my)\s+(?:[\w-]+\s+){0,2}(?:workflow|process|convention|procedure|routine"
-            r"|checklist)\b[^.]{0,30}?(?:\bis\b|\bhere\b|:)|(?:流程|约定|规范|惯例|规矩|步骤)(?:是"
+            r"|checklist)\b[^.]{0,30}?(?:\bis\b|\bhere\b|:)"
+            # "Release process for this package: bump …, tag …, push."
+            r"|^(?:[\w-]+\s+){0,2}(?:workflow|process|procedure|routine|checklist)"
+            r"(?:\s+(?:for|of)\s+[^:：]{1,40})?\s*[:：]\s*\S"
+            r"|(?:流程|约定|规范|惯例|规矩|步骤)(?:是"
             r"|如下|：|:)[：:]?\s*\S"
         ),
         "pattern.sequence": (
@@ -549,7 +563,8 @@ PATTERN_RULES = _table(
         "pattern.on_event": (
             r"^(?:every time|each time|whenever|any time|anytime)\b[^,]{3,60},\s*(?:also\s+"
             r"|always\s+)?(?:run|bump|regenerate|update|commit|rebuild|re-?run|publish|tag|push"
-            r"|deploy|restart|add|sync|notify|ping|regen)\b|每次.{1,24}?(?:都要|都得|要|得|需要"
+            r"|deploy|restart|add|sync|notify|ping|regen|mark|open|file|label|skip|quarantine"
+            r"|write|check|rebase|revert)\b|每次.{1,24}?(?:都要|都得|要|得|需要"
             r"|记得"
             r"|必须)"
         ),

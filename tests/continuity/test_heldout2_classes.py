@@ -527,3 +527,30 @@ def test_an_undecided_choice_is_an_open_loop() -> None:
         )
     )
     assert cp is not None and any("64x64" in loop for loop in cp.open_loops)
+
+
+# --------------------------------------------------------------------------- categories (b18)
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("Root cause: the CI cache kept a stale poetry.lock because the key ignored it.", "cases"),
+        ("The real cause was a missing index on orders.customer_id.", "cases"),
+        ("确认是编码问题：导出脚本没指定 utf-8，所以中文乱码。", "cases"),
+        ("试了，上传正常了，确实是 proxy_read_timeout 的问题。", "cases"),
+        (
+            "Deploy checklist for the API: run migrations, warm the cache, flip the flag.",
+            "patterns",
+        ),
+        ("Whenever a migration lands, tag the release and ping the data team.", "patterns"),
+    ],
+)
+def test_diagnoses_and_stated_workflows_get_their_category(text: str, category: str) -> None:
+    found = captures(text)
+    assert found and found[0].category == category
+
+
+def test_an_open_question_about_a_cause_is_no_case() -> None:
+    assert not captures("这个问题出在哪里？")
+    assert not captures("What was the root cause?")
