@@ -584,6 +584,28 @@ class Engine:
 
     def search(self, req: SearchRequest) -> list[SearchHit]:
         """Hybrid search (see retrieve.py for the channels and scoring stages)."""
+        return self._search(req)[0]
+
+    def search_with_affinities(
+        self, req: SearchRequest
+    ) -> tuple[list[SearchHit], dict[str, float]]:
+        """`search`, and the cosine of the query's embedding with each hit's, by hit id: empty
+        without an embedder the prompt gate was calibrated on, hits without a vector left out.
+        The query is planned and embedded once, for both."""
+        hits, qvec = self._search(req)
+        calibrated = self.embedder is not None and self.embedder.model_id in CALIBRATED_MODELS
+        if qvec is None or not calibrated:
+            return hits, {}
+        out: dict[str, float] = {}
+        query = qvec.astype(np.float32)
+        for hit in hits:
+            pos = self.index.position(hit.kind, hit.id)
+            vec = None if pos is None else self.index.vector_at(pos)
+            if vec is not None and len(vec) == len(query):
+                out[hit.id] = float(vec @ query)
+        return hits, out
+
+    def _search(self, req: SearchRequest) -> tuple[list[SearchHit], np.ndarray | None]:
         limit = max(1, min(req.limit, MAX_LIMIT))
         profile = PROFILES.get(req.profile)
         if profile is None:
@@ -607,23 +629,7 @@ class Engine:
         hits = self._hits(scored, req.explain, limit)
         if req.record:
             self.record_access([h.id for h in hits if h.kind == "memory"])  # counted in memory
-        return hits
-
-    def affinities(self, query: str, hits: Sequence[SearchHit]) -> dict[str, float]:
-        """Cosine of the query's embedding (the one `search` cached for the same text) with
-        each hit's, by hit id; empty without an embedder, hits without a vector left out."""
-        if self.embedder is None or self.embedder.model_id not in CALIBRATED_MODELS:
-            return {}
-        qvec = self._query_vector(plan_query(query, datetime.now(UTC)).text)
-        if qvec is None:
-            return {}
-        out: dict[str, float] = {}
-        for hit in hits:
-            pos = self.index.position(hit.kind, hit.id)
-            vec = None if pos is None else self.index.vector_at(pos)
-            if vec is not None and len(vec) == len(qvec):
-                out[hit.id] = float(vec @ qvec.astype(np.float32))
-        return out
+        return hits, qvec
 
     def _evidence_positions(self, positions: Sequence[int]) -> dict[int, list[int]]:
         """Index positions of the turns each memory (by position) was captured from."""

@@ -39,10 +39,9 @@ CANDIDATES = 8  # search hits gated per prompt
 ITEM_MAX_CHARS = 200
 NEAR_DUPLICATE_JACCARD = 0.7
 
-# (query, profile, project, limit) -> search hits (Engine.search results, best first)
-Search = Callable[[str, str, str | None, int], list[SearchHit]]
-# (query, hits) -> embedding cosine of the query with each hit, by id (Engine.affinities)
-Affinities = Callable[[str, Sequence[SearchHit]], Mapping[str, float]]
+# (query, profile, project, limit) -> search hits, best first, and the embedding cosine of the
+# query with each hit by id, empty when not calibrated (Engine.search_with_affinities)
+Search = Callable[[str, str, str | None, int], tuple[list[SearchHit], Mapping[str, float]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +111,6 @@ class _Nearness:
         known = sorted(((affinity[i], i) for i in ids if i in affinity), reverse=True)
         self.usable = len(known) >= MIN_COMPARED
         self.top_id = known[0][1] if known else ""
-        self.top = known[0][0] if known else 0.0
         self.margin = known[0][0] - known[1][0] if len(known) > 1 else 0.0
 
     def stands_out(self, hit_id: str) -> bool:

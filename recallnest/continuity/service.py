@@ -251,12 +251,10 @@ class Continuity:
         now: datetime | None = None,
         explain: bool = False,
         agent: str = "claude",
-        affinities: recall.Affinities | None = None,
     ) -> dict[str, Any]:
         """The notes one prompt needs (often none): see continuity.recall. Items the session
         already received are never sent again, and the session's prompts share a budget.
-        `explain` adds every fresh candidate with its relevance. `affinities` gives the
-        embedding cosine of the prompt with each hit (none without an embedder)."""
+        `explain` adds every fresh candidate with its relevance (and embedding cosine)."""
         settings = self.engine.settings
         if not settings.prompt_recall:
             return _nothing("off")
@@ -270,13 +268,13 @@ class Continuity:
         project = project_of(cwd)
         if session_id and not self._resumed(session_id):
             self._assume_resumed(cwd, agent, session_id, now)
-        hits = search(plan.query, plan.profile, project, recall.CANDIDATES)
+        hits, near = search(plan.query, plan.profile, project, recall.CANDIDATES)
         trace: list[tuple[str, str, float, float | None]] = []
         chosen = recall.choose(
             plan,
             hits,
             idf,
-            affinity=affinities(plan.query, hits) if affinities is not None and hits else {},
+            affinity=near,
             excluded=self._already_sent(session_id) | prompted,
             session_id=session_id,
             session_turns=lambda: self._session_turns(session_id),

@@ -100,9 +100,11 @@ def _resume(engine: Engine, a: Mapping[str, Any]) -> Any:
 def _recall(engine: Engine, a: Mapping[str, Any]) -> Any:
     """Prompt-time recall (issue 23): the few notes this prompt needs, or an empty text."""
 
-    def search(query: str, profile: str, project: str | None, limit: int) -> list[SearchHit]:
+    def search(
+        query: str, profile: str, project: str | None, limit: int
+    ) -> tuple[list[SearchHit], dict[str, float]]:
         req = SearchRequest(query, limit=limit, project=project, profile=profile, record=False)
-        return engine.search(req)
+        return engine.search_with_affinities(req)
 
     return engine.continuity.recall(
         str(a.get("prompt") or ""),
@@ -112,7 +114,6 @@ def _recall(engine: Engine, a: Mapping[str, Any]) -> Any:
         a.get("session_id"),
         explain=bool(a.get("explain")),
         agent=str(a.get("agent") or "claude"),
-        affinities=engine.affinities,
     )
 
 

@@ -1,5 +1,5 @@
-"""Engine.affinities (issue 23): the prompt's embedding cosine with each search hit, from the
-real local model, and nothing from an embedder the gate was not calibrated on."""
+"""Engine.search_with_affinities (issue 23): the prompt's embedding cosine with each search
+hit, from the real local model, and nothing from an embedder the gate was not calibrated on."""
 
 from __future__ import annotations
 
@@ -32,8 +32,7 @@ def test_the_local_model_gives_each_hit_a_cosine(tmp_path: Path) -> None:
     try:
         _fill(engine)
         query = "how should I word the commit message"
-        hits = engine.search(SearchRequest(query, limit=5, record=False))
-        near = engine.affinities(query, hits)
+        hits, near = engine.search_with_affinities(SearchRequest(query, limit=5, record=False))
         assert set(near) == {h.id for h in hits} and len(near) >= 2
         assert all(-1.0 <= v <= 1.0 for v in near.values())
         best = max(near, key=near.__getitem__)
@@ -46,7 +45,9 @@ def test_an_uncalibrated_embedder_gives_none(tmp_path: Path) -> None:
     engine = _engine(tmp_path / "rn", "hash")
     try:
         _fill(engine)
-        hits = engine.search(SearchRequest("commit message", limit=5, record=False))
-        assert hits and engine.affinities("commit message", hits) == {}
+        hits, near = engine.search_with_affinities(
+            SearchRequest("commit message", limit=5, record=False)
+        )
+        assert hits and near == {}
     finally:
         engine.close()
