@@ -17,7 +17,6 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -28,7 +27,7 @@ from urllib.parse import quote
 
 import pytest
 from playwright import sync_api
-from support.daemon import WAIT_SECONDS, DaemonProcess, claude_line
+from support.daemon import WAIT_SECONDS, DaemonProcess, claude_line, start_ui
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = [
@@ -126,22 +125,6 @@ def transcript(
     (daemon.projects / f"{session}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def start_ui(daemon: DaemonProcess) -> tuple[subprocess.Popen[str], str, int]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "recallnest", "ui", "--no-open"],
-        env=daemon.env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    first = proc.stdout.readline()
-    found = re.search(r"(http://127\.0\.0\.1:(\d+)/login\?token=\S+)", first)
-    assert found, first + (proc.stderr.read() if proc.stderr else "")
-    return proc, found.group(1), int(found.group(2))
-
-
 @pytest.fixture(scope="module")
 def ui() -> Iterator[Ui]:
     root = Path(tempfile.mkdtemp(prefix="uib-", dir="/tmp"))
@@ -171,6 +154,7 @@ def ui() -> Iterator[Ui]:
         context = browser.new_context(viewport={"width": 1280, "height": 900})
         context.set_default_timeout(10_000)
         page = context.new_page()
+        page.goto(login)  # signed in, so that each test also runs on its own
         found = Ui(daemon, proc, login, port, browser, page)
         page.on("dialog", lambda d: (found.dialogs.append(d.message), d.accept()))
         try:

@@ -14,7 +14,6 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import urllib.error
 import urllib.request
@@ -25,7 +24,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 import pytest
-from support.daemon import WAIT_SECONDS, DaemonProcess, claude_line
+from support.daemon import WAIT_SECONDS, DaemonProcess, claude_line, start_ui
 
 pytestmark = pytest.mark.slow
 
@@ -76,23 +75,12 @@ def running() -> Iterator[Running]:
     (daemon.projects / "s-ui.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     daemon.start()
     daemon.wait_for(lambda: daemon.turns() >= 4, "the transcript to be ingested")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "recallnest", "ui", "--no-open"],
-        env=daemon.env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    first = proc.stdout.readline()
-    found = re.search(r"(http://127\.0\.0\.1:(\d+)/login\?token=\S+)", first)
-    assert found, first + (proc.stderr.read() if proc.stderr else "")
+    proc, login, port = start_ui(daemon)
     opener = urllib.request.build_opener(
         urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar())
     )
     try:
-        yield Running(daemon, proc, found.group(1), int(found.group(2)), opener)
+        yield Running(daemon, proc, login, port, opener)
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.communicate(timeout=WAIT_SECONDS)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -152,3 +153,21 @@ class DaemonProcess:
         if logs.is_dir():
             parts += [p.read_text(errors="replace") for p in sorted(logs.iterdir()) if p.is_file()]
         return "\n".join(parts)
+
+
+def start_ui(daemon: DaemonProcess) -> tuple[subprocess.Popen[str], str, int]:
+    """`recallnest ui --no-open` over `daemon`: the process, its login URL (with the token),
+    and its port, read from the first line it prints."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "recallnest", "ui", "--no-open"],
+        env=daemon.env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    first = proc.stdout.readline()
+    found = re.search(r"(http://127\.0\.0\.1:(\d+)/login\?token=\S+)", first)
+    assert found, first + (proc.stderr.read() if proc.stderr else "")
+    return proc, found.group(1), int(found.group(2))
