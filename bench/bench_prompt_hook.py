@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_resume_scale import OWN, OWN_FACTS, populate
-from common import add_clustered_vectors, fmt, load1, machine_line, median, note, p95, print_table
+from common import fmt, load1, machine_line, median, note, p95, print_table, vectorise_home
 
 from recallnest.server import protocol
 
@@ -56,21 +56,6 @@ def payload(prompt: str, k: int) -> str:
     )
 
 
-def vectorise(home: Path) -> None:
-    """Every row a vector under the local embedder's model id (no model loaded here)."""
-    from recallnest.retrieval.embed import make_embedder
-    from recallnest.store import Store
-
-    embedder = make_embedder("local")
-    store = Store(home / "recallnest.duckdb")
-    try:
-        rows = add_clustered_vectors(store, (embedder.model_id, embedder.dimensions))
-        store.flush_wal()
-    finally:
-        store.close()
-    note(f"{rows} rows given vectors under {embedder.model_id}")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
@@ -93,7 +78,7 @@ def main() -> None:
         populate(home, size)
         note(f"populated {size} memories in {time.perf_counter() - t0:.1f}s")
         if args.embedder == "local":
-            vectorise(home)
+            note(f"{vectorise_home(home)} rows given vectors under the local model's id")
         env = {k: v for k, v in os.environ.items() if not k.startswith("RECALLNEST_")}
         env.update(
             HOME=str(tmp / "user"), RECALLNEST_HOME=str(home), RECALLNEST_EMBEDDER=args.embedder

@@ -37,7 +37,6 @@ from bench_mcp import start_daemon, stop_daemon
 from bench_resume import populate
 from common import (
     PROJECTS,
-    add_clustered_vectors,
     fmt,
     load1,
     machine_line,
@@ -45,6 +44,7 @@ from common import (
     note,
     p95,
     print_table,
+    vectorise_home,
 )
 
 from recallnest.server import protocol
@@ -129,25 +129,6 @@ def socket_runs(sock: str, ops: list[tuple[str, dict[str, Any]]], n: int) -> lis
     return times
 
 
-def vectorise(home: Path) -> None:
-    """Every row a vector under the local model's id, once per home (a marker file says so)."""
-    from recallnest.retrieval.embed import make_embedder
-    from recallnest.store import Store
-
-    marker = home / "bench-vectors-local"
-    if marker.exists():
-        return
-    embedder = make_embedder("local")
-    store = Store(home / "recallnest.duckdb")
-    try:
-        rows = add_clustered_vectors(store, (embedder.model_id, embedder.dimensions))
-        store.flush_wal()
-    finally:
-        store.close()
-    marker.write_text(embedder.model_id)
-    note(f"{rows} rows given vectors under {embedder.model_id}")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
@@ -171,7 +152,7 @@ def main() -> None:
             took = time.perf_counter() - t0
             note(f"populated {size} memories and {size} turns in {took:.1f}s")
         if args.embedder == "local":
-            vectorise(home)
+            note(f"{vectorise_home(home)} rows given vectors under the local model's id")
         env = {k: v for k, v in os.environ.items() if not k.startswith("RECALLNEST_")}
         env.update(HOME=str(user), RECALLNEST_HOME=str(home), RECALLNEST_EMBEDDER=args.embedder)
         sock = str(home / protocol.SOCKET_NAME)
