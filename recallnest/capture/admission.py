@@ -544,9 +544,14 @@ def _names_across(cap: Capture, m: Memory, named: set[str]) -> bool:
     the value was of: "queue")."""
     if cap.category not in _FACT_CATEGORIES or m.category not in _FACT_CATEGORIES:
         return False
-    if not holds_value(named, m.text):
+    return _about_the_same(cap.text, m.text, named)
+
+
+def _about_the_same(said: str, held: str, named: set[str]) -> bool:
+    """`held` states one of the `named` values and shares another keyword with `said`."""
+    if not holds_value(named, held):
         return False
-    shared = keyword_tokens(cap.text) & keyword_tokens(m.text)
+    shared = keyword_tokens(said) & keyword_tokens(held)
     return bool(shared - keyword_tokens(" ".join(named)))
 
 
@@ -581,11 +586,8 @@ def restating(cap: Capture, target: Memory, known: Iterable[Memory]) -> list[Mem
 
 
 def _retires(cap: Capture, m: Memory) -> bool:
-    """A correction naming a value that `m` states, and not stating it itself as kept."""
-    named = replaced_values(cap.text)
-    return (
-        _correction(cap) and holds_value(named, m.text) and canonical(cap.text) != canonical(m.text)
-    )
+    """A correction naming a value that `m` states (a merge target: never the same text)."""
+    return _correction(cap) and holds_value(replaced_values(cap.text), m.text)
 
 
 def holding(cap: Capture, known: Iterable[Memory]) -> list[Memory]:
@@ -593,19 +595,18 @@ def holding(cap: Capture, known: Iterable[Memory]) -> list[Memory]:
     it replaces, about the same thing ("not 30" -> "keep the cap at 30 seconds" and "backoff
     capped at 30 seconds"): a correction retires every copy of the old fact, not only the
     closest one."""
-    if not _correction(cap) and not replaces_a_value(cap):
-        return []
-    named = replaced_values(cap.text)
+    named = replaced_values(cap.text) if replaces_a_value(cap) else set()
     if not named:
         return []
     kinds = _FACT_CATEGORIES | {cap.category}
-    out = []
-    for m in known:
-        if m.scope != cap.scope or m.status != "active" or m.category not in kinds:
-            continue
-        if _names_across(replace(cap, category="entities"), replace(m, category="entities"), named):
-            out.append(m)
-    return out
+    return [
+        m
+        for m in known
+        if m.scope == cap.scope
+        and m.status == "active"
+        and m.category in kinds
+        and _about_the_same(cap.text, m.text, named)
+    ]
 
 
 def replaced_values(text: str) -> set[str]:

@@ -74,6 +74,10 @@ TEST_OUTPUT = re.compile(
     re.VERBOSE,
 )
 
+# A shell prompt that names the user and host ("dev@box:~/compiler-wt$ ninja -C build"): the
+# line is a pasted command, and what follows it up to a blank line is its output (salience).
+USER_HOST_PROMPT = r"[\w.-]+@[\w.-]+:[^\s$#]*[$#]\s"
+
 BUILD_OUTPUT = re.compile(
     r"""^\s*[\w./\\-]+\.\w+:\d+(?::\d+)?:\s*\S                 # file:line[:col]: diagnostic
     | ^\s*[\w./\\-]+\.\w+\(\d+,\d+\):\ (?:error|warning)      # tsc, msbuild
@@ -94,9 +98,9 @@ BUILD_OUTPUT = re.compile(
     | ^(?:Setting\ up|Unpacking|Selecting\ previously\ unselected)\ \S
     | ^go:\ (?:downloading|finding|upgraded|added|extracting)\ \S
     | ^\s*export\ [A-Za-z_]\w*=                                 # shell environment lines
-    | ^[\w.-]+@[\w.-]+:[^\s$\#]*[$\#]\s                          # user@host:~/dir$ prompt
     | ^\S*(?:c\+\+|g\+\+|gcc|clang(?:\+\+)?|cc|nvcc|rustc|javac)\ -\S   # compiler command lines
-    """,
+    | ^"""
+    + USER_HOST_PROMPT,
     re.VERBOSE,
 )
 

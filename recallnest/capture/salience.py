@@ -20,7 +20,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
-from recallnest.capture.chatter import PASTED_KINDS, traceback_lines
+from recallnest.capture.chatter import PASTED_KINDS, USER_HOST_PROMPT, traceback_lines
 from recallnest.core.injected import strip_injected as strip_injected
 
 BLOB_RUN_CHARS = 200  # a run this long without whitespace is minified code, base64 or a dump
@@ -88,7 +88,7 @@ _BLOB = re.compile(rf"\S{{{BLOB_RUN_CHARS}}}")
 # A shell prompt, or the banner a package script prints before its output ("> web@1.0.0 test").
 _PROMPT = re.compile(
     r"^(?:\$|❯|➜|%|PS [A-Z]:\\[^>]*>)\s+\S|^\s*> [\w@/.-]+@\d\S* \S"
-    r"|^[\w.-]+@[\w.-]+:[^\s$#]*[$#]\s+\S"  # user@host:~/dir$ ninja -C build
+    r"|^" + USER_HOST_PROMPT + r"\s*\S"  # user@host:~/dir$ ninja -C build
 )
 # (kind, pattern, the characters its only unanchored alternative needs). Every other
 # alternative starts with `^`, so a line holding none of those characters can only match at

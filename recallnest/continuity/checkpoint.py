@@ -600,8 +600,8 @@ def build_checkpoint(
     sentences = _sentences(kept)
     decisions, loops, steps = _classify(kept, sentences)
     created = _time_of(kept, tool_uses, now)
-    carried = _carried(earlier, sentences, created)
-    loops += carried
+    own_loops = list(loops)
+    loops += _carried(earlier, sentences, created)
     commands = _commands(tool_uses)
     checkpoint = Checkpoint(
         id=checkpoint_id(session_id, kept[-1].id),
@@ -619,7 +619,7 @@ def build_checkpoint(
         commands=commands,
         interrupted=_interrupted(kept, sentences, reason),
     )
-    if _idle_visit(kept, sentences, checkpoint, loops[: len(loops) - len(carried)], steps):
+    if _idle_visit(kept, sentences, checkpoint, own_loops, steps):
         return None
     # Trigger: no summary, decisions, files or commands. Why: loops and next steps alone
     # ("How can I help?") are noise unless the user asked for something. Outcome: None.
