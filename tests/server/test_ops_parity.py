@@ -126,9 +126,13 @@ def seeded(settings: Settings) -> Engine:
     report = ingest_file(Source(str(TRANSCRIPT), "claude"), None, engine.ingest_batch)
     assert report.turns > 0 and not report.errors
     engine.drain_capture()
-    # The daemon checkpoints sessions the seeding touched (a compaction in the fixture) in
-    # the background; the scenario compares ops, not that schedule.
+    # A daemon checkpoints at once, on its own timer, every session no checkpoint covers (and
+    # those the seeding touched: a compaction in the fixture); the scenario compares ops, not
+    # that schedule, so both homes start with every session checkpointed.
+    for session_id in engine.store.sessions_missing_checkpoint():
+        engine.continuity.checkpoint(session_id, "idle")
     engine.touched.clear()
+    assert not engine.store.sessions_missing_checkpoint()
     return engine
 
 
