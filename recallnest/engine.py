@@ -54,6 +54,7 @@ from recallnest.core.timeparse import as_utc
 from recallnest.retrieval.embed import Embedder, make_embedder
 from recallnest.retrieval.index import Filter, SearchIndex
 from recallnest.retrieval.query import plan_query
+from recallnest.retrieval.query_vectors import QueryVectors
 from recallnest.retrieval.ranking import PROFILES, VECTOR_ONLY_MIN_COSINE, Scored, retrieve
 from recallnest.retrieval.relevance import CALIBRATED_MODELS
 from recallnest.retrieval.topk import top_k
@@ -107,6 +108,9 @@ class SearchRequest:
     # Search with this stored vector instead of embedding the query (a memory's neighbours:
     # its own vector, where embedding its text again costs 20-50 ms with the local model).
     vector: np.ndarray | None = field(default=None, compare=False)
+    # Seconds the vector channel waits for the query's embedding once keywords are scored;
+    # None waits for it. A prompt-time recall has a deadline: late, it searches keyword-only.
+    vector_wait: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +151,8 @@ class Engine:
         self._index_error: BaseException | None = None
         self._index_loader: threading.Thread | None = None
         self._embed_lock = threading.Lock()
+        self._query_vectors: QueryVectors | None = None
+        self._query_vectors_lock = threading.Lock()
         # session id -> (monotonic time of its last new turn, a compaction summary arrived)
         self.touched: dict[str, tuple[float, bool]] = {}
         # Sessions read in as history: the newest per project, and those touched only as history.
@@ -201,6 +207,8 @@ class Engine:
             for _, job in self._capture_jobs.values():
                 job.cancel()  # the queue keeps their turns: captured after the next open
             self._capture_jobs.clear()
+        if self._query_vectors is not None:
+            self._query_vectors.close()
         self.store.close()
 
     @cached_property
@@ -613,7 +621,11 @@ class Engine:
         profile = replace(profile, alpha=self.settings.fusion_alpha)
         now = datetime.now(UTC)
         plan = plan_query(req.query, now, clean="boilerplate" not in req.disabled)
-        qvec = req.vector if req.vector is not None else self._query_vector(plan.text)
+        qvec = _Later(
+            (lambda: req.vector)
+            if req.vector is not None
+            else self._query_vector(plan.text, req.vector_wait)
+        )
         scored = retrieve(
             self.index,
             plan,
@@ -629,7 +641,7 @@ class Engine:
         hits = self._hits(scored, req.explain, limit)
         if req.record:
             self.record_access([h.id for h in hits if h.kind == "memory"])  # counted in memory
-        return hits, qvec
+        return hits, qvec()
 
     def _evidence_positions(self, positions: Sequence[int]) -> dict[int, list[int]]:
         """Index positions of the turns each memory (by position) was captured from."""
@@ -640,14 +652,30 @@ class Engine:
             out[ids[mem_id]] = [p for p in found if p is not None]
         return out
 
-    def _query_vector(self, query: str) -> np.ndarray | None:
-        if self.embedder is None or self.index.vector_coverage()[0] == 0 or not query.strip():
+    def prepare_query(self, query: str) -> None:
+        """Start embedding `query` as a search of it would, so the search that follows finds it
+        done or under way (prompt-time recall starts it before composing what the session
+        already received)."""
+        self._query_vector(plan_query(query, datetime.now(UTC)).text, 0.0)
+
+    def _query_vector(self, query: str, wait: float | None) -> Callable[[], np.ndarray | None]:
+        """The query's embedding, started now (on the query thread) and taken when called."""
+        vectors = self._vectors()
+        if vectors is None or self.index.vector_coverage()[0] == 0 or not query.strip():
+            return lambda: None
+        vectors.start(query)
+        return lambda: vectors.get(query, wait)
+
+    def _vectors(self) -> QueryVectors | None:
+        embedder = self.embedder
+        if embedder is None:
             return None
-        try:
-            return _cached_query(self.embedder, query)
-        except EmbedError as exc:
-            log.warning("query embedding failed, keyword-only: %s", exc)
-            return None
+        with self._query_vectors_lock:
+            if self._query_vectors is None or self._query_vectors.embedder is not embedder:
+                if self._query_vectors is not None:
+                    self._query_vectors.close()
+                self._query_vectors = QueryVectors(embedder)
+            return self._query_vectors
 
     def _hits(self, scored: Sequence[Scored], explain: bool, limit: int) -> list[SearchHit]:
         """Search results with provenance; near-duplicate texts are dropped (diversity)."""
@@ -910,17 +938,18 @@ def _manual_capture(text: str, scope: str, category: str | None) -> Capture:
     return Capture(category, text, 0.7, 1.0, rule, scope=scope, subject=subject)
 
 
-_QUERY_CACHE: dict[tuple[str, str], np.ndarray] = {}
+class _Later:
+    """A value computed on first call and kept: the query vector, taken by the vector channel
+    after the keywords are scored, and again for the caller's cosines."""
 
+    def __init__(self, compute: Callable[[], np.ndarray | None]) -> None:
+        self._compute: Callable[[], np.ndarray | None] | None = compute
+        self._value: np.ndarray | None = None
 
-def _cached_query(embedder: Embedder, query: str) -> np.ndarray:
-    key = (embedder.model_id, query)
-    vec = _QUERY_CACHE.get(key)
-    if vec is None:
-        if len(_QUERY_CACHE) > 512:
-            _QUERY_CACHE.clear()
-        vec = _QUERY_CACHE[key] = embedder.embed_query(query)
-    return vec
+    def __call__(self) -> np.ndarray | None:
+        if self._compute is not None:
+            self._value, self._compute = self._compute(), None
+        return self._value
 
 
 def _filters(req: SearchRequest) -> list[Filter]:

