@@ -106,10 +106,20 @@ def is_stopword(value: str) -> bool:
     return value.lower().rstrip(".,:!?") in _STOPWORDS
 
 
+_SAMPLE_ENDINGS = ("example", "examplekey", "placeholder")
+
+
 def is_dummy_token(value: str) -> bool:
-    """A provider-shaped token that is really a sample (`ghp_xxxx…`, `…EXAMPLE`)."""
+    """A provider-shaped token that is really a sample (`ghp_xxxx…`, `…EXAMPLE`).
+
+    Trigger: the sample word ends the token, as the vendors' documented samples do
+    (`AKIAIOSFODNN7EXAMPLE`, `…EXAMPLEKEY`). Why: a value of the vendor's exact shape with
+    the word in its middle (`AKIAQX7EXAMPLE4TFZ2M`, e2e-heldout4) is an edited or generated
+    key, not the published sample; it was stored unmasked.
+    """
     low = value.lower()
-    return has_sample_word(value) or "xxxx" in low or "[redacted" in low or len(set(low)) < 6
+    sample = low.endswith(_SAMPLE_ENDINGS) and has_sample_word(value)
+    return sample or "xxxx" in low or "[redacted" in low or len(set(low)) < 6
 
 
 def char_classes(value: str) -> tuple[bool, bool, bool]:
