@@ -8,6 +8,7 @@ Reports p50/p95 ms of the `recall` op over the socket and of the hook process, a
 hooks ran out of their socket budget (they print nothing: the prompt is never held up).
 
     python bench/bench_prompt_hook.py [-n 40] [--quick] [--script PATH] [--embedder local]
+        [--turns 100000] [--keep DIR]
 
 With `--embedder local` (the shipped default) every row gets a clustered vector under the local
 model's id, so the daemon has nothing to embed, and each prompt's query is embedded by the
@@ -30,19 +31,37 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_resume_scale import OWN, OWN_FACTS, populate
-from common import fmt, load1, machine_line, median, note, p95, print_table, vectorise_home
+from common import (
+    fmt,
+    load1,
+    machine_line,
+    make_turns,
+    median,
+    note,
+    p95,
+    print_table,
+    vectorise_home,
+)
 
 from recallnest.server import protocol
 
 
-def prompts(k: int) -> tuple[str, str, str]:
-    """(about a stored note, about nothing stored, chatter) for round `k`."""
+def prompts(k: int) -> dict[str, str]:
+    """For round `k`: about a stored note (short, and in a long paragraph of ~120 tokens as
+    users also write), about nothing stored, chatter."""
     fact = k % OWN_FACTS
-    return (
-        f"which port does service zeta{fact} run on? I need port {8000 + fact} for the config",
-        f"draft a limerick about otters juggling kumquats, variation {k}",
-        "thanks!",
-    )
+    ask = f"which port does service zeta{fact} run on? I need port {8000 + fact} for the config"
+    return {
+        "relevant": ask,
+        "long": (
+            "I'm picking up the config work from yesterday and before I touch the compose file "
+            "again I want to be sure about the networking side, because last time the health "
+            "checks kept failing after a restart and we lost an hour to it; the reverse proxy "
+            f"also needs the right upstream, so {ask} and whether anything else listens there"
+        ),
+        "absent": f"draft a limerick about otters juggling kumquats, variation {k}",
+        "chatter": "thanks!",
+    }
 
 
 def payload(prompt: str, k: int) -> str:
@@ -62,23 +81,34 @@ def main() -> None:
     parser.add_argument("-n", "--runs", type=int, default=40)
     parser.add_argument("--script", help="the `recallnest` console script (default: on PATH)")
     parser.add_argument("--embedder", choices=("none", "local"), default="none")
+    parser.add_argument("--turns", type=int, default=100_000, help="past turns beside the memories")
+    parser.add_argument("--keep", type=Path, help="build the home here once and reuse it")
     args = parser.parse_args()
     size = 5_000 if args.quick else 100_000
+    turns = 5_000 if args.quick else args.turns
     runs = 8 if args.quick else args.runs
     script = args.script or shutil.which("recallnest")
     if script is None:
         raise SystemExit("the `recallnest` console script is not on PATH (pip install the repo)")
     note(machine_line())
-    times: dict[str, list[float]] = {"op": [], "relevant": [], "absent": [], "chatter": []}
-    injected = {"relevant": 0, "absent": 0, "chatter": 0}
+    labels = ("relevant", "long", "absent", "chatter")
+    times: dict[str, list[float]] = {"op": [], **{label: [] for label in labels}}
+    injected = dict.fromkeys(labels, 0)
     with tempfile.TemporaryDirectory(prefix="rn-bench-prompt-") as tmp_s:
         tmp = Path(tmp_s)
         home = tmp / "rn"
-        t0 = time.perf_counter()
-        populate(home, size)
-        note(f"populated {size} memories in {time.perf_counter() - t0:.1f}s")
+        built = args.keep / f"rn-{size}-{turns}" if args.keep else None
+        if built is not None and built.exists():
+            shutil.copytree(built, home)
+        else:
+            t0 = time.perf_counter()
+            populate(home, size)
+            write_turns(home, turns)
+            note(f"populated {size} memories + {turns} turns in {time.perf_counter() - t0:.1f}s")
         if args.embedder == "local":
             note(f"{vectorise_home(home)} rows given vectors under the local model's id")
+        if built is not None and not built.exists():
+            shutil.copytree(home, built)
         env = {k: v for k, v in os.environ.items() if not k.startswith("RECALLNEST_")}
         env.update(
             HOME=str(tmp / "user"), RECALLNEST_HOME=str(home), RECALLNEST_EMBEDDER=args.embedder
@@ -86,20 +116,16 @@ def main() -> None:
         subprocess.run([script, "daemon", "start"], env=env, check=True, capture_output=True)
         try:
             sock = str(home / protocol.SOCKET_NAME)
-            warm = {"prompt": prompts(0)[0], "cwd": OWN, "session_id": "warm-up"}
+            warm = {"prompt": prompts(0)["relevant"], "cwd": OWN, "session_id": "warm-up"}
             protocol.request(sock, "recall", warm, 120.0)  # loads the model, if any
             argv = [script, "hook", "user-prompt", "--agent", "claude"]
             for k in range(runs):
-                relevant, absent, chatter = prompts(k)
-                args_ = {"prompt": relevant, "cwd": OWN, "session_id": f"op-{k}"}
+                asked = prompts(k)
+                args_ = {"prompt": asked["relevant"], "cwd": OWN, "session_id": f"op-{k}"}
                 start = time.perf_counter()
                 protocol.request(sock, "recall", args_, 10.0)
                 times["op"].append((time.perf_counter() - start) * 1000)
-                for label, prompt in (
-                    ("relevant", relevant),
-                    ("absent", absent),
-                    ("chatter", chatter),
-                ):
+                for label, prompt in asked.items():
                     start = time.perf_counter()
                     out = subprocess.run(
                         argv, input=payload(prompt, k), capture_output=True, text=True, env=env
@@ -119,7 +145,7 @@ def main() -> None:
             "-",
         ]
     ]
-    for label in ("relevant", "absent", "chatter"):
+    for label in labels:
         rows.append(
             [
                 f"hook process, {label} prompt",
@@ -130,9 +156,24 @@ def main() -> None:
             ]
         )
     title = (
-        f"Prompt-time recall with {size} memories, embedder {args.embedder} (load1 {load1():.2f})"
+        f"Prompt-time recall with {size} memories + {turns} turns, embedder {args.embedder}"
+        f" (load1 {load1():.2f})"
     )
     print_table(title, ["what", "runs", "p50 ms", "p95 ms", "notes"], rows)
+
+
+def write_turns(home: Path, n: int) -> None:
+    """`n` past turns (bench/common.make_turns) beside the memories, as the issue's 100k
+    memories + 100k turns."""
+    from recallnest.store import Batch, Store
+
+    store = Store(home / "recallnest.duckdb")
+    try:
+        rows = make_turns(n, seed=12)
+        for k in range(0, len(rows), 10_000):
+            store.write(Batch(turns=rows[k : k + 10_000]))
+    finally:
+        store.close()
 
 
 if __name__ == "__main__":
