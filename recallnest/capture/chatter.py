@@ -214,11 +214,16 @@ _FAREWELL = re.compile(
     r"|good ?night|gotta go|signing off|calling it a (?:day|night)|ttyl|cya"
     r"|heading (?:out|home|off)|done for (?:the day|today|tonight)|off for the (?:day|night)"
     # and fillers of a visit with no work in it: "nothing yet, brb", "just checking".
-    r"|brb|be right back|nothing yet|not now|just checking|quick test|ignore this"
-    r"|that'?s (?:it|all) for (?:today|now|tonight|the day))\b",
+    r"|brb|be right back|nothing yet|not now|just checking|quick test|ignore this|nothing really"
+    r"|that'?s (?:it|all) for (?:today|now|tonight|the day)|done for now|enough for (?:today|now)"
+    # 今天到这 / 今天先到这里吧 / 先这样吧 / 收工: closing the session, in Chinese.
+    r"|(?:今天)?(?:就|先)?到这(?:里|儿)?(?:吧|了|啦)?|今天先(?:不干了|这样)|先这样(?:吧|了)?"
+    r"|收工(?:了|啦)?)\b",
     re.IGNORECASE,
 )
-_FAREWELL_MAX_WORDS = 8
+# Words of a farewell sentence ("nothing really, just checking the cli still starts after the
+# update. bye" is 11): longer ones are about something else that happens to say goodbye.
+_FAREWELL_MAX_WORDS = 14
 # Words that make a sentence about the work even without a task cue.
 _TECH = re.compile(
     r"\b(?:api|apis|bug|bugs|tests?|build|deploy\w*|server|code|errors?|ci|pr|commit|branch|repo"

@@ -172,7 +172,8 @@ FILLER = re.compile(
     r"|for background|as background|background|some context|the thing is|just so we're clear"
     r"|to be clear|是这样的|说清楚一点|先说清楚|说明一下|背景是"
     r"|顺便说一下|顺便|先介绍一下|补充一下|还有|好的|嗯|哦|那么|(?:先)?交代一下背景|背景介绍"
-    r"|介绍一下背景)\s*[,，:：、—–-]?\s*)+",
+    # A whole word ("Someone" keeps its "So"), and its stop: "ok. plan for next session".
+    r"|介绍一下背景)(?![a-z0-9_'])\s*[,，:：、—–.。!！-]?\s*)+",
     _I,
 )
 
@@ -616,8 +617,8 @@ DECISION_RULES = _table(
         "decision.lets": (
             r"^(?:ok(?:ay)?,?\s+|fine,?\s+)?go (?:with|for)\s+(?!(?:it|that|this|whatever|option"
             r"|plan|the (?:first|second|third|other|last|same)|one|either)\b)\S"
-            r"|\blet's\s+(?:go with|use|stick with|keep|switch to|move to|not|drop|adopt"
-            r"|standardi[sz]e)\b"
+            r"|\blet's\s+(?:go with|use|stick with|stick to|stay (?:on|with)|keep|switch to"
+            r"|move to|not|drop|adopt|standardi[sz]e)\b"
         ),
         "decision.going_with": (
             r"\bwe(?:'re| are)\s+going\s+(?:to\s+(?:use|go with|switch|move|keep|drop|adopt|stick)"
@@ -630,7 +631,8 @@ DECISION_RULES = _table(
             r"|move"
             r"|migrate|switch|replace|retire|deprecate|sunset|adopt|roll out)\b|\bwe(?:'ve"
             r"| have)?\s+(?:switched|moved|migrated|changed)\b.{0,40}\b(?:from|to)\b|\bwe(?:'ll"
-            r"| will)\s+(?:go with|use|keep|stick with|switch to|move to|store|adopt|drop)\b"
+            r"| will)\s+(?:go with|use|keep|stick with|stay (?:on|with)|switch to|move to|store"
+            r"|adopt|drop)\b"
         ),
         "decision.final": (
             r"^(?:final (?:call|decision)|decision(?: recorded| made)?|decided|verdict|conclusion"
@@ -655,6 +657,8 @@ DECISION_RULES = _table(
             r"|(?:[一二三四五六七八九十\d]+月份?|下个?月|下周|年底|Q\d)(?:就|会|要)?(?:下线|废弃|停用|上线)"
             r"|我们.{0,10}从.{1,20}(?:换成"
             r"|迁到|迁移到|切到|改成|换到)|还是保持|继续保持"
+            # 还是用 X 吧 / 就用 SXSSF 吧: settling on one option
+            r"|还是(?:用|改用|选|放|换成|上)[^，,。；]{1,30}吧|就用\s*[A-Za-z][\w.+-]*\s*吧"
         ),
     }
 )

