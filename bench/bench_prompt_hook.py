@@ -4,8 +4,9 @@ The store of bench_resume_scale (100k memories, the project's own 50 notes among
 real daemon serves; the hook is a fresh `recallnest hook user-prompt --agent claude` process per
 prompt, as Claude Code and Codex run it. Prompts alternate: one about a stored note (recall
 should inject it), one with nothing stored about it, one chatter (skipped before any search).
-Reports p50/p95 ms of the `recall` op over the socket and of the hook process, and how many
-hooks ran out of their socket budget (they print nothing: the prompt is never held up).
+Each round's session first gets its session-start resume from the daemon (untimed), as the
+session-start hook does before any prompt. Reports p50/p95 ms of the `recall` op over the
+socket and of the hook process, and how many prompts got an injection.
 
     python bench/bench_prompt_hook.py [-n 40] [--quick] [--script PATH] [--embedder local]
         [--turns 100000] [--keep DIR]
@@ -121,6 +122,11 @@ def main() -> None:
             argv = [script, "hook", "user-prompt", "--agent", "claude"]
             for k in range(runs):
                 asked = prompts(k)
+                # The session-start hook ran first, through this daemon, as in every session:
+                # recall knows what the session received without composing its resume again.
+                start = {"cwd": OWN, "agent": "claude", "source": "startup"}
+                protocol.request(sock, "resume", {**start, "session_id": f"bench-{k}"}, 10.0)
+                protocol.request(sock, "resume", {**start, "session_id": f"op-{k}"}, 10.0)
                 args_ = {"prompt": asked["relevant"], "cwd": OWN, "session_id": f"op-{k}"}
                 start = time.perf_counter()
                 protocol.request(sock, "recall", args_, 10.0)
