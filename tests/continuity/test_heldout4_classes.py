@@ -5,7 +5,7 @@ kept, and what must still pass through untouched."""
 from __future__ import annotations
 
 import pytest
-from test_heldout2_classes import captures, checkpoint, session
+from test_heldout2_classes import PROJECT, captures, checkpoint, session
 
 from recallnest.capture.chatter import is_small_talk
 from recallnest.capture.salience import phatic_kind
@@ -147,3 +147,21 @@ def test_still_being_unable_is_no_decision() -> None:
     assert captures("我还是用不了这个接口，返回 403") == [] or all(
         c.category != "events" for c in captures("我还是用不了这个接口，返回 403")
     )
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "from now on, all the backup jobs run as systemd timers.",
+        "always test the restore against postgres://app@10.0.4.12:5432/shop before a release",
+        "use the cache at redis.internal.example:6380 for every integration run from now on",
+    ],
+)
+def test_a_preference_naming_this_projects_machines_stays_in_the_project(said: str) -> None:
+    got = captures(said)
+    assert got and all(c.scope == PROJECT for c in got), got
+
+
+def test_a_personal_style_preference_stays_global() -> None:
+    got = captures("from now on, always use systemd timers instead of cron for backups.")
+    assert got and all(c.scope == "global" for c in got), got
