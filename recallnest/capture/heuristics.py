@@ -86,10 +86,14 @@ def capture_turn(
     """Candidate memories stated in `turn`; `previous` is the turn before it (for corrections)."""
     if turn.kind == "summary":
         return []  # compaction summaries are session material, not anyone's statement
+    replying = previous is not None and previous.role != turn.role
+    if turn.role == "user" and replying and previous is not None:
+        approved = _approved_proposal(turn.text, previous.text)
+        if approved:
+            return [_to_capture(approved, canonical(approved.text, aliases), turn.id, project)]
     gate = gate_turn(turn.text)
     if gate.reason is not None:
         return []
-    replying = previous is not None and previous.role != turn.role
     said_before = previous.text if previous is not None and replying else None
     signals = extract(gate.sentences, turn.role, after_other_turn=replying, previous=said_before)
     if turn.role == "user" and said_before is not None:
@@ -132,7 +136,9 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
     text = R.FILLER.sub("", sentence).strip()
     if not text or len(text) > MAX_SENTENCE_CHARS:
         return None, 1
-    if _restated_confirmation(sentence.strip(), ctx):
+    # "works, checked with TZ=…" / 好了，能连上了 reports a moment, not a fact (the fix it confirms
+    # is taken from the other side's turn, `_confirmed_fix`).
+    if _restated_confirmation(sentence.strip(), ctx) or R.WORKS_NOW.search(text):
         return None, 1
     confirmed = _confirmation(sentence.strip(), ctx)  # "OK, …"/好的，… are fillers elsewhere
     if confirmed is not None and not _states_a_decision(text, ctx.role):
@@ -487,6 +493,26 @@ def _confirmed_fix(first: str, fix_turn: str) -> list[Signal]:
         return []
     text = " ".join(kept).replace("。 ", "。")[:MAX_SENTENCE_CHARS]
     return [Signal("case.confirmed_fix", "cases", text, 0.7, 0.8)]
+
+
+_APPROVED_SENTENCES = 2
+
+
+def _approved_proposal(reply_text: str, proposal_turn: str) -> Signal | None:
+    # Trigger: the user's whole reply approves ("go with that.", 就这么办) what the other side's
+    # turn proposes or did ("Record each event.id in a stripe_events table … I wrote the
+    # migration."). Why: the decision is in the other side's words; the approval alone is
+    # phatic and was dropped, and the choice with it (e2e-heldout4 h4c04). Outcome: a
+    # decision of that turn's opening statements (at most two), user confidence.
+    if R.APPROVAL.match(reply_text.strip()) is None:
+        return None
+    said = gate_turn(proposal_turn)
+    # "Want me to delete them?" answered "do it": the offer names no choice worth keeping.
+    if said.reason is not None or not said.sentences or is_question(said.sentences[-1]):
+        return None
+    kept = [s for s in said.sentences if not is_question(s) and not R.INTENT.match(s)]
+    text = " ".join(kept[:_APPROVED_SENTENCES]).replace("。 ", "。")[:MAX_SENTENCE_CHARS]
+    return Signal("decision.approved", "events", text, 0.7, 0.8) if text else None
 
 
 # --------------------------------------------------------------------------- captures

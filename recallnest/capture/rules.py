@@ -116,10 +116,21 @@ PROMISE = re.compile(
 
 # The user saying it works now, right after the other side's fix: "That fixed it.", "works
 # now", 好了，能连上了, 可以了. The checkpoints read it too (not an open request).
+# The whole reply approves what the other side proposed ("go with that.", 就这么办). Bare "ok" or
+# "thanks" are no approval: they follow reports as often as proposals.
+APPROVAL = re.compile(
+    r"^(?:(?:ok(?:ay)?|yes|yep|sure|great|nice|cool|perfect|sounds good|good idea)[,!.]?\s*)*"
+    r"(?:go with (?:that|it|this|your (?:plan|approach|suggestion))|go for it|let's do (?:that|it)"
+    r"|do (?:that|it)|ship it|yes,? please|please do|agreed|sounds good,? (?:do it|go ahead)"
+    r"|就这么办|就这么做|就这样(?:做|办)?吧?|按(?:你说的|这个)(?:来|办|做)?|照这个来|可以，?就这么(?:做|办))"
+    r"[\s.!。！]*$",
+    _I,
+)
 WORKS_NOW = re.compile(
     r"^(?:(?:ok(?:ay)?|great|nice|yes|yep|cool|perfect|thanks)[,!.]? )*"
     r"(?:(?:that|this|it)(?:'s| is)? (?:fixed it|did it|did the trick|solved it|works?(?: now)?"
-    r"|worked|is working(?: now)?)|(?:works|working) now|all good now)\b"
+    r"|worked|is working(?: now)?)|that was it|works(?=[,.!])"
+    r"|(?:works|working|passes|passing|verif(?:y|ies)|builds|loads|connects) now|all good now)\b"
     r"|^(?:好了|好啦|可以了|行了)?[，,]?\s*(?:现在)?(?:能|可以)?(?:连上|用|跑通|跑|访问|登录|打开|编译|启动)了"
     r"|^(?:没问题了|正常了|成功了|修好了|好使了)",
     _I,

@@ -165,3 +165,57 @@ def test_a_preference_naming_this_projects_machines_stays_in_the_project(said: s
 def test_a_personal_style_preference_stays_global() -> None:
     got = captures("from now on, always use systemd timers instead of cron for backups.")
     assert got and all(c.scope == "global" for c in got), got
+
+
+@pytest.mark.parametrize(
+    ("proposal", "approval", "kept"),
+    [
+        (
+            "Store each delivery id in a webhook_events table with a unique key and skip repeats.",
+            "go with that.",
+            "webhook_events",
+        ),
+        ("建议用 SXSSF，内存里只保留 100 行，其余刷到临时文件。", "就这么办", "SXSSF"),
+        (
+            "Use a partial index on orders(status) where status = 'open'.",
+            "sounds good, do it",
+            "partial index",
+        ),
+    ],
+)
+def test_an_approved_proposal_is_a_decision(proposal: str, approval: str, kept: str) -> None:
+    got = captures("How should we handle this?", proposal, approval)
+    decisions = [c for c in got if c.category == "events"]
+    assert len(decisions) == 1 and kept in decisions[0].text, got
+
+
+@pytest.mark.parametrize(
+    ("before", "reply"),
+    [
+        ("I found three stale branches. Want me to delete them?", "do it"),
+        ("All 42 tests pass.", "ok thanks"),
+    ],
+)
+def test_an_approved_offer_or_a_thanks_is_no_decision(before: str, reply: str) -> None:
+    assert not [c for c in captures("check the repo", before, reply) if c.category == "events"]
+
+
+FIX = (
+    "The header check compared the serial of the wrong certificate. "
+    "I now read the Wechatpay-Serial header and pick the matching platform certificate."
+)
+
+
+@pytest.mark.parametrize(
+    "confirmed",
+    [
+        "works, checked it against staging.",
+        "that was it, the callbacks verify now.",
+        "ok, the suite passes now.",
+    ],
+)
+def test_new_ways_of_saying_it_works_confirm_the_fix(confirmed: str) -> None:
+    got = captures("The payment callback fails its signature check.", FIX, confirmed)
+    cases = [c for c in got if c.category == "cases"]
+    assert cases and "Wechatpay-Serial" in cases[0].text, got
+    assert not any(c.text.startswith(confirmed[:8]) for c in got), got
