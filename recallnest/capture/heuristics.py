@@ -329,9 +329,13 @@ def _remember(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     if ctx.role != "user":
         return None
     match = R.REMEMBER.match(text)
-    if match is None and not R.REMEMBER_INLINE.search(text):
+    trailing = R.REMEMBER_TRAILING.search(text) if match is None else None
+    if match is None and trailing is None and not R.REMEMBER_INLINE.search(text):
         return None
-    body = text[match.end() :].strip() if match else text
+    if trailing is not None:
+        body = text[: trailing.start()].strip()
+    else:
+        body = text[match.end() :].strip() if match else text
     if not body or is_question(body):
         return None, 1
     inner = classify(body, "user", relaxed=True)

@@ -130,7 +130,9 @@ WORKS_NOW = re.compile(
     r"^(?:(?:ok(?:ay)?|great|nice|yes|yep|cool|perfect|thanks)[,!.]? )*"
     r"(?:(?:that|this|it)(?:'s| is)? (?:fixed it|did it|did the trick|solved it|works?(?: now)?"
     r"|worked|is working(?: now)?)|that was it|works(?=[,.!])"
-    r"|(?:works|working|passes|passing|verif(?:y|ies)|builds|loads|connects) now|all good now)\b"
+    r"|(?:(?:the |it |everything )?[\w-]+ )?(?:works|passes|verif(?:y|ies)|builds|loads"
+    r"|connects) now"
+    r"|(?:works|working|passing) now|all good now)\b"
     r"|^(?:好了|好啦|可以了|行了)?[，,]?\s*(?:现在)?(?:能|可以)?(?:连上|用|跑通|跑|访问|登录|打开|编译|启动)了"
     r"|^(?:没问题了|正常了|成功了|修好了|好使了)",
     _I,
@@ -345,6 +347,13 @@ REMEMBER = re.compile(
     r"|don't forget|do not forget|never forget|make a note)\b(?!\s+(?:when|how|what|why"
     r"|if))(?:\s+that)?\s*[:,，：—–-]?\s*|^(?:请|帮我|你要|你)?(?:记住|记一下|记下来?|记得|别忘了"
     r"|不要忘了)[:,，：]?\s*",
+    _I,
+)
+
+# The request at the end instead: "…, remember that." / "…，这个记下来。" / 记住了啊.
+REMEMBER_TRAILING = re.compile(
+    r"[\s,，;；:：—–-]+(?:please\s+)?(?:remember (?:that|this)|keep that in mind|note that down"
+    r"|(?:这个|这点|这条)?(?:你)?(?:记下来|记住|记一下)[了啊哈哦吧]*)[\s.!。！]*$",
     _I,
 )
 
@@ -613,6 +622,8 @@ PATTERN_RULES = _table(
         ),
         "pattern.zh.we_usually": (
             r"(?:我们|团队)(?:一般|通常|都是|总是|一律)\S{0,10}(?:发|部署|上线|合并|发布)"
+            # 以后所有导入入口都走 BOMInputStream: the route every case of something takes
+            r"|(?:以后|今后|往后|从现在开始|从今以后)[^，。]{1,16}?都(?:走|经过)"
         ),
     }
 )

@@ -202,7 +202,7 @@ def test_an_approved_offer_or_a_thanks_is_no_decision(before: str, reply: str) -
 
 FIX = (
     "The header check compared the serial of the wrong certificate. "
-    "I now read the Wechatpay-Serial header and pick the matching platform certificate."
+    "I changed it to pick the platform certificate by the Wechatpay-Serial header."
 )
 
 
@@ -219,3 +219,21 @@ def test_new_ways_of_saying_it_works_confirm_the_fix(confirmed: str) -> None:
     cases = [c for c in got if c.category == "cases"]
     assert cases and "Wechatpay-Serial" in cases[0].text, got
     assert not any(c.text.startswith(confirmed[:8]) for c in got), got
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("The nightly export runs at 02:00 UTC on the replica, remember that.", "02:00 UTC"),
+        ("以后所有上传都走 S3 预签名地址，这个记下来。", "预签名"),
+        ("支付回调的重试间隔是 30 秒，你记住了啊", "30 秒"),
+    ],
+)
+def test_a_request_to_remember_at_the_end_is_kept_without_it(said: str, kept: str) -> None:
+    got = captures(said)
+    assert got and kept in got[-1].text, got
+    assert not any(w in got[-1].text for w in ("remember that", "记下来", "记住")), got
+
+
+def test_i_remember_is_no_request() -> None:
+    assert captures("I remember that the old build server was slow.") == []
