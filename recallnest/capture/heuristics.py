@@ -87,17 +87,23 @@ def capture_turn(
     if turn.kind == "summary":
         return []  # compaction summaries are session material, not anyone's statement
     replying = previous is not None and previous.role != turn.role
-    if turn.role == "user" and replying and previous is not None:
-        approved = _approved_proposal(turn.text, previous.text)
-        if approved:
-            return [_to_capture(approved, canonical(approved.text, aliases), turn.id, project)]
-    gate = gate_turn(turn.text)
-    if gate.reason is not None:
-        return []
     said_before = previous.text if previous is not None and replying else None
-    signals = extract(gate.sentences, turn.role, after_other_turn=replying, previous=said_before)
-    if turn.role == "user" and said_before is not None:
+    gate = gate_turn(turn.text)
+    if gate.reason == "acknowledgement" and turn.role == "user" and said_before is not None:
+        # "go with that." / "perfect." / "works now": nothing of its own, but it approves the
+        # other side's proposal or confirms its fix.
+        approved = _approved_proposal(turn.text, said_before)
+        signals = [approved] if approved else _confirmed_fix(turn.text.strip(), said_before)
+    elif gate.reason is not None:
+        return []
+    else:
+        signals = extract(
+            gate.sentences, turn.role, after_other_turn=replying, previous=said_before
+        )
+    if gate.reason is None and turn.role == "user" and said_before is not None:
         signals += _confirmed_fix(gate.sentences[0], said_before)
+    if turn.role == "assistant":
+        signals += _verified_fix(gate.sentences)
     # canonical() is slow (one large alias regex): once per signal, for subject and dedup.
     canons = [canonical(s.text, aliases) for s in signals]
     captures = [_to_capture(s, c, turn.id, project) for s, c in zip(signals, canons, strict=True)]
@@ -486,7 +492,9 @@ def _confirmed_fix(first: str, fix_turn: str) -> list[Signal]:
     # the turn it answers reports a change ("I set the role to ETL_LOADER", 已补上). Why: the
     # user just confirmed a solved case; the cause and the fix are in the other side's words.
     # Outcome: a case of that turn's opening statements (at most three), user confidence.
-    if not R.WORKS_NOW.search(first):
+    # "good, X it is" / 好，… after a change whose turn gives the cause confirms it as well.
+    moving_on = R.MOVING_ON.match(first) is not None and R.CAUSE.search(fix_turn) is not None
+    if not (R.WORKS_NOW.search(first) or moving_on):
         return []
     said = gate_turn(fix_turn)
     if said.reason is not None:
@@ -497,6 +505,25 @@ def _confirmed_fix(first: str, fix_turn: str) -> list[Signal]:
         return []
     text = " ".join(kept).replace("。 ", "。")[:MAX_SENTENCE_CHARS]
     return [Signal("case.confirmed_fix", "cases", text, 0.7, 0.8)]
+
+
+def _verified_fix(sentences: Sequence[str]) -> list[Signal]:
+    # Trigger: one assistant turn gives a cause, reports a change and says it works now ("查到
+    # 了：…要按 Wechatpay-Serial 选证书。改成…。沙箱回调已经通过。"). Why: the solved case is
+    # whole in that turn, and the user often moves on to something else without confirming
+    # it (e2e-heldout4 h4g04). Outcome: a case of its statements up to the verification.
+    end = next((i for i, s in enumerate(sentences) if R.VERIFIED.search(s)), None)
+    if end is None or end == 0:
+        return []
+    kept = [s for s in sentences[: end + 1] if not is_question(s)][-_CONFIRMED_FIX_SENTENCES:]
+    text = " ".join(kept)
+    if not (R.CAUSE.search(text) and any(R.CHANGE_REPORT.search(s) for s in kept)):
+        return []
+    return [
+        Signal(
+            "case.verified_fix", "cases", text.replace("。 ", "。")[:MAX_SENTENCE_CHARS], 0.7, 0.75
+        )
+    ]
 
 
 _APPROVED_SENTENCES = 2

@@ -132,7 +132,7 @@ WORKS_NOW = re.compile(
     r"|worked|is working(?: now)?)|that was it|works(?=[,.!])"
     r"|(?:(?:the |it |everything )?[\w-]+ )?(?:works|passes|verif(?:y|ies)|builds|loads"
     r"|connects) now"
-    r"|(?:works|working|passing) now|all good now)\b"
+    r"|(?:works|working|passing|running) now|all good now)\b"
     r"|^(?:好了|好啦|可以了|行了)?[，,]?\s*(?:现在)?(?:能|可以)?(?:连上|用|跑通|跑|访问|登录|打开|编译|启动)了"
     r"|^(?:没问题了|正常了|成功了|修好了|好使了)",
     _I,
@@ -145,7 +145,29 @@ CHANGE_REPORT = re.compile(
     r"|increased|renamed|reverted|patched)\b|^(?:Set|Changed|Fixed|Added|Updated|Replaced"
     r"|Removed|Switched|Bumped|Pinned|Granted|Restarted|Configured|Enabled|Disabled|Raised"
     r"|Lowered|Increased|Renamed|Reverted|Patched)\b|已(?:经)?(?:补上|修复|改|加|更新|替换|删除"
-    r"|重启|配置|开启|关闭|调)|改成了|换成了|补上了|加上了",
+    r"|重启|配置|开启|关闭|调)|改成了|换成了|补上了|加上了|^(?:改成|改为|换成|改用)",
+)
+
+# A reply that takes the other side's change and moves on ("good, server-side apply it is.",
+# "perfect.", 好，…): with a cause in the change's turn, the fix is settled.
+MOVING_ON = re.compile(
+    r"^(?:good|great|perfect|nice|excellent|awesome|cool|好|很好|不错|完美|可以)\b", _I
+)
+# The cause of a failure, as the turn that fixes it gives it ("…which overwrites the labels",
+# "…so rsync fails", 查到了：…, 原因是…).
+CAUSE = re.compile(
+    r"\b(?:because|which (?:overwrites|breaks|drops|means|is why)|so (?:the|it|rsync|\w+) fails"
+    r"|doesn't|can't|isn't|wasn't|never|the (?:problem|issue|bug|cause) (?:was|is))\b"
+    r"|原因|导致|因为|查到了|问题(?:出)?在|所以",
+    _I,
+)
+# The turn that made the change says it now works ("the sandbox callback passes now",
+# 沙箱回调已经通过, "the tests pass again").
+VERIFIED = re.compile(
+    r"\b(?:passes|pass|works|verif(?:y|ies)|succeeds|goes through|went through) (?:now|again)\b"
+    r"|\bno longer (?:fails|crashes|conflict|errors)|已经?(?:通过|正常|跑通|好了)"
+    r"|不再(?:报错|失败|冲突)",
+    _I,
 )
 
 # Announcing an action yet to happen: no solved case can follow.

@@ -163,7 +163,8 @@ _ACKS = (
     "|谢谢|多谢|感谢|收到|明白|了解|嗯|嗯嗯|对|是的|继续|就这样|不错|很好|好了|辛苦了|搞定|搞定了|终于搞定了|弄好了|ok了"
     # approving what the assistant proposed: nothing left to answer
     "|go with that|go with it|go for it|let's do that|let's do it|yes please|please do"
-    "|sounds right|就这么办|按这个来|就按这个来|照这个来|就用这个"
+    "|sounds right|就这么办|就这么做|按这个来|就按这个来|照这个来|就用这个"
+    "|按你说的来|按你说的办|照你说的来"
 )
 _PHRASE = rf"(?:{_GREETINGS}|{_ACKS})"
 _PHATIC = re.compile(rf"^{_PHRASE}(?:[\s,，.。!！~～、:;)(]+{_PHRASE})*[\s,，.。!！~～、:;)(]*$")

@@ -237,3 +237,44 @@ def test_a_request_to_remember_at_the_end_is_kept_without_it(said: str, kept: st
 
 def test_i_remember_is_no_request() -> None:
     assert captures("I remember that the old build server was slow.") == []
+
+
+@pytest.mark.parametrize(
+    ("fix", "kept"),
+    [
+        (
+            "找到原因了：反向代理把 Upgrade 头丢了，所以 WebSocket 一直握手失败。"
+            "改成在 nginx 里透传 Upgrade 和 Connection 头。握手已经通过。",
+            "Upgrade",
+        ),
+        (
+            "The job never ran because the mount wasn't there at 02:00. "
+            "I changed the unit to wait for the mount with RequiresMountsFor. "
+            "The backup goes through now.",
+            "RequiresMountsFor",
+        ),
+    ],
+)
+def test_a_fix_the_assistant_verified_in_its_own_turn_is_a_case(fix: str, kept: str) -> None:
+    got = captures("the nightly job keeps failing", fix, "ok. next, the rotation script")
+    assert any(c.category == "cases" and kept in c.text for c in got), got
+
+
+def test_a_change_with_no_verification_or_no_cause_is_no_case() -> None:
+    got = captures("rename the flag", "I renamed --dry to --dry-run in cli.py.", "next, the docs")
+    assert not [c for c in got if c.category == "cases"], got
+
+
+@pytest.mark.parametrize("reply", ["good, the ring buffer it is.", "好，就这样。", "perfect."])
+def test_moving_on_after_a_change_with_its_cause_confirms_the_fix(reply: str) -> None:
+    fix = (
+        "The consumer acks before it writes, which drops messages on a crash. "
+        "I changed it to ack after the write."
+    )
+    got = captures("we lose messages on restarts", fix, reply)
+    assert any(c.category == "cases" and "ack after the write" in c.text for c in got), got
+
+
+def test_moving_on_after_a_change_without_a_cause_is_no_case() -> None:
+    got = captures("bump the SDK", "I bumped the SDK to 4.2 in package.json.", "great.")
+    assert not [c for c in got if c.category == "cases"], got
