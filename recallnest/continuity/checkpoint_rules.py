@@ -91,7 +91,9 @@ DONE = re.compile(
     r"|^(?:all |the )?(?:\d+ )?tests? (?:now )?pass"
     r"|(?:已经|已)(?:修复|完成|添加|实现|更新|修改|删除|重构|改好|解决|迁移|替换|补充|加上|新增"
     r"|改成|改为|换成|转换|处理)"
-    r"|^完成|(?:修复|完成|改好|解决)了|搞定",
+    r"|^完成|(?:修复|完成|改好|解决)了|搞定"
+    # 补了 tests/…, 写好了单测, 加上了 retry: a short verb of finishing, in Chinese.
+    r"|^(?:我)?(?:补|加|写|改|修|接)(?:好|完)?了|(?:写|补|改|加)好了",
     re.IGNORECASE,
 )
 SUMMARY_HEADING = re.compile(

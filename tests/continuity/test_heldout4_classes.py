@@ -278,3 +278,51 @@ def test_moving_on_after_a_change_with_its_cause_confirms_the_fix(reply: str) ->
 def test_moving_on_after_a_change_without_a_cause_is_no_case() -> None:
     got = captures("bump the SDK", "I bumped the SDK to 4.2 in package.json.", "great.")
     assert not [c for c in got if c.category == "cases"], got
+
+
+def _after(first: list[str], second: list[str]) -> tuple[str, ...]:
+    from test_heldout2_classes import PROJECT, T0
+
+    from recallnest.continuity.checkpoint import build_checkpoint
+
+    earlier = checkpoint(session(*first))
+    assert earlier is not None and earlier.open_loops
+    later = build_checkpoint(
+        "s2", "gemini", PROJECT, session(*second), [], "idle", T0, earlier=earlier
+    )
+    assert later is not None
+    return later.open_loops
+
+
+@pytest.mark.parametrize(
+    "done",
+    [
+        "补了 tests/test_export.py::test_export_csv_bom，两种编码都覆盖到了。",
+        "Added tests/test_export.py::test_export_csv_bom for both encodings.",
+    ],
+)
+def test_a_loop_about_a_code_name_is_closed_by_a_report_that_names_it(done: str) -> None:
+    loops = _after(
+        [
+            "Convert the export to streaming.",
+            "Streamed export_csv in export.py.",
+            "export_csv 还没单测，回头补",
+        ],
+        ["顺便把导出的单测补了", done],
+    )
+    assert not any("export_csv" in loop for loop in loops), loops
+
+
+def test_a_report_about_another_name_leaves_the_loop_open() -> None:
+    loops = _after(
+        [
+            "Convert the export to streaming.",
+            "Streamed export_csv in export.py.",
+            "export_csv 还没单测，回头补",
+        ],
+        [
+            "顺便把导入的单测补了",
+            "补了 tests/test_import.py::test_import_json，两种编码都覆盖到了。",
+        ],
+    )
+    assert any("export_csv" in loop for loop in loops), loops
