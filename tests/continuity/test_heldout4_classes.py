@@ -326,3 +326,26 @@ def test_a_report_about_another_name_leaves_the_loop_open() -> None:
         ],
     )
     assert any("export_csv" in loop for loop in loops), loops
+
+
+@pytest.mark.parametrize(
+    ("said", "reason", "decision"),
+    [
+        (
+            "The nightly build broke twice this week on the shared runner. Let's move to sccache.",
+            "broke twice",
+            "sccache",
+        ),
+        ("Jenkins 老是挂，维护成本太高。我们决定迁到 GitHub Actions。", "老是挂", "GitHub Actions"),
+    ],
+)
+def test_a_short_decision_keeps_the_reason_said_just_before(
+    said: str, reason: str, decision: str
+) -> None:
+    got = [c for c in captures(said) if c.category == "events"]
+    assert len(got) == 1 and reason in got[0].text and decision in got[0].text, got
+
+
+def test_a_fact_before_a_decision_is_no_reason() -> None:
+    got = captures("The staging DB is on db-2.internal:5432. Let's use pgbouncer.")
+    assert [c.text for c in got if c.category == "events"] == ["Let's use pgbouncer."], got
