@@ -134,7 +134,9 @@ WORKS_NOW = re.compile(
     r"|connects) now"
     r"|(?:works|working|passing|running) now|all good now)\b"
     r"|^(?:好了|好啦|可以了|行了)?[，,]?\s*(?:现在)?(?:能|可以)?(?:连上|用|跑通|跑|访问|登录|打开|编译|启动)了"
-    r"|^(?:没问题了|正常了|成功了|修好了|好使了)",
+    r"|^(?:没问题了|正常了|成功了|修好了|好使了)"
+    # 好了，刷新正常了 / 可以了，页面能打开了: a confirmation naming what works again
+    r"|^(?:好了|好啦|可以了|行了|ok了?)[，,]\s*\S{1,10}?(?:正常|好|通|成功|恢复)了",
     _I,
 )
 # A report of a change made (the fix the user then confirms): "I set the role to X",

@@ -212,6 +212,8 @@ FIX = (
         "works, checked it against staging.",
         "that was it, the callbacks verify now.",
         "ok, the suite passes now.",
+        "好了，回调正常了。",
+        "可以了，页面恢复了",
     ],
 )
 def test_new_ways_of_saying_it_works_confirm_the_fix(confirmed: str) -> None:
