@@ -221,7 +221,11 @@ def _request_of(turn: Turn) -> str | None:
         and not R.DECISION.search(s)
         and not R.TODO.search(s)  # a TODO is an open loop; saying it twice wastes budget
     ]
-    text = " ".join(sentences[:2])
+    # "Flutter app. State is a mess of Provider plus setState. I want Riverpod, …": past two
+    # sentences of context the ask itself would be cut; it replaces the second one.
+    asks = [i for i, s in enumerate(sentences) if R.ASK.search(s)]
+    chosen = sentences[:2] if not asks or asks[0] < 2 else [sentences[0], sentences[asks[0]]]
+    text = " ".join(chosen)
     return clip(text, _REQUEST_MAX_CHARS) if text and _substantive(text) else None
 
 

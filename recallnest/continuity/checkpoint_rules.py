@@ -162,6 +162,12 @@ def drop_log_lines(text: str) -> str:
 
 # A user turn that asks for work (`chatter.TASK`); anything else is small talk.
 TASK = _TASK
+# The sentence that states the ask itself, not its context.
+ASK = re.compile(
+    r"\b(?:I want|I'd like|I need|we need|let's|please|can you|could you|would you)\b"
+    r"|帮我|请你?|我想|我要|需要你",
+    re.IGNORECASE,
+)
 
 # "Let's do that next time": a reference back, with nothing of its own to say.
 ANAPHORIC = re.compile(

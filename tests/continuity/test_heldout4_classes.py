@@ -351,3 +351,19 @@ def test_a_short_decision_keeps_the_reason_said_just_before(
 def test_a_fact_before_a_decision_is_no_reason() -> None:
     got = captures("The staging DB is on db-2.internal:5432. Let's use pgbouncer.")
     assert [c.text for c in got if c.category == "events"] == ["Let's use pgbouncer."], got
+
+
+@pytest.mark.parametrize(
+    ("opening", "ask"),
+    [
+        (
+            "Monorepo with three apps. The web one builds in 9 minutes on CI. "
+            "I want turborepo caching, mainly so PRs stop waiting on untouched apps.",
+            "turborepo",
+        ),
+        ("小程序后端。订单接口最近很慢。我想把订单列表改成游标分页。", "游标分页"),
+    ],
+)
+def test_the_ask_after_two_sentences_of_context_is_what_was_asked(opening: str, ask: str) -> None:
+    cp = checkpoint(session(opening, "Looked at it; starting with the config."))
+    assert cp is not None and ask in cp.summary, cp.summary
