@@ -395,14 +395,14 @@ def run_year(home: Path, quick: bool, seed: int) -> tuple[Year, Truth, dict[str,
             started = time.perf_counter()
             report = engine.maintenance.run_all(month_end, retention)
             year.maintenance_seconds.append(time.perf_counter() - started)
-            year.consolidation.update(report["consolidate"]["stats"])
+            year.consolidation.update(report.consolidate["stats"])
         # The user settles what consolidation flagged for them: the newer statement stands.
         end = datetime(YEAR + 1, 1, 1, tzinfo=UTC)
         for conflict in engine.maintenance.conflicts():
             engine.maintenance.resolve_conflict(conflict["id"], "newer", end)
             year.conflicts_resolved += 1
         final = engine.maintenance.run_all(end, retention)
-        year.consolidation.update(final["consolidate"]["stats"])
+        year.consolidation.update(final.consolidate["stats"])
         storage: dict[str, Any] = {"before": size_report(engine.store)}
         storage["compaction"] = engine.maintenance.compact(if_needed=False)
         resume = {

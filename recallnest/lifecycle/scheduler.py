@@ -57,6 +57,7 @@ from recallnest.lifecycle.decay import (
 )
 from recallnest.lifecycle.forgetting import Selector, forget, plan_forget
 from recallnest.lifecycle.listing import newest_memories
+from recallnest.lifecycle.reports import NOTHING, Applied, MaintenancePass
 
 if TYPE_CHECKING:
     from recallnest.lifecycle.host import LifecycleHost
@@ -260,7 +261,7 @@ class Maintenance:
 
     def run_all(
         self, now: datetime | None = None, retention: compaction.RetentionPolicy | None = None
-    ) -> dict[str, Any]:
+    ) -> MaintenancePass:
         """Every task once, now (the `maintain` command and the benchmark); `retention`
         overrides the configured policy for this run."""
         now = now or datetime.now(UTC)
@@ -272,16 +273,16 @@ class Maintenance:
 
     def _run_all(
         self, now: datetime, retention: compaction.RetentionPolicy | None
-    ) -> dict[str, Any]:
-        return {
-            "access_flushed": self.flush_access(),
-            "expire": self.expire(now),
-            "retier": self.retier(now),
-            "consolidate": _brief(self.consolidate(now=now)),
-            "retention": self.apply_retention(now, retention),
-            "prune_undo": self.prune_undo(now),
-            "compact": self.compact(if_needed=True),
-        }
+    ) -> MaintenancePass:
+        return MaintenancePass(
+            access_flushed=self.flush_access(),
+            expire=self.expire(now),
+            retier=self.retier(now),
+            consolidate=_brief(self.consolidate(now=now)),
+            retention=self.apply_retention(now, retention),
+            prune_undo=self.prune_undo(now),
+            compact=self.compact(if_needed=True),
+        )
 
     # ---- tasks -----------------------------------------------------------------------------------
 
@@ -296,7 +297,7 @@ class Maintenance:
             self.access.restore(pending)
             raise
 
-    def expire(self, now: datetime | None = None) -> dict[str, Any]:
+    def expire(self, now: datetime | None = None) -> Applied:
         now = now or datetime.now(UTC)
         with self._lock:
             before = self.engine.store.expired_memories(now)
@@ -309,7 +310,7 @@ class Maintenance:
 
     def retier(
         self, now: datetime | None = None, scope: str | None = None, clocks: Clocks | None = None
-    ) -> dict[str, Any]:
+    ) -> Applied:
         now = now or datetime.now(UTC)
         with self._lock:
             clocks = clocks or self.clocks()
@@ -320,21 +321,21 @@ class Maintenance:
 
     def _apply(
         self, kind: str, before: Sequence[Memory], after: Sequence[Memory], now: datetime
-    ) -> dict[str, Any]:
+    ) -> Applied:
         """Write automatic changes with their undo entry, unless the rows changed meanwhile."""
         if not after:
-            return {"changed": 0, "undo_id": None}
+            return NOTHING
         store = self.engine.store
         with store.write_locked():
             current = {m.id: m for m in store.memories([m.id for m in before])}
             if any(current.get(m.id) != m for m in before):
-                return {"changed": 0, "undo_id": None, "skipped": "rows changed; next run"}
+                return Applied(0, None, "rows changed; next run")
             stats = {kind: len(after)}
             undo_id = record_undo(self.engine, kind, before, after, stats, now)
             self.engine.apply_memories(after)
             store.add_memory_events([(now, kind, m.id, None, undo_id) for m in after])
         log.info("%s: %d memories changed (undo %d)", kind, len(after), undo_id)
-        return {"changed": len(after), "undo_id": undo_id}
+        return Applied(len(after), undo_id)
 
     def consolidate(
         self,

@@ -224,7 +224,7 @@ def test_expire_archives_hides_from_resume_and_undoes(engine: Engine) -> None:
     shown = engine.continuity.resume("/tmp", "claude", record=False, now=at(0))
     assert "tabs" in shown["text"]
     result = engine.maintenance.expire(at(2))
-    assert result["changed"] == 1
+    assert result.changed == 1
     assert engine.store.memories(["old"])[0].status == "archived"
     context = engine.continuity.resume("/tmp", "claude", record=False, now=at(2))
     assert "tabs" not in context["text"]
@@ -237,14 +237,14 @@ def test_retier_through_maintenance_is_undoable(engine: Engine) -> None:
     engine.apply(Batch(memories=rows))
     before = engine.store.find_memories({})
     result = engine.maintenance.retier(at(3000))  # no turns: calendar days would not apply
-    assert result["changed"] == 0  # no conversation recorded, so no time has passed
+    assert result.changed == 0  # no conversation recorded, so no time has passed
     turns = [
         Turn("claude", "s", "user", f"hi {d}", at(d), "/t", f"r{d}", d, project="/p")
         for d in range(1, 400)
     ]
     engine.apply(Batch(turns=turns))
     result = engine.maintenance.retier(at(400))
-    assert result["changed"] == 1
+    assert result.changed == 1
     tiers = {m.id: m.tier for m in engine.store.find_memories({})}
     assert tiers == {"e": "peripheral", "p": "working"}
     engine.maintenance.undo(kind="retier")
