@@ -676,6 +676,9 @@ DECISION_RULES = _table(
             r"|plan|the (?:first|second|third|other|last|same)|one|either)\b)\S"
             r"|\blet's\s+(?:go with|use|stick with|stick to|stay (?:on|with)|keep|switch to"
             r"|move to|not|drop|adopt|standardi[sz]e)\b"
+            # "Do it at index time then, …": the conclusion of weighing options
+            r"|^(?:ok(?:ay)?,?\s+|fine,?\s+)?(?:do it|use|go with|keep|put it|run it|store it)\b"
+            r"[^.?!]{2,60}?\bthen\b(?=[,.!]|$)"
         ),
         "decision.going_with": (
             r"\bwe(?:'re| are)\s+going\s+(?:to\s+(?:use|go with|switch|move|keep|drop|adopt|stick)"

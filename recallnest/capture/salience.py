@@ -228,8 +228,8 @@ _QUESTION_START = re.compile(
     r"^(?:(?:what|how|when|where|who)(?:'s|\s+(?:is|are|was|were|do|does|did|can|could|should"
     r"|would|will)\b)|why\b|which\b|whose\b|is there|are there|is it|are you|do you|does\b|did\b"
     r"|can you|could you|would you|will you|should (?:i|we)\b|shall we|any idea|anyone"
-    r"|(?:would|should|could|can|is|are|do|does|did|will|was|were|has|have)\s+(?:it|this|that"
-    r"|there|we|i|you|they)\b)",
+    r"|(?:would|should|could|can|is|are|does|did|will|was|were|has|have)\s+(?:it|this|that"
+    r"|there|we|i|you|they)\b|do\s+(?:we|i|you|they)\b)",  # "Do it at index time then": an order
     re.IGNORECASE,
 )
 _INTERJECTION = re.compile(

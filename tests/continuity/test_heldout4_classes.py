@@ -367,3 +367,22 @@ def test_a_fact_before_a_decision_is_no_reason() -> None:
 def test_the_ask_after_two_sentences_of_context_is_what_was_asked(opening: str, ask: str) -> None:
     cp = checkpoint(session(opening, "Looked at it; starting with the config."))
     assert cp is not None and ask in cp.summary, cp.summary
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Do it in the worker then, the request path has to stay under 50 ms.",
+        "fine, keep the nightly cron then.",
+        "Use Redis for the locks then.",
+    ],
+)
+def test_the_conclusion_of_weighing_options_is_a_decision(said: str) -> None:
+    assert [c.category for c in captures(said)] == ["events"]
+
+
+@pytest.mark.parametrize("said", ["Do we need a reindex for this", "Do you run it at 02:00"])
+def test_do_we_and_do_you_are_still_questions(said: str) -> None:
+    from recallnest.capture.salience import is_question
+
+    assert is_question(said)
