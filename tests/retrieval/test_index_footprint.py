@@ -20,7 +20,7 @@ TERMS = 8_000
 # Budgets, bytes (bench/RESULTS.md "Memory footprint" has the figures they come from).
 ROW_BYTES = 400  # facets, times, lengths, ids and the id maps, per row (354 measured)
 POSTING_BYTES = 10.5  # per posting: int32 position + float32 tf + per-term overhead (10.05)
-VECTOR_BYTES = DIM * 4  # float32, no slack after a bulk load
+VECTOR_BYTES = DIM + 4  # int8 codes + a float32 scale (decision 0026), no slack after a bulk load
 
 
 def loaded(rows: int = ROWS, dim: int = DIM) -> tuple[SearchIndex, int]:
@@ -69,7 +69,7 @@ def test_footprint_counts_what_the_index_holds() -> None:
     small, small_postings = loaded(rows=2_000, dim=16)
     big, big_postings = loaded(rows=8_000, dim=16)
     a, b = small.footprint(), big.footprint()
-    assert b["vectors"] == 4 * a["vectors"] == 4 * 2_000 * 16 * 4
+    assert b["vectors"] == 4 * a["vectors"] == 4 * 2_000 * (16 + 4)
     assert b["ids"] == pytest.approx(4 * a["ids"], rel=0.05)
     assert b["id_maps"] > 3 * a["id_maps"]
     # Postings grow with their count; the per-term overhead is shared by more of them.
