@@ -239,7 +239,9 @@ class Engine:
     def _load_index(self) -> None:
         try:
             model = self.embedder.model_id if self.embedder else None
-            self._fill_index(self.store.index_snapshot(model))  # its columns die with the call
+            with self.store.index_snapshot(model) as snapshot:
+                self._fill_index(snapshot)
+            del snapshot  # its columns die here
         except BaseException as exc:  # re-raised by `index` in the threads that need it
             log.error("cannot load the search index: %s", exc)
             self._index_error = exc
@@ -262,11 +264,11 @@ class Engine:
                 {f: _strings(cols[f]) for f in facets},
                 weights,
             )
-        self._index.load_postings(*snapshot.postings)
+        self._index.load_postings(*snapshot.postings())  # its columns die with the call
         if self.embedder is not None and snapshot.vectors is not None:
             self._index.set_model(self.embedder.model_id, self.embedder.dimensions)
-            if len(snapshot.vectors[0]):
-                self._index.set_vectors(*snapshot.vectors)
+            for docs, matrix in snapshot.vectors:  # a chunk at a time, quantised as they come
+                self._index.set_vectors(docs, matrix)
 
     def release_memory(self) -> None:
         """Give back what a large pass left behind (issue 22): DuckDB's cached blocks and the

@@ -45,4 +45,5 @@ def test_release_memory_evicts_the_buffer_and_keeps_the_limit(store: Store) -> N
     assert before > 1024 * 1024
     assert after < before / 2
     assert limit(store) == configured
-    assert len(store.index_snapshot(None).rows["memory"]["doc"]) == 4_000  # read again
+    with store.index_snapshot(None) as snapshot:
+        assert len(snapshot.rows["memory"]["doc"]) == 4_000  # read again
