@@ -747,7 +747,7 @@ class Engine:
     def _by_prefix(self, prefix: str) -> list[Memory]:
         if len(prefix) < 6:
             return []
-        ids = [i for k, i in self.index._by_id if k == "memory" and i.startswith(prefix)]
+        ids = self.index.ids_with_prefix("memory", prefix)
         return self.store.memories(ids[:1]) if len(ids) == 1 else []
 
     def list_memories(

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from recallnest.retrieval.rowmaps import DocPositions, RowIds
 from recallnest.store.types import IndexedDoc, PostingBlock
 
 FACETS = ("agent", "session_id", "project", "role", "kind", "scope", "category", "status", "tier")
@@ -54,9 +55,8 @@ class SearchIndex:
     def __init__(self, capacity: int = 1024) -> None:
         self._lock = threading.RLock()
         self.size = 0
-        self._pos: dict[int, int] = {}
-        self._by_id: dict[tuple[str, str], int] = {}
-        self.ids: list[str] = []
+        self._pos = DocPositions()
+        self._ids = RowIds(capacity)
         self._docs = np.zeros(capacity, dtype=np.int64)
         self._kind = np.zeros(capacity, dtype=np.int8)
         self._length = np.zeros(capacity, dtype=np.float32)
@@ -133,14 +133,21 @@ class SearchIndex:
             got.frombytes(raw[lo:hi])
 
     def _id_pos(self, d: IndexedDoc) -> int | None:
-        return self._by_id.get((d.kind, d.id))
+        return self._live_position(d.kind, d.id)
+
+    def _live_position(self, kind: str, row_id: str) -> int | None:
+        code = KINDS.index(kind)
+        for pos in self._ids.candidates(code, row_id, self.size):
+            if self._alive[pos] and self._kind[pos] == code:
+                return pos
+        return None
 
     def _append_row(self, d: IndexedDoc) -> int:
         self._ensure_capacity(self.size + 1)
         pos = self.size
         self.size += 1
-        self._pos[d.doc] = pos
-        self.ids.append(d.id)
+        self._pos.set(d.doc, pos, self.size)
+        self._ids.set(pos, KINDS.index(d.kind), d.id)
         self._docs[pos] = d.doc
         self._kind[pos] = KINDS.index(d.kind)
         self._length[pos] = d.length
@@ -148,7 +155,6 @@ class SearchIndex:
         self._alive_count += 1
         self._length_sum += d.length
         self._set_meta(pos, d)
-        self._by_id[(d.kind, d.id)] = pos
         return pos
 
     def _set_meta(self, pos: int, d: IndexedDoc) -> None:
@@ -170,10 +176,8 @@ class SearchIndex:
             self._alive[pos] = False
             self._alive_count -= 1
             self._length_sum -= float(self._length[pos])
-        self._pos.pop(int(self._docs[pos]), None)
-        key = (KINDS[int(self._kind[pos])], self.ids[pos])
-        if self._by_id.get(key) == pos:
-            del self._by_id[key]
+        if self._pos.get(int(self._docs[pos])) == pos:
+            self._pos.pop(int(self._docs[pos]))
 
     def _ensure_capacity(self, n: int) -> None:
         cap = len(self._docs)
@@ -183,6 +187,7 @@ class SearchIndex:
         for name in ("_docs", "_kind", "_length", "ts", "_weight", "_alive", "_has_vec", "_scale"):
             setattr(self, name, _grown(getattr(self, name), new))
         self._facets = {k: _grown(v, new) for k, v in self._facets.items()}
+        self._ids.grow(new)
         if self._vectors.shape[1]:
             self._vectors = _grown(self._vectors, new)
 
@@ -215,25 +220,10 @@ class SearchIndex:
                 self._has_vec[at[found]] = True
 
     def _positions(self, docs: np.ndarray) -> np.ndarray:
-        """Row position of each doc, -1 for a doc that is not live (vectorised `_pos.get`)."""
-        if not self._pos or len(docs) == 0:
-            return np.full(len(docs), -1, dtype=np.int64)
-        keys = np.fromiter(self._pos.keys(), dtype=np.int64, count=len(self._pos))
-        values = np.fromiter(self._pos.values(), dtype=np.int64, count=len(self._pos))
-        top = int(keys.max())
-        if top < 4 * len(keys) + 4096 and int(keys.min()) >= 1:
-            # Doc numbers come from one sequence, so a table indexed by doc number is about as
-            # long as the index: a gather over it is 12x faster than a binary search per doc
-            # for the 6.5M postings of a 100k-turn store (decision 0010).
-            table = np.full(top + 2, -1, dtype=np.int64)
-            table[keys] = values
-            # Docs below 1 read slot 0, docs above `top` the last slot: both hold -1.
-            out: np.ndarray = table.take(docs, mode="clip")
-            return out
-        order = np.argsort(keys, kind="stable")
-        keys, values = keys[order], values[order]
-        at = np.minimum(np.searchsorted(keys, docs), len(keys) - 1)
-        return np.where(keys[at] == docs, values[at], -1)
+        """Row position (int32) of each doc, -1 for a doc that is not live. Doc numbers come
+        from one sequence, so the table indexed by doc number is about as long as the index
+        (decision 0010: a gather over it is 12x faster than a binary search per doc)."""
+        return self._pos.lookup(docs)
 
     def vector_coverage(self) -> tuple[int, int]:
         """(rows with a vector, live rows)."""
@@ -252,10 +242,8 @@ class SearchIndex:
                 for a in (self._docs, self._kind, self._length, self.ts, self._weight, self._alive)
             )
             rows += self._has_vec.nbytes + sum(a.nbytes for a in self._facets.values())
-            ids = sys.getsizeof(self.ids) + sum(map(sys.getsizeof, self.ids))
-            maps = sys.getsizeof(self._pos) + sys.getsizeof(self._by_id)
-            maps += sum(_int_size(k) + _int_size(v) for k, v in self._pos.items())
-            maps += sum(sys.getsizeof(k) + _int_size(v) for k, v in self._by_id.items())
+            ids = self._ids.ids.nbytes
+            maps = self._pos.nbytes() + self._ids.nbytes() - ids
             postings = sys.getsizeof(self._postings) + sum(
                 sys.getsizeof(t) + 2 * _ARRAY_HEADER + p.nbytes + f.nbytes
                 for t, (p, f) in self._postings.items()
@@ -301,7 +289,7 @@ class SearchIndex:
                 rows = rows[ts >= kth]
             elif k <= 0:
                 rows = rows[:0]
-            return [self.ids[p] for p in rows.tolist()]
+            return [self._ids.get(p) for p in rows.tolist()]
 
     def reading(self) -> threading.RLock:
         """Hold while computing several arrays for one query, so a concurrent write cannot
@@ -469,20 +457,28 @@ class SearchIndex:
         """Rows re-keyed in the store (same doc, new id): old -> new."""
         with self._lock:
             for old, new in ids.items():
-                pos = self._by_id.pop((kind, old), None)
+                pos = self._live_position(kind, old)
                 if pos is not None:
-                    self._by_id[(kind, new)] = pos
-                    self.ids[pos] = new
+                    self._ids.set(pos, KINDS.index(kind), new)
+
+    def ids_with_prefix(self, kind: str, prefix: str) -> list[str]:
+        """Ids of the live rows of `kind` that start with `prefix`."""
+        with self._lock:
+            code = KINDS.index(kind)
+            found = self._ids.with_prefix(prefix, self.size)
+            return sorted(
+                {self._ids.get(p) for p in found if self._alive[p] and self._kind[p] == code}
+            )
 
     def position(self, kind: str, row_id: str) -> int | None:
         """The live row position of a memory or turn id, if indexed."""
         with self._lock:
-            return self._by_id.get((kind, row_id))
+            return self._live_position(kind, row_id)
 
     def row(self, pos: int) -> tuple[str, str, float]:
         """(kind, id, ts) of a row position."""
         with self._lock:
-            return KINDS[int(self._kind[pos])], self.ids[pos], float(self.ts[pos])
+            return KINDS[int(self._kind[pos])], self._ids.get(pos), float(self.ts[pos])
 
     def load_postings(
         self, terms: Sequence[str | None], tids: np.ndarray, docs: np.ndarray, tfs: np.ndarray
@@ -490,7 +486,7 @@ class SearchIndex:
         """Bulk-load postings grouped by term id (from Store.postings(): `terms[tid]` names
         each id, None an unused one)."""
         with self._lock:
-            positions = self._positions(np.asarray(docs, dtype=np.int64)).astype(np.int32)
+            positions = self._positions(np.asarray(docs, dtype=np.int64))
             weights = np.asarray(tfs, dtype=np.float32)
             keep = positions >= 0
             if not keep.all():
@@ -520,17 +516,15 @@ class SearchIndex:
             n = len(docs)
             lo, hi = self.size, self.size + n
             self._ensure_capacity(hi)
-            positions = range(lo, hi)
-            doc_list = np.asarray(docs, dtype=np.int64).tolist()
-            self._docs[lo:hi] = doc_list
+            doc_array = np.asarray(docs, dtype=np.int64)
+            self._docs[lo:hi] = doc_array
             self._kind[lo:hi] = KINDS.index(kind)
             self._length[lo:hi] = lengths
             self.ts[lo:hi] = ts
             self._weight[lo:hi] = 0.0 if weights is None else weights
             self._alive[lo:hi] = True
-            self.ids.extend(ids)
-            self._pos.update(zip(doc_list, positions, strict=True))
-            self._by_id.update(zip(((kind, i) for i in ids), positions, strict=True))
+            self._ids.set_many(lo, ids)
+            self._pos.set_many(doc_array, np.arange(lo, hi, dtype=np.int32), hi)
             self._alive_count += n
             self._length_sum += float(sum(np.asarray(lengths, dtype=np.int64).tolist()))
             for name, values in facets.items():
@@ -551,11 +545,6 @@ class SearchIndex:
 
 _EMPTY_I = np.zeros(0, dtype=np.int32)
 _ARRAY_HEADER = sys.getsizeof(np.zeros(0, dtype=np.int32))  # a numpy array object, no data
-
-
-def _int_size(value: int) -> int:
-    """Bytes of an int object that is not one of CPython's shared small ints."""
-    return 0 if -5 <= value <= 256 else sys.getsizeof(value)
 
 
 _EMPTY_F = np.zeros(0, dtype=np.float32)

@@ -33,7 +33,7 @@ def doc(
 
 def pos_of(index: SearchIndex, row_id: str) -> int:
     alive = index.mask(Filter())
-    hits = [p for p in range(index.size) if index.ids[p] == row_id and alive[p]]
+    hits = [p for p in range(index.size) if index.row(p)[1] == row_id and alive[p]]
     assert len(hits) == 1
     return hits[0]
 
@@ -41,7 +41,7 @@ def pos_of(index: SearchIndex, row_id: str) -> int:
 def scores_by_id(index: SearchIndex, terms: list[str]) -> dict[str, float]:
     scores = index.bm25(terms)
     alive = index.mask(Filter())
-    return {index.ids[p]: float(scores[p]) for p in range(index.size) if alive[p]}
+    return {index.row(p)[1]: float(scores[p]) for p in range(index.size) if alive[p]}
 
 
 # ---- BM25 -----------------------------------------------------------------------------------
@@ -286,7 +286,7 @@ def faceted() -> SearchIndex:
 
 
 def ids_of(index: SearchIndex, mask: np.ndarray) -> set[str]:
-    return {index.ids[p] for p in np.flatnonzero(mask)}
+    return {index.row(p)[1] for p in np.flatnonzero(mask)}
 
 
 def test_filter_kinds(faceted: SearchIndex) -> None:
