@@ -364,17 +364,18 @@ class SearchIndex:
             return scores
 
     def _term(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        """A term's live (positions, term frequencies as float32)."""
         pending = self._pending.pop(term, None)
-        pos, tf = self._postings.get(term, (_EMPTY_I, _EMPTY_F))
+        pos, tf = self._postings.get(term, (_EMPTY_I, _EMPTY_TF))
         if pending:
             pairs = np.frombuffer(pending, dtype=np.int32)
             pos = np.concatenate([pos, pairs[0::2]])
-            tf = np.concatenate([tf, pairs[1::2].astype(np.float32)])
+            tf = np.concatenate([tf, _stored_tf(pairs[1::2])])
         if pending or (len(pos) and not self._alive[pos].all()):
             keep = self._alive[pos]
             pos, tf = pos[keep], tf[keep]
             self._postings[term] = (pos, tf)
-        return pos, tf
+        return pos, tf.astype(np.float32)
 
     def neighbours(self, rows: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For each row, the previous and next live turn of the same session in conversation
@@ -487,7 +488,7 @@ class SearchIndex:
         each id, None an unused one)."""
         with self._lock:
             positions = self._positions(np.asarray(docs, dtype=np.int64))
-            weights = np.asarray(tfs, dtype=np.float32)
+            weights = _stored_tf(tfs)
             keep = positions >= 0
             if not keep.all():
                 positions, weights, tids = positions[keep], weights[keep], tids[keep]
@@ -547,7 +548,15 @@ _EMPTY_I = np.zeros(0, dtype=np.int32)
 _ARRAY_HEADER = sys.getsizeof(np.zeros(0, dtype=np.int32))  # a numpy array object, no data
 
 
-_EMPTY_F = np.zeros(0, dtype=np.float32)
+# Term frequencies are held as uint16 (2 bytes a posting, where float32 took 4) and scored as
+# float32, the same arithmetic as before. A count past 65,535 (a document repeating one word
+# that often) is held as 65,535.
+_EMPTY_TF = np.zeros(0, dtype=np.uint16)
+
+
+def _stored_tf(counts: np.ndarray) -> np.ndarray:
+    out: np.ndarray = np.minimum(np.asarray(counts), 65_535).astype(np.uint16)
+    return out
 
 
 def quantise(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

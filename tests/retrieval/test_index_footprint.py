@@ -24,7 +24,7 @@ TERMS = 8_000
 # Budgets, bytes (bench/RESULTS.md "Memory footprint" has the figures they come from).
 ROW_BYTES = 160  # facets, times, lengths, ids and the id maps, per row (143 measured)
 ID_BYTES = 100  # ids and id maps alone, per row: 36 B of id, 4 of doc table, 40 sorted (80)
-POSTING_BYTES = 10.5  # per posting: int32 position + float32 tf + per-term overhead (10.05)
+POSTING_BYTES = 8.5  # per posting: int32 position + uint16 tf + per-term overhead (8.05)
 VECTOR_BYTES = DIM + 4  # int8 codes + a float32 scale (decision 0026), no slack after a bulk load
 
 
