@@ -145,6 +145,7 @@ class Engine:
         self._index_ready = threading.Event()
         self._index_ready.set()
         self._index_error: BaseException | None = None
+        self._release_owed = False  # a release skipped because the store stayed busy
         self._index_loader: threading.Thread | None = None
         self._embed_lock = threading.Lock()
         # session id -> (monotonic time of its last new turn, a compaction summary arrived)
@@ -270,15 +271,23 @@ class Engine:
             for docs, matrix in snapshot.vectors:  # a chunk at a time, quantised as they come
                 self._index.set_vectors(docs, matrix)
 
-    def release_memory(self) -> None:
+    def release_memory(self, owed_only: bool = False) -> None:
         """Give back what a large pass left behind (issue 22): DuckDB's cached blocks and the
         allocator's free pages. The index load peaks at ~3x what the index keeps (result
         columns, Python strings and bytes, the postings sort); without this the daemon's RSS
-        stayed near that peak (bench/RESULTS.md "Memory footprint")."""
+        stayed near that peak (bench/RESULTS.md "Memory footprint").
+
+        A store kept busy past the release's wait (a catch-up's flushes right after the load,
+        on a loaded machine) skips it; the release is then owed, and `owed_only` (the idle
+        scheduler's call) does it then and nothing otherwise. Without that the daemon kept
+        ~400 MiB more until its first maintenance pass."""
+        if owed_only and not self._release_owed:
+            return
         try:
-            self.store.release_memory()
+            self._release_owed = not self.store.release_memory()
         except RecallnestError as exc:  # saving memory is never worth failing for
             log.debug("could not release DuckDB's memory: %s", exc)
+            self._release_owed = False
         heap.release()
 
     # ---- writes --------------------------------------------------------------------------

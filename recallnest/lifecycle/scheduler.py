@@ -155,6 +155,7 @@ class Maintenance:
             return ran
         if now - self._busy_at < IDLE_SECONDS or self._stopping():
             return ran
+        self.engine.release_memory(owed_only=True)  # one the store was too busy for
         # Trigger: a sliced task (retier, consolidate) has work left. Why: at 100k memories a
         # whole run held the ingest thread for over a minute (no capture, `daemon stop` timed
         # out). Outcome: one slice (a scope, or a scope and category) per tick, well under 1 s.

@@ -766,3 +766,27 @@ def test_a_later_correction_supersedes_the_fact_and_its_acknowledgement(
     assert any(new_value in t for t in active)
     assert not any(old_value in t for t in active), active
     assert any("Thursdays" in t for t in active)
+
+
+def test_a_release_the_store_was_too_busy_for_is_owed_until_done(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answers = [False, True]  # busy the first time (Store.release_memory's wait ran out)
+    calls: list[bool] = []
+
+    def release(self: Store, floor_mb: int = 64) -> bool:
+        calls.append(True)
+        return answers.pop(0) if answers else True
+
+    engine = Engine.open(settings)
+    try:
+        engine._index_loaded()  # the load's own release has run once the loader is done
+        monkeypatch.setattr(Store, "release_memory", release)
+        engine.release_memory(owed_only=True)
+        assert calls == []  # nothing owed: the idle scheduler's call does nothing
+        engine.release_memory()  # skipped: the store was busy
+        engine.release_memory(owed_only=True)  # so the next idle call does it
+        engine.release_memory(owed_only=True)  # and then nothing is owed
+        assert len(calls) == 2
+    finally:
+        engine.close()
