@@ -34,7 +34,7 @@ BM25_B = 0.75
 _GROW = 1.25  # capacity growth: the vector matrix is the largest array; keep its slack small
 # Rows per block of the int8 scan: 512 x 384 float32 is 768 KiB, inside L2, where the cast and
 # the product stay about as fast as one float32 product (larger blocks spill and run 4-10x
-# slower; bench/RESULTS.md "Memory footprint ... 2026-12-04").
+# slower; bench/RESULTS.md "Memory footprint, round two", decision 0026).
 SCAN_BLOCK = 512
 _QUANTISE_BLOCK = 8192
 
