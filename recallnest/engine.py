@@ -149,6 +149,7 @@ class Engine:
         self._index_ready = threading.Event()
         self._index_ready.set()
         self._index_error: BaseException | None = None
+        self._release_owed = False  # a release skipped because the store stayed busy
         self._index_loader: threading.Thread | None = None
         self._embed_lock = threading.Lock()
         self._query_vectors: QueryVectors | None = None
@@ -247,7 +248,9 @@ class Engine:
     def _load_index(self) -> None:
         try:
             model = self.embedder.model_id if self.embedder else None
-            self._fill_index(self.store.index_snapshot(model))  # its columns die with the call
+            with self.store.index_snapshot(model) as snapshot:
+                self._fill_index(snapshot)
+            del snapshot  # its columns die here
         except BaseException as exc:  # re-raised by `index` in the threads that need it
             log.error("cannot load the search index: %s", exc)
             self._index_error = exc
@@ -270,21 +273,29 @@ class Engine:
                 {f: _strings(cols[f]) for f in facets},
                 weights,
             )
-        self._index.load_postings(*snapshot.postings)
+        self._index.load_postings(*snapshot.postings())  # its columns die with the call
         if self.embedder is not None and snapshot.vectors is not None:
             self._index.set_model(self.embedder.model_id, self.embedder.dimensions)
-            if len(snapshot.vectors[0]):
-                self._index.set_vectors(*snapshot.vectors)
+            for docs, matrix in snapshot.vectors:  # a chunk at a time, quantised as they come
+                self._index.set_vectors(docs, matrix)
 
-    def release_memory(self) -> None:
+    def release_memory(self, owed_only: bool = False) -> None:
         """Give back what a large pass left behind (issue 22): DuckDB's cached blocks and the
         allocator's free pages. The index load peaks at ~3x what the index keeps (result
         columns, Python strings and bytes, the postings sort); without this the daemon's RSS
-        stayed near that peak (bench/RESULTS.md "Memory footprint")."""
+        stayed near that peak (bench/RESULTS.md "Memory footprint").
+
+        A store kept busy past the release's wait (a catch-up's flushes right after the load,
+        on a loaded machine) skips it; the release is then owed, and `owed_only` (the idle
+        scheduler's call) does it then and nothing otherwise. Without that the daemon kept
+        ~400 MiB more until its first maintenance pass."""
+        if owed_only and not self._release_owed:
+            return
         try:
-            self.store.release_memory()
+            self._release_owed = not self.store.release_memory()
         except RecallnestError as exc:  # saving memory is never worth failing for
             log.debug("could not release DuckDB's memory: %s", exc)
+            self._release_owed = False
         heap.release()
 
     # ---- writes --------------------------------------------------------------------------
@@ -773,7 +784,7 @@ class Engine:
     def _by_prefix(self, prefix: str) -> list[Memory]:
         if len(prefix) < 6:
             return []
-        ids = [i for k, i in self.index._by_id if k == "memory" and i.startswith(prefix)]
+        ids = self.index.ids_with_prefix("memory", prefix)
         return self.store.memories(ids[:1]) if len(ids) == 1 else []
 
     def list_memories(

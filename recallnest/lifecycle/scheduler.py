@@ -58,6 +58,7 @@ from recallnest.lifecycle.decay import (
 from recallnest.lifecycle.forgetting import Selector, forget, plan_forget
 from recallnest.lifecycle.listing import newest_memories
 from recallnest.lifecycle.reports import NOTHING, Applied, MaintenancePass
+from recallnest.lifecycle.token_cache import TokenCache
 
 if TYPE_CHECKING:
     from recallnest.lifecycle.host import LifecycleHost
@@ -122,7 +123,7 @@ class Maintenance:
         self._busy_at = monotonic()
         self._generation = -1  # memory generation consolidation last saw
         self._settled: dict[str, str] = {}  # id -> text of memories consolidation compared
-        self._token_cache: dict[str, frozenset[str]] = {}
+        self._token_cache = TokenCache(keyword_tokens, TOKEN_CACHE_MAX)
         self._jobs: queue.Queue[_Job] = queue.Queue()
         self._slices: list[tuple[str, Callable[[], object]]] = []  # the rest of a sliced task
         self._own_writes = 0  # writes of the consolidation pass in progress
@@ -155,6 +156,7 @@ class Maintenance:
             return ran
         if now - self._busy_at < IDLE_SECONDS or self._stopping():
             return ran
+        self.engine.release_memory(owed_only=True)  # one the store was too busy for
         # Trigger: a sliced task (retier, consolidate) has work left. Why: at 100k memories a
         # whole run held the ingest thread for over a minute (no capture, `daemon stop` timed
         # out). Outcome: one slice (a scope, or a scope and category) per tick, well under 1 s.
@@ -408,13 +410,8 @@ class Maintenance:
         self._generation = generation + self._own_writes
 
     def _tokens(self, text: str) -> frozenset[str]:
-        """Keyword sets by text, kept across runs (tokenizing costs ~0.8 ms a memory)."""
-        found = self._token_cache.get(text)
-        if found is None:
-            if len(self._token_cache) >= TOKEN_CACHE_MAX:
-                self._token_cache.clear()
-            found = self._token_cache[text] = keyword_tokens(text)
-        return found
+        """Keyword sets by text, kept across runs (lifecycle/token_cache.py)."""
+        return self._token_cache(text)
 
     def apply_retention(
         self, now: datetime | None = None, policy: compaction.RetentionPolicy | None = None

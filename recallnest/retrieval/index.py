@@ -6,6 +6,11 @@ Why in memory (DUCKDB-NOTES.md §2.3, §3.3): BM25 over DuckDB postings tables c
 magnitude faster, and both are exact. The DuckDB tables stay the source of truth: this index
 is rebuilt from them on open and updated after each committed flush, so a row is searchable as
 soon as its transaction commits. No I/O here.
+
+Vectors are held as int8 with one float32 scale per row (decision 0026): 388 bytes a 384-d row
+instead of 1,536. A scan converts L2-sized blocks of rows to float32 and multiplies them with
+BLAS, which costs about what the float32 product did; the cosines differ from float32's by
+2e-4 on average and 1.3e-3 at most (e5 vectors).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from recallnest.retrieval.rowmaps import DocPositions, RowIds
 from recallnest.store.types import IndexedDoc, PostingBlock
 
 FACETS = ("agent", "session_id", "project", "role", "kind", "scope", "category", "status", "tier")
@@ -26,6 +32,11 @@ KINDS = ("turn", "memory")
 BM25_K1 = 1.2
 BM25_B = 0.75
 _GROW = 1.25  # capacity growth: the vector matrix is the largest array; keep its slack small
+# Rows per block of the int8 scan: 512 x 384 float32 is 768 KiB, inside L2, where the cast and
+# the product stay about as fast as one float32 product (larger blocks spill and run 4-10x
+# slower; bench/RESULTS.md "Memory footprint, round two", decision 0026).
+SCAN_BLOCK = 512
+_QUANTISE_BLOCK = 8192
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,9 +55,8 @@ class SearchIndex:
     def __init__(self, capacity: int = 1024) -> None:
         self._lock = threading.RLock()
         self.size = 0
-        self._pos: dict[int, int] = {}
-        self._by_id: dict[tuple[str, str], int] = {}
-        self.ids: list[str] = []
+        self._pos = DocPositions()
+        self._ids = RowIds(capacity)
         self._docs = np.zeros(capacity, dtype=np.int64)
         self._kind = np.zeros(capacity, dtype=np.int8)
         self._length = np.zeros(capacity, dtype=np.float32)
@@ -63,7 +73,8 @@ class SearchIndex:
         self._length_sum = 0.0
         self._alive_count = 0
         self.model: str | None = None
-        self._vectors = np.zeros((0, 0), dtype=np.float32)
+        self._vectors = np.zeros((0, 0), dtype=np.int8)
+        self._scale = np.zeros(capacity, dtype=np.float32)  # row = _vectors[pos] * _scale[pos]
         self._has_vec = np.zeros(capacity, dtype=bool)
 
     # ---- building --------------------------------------------------------------------------
@@ -122,14 +133,21 @@ class SearchIndex:
             got.frombytes(raw[lo:hi])
 
     def _id_pos(self, d: IndexedDoc) -> int | None:
-        return self._by_id.get((d.kind, d.id))
+        return self._live_position(d.kind, d.id)
+
+    def _live_position(self, kind: str, row_id: str) -> int | None:
+        code = KINDS.index(kind)
+        for pos in self._ids.candidates(code, row_id, self.size):
+            if self._alive[pos] and self._kind[pos] == code:
+                return pos
+        return None
 
     def _append_row(self, d: IndexedDoc) -> int:
         self._ensure_capacity(self.size + 1)
         pos = self.size
         self.size += 1
-        self._pos[d.doc] = pos
-        self.ids.append(d.id)
+        self._pos.set(d.doc, pos, self.size)
+        self._ids.set(pos, KINDS.index(d.kind), d.id)
         self._docs[pos] = d.doc
         self._kind[pos] = KINDS.index(d.kind)
         self._length[pos] = d.length
@@ -137,7 +155,6 @@ class SearchIndex:
         self._alive_count += 1
         self._length_sum += d.length
         self._set_meta(pos, d)
-        self._by_id[(d.kind, d.id)] = pos
         return pos
 
     def _set_meta(self, pos: int, d: IndexedDoc) -> None:
@@ -159,19 +176,18 @@ class SearchIndex:
             self._alive[pos] = False
             self._alive_count -= 1
             self._length_sum -= float(self._length[pos])
-        self._pos.pop(int(self._docs[pos]), None)
-        key = (KINDS[int(self._kind[pos])], self.ids[pos])
-        if self._by_id.get(key) == pos:
-            del self._by_id[key]
+        if self._pos.get(int(self._docs[pos])) == pos:
+            self._pos.pop(int(self._docs[pos]))
 
     def _ensure_capacity(self, n: int) -> None:
         cap = len(self._docs)
         if n <= cap:
             return
         new = max(n, int(cap * _GROW) + 16)
-        for name in ("_docs", "_kind", "_length", "ts", "_weight", "_alive", "_has_vec"):
+        for name in ("_docs", "_kind", "_length", "ts", "_weight", "_alive", "_has_vec", "_scale"):
             setattr(self, name, _grown(getattr(self, name), new))
         self._facets = {k: _grown(v, new) for k, v in self._facets.items()}
+        self._ids.grow(new)
         if self._vectors.shape[1]:
             self._vectors = _grown(self._vectors, new)
 
@@ -182,7 +198,8 @@ class SearchIndex:
             if self.model == model and self._vectors.shape[1] == dimensions:
                 return
             self.model = model
-            self._vectors = np.zeros((len(self._docs), dimensions), dtype=np.float32)
+            self._vectors = np.zeros((len(self._docs), dimensions), dtype=np.int8)
+            self._scale[:] = 0.0
             self._has_vec[:] = False
 
     def set_vectors(self, docs: Sequence[int] | np.ndarray, matrix: np.ndarray) -> None:
@@ -192,31 +209,21 @@ class SearchIndex:
             if len(docs) == 0 or self._vectors.shape[1] != np.shape(matrix)[1]:
                 return
             positions = self._positions(np.asarray(docs, dtype=np.int64))
-            found = positions >= 0
             # Assignment in row order: a doc listed twice keeps its last vector, as before.
-            self._vectors[positions[found]] = np.asarray(matrix)[found]
-            self._has_vec[positions[found]] = True
+            # Quantised a block at a time, so a bulk load holds no float32 copy of it all.
+            for lo in range(0, len(positions), _QUANTISE_BLOCK):
+                at = positions[lo : lo + _QUANTISE_BLOCK]
+                found = at >= 0
+                codes, scales = quantise(np.asarray(matrix[lo : lo + _QUANTISE_BLOCK])[found])
+                self._vectors[at[found]] = codes
+                self._scale[at[found]] = scales
+                self._has_vec[at[found]] = True
 
     def _positions(self, docs: np.ndarray) -> np.ndarray:
-        """Row position of each doc, -1 for a doc that is not live (vectorised `_pos.get`)."""
-        if not self._pos or len(docs) == 0:
-            return np.full(len(docs), -1, dtype=np.int64)
-        keys = np.fromiter(self._pos.keys(), dtype=np.int64, count=len(self._pos))
-        values = np.fromiter(self._pos.values(), dtype=np.int64, count=len(self._pos))
-        top = int(keys.max())
-        if top < 4 * len(keys) + 4096 and int(keys.min()) >= 1:
-            # Doc numbers come from one sequence, so a table indexed by doc number is about as
-            # long as the index: a gather over it is 12x faster than a binary search per doc
-            # for the 6.5M postings of a 100k-turn store (decision 0010).
-            table = np.full(top + 2, -1, dtype=np.int64)
-            table[keys] = values
-            # Docs below 1 read slot 0, docs above `top` the last slot: both hold -1.
-            out: np.ndarray = table.take(docs, mode="clip")
-            return out
-        order = np.argsort(keys, kind="stable")
-        keys, values = keys[order], values[order]
-        at = np.minimum(np.searchsorted(keys, docs), len(keys) - 1)
-        return np.where(keys[at] == docs, values[at], -1)
+        """Row position (int32) of each doc, -1 for a doc that is not live. Doc numbers come
+        from one sequence, so the table indexed by doc number is about as long as the index
+        (decision 0010: a gather over it is 12x faster than a binary search per doc)."""
+        return self._pos.lookup(docs)
 
     def vector_coverage(self) -> tuple[int, int]:
         """(rows with a vector, live rows)."""
@@ -235,10 +242,8 @@ class SearchIndex:
                 for a in (self._docs, self._kind, self._length, self.ts, self._weight, self._alive)
             )
             rows += self._has_vec.nbytes + sum(a.nbytes for a in self._facets.values())
-            ids = sys.getsizeof(self.ids) + sum(map(sys.getsizeof, self.ids))
-            maps = sys.getsizeof(self._pos) + sys.getsizeof(self._by_id)
-            maps += sum(_int_size(k) + _int_size(v) for k, v in self._pos.items())
-            maps += sum(sys.getsizeof(k) + _int_size(v) for k, v in self._by_id.items())
+            ids = self._ids.ids.nbytes
+            maps = self._pos.nbytes() + self._ids.nbytes() - ids
             postings = sys.getsizeof(self._postings) + sum(
                 sys.getsizeof(t) + 2 * _ARRAY_HEADER + p.nbytes + f.nbytes
                 for t, (p, f) in self._postings.items()
@@ -252,7 +257,7 @@ class SearchIndex:
                 "id_maps": maps,
                 "postings": postings,
                 "pending": pending,
-                "vectors": self._vectors.nbytes,
+                "vectors": self._vectors.nbytes + self._scale.nbytes,
             }
 
     # ---- querying --------------------------------------------------------------------------
@@ -284,7 +289,7 @@ class SearchIndex:
                 rows = rows[ts >= kth]
             elif k <= 0:
                 rows = rows[:0]
-            return [self.ids[p] for p in rows.tolist()]
+            return [self._ids.get(p) for p in rows.tolist()]
 
     def reading(self) -> threading.RLock:
         """Hold while computing several arrays for one query, so a concurrent write cannot
@@ -359,17 +364,18 @@ class SearchIndex:
             return scores
 
     def _term(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        """A term's live (positions, term frequencies as float32)."""
         pending = self._pending.pop(term, None)
-        pos, tf = self._postings.get(term, (_EMPTY_I, _EMPTY_F))
+        pos, tf = self._postings.get(term, (_EMPTY_I, _EMPTY_TF))
         if pending:
             pairs = np.frombuffer(pending, dtype=np.int32)
             pos = np.concatenate([pos, pairs[0::2]])
-            tf = np.concatenate([tf, pairs[1::2].astype(np.float32)])
+            tf = np.concatenate([tf, _stored_tf(pairs[1::2])])
         if pending or (len(pos) and not self._alive[pos].all()):
             keep = self._alive[pos]
             pos, tf = pos[keep], tf[keep]
             self._postings[term] = (pos, tf)
-        return pos, tf
+        return pos, tf.astype(np.float32)
 
     def neighbours(self, rows: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For each row, the previous and next live turn of the same session in conversation
@@ -422,8 +428,7 @@ class SearchIndex:
         with self._lock:
             if pos >= self.size or not self._has_vec[pos]:
                 return None
-            found: np.ndarray = self._vectors[pos].copy()
-            return found
+            return _dequantised(self._vectors[pos], self._scale[pos])
 
     def cosine(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(cosine of every row, rows that have a vector)."""
@@ -431,34 +436,50 @@ class SearchIndex:
             n = self.size
             if self._vectors.shape[1] != len(query) or n == 0:
                 return np.zeros(n, dtype=np.float32), np.zeros(n, dtype=bool)
-            return self._vectors[:n] @ query.astype(np.float32), self._has_vec[:n].copy()
+            q = np.ascontiguousarray(query, dtype=np.float32)
+            out = np.empty(n, dtype=np.float32)
+            block = np.empty((min(SCAN_BLOCK, n), len(q)), dtype=np.float32)
+            for lo in range(0, n, SCAN_BLOCK):
+                hi = min(lo + SCAN_BLOCK, n)
+                rows = block[: hi - lo]
+                rows[...] = self._vectors[lo:hi]  # int8 -> float32 inside L2
+                np.dot(rows, q, out=out[lo:hi])
+            out *= self._scale[:n]
+            return out, self._has_vec[:n].copy()
 
     def vector_at(self, pos: int) -> np.ndarray | None:
         """The row's embedding (a copy), or None when it has none yet."""
         with self._lock:
             if not self._vectors.shape[1] or pos >= self.size or not self._has_vec[pos]:
                 return None
-            out: np.ndarray = self._vectors[pos].copy()
-            return out
+            return _dequantised(self._vectors[pos], self._scale[pos])
 
     def rename(self, kind: str, ids: Mapping[str, str]) -> None:
         """Rows re-keyed in the store (same doc, new id): old -> new."""
         with self._lock:
             for old, new in ids.items():
-                pos = self._by_id.pop((kind, old), None)
+                pos = self._live_position(kind, old)
                 if pos is not None:
-                    self._by_id[(kind, new)] = pos
-                    self.ids[pos] = new
+                    self._ids.set(pos, KINDS.index(kind), new)
+
+    def ids_with_prefix(self, kind: str, prefix: str) -> list[str]:
+        """Ids of the live rows of `kind` that start with `prefix`."""
+        with self._lock:
+            code = KINDS.index(kind)
+            found = self._ids.with_prefix(prefix, self.size)
+            return sorted(
+                {self._ids.get(p) for p in found if self._alive[p] and self._kind[p] == code}
+            )
 
     def position(self, kind: str, row_id: str) -> int | None:
         """The live row position of a memory or turn id, if indexed."""
         with self._lock:
-            return self._by_id.get((kind, row_id))
+            return self._live_position(kind, row_id)
 
     def row(self, pos: int) -> tuple[str, str, float]:
         """(kind, id, ts) of a row position."""
         with self._lock:
-            return KINDS[int(self._kind[pos])], self.ids[pos], float(self.ts[pos])
+            return KINDS[int(self._kind[pos])], self._ids.get(pos), float(self.ts[pos])
 
     def load_postings(
         self, terms: Sequence[str | None], tids: np.ndarray, docs: np.ndarray, tfs: np.ndarray
@@ -466,8 +487,8 @@ class SearchIndex:
         """Bulk-load postings grouped by term id (from Store.postings(): `terms[tid]` names
         each id, None an unused one)."""
         with self._lock:
-            positions = self._positions(np.asarray(docs, dtype=np.int64)).astype(np.int32)
-            weights = np.asarray(tfs, dtype=np.float32)
+            positions = self._positions(np.asarray(docs, dtype=np.int64))
+            weights = _stored_tf(tfs)
             keep = positions >= 0
             if not keep.all():
                 positions, weights, tids = positions[keep], weights[keep], tids[keep]
@@ -496,17 +517,15 @@ class SearchIndex:
             n = len(docs)
             lo, hi = self.size, self.size + n
             self._ensure_capacity(hi)
-            positions = range(lo, hi)
-            doc_list = np.asarray(docs, dtype=np.int64).tolist()
-            self._docs[lo:hi] = doc_list
+            doc_array = np.asarray(docs, dtype=np.int64)
+            self._docs[lo:hi] = doc_array
             self._kind[lo:hi] = KINDS.index(kind)
             self._length[lo:hi] = lengths
             self.ts[lo:hi] = ts
             self._weight[lo:hi] = 0.0 if weights is None else weights
             self._alive[lo:hi] = True
-            self.ids.extend(ids)
-            self._pos.update(zip(doc_list, positions, strict=True))
-            self._by_id.update(zip(((kind, i) for i in ids), positions, strict=True))
+            self._ids.set_many(lo, ids)
+            self._pos.set_many(doc_array, np.arange(lo, hi, dtype=np.int32), hi)
             self._alive_count += n
             self._length_sum += float(sum(np.asarray(lengths, dtype=np.int64).tolist()))
             for name, values in facets.items():
@@ -529,12 +548,33 @@ _EMPTY_I = np.zeros(0, dtype=np.int32)
 _ARRAY_HEADER = sys.getsizeof(np.zeros(0, dtype=np.int32))  # a numpy array object, no data
 
 
-def _int_size(value: int) -> int:
-    """Bytes of an int object that is not one of CPython's shared small ints."""
-    return 0 if -5 <= value <= 256 else sys.getsizeof(value)
+# Term frequencies are held as uint16 (2 bytes a posting, where float32 took 4) and scored as
+# float32, the same arithmetic as before. A count past 65,535 (a document repeating one word
+# that often) is held as 65,535.
+_EMPTY_TF = np.zeros(0, dtype=np.uint16)
 
 
-_EMPTY_F = np.zeros(0, dtype=np.float32)
+def _stored_tf(counts: np.ndarray) -> np.ndarray:
+    out: np.ndarray = np.minimum(np.asarray(counts), 65_535).astype(np.uint16)
+    return out
+
+
+def quantise(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows as int8 codes and a float32 scale each (row ~= codes * scale): symmetric, the
+    largest component of each row maps to +-127. A zero row gets scale 0."""
+    values = np.asarray(matrix, dtype=np.float32)
+    if values.ndim != 2:
+        values = values.reshape(len(values), -1)
+    peak = np.abs(values).max(axis=1) if values.shape[1] else np.zeros(len(values), np.float32)
+    scales = (peak / 127.0).astype(np.float32)
+    safe = np.where(scales > 0, scales, 1.0).astype(np.float32)
+    codes = np.rint(values / safe[:, None]).astype(np.int8)
+    return codes, scales
+
+
+def _dequantised(codes: np.ndarray, scale: np.float32) -> np.ndarray:
+    out: np.ndarray = codes.astype(np.float32) * scale
+    return out
 
 
 def _grown(array: np.ndarray, n: int) -> np.ndarray:

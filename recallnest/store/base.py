@@ -192,19 +192,20 @@ class StoreBase:
         )
         return {str(tag): int(used) for tag, used in rows}
 
-    def release_memory(self, floor_mb: int = RELEASE_FLOOR_MB) -> None:
+    def release_memory(self, floor_mb: int = RELEASE_FLOOR_MB) -> bool:
         """Evict DuckDB's cached blocks after a large read (the index load, a maintenance
         pass) by lowering memory_limit to `floor_mb` for one statement, then restoring
         it. Why (issue 22): after the index load DuckDB held ~450 MiB (its block cache and
         the allocator behind it) that nothing read again; a later read of an evicted block
         re-reads it from the file. A failure to evict leaves the limit restored and is not an
-        error: this only saves memory."""
+        error: this only saves memory. False when the store stayed busy and nothing was
+        released."""
         if self.memory_mb <= floor_mb:
-            return
+            return True
         # No write of ours runs under the lowered limit. The wait is bounded: a store busy
-        # for longer skips this release and the next pass does it.
+        # for longer skips this release (the caller may try again).
         if not self._write_lock.acquire(timeout=RELEASE_WAIT_SECONDS):
-            return
+            return False
         cur = self._cur()
         try:
             cur.execute(f"SET memory_limit = '{int(floor_mb)}MiB'")
@@ -215,6 +216,7 @@ class StoreBase:
                 cur.execute(f"SET memory_limit = '{int(self.memory_mb)}MiB'")
             finally:
                 self._write_lock.release()
+        return True
 
     @contextmanager
     def write_locked(self) -> Iterator[None]:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import duckdb
 import numpy as np
 
 from recallnest.store.base import (
@@ -14,6 +18,10 @@ from recallnest.store.postings import (
 from recallnest.store.types import (
     IndexSnapshot,
 )
+
+# Vectors per chunk of the index load: 8192 x 384 float32 is 12 MiB, and one chunk's bytes
+# objects and tuples live at a time (the whole result's were ~900 MiB at 200k rows).
+VECTOR_CHUNK = 8192
 
 
 class IndexLoading(StoreBase):
@@ -55,29 +63,41 @@ class IndexLoading(StoreBase):
         )
         return terms, grouped, arrays["doc"][order], arrays["tf"][order]
 
-    def index_snapshot(self, model: str | None) -> IndexSnapshot:
-        """index_rows(), postings() and, given a model, vectors(model), read in one transaction:
-        they agree with each other whatever commits while they are read."""
+    @contextmanager
+    def index_snapshot(self, model: str | None) -> Iterator[IndexSnapshot]:
+        """index_rows(), postings() and, given a model, that model's vectors, read in one
+        transaction that lasts the with-block: they agree with each other whatever commits
+        while they are read. The postings are read when asked for and the vectors are an
+        iterator of (docs, float32 matrix) chunks in no particular order, both inside the
+        block, so the load holds neither the postings' columns while it reads the vectors nor
+        every vector as float32 (issue 22)."""
         cur = self._cur()
         cur.execute("BEGIN TRANSACTION")
         try:
-            rows, postings = self.index_rows(), self.postings()
-            vectors = self.vectors(model) if model else None
+            chunks = _vector_chunks(cur, model, VECTOR_CHUNK) if model else None
+            yield IndexSnapshot(self.index_rows(), self.postings, chunks)
         except BaseException:
             cur.execute("ROLLBACK")
             raise
         cur.execute("COMMIT")
-        return IndexSnapshot(rows, postings, vectors)
 
     def vectors(self, model: str) -> tuple[np.ndarray, np.ndarray]:
-        """(docs, matrix) of every stored vector of `model`."""
-        rows = (
-            self._cur()
-            .execute("SELECT doc, vec FROM vectors WHERE model = ? ORDER BY doc", [model])
-            .fetchnumpy()
-        )
-        docs = rows["doc"]
-        if len(docs) == 0:
-            return docs, np.zeros((0, 0), dtype=np.float32)
-        matrix = np.frombuffer(b"".join(rows["vec"]), dtype=np.float32).reshape(len(docs), -1)
-        return docs, matrix
+        """(docs, matrix) of every stored vector of `model`, by doc."""
+        chunks = list(_vector_chunks(self._cur(), model, VECTOR_CHUNK))
+        if not chunks:
+            return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
+        docs = np.concatenate([d for d, _ in chunks])
+        order = np.argsort(docs, kind="stable")
+        return docs[order], np.concatenate([m for _, m in chunks])[order]
+
+
+def _vector_chunks(
+    cur: duckdb.DuckDBPyConnection, model: str, size: int
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The stored vectors of `model` as (docs, float32 matrix) chunks of up to `size` rows,
+    streamed from DuckDB (no ORDER BY: a sort would materialise the whole result)."""
+    result = cur.execute("SELECT doc, vec FROM vectors WHERE model = ?", [model])
+    while rows := result.fetchmany(size):
+        docs = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        raw = b"".join([r[1] for r in rows])
+        yield docs, np.frombuffer(raw, dtype=np.float32).reshape(len(rows), -1)

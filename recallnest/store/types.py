@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 
@@ -96,11 +96,13 @@ class BatchResult:
 
 @dataclass(frozen=True, slots=True)
 class IndexSnapshot:
-    """What the in-memory index is built from (Store.index_snapshot)."""
+    """What the in-memory index is built from (Store.index_snapshot). `postings()` reads
+    them and `vectors` yields (docs, float32 matrix) chunks, only inside the snapshot's
+    with-block."""
 
     rows: dict[str, dict[str, np.ndarray]]
-    postings: tuple[list[str | None], np.ndarray, np.ndarray, np.ndarray]
-    vectors: tuple[np.ndarray, np.ndarray] | None
+    postings: Callable[[], tuple[list[str | None], np.ndarray, np.ndarray, np.ndarray]]
+    vectors: Iterator[tuple[np.ndarray, np.ndarray]] | None
 
 
 DB_MEMORY_MB = 512  # DuckDB memory_limit in MiB; the default of Settings.db_memory_mb

@@ -9,6 +9,9 @@ import json
 import random
 import string
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -503,13 +506,20 @@ def test_a_write_while_the_index_loads_is_searchable_once(
     written, read = threading.Event(), threading.Event()
     real_snapshot, real_write = Store.index_snapshot, Store.write
 
-    def snapshot(self: Store, model: str | None) -> IndexSnapshot:
+    @contextmanager
+    def snapshot(self: Store, model: str | None) -> Iterator[IndexSnapshot]:
         if write_first:
             assert written.wait(10)
-            return real_snapshot(self, model)
-        taken = real_snapshot(self, model)
-        read.set()
-        return taken
+            with real_snapshot(self, model) as taken:
+                yield taken
+            return
+        with real_snapshot(self, model) as taken:
+            # Read here, so the write may commit once the whole snapshot is read.
+            postings = taken.postings()
+            vectors = iter(list(taken.vectors or ()))
+            taken = replace(taken, postings=lambda: postings, vectors=vectors)
+            read.set()
+            yield taken
 
     def write(self: Store, batch: Batch) -> BatchResult:
         if not write_first:
@@ -533,8 +543,10 @@ def test_a_write_while_the_index_loads_is_searchable_once(
 def test_an_index_that_cannot_load_fails_searches_with_a_clear_error(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def damaged(self: Store, model: str | None) -> IndexSnapshot:
+    @contextmanager
+    def damaged(self: Store, model: str | None) -> Iterator[IndexSnapshot]:
         raise StoreError("database x: checksum mismatch in block 7")
+        yield  # a generator, as the real one
 
     monkeypatch.setattr(Store, "index_snapshot", damaged)
     engine = Engine.open(settings)
@@ -754,3 +766,27 @@ def test_a_later_correction_supersedes_the_fact_and_its_acknowledgement(
     assert any(new_value in t for t in active)
     assert not any(old_value in t for t in active), active
     assert any("Thursdays" in t for t in active)
+
+
+def test_a_release_the_store_was_too_busy_for_is_owed_until_done(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answers = [False, True]  # busy the first time (Store.release_memory's wait ran out)
+    calls: list[bool] = []
+
+    def release(self: Store, floor_mb: int = 64) -> bool:
+        calls.append(True)
+        return answers.pop(0) if answers else True
+
+    engine = Engine.open(settings)
+    try:
+        engine._index_loaded()  # the load's own release has run once the loader is done
+        monkeypatch.setattr(Store, "release_memory", release)
+        engine.release_memory(owed_only=True)
+        assert calls == []  # nothing owed: the idle scheduler's call does nothing
+        engine.release_memory()  # skipped: the store was busy
+        engine.release_memory(owed_only=True)  # so the next idle call does it
+        engine.release_memory(owed_only=True)  # and then nothing is owed
+        assert len(calls) == 2
+    finally:
+        engine.close()

@@ -33,7 +33,7 @@ def doc(
 
 def pos_of(index: SearchIndex, row_id: str) -> int:
     alive = index.mask(Filter())
-    hits = [p for p in range(index.size) if index.ids[p] == row_id and alive[p]]
+    hits = [p for p in range(index.size) if index.row(p)[1] == row_id and alive[p]]
     assert len(hits) == 1
     return hits[0]
 
@@ -41,7 +41,7 @@ def pos_of(index: SearchIndex, row_id: str) -> int:
 def scores_by_id(index: SearchIndex, terms: list[str]) -> dict[str, float]:
     scores = index.bm25(terms)
     alive = index.mask(Filter())
-    return {index.ids[p]: float(scores[p]) for p in range(index.size) if alive[p]}
+    return {index.row(p)[1]: float(scores[p]) for p in range(index.size) if alive[p]}
 
 
 # ---- BM25 -----------------------------------------------------------------------------------
@@ -286,7 +286,7 @@ def faceted() -> SearchIndex:
 
 
 def ids_of(index: SearchIndex, mask: np.ndarray) -> set[str]:
-    return {index.ids[p] for p in np.flatnonzero(mask)}
+    return {index.row(p)[1] for p in np.flatnonzero(mask)}
 
 
 def test_filter_kinds(faceted: SearchIndex) -> None:
@@ -353,6 +353,28 @@ def test_cosine_with_the_wrong_dimensions_is_empty() -> None:
     scores, has = index.cosine(unit(1, 0, 0, 0))
     assert scores.tolist() == [0.0] and has.tolist() == [False]
     assert index.cosine(unit(1, 0, 0))[0].tolist() == pytest.approx([1.0])
+
+
+def test_quantised_cosines_stay_within_two_thousandths_of_float32() -> None:
+    """Vectors are held as int8 with a scale per row (decision 0026): the cosines a search
+    and the prompt gate see are the float32 ones to ~5e-4 on average, 2e-3 at most, and the
+    stored vector a caller reads back points the same way."""
+    rng = np.random.default_rng(3)
+    rows = rng.standard_normal((2_000, 384)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    query = rows[7] + 0.3 * rng.standard_normal(384).astype(np.float32)
+    query /= np.linalg.norm(query)
+    index = SearchIndex()
+    index.add([doc(k + 1, {"a": 1}) for k in range(len(rows))])
+    index.set_model("m", 384)
+    index.set_vectors(list(range(1, len(rows) + 1)), rows)
+    scores, has = index.cosine(query)
+    assert has.all()
+    error = np.abs(scores - rows @ query)
+    assert error.max() < 2e-3 and error.mean() < 5e-4
+    back = index.vector_at(7)
+    assert back is not None and back.dtype == np.float32
+    assert float(back @ rows[7]) > 0.9999
 
 
 def test_set_model_change_drops_vectors() -> None:

@@ -1,7 +1,11 @@
 """The index's memory cost per indexed row (issue 22), measured in-process from the arrays and
 containers it holds (SearchIndex.footprint), not from RSS. Loaded the way Engine.open loads it
 (load_rows, load_postings, set_vectors) with uuid-shaped ids and ~60 postings a row, as the
-100k-turn benchmark store has. bench/bench_footprint.py prints the same parts at 200k rows."""
+100k-turn benchmark store has. bench/bench_footprint.py prints the same parts at 200k rows.
+
+The budgets fail if the vectors go back to float32 (1,536 B a 384-d row against 388) or the
+ids and id maps back to Python strings and dicts (338 B a row against 80; decision 0026).
+"""
 
 from __future__ import annotations
 
@@ -18,9 +22,10 @@ DIM = 384
 TERMS = 8_000
 
 # Budgets, bytes (bench/RESULTS.md "Memory footprint" has the figures they come from).
-ROW_BYTES = 400  # facets, times, lengths, ids and the id maps, per row (354 measured)
-POSTING_BYTES = 10.5  # per posting: int32 position + float32 tf + per-term overhead (10.05)
-VECTOR_BYTES = DIM * 4  # float32, no slack after a bulk load
+ROW_BYTES = 160  # facets, times, lengths, ids and the id maps, per row (143 measured)
+ID_BYTES = 100  # ids and id maps alone, per row: 36 B of id, 4 of doc table, 40 sorted (80)
+POSTING_BYTES = 8.5  # per posting: int32 position + uint16 tf + per-term overhead (8.05)
+VECTOR_BYTES = DIM + 4  # int8 codes + a float32 scale (decision 0026), no slack after a bulk load
 
 
 def loaded(rows: int = ROWS, dim: int = DIM) -> tuple[SearchIndex, int]:
@@ -55,9 +60,12 @@ def loaded(rows: int = ROWS, dim: int = DIM) -> tuple[SearchIndex, int]:
 
 def test_bytes_per_indexed_row_stay_within_budget() -> None:
     index, postings = loaded()
+    some = index.row(5)[1]
+    assert index.position("turn", some) == 5  # builds the sorted ids the lookups use
     parts = index.footprint()
     assert index.size == ROWS
     per_row = (parts["rows"] + parts["ids"] + parts["id_maps"]) / ROWS
+    assert (parts["ids"] + parts["id_maps"]) / ROWS <= ID_BYTES, parts
     per_posting = parts["postings"] / postings
     assert per_row <= ROW_BYTES, parts
     assert per_posting <= POSTING_BYTES, parts
@@ -69,7 +77,7 @@ def test_footprint_counts_what_the_index_holds() -> None:
     small, small_postings = loaded(rows=2_000, dim=16)
     big, big_postings = loaded(rows=8_000, dim=16)
     a, b = small.footprint(), big.footprint()
-    assert b["vectors"] == 4 * a["vectors"] == 4 * 2_000 * 16 * 4
+    assert b["vectors"] == 4 * a["vectors"] == 4 * 2_000 * (16 + 4)
     assert b["ids"] == pytest.approx(4 * a["ids"], rel=0.05)
     assert b["id_maps"] > 3 * a["id_maps"]
     # Postings grow with their count; the per-term overhead is shared by more of them.

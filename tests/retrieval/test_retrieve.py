@@ -43,7 +43,7 @@ def _order(query: str, disabled: frozenset[str] = frozenset()) -> list[str]:
     hits = retrieve(
         index, plan, [Filter()], None, PROFILES["default"], 10, NOW.timestamp(), disabled
     )
-    return [index.ids[h.position] for h in hits]
+    return [index.row(h.position)[1] for h in hits]
 
 
 def test_a_named_time_lifts_the_turn_from_that_time() -> None:

@@ -3,10 +3,13 @@ large read without changing the configured memory_limit."""
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime
 
+import pytest
+
 from recallnest.core.models import Memory
-from recallnest.store import Batch, Store
+from recallnest.store import Batch, Store, base
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -45,4 +48,32 @@ def test_release_memory_evicts_the_buffer_and_keeps_the_limit(store: Store) -> N
     assert before > 1024 * 1024
     assert after < before / 2
     assert limit(store) == configured
-    assert len(store.index_snapshot(None).rows["memory"]["doc"]) == 4_000  # read again
+    with store.index_snapshot(None) as snapshot:
+        assert len(snapshot.rows["memory"]["doc"]) == 4_000  # read again
+
+
+def test_a_busy_store_skips_the_release_and_says_so(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(base, "RELEASE_WAIT_SECONDS", 0.05)
+    store.write(Batch(memories=memories(4_000)))
+    store._cur().execute("SELECT sum(length(text)) FROM memories").fetchall()
+    before = sum(store.buffer_memory().values())
+    held, done = threading.Event(), threading.Event()
+
+    def writer() -> None:
+        with store.write_locked():
+            held.set()
+            done.wait(10)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    try:
+        assert held.wait(10)
+        assert store.release_memory(floor_mb=1) is False
+        assert sum(store.buffer_memory().values()) == before  # nothing was evicted
+    finally:
+        done.set()
+        thread.join()
+    assert store.release_memory(floor_mb=1) is True
+    assert sum(store.buffer_memory().values()) < before / 2
