@@ -113,6 +113,18 @@ TABLE_OUTPUT = re.compile(
     re.VERBOSE,
 )
 
+# Progress bars (tqdm "Epoch 0: 100%|####| 20/20 [00:41<00:00, loss=0.31]", Keras
+# "20/20 [====>...]") and metric dumps ("val/miou=0.412 val/crack_iou=0.088"): a program's
+# report of one run (e2e-heldout5 stored both as facts).
+PROGRESS_OUTPUT = re.compile(
+    r"""^.{0,60}?\d{1,3}%\|
+    | ^\s*\d+/\d+\ \[[=>.\ ]+\]
+    | ^\s*(?:[\w/.@-]+\s*[=:]\s*[-+]?\d[\d.e%+-]*[,;]?\s+){1,}
+      [\w/.@-]+\s*[=:]\s*[-+]?\d[\d.e%+-]*[,;]?\s*$
+    """,
+    re.VERBOSE,
+)
+
 # (kind, pattern, the characters its only unanchored alternative needs): the order names a
 # line that several describe. Every other alternative starts with `^`, so a line holding none
 # of those characters can only match at offset 0, and `match` answers what `search` would.
@@ -123,6 +135,7 @@ PASTED_KINDS: tuple[tuple[str, re.Pattern[str], str], ...] = (
     ("tool_output", TEST_OUTPUT, ""),
     ("tool_output", BUILD_OUTPUT, ""),
     ("tool_output", TABLE_OUTPUT, ""),
+    ("tool_output", PROGRESS_OUTPUT, ""),
 )
 
 # Markdown's indented code block (four spaces or a tab, not a nested bullet): quoted code or

@@ -386,3 +386,32 @@ def test_do_we_and_do_you_are_still_questions(said: str) -> None:
     from recallnest.capture.salience import is_question
 
     assert is_question(said)
+
+
+# --------------------------------------------------------------------------- e2e-heldout5
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Train 3: 100%|████████| 125/125 [02:10<00:00, loss=0.0412, lr=3e-4]",
+        "  45%|####5     | 9/20 [00:12<00:15]",
+        "125/125 [==============================] - 9s 70ms/step - loss: 0.2201",
+        "eval/f1=0.731 eval/precision=0.802 eval/recall=0.671",
+        "p50: 12.3, p95: 48.1, max: 77.0",
+    ],
+)
+def test_progress_bars_and_metric_dumps_are_pasted_output(line: str) -> None:
+    from recallnest.capture.chatter import is_pasted_line
+
+    assert is_pasted_line(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["We hit 100% CPU on the worker during the import.", "the timeout is 30 s, retries=3."],
+)
+def test_prose_with_a_number_is_not(line: str) -> None:
+    from recallnest.capture.chatter import is_pasted_line
+
+    assert not is_pasted_line(line)
