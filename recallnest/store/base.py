@@ -46,6 +46,9 @@ class StoreBase:
         self._con = _connect(path, read_only, memory_mb)
         self._local = threading.local()
         self._write_lock = threading.RLock()
+        # Held while memory_limit is lowered to evict DuckDB's cache (release_memory): a read
+        # on another cursor that ran out of memory in that window waits for it and retries.
+        self.evicting = threading.Lock()
         # Bumped by every committed write that may change what a resume context shows
         # (memories, checkpoints, lifecycle rows); readers cache what they derive under it.
         # Writes that cannot change it (turns alone, vectors, cursors, read counts) pass
@@ -208,14 +211,15 @@ class StoreBase:
             return False
         cur = self._cur()
         try:
-            cur.execute(f"SET memory_limit = '{int(floor_mb)}MiB'")
-        except duckdb.Error as exc:
-            log.debug("could not evict DuckDB's buffer: %s", exc)
+            with self.evicting:
+                try:
+                    cur.execute(f"SET memory_limit = '{int(floor_mb)}MiB'")
+                except duckdb.Error as exc:
+                    log.debug("could not evict DuckDB's buffer: %s", exc)
+                finally:
+                    cur.execute(f"SET memory_limit = '{int(self.memory_mb)}MiB'")
         finally:
-            try:
-                cur.execute(f"SET memory_limit = '{int(self.memory_mb)}MiB'")
-            finally:
-                self._write_lock.release()
+            self._write_lock.release()
         return True
 
     @contextmanager

@@ -39,7 +39,14 @@ def _guarded(method: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(method)
     def call(self: Store, *args: Any, **kwargs: Any) -> Any:
         try:
-            return method(self, *args, **kwargs)
+            try:
+                return method(self, *args, **kwargs)
+            except duckdb.OutOfMemoryException:
+                # Most likely a read that ran while release_memory had the limit lowered (it
+                # holds no reader back): once the limit is restored, the same read again.
+                with self.evicting:
+                    pass
+                return method(self, *args, **kwargs)
         except duckdb.Error as exc:
             hint = (
                 REPAIR_HINT if isinstance(exc, duckdb.IOException | duckdb.FatalException) else ""

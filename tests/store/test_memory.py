@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from datetime import UTC, datetime
 
+import duckdb
 import pytest
 
 from recallnest.core.models import Memory
@@ -77,3 +78,36 @@ def test_a_busy_store_skips_the_release_and_says_so(
         thread.join()
     assert store.release_memory(floor_mb=1) is True
     assert sum(store.buffer_memory().values()) < before / 2
+
+
+def test_a_read_that_runs_out_of_memory_during_a_release_waits_and_reads_again(
+    store: Store,
+) -> None:
+    """release_memory lowers the database-wide limit for a moment; a read on another cursor
+    in that window ran out of memory and failed a user's request (the prompt bench's first
+    resume, right after the index load). It now waits for the release and reads again. The
+    window is held open here exactly as release_memory holds it."""
+    store.write(Batch(memories=memories(20000)))
+    found: list[int] = []
+    errors: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            found.append(len(store.find_memories({"status": "active"})))
+        except BaseException as exc:  # collected: the assertion below names it
+            errors.append(exc)
+
+    with store.evicting:
+        for mb in (1, 2, 4, 8, 16):  # the lowest limit DuckDB accepts with this data cached
+            try:
+                store._cur().execute(f"SET memory_limit = '{mb}MiB'")
+                break
+            except duckdb.OutOfMemoryException:
+                continue
+        reader = threading.Thread(target=read)
+        reader.start()
+        reader.join(timeout=2.0)  # it ran out of memory and now waits for the release
+        still_waiting = reader.is_alive()
+        store._cur().execute(f"SET memory_limit = '{store.memory_mb}MiB'")
+    reader.join()
+    assert still_waiting and not errors and found == [20000], errors[:1]
