@@ -87,7 +87,7 @@ def test_a_read_that_runs_out_of_memory_during_a_release_waits_and_reads_again(
     in that window ran out of memory and failed a user's request (the prompt bench's first
     resume, right after the index load). It now waits for the release and reads again. The
     window is held open here exactly as release_memory holds it."""
-    store.write(Batch(memories=memories(20000)))
+    store.write(Batch(memories=memories(4000)))
     found: list[int] = []
     errors: list[BaseException] = []
 
@@ -106,8 +106,8 @@ def test_a_read_that_runs_out_of_memory_during_a_release_waits_and_reads_again(
                 continue
         reader = threading.Thread(target=read)
         reader.start()
-        reader.join(timeout=2.0)  # it ran out of memory and now waits for the release
+        reader.join(timeout=0.5)  # it ran out of memory and now waits for the release
         still_waiting = reader.is_alive()
         store._cur().execute(f"SET memory_limit = '{store.memory_mb}MiB'")
     reader.join()
-    assert still_waiting and not errors and found == [20000], errors[:1]
+    assert still_waiting and not errors and found == [4000], errors[:1]
