@@ -632,11 +632,12 @@ class Engine:
         profile = replace(profile, alpha=self.settings.fusion_alpha)
         now = datetime.now(UTC)
         plan = plan_query(req.query, now, clean="boilerplate" not in req.disabled)
-        qvec = _Later(
-            (lambda: req.vector)
-            if req.vector is not None
-            else self._query_vector(plan.text, req.vector_wait)
-        )
+        if "vector" in req.disabled:
+            qvec = _Later(lambda: None)  # nothing to embed: the channel is off
+        elif req.vector is not None:
+            qvec = _Later(lambda: req.vector)
+        else:
+            qvec = _Later(self._query_vector(plan.text, req.vector_wait))
         scored = retrieve(
             self.index,
             plan,

@@ -43,6 +43,10 @@ NEAR_DUPLICATE_JACCARD = 0.7
 # waits 0.15 s for the whole answer, of which starting a process takes ~40 ms. Past it the
 # search goes on keyword-only (the lexical bar decides alone) rather than print nothing.
 VECTOR_DEADLINE_SECONDS = 0.06
+# Past this many (estimated) tokens a prompt's embedding cannot finish by the deadline (the
+# local model: ~10 ms + 1.3 ms a token, 150 ms at 100 tokens): it is not started at all, and
+# the prompt is answered by keywords at once instead of past the hook's budget.
+EMBED_MAX_TOKENS = 40
 
 # (query, profile, project, limit) -> search hits, best first, and the embedding cosine of the
 # query with each hit by id, empty when not calibrated (Engine.search_with_affinities)

@@ -13,11 +13,12 @@ from dataclasses import asdict, is_dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from recallnest.continuity.recall import VECTOR_DEADLINE_SECONDS
+from recallnest.continuity.recall import EMBED_MAX_TOKENS, VECTOR_DEADLINE_SECONDS
 from recallnest.core.errors import NotFoundError, RecallnestError
 from recallnest.core.models import SearchHit
 from recallnest.core.schemas import jsonable
 from recallnest.core.timeparse import parse_future, parse_time
+from recallnest.core.tokens import estimate_tokens
 from recallnest.engine import Engine, SearchRequest
 from recallnest.lifecycle import growth, retention
 from recallnest.lifecycle.forgetting import Selector
@@ -105,25 +106,34 @@ def _recall(engine: Engine, a: Mapping[str, Any]) -> Any:
     # figures do not depend on the machine's load).
     seconds = a.get("vector_deadline", VECTOR_DEADLINE_SECONDS)
     deadline = None if seconds is None else time.monotonic() + float(seconds)
+    prompt = str(a.get("prompt") or "")
+    # A long prompt's embedding would end past the deadline: keywords only, from the start.
+    embed = deadline is None or estimate_tokens(prompt) <= EMBED_MAX_TOKENS
 
     def search(
         query: str, profile: str, project: str | None, limit: int
     ) -> tuple[list[SearchHit], dict[str, float]]:
         wait = None if deadline is None else max(0.0, deadline - time.monotonic())
         req = SearchRequest(
-            query, limit=limit, project=project, profile=profile, record=False, vector_wait=wait
+            query,
+            limit=limit,
+            project=project,
+            profile=profile,
+            record=False,
+            vector_wait=wait,
+            disabled=frozenset() if embed else frozenset({"vector"}),
         )
         return engine.search_with_affinities(req)
 
     return engine.continuity.recall(
-        str(a.get("prompt") or ""),
+        prompt,
         a.get("cwd"),
         search,
         engine.index.idf,
         a.get("session_id"),
         explain=bool(a.get("explain")),
         agent=str(a.get("agent") or "claude"),
-        prepare=engine.prepare_query,
+        prepare=engine.prepare_query if embed else None,
     )
 
 

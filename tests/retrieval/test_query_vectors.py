@@ -119,3 +119,31 @@ def test_prepare_query_starts_the_embedding_the_search_then_uses(tmp_path: Path)
         assert len(embedder.queries) == 1  # the search found it started
     finally:
         engine.close()
+
+
+def test_a_prompt_too_long_to_embed_in_time_is_answered_by_keywords(tmp_path: Path) -> None:
+    from recallnest.server.handlers import dispatch
+
+    embedder = HeldEmbedder()
+    embedder.release.set()
+    settings = Settings.load(flags={"home": str(tmp_path / "rn"), "embedder": "hash"}, env={})
+    engine = Engine.open(settings, embedder)
+    try:
+        engine.remember("The zeta3 service listens on port 8003", category="preferences")
+        while engine.embed_pending():
+            pass
+        context = (
+            "I'm picking up yesterday's config work and want to be sure about the networking "
+            "side first, because the health checks kept failing after a restart and the proxy "
+            "needs the right upstream; "
+        )
+        long_prompt = context * 2 + "which port does the zeta3 service listen on?"
+        answer = dispatch(engine, "recall", {"prompt": long_prompt, "session_id": "s1"})
+        assert embedder.queries == []  # never started: it could not finish by the deadline
+        assert answer["skip"] in (None, "irrelevant")  # searched (by keywords), not skipped
+        dispatch(
+            engine, "recall", {"prompt": "which port does zeta3 listen on?", "session_id": "s2"}
+        )
+        assert len(embedder.queries) == 1  # a short prompt is embedded
+    finally:
+        engine.close()
