@@ -87,6 +87,9 @@ SYNC_TICK_SECONDS = 1.0
 # How often the socket thread looks for a stop between requests: shutdown() waits for it
 # (the default 0.5 s made every stop wait that long for nothing; a wake-up costs microseconds).
 SOCKET_POLL_SECONDS = 0.1
+# Queued by stop(): wakes the ingest loop at once rather than after its 0.5 s wait for a path
+# (every in-process daemon stop waited that long; the web UI tests spent 12 s in it).
+_WAKE = ""
 
 
 class Daemon:
@@ -124,7 +127,12 @@ class Daemon:
         self.server = _serve(self)
         server = self.server
         self._threads = [
-            BaseThread(lambda _t: self._ingest_loop(), "recallnest-ingest", self.stopping),
+            BaseThread(
+                lambda _t: self._ingest_loop(),
+                "recallnest-ingest",
+                self.stopping,
+                on_stop=lambda: self.paths.put(_WAKE),
+            ),
             BaseThread(lambda _t: self._embed_loop(), "recallnest-embed", self.stopping),
             BaseThread(lambda _t: self._sync_loop(), "recallnest-sync", self.stopping),
             BaseThread(
@@ -341,6 +349,8 @@ class Daemon:
             first = self.paths.get(timeout=timeout)
         except queue.Empty:
             return []
+        if first == _WAKE:
+            return []
         found = dict.fromkeys([first])
         deadline = time.monotonic() + DEBOUNCE_SECONDS
         while (left := deadline - time.monotonic()) > 0:
@@ -350,6 +360,7 @@ class Daemon:
                 break
         while not self.paths.empty():
             found[self.paths.get_nowait()] = None
+        found.pop(_WAKE, None)
         return list(found)
 
     def ingest_path(
