@@ -18,8 +18,10 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import hypothesis
 import pytest
 from click.testing import CliRunner, Result
+from support.examples import FAST_LOOP_ENV, FAST_LOOP_SCALE, examples
 
 from recallnest.core.config import Settings
 from recallnest.core.paths import db_path, ensure_home
@@ -65,6 +67,14 @@ FAST_LOOP_WORKERS = 2
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
     option = config.option
+    if " ".join(str(option.markexpr).split()) == FAST_LOOP_MARKS:
+        # Property tests draw a quarter of their examples in the fast loop (support/examples.py);
+        # set before test modules are imported, inherited by xdist workers.
+        os.environ.setdefault(FAST_LOOP_ENV, str(FAST_LOOP_SCALE))
+        hypothesis.settings.register_profile(
+            "fast-loop", max_examples=examples(hypothesis.settings.default.max_examples)
+        )
+        hypothesis.settings.load_profile("fast-loop")
     if (
         config.pluginmanager.has_plugin("xdist")
         and "PYTEST_XDIST_WORKER" not in os.environ  # a worker runs its share, nothing more

@@ -8,6 +8,7 @@ import time
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 from support.paths import ROOT
 
 from recallnest.capture.heuristics import (
@@ -299,7 +300,7 @@ def test_evidence_is_the_turn_id() -> None:
 # --------------------------------------------------------------------------- properties
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(max_size=300), st.sampled_from(["user", "assistant"]))
 def test_capture_is_total_bounded_and_deterministic(text: str, role: str) -> None:
     first = capture_turn(turn(text, role), project="p")
@@ -340,7 +341,7 @@ def _reference_weight(text: str) -> int:
     return sum(2 if any(a <= ch <= b for a, b in cjk) else 1 for ch in text if ch.isalnum())
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(max_size=40), st.integers(min_value=-2, max_value=20))
 def test_has_prose_weight_is_the_threshold_of_prose_weight(text: str, minimum: int) -> None:
     from recallnest.capture.salience import has_prose_weight, prose_weight
@@ -359,7 +360,7 @@ def test_rules_by_role_is_rule_order_with_each_rule_once() -> None:
         assert list(RULES_BY_ROLE[role]) == expected
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_SENTENCES, st.sampled_from(["user", "assistant"]))
 def test_first_rule_per_role_matches_the_rule_order_walk(text: str, role: str) -> None:
     from recallnest.capture.rules import RULE_ORDER, RULES_BY_ROLE
@@ -369,7 +370,7 @@ def test_first_rule_per_role_matches_the_rule_order_walk(text: str, role: str) -
     assert (walk[0] if walk else None) == (fast[0] if fast else None)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_SENTENCES, st.sampled_from(["user", "assistant"]), st.booleans())
 def test_fact_shape_matches_its_plain_formulation(text: str, role: str, relaxed: bool) -> None:
     import re
@@ -411,7 +412,7 @@ _CONCRETE_BITS = st.sampled_from(
 )
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.one_of(st.text(max_size=60), st.lists(_CONCRETE_BITS, max_size=10).map("".join)))
 def test_strong_concrete_gate_passes_every_text_the_pattern_matches(text: str) -> None:
     from recallnest.capture.rules import STRONG_CONCRETE, STRONG_CONCRETE_GATE
@@ -452,7 +453,7 @@ _LINE_WORDS = (
 _LINE_BITS = st.sampled_from(_LINE_WORDS.split("|"))
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.one_of(st.text(max_size=80), st.lists(_LINE_BITS, max_size=8).map("".join)))
 def test_classify_line_matches_searching_every_pattern(line: str) -> None:
     from recallnest.capture.salience import classify_line

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 
 from recallnest.capture.heuristics import capture_turn, gate_reason
 from recallnest.capture.polarity import negated_cut, reversed_in
@@ -277,7 +278,7 @@ EN_BODIES = [
 ]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.sampled_from(EN_LEADS), st.sampled_from(EN_NEGATORS), st.sampled_from(EN_BODIES),
        _NAMES, _NAMES, st.booleans())  # fmt: skip
 def test_english_negation_survives_capture(
@@ -288,7 +289,7 @@ def test_english_negation_survives_capture(
     _assert_polarity(text, capture(text, previous=previous), negator)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.sampled_from(ZH_LEADS), st.sampled_from(ZH_NEGATORS), _ZH_NAMES, _ZH_NAMES,
        st.booleans())  # fmt: skip
 def test_chinese_negation_survives_capture(

@@ -10,6 +10,7 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 from support.paths import ROOT
 
 from recallnest.capture import rules as R
@@ -74,7 +75,7 @@ def near_matches(draw: st.DrawFn) -> tuple[str, str]:
     return name, draw(words) + spelled + draw(words)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(near_matches())
 def test_gate_never_rejects_a_match_in_generated_text(case: tuple[str, str]) -> None:
     name, text = case

@@ -12,6 +12,7 @@ from pathlib import Path
 import duckdb
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 
 from recallnest.continuity.candidates import _round6, patch_candidates
 from recallnest.continuity.service import Continuity
@@ -70,7 +71,7 @@ def changed_rows(rng: random.Random, live: dict[str, Memory], start: int) -> Bat
     return Batch(memories=rows, deleted_memory_ids=deleted)
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_patched_candidates_equal_a_fresh_read(seed: int) -> None:
     rng = random.Random(seed)
@@ -103,7 +104,7 @@ def test_patched_candidates_equal_a_fresh_read(seed: int) -> None:
         store.close()
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.floats(0, 1), st.floats(0, 1))
 def test_round6_is_duckdbs_round(importance: float, confidence: float) -> None:
     product = importance * confidence

@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 from support.paths import GOLDEN
 
 from recallnest.continuity.checkpoint import Checkpoint, build_checkpoint
@@ -384,7 +385,7 @@ def test_injection_text_stays_inside_as_data() -> None:
     assert "‹/hook_context›" in compose(memories=[mem(HOSTILE[2], "preferences")]).text
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.text(min_size=1, max_size=300), min_size=1, max_size=6))
 def test_property_no_text_outside_the_fence(texts: list[str]) -> None:
     hostile = [mem(t, "preferences", importance=0.9) for t in texts]
@@ -393,7 +394,7 @@ def test_property_no_text_outside_the_fence(texts: list[str]) -> None:
         assert_fenced(ctx.text)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.text(max_size=400), st.lists(st.text(max_size=200), max_size=4))
 def test_property_checkpoint_text_stays_inside(summary: str, loops: list[str]) -> None:
     cp = replace(session_checkpoint(), summary=summary, open_loops=tuple(loops), files=())

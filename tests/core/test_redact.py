@@ -8,6 +8,7 @@ import json
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 from support.paths import TESTS
 
 from recallnest.core.redact import Redaction, find_secrets, redact
@@ -254,7 +255,7 @@ FRAGMENTS = [
 ]
 fragment_text = st.lists(st.sampled_from(FRAGMENTS), max_size=30).map("".join)
 any_text = st.one_of(st.text(max_size=300), fragment_text)
-PROPERTY_SETTINGS = settings(max_examples=300, deadline=None)
+PROPERTY_SETTINGS = settings(max_examples=examples(300), deadline=None)
 
 
 @PROPERTY_SETTINGS
@@ -274,7 +275,7 @@ def test_redact_is_idempotent(text: str) -> None:
     assert redact(masked) == (masked, ())
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(max_size=80), st.sampled_from(POSITIVES), st.text(max_size=80))
 def test_positive_secret_never_survives_surrounding_text(
     before: str, case: dict[str, str], after: str
@@ -283,7 +284,7 @@ def test_positive_secret_never_survives_surrounding_text(
     assert case["secret"] not in masked
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(fragment_text, st.sampled_from(POSITIVES), fragment_text)
 def test_positive_secret_survives_no_hostile_neighbours(
     before: str, case: dict[str, str], after: str
@@ -327,7 +328,7 @@ def test_candidates_match_the_unshortened_scan_on_the_corpus() -> None:
             assert _candidates(text) == _reference_candidates(text), text
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from([*SECRETS, " ", "\n", "=", ": ", "key", "x"]), max_size=8))
 def test_candidates_match_the_unshortened_scan_on_glued_secrets(parts: list[str]) -> None:
     from recallnest.core.redact import _candidates

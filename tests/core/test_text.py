@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 
 from recallnest.core import text
 
@@ -48,7 +49,7 @@ def _reference_exact_tokens(sample: str) -> list[str]:
 _ALPHABET = "aAbBzZ09_./-é É进程 \t\n.,;:()[]'\"`"
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.text(alphabet=_ALPHABET, max_size=80) | st.text(max_size=80))
 def test_the_word_prefilter_never_changes_exact_tokens(sample: str) -> None:
     assert text.exact_tokens(sample) == _reference_exact_tokens(sample)

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 from support.paths import TESTS
 
 import recallnest.ingest.transcripts as transcripts
@@ -207,7 +208,7 @@ def test_all_is_sorted_and_complete() -> None:
 
 # --- No parser raises, whatever it is fed -------------------------------------------------
 
-FUZZ = settings(max_examples=200, deadline=None, database=None)
+FUZZ = settings(max_examples=examples(200), deadline=None, database=None)
 JSON_LEAF = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)
 KEYS = st.sampled_from(
     ["type", "id", "uuid", "parentUuid", "sessionId", "message", "content", "text", "role",

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 from support.paths import TESTS
 
 from recallnest.core.config import Settings
@@ -185,7 +186,7 @@ documents = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(document=documents, size=st.integers(min_value=1, max_value=40))
 def test_any_document_streams_to_the_whole_file_events(
     document: dict[str, object], size: int
@@ -194,7 +195,7 @@ def test_any_document_streams_to_the_whole_file_events(
     assert streamed(data, size) == parse_document("gemini", PATH, data)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(data=st.binary(max_size=300) | documents.map(lambda d: json.dumps(d).encode()[:-3]))
 def test_any_bytes_stream_or_raise_transcript_error(data: bytes) -> None:
     try:

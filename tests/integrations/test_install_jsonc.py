@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 
 from recallnest.core.errors import ConfigError
 from recallnest.integrations import install as inst
@@ -184,7 +185,7 @@ def _wrap(
     return open_ + gap() + body + "\n" + indent * level + close
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     agent=st.sampled_from(["claude", "codex", "gemini"]),
     doc=USER_DOC,
@@ -219,7 +220,7 @@ def test_install_then_uninstall_gives_back_the_bytes(
         assert path.read_bytes().decode("utf-8") == text
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(doc=USER_DOC, indent=st.sampled_from([None, "  ", "\t"]), seed=st.integers(0, 2**16))
 def test_a_later_edit_by_the_cli_is_kept_and_ours_cut_out(
     doc: dict[str, Any], indent: str | None, seed: int

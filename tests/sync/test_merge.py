@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 
 from recallnest.sync.clock import Clock, parse_stamp
 from recallnest.sync.merge import (
@@ -85,7 +86,7 @@ step = st.tuples(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(step, max_size=60), st.lists(st.integers(0, 3), min_size=3, max_size=3))
 def test_three_replicas_converge(
     steps: list[tuple[int, str, str, str, int]], skew: list[int]

@@ -25,6 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.daemon import DaemonProcess
+from support.examples import examples
 
 from recallnest.core.errors import TranscriptError
 from recallnest.core.models import AGENTS, Event, Retraction, ToolUse, Turn
@@ -37,7 +38,7 @@ from recallnest.store import Batch
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "100"))
 FUZZ = settings(
-    max_examples=EXAMPLES,
+    max_examples=examples(EXAMPLES),
     deadline=None,  # a shared, loaded machine: no wall-clock limits
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
