@@ -71,6 +71,7 @@ class Context:
     next_sentence: str | None = None
     after_other_turn: bool = False  # the sentence is part of a reply to the other side's turn
     previous: str | None = None  # the other side's turn this one replies to
+    acknowledged: bool = False  # the sentence before was a bare "Understood." / 明白。
 
 
 # --------------------------------------------------------------------------- public entry points
@@ -130,7 +131,8 @@ def extract(
     before: tuple[str, Signal | None] | None = None  # the sentence before and its signal
     while i < len(sentences):
         nxt = sentences[i + 1] if i + 1 < len(sentences) else None
-        ctx = Context(role, nxt, after_other_turn, previous)
+        acked = i > 0 and _bare_acknowledgement(sentences[i - 1])
+        ctx = Context(role, nxt, after_other_turn, previous, acked)
         signal, used = extract_sentence(sentences[i], ctx)
         if signal is not None:
             reasoned = _with_reason(signal, before)
@@ -175,7 +177,7 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
     confirmed = _confirmation(sentence.strip(), ctx)  # "OK, …"/好的，… are fillers elsewhere
     if confirmed is not None and not _states_a_decision(text, ctx.role):
         return _keep_polarity(text, confirmed[0]), confirmed[1]
-    for special in (_remember, _correction, _solved_case, _answer):
+    for special in (_remember, _correction, _solved_case, _answer, _commitment):
         found = special(text, ctx)
         if found is not None:
             return _keep_polarity(text, found[0]), found[1]
@@ -486,6 +488,35 @@ def _confirmation(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     if not R.CHOICE.search(body) or not (named or len(body.split()) >= 6):
         return None
     return Signal("confirmed.decision", "events", body, 0.6, ASSISTANT_CONFIDENCE), 1
+
+
+def _bare_acknowledgement(sentence: str) -> bool:
+    bare = sentence.strip().rstrip(".!。！")
+    match = R.CONFIRMATION.match(bare + ", ")
+    return match is not None and match.end() >= len(bare)
+
+
+def _commitment(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
+    # Trigger: the assistant takes on the user's rule for good ("Understood. In the ETL scripts
+    # I'll leave exceptions unhandled unless …", "I'll follow your flow for schema changes: …",
+    # 明白，以后我都用 pnpm). Why: the rule is often said whole only in the assistant's words
+    # (the user's turn was "ugh stop wrapping everything"), and it binds future sessions.
+    # Outcome: a workflow or a preference at assistant confidence; an acknowledged promise
+    # about the next step ("Got it. I'll update the README next.") stays narration.
+    if ctx.role != "assistant":
+        return None
+    ack = R.CONFIRMATION.match(text)
+    body = text[ack.end() :].strip() if ack else text
+    if R.FOLLOW_YOUR.match(body):
+        category = "patterns" if re.search(r"[:：]\s*\S.*[,，]", body) else "preferences"
+        return Signal(f"commitment.{category}", category, body, 0.7, ASSISTANT_CONFIDENCE), 1
+    if not (ack or ctx.acknowledged) or not R.COMMITMENT.match(body):
+        return None
+    if not R.STANDING.search(body) or _transient(body):
+        return None
+    # "I'll regenerate the client every time the schema changes": a step tied to an event.
+    category = "patterns" if R.ON_EVENT.search(body) else "preferences"
+    return Signal(f"commitment.{category}", category, body, 0.7, ASSISTANT_CONFIDENCE), 1
 
 
 def _solved_case(text: str, ctx: Context) -> tuple[Signal | None, int] | None:

@@ -457,6 +457,27 @@ CONFIRMATION = re.compile(
     _I,
 )
 
+# The assistant taking on the user's rule: "I'll follow your flow for schema changes: …", and
+# after an acknowledgement, "I'll … from now on / unless … / 以后我都 …" (STANDING).
+FOLLOW_YOUR = re.compile(
+    r"^(?:(?:in|for|on|with) [^,]{1,40}?,?\s+)?I(?:'ll| will) (?:follow|stick to|keep to|use)"
+    r" your\s+(?:[\w-]+\s+){0,3}?(?:flow|process|workflow|steps|conventions?|order|checklist"
+    r"|rules?)\b",
+    _I,
+)
+COMMITMENT = re.compile(
+    r"^(?:(?:in|for|on|with|across) [^,]{1,40}?,?\s+)?I(?:'ll| will)\s+\w"
+    r"|^(?:以后|今后|往后|之后)?[^，。]{0,16}?我(?:以后|今后|之后)?(?:会|就)?(?:都|一律|统一|不再|只)",
+    _I,
+)
+STANDING = re.compile(
+    r"\b(?:from now on|going forward|unless|by default|every time|whenever|in future|always"
+    r"|never|no longer)\b|以后|今后|往后|之后都|不再|一律",
+    _I,
+)
+
+ON_EVENT = re.compile(r"\b(?:every time|each time|whenever|any time)\b|每次|每当", _I)
+
 # The other side offering to do something ("Want me to …?", 要不要…？): a "no" declines it.
 OFFER = re.compile(
     r"^(?:so,?\s+)?(?:do you want|want me to|should i|shall i|would you like|can i|may i|i can\b"
@@ -535,9 +556,22 @@ CASE_FIX = Gated(
         r"|后就好|(?<![不没])正常了|(?<![不没])恢复|就没了|(?<![不没太])稳定了|(?<![不没])成功|搞定"
         r"|降到|缩短到|就通过了|就行了|没再出现|不再出现|快了\S{0,4}倍|(?:改用|换成)\S+\s*(?:后|之后)"
         r"|就不会(?:再)?|不再(?:报错|出现|报|崩|超时|失败|丢)|对上了|问题解决|就稳定"
-        r"|没再(?:报|出)",
+        r"|没再(?:报|出)"
+        # the change holds: "keeps it under 1 GB", "has been stable for two hours"
+        r"|\bkeeps? (?:it|them|rss|memory|latency|\w+) (?:under|below|flat|stable)\b"
+        r"|\b(?:has|have) been stable\b|\bstable (?:all night|since|for (?:\w+ )?(?:hours?|days?))",
         _I,
     )
+)
+
+_SYMPTOM_EN = (
+    r"flaky|flakes?|fail(?:s|ed|ing|ures?)?|crash(?:es|ed|ing)?|errors?|timeouts?|timing out"
+    r"|timed out|hangs?|hanging|leaks?|leaking|oom|ooms|segfaults?|resets?|deadlocks?|slowdowns?"
+    r"|outages?|[45]\d\ds?|white screens?|blank pages?"
+)
+_SYMPTOM_ZH = (
+    r"白屏|乱码|超时|报错|崩溃?|闪退|卡顿?|收不到|打不开|连不上|起不来|溢出|失败|丢失|变慢|很慢"
+    r"|不生效|重启"
 )
 
 # A diagnosis stated as settled: "Root cause: …", "The root cause was …", 确认是时区问题：…,
@@ -546,7 +580,19 @@ DIAGNOSIS = re.compile(
     r"^(?:the )?root cause(?: (?:was|is))?\s*[:：-]?\s*\S|^(?:the )?(?:real |actual )?cause"
     r" (?:was|turned out to be)\b|(?:确认|确定|原来|果然)是.{1,24}?(?:的)?问题"
     r"|确实是.{1,40}?的?问题"
-    r"|^根因(?:是|在于|：|:)|^问题(?:出在|在于)",
+    r"|^根因(?:是|在于|：|:)|^问题(?:出在|在于)"
+    # A symptom and what it was, in one sentence: "`test_x` was flaky because the fixture …",
+    # "The 504s were the load balancer, not the app", "the segfaults weren't our code at all",
+    # 页面白屏是因为…, 接口超时不是数据库的事，是 DNS. Not a cause in the speaker's own unfinished
+    # work ("fail because I haven't written it yet").
+    rf"|\b(?:{_SYMPTOM_EN})\b[^.;?]{{0,40}}?\b(?:because|was caused by|were caused by)\b"
+    r"(?!\s+(?:I|we|you)\b)"
+    rf"|^(?:the |our |those |these |all the )?(?:[\w/.`-]+ ){{0,4}}?(?:{_SYMPTOM_EN})\b"
+    r"(?: [\w/.`-]+){0,5}? (?:was|were|weren't|wasn't|turned out to be)\s+(?!(?:still|fixed"
+    r"|gone|back|happening|intermittent)\b)\S"
+    rf"|(?:{_SYMPTOM_ZH})[^，。？?]{{0,12}}?(?:是因为|是由于|的原因是|不是[^，。]{{1,12}}?(?:的事|的问题"
+    r"|导致的)?[，,]\s*(?:而)?是)"
+    r"|(?:NaN|溢出|乱码|白屏|闪退|段错误)\s*是(?!否|不是)\S{2}",
     _I,
 )
 
@@ -604,6 +650,14 @@ PATTERN_RULES = _table(
             r"|字段|文件名|变量名|镜像|接口)\S{0,4}(?:都|统一|必须)?(?:以\S{1,12}(?:开头|结尾)"
             r"|命名(?:规则)?(?:是|为|：|:))"
         ),
+        # Steps given as a list: "Hotfixes here go: branch off the tag, `make patch`, review,
+        # cherry-pick"; a plural subject that "always" starts somewhere ("New services always
+        # start from templates/svc, config goes in …").
+        "pattern.steps": (
+            r"^(?:[\w-]+\s+){1,3}?(?:here\s+)?go(?:es)?(?: like this)?\s*[:：]\s*\S[^.]*,"
+            r"|^(?:all |every |each |new |our )?(?:[\w-]+\s+){0,2}?[\w-]+s\s+always\s+(?:start"
+            r"|branch|begin|come|get|go|live|run|need)\b[^.]*,"
+        ),
         "pattern.schedule": (
             r"\b(?:deploys?|releases?|merges?|prod deploys?)\b.{0,20}?\b(?:only )?(?:on|go out on"
             r"|happen (?:only )?on)\s+(?:mondays|tuesdays|wednesdays|thursdays|fridays|weekdays)\b"
@@ -647,7 +701,7 @@ PATTERN_RULES = _table(
             r"|必须"
             r"|记得)|(?:之后|后)[，,]\s*(?:要|需要|必须|记得|再)|的时候[，,]?\s*(?:记得|要|也要"
             r"|需要"
-            r"|必须|同步|顺便)|先(?!不).{1,44}?(?:再|然后)|每个\s*\S{0,8}.{0,10}?都(?:必须|要|得|需要)"
+            r"|必须|同步|顺便)|先(?!不).{1,44}?(?:再|然后)|的话[，,]\s*先.{1,60}?(?:最后|之后)才|每个\s*\S{0,8}.{0,10}?都(?:必须|要|得|需要)"
             r"|(?:每次|每个).{0,20}?我(?:都|也)?(?:会|要)(?:亲自|先)?"
             # A step before a commit, merge, push or release: 提交前必须跑…, 合并前一定要….
             r"|(?:提交|合并|发布|上线|推送|部署|发版|改动|commit|push|merge|PR)\s*(?:之前|以前|前)"
@@ -702,6 +756,23 @@ DECISION_RULES = _table(
             r"|agreed)\s*[:,—–-]|^(?:as agreed|as discussed|as decided|per (?:the|our) (?:decision"
             r"|discussion))\b"
         ),
+        # A change the team has made, reported as done: "We ripped Sentry out", "we cut over to
+        # the new cluster", "Done: the ES 7 -> 8 migration finished", "Sam and I settled it:".
+        # Edits to code ("Done: I renamed the helper") are progress, not decisions.
+        "decision.done": (
+            r"\bwe(?:'ve| have)?\s+(?:ripped|pulled|tore|torn|took)\s+[\w\s.-]{1,30}?\s+out\b"
+            r"|\bwe(?:'ve| have)?\s+(?:cut over|cutover|retired|decommissioned|sunset|shut down"
+            r"|turned off|killed|dropped)\b|\bwe(?:'ve| have)?\s+(?:moved|migrated|switched)\b"
+            r".{0,40}\b(?:onto|over to)\b"
+            r"|^done\s*[:：]\s*(?:the\s+)?[^.]{0,60}?\b(?:upgrade|migration|cut-?over|roll-?out"
+            r"|switch-?over|failover|move)\b"
+            r"|\b(?:and I|we)\s+(?:settled|agreed on|locked in)\s+(?:it|on|that)\b"
+        ),
+        "decision.zh.done": (
+            r"已经?(?:正式)?(?:下线|退役|全量|切到|切换到|迁到|迁移到|迁完|切完)"
+            r"|^已(?:经)?完成[:：].{0,40}?(?:升(?:级)?到|迁|切|上线|下线|替换)"
+            r"|(?:推迟?|延(?:期|后)?|改|定|挪)到\s*[^，。]{1,12}?(?:上线|发布|发版|交付|冻结)"
+        ),
         "decision.zh": (
             r"我们决定|决定(?:了)?(?:用|采用|使用|保留|继续|不|把|从|改)|(?<![搞弄])定了|就这么定|拍板"
             r"|最终(?:方案|确定|决定|选择|选)|商量好了|讨论(?:下来|之后|过后|了很久)|达成一致|敲定"
@@ -755,6 +826,14 @@ PROFILE_RULES = _table(
             r"|code|program) (?:mostly|mainly|primarily) (?:in )?[A-Z]\w*|\bmy (?:main"
             r"|primary) language\b"
         ),
+        # Background told as a fact of the user's working life, with no "I am a …": "Day to day
+        # it's Elixir", "I came over from eight years of C#", "Spent six years writing Perl".
+        "profile.background": (
+            r"\bday[- ]to[- ]day\b[^.]{0,12}?\b(?:it's|it is|I(?:'m| am)|I (?:write|use|work"
+            r"|code))\b|\b(?:came|come|coming|moved) (?:over )?from (?:\w+ ){0,2}years?\b"
+            r"|(?:^|\bI(?:'ve| have)?\s+)(?:spent|did|worked) (?:\w+ ){0,2}years (?:of|writing"
+            r"|doing|in|as|building|coding|on)\b"
+        ),
         "profile.setup": (
             r"\bI (?:work|am working|develop|code)\s+(?:on|with|at|for)\s+(?:a|an|my)\b|\bI(?:'m"
             r"| am) on (?:windows|macos|mac|linux|wsl|ubuntu|arch|fedora|debian)\b"
@@ -789,8 +868,12 @@ PROFILE_RULES = _table(
         "profile.zh.work": (
             r"(?:我|本人)(?:现在|目前)?(?:在|就职于)(?:一家|一个)|我(?:自己|一个人)(?:在)?(?:创业|做产品|开公司)"
             r"|我是一个人(?:创业|做|开发|维护)|我(?:本科|硕士|博士"
-            r"|研究生)?(?:学的是|读的是|专业是)|我(?:主要|平时|日常|一般|目前)?负责|(?:我"
-            r"|本人)(?:主要|平时|日常|一般|目前)(?:写|用|做|在)|^(?:我)?(?:之前|以前)?(?:做|写|干"
+            r"|研究生)?(?:学的是|读的是|专业是)|我(?:本科|硕士|博士|研究生|大学)(?:学|读)的\S"
+            r"|我(?:主要|平时|日常|一般|目前)?负责|(?:我"
+            r"|本人)(?:主要|平时|日常|一般|目前)(?:主要|基本上?|都|一般)*(?:写|用|做|在|搞)"
+            # 我前年就转后端了 / 我去年从测试转到开发了: a change of role
+            r"|我[^，。把将]{0,6}?(?:转(?:行|岗)?(?:到|做|去)?|转到)\s*(?:前端|后端|全栈|客户端"
+            r"|移动端|开发|测试|运维|产品|管理|数据|算法|嵌入式|[A-Za-z]{2,})|^(?:我)?(?:之前|以前)?(?:做|写|干"
             r"|用)了\S{1,4}年|我(?:人在|住在)|我(?:在|人在)\S{2,6}(?:工作|生活|上班)|时区是"
             r"|我对.{1,20}(?:不太熟|不熟|很熟|比较熟|熟悉|了解|不了解|是新手)|我的(?:电脑|开发机"
             r"|笔记本|系统|编辑器|ide|终端|shell|职位|岗位|工作|技术栈|github)(?:是|用的是)"
@@ -850,6 +933,19 @@ PREFERENCE_RULES = _table(
             r"(?:backwards?[- ]compatible|stable|sorted|alphabeti[sz]ed|in sync|up to date|pinned"
             r"|under \d+|below \d+|green|typed|documented)\b"
         ),
+        # House rules said as plain facts: "keep barrel files out of the frontend", "SQL you
+        # hand me should be lowercase", "dataclasses only, no pydantic models".
+        "preference.keep_out": (
+            r"(?:^(?:in|for|on) [^,]{1,40}?,?\s+|^)(?:please\s+)?keep\s+(?!(?:the|this|that|it"
+            r"|them|going|up|on|in)\b)[\w\s./+-]{1,40}?\s+out\s+of\b"
+        ),
+        "preference.for_me": (
+            r"\b(?:you (?:hand|give|send|write|show|generate|paste) me|you write for me)\b.{0,40}?"
+            r"\b(?:should|must|needs? to|needs|has to|have to|always)\b"
+        ),
+        "preference.only": (
+            r"^(?!only\b)[\w\s+/.-]{2,40}?\s+only\s*[,;:—–-]\s*(?:no|nothing|never)\b"
+        ),
         "preference.stop": (
             r"^(?:please\s+)?(?:stop|quit)\s+(?:adding|using|writing|putting|doing|generating"
             r"|creating|including|leaving)\b"
@@ -874,6 +970,9 @@ PREFERENCE_RULES = _table(
             r"|(?:以后|今后|往后|从现在开始|从今以后)[^，。]{1,16}?都(?:给我|要|得|用|加|写|带)"
             r"|(?:所有|每个|任何)(?:的)?(?:项目|仓库|代码库)(?:都|里|中|一样|通用)"
         ),
+        # 新写的接口我都写成 async 的: the user's own habit, stated before any "不再用 X" that
+        # would read as a team decision.
+        "preference.zh.i_write": r"我(?:一般|平时)?(?:都|一律|统一)(?:写成|做成|用)(?!过|了)",
         "preference.zh.like": (
             r"(?:很|比较|更|最|特别|真的|不太|不|挺)?(?:喜欢|讨厌|偏好|偏向|倾向于?|受不了"
             r"|习惯(?:用"
@@ -882,13 +981,18 @@ PREFERENCE_RULES = _table(
         ),
         "preference.zh.dont": (
             r"(?<![先暂要])(?:不要|别|禁止|千万别|不许|不准|绝对不能|千万不能|不允许|不可以)(?:再|给我|在(?!这|那)[^，。]{1,8}?|顺手|随便"
-            r"|乱|总是|老是|每次|直接){0,2}(?:把[^，。]{1,20}?)?(?:用|使用|加|添加|写|引入|提交|留|装|安装"
+            r"|乱|总是|老是|每次|直接|一上来就?){0,2}(?:把[^，。]{1,20}?)?(?:用|使用|加|添加|写|引入|提交|留|装|安装"
             r"|硬编码|推|格式化|改|动|删|重构|推荐|建议|生成|输出|贴|放|跑|执行|运行|打印|记录|暴露"
             r"|上传)"
         ),
         "preference.zh.answers": (
             r"(?:回答|回复|解释|说明)(?:尽量|请|要)?(?:简洁|简短|精简)|(?:交流|沟通|回复"
             r"|回答)(?:请)?用(?:中文|英文|英语)|请(?:用|使用|统一用)(?!这)|默认(?:用|使用|走)"
+        ),
+        # 这个项目不引 axios，原生 fetch 就够了: a library kept out, and what does instead.
+        "preference.zh.not_here": (
+            r"(?:不引入?|不装|不上)\s*[A-Za-z][\w.+-]*[^，。]{0,6}[，,]\s*[^，。]{0,16}?(?:就够(?:用)?了"
+            r"|就行|就可以)|(?:项目|仓库|代码库|服务|工程|我们)(?:里|这边)?(?:不引入?|不装)\s*[A-Za-z]"
         ),
         # Said for every project (EVERY_PROJECT): a rule meant to follow the user anywhere.
         "preference.every_project": _EVERY_PROJECT,
@@ -902,7 +1006,7 @@ PREFERENCE_RULES = _table(
 COMMUNICATION = Gated(
     re.compile(
         r"\b(?:explain|tell me|show me|summari[sz]e|walk me through|describe)\b"
-        r"|给我讲|讲讲|解释一下|告诉我",
+        r"|给我讲|讲讲|解释一下|告诉我|回答|回复|说清楚|讲清楚|说结论|思路",
         _I,
     )
 )
@@ -912,7 +1016,8 @@ COMMUNICATION = Gated(
 FIRST_PERSON_PREFERENCES = tuple(
     r
     for r in PREFERENCE_RULES
-    if r.name in {"preference.like", "preference.prefer", "preference.zh.like"}
+    if r.name
+    in {"preference.like", "preference.prefer", "preference.zh.like", "preference.zh.i_write"}
 )
 RULE_ORDER: tuple[tuple[Rule, ...], ...] = (
     FIRST_PERSON_PREFERENCES,
