@@ -253,7 +253,9 @@ def _as_preference(rule: R.Rule, clause: str) -> R.Rule:
     # Trigger: a workflow rule on a sentence about how the agent talks to the user ("always
     # explain the tradeoffs before …"). Why: that is the user's preference about the agent, not
     # the team's process. Outcome: read as a preference.
-    if rule.category == "patterns" and R.COMMUNICATION.search(clause):
+    if rule.category == "patterns" and (
+        R.COMMUNICATION.search(clause) or R.AGENT_STYLE.match(clause)
+    ):
         return replace(rule, name=f"preference.{rule.name}", category="preferences")
     return rule
 
@@ -479,7 +481,11 @@ def _confirmation(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     workflow = classify(body, "user")  # a workflow the user stated, restated by the assistant
     if workflow is not None and workflow.category == "patterns" and not R.CHOICE.search(body):
         inner = replace(workflow, confidence=ASSISTANT_CONFIDENCE)
-    if inner is not None and not (inner.category == "entities" and R.CHOICE.search(body)):
+    # "Noted that X still pins protobuf 3.20, so it stays": a fact noted, not a choice made.
+    noted = text[: match.end()].casefold().startswith("noted that")
+    if inner is not None and (
+        noted or not (inner.category == "entities" and R.CHOICE.search(body))
+    ):
         return replace(inner, rule=f"confirmed.{inner.rule}"), 1
     weak = R.WEAK_ACK.match(text) is not None
     if inner is None and not weak and not R.CHOICE.search(body) and R.FACT_VERB.search(body):

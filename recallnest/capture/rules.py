@@ -55,6 +55,21 @@ def _table(rules: dict[str, str]) -> tuple[Rule, ...]:
 
 # --------------------------------------------------------------------------- shared vocabulary
 
+# Tools people name in lower case ("we use ruff here"): as much a name as a capitalised one.
+# English words that are also tools ("black", "make", "just") are left out.
+_TOOL = (
+    r"(?<![\w.-])(?:ruff|uv|pnpm|npm|yarn|bun|pytest|vitest|jest|mypy|pyright|eslint|prettier"
+    r"|biome|isort|flake8|pylint|poetry|pipenv|conda|pdm|hatch|tox|nox|docker|podman|kubectl"
+    r"|helm|kustomize|terraform|ansible|nginx|caddy|redis|postgres|mysql|sqlite|duckdb|kafka"
+    r"|celery|dramatiq|sidekiq|webpack|vite|esbuild|rollup|turborepo|nx|cargo|rustup|gradle"
+    r"|maven|bazel|cmake|ninja|direnv|pre-commit|husky|lefthook|renovate|dependabot|sentry"
+    r"|grafana|prometheus|loki|gofmt|golangci-lint|pip|pipx|nvm|fnm|asdf|mise|tmux|zsh|fish"
+    r"|neovim|nvim|vim|emacs|deno|node|alembic|prisma|drizzle|sqlalchemy|pydantic|fastapi"
+    r"|django|flask|rails|uvicorn|gunicorn|storybook|playwright|cypress|selenium)(?![\w-])"
+)
+TOOL_NAME = re.compile(_TOOL, _I)
+
+
 DEICTIC_EN = (
     r"(?:this|that|it(?!\s+(?:when|if)\b)|these|those|whatever|the first one|the second one|how"
     r"|what)\b"
@@ -79,6 +94,7 @@ STYLE_DIRECTIVE = (
     r"|new \w+|\w+ code|tests|prs|commits)\b|\bin (?:python|js|javascript|ts|typescript|go|rust"
     r"|java|tests|prs|commits|(?:user-facing )?copy)\b|请|(?:里|中)(?:用|不要|别|统一)"
     r"|[，,]\s*\S{1,4}(?:用|统一|一律)\s*\S|^\S+ not \S+|\beverywhere(?: else)?\b"
+    r"|^(?:[\w-]+\s+){1,2}use\s"
     r"|^[^，。,]{0,12}?用\s*\S"
 )
 
@@ -447,7 +463,8 @@ STRONG_CORRECTION = re.compile(
 # An assistant acknowledging what the user said before restating it ("Understood:", 明白，).
 CONFIRMATION = re.compile(
     r"^(?:(?:ok(?:ay)?,?\s+)?I(?:'ve| have) noted(?: that)?[\s,:—–-]+|I'll remember(?: that)?"
-    r"[\s,:—–-]+|(?:understood|got it|agreed|noted|decision noted|makes sense|that makes sense"
+    r"[\s,:—–-]+|noted that\s+|(?:understood|got it|agreed|noted|decision noted|makes sense"
+    r"|that makes sense"
     r"|sounds good|good call|good point|fair point|fair enough|you're right"
     r"|有道理|说得对|好主意|同意"
     r"|thanks for (?:clarifying|the context|explaining|the correction|correcting (?:me|that)"
@@ -542,7 +559,7 @@ CASE_ERROR = re.compile(
     r"|Exception)\b|\b[A-Z_]*(?:FAILED|ERROR|DENIED|REFUSED|NOT_FOUND|TIMEOUT)[A-Z_]*\b"
     r"|\bE[A-Z]{4,}\b|报错|错误|异常|失败|挂了|崩溃|段错误|起不来|不生效|超时|原因|导致|偶发"
     r"|报\s*[A-Za-z]|卡住|卡死|很慢|慢是|一直|挂掉|泄漏|泄露|不稳定|因为|满了|白屏|根因|问题出在"
-    r"|原来是|对不上|偶尔|偶发|死循环|丢掉|丢失|问题在于",
+    r"|原来是|对不上|偶尔|偶发|死循环|丢掉|丢失|问题在于|的问题找到了|重复(?:消费|执行|发送|扣款|提交)",
 )
 
 CASE_FIX = Gated(
@@ -559,6 +576,7 @@ CASE_FIX = Gated(
         r"|没再(?:报|出)"
         # the change holds: "keeps it under 1 GB", "has been stable for two hours"
         r"|\bkeeps? (?:it|them|rss|memory|latency|\w+) (?:under|below|flat|stable)\b"
+        r"|\b(?:is|are) gone\b|\bgo(?:es)? through now\b"
         r"|\b(?:has|have) been stable\b|\bstable (?:all night|since|for (?:\w+ )?(?:hours?|days?))",
         _I,
     )
@@ -571,7 +589,7 @@ _SYMPTOM_EN = (
 )
 _SYMPTOM_ZH = (
     r"白屏|乱码|超时|报错|崩溃?|闪退|卡顿?|收不到|打不开|连不上|起不来|溢出|失败|丢失|变慢|很慢"
-    r"|不生效|重启"
+    r"|不生效|重启|(?<!\d)[45]\d\d(?!\d)"
 )
 
 # A diagnosis stated as settled: "Root cause: …", "The root cause was …", 确认是时区问题：…,
@@ -624,7 +642,7 @@ PATTERN_RULES = _table(
     {
         "pattern.process": (
             r"\b(?:the|our|my)\s+(?:[\w-]+\s+){0,2}(?:workflow|process|convention|procedure|routine"
-            r"|checklist)\b[^.]{0,30}?(?:\bis\b|\bhere\b|:)"
+            r"|checklist|loop|flow)\b[^.]{0,30}?(?:\bis\b|\bhere\b|:)"
             # "Release process for this package: bump …, tag …, push."
             r"|^(?:[\w-]+\s+){0,2}(?:workflow|process|procedure|routine|checklist)"
             r"(?:\s+(?:for|of)\s+[^:：]{1,40})?\s*[:：]\s*\S"
@@ -654,9 +672,17 @@ PATTERN_RULES = _table(
         # cherry-pick"; a plural subject that "always" starts somewhere ("New services always
         # start from templates/svc, config goes in …").
         "pattern.steps": (
-            r"^(?:[\w-]+\s+){1,3}?(?:here\s+)?go(?:es)?(?: like this)?\s*[:：]\s*\S[^.]*,"
+            r"^(?:[\w-]+\s+){1,3}?(?:here\s+)?go(?:es)?(?: like this)?\s*[:：]\s*\S.*,"
             r"|^(?:all |every |each |new |our )?(?:[\w-]+\s+){0,2}?[\w-]+s\s+always\s+(?:start"
             r"|branch|begin|come|get|go|live|run|need)\b[^.]*,"
+        ),
+        # "before tagging a release I run the e2e suite", "ask me before you drop a column",
+        # 从 main 拉 release 分支，测完合回 main.
+        "pattern.gate": (
+            r"^(?:before|after)\s+\w+ing\b.{3,60}?\b(?:I|we)\s+(?:always\s+)?\w+"
+            r"|\bbefore you (?:touch|change|edit|delete|drop|rename|run|push|commit|modify|deploy"
+            r"|merge|remove)\b"
+            r"|从\s*[\w/.-]+\s*(?:拉|切|开|建)[^，。]{0,20}分支|合(?:回|到|并到)\s*[A-Za-z][\w/-]*"
         ),
         "pattern.schedule": (
             r"\b(?:deploys?|releases?|merges?|prod deploys?)\b.{0,20}?\b(?:only )?(?:on|go out on"
@@ -767,14 +793,18 @@ DECISION_RULES = _table(
             r"|^done\s*[:：]\s*(?:the\s+)?[^.]{0,60}?\b(?:upgrade|migration|cut-?over|roll-?out"
             r"|switch-?over|failover|move)\b"
             r"|\b(?:and I|we)\s+(?:settled|agreed on|locked in)\s+(?:it|on|that)\b"
+            r"|^(?:done|completed|finished|summary(?: of (?:this|the) (?:session|change|work))?"
+            r"|recap)\s*[:：]\s*(?!(?:I|we)\b)\S|\bcut (?:v?\d+\.\d+\S*|a release|the release)\b"
         ),
         "decision.zh.done": (
             r"已经?(?:正式)?(?:下线|退役|全量|切到|切换到|迁到|迁移到|迁完|切完)"
-            r"|^已(?:经)?完成[:：].{0,40}?(?:升(?:级)?到|迁|切|上线|下线|替换)"
+            r"|^已(?:经)?完成[:：]\s*\S|^(?:这次|本次)?(?:改动|修改|工作)?总结\s*[:：]\s*\S"
+            r"|v?\d+\.\d+(?:\.\d+)?\s*(?:已经)?(?:发|上)(?:到)?(?:生产|线上|正式)|已经?接(?:进来|入|上)了"
+            r"|我们(?:已经)?把.{1,20}?(?:拆成|合并成|合成|迁到|换成|改成)了?"
             r"|(?:推迟?|延(?:期|后)?|改|定|挪)到\s*[^，。]{1,12}?(?:上线|发布|发版|交付|冻结)"
         ),
         "decision.zh": (
-            r"我们决定|决定(?:了)?(?:用|采用|使用|保留|继续|不|把|从|改)|(?<![搞弄])定了|就这么定|拍板"
+            r"我们决定|(?<![再才])决定(?:了)?(?:用|采用|使用|保留|继续|不|把|从|改)|(?<![搞弄])定了|就这么定|拍板"
             r"|最终(?:方案|确定|决定|选择|选)|商量好了|讨论(?:下来|之后|过后|了很久)|达成一致|敲定"
             r"|选定|已确认|那就(?:用|上|按|选)|(?:我们|咱们)就(?:用|按|选)"
             r"|^[^，,。我你他能]{1,12}就用|先不(?:拆|上|做|迁|换|升级|引入|考虑|支持)"
@@ -816,7 +846,8 @@ PROFILE_RULES = _table(
             r"|masters?|degree)\b"
         ),
         "profile.needs": (
-            r"\bI(?:'m| am) (?:colou?r-?blind|dyslexic|deaf|blind|left-handed|visually impaired"
+            r"\bI(?:'m| am) (?:[\w/-]+\s+)?(?:colou?r-?blind|dyslexic|deaf|blind|left-handed"
+            r"|visually impaired"
             r"|hard of hearing|not a native (?:english )?speaker|a non-native)\b|\bI use a screen"
             r" reader\b|我(?:是)?(?:色弱|色盲|红绿色盲|左撇子|读写障碍|视力不好)"
             r"|我(?:的)?(?:英语|英文)(?:不太好|一般|不好|很差)"
@@ -865,15 +896,19 @@ PROFILE_RULES = _table(
             r"|原来)?是(?:做|搞|干|写)[^，。,]{1,12}?(?:的|出身)|我在\S{1,12}(?:当|做|担任"
             r"|任)\S{0,6}(?:工程师|负责人|经理|架构师|主管|组长|leader|lead)"
         ),
+        "profile.zh.setup": (
+            r"我(?:这边|这里|本地|自己)(?:是|用的是)\s*(?:windows|mac|macos|macbook|linux|wsl2?|ubuntu"
+            r"|arch|fedora|debian)"
+        ),
         "profile.zh.work": (
-            r"(?:我|本人)(?:现在|目前)?(?:在|就职于)(?:一家|一个)|我(?:自己|一个人)(?:在)?(?:创业|做产品|开公司)"
+            r"(?:我|本人)(?:现在|目前)?(?:在|就职于)\S{0,4}?(?:一家|一个)|我是(?:自学|半路)?转行|我(?:自己|一个人)(?:在)?(?:创业|做产品|开公司)"
             r"|我是一个人(?:创业|做|开发|维护)|我(?:本科|硕士|博士"
             r"|研究生)?(?:学的是|读的是|专业是)|我(?:本科|硕士|博士|研究生|大学)(?:学|读)的\S"
             r"|我(?:主要|平时|日常|一般|目前)?负责|(?:我"
             r"|本人)(?:主要|平时|日常|一般|目前)(?:主要|基本上?|都|一般)*(?:写|用|做|在|搞)"
             # 我前年就转后端了 / 我去年从测试转到开发了: a change of role
             r"|我[^，。把将]{0,6}?(?:转(?:行|岗)?(?:到|做|去)?|转到)\s*(?:前端|后端|全栈|客户端"
-            r"|移动端|开发|测试|运维|产品|管理|数据|算法|嵌入式|[A-Za-z]{2,})|^(?:我)?(?:之前|以前)?(?:做|写|干"
+            r"|移动端|开发|测试|运维|产品|管理|数据|算法|嵌入式|[A-Za-z]{2,})|(?:^|[，,]\s*)(?:我)?(?:之前|以前)?(?:做|写|干"
             r"|用)了\S{1,4}年|我(?:人在|住在)|我(?:在|人在)\S{2,6}(?:工作|生活|上班)|时区是"
             r"|我对.{1,20}(?:不太熟|不熟|很熟|比较熟|熟悉|了解|不了解|是新手)|我的(?:电脑|开发机"
             r"|笔记本|系统|编辑器|ide|终端|shell|职位|岗位|工作|技术栈|github)(?:是|用的是)"
@@ -946,6 +981,8 @@ PREFERENCE_RULES = _table(
         "preference.only": (
             r"^(?!only\b)[\w\s+/.-]{2,40}?\s+only\s*[,;:—–-]\s*(?:no|nothing|never)\b"
         ),
+        # "uv, not pip.": a tool chosen over another, said as a bare contrast.
+        "preference.tool_not": rf"^{_TOOL},\s*not\s+{_TOOL}",
         "preference.stop": (
             r"^(?:please\s+)?(?:stop|quit)\s+(?:adding|using|writing|putting|doing|generating"
             r"|creating|including|leaving)\b"
@@ -962,7 +999,7 @@ PREFERENCE_RULES = _table(
             r"一律|统一(?:用|使用|交给|成|为|写成)?|全部(?:用|使用)|都(?:用|使用)(?!过)|永远"
             r"|总是(?!搞混|搞错|弄错|弄混|忘|记不|分不清|想不起)"
             r"|一直(?:都)?(?:用|使用)|从来不(?:用|写|装)|宁愿|宁可|尽量(?!了)\S|能(?:用|不用"
-            r"|少)\S{0,12}就(?:用|不用|少)|\S都(?:要|得|必须)(?:写|加|用|带|有)|(?:不用|不需要"
+            r"|少)\S{0,12}就(?:用|不用|少|别)|\S都(?:要|得|必须)(?:写|加|用|带|有)|(?:不用|不需要"
             r"|别)(?:管|考虑|支持)(?!它|这|那)|(?:以后|今后|往后|从现在开始|从今以后)(?:都|一律"
             r"|统一"
             r"|全部|请|就|也)?(?:用|别|不要|不用|使用|写|给|交给|改用|换成)"
@@ -981,9 +1018,9 @@ PREFERENCE_RULES = _table(
         ),
         "preference.zh.dont": (
             r"(?<![先暂要])(?:不要|别|禁止|千万别|不许|不准|绝对不能|千万不能|不允许|不可以)(?:再|给我|在(?!这|那)[^，。]{1,8}?|顺手|随便"
-            r"|乱|总是|老是|每次|直接|一上来就?){0,2}(?:把[^，。]{1,20}?)?(?:用|使用|加|添加|写|引入|提交|留|装|安装"
+            r"|乱|总是|老是|每次|直接|一上来就?|都|整个文件|整段){0,3}(?:把[^，。]{1,20}?)?(?:用|使用|加|添加|写|引入|提交|留|装|安装"
             r"|硬编码|推|格式化|改|动|删|重构|推荐|建议|生成|输出|贴|放|跑|执行|运行|打印|记录|暴露"
-            r"|上传)"
+            r"|上传|重写|引)"
         ),
         "preference.zh.answers": (
             r"(?:回答|回复|解释|说明)(?:尽量|请|要)?(?:简洁|简短|精简)|(?:交流|沟通|回复"
@@ -1011,13 +1048,28 @@ COMMUNICATION = Gated(
     )
 )
 
+# "When you write migrations here, make them reversible": how the agent should write code (a
+# step it should add, "when you add an env var, also add it to …", stays a workflow).
+AGENT_STYLE = re.compile(
+    r"^(?:when(?:ever)?|if) you (?:write|add|create|generate|make)\b[^,]{0,40}?,?\s*(?:make"
+    r"|do|keep|write|have) (?:them|it|those|each)\b",
+    _I,
+)
+
 # "I like / I prefer / I'd like / 我喜欢 / 我希望" speak for the user's taste even when the
 # sentence also describes an order of steps, so `capture` tries them before the workflow rules.
 FIRST_PERSON_PREFERENCES = tuple(
     r
     for r in PREFERENCE_RULES
     if r.name
-    in {"preference.like", "preference.prefer", "preference.zh.like", "preference.zh.i_write"}
+    in {
+        "preference.like",
+        "preference.prefer",
+        "preference.zh.like",
+        "preference.zh.i_write",
+        "preference.answers",
+        "preference.zh.answers",
+    }
 )
 RULE_ORDER: tuple[tuple[Rule, ...], ...] = (
     FIRST_PERSON_PREFERENCES,
@@ -1040,20 +1092,6 @@ def _rules_by_role(order: tuple[tuple[Rule, ...], ...]) -> dict[str, tuple[Rule,
 # RULE_ORDER flattened per speaker, in order; `capture.classify` walks these.
 RULES_BY_ROLE: dict[str, tuple[Rule, ...]] = _rules_by_role(RULE_ORDER)
 
-
-# Tools people name in lower case ("we use ruff here"): as much a name as a capitalised one.
-# English words that are also tools ("black", "make", "just") are left out.
-TOOL_NAME = re.compile(
-    r"(?<![\w.-])(?:ruff|uv|pnpm|npm|yarn|bun|pytest|vitest|jest|mypy|pyright|eslint|prettier"
-    r"|biome|isort|flake8|pylint|poetry|pipenv|conda|pdm|hatch|tox|nox|docker|podman|kubectl"
-    r"|helm|kustomize|terraform|ansible|nginx|caddy|redis|postgres|mysql|sqlite|duckdb|kafka"
-    r"|celery|dramatiq|sidekiq|webpack|vite|esbuild|rollup|turborepo|nx|cargo|rustup|gradle"
-    r"|maven|bazel|cmake|ninja|direnv|pre-commit|husky|lefthook|renovate|dependabot|sentry"
-    r"|grafana|prometheus|loki|gofmt|golangci-lint|pip|pipx|nvm|fnm|asdf|mise|tmux|zsh|fish"
-    r"|neovim|nvim|vim|emacs|deno|node|alembic|prisma|drizzle|sqlalchemy|pydantic|fastapi"
-    r"|django|flask|rails|uvicorn|gunicorn|storybook|playwright|cypress|selenium)(?![\w-])",
-    _I,
-)
 
 # A Chinese copular statement ("缓存是按租户隔离的"), for text already known to state something
 # (a correction): as checkable as a value. Not one about the speakers ("是我搞错了").

@@ -264,3 +264,129 @@ def test_an_assistant_committing_to_the_users_rule_keeps_it() -> None:
 )
 def test_an_assistant_announcing_its_next_step_is_no_memory(text: str) -> None:
     assert capture(text, "assistant", previous="ok") == []
+
+
+# ------------------------------------------------------------------ second blind batch (b23)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("I'm deuteranopia-level colour-blind, so red vs green diffs are lost on me.", "blind"),
+        ("我这边是 macOS + Homebrew，命令给 zsh 的就行。", "macos"),
+        ("我在深圳一家做 SaaS 的小公司，负责计费那块。", "计费"),
+        ("我是半路转行的，之前干了三年财务。", "财务"),
+    ],
+)
+def test_more_background_is_profile(text: str, value: str) -> None:
+    kept(text, "profile", value)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("uv, not pip. the lock is uv.lock and pip install would ignore it", "uv"),
+        (
+            "When you write migrations here make them reversible, with a down() every time.",
+            "reversible",
+        ),
+        ("Docs use American spelling, color not colour.", "american"),
+        ("回答用英文就行，代码里的日志还是保持中文", "英文"),
+        ("别每次都整个文件重写给我，只贴改动的那几行", "改动"),
+        ("能用内置模块就别引第三方库", "内置模块"),
+    ],
+)
+def test_more_house_rules_are_preferences(text: str, value: str) -> None:
+    kept(text, "preferences", value)
+
+
+def test_an_or_question_is_still_a_question() -> None:
+    assert capture("用 pnpm 还是 yarn") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (
+            "Deploys go: build the image, push it to ECR, bump the tag in helm/values.yaml, then "
+            "argocd sync.",
+            "argocd",
+        ),
+        (
+            "my routine is: pull, run the smoke tests, then `make deploy` from the release branch.",
+            "make deploy",
+        ),
+        ("before tagging a release I run the full e2e suite against staging", "e2e"),
+        ("每次发版前都会先跑一遍 smoke test，然后再打 tag", "smoke"),
+        ("我们这都是从 main 拉 release/x.y 分支，测完合回 main", "release/"),
+        ("Ask me before you drop or rename any column in the billing schema.", "billing"),
+    ],
+)
+def test_more_workflows_are_patterns(text: str, value: str) -> None:
+    kept(text, "patterns", value)
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "role"),
+    [
+        (
+            "Summary of this session: moved auth to `lib/auth.ts`, bumped Prisma 5.10 → 5.14, all "
+            "92 tests pass.",
+            "5.14",
+            "assistant",
+        ),
+        ("本次改动总结：新增 `/api/refunds` 接口，补了 3 个测试。", "/api/refunds", "assistant"),
+        (
+            "Done: dropped the `legacy_orders` table in migration 0112 after the backfill.",
+            "legacy_orders",
+            "assistant",
+        ),
+        ("we cut v4.1.0 from main this morning", "v4.1.0", "user"),
+        ("昨天 v2.0.3 已经发生产了，修了登录超时。", "v2.0.3", "user"),
+        ("上周我们把前端仓库拆成了两个：admin 和 h5。", "h5", "user"),
+        ("OpenTelemetry 已经接进来了，collector 在 otel.svc:4317。", "opentelemetry", "user"),
+    ],
+)
+def test_more_done_reports_are_events(text: str, value: str, role: str) -> None:
+    kept(text, "events", value, role)
+
+
+def test_deciding_later_is_not_a_decision() -> None:
+    assert "events" not in categories("我先看一下 service 层的代码，再决定从哪里改。", "assistant")
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "role"),
+    [
+        (
+            "Root cause: the wheel was built against glibc 2.35 while the Lambda runtime has 2.26. "
+            "I rebuilt it in the manylinux2014 image and the import error is gone.",
+            "manylinux2014",
+            "assistant",
+        ),
+        (
+            "That 413 came from the ingress rejecting bodies over 1m. I raised "
+            "`proxy-body-size` to 20m and the uploads go through now.",
+            "proxy-body-size",
+            "assistant",
+        ),
+        (
+            "消息重复消费的问题找到了，是 consumer 没有手动 ack，改成手动 ack 就好了",
+            "手动 ack",
+            "user",
+        ),
+        (
+            "下载接口 502 是因为网关的 `proxy_buffer_size` 太小，响应头放不下。",
+            "proxy_buffer_size",
+            "user",
+        ),
+    ],
+)
+def test_more_diagnoses_are_cases(text: str, value: str, role: str) -> None:
+    kept(text, "cases", value, role)
+
+
+def test_an_assistant_noting_a_constraint_keeps_it() -> None:
+    text = "Noted that the partner SDK still pins protobuf 3.20, so `protobuf<4` stays in the lock."
+    found = capture(text, "assistant")
+    assert any(c.category == "entities" and "protobuf" in c.text for c in found), found
