@@ -114,7 +114,7 @@ def capture_turn(
         if approved is not None:
             signals = [*_without_approval(signals, said), approved]
     if turn.role == "assistant":
-        signals += _verified_fix(gate.sentences)
+        signals += _verified_fix(gate.sentences, said_before)
     # canonical() is slow (one large alias regex): once per signal, for subject and dedup.
     canons = [canonical(s.text, aliases) for s in signals]
     captures = [_to_capture(s, c, turn.id, project) for s, c in zip(signals, canons, strict=True)]
@@ -435,6 +435,8 @@ def _strip_markers(text: str) -> tuple[str | None, bool]:
     """The text after its correction markers (None: it has none) and whether one is strong."""
     lead = R.LEAD_CLAUSE.match(text)
     text = text[lead.end() :] if lead else text
+    if R.NO_AS_DETERMINER.match(text):  # "No wheel for lxml 5.3 yet": absence, not a "no,"
+        return None, False
     match = R.CORRECTION.match(text)
     if match is None:
         return None, False
@@ -588,7 +590,7 @@ def _confirmed_fix(first: str, fix_turn: str) -> list[Signal]:
     return [Signal("case.confirmed_fix", "cases", text, 0.7, 0.8)]
 
 
-def _verified_fix(sentences: Sequence[str]) -> list[Signal]:
+def _verified_fix(sentences: Sequence[str], reported: str | None = None) -> list[Signal]:
     # Trigger: one assistant turn gives a cause, reports a change and says it works now ("查到
     # 了：…要按 Wechatpay-Serial 选证书。改成…。沙箱回调已经通过。"). Why: the solved case is
     # whole in that turn, and the user often moves on to something else without confirming
@@ -598,7 +600,10 @@ def _verified_fix(sentences: Sequence[str]) -> list[Signal]:
         return []
     kept = [s for s in sentences[: end + 1] if not is_question(s)][-_CONFIRMED_FIX_SENTENCES:]
     text = " ".join(kept)
-    if not (R.CAUSE.search(text) and any(R.CHANGE_REPORT.search(s) for s in kept)):
+    # The failure may be in the user's turn it answers ("pip is choking: … error"), the cause
+    # in words CAUSE does not list ("No wheel for netCDF4 1.7.0 on 3.13 yet").
+    failed = reported is not None and R.CASE_ERROR.search(reported) is not None
+    if not ((failed or R.CAUSE.search(text)) and any(R.CHANGE_REPORT.search(s) for s in kept)):
         return []
     return [
         Signal(

@@ -205,6 +205,7 @@ CAUSE = re.compile(
 VERIFIED = re.compile(
     r"\b(?:passes|pass|works|verif(?:y|ies)|succeeds|goes through|went through) (?:now|again)\b"
     r"|\bno longer (?:fails|crashes|conflict|errors)|已经?(?:通过|正常|跑通|好了)"
+    r"|\b(?:is|are|installs?|builds?|runs?) (?:clean|green) now\b"
     r"|不再(?:报错|失败|冲突)",
     _I,
 )
@@ -390,7 +391,9 @@ EVERY_PROJECT = re.compile(_EVERY_PROJECT + r"|\beverywhere\b", _I)
 PROJECT_THINGS = re.compile(
     r"\b(?:publish\w*|deploy\w*|releas(?:e|es|ing)|prod|production|staging|pipelines?|ci"
     r"|migrations?|seed(?: script| data)?|feature flags?|clusters?|buckets?|monorepo|lockfile"
-    r"|the \w+ (?:service|server|worker|database|db|table|job|script|workflow)s?|our \w+)\b"
+    r"|the \w+ (?:service|server|worker|database|db|table|job|script|workflow)s?|our \w+"
+    r"|the (?:fetcher|importer|exporter|scheduler|crawler|scraper|worker|bot|cli|daemon|backend"
+    r"|frontend|api|sdk|uploader|consumer|producer))\b"
     r"|(?-i:\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b)|(?:^|\s)\.{0,2}/?[\w.-]+/[\w./*-]+|`[^`]+`"
     # a URL, an IP address or a host:port names this project's machines (e2e-heldout4 h4g03)
     r"|\b[a-z][\w+.-]*://\S+|\b\d{1,3}(?:\.\d{1,3}){3}\b|\b[\w-]+(?:\.[\w-]+)+:\d{2,5}\b"
@@ -460,6 +463,15 @@ CORRECTION = re.compile(
     r"|(?:之前|上次|昨天)(?:说|讲|记|写)的(?=.{0,24}?(?:不对|错了|有误))"
     r"|\S{0,4}(?:搞|弄|写|说"
     r"|记)错了|(?:那个|这个|这条|这)?(?:信息|说法)?(?:已经)?(?:过时了|不对了|变了|不是这样了))(?:那个\S{0,4})?[，,。:：!！\s]*",
+    _I,
+)
+
+# "No wheel for lxml yet", "no tests cover it": "no" as a determiner of the next word, not the
+# answer "no, …" ("no the port is 9090" and "no 9090" still correct).
+NO_AS_DETERMINER = re.compile(
+    r"^no\s+(?=[a-z])(?!(?:the|it|its|it's|that|this|these|those|we|we're|you|i|i'm|not|no|but"
+    r"|actually|wait|use|our|my|just|sorry|thanks|nope|never|that's|they|he|she|there|do|don't"
+    r"|please|stop|keep|leave|go|let's)\b)",
     _I,
 )
 
@@ -598,6 +610,7 @@ CASE_FIX = Gated(
         # the change holds: "keeps it under 1 GB", "has been stable for two hours"
         r"|\bkeeps? (?:it|them|rss|memory|latency|\w+) (?:under|below|flat|stable)\b"
         r"|\b(?:is|are) gone\b|\bgo(?:es)? through now\b"
+        r"|\b(?:is|are|installs?|builds?|runs?) (?:clean|green|fine) now\b"
         r"|\b(?:has|have) been stable\b|\bstable (?:all night|since|for (?:\w+ )?(?:hours?|days?))",
         _I,
     )

@@ -153,3 +153,17 @@ def test_a_checkpoint_does_not_ask_about_a_farewell() -> None:
         )
     )
     assert cp is None or not any("leave it" in loop for loop in cp.open_loops)
+
+
+def test_a_rule_about_the_projects_fetcher_stays_in_the_project() -> None:
+    text = "the fetcher should default to station 8410140 when --station isn't passed"
+    assert scope_for("preferences", text, PROJECT) == PROJECT
+
+
+def test_an_error_then_a_pin_that_installs_clean_is_one_case() -> None:
+    fix = (
+        "No wheel for lxml 5.3 on python 3.13 yet, so pip builds it from source and needs "
+        "libxml2 headers. Pinned lxml==5.2.2 in requirements.txt; the install is clean now."
+    )
+    got = captures("pip fails on lxml", fix)
+    assert any(c.category == "cases" and "lxml==5.2.2" in c.text for c in got), got
