@@ -827,8 +827,9 @@ DECISION_RULES = _table(
             r"|^done\s*[:：]\s*(?:the\s+)?[^.]{0,60}?\b(?:upgrade|migration|cut-?over|roll-?out"
             r"|switch-?over|failover|move)\b"
             r"|\b(?:and I|we)\s+(?:settled|agreed on|locked in)\s+(?:it|on|that)\b"
-            r"|^(?:done|completed|finished|summary(?: of (?:this|the) (?:session|change|work))?"
-            r"|recap)\s*[:：]\s*(?!(?:I|we)\b)\S|\bcut (?:v?\d+\.\d+\S*|a release|the release)\b"
+            # a bare "Done: <edit>" is a progress report (the checkpoint's), not a decision
+            r"|^(?:summary(?: of (?:this|the) (?:session|change|work))?|recap)\s*[:：]\s*"
+            r"(?!(?:I|we)\b)\S|\bcut (?:v?\d+\.\d+\S*|a release|the release)\b"
         ),
         "decision.zh.done": (
             r"已经?(?:正式)?(?:下线|退役|全量|切到|切换到|迁到|迁移到|迁完|切完)"
