@@ -60,6 +60,7 @@ from recallnest.retrieval.relevance import CALIBRATED_MODELS
 from recallnest.retrieval.topk import top_k
 from recallnest.store import Batch, BatchResult, IndexSnapshot, Store
 from recallnest.store.journal import Journal
+from recallnest.store.types import FileCompaction
 
 if TYPE_CHECKING:
     from recallnest.continuity.service import Continuity
@@ -84,6 +85,15 @@ CAPTURE_LATER_MIN = 1_500
 # queued (its start-up, ~0.3 s, overlaps other work; see `_start_capture`), two at most.
 CAPTURE_JOB_MIN = 500
 MAX_CAPTURE_JOBS = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Rekeyed:
+    """A project whose memory ids are now made of `basis`: how many were re-keyed."""
+
+    scope: str
+    basis: str
+    rekeyed: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -729,7 +739,7 @@ class Engine:
             raise NotFoundError(f"no memory with id {mem_id}")
         return found[0]
 
-    def rekey_project(self, scope: str, basis: str) -> dict[str, Any]:
+    def rekey_project(self, scope: str, basis: str) -> Rekeyed:
         """Make `basis` what `scope`'s memory ids are made of (`sync name`): its memories are
         re-keyed, old ids kept resolving; to sync, each is a forget of the old id and a new
         memory (so a machine that names the project alike ends with the same ids)."""
@@ -742,7 +752,7 @@ class Engine:
             self.index.rename("memory", mapping)
             self.memory_generation += 1
             self.journal.rekey(mapping)
-        return {"scope": scope, "basis": basis, "rekeyed": len(mapping)}
+        return Rekeyed(scope, basis, len(mapping))
 
     def _after_portable_ids(self) -> None:
         """Right after migration m007: projects named for sync before ids were portable get
@@ -895,7 +905,7 @@ class Engine:
         if memories:
             self.apply(Batch(memories=list(memories)))
 
-    def compact_store(self) -> dict[str, Any]:
+    def compact_store(self) -> FileCompaction:
         """Compact the database file; the embedding lock keeps a batch of vectors from
         straddling the connection swap."""
         self._index_loaded()

@@ -59,6 +59,7 @@ from recallnest.capture.admission import (
 )
 from recallnest.core.models import Memory
 from recallnest.lifecycle.decay import memory_to_json, protected
+from recallnest.lifecycle.reports import ConsolidationReport
 
 if TYPE_CHECKING:
     from recallnest.lifecycle.host import LifecycleHost
@@ -490,7 +491,7 @@ def consolidate(
     settled: dict[str, str] | None = None,
     tokens: Tokens = keyword_tokens,
     category: str | None = None,
-) -> dict[str, Any]:
+) -> ConsolidationReport:
     """Consolidate the active memories (of `scope`, or all; of `category`, or all); with
     `dry_run`, only report.
     The prior rows go to the undo log first, so `recallnest undo` restores them.
@@ -516,14 +517,13 @@ def consolidate(
             continue
         vectors = store.memory_vectors(model, name) if model and thresholds else {}
         plan.extend(plan_consolidation(memories, vectors, thresholds, now, known, probes, tokens))
-    report: dict[str, Any] = {
-        "dry_run": dry_run,
-        "model": model if thresholds else None,
-        "similarity": "cosine+keywords" if thresholds else "keywords",
-        "stats": dict(plan.stats),
-        "changes": plan.changes,
-        "undo_id": None,
-    }
+    report = ConsolidationReport(
+        dry_run=dry_run,
+        model=model if thresholds else None,
+        similarity="cosine+keywords" if thresholds else "keywords",
+        stats=dict(plan.stats),
+        changes=plan.changes,
+    )
     if dry_run or not (plan.after or plan.conflicts):
         if settled is not None and not dry_run:
             _settle(settled, active, plan, whole=scope is None and category is None)
@@ -533,13 +533,12 @@ def consolidate(
     with store.write_locked(), store.atomic():
         current = {m.id: m for m in store.memories([m.id for m in plan.before])}
         if any(current.get(m.id) != m for m in plan.before):
-            report["skipped"] = "memories changed while consolidating; run again"
-            return report
+            return replace(report, skipped="memories changed while consolidating; run again")
         undo_id = record_undo(engine, "consolidate", plan.before, plan.after, plan.stats, now)
         engine.apply_memories(plan.after)
         store.add_memory_events([(now, kind, a, b, undo_id) for kind, a, b in plan.events])
         store.add_conflicts([c | {"undo_id": undo_id} for c in plan.conflicts], now)
-    report["undo_id"] = undo_id
+    report = replace(report, undo_id=undo_id)
     if settled is not None:
         _settle(settled, active, plan, whole=scope is None and category is None)
     return report

@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +40,7 @@ from recallnest.core.errors import RecallnestError
 from recallnest.core.models import Memory
 from recallnest.core.redact import redact
 from recallnest.core.text import tokenize
+from recallnest.lifecycle.reports import Compaction, ForgetCounts, ForgetPreview, Forgotten
 from recallnest.retrieval.index import Filter
 from recallnest.store import Batch, Cursor
 
@@ -102,15 +103,11 @@ class ForgetPlan:
     tool_uses_range: tuple[datetime | None, datetime | None] | None = None
     preview: list[dict[str, Any]] = field(default_factory=list)
 
-    def summary(self) -> dict[str, Any]:
-        return {
-            "memories": len(self.memory_ids),
-            "trimmed": len(self.trimmed),
-            "turns": len(self.turn_ids),
-            "checkpoints": len(self.checkpoint_ids),
-            "preview": self.preview,
-            "missing": self.missing,
-        }
+    def summary(self) -> ForgetPreview:
+        return ForgetPreview(
+            len(self.memory_ids), len(self.trimmed), len(self.turn_ids),
+            len(self.checkpoint_ids), self.preview, self.missing,
+        )  # fmt: skip
 
 
 def plan_forget(engine: LifecycleHost, sel: Selector) -> ForgetPlan:
@@ -168,10 +165,10 @@ def forget(
     engine: LifecycleHost,
     sel: Selector,
     drain_access: Callable[[list[str]], object],
-    compact: Callable[[bool], dict[str, Any]],
+    compact: Callable[[bool], Compaction],
     purge: bool = False,
     now: datetime | None = None,
-) -> dict[str, Any]:
+) -> Forgotten:
     """Forget what `sel` selects (see the module docstring); returns ids and counts.
     `drain_access` drops pending access counts of the forgotten memories; `compact(if_needed)`
     compacts the file (the scheduler's, so a purge runs the same compaction as maintenance)."""
@@ -190,20 +187,23 @@ def forget(
         plan.memory_ids, plan.checkpoint_ids, plan.tool_use_sessions, plan.tool_uses_range
     )
     drain_access(plan.memory_ids)
-    counts: dict[str, Any] = {
-        "memories": len(plan.memory_ids),
-        "trimmed": len(plan.trimmed),
-        "turns": len(plan.turn_ids),
-        "docs": len(result.removed),
-        **derived,
-    }
+    counts = ForgetCounts(
+        memories=len(plan.memory_ids),
+        trimmed=len(plan.trimmed),
+        turns=len(plan.turn_ids),
+        docs=len(result.removed),
+        checkpoints=derived["checkpoints"],
+        tool_uses=derived["tool_uses"],
+        undo_entries=derived["undo_entries"],
+    )
     if purge:
-        counts["compaction"] = compact(False)
+        counts = replace(counts, compaction=compact(False))
     else:
         store.flush_wal()
     if plan.memory_ids or plan.turn_ids or derived["checkpoints"] or derived["tool_uses"]:
-        store.add_forget_log(sel.kind, plan.memory_ids, counts, purge, now)
-    return {"forgotten": plan.memory_ids, "missing": plan.missing, "counts": counts}
+        logged = {k: v for k, v in asdict(counts).items() if isinstance(v, int)}
+        store.add_forget_log(sel.kind, plan.memory_ids, logged, purge, now)
+    return Forgotten(plan.memory_ids, plan.missing, counts)
 
 
 # --------------------------------------------------------------------------- helpers

@@ -5,7 +5,7 @@ so lifecycle depends on this small surface rather than on the composition root a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from recallnest.retrieval.embed import Embedder
     from recallnest.retrieval.index import SearchIndex
     from recallnest.store import Store
-    from recallnest.store.types import Batch, BatchResult
+    from recallnest.store.types import Batch, BatchResult, FileCompaction
 
 
 class LifecycleHost(Protocol):
@@ -31,7 +31,7 @@ class LifecycleHost(Protocol):
 
     def apply_memories(self, memories: Sequence[Memory]) -> None: ...
 
-    def compact_store(self) -> dict[str, Any]: ...
+    def compact_store(self) -> FileCompaction: ...
 
     def release_memory(self, owed_only: bool = False) -> None: ...
 

@@ -18,8 +18,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from recallnest.lifecycle.reports import Compaction, Retention, SizeReport
 from recallnest.store import Batch
 
 if TYPE_CHECKING:
@@ -60,12 +61,10 @@ def retention_policy(settings: Settings) -> RetentionPolicy:
     )
 
 
-def apply_retention(
-    engine: LifecycleHost, policy: RetentionPolicy, now: datetime
-) -> dict[str, int]:
+def apply_retention(engine: LifecycleHost, policy: RetentionPolicy, now: datetime) -> Retention:
     """Delete the turns (and old tool calls) the policy no longer keeps."""
     if not policy.active:
-        return {"turns": 0, "tool_uses": 0}
+        return Retention()
     store = engine.store
     store.record_activity()
     cutoff = now - timedelta(days=policy.max_age_days) if policy.max_age_days else None
@@ -75,32 +74,28 @@ def apply_retention(
     tool_uses = store.delete_tool_uses_before(cutoff) if cutoff else 0
     if ids:
         log.info("retention: deleted %d turns and %d tool calls", len(ids), tool_uses)
-    return {"turns": len(ids), "tool_uses": tool_uses}
+    return Retention(len(ids), tool_uses)
 
 
-def size_report(store: Store) -> dict[str, Any]:
+def size_report(store: Store) -> SizeReport:
     """File bytes, the live-data estimate and their ratio (after a CHECKPOINT, so the WAL's
     rows are in the file's blocks)."""
     store.flush_wal()
     file_bytes = store.path.stat().st_size if store.path.exists() else 0
     live = store.live_bytes()
-    return {
-        "file_bytes": file_bytes,
-        "live_bytes": live,
-        "ratio": round(file_bytes / live, 3) if live else None,
-    }
+    return SizeReport(file_bytes, live, round(file_bytes / live, 3) if live else None)
 
 
 def needs_compaction(
-    report: dict[str, Any],
+    report: SizeReport,
     ratio: float = COMPACT_RATIO,
     min_slack_bytes: int = COMPACT_MIN_SLACK_BYTES,
 ) -> bool:
-    file_bytes, live = int(report["file_bytes"]), int(report["live_bytes"])
+    file_bytes, live = report.file_bytes, report.live_bytes
     return file_bytes > ratio * live and file_bytes - live >= min_slack_bytes
 
 
-def compact(engine: LifecycleHost) -> dict[str, Any]:
+def compact(engine: LifecycleHost) -> Compaction:
     """Compact now: measured and logged."""
     before = size_report(engine.store)
     result = engine.compact_store()
@@ -108,9 +103,9 @@ def compact(engine: LifecycleHost) -> dict[str, Any]:
     log.info(
         "compacted %s: %d -> %d bytes (live estimate %d) in %.2f s",
         engine.store.path,
-        result["before_bytes"],
-        result["after_bytes"],
-        before["live_bytes"],
-        result["seconds"],
+        result.before_bytes,
+        result.after_bytes,
+        before.live_bytes,
+        result.seconds,
     )
-    return {"compacted": True, "before": before, "after": after, "seconds": result["seconds"]}
+    return Compaction(True, before, after, result.seconds)

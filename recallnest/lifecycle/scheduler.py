@@ -57,7 +57,21 @@ from recallnest.lifecycle.decay import (
 )
 from recallnest.lifecycle.forgetting import Selector, forget, plan_forget
 from recallnest.lifecycle.listing import newest_memories
-from recallnest.lifecycle.reports import NOTHING, Applied, MaintenancePass
+from recallnest.lifecycle.reports import (
+    NOTHING,
+    Applied,
+    Approved,
+    Changed,
+    Compaction,
+    ConsolidationReport,
+    Edited,
+    ForgetPreview,
+    Forgotten,
+    MaintenancePass,
+    Resolved,
+    Retention,
+    Undone,
+)
 from recallnest.lifecycle.token_cache import TokenCache
 
 if TYPE_CHECKING:
@@ -82,7 +96,7 @@ REQUEST_TIMEOUT_SECONDS = 600.0
 TOKEN_CACHE_MAX = 200_000
 FIND_SORTS = ("updated", "created", "importance", "accessed", "decay")
 
-_Job = tuple[Callable[[], dict[str, Any]], threading.Event, list[Any]]
+_Job = tuple[Callable[[], Compaction], threading.Event, list[Any]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,7 +262,7 @@ class Maintenance:
             done.set()
             ran.append("request")
 
-    def _on_tick_thread(self, job: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    def _on_tick_thread(self, job: Callable[[], Compaction]) -> Compaction:
         """Run `job` on the scheduler's thread when a daemon drives it, else here."""
         if self._tick_thread is None or self._tick_thread == threading.get_ident():
             return job()
@@ -259,7 +273,8 @@ class Maintenance:
         result = box[0]
         if isinstance(result, RecallnestError):
             raise result
-        return dict(result)
+        assert isinstance(result, Compaction)
+        return result
 
     def run_all(
         self, now: datetime | None = None, retention: compaction.RetentionPolicy | None = None
@@ -280,7 +295,7 @@ class Maintenance:
             access_flushed=self.flush_access(),
             expire=self.expire(now),
             retier=self.retier(now),
-            consolidate=_brief(self.consolidate(now=now)),
+            consolidate=self.consolidate(now=now).brief(),
             retention=self.apply_retention(now, retention),
             prune_undo=self.prune_undo(now),
             compact=self.compact(if_needed=True),
@@ -345,7 +360,7 @@ class Maintenance:
         dry_run: bool = False,
         now: datetime | None = None,
         incremental: bool = False,
-    ) -> dict[str, Any]:
+    ) -> ConsolidationReport:
         """A full run (every pair; the CLI), or with `incremental` only the memories new or
         changed since the last whole-store run against the others (the daemon)."""
         with self._lock:
@@ -355,9 +370,9 @@ class Maintenance:
                 self._settled.clear()  # nothing counts as compared: every pair is examined
             settled = self._settled if whole else None
             report = consolidate(self.engine, scope, dry_run, now, settled, self._tokens)
-            if whole and "skipped" not in report:
+            if whole and report.skipped is None:
                 # Its own write (one apply) moves the generation once: not a reason to re-run.
-                self._generation = generation + (report["undo_id"] is not None)
+                self._generation = generation + (report.undo_id is not None)
             return report
 
     def _plan_retier(self) -> None:
@@ -392,13 +407,13 @@ class Maintenance:
         ]
         self._slices.append(("consolidate", lambda: self._finish_pass(generation)))
 
-    def _consolidate_slice(self, scope: str, category: str) -> dict[str, Any]:
+    def _consolidate_slice(self, scope: str, category: str) -> ConsolidationReport:
         with self._lock:
             report = consolidate(
                 self.engine, scope, False, None, self._settled, self._tokens, category
             )
-        stats = report["stats"]
-        if report["undo_id"] is not None and any(
+        stats = report.stats
+        if report.undo_id is not None and any(
             stats.get(k) for k in ("merged", "superseded", "relinked")
         ):
             self._own_writes += 1  # changed rows: one apply, one generation
@@ -415,7 +430,7 @@ class Maintenance:
 
     def apply_retention(
         self, now: datetime | None = None, policy: compaction.RetentionPolicy | None = None
-    ) -> dict[str, int]:
+    ) -> Retention:
         with self._lock:
             return compaction.apply_retention(
                 self.engine, policy or self.retention, now or datetime.now(UTC)
@@ -440,16 +455,16 @@ class Maintenance:
         now = now or datetime.now(UTC)
         return self.engine.store.prune_undo(now - timedelta(days=UNDO_GRACE_DAYS))
 
-    def compact(self, if_needed: bool = True) -> dict[str, Any]:
+    def compact(self, if_needed: bool = True) -> Compaction:
         """Compact the file (only when it exceeds compact_ratio x live data, with
         `if_needed`)."""
 
-        def job() -> dict[str, Any]:
+        def job() -> Compaction:
             report = compaction.size_report(self.engine.store)
             if if_needed and not compaction.needs_compaction(
                 report, self.compact_ratio, self.compact_min_slack
             ):
-                return {"compacted": False, "before": report}
+                return Compaction(False, report)
             return compaction.compact(self.engine)
 
         return self._on_tick_thread(job)
@@ -462,7 +477,7 @@ class Maintenance:
         kind: str | None = None,
         force: bool = False,
         now: datetime | None = None,
-    ) -> dict[str, Any]:
+    ) -> Undone:
         """Restore the rows an automatic change replaced: the newest pending entry of `kind`
         (default: the last consolidation), or entry `undo_id`."""
         now = now or datetime.now(UTC)
@@ -486,7 +501,7 @@ class Maintenance:
                 )
             self.engine.apply_memories(before)
             store.mark_undone(int(entry["id"]), now)
-        return {"undo_id": entry["id"], "kind": entry["kind"], "restored": len(before)}
+        return Undone(int(entry["id"]), str(entry["kind"]), len(before))
 
     def undo_list(self) -> list[dict[str, Any]]:
         return [
@@ -519,7 +534,7 @@ class Maintenance:
 
     def resolve_conflict(
         self, conflict_id: int, keep: str, now: datetime | None = None
-    ) -> dict[str, Any]:
+    ) -> Resolved:
         """keep `older` (a), `newer` (b) or `both`; the other is superseded by the kept one."""
         now = now or datetime.now(UTC)
         store = self.engine.store
@@ -539,7 +554,7 @@ class Maintenance:
                 )
                 store.add_memory_events([(now, "resolved", dropped, kept, None)])
         store.resolve_conflict(conflict_id, keep, now)
-        return {"id": conflict_id, "kept": keep}
+        return Resolved(conflict_id, keep)
 
     # ---- visibility ------------------------------------------------------------------------------
 
@@ -611,7 +626,7 @@ class Maintenance:
         tier: str | None = None,
         valid_until: datetime | None = None,
         clear_valid_until: bool = False,
-    ) -> dict[str, Any]:
+    ) -> Changed:
         """The user's own marks: pin, tier (core protects a memory), expiry."""
         if tier is not None and tier not in TIERS:
             raise RecallnestError(f"unknown tier {tier!r}; use {', '.join(TIERS)}")
@@ -629,9 +644,9 @@ class Maintenance:
             if new != m:
                 changed.append(new)
         self.engine.apply_memories(changed)
-        return {"changed": [m.id for m in changed], "unchanged": len(rows) - len(changed)}
+        return Changed([m.id for m in changed], len(rows) - len(changed))
 
-    def approve(self, ids: Sequence[str], now: datetime | None = None) -> dict[str, Any]:
+    def approve(self, ids: Sequence[str], now: datetime | None = None) -> Approved:
         """Captures held for review (status `pending`) become active memories, with an
         `approved` event; ids that are not pending are left as they are."""
         now = now or datetime.now(UTC)
@@ -641,7 +656,7 @@ class Maintenance:
         ]
         self.engine.apply_memories(approved)
         self.engine.store.add_memory_events([(now, "approved", m.id, None, None) for m in approved])
-        return {"approved": [m.id for m in approved], "unchanged": len(rows) - len(approved)}
+        return Approved([m.id for m in approved], len(rows) - len(approved))
 
     def edit(
         self,
@@ -650,7 +665,7 @@ class Maintenance:
         scope: str | None = None,
         category: str | None = None,
         now: datetime | None = None,
-    ) -> dict[str, Any]:
+    ) -> Edited:
         """A user's correction of a memory: the new text (redacted, re-embedded) becomes a
         memory of its own that supersedes the old one, so history shows the old version and
         the edit can be read back; pin, tier and expiry carry over. Nothing changed: no-op."""
@@ -659,12 +674,12 @@ class Maintenance:
         new_text = old.text if text is None else text
         new_scope, new_category = scope or old.scope, category or old.category
         if (new_text.strip(), new_scope, new_category) == (old.text, old.scope, old.category):
-            return {"id": old.id, "edited": False}
+            return Edited(old.id, False)
         made = self.engine.remember(
             new_text, new_category, new_scope, old.importance, source="edit", now=now
         )
         if made.id == old.id:
-            return {"id": old.id, "edited": False}
+            return Edited(old.id, False)
         fresh = self.engine.store.memories([made.id])[0]
         carried = replace(
             fresh,
@@ -676,28 +691,17 @@ class Maintenance:
         dropped = replace(old, status="superseded", superseded_by=fresh.id, updated_at=now)
         self.engine.apply_memories([carried, dropped])
         self.engine.store.add_memory_events([(now, "edited", old.id, fresh.id, None)])
-        return {
-            "id": fresh.id,
-            "edited": True,
-            "replaces": old.id,
-            "redactions": list(made.redactions),
-        }
+        return Edited(fresh.id, True, old.id, list(made.redactions))
 
     # ---- forgetting ------------------------------------------------------------------------------
 
-    def forget_plan(self, sel: Selector) -> dict[str, Any]:
+    def forget_plan(self, sel: Selector) -> ForgetPreview:
         return plan_forget(self.engine, sel).summary()
 
-    def forget(self, sel: Selector, purge: bool = False) -> dict[str, Any]:
+    def forget(self, sel: Selector, purge: bool = False) -> Forgotten:
         # Not under self._lock: a purge waits for the ingest thread to compact, and that
         # thread may itself be waiting for the lock in a task (a deadlock until the timeout).
         return forget(self.engine, sel, self.access.drain_ids, self.compact, purge)
-
-
-def _brief(report: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in report.items() if k != "changes"} | {
-        "changes": len(report.get("changes", ()))
-    }
 
 
 def _unread(memory: Memory | None) -> Memory | None:

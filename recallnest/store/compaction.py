@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import threading
 from pathlib import Path
-from typing import Any
 
 import duckdb
 
@@ -27,6 +26,7 @@ from recallnest.store.sql import (
     _remove_quietly,
     _sql_str,
 )
+from recallnest.store.types import FileCompaction
 
 
 class Compaction(StoreBase):
@@ -78,7 +78,7 @@ class Compaction(StoreBase):
         share = live_blocks / table_blocks if table_blocks else 1.0
         return int(block * (live_blocks + max(used - table_blocks, 0) * share))
 
-    def compact(self) -> dict[str, Any]:
+    def compact(self) -> FileCompaction:
         """Rewrite the database into a fresh file and swap it in: DuckDB never returns the
         space of deleted rows (VACUUM does not, DUCKDB-NOTES.md §5), a COPY FROM DATABASE does.
 
@@ -117,8 +117,4 @@ class Compaction(StoreBase):
             self._con = _connect(self.path, False, self.memory_mb)
             self._local = threading.local()
             after = _path_bytes(self.path)
-        return {
-            "before_bytes": before,
-            "after_bytes": after,
-            "seconds": round(time.perf_counter() - started, 3),
-        }
+        return FileCompaction(before, after, round(time.perf_counter() - started, 3))

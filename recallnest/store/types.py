@@ -106,3 +106,12 @@ class IndexSnapshot:
 
 
 DB_MEMORY_MB = 512  # DuckDB memory_limit in MiB; the default of Settings.db_memory_mb
+
+
+@dataclass(frozen=True, slots=True)
+class FileCompaction:
+    """What rewriting the database file gave: its size before and after, and how long."""
+
+    before_bytes: int
+    after_bytes: int
+    seconds: float

@@ -433,9 +433,9 @@ def test_the_review_setting_holds_new_captures_until_approved(
         assert engine.list_memories(None, None, "active", None) == []
         query = {"query": "metrics dashboard grafana", "kind": "memories"}
         assert OPS["search"](engine, query) == []
-        assert OPS["memories.approve"](engine, {"ids": [held[0].id]})["approved"] == [held[0].id]
+        assert OPS["memories.approve"](engine, {"ids": [held[0].id]}).approved == [held[0].id]
         assert [h.id for h in OPS["search"](engine, query)] == [held[0].id]
-        assert OPS["memories.approve"](engine, {"ids": [held[0].id]})["approved"] == []
+        assert OPS["memories.approve"](engine, {"ids": [held[0].id]}).approved == []
         assert engine.store.memory_events([held[0].id])[0]["kind"] == "approved"
     finally:
         engine.close()

@@ -235,7 +235,7 @@ def rows_of(engine: Engine) -> dict[str, Memory]:
 def test_dry_run_changes_nothing(loaded: Engine) -> None:
     before = rows_of(loaded)
     report = loaded.maintenance.consolidate(dry_run=True, now=NOW)
-    assert report["stats"]["merged"] == 1 and report["stats"]["superseded"] == 1
+    assert report.stats["merged"] == 1 and report.stats["superseded"] == 1
     assert rows_of(loaded) == before
     assert loaded.store.undo_entries() == [] and loaded.store.conflicts() == []
 
@@ -251,7 +251,7 @@ def test_consolidate_then_undo_restores_the_exact_rows(loaded: Engine) -> None:
     assert len(loaded.store.memory_events(list(before))) == 2
 
     result = loaded.maintenance.undo()
-    assert result["undo_id"] == report["undo_id"]
+    assert result.undo_id == report.undo_id
     restored = rows_of(loaded)
     assert restored.keys() == before.keys()
     for mem_id, row in before.items():
@@ -294,7 +294,7 @@ def test_consolidation_skips_when_rows_changed_meanwhile(
 
     monkeypatch.setattr(loaded.store, "memories", racing)
     report = loaded.maintenance.consolidate(now=NOW)
-    assert "skipped" in report and report["undo_id"] is None
+    assert report.skipped is not None and report.undo_id is None
     monkeypatch.undo()
     assert rows_of(loaded)["c"].status == "active"
 
@@ -361,12 +361,12 @@ def test_cli_consolidate_undo_and_conflicts(lifecycle_cli, tmp_path: Path) -> No
 def test_daemon_runs_are_incremental(loaded: Engine) -> None:
     m = loaded.maintenance
     first = m.consolidate(incremental=True, now=NOW)  # nothing compared yet: every pair
-    assert first["stats"]["related_pairs"] >= 3
+    assert first.stats["related_pairs"] >= 3
     quiet = m.consolidate(incremental=True, now=NOW)
-    assert quiet["stats"].get("related_pairs", 0) == 0 and quiet["undo_id"] is None
+    assert quiet.stats.get("related_pairs", 0) == 0 and quiet.undo_id is None
     loaded.apply(Batch(memories=[mem("z", "Use npm, not pnpm!", 20)]))  # restates d
     step = m.consolidate(incremental=True, now=NOW)
-    assert step["stats"]["related_pairs"] == 1
+    assert step.stats["related_pairs"] == 1
     assert loaded.store.memories(["z"])[0].status in ("active", "superseded")
     active = [r for r in loaded.store.find_memories({"status": "active"}) if "npm" in r.text]
     assert len(active) == 1
@@ -402,12 +402,12 @@ def test_sliced_daemon_pass_decides_what_one_whole_run_decides(loaded: Engine) -
     ran = _idle_ticks(m, clock)
     # one slice per scope and category with work (2 scopes x 2 categories), then the end mark
     assert ran.count("consolidate") == 1 + 4 + 1
-    changed = {(c["action"], c["kept"], c["other"]) for c in expected["changes"]}
+    changed = {(c["action"], c["kept"], c["other"]) for c in expected.changes}
     rows = rows_of(loaded)
     for action, kept, other in changed:
         if action in ("merge", "supersede"):
             assert rows[other].status == "superseded" and rows[other].superseded_by == kept
-    assert len(loaded.store.conflicts()) == expected["stats"]["conflicts"] == 4
+    assert len(loaded.store.conflicts()) == expected.stats["conflicts"] == 4
     # nothing changed since: the next due check queues nothing but the end mark
     clock[0] += 3600 * 24
     assert loaded.memory_generation == m._generation

@@ -180,8 +180,8 @@ def test_forget_takes_superseded_versions_and_undo_entries_along(
     assert engine.store.memories([old.id])[0].superseded_by == new["id"]
     assert engine.store.undo_entries()
     result = engine.maintenance.forget(Selector(ids=(new["id"],)))
-    assert set(result["forgotten"]) == {old.id, new["id"]}
-    assert result["counts"]["undo_entries"] == 1
+    assert set(result.forgotten) == {old.id, new["id"]}
+    assert result.counts.undo_entries == 1
     assert engine.store.undo_entries() == [] and engine.export() == []
 
 
@@ -315,9 +315,9 @@ def test_forget_project_and_time_range(engine: Engine) -> None:
     engine.remember("New fact about the green pipeline", "entities", scope="/q",
                     now=t0 + timedelta(days=40))  # fmt: skip
     gone = engine.maintenance.forget(Selector(project="/p"))
-    assert gone["counts"]["memories"] == 1
+    assert gone.counts.memories == 1
     ranged = engine.maintenance.forget(Selector(until=t0 + timedelta(days=10)))
-    assert ranged["counts"]["memories"] == 1
+    assert ranged.counts.memories == 1
     assert [m.text for m in engine.store.find_memories({})] == ["New fact about the green pipeline"]
     kinds = [e["selector"] for e in engine.store.forget_log()]
     assert kinds == ["range", "project"]

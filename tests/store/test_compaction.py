@@ -12,6 +12,7 @@ import pytest
 
 from recallnest.core.models import Memory, Turn
 from recallnest.engine import Engine, SearchRequest
+from recallnest.lifecycle.reports import Retention, SizeReport
 from recallnest.lifecycle.retention import (
     RetentionPolicy,
     apply_retention,
@@ -58,16 +59,16 @@ def test_compact_keeps_every_row_and_returns_the_space(engine: Engine) -> None:
     engine.apply(Batch(retracted_turn_ids=doomed))
     before_counts = store.counts()
     report = size_report(store)
-    assert report["file_bytes"] > report["live_bytes"]
+    assert report.file_bytes > report.live_bytes
 
     result = engine.compact_store()
-    assert result["after_bytes"] < result["before_bytes"]
+    assert result.after_bytes < result.before_bytes
     assert store.counts() == before_counts
     assert not Path(f"{store.path}.wal").exists()
     assert not Path(f"{store.path}.compact").exists()
     assert stat.S_IMODE(os.stat(store.path).st_mode) == 0o600
     after = size_report(store)
-    assert after["file_bytes"] <= 1.5 * after["live_bytes"]
+    assert after.file_bytes <= 1.5 * after.live_bytes
 
     # The store works on the new file: new rows get fresh doc numbers, search still answers.
     docs = store._cur().execute("SELECT max(doc) FROM turns").fetchone()
@@ -103,7 +104,7 @@ def test_cursors_of_other_threads_are_renewed(engine: Engine) -> None:
 def test_live_estimate_is_close_to_a_fresh_copy(engine: Engine) -> None:
     engine.apply(Batch(turns=turns(3000)))
     engine.apply(Batch(retracted_turn_ids=[t.id for t in turns(3000)[::2]]))
-    estimate = size_report(engine.store)["live_bytes"]
+    estimate = size_report(engine.store).live_bytes
     engine.compact_store()
     actual = engine.store.path.stat().st_size
     assert 0.7 * actual <= estimate <= 1.3 * actual
@@ -111,9 +112,9 @@ def test_live_estimate_is_close_to_a_fresh_copy(engine: Engine) -> None:
 
 def test_needs_compaction_wants_ratio_and_slack() -> None:
     mb = 1024 * 1024
-    assert needs_compaction({"file_bytes": 100 * mb, "live_bytes": 40 * mb})
-    assert not needs_compaction({"file_bytes": 70 * mb, "live_bytes": 40 * mb})
-    assert not needs_compaction({"file_bytes": 6 * mb, "live_bytes": 2 * mb})  # not worth it
+    assert needs_compaction(SizeReport(100 * mb, 40 * mb, 2.5))
+    assert not needs_compaction(SizeReport(70 * mb, 40 * mb, 1.75))
+    assert not needs_compaction(SizeReport(6 * mb, 2 * mb, 3.0))  # not worth it
 
 
 def test_compaction_asked_from_another_thread_runs_on_the_ticking_thread(
@@ -144,7 +145,7 @@ def test_compaction_asked_from_another_thread_runs_on_the_ticking_thread(
     finally:
         stop.set()
         ticker.join(60)
-    assert result["compacted"] is True
+    assert result.compacted is True
     assert ran_on == [ticker.ident]
 
 
@@ -160,7 +161,7 @@ def test_retention_by_age_keeps_evidence_ids_and_the_clock(engine: Engine) -> No
     )
     now = T0 + timedelta(days=2, hours=12)
     result = apply_retention(engine, RetentionPolicy(max_age_days=1), now)
-    assert result["turns"] == 36
+    assert result.turns == 36
     assert count(engine.store, "turns") == 12
     assert engine.store.memories(["m"])[0].evidence == evidence
     assert len(engine.store.activity_days()["/p"]) == 3  # recorded before the delete
@@ -177,10 +178,7 @@ def test_retention_by_count_keeps_the_newest(engine: Engine) -> None:
 
 def test_no_policy_deletes_nothing(engine: Engine) -> None:
     engine.apply(Batch(turns=turns(5)))
-    assert apply_retention(engine, RetentionPolicy(), T0 + timedelta(days=9999)) == {
-        "turns": 0,
-        "tool_uses": 0,
-    }
+    assert apply_retention(engine, RetentionPolicy(), T0 + timedelta(days=9999)) == Retention(0, 0)
 
 
 @pytest.mark.parametrize("flag", [["--retention-days", "1"], ["--max-turns", "2"]])

@@ -196,7 +196,7 @@ def test_migration_rekeys_git_projects_and_old_ids_resolve(
         assert len(engine.export()) == 4
         # The undo entry restores the prior row under its new id (no row comes back under
         # the old one).
-        assert engine.maintenance.undo(2)["restored"] == 1
+        assert engine.maintenance.undo(2).restored == 1
         assert engine.memory(old_fact.id).status == "active"
         assert not store.memories([old_fact.id]) and len(engine.export()) == 4
         # Forget by an old id forgets the memory under its new id.
