@@ -511,23 +511,33 @@ class Engine:
         # Per scope: its memory rows, and query-term postings restricted to them.
         scopes: dict[str, tuple[np.ndarray, dict[str, tuple[np.ndarray, np.ndarray, int]]]] = {}
         similar: dict[tuple[str, str], list[str]] = {}
+
+        def near_ids(scope: str, text: str) -> list[str]:
+            if (scope, text) not in similar:
+                if scope not in scopes:
+                    mask = self.index.mask(Filter(kinds=("memory",), equals={"scope": scope}))
+                    scopes[scope] = (np.flatnonzero(mask), {})
+                rows, memo = scopes[scope]
+                scores = self.index.bm25_rows(tokenize(text), rows, memo)
+                top = rows[top_k(scores, scores > 0, SIMILAR_CANDIDATES)]
+                similar[(scope, text)] = [self.index.row(int(p))[1] for p in top]
+            return similar[(scope, text)]
+
         for cap in captures:
-            if (cap.scope, cap.text) in similar:
-                continue
-            if cap.scope not in scopes:
-                mask = self.index.mask(Filter(kinds=("memory",), equals={"scope": cap.scope}))
-                scopes[cap.scope] = (np.flatnonzero(mask), {})
-            rows, memo = scopes[cap.scope]
-            scores = self.index.bm25_rows(tokenize(cap.text), rows, memo)
-            top = rows[top_k(scores, scores > 0, SIMILAR_CANDIDATES)]
-            similar[(cap.scope, cap.text)] = [self.index.row(int(p))[1] for p in top]
+            near_ids(cap.scope, cap.text)
         wanted = dict.fromkeys(i for ids in similar.values() for i in ids)
         memories = {m.id: m for m in self.store.memories(list(wanted))}
 
         def lookup(cap: Capture) -> list[Memory]:
+            """Read up front for the flush's own captures; a later question (the memories a
+            retraction's target is quoted in) is answered on demand."""
             same = by_subject.get((cap.scope, cap.subject), []) if cap.subject else []
             seen = {m.id for m in same}
-            near = [memories[i] for i in similar[(cap.scope, cap.text)] if i in memories]
+            ids = near_ids(cap.scope, cap.text)
+            missing = [i for i in ids if i not in memories]
+            if missing:
+                memories.update((m.id, m) for m in self.store.memories(missing))
+            near = [memories[i] for i in ids if i in memories]
             return same + [m for m in near if m.id not in seen]
 
         return lookup

@@ -53,6 +53,10 @@ LOG = re.compile(
     | ^\[?\d{10}(?:\.\d{1,9})?\]?:?\s                          # epoch seconds (mosquitto)
     | ^\s*\[(?i:info|warn|warning|error|debug|trace|fatal|notice)\]\s
     | ^\S+\ \S+\ \S+\ \[\d{2}/\w{3}/\d{4}:\d{2}:\d{2}:\d{2}        # access log
+    | ^\[[\w.:/@-]{1,40}\]:?\s+\[?(?:\d{4}[-/]\d{2}[-/]\d{2}[T\ ]\d{2}:\d{2}  # "[uploader] 2024-…"
+        |\d{2}:\d{2}:\d{2}|(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|NOTICE)\b)
+    | ^[\w.@/-]{1,40}:?\ +\d{4}-\d{2}-\d{2}[T\ ]\d{2}:\d{2}:\d{2}  # "worker-1 2024-05-16 10:21:07"
+    | ^.{0,40}?\b\d{2}:\d{2}:\d{2}[,.]\d{3}\b                     # a millisecond timestamp
     """,
     re.VERBOSE,
 )
@@ -89,6 +93,8 @@ BUILD_OUTPUT = re.compile(
     | ^[0-9a-f]{12}:\ (?:Pull\ complete|Waiting|Downloading|Verifying|Already\ exists|Pushed)
     | ^\[\d+/\d+\]\  | ^(?:yarn|npm|pnpm)\ (?:install|run)\ v\d | ^>\ [\w@/.-]+@\d\S*\ \S
     | ^>\ \w[\w:-]*\ *$ | ^\$\ \S
+    | ^BUILD\ (?:SUCCESSFUL|SUCCESS|FAILED|FAILURE)\b | ^\d+\ actionable\ tasks?:
+    | ^>\ Task\ :\S | ^FAILURE:\ Build\ failed | ^\s*(?:Compiling|Checking)\ [\w-]+\ v\d
     | ^(?:added|removed|changed|audited)\ \d+\ packages? | ^found\ \d+\ vulnerabilit
     | ^\s*(?:Resolved|Prepared|Installed|Uninstalled|Audited|Built)\ \d+\ packages?\b
     | ^\s*(?:Requirement\ already\ satisfied:|Installing\ collected\ packages:

@@ -43,6 +43,7 @@ from recallnest.capture.polarity import negated_cut
 from recallnest.capture.salience import gate_turn, is_question
 from recallnest.core.aliases import AliasTable, canonical, find_subject
 from recallnest.core.models import GLOBAL_SCOPE, Capture, Turn
+from recallnest.core.roles import products_in
 
 MAX_CAPTURES_PER_TURN = 5
 MAX_SENTENCE_CHARS = 400
@@ -144,6 +145,8 @@ def extract(
         acked = i > 0 and _bare_acknowledgement(sentences[i - 1])
         ctx = Context(role, nxt, after_other_turn, previous, acked)
         signal, used = extract_sentence(sentences[i], ctx)
+        if signal is not None and used == 1 and nxt is not None and _reason_follows(signal, nxt):
+            signal, used = _with_reason_after(signal, nxt), 2
         if signal is not None:
             reasoned = _with_reason(signal, before)
             if reasoned is not signal and before is not None and before[1] is not None:
@@ -172,6 +175,24 @@ def _with_reason(signal: Signal, before: tuple[str, Signal | None] | None) -> Si
     ):
         return signal
     text = f"{before[0].strip()} {signal.text}".replace("。 ", "。")[:MAX_SENTENCE_CHARS]
+    return Signal(signal.rule, signal.category, text, signal.importance, signal.confidence)
+
+
+def _reason_follows(signal: Signal, nxt: str) -> bool:
+    # Trigger: a short decision ("定了，桌面端用 Tauri 2。", "We're going with Postgres.") and a
+    # next sentence that gives its reason ("理由就一条：…", "The reason is …", "That's because
+    # …"). Why: a decision kept without the reason said right after it cannot be weighed later
+    # (issue 17 item 7). Outcome: the reason joins the decision, and makes no memory of its own.
+    return (
+        signal.category == "events"
+        and len(signal.text) <= _DECISION_WITH_REASON_MAX
+        and R.REASON_LEAD.match(nxt.strip()) is not None
+        and not is_question(nxt)
+    )
+
+
+def _with_reason_after(signal: Signal, reason: str) -> Signal:
+    text = f"{signal.text.strip()} {reason.strip()}".replace("。 ", "。")[:MAX_SENTENCE_CHARS]
     return Signal(signal.rule, signal.category, text, signal.importance, signal.confidence)
 
 
@@ -325,6 +346,7 @@ def _fact_shape(text: str, role: str, relaxed: bool) -> bool:
         or _has_concrete(R.WEAK_CONCRETE, text)
         or (role == "user" and _latin_name_in_cjk(text))
         or R.TECH_NAME.search(text) is not None
+        or bool(products_in(canonical(text)))
         or (relaxed and (R.DIGIT_OR_VALUE.search(text) is not None or _ascii_name(text)))
         or (relaxed and (R.ZH_COPULAR.search(text) or R.CONTRAST.search(text)) is not None)
     )
@@ -411,7 +433,11 @@ def _correction(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
         body, used = R.FILLER.sub("", ctx.next_sentence).strip(), 2
     if not body or is_question(body):
         return None
-    inner = classify(body, ctx.role, relaxed=True)
+    # 之前说的对象存储那部分作废，上周已经迁完了：现在统一用 R2: what went is no part of what holds.
+    lead = R.GONE_LEAD.match(body)
+    body = body[lead.end() :].strip() if lead and lead.end() < len(body) else body
+    gone = used == 1 and R.GONE_CLAUSE.match(body) is not None
+    inner = None if gone else classify(body, ctx.role, relaxed=True)
     if inner is None and used == 1 and strong and ctx.next_sentence:
         # "the numbers I gave you for the limiter were wrong, I talked to sales. The contract
         # says 300/min …": the marker's own clause holds no fact; the next sentence does.
@@ -421,14 +447,30 @@ def _correction(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     if inner is None:
         return None
     confidence = CORRECTION_CONFIDENCE if ctx.role == "user" else 0.7
-    rule = f"correction.{inner.rule}"
+    retracts = R.RETRACTION.match(text) is not None
+    rule = f"correction.{'retract.' if retracts else ''}{inner.rule}"
     stored = _subject_from(body, ctx.previous, question=False)
-    # "Scratch what I said about Adyen: we signed with Mollie": the marker names what is
-    # corrected; it stays with the memory (and points admission at the fact to retire).
-    about = R.CORRECTED_ABOUT.search(text[: max(text.find(body), 0)]) if used == 1 else None
-    if about is not None:
-        stored = f"{stored.rstrip('.')} (correcting: what was said about {about.group(1)})"
+    stored = _with_about(stored, text, body, used, gone)
     return Signal(rule, inner.category, stored, max(inner.importance, 0.75), confidence), used
+
+
+def _with_about(stored: str, text: str, body: str, used: int, gone: bool) -> str:
+    # Trigger: the correction marker names what it corrects ("Scratch what I said about Adyen:
+    # we signed with Mollie", "Disregard what I said about auth. We moved to …", 之前说的对象存储
+    # 那部分作废). Why: the new statement alone may not say which earlier fact it replaces.
+    # Outcome: the subject stays with the memory and points admission at the fact to retire.
+    marker = text[: max(text.find(body), 0)] if used == 1 else text
+    about = R.CORRECTED_ABOUT.search(marker)
+    # A marker sentence of its own names its subject with "about" ("I was wrong about the
+    # port."); a bare "for"/"on" there is seldom the subject ("not right for our setup").
+    retracts = R.RETRACTION.match(text) is not None
+    if about is not None and (used == 1 or gone or retracts or about[0][:5] == "about"):
+        subject = about.group(1).rstrip(".")
+        return f"{stored.rstrip('.')} (correcting: what was said about {subject})"
+    zh = R.ZH_RETRACTED_ABOUT.search(text)
+    if zh is not None:
+        return f"{stored.rstrip('。.')}（更正：之前说的{zh.group(1)}）"
+    return stored
 
 
 def _strip_markers(text: str) -> tuple[str | None, bool]:
