@@ -214,6 +214,9 @@ def _check_assignment(m: re.Match[str], text: str, value: str) -> bool:
     # segment of an identifier (`arn:aws:secretsmanager:…:secret:<name>`), not an assignment.
     if m["sep"] == ":" and m.start() > 0 and text[m.start() - 1] == ":":
         return False
+    # Trigger: `ShadowPass::record`, `std::string`. Why: a C++/Rust path, not `pass: value`.
+    if m["sep"] == ":" and text.startswith(":", m.end("sep")):
+        return False
     # Trigger: SCREAMING_CASE name, `=`, unquoted value. Why: .env / export / docker -e lines
     # hold real configuration, so an 8+ character value under a key/token name is masked even
     # when it does not look random.
@@ -259,6 +262,11 @@ def _copula_kind(m: re.Match[str], _text: str) -> str:
 
 def _check_zh(m: re.Match[str], text: str, value: str) -> bool:
     return value_ok(value, "strong", bare=m.start("bare") != -1, key=m["zhkey"])
+
+
+def _check_zh_spaced(m: re.Match[str], text: str, value: str) -> bool:
+    symbol = any(not c.isalnum() for c in value)
+    return value_ok(value, "pass", bare=True, key=m["zhkey"]) and (symbol or char_classes(value)[0])
 
 
 def _zh_kind(m: re.Match[str], _text: str) -> str:
@@ -812,6 +820,17 @@ _RULES: tuple[_Rule, ...] = (
         r"(?P<zhkey>[密口秘私令][码碼令钥鑰牌])[ \t]{0,3}(?:[:=：]|是|为|為|就是)"
         r"[ \t]{0,3}[“「]?" + _VALUE,
         _check_zh,
+        left="",
+        kind_of=_zh_kind,
+    ),
+    # Trigger: 密码/口令/密钥… then only a space, then a value ("账号 device_admin，密码 Qw7!zP3#").
+    # Why: chat drops the colon; the value still sits right after the word. Outcome: masked
+    # when the value is no plain word (a digit or a symbol, 6+ characters): "密码 reset 流程" stays.
+    _rule(
+        "password",
+        _GENERIC,
+        r"(?P<zhkey>[密口秘私令][码碼令钥鑰牌])[ \t]{1,3}(?P<bare>" + _BARE + r"{6,512})",
+        _check_zh_spaced,
         left="",
         kind_of=_zh_kind,
     ),

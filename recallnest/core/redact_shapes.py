@@ -46,7 +46,7 @@ def random_body(body: str) -> bool:
     a commit or a build id). Always 2+ digits and 4+ letters: identifiers rarely have both.
     """
     compact = body.replace("_", "").replace("-", "").replace(".", "")
-    if wordy(compact):
+    if wordy(compact) or _named_parts(body):
         return False
     upper, lower = any(c.isupper() for c in compact), any(c.islower() for c in compact)
     if upper and lower:
@@ -58,6 +58,15 @@ def random_body(body: str) -> bool:
 
 
 _SEPARATORS = re.compile(r"[_\-.]")
+# A part that is camel-case words of 2+ letters each, or a number: `vkCmdDraw`, `None`, `02699`.
+_NAMED_PART_RE = re.compile(r"(?:[A-Z]?[a-z]{2,}|[A-Z]{2,}(?![a-z]))+|\d+")
+
+
+def _named_parts(body: str) -> bool:
+    """Every part between separators is words or a number (`vkCmdDraw-None-02699`, a Vulkan
+    validation id): an identifier, not a generated body, which mixes digits into its letters."""
+    parts = [p for p in _SEPARATORS.split(body) if p]
+    return len(parts) > 1 and all(_NAMED_PART_RE.fullmatch(p) for p in parts)
 # A word inside a body: `Clause`, `license`, `before` (random base62 rarely has 4 letters of
 # one case in a row: about one in twelve positions starts one).
 _WORD_RE = re.compile(r"[A-Z]?[a-z]{3,}")
