@@ -515,6 +515,9 @@ class Admitter:
                     self.pending[old.id] = replace(
                         old, status="superseded", superseded_by=new.id, updated_at=when
                     )
+                kept = remainder(cap, target)
+                if kept is not None and kept.id not in self.pending:
+                    self.pending[kept.id] = replace(kept, updated_at=when)
         elif decision.action in ("duplicate", "merge") and target is not None:
             self.pending[target.id] = _reinforced(target, cap, when)
         return decision.action
@@ -646,14 +649,16 @@ def _retracted(cap: Capture, known: Iterable[Memory], when: datetime | None) -> 
     """The earlier memory a retraction withdraws when no correction target is close enough:
     "Scratch what I told you about the job transport. Jobs now go through Redis Streams …"
     shares no word with "background jobs travel over RabbitMQ …", 现在统一用 Cloudflare R2 none
-    with 原图存到 MinIO. The user withdrew a statement on purpose, so the earlier project fact
-    most like it goes, of any fact category: one naming the role the retraction names (broker,
-    object storage, …) first, else one sharing a keyword; one from this very turn never does."""
+    with 原图存到 MinIO. The user withdrew a statement on purpose, so the earlier memory of the
+    scope most like it goes, of any category but profile: one naming the role the retraction
+    names (broker, object storage, …) first, else one sharing a keyword; one from this very
+    turn never does."""
     said = keyword_tokens(cap.text)
     roles = retracted_roles(cap.text)
     best, best_score = None, 0.0
     for m in known:
-        if m.scope != cap.scope or m.status != "active" or m.category not in _FACT_CATEGORIES:
+        # Any category: "之前说的固定 4 卡那条作废" withdraws a project rule (a preference).
+        if m.scope != cap.scope or m.status != "active" or m.category == "profile":
             continue
         if when is not None and m.created_at is not None and m.created_at >= when:
             continue
@@ -664,6 +669,43 @@ def _retracted(cap: Capture, known: Iterable[Memory], when: datetime | None) -> 
         if score > best_score:
             best, best_score = m, score
     return best
+
+
+_CLAUSE_END = re.compile(r"(?<=[，；;。])\s*")  # an English "," often joins a dependent clause
+_CONCRETE = re.compile(r"[A-Za-z]{2,}|\d")
+
+
+def remainder(cap: Capture, target: Memory) -> Memory | None:
+    """What a superseded memory said besides what `cap` replaces, as a memory of its own.
+
+    "背景：固件包都放在 MinIO 的 firmware 桶里，签名用 ed25519，公钥烧在 bootloader 里" corrected
+    for its storage keeps "签名用 ed25519，公钥烧在 bootloader 里": a clause survives when it
+    shares no keyword with the correction, names no role or value it replaces, and names
+    something (a Latin word or a number). None when every clause went, or none did (then the
+    memory was about the corrected thing as a whole)."""
+    clauses = [c for c in _CLAUSE_END.split(target.text) if c.strip()]
+    if len(clauses) < 2:
+        return None
+    said = keyword_tokens(cap.text)
+    roles = retracted_roles(cap.text) | {r for r, _ in products_in(canonical(cap.text))}
+    named = replaced_values(cap.text)
+    # The replaced products, also inside a path or a name ("/hooks/adyen" after Adyen went).
+    gone = {p for r, p in products_in(canonical(target.text)) if r in roles}
+    kept = [
+        c
+        for c in clauses
+        if not keyword_tokens(c) & said
+        and not roles_in(canonical(c)) & roles
+        and not holds_value(named, c)
+        and not any(p in c.casefold() for p in gone)
+        and _CONCRETE.search(c)
+    ]
+    if not kept or len(kept) == len(clauses):
+        return None
+    text = "".join(kept).strip().rstrip("，,；;")
+    return replace(
+        target, id=memory_id(target.scope, canonical(text)), text=text, superseded_by=None
+    )
 
 
 # A statement choosing or changing what fills a role: "订单还是放 PostgreSQL 吧" (after "订单库就

@@ -40,6 +40,10 @@ STACK_TRACE = re.compile(
 )
 LOG = re.compile(
     r"""^\[?\d{4}[-/]\d{2}[-/]\d{2}[T\ ]\d{2}:\d{2} | ^\[?\d{2}:\d{2}:\d{2}
+    | ^\[?\d{2}[-/.]\d{2}[-/.]\d{2,4}[T\ ]\d{2}:\d{2}:\d{2}  # log4j/Spark "26/03/10 02:14:51"
+    | ^(?:[A-Z][\w-]*\ )?(?:Error|Warning|Exception):\ \[  # "Validation Error: [ VUID-… ]"
+    | ^[A-Za-z_][\w:.]*\(\):\ \S                          # "vkCmdDraw(): descriptor …"
+    | ^.{0,80}?\b\w+\ ?=\ ?0x[0-9A-Fa-f]{6,}\b            # "MessageID = 0x9d1d3c94"
     | ^\s*\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\]?(?:\s|:)
     | ^\s*(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL)(?::|\ -|\ \[)
     | ^(?:npm|yarn|pnpm)\ (?:WARN|ERR!|error|warn|notice)
@@ -131,6 +135,10 @@ PROGRESS_OUTPUT = re.compile(
     re.VERBOSE,
 )
 
+# A line of three or more `name=number` readings anywhere ("epoch 3 step 1200 loss=0.4127
+# auc=0.7713 it/s=2.31"): a training or benchmark log, whatever comes first.
+METRICS = re.compile(r"^.{0,120}?(?:[\w/.@-]+=[-+]?\d[\d.e%+-]*[,;]?\s+){2,}[\w/.@-]+=[-+]?\d")
+
 # (kind, pattern, the characters its only unanchored alternative needs): the order names a
 # line that several describe. Every other alternative starts with `^`, so a line holding none
 # of those characters can only match at offset 0, and `match` answers what `search` would.
@@ -142,6 +150,7 @@ PASTED_KINDS: tuple[tuple[str, re.Pattern[str], str], ...] = (
     ("tool_output", BUILD_OUTPUT, ""),
     ("tool_output", TABLE_OUTPUT, ""),
     ("tool_output", PROGRESS_OUTPUT, ""),
+    ("tool_output", METRICS, ""),
 )
 
 # Markdown's indented code block (four spaces or a tab, not a nested bullet): quoted code or

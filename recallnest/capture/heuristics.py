@@ -116,6 +116,7 @@ def capture_turn(
             signals = [*_without_approval(signals, said), approved]
     if turn.role == "assistant":
         signals += _verified_fix(gate.sentences, said_before)
+    signals = [part for signal in signals for part in _by_scope(signal, project)]
     # canonical() is slow (one large alias regex): once per signal, for subject and dedup.
     canons = [canonical(s.text, aliases) for s in signals]
     captures = [_to_capture(s, c, turn.id, project) for s, c in zip(signals, canons, strict=True)]
@@ -433,9 +434,7 @@ def _correction(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
         body, used = R.FILLER.sub("", ctx.next_sentence).strip(), 2
     if not body or is_question(body):
         return None
-    # 之前说的对象存储那部分作废，上周已经迁完了：现在统一用 R2: what went is no part of what holds.
-    lead = R.GONE_LEAD.match(body)
-    body = body[lead.end() :].strip() if lead and lead.end() < len(body) else body
+    body = _after_gone(body)
     gone = used == 1 and R.GONE_CLAUSE.match(body) is not None
     inner = None if gone else classify(body, ctx.role, relaxed=True)
     if inner is None and used == 1 and strong and ctx.next_sentence:
@@ -454,6 +453,21 @@ def _correction(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     return Signal(rule, inner.category, stored, max(inner.importance, 0.75), confidence), used
 
 
+def _after_gone(body: str) -> str:
+    # Trigger: a correction's remainder opens with a clause saying the old thing went, then
+    # says what holds ("we shut it down last week, it doesn't exist anymore. smoke tests go
+    # against the preview URL now", 上周已经迁完了：现在统一用 R2). Why: what went is no part of
+    # what holds. Outcome: the remainder after the clause.
+    lead = R.GONE_LEAD.match(body)
+    if lead and lead.end() < len(body):
+        return body[lead.end() :].strip()
+    for cut in re.finditer(r"[.;:](?:\s+|$)", body):
+        rest = body[cut.end() :].strip()
+        if rest and R.GONE_CLAUSE.match(body[: cut.start()]):
+            return rest
+    return body
+
+
 def _with_about(stored: str, text: str, body: str, used: int, gone: bool) -> str:
     # Trigger: the correction marker names what it corrects ("Scratch what I said about Adyen:
     # we signed with Mollie", "Disregard what I said about auth. We moved to …", 之前说的对象存储
@@ -469,7 +483,7 @@ def _with_about(stored: str, text: str, body: str, used: int, gone: bool) -> str
         return f"{stored.rstrip('.')} (correcting: what was said about {subject})"
     zh = R.ZH_RETRACTED_ABOUT.search(text)
     if zh is not None:
-        return f"{stored.rstrip('。.')}（更正：之前说的{zh.group(1)}）"
+        return f"{stored.rstrip('。.')}（更正：之前说的{(zh[1] or zh[2]).strip()}）"
     return stored
 
 
@@ -744,6 +758,19 @@ def scope_for(category: str, text: str, project: str | None) -> str:
     if len(name) >= 3 and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.I):
         return project
     return GLOBAL_SCOPE
+
+
+def _by_scope(signal: Signal, project: str | None) -> list[Signal]:
+    # Trigger: one sentence joining a rule for every project and one for this project with a
+    # semicolon ("所有项目的提交信息用英文；pay-gateway 的 go test 一律加 -race"). Why: a memory
+    # has one scope, and the project's rule must not follow the user into other projects.
+    # Outcome: one signal per clause when the clauses' scopes differ.
+    if project is None or R.EVERY_PROJECT.search(signal.text) is None:
+        return [signal]
+    parts = [p.strip() for p in re.split(r"[；;]\s*", signal.text) if p.strip()]
+    if len({scope_for(signal.category, p, project) for p in parts}) < 2:
+        return [signal]
+    return [replace(signal, text=p) for p in parts]
 
 
 def _subject(signal: Signal, canon: str) -> str | None:

@@ -446,7 +446,8 @@ _LATER_CORRECTION = (
     r"(?: (?:last time|earlier|before|yesterday|about (?:\w+ ){0,3}?\w+))?"
     r"|(?:heads up,?\s+)?(?:that|the) (?:[\w.+-]+ ){1,4}?(?:thing|info|note|bit|part) is"
     r" (?:outdated|wrong|stale|out of date|no longer true)"
-    r"|(?:scratch|forget|ignore|disregard|drop) (?:that|what I (?:said|told you|wrote|mentioned"
+    r"|(?:scratch|forget|ignore|disregard|drop) (?:that|(?:what|everything|all|anything)"
+    r" (?:that )?I(?:'ve| have| had)? (?:said|told you|wrote|mentioned"
     r"|gave you|described)(?: (?:to you )?(?:about|earlier|before|last time|on|for)"
     r"(?: [\w.+-]+){0,3})?)"
     r"|I was wrong(?: about (?:\w+ ){0,3}?\w+)?|I misspoke"
@@ -459,9 +460,16 @@ _LATER_CORRECTION = (
 )
 # An earlier statement retracted as a whole clause, its subject inside: 之前说的对象存储那部分作废，
 # 上次讲的部署流程已经不算数了, 前面提到的端口不对了: the fact that follows replaces it.
+_ZH_SAID = (
+    r"(?:之前|上次|前面|刚才|昨天|以前|早先)(?:跟你|和你|给你)?(?:说|讲|记|写|提|给|定)(?:过|到)?"
+)
+_ZH_VERDICT = r"(?:已经)?(?:作废|不算数?|不对|错了|有误|过时|不用了|不成立|改了|变了|废了)"
+_ZH_THAT = r"(?:那部分|那块|这块|那段|那条|那个|这个|这条|部分|方面|的事|的内容|的说法)"
+# 之前说的对象存储那部分作废, 上次讲的部署流程已经不算数了, 之前跟你说固件放 MinIO 那个不对了
+# (without 的, the subject ends on 那个/那条: "之前说要用 pnpm" alone withdraws nothing).
 _ZH_RETRACTION = (
-    r"(?:之前|上次|前面|刚才|昨天|以前|早先)(?:跟你)?(?:说|讲|记|写|提|给|定)(?:过|到)?的"
-    r"[^，,。；;：:]{0,16}?(?:已经)?(?:作废|不算数?|不对|错了|有误|过时|不用了|不成立|改了|变了|废了)了?"
+    rf"{_ZH_SAID}(?:的[^，,。；;：:]{{0,16}}?{_ZH_THAT}?|[^，,。；;：:的]{{1,16}}?{_ZH_THAT})"
+    rf"{_ZH_VERDICT}了?(?:哈|啊|呀|哦|哈哈)?"
 )
 # A clause after a retraction that only says the old thing went, naming nothing: "we ripped
 # that out last sprint", "we dropped that vendor in March", "that's all gone now", 上周已经迁完了.
@@ -478,7 +486,10 @@ GONE_CLAUSE = re.compile(
     r"|(?:that|it|this|those)(?:'s| is| was| has been| got)? (?:\w+ ){0,2}?(?:gone|dead|removed"
     r"|replaced|ripped out|history|over))"
     r"(?: (?:out|away|off|already|now|anymore|a while ago|recently|last \w+|in \w+|weeks? ago"
-    r"|months? ago))*[.!]?$"
+    r"|months? ago))*"
+    r"(?:,? (?:and |so )?(?:it|that|this|they)(?:'s| is|'re| are)? (?:doesn't|does not|don't"
+    r"|no longer|not|isn't|aren't) (?:exists?|there|around|running|used|a thing)(?: anymore)?)?"
+    r"[.!]?$"
     r"|^(?:上周|上个月|前几天|之前|早就|已经|都)*(?:已经)?(?:迁完|迁移完|换掉|删掉|去掉|下线|停用|废弃|拆掉)了?[，,。！!]?$",
     _I,
 )
@@ -488,15 +499,15 @@ GONE_LEAD = re.compile(
 )
 # The subject a Chinese retraction names: 之前说的「对象存储」那部分作废.
 ZH_RETRACTED_ABOUT = re.compile(
-    r"(?:之前|上次|前面|刚才|昨天|以前|早先)(?:跟你)?(?:说|讲|记|写|提|给|定)(?:过|到)?的"
-    r"([^，,。；;：:]{1,16}?)(?:那部分|那块|这块|那段|那条|部分|方面|的事|的内容|的说法)?"
-    r"(?:已经)?(?:作废|不算数?|不对|错了|有误|过时|不用了|不成立|改了|变了|废了)"
+    rf"{_ZH_SAID}(?:的([^，,。；;：:]{{1,16}}?){_ZH_THAT}?|([^，,。；;：:的]{{1,16}}?){_ZH_THAT})"
+    + _ZH_VERDICT
 )
 # A retraction: the user withdraws an earlier statement as a whole ("Scratch what I told you
 # about the job transport", 之前说的对象存储那部分作废) and states what holds now. Admission then
 # retires the earlier memory about that subject and the copies that quote its values.
 RETRACTION = re.compile(
-    r"^(?:(?:ok|so|also|oh|and|btw),?\s+)?(?:scratch|forget|ignore|disregard|drop) (?:that|what I "
+    r"^(?:(?:ok|so|also|oh|and|btw),?\s+){0,2}(?:scratch|forget|ignore|disregard|drop) (?:that|"
+    r"(?:what|everything|all|anything) (?:that )?I(?:'ve| have| had)? "
     r"(?:said|told you|wrote|mentioned|gave you|described))\b|^" + _ZH_RETRACTION,
     _I,
 )

@@ -67,6 +67,8 @@ def _named_parts(body: str) -> bool:
     validation id): an identifier, not a generated body, which mixes digits into its letters."""
     parts = [p for p in _SEPARATORS.split(body) if p]
     return len(parts) > 1 and all(_NAMED_PART_RE.fullmatch(p) for p in parts)
+
+
 # A word inside a body: `Clause`, `license`, `before` (random base62 rarely has 4 letters of
 # one case in a row: about one in twelve positions starts one).
 _WORD_RE = re.compile(r"[A-Z]?[a-z]{3,}")
