@@ -35,6 +35,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from recallnest.capture import learned
 from recallnest.capture import reply as reply
 from recallnest.capture import rules as R
 from recallnest.capture.literal_gate import fold
@@ -48,6 +49,7 @@ from recallnest.core.roles import products_in
 MAX_CAPTURES_PER_TURN = 5
 MAX_SENTENCE_CHARS = 400
 ASSISTANT_CONFIDENCE = 0.6
+LEARNED_CONFIDENCE = 0.6  # a model's guess: below a rule's 0.75 for a user's fact
 CORRECTION_CONFIDENCE = 0.95
 REMEMBER_IMPORTANCE = 0.9
 GENERIC_SUBJECT_TOKENS = 3
@@ -105,6 +107,8 @@ def capture_turn(
         signals = extract(
             gate.sentences, turn.role, after_other_turn=replying, previous=said_before
         )
+        if not signals:
+            signals = _learned(gate.sentences, turn.role)
     if gate.reason is None and turn.role == "user" and said_before is not None:
         signals += _confirmed_fix(gate.sentences[0], said_before)
         # "行，就按你说的改，timeout 别动": the reply opens by approving the proposal, then adds
@@ -121,6 +125,27 @@ def capture_turn(
     canons = [canonical(s.text, aliases) for s in signals]
     captures = [_to_capture(s, c, turn.id, project) for s, c in zip(signals, canons, strict=True)]
     return _cap(_unique(captures, canons))
+
+
+def _learned(sentences: Sequence[str], role: str) -> list[Signal]:
+    # Trigger: the gate kept prose, no rule fired, and the learned model names a category with
+    # probability >= learned.THRESHOLD. Why: the rules miss new phrasings ("solo indie dev
+    # here, shipping on Godot 4"); the model, trained on the labelled dev split, generalises
+    # further (decision 0027). Outcome: one memory at lower confidence, the statement itself:
+    # its sentences without questions, cut at MAX_SENTENCE_CHARS.
+    stated = [s for s in sentences if not is_question(s)]
+    if not stated:
+        return []
+    category, probability = learned.predict(" ".join(stated), role)
+    if category == "none" or probability < learned.THRESHOLD:
+        return []
+    text = " ".join(stated).replace("。 ", "。")
+    if len(text) > MAX_SENTENCE_CHARS:
+        text = max(
+            stated, key=lambda s: learned.predict(s, role)[1] if len(s) <= MAX_SENTENCE_CHARS else 0
+        )
+    confidence = LEARNED_CONFIDENCE if role == "user" else ASSISTANT_CONFIDENCE * LEARNED_CONFIDENCE
+    return [Signal(f"learned.{category}", category, text[:MAX_SENTENCE_CHARS], 0.5, confidence)]
 
 
 def gate_reason(turn: Turn) -> str | None:
