@@ -13,7 +13,9 @@ from dataclasses import asdict, is_dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+from recallnest.continuity.checkpoint import Checkpoint
 from recallnest.continuity.recall import EMBED_MAX_TOKENS, VECTOR_DEADLINE_SECONDS
+from recallnest.continuity.service import PromptRecall
 from recallnest.core.errors import NotFoundError, RecallnestError
 from recallnest.core.models import SearchHit
 from recallnest.core.schemas import jsonable
@@ -125,23 +127,42 @@ def _recall(engine: Engine, a: Mapping[str, Any]) -> Any:
         )
         return engine.search_with_affinities(req)
 
-    return engine.continuity.recall(
-        prompt,
-        a.get("cwd"),
-        search,
-        engine.index.idf,
-        a.get("session_id"),
-        explain=bool(a.get("explain")),
-        agent=str(a.get("agent") or "claude"),
-        prepare=engine.prepare_query if embed else None,
+    return _recall_json(
+        engine.continuity.recall(
+            prompt,
+            a.get("cwd"),
+            search,
+            engine.index.idf,
+            a.get("session_id"),
+            explain=bool(a.get("explain")),
+            agent=str(a.get("agent") or "claude"),
+            prepare=engine.prepare_query if embed else None,
+        )
     )
+
+
+def _recall_json(r: PromptRecall) -> dict[str, Any]:
+    """Prompt recall on the wire (issue 23): a prompt skipped before it was read carries no
+    intent or project, and `candidates` come only with `explain`."""
+    out: dict[str, Any] = {"text": r.text, "items": r.items, "scores": r.scores, "tokens": r.tokens}
+    if r.intent is None:
+        return out | {"skip": r.skip}
+    out |= {"intent": r.intent, "skip": r.skip, "project": r.project}
+    return out if r.candidates is None else out | {"candidates": r.candidates}
 
 
 def _checkpoint(engine: Engine, a: Mapping[str, Any]) -> Any:
     session_id = a.get("session_id") or engine.store.latest_session(a.get("project"))
     if not session_id:
         raise RecallnestError("no session to checkpoint (no turns ingested for this project)")
-    return engine.continuity.checkpoint(str(session_id), str(a.get("reason") or "manual"))
+    return _checkpoint_json(
+        engine.continuity.checkpoint(str(session_id), str(a.get("reason") or "manual"))
+    )
+
+
+def _checkpoint_json(cp: Checkpoint | None) -> Any:
+    """A checkpoint as the socket carries it: its stored document (sorted keys)."""
+    return None if cp is None else json.loads(cp.to_json())
 
 
 def _undo(engine: Engine, a: Mapping[str, Any]) -> Any:
@@ -269,8 +290,11 @@ OPS: dict[str, Op] = {
     "resume": _resume,
     "recall": _recall,
     "checkpoint": _checkpoint,
-    "checkpoints.list": lambda e, a: e.continuity.recent(a.get("project"), int(a.get("limit", 20))),
-    "checkpoints.show": lambda e, a: e.continuity.show(str(a["id"])),
+    "checkpoints.list": lambda e, a: [
+        _checkpoint_json(cp)
+        for cp in e.continuity.recent(a.get("project"), int(a.get("limit", 20)))
+    ],
+    "checkpoints.show": lambda e, a: _checkpoint_json(e.continuity.show(str(a["id"]))),
     # ---- lifecycle (issue 7): run by the engine's maintenance scheduler ----
     "consolidate": lambda e, a: e.maintenance.consolidate(a.get("scope"), bool(a.get("dry_run"))),
     "conflicts.list": lambda e, a: e.maintenance.conflicts(bool(a.get("all"))),

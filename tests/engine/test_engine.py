@@ -703,7 +703,7 @@ def test_a_checkpoint_carries_what_the_previous_session_left_open(engine: Engine
     engine.continuity.checkpoint("s1", "idle")
     cp = engine.continuity.checkpoint("s2", "idle")
     assert cp is not None
-    assert any("TLS certificates" in loop for loop in cp["open_loops"]), cp
+    assert any("TLS certificates" in loop for loop in cp.open_loops), cp
 
 
 # ---- a correction in a later session supersedes the fact it corrects ------------------------
