@@ -38,6 +38,12 @@ VARYING_SUFFIXES = ("_seconds", "_ms", "_bytes")
 Args = dict[str, Any] | Callable[[list[Any]], dict[str, Any]]
 
 
+def with_evidence(record: dict[str, Any], turn_id: str) -> dict[str, Any]:
+    """An exported memory record made into another memory, captured from `turn_id`."""
+    text = "The hello function lives in hello.py"
+    return record | {"id": "memory-with-evidence", "text": text, "evidence": [turn_id]}
+
+
 def first_id(results: list[Any], at: int) -> str:
     return str(results[at]["id"])
 
@@ -94,6 +100,10 @@ SCENARIO: list[tuple[str, Args]] = [
     ("memories.edit", lambda r: {"id": r[-1]["id"]}),
     ("memories.approve", lambda r: {"ids": [first_id(r, 2)]}),  # active: left as it is
     ("stats", {"sizes": False}),  # the web UI's dashboard: no live-bytes estimate
+    # A memory with evidence, so its page lists the turns it was captured from.
+    ("search", {"query": "hello function", "kind": "turns"}),
+    ("import", lambda r: {"records": [with_evidence(r[13][0], r[-1][0]["id"])]}),
+    ("memories.context", {"id": "memory-with-evidence"}),
 ]
 
 
