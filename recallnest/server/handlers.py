@@ -17,8 +17,8 @@ from recallnest.continuity.checkpoint import Checkpoint
 from recallnest.continuity.recall import EMBED_MAX_TOKENS, VECTOR_DEADLINE_SECONDS
 from recallnest.continuity.service import PromptRecall
 from recallnest.core.errors import NotFoundError, RecallnestError
-from recallnest.core.models import SearchHit
-from recallnest.core.schemas import jsonable
+from recallnest.core.models import SearchHit, Turn
+from recallnest.core.schemas import jsonable, memories_of
 from recallnest.core.timeparse import parse_future, parse_time
 from recallnest.core.tokens import estimate_tokens
 from recallnest.engine import Engine, SearchRequest
@@ -259,7 +259,29 @@ def _memory_context(engine: Engine, a: Mapping[str, Any]) -> Any:
     vector = engine.index.vector(pos) if pos is not None else None
     req = SearchRequest(memory["text"], "memories", NEIGHBOURS + 1, record=False, vector=vector)
     near = [h for h in engine.search(req) if h.id != memory["id"]][:NEIGHBOURS]
-    return history | {"evidence_turns": engine.store.turns(evidence), "neighbours": near}
+    turns = [_stored_turn(t) for t in engine.store.turns(evidence)]
+    return history | {"evidence_turns": turns, "neighbours": near}
+
+
+def _stored_turn(t: Turn) -> dict[str, Any]:
+    """A turn as a memory's page has always carried it: the columns of its stored row."""
+    return {
+        "id": t.id,
+        "agent": t.agent,
+        "session_id": t.session_id,
+        "parent_session_id": t.parent_session_id,
+        "project": t.project,
+        "role": t.role,
+        "kind": t.kind,
+        "text": t.text,
+        "timestamp": t.timestamp,
+        "path": t.path,
+        "record_id": t.record_id,
+        "byte_offset": t.offset,
+        "cwd": t.cwd,
+        "model": t.model,
+        "git_branch": t.git_branch,
+    }
 
 
 def _dashboard(engine: Engine, a: Mapping[str, Any]) -> Any:
@@ -286,7 +308,7 @@ OPS: dict[str, Op] = {
     "memories.show": lambda e, a: e.memory(str(a["id"])),
     "stats": lambda e, a: e.stats(bool(a.get("sizes", True))),
     "export": lambda e, a: e.export(),
-    "import": lambda e, a: e.import_memories(a["records"]),
+    "import": lambda e, a: e.import_memories(memories_of(a["records"])),
     "resume": _resume,
     "recall": _recall,
     "checkpoint": _checkpoint,

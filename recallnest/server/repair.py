@@ -174,6 +174,7 @@ def _rebuild(
     """Re-ingest the watched roots into a fresh database, then import `records` (last, so
     the exported state of a memory wins over what capture found again), drop the forgotten
     memories capture found again, and write a fresh backup."""
+    from recallnest.core.schemas import memories_of
     from recallnest.engine import Engine
     from recallnest.server.backfill import backfill_local
     from recallnest.store import Batch
@@ -182,7 +183,7 @@ def _rebuild(
     report = backfill_local(settings, None, [], None, on_file)
     engine = Engine.open(settings)
     try:
-        restored = engine.import_memories(records).imported if records else 0
+        restored = engine.import_memories(memories_of(records)).imported if records else 0
         again = [m.id for m in engine.store.memories(sorted(forgotten))]
         if forgotten:  # a tombstone from before portable ids names a path-made id
             again += [m.id for m in engine.export() if legacy_id(m) in forgotten]

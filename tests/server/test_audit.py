@@ -115,7 +115,7 @@ def test_fix_redacts_in_place_keeping_ids_and_search_consistent(
     engine = Engine.open(settings)
     try:
         store = engine.store
-        text = store.turns([planted["turns"]])[0]["text"]
+        text = store.turns([planted["turns"]])[0].text
         assert text == "the quokka deploy token is [REDACTED:github-token], keep it safe"
         assert store.memories(["mem-dirty"])[0].text.endswith("[REDACTED:aws-access-key]")
         use = next(u for u in store.session_tool_uses("s1") if u.name == "Bash")
