@@ -117,24 +117,25 @@ def _embedder(settings: Settings) -> tuple[bool, str]:
 def _daemon(settings: Settings) -> tuple[bool, str]:
     from recallnest.server.control import status
 
-    info = status(settings)
-    if not info["running"]:
+    state = status(settings)
+    if not state.running:
         return (
             False,
-            f"{info['detail']}: start it with `recallnest daemon start` (or install "
+            f"{state.detail}: start it with `recallnest daemon start` (or install "
             "--service); hooks print nothing until it runs",
         )
-    return True, f"PID {info['pid']}, watching {len(info['watching'])} folder(s), socket answers"
+    watching = len(state.answer.get("watching") or [])
+    return True, f"PID {state.pid}, watching {watching} folder(s), socket answers"
 
 
 def _maintenance(settings: Settings) -> tuple[bool, str]:
     """Background tasks that failed and wait for their retry (maintenance.health)."""
     from recallnest.server.control import status
 
-    info = status(settings)
-    if not info["running"]:
+    state = status(settings)
+    if not state.running:
         return True, "no daemon running, so no background task is scheduled"
-    failing: dict[str, dict[str, Any]] = info.get("maintenance_failing") or {}
+    failing: dict[str, dict[str, Any]] = state.answer.get("maintenance_failing") or {}
     if not failing:
         return True, "every background task succeeded at its last run"
     return False, "; ".join(

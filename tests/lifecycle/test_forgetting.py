@@ -70,8 +70,8 @@ def write_session(
 
 
 def ingest(settings: Settings, folder: Path) -> None:
-    report = backfill(settings, "claude", [str(folder)], None)
-    assert report["via"] == "local" and not report["errors"]
+    done = backfill(settings, "claude", [str(folder)], None)
+    assert done.via == "local" and not done.backfill.errors
 
 
 def file_bytes(settings: Settings) -> bytes:

@@ -12,6 +12,7 @@ from pathlib import Path
 from support.ops_scenario import SCENARIO, TRANSCRIPT, masked, run, seeded, settings_in
 
 from recallnest.core.paths import socket_path
+from recallnest.core.schemas import jsonable
 from recallnest.engine import Engine
 from recallnest.server import protocol
 from recallnest.server.client import LocalClient
@@ -65,7 +66,8 @@ def test_backfill_reports_the_same_through_the_daemon_and_without_it(
         through = backfill(daemon_settings, "claude", roots, None)
     finally:
         daemon.stop()
-    assert (without.pop("via"), through.pop("via")) == ("local", "daemon")
+    assert (without.via, through.via) == ("local", "daemon")
     local_root, daemon_root = recallnest_home.parent / "l", recallnest_home.parent / "d"
-    assert masked(without, local_root) == masked(through, daemon_root)
-    assert without["new_turns"] > 0
+    local, daemon_side = jsonable(without.backfill), jsonable(through.backfill)
+    assert masked(local, local_root) == masked(daemon_side, daemon_root)
+    assert without.backfill.new_turns > 0

@@ -102,7 +102,7 @@ def assert_home_clean(home: Path) -> None:
     found = {str(p.relative_to(home)): leaked(p.read_bytes()) for p in files_under(home)}
     assert {k: v for k, v in found.items() if v} == {}
     settings = Settings.load(flags={"home": str(home), "embedder": "hash"})
-    assert audit_secrets(settings)["findings"] == []
+    assert audit_secrets(settings).findings == []
 
 
 def assistant_line(session: str, k: int, message_id: str, text: str) -> str:
@@ -185,9 +185,9 @@ def test_audit_finds_and_fixes_a_raw_parser_state(settings: Settings, cli) -> No
             tx.execute("UPDATE cursors SET parser_state = ? WHERE path = ?", [raw, str(path)])
     finally:
         store.close()
-    found = audit_secrets(settings)["findings"]
-    assert [f["table"] for f in found] == ["cursors"] and leaked(json.dumps(found).encode()) == []
-    assert audit_secrets(settings, fix=True)["fixed"] == 1
+    found = audit_secrets(settings).findings
+    assert [f.table for f in found] == ["cursors"] and leaked(repr(found).encode()) == []
+    assert audit_secrets(settings, fix=True).fixed == 1
     assert_home_clean(settings.home)
 
 
