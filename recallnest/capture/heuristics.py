@@ -121,11 +121,6 @@ def capture_turn(
     return _cap(_unique(captures, canons))
 
 
-def gate_reason(turn: Turn) -> str | None:
-    """Why the gate skips this turn ("summary", "injected_context", "log", …), or None."""
-    return "summary" if turn.kind == "summary" else gate_turn(turn.text).reason
-
-
 # --------------------------------------------------------------------------- extraction
 
 

@@ -3,7 +3,7 @@ in place on request.
 
 Redaction runs before anything is stored, so a healthy store holds none; rows can still carry
 one that an older catalogue missed or that arrived some other way. The scan covers every table
-and every column that can hold text, discovered from the schema (`text_columns`), so a column
+and every column that can hold text, discovered from the schema (`Store.text_schema`), so a column
 added by a later migration is covered without editing this module: turn and memory texts, tool
 calls, checkpoint bodies, undo entries, the cursors' saved parser state, the capture queue,
 the keyword index's terms. A value holding a JSON document is scanned string by string.
@@ -60,11 +60,6 @@ class Audit:
     scanned: dict[str, int]
     findings: list[Finding]
     fixed: int | None = None
-
-
-def text_columns(store: Store) -> list[tuple[str, str]]:
-    """(table, column) of every column that can hold text, main tables first."""
-    return [(table, c) for table, (_key, columns) in store.text_schema().items() for c in columns]
 
 
 def row_secrets(table: str, values: dict[str, Any]) -> tuple[str, ...]:

@@ -75,14 +75,3 @@ def write_one(engine: Engine, home: Path, project: str | None, stamp: str) -> Pa
     if not text.strip():
         return None
     return snapshot.write(home, snapshot.Snapshot(project, stamp, text))
-
-
-def write_all(engine: Engine, home: Path) -> int:
-    """A whole round in one go (tests, benchmarks): how many projects it went through."""
-    keeper = SnapshotKeeper(home)
-    written = 0
-    while True:
-        count = keeper.refresh(engine)
-        if not count:
-            return written
-        written += count

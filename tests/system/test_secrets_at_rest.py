@@ -19,7 +19,7 @@ from support.daemon import DaemonProcess, claude_line
 
 from recallnest.core.config import Settings
 from recallnest.core.paths import db_path
-from recallnest.server.audit import audit_secrets, text_columns
+from recallnest.server.audit import audit_secrets
 from recallnest.store import Store
 
 # One of each class: provider prefixes, assignments in prose / YAML / netrc / INI / .env,
@@ -166,6 +166,10 @@ def test_every_path_then_every_file(settings: Settings, cli, tmp_path: Path) -> 
 
 def test_audit_scans_every_text_column(store: Store) -> None:
     """Discovered from the schema: a new VARCHAR column is covered without editing audit."""
+
+    def text_columns(store: Store) -> list[tuple[str, str]]:
+        return [(table, c) for table, (_key, cs) in store.text_schema().items() for c in cs]
+
     columns = text_columns(store)
     assert ("cursors", "parser_state") in columns and ("capture_queue", "turn_id") in columns
     assert ("turns", "text") in columns and ("memories", "evidence") in columns
