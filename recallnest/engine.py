@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -811,7 +810,7 @@ class Engine:
             # in Store.counts, which must also read a database of an older schema (doctor).
             counts=self.store.counts() | {"capture_queued": self.store.queued_capture_count()},
             file=self.store.file_size()
-            | {"path_bytes": _file_bytes(self.store.path)}
+            | {"path_bytes": self.store.file_bytes()}
             | ({"live_bytes": self.store.live_bytes()} if sizes else {}),
             embedder=EmbedderStats(
                 model=model,
@@ -1051,10 +1050,3 @@ def _hit(found: Memory | Turn, score: float, why: Explain | None) -> SearchHit:
         record_id=found.record_id,
         explain=why,
     )
-
-
-def _file_bytes(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0

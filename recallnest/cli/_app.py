@@ -617,20 +617,9 @@ def _install_context(ctx: click.Context) -> Any:
 
     from recallnest.integrations.install_types import InstallContext
 
-    settings = settings_of(ctx)
     script = shutil.which("recallnest") or sys.argv[0]
-    return InstallContext(
-        home=Path.home(),
-        state_dir=settings.home,
-        config_dirs={
-            "claude": settings.claude_dir,
-            "codex": settings.codex_dir,
-            "gemini": settings.gemini_dir.parent,
-        },
-        executable=str(Path(script).resolve()) if Path(script).exists() else "recallnest",
-        cwd=Path.cwd(),
-        env=os.environ,
-    )
+    exe = str(Path(script).resolve()) if Path(script).exists() else "recallnest"
+    return InstallContext.here(settings_of(ctx), os.environ, exe)
 
 
 def _agents(ictx: Any, agents: tuple[str, ...]) -> list[str]:

@@ -194,26 +194,11 @@ def _resume(settings: Settings) -> tuple[bool, str]:
     )
 
 
-def _install_context(settings: Settings, env: Mapping[str, str]) -> Any:
-    from recallnest.integrations.install_types import InstallContext
-
-    return InstallContext(
-        home=Path.home(),
-        state_dir=settings.home,
-        config_dirs={
-            "claude": settings.claude_dir,
-            "codex": settings.codex_dir,
-            "gemini": settings.gemini_dir.parent,
-        },
-        cwd=Path.cwd(),
-        env=env,
-    )
-
-
 def _hooks(settings: Settings) -> tuple[bool, str]:
     from recallnest.integrations.install import detect_agents, registration
+    from recallnest.integrations.install_types import InstallContext
 
-    ctx = _install_context(settings, {})
+    ctx = InstallContext.here(settings, {})
     agents = detect_agents(ctx.config_dirs)
     if not agents:
         return True, "no agent detected (no ~/.claude, ~/.codex or ~/.gemini)"
@@ -228,8 +213,9 @@ def _trust(settings: Settings, env: Mapping[str, str]) -> list[Check]:
     """One line per agent with a trust step of its own whose hooks are registered: a note, not
     a failure, when it will not run them yet (trusting is the user's call, in the agent)."""
     from recallnest.integrations.install import detect_agents, registration, trust_status
+    from recallnest.integrations.install_types import InstallContext
 
-    ctx = _install_context(settings, env)
+    ctx = InstallContext.here(settings, env)
     out = []
     for agent in detect_agents(ctx.config_dirs):
         try:
