@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -48,7 +47,6 @@ from recallnest.core.models import (
     memory_id_of_basis,
 )
 from recallnest.core.paths import db_path, ensure_home
-from recallnest.core.schemas import MemoryOut
 from recallnest.core.text import tokenize
 from recallnest.core.timeparse import as_utc
 from recallnest.retrieval.embed import Embedder, make_embedder
@@ -606,18 +604,12 @@ class Engine:
             self.apply(Batch(deleted_memory_ids=found))
         return Forgotten(forgotten=found, missing=missing)
 
-    def import_memories(self, records: Iterable[dict[str, Any]]) -> Imported:
-        """Write exported records back (same ids, text redacted like any other); all or
-        nothing."""
-        memories = []
-        for n, record in enumerate(records, 1):
-            try:
-                memory = MemoryOut.model_validate(record).to_memory()
-            except ValueError as exc:  # pydantic's ValidationError: many lines, one per field
-                raise RecallnestError(f"record {n} is not a memory: {_first_error(exc)}") from exc
-            memories.append(replace(memory, text=redact.redact(memory.text)[0]))
-        self.apply(Batch(memories=self._current_keys(memories)))
-        return Imported(imported=len(memories))
+    def import_memories(self, memories: Sequence[Memory]) -> Imported:
+        """Write exported memories back (`core.schemas.memories_of` reads the records): same
+        ids, text redacted like any other; all or nothing."""
+        clean = [replace(m, text=redact.redact(m.text)[0]) for m in memories]
+        self.apply(Batch(memories=self._current_keys(clean)))
+        return Imported(imported=len(clean))
 
     # ---- reads ---------------------------------------------------------------------------
 
@@ -715,17 +707,13 @@ class Engine:
         memories = {
             m.id: m for m in self.store.memories([i for _, k, i, _ in rows if k == "memory"])
         }
-        turns = {t["id"]: t for t in self.store.turns([i for _, k, i, _ in rows if k == "turn"])}
+        turns = {t.id: t for t in self.store.turns([i for _, k, i, _ in rows if k == "turn"])}
         hits: list[SearchHit] = []
         seen: set[str] = set()
         for s, kind, row_id, _ in rows:
-            base = (
-                _memory_hit(memories.get(row_id))
-                if kind == "memory"
-                else _turn_hit(turns.get(row_id))
-            )
-            key = " ".join(str(base["text"]).casefold().split()) if base else ""
-            if base is None or key in seen:
+            found = memories.get(row_id) if kind == "memory" else turns.get(row_id)
+            key = " ".join(found.text.casefold().split()) if found else ""
+            if found is None or key in seen:
                 continue
             seen.add(key)
             why = (
@@ -733,7 +721,7 @@ class Engine:
                 if explain
                 else None
             )
-            hits.append(SearchHit(kind=kind, id=row_id, score=float(s.score), explain=why, **base))
+            hits.append(_hit(found, float(s.score), why))
             if len(hits) == limit:
                 break
         return hits
@@ -832,7 +820,7 @@ class Engine:
             # in Store.counts, which must also read a database of an older schema (doctor).
             counts=self.store.counts() | {"capture_queued": self.store.queued_capture_count()},
             file=self.store.file_size()
-            | {"path_bytes": _file_bytes(self.store.path)}
+            | {"path_bytes": self.store.file_bytes()}
             | ({"live_bytes": self.store.live_bytes()} if sizes else {}),
             embedder=EmbedderStats(
                 model=model,
@@ -1002,17 +990,6 @@ def _filters(req: SearchRequest) -> list[Filter]:
     return out
 
 
-def _first_error(exc: ValueError) -> str:
-    """One line describing a validation error: its first field, and how many more failed."""
-    errors = getattr(exc, "errors", None)
-    if not callable(errors) or not errors():
-        return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    found = errors()
-    where = ".".join(str(p) for p in found[0]["loc"]) or "record"
-    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-    return f"{where}: {found[0]['msg']}{more}"
-
-
 def _given(values: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in values.items() if v is not None}
 
@@ -1051,42 +1028,35 @@ def _merged(old: Memory, text: str, importance: float | None, now: datetime) -> 
     return replace(old, importance=imp, updated_at=now, status="active")
 
 
-def _memory_hit(m: Memory | None) -> dict[str, Any] | None:
-    if m is None:
-        return None
-    return {
-        "text": m.text,
-        "scope": m.scope,
-        "category": m.category,
-        "status": m.status,
-        "importance": m.importance,
-        "timestamp": m.updated_at,
-        "source": m.source,
-        "evidence": m.evidence,
-        "project": None if m.scope == GLOBAL_SCOPE else m.scope,
-    }
-
-
-def _turn_hit(t: dict[str, Any] | None) -> dict[str, Any] | None:
-    if t is None:
-        return None
-    return {
-        k: t[k]
-        for k in (
-            "text",
-            "project",
-            "agent",
-            "session_id",
-            "role",
-            "timestamp",
-            "path",
-            "record_id",
+def _hit(found: Memory | Turn, score: float, why: Explain | None) -> SearchHit:
+    """A memory or turn as a search result, with its provenance."""
+    if isinstance(found, Memory):
+        return SearchHit(
+            "memory",
+            found.id,
+            found.text,
+            score,
+            scope=found.scope,
+            category=found.category,
+            status=found.status,
+            importance=found.importance,
+            project=None if found.scope == GLOBAL_SCOPE else found.scope,
+            timestamp=found.updated_at,
+            source=found.source,
+            evidence=found.evidence,
+            explain=why,
         )
-    }
-
-
-def _file_bytes(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
+    return SearchHit(
+        "turn",
+        found.id,
+        found.text,
+        score,
+        project=found.project,
+        agent=found.agent,
+        session_id=found.session_id,
+        role=found.role,
+        timestamp=found.timestamp,
+        path=found.path,
+        record_id=found.record_id,
+        explain=why,
+    )

@@ -131,7 +131,7 @@ def _learned(sentences: Sequence[str], role: str) -> list[Signal]:
     # Trigger: the gate kept prose, no rule fired, and the learned model names a category with
     # probability >= learned.THRESHOLD. Why: the rules miss new phrasings ("solo indie dev
     # here, shipping on Godot 4"); the model, trained on the labelled dev split, generalises
-    # further (decision 0027). Outcome: one memory at lower confidence, the statement itself:
+    # further (decision 0028). Outcome: one memory at lower confidence, the statement itself:
     # its sentences without questions, cut at MAX_SENTENCE_CHARS.
     stated = [s for s in sentences if not is_question(s)]
     if not stated:
@@ -146,11 +146,6 @@ def _learned(sentences: Sequence[str], role: str) -> list[Signal]:
         )
     confidence = LEARNED_CONFIDENCE if role == "user" else ASSISTANT_CONFIDENCE * LEARNED_CONFIDENCE
     return [Signal(f"learned.{category}", category, text[:MAX_SENTENCE_CHARS], 0.5, confidence)]
-
-
-def gate_reason(turn: Turn) -> str | None:
-    """Why the gate skips this turn ("summary", "injected_context", "log", …), or None."""
-    return "summary" if turn.kind == "summary" else gate_turn(turn.text).reason
 
 
 # --------------------------------------------------------------------------- extraction

@@ -7,7 +7,7 @@ This module is a linear model over hashed words, word pairs and CJK character n-
 on the capture set's dev split only (`recallnest.evaluation.train_capture`; the test split stays
 held out), that names the category of a turn or "none". `capture_turn` asks it only when the
 gate kept the turn's prose and no rule fired, and keeps its answer only above `THRESHOLD`
-(decision 0027 has the sweep that chose it).
+(decision 0028 has the sweep that chose it).
 
 No LLM and no embedder: a dictionary of weights shipped in the package (`data/`), read once.
 Pure otherwise and standard library only, like the rest of capture.
@@ -28,7 +28,7 @@ from importlib import resources
 CLASSES = ("none", "preferences", "profile", "events", "cases", "entities", "patterns")
 DIM = 1 << 18
 MODEL_FILE = "capture_model.json.gz"
-# Chosen on the dev split's cross-validation and the test split's sweep (decision 0027): above
+# Chosen on the dev split's cross-validation and the test split's sweep (decision 0028): above
 # it the model's captures are right far more often than they are junk.
 THRESHOLD = 0.8
 

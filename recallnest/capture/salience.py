@@ -205,14 +205,10 @@ def _strip_symbols(text: str) -> str:
     return re.sub(r"[:;]-?[()DPp]", " ", no_emoji)
 
 
-def prose_weight(text: str) -> int:
-    """Rough amount of language in `text`: ASCII alphanumerics 1, CJK characters 2."""
-    return sum(2 if _is_cjk(ch) else 1 for ch in text if ch.isalnum())
-
-
 def has_prose_weight(text: str, minimum: int) -> bool:
-    """`prose_weight(text) >= minimum`, stopping at the first characters that reach it (the
-    gate only needs the threshold, and counting a long turn whole cost ~0.1 ms per turn)."""
+    """Whether `text` holds at least `minimum` of language (alphanumerics count 1, CJK
+    characters 2), stopping at the first characters that reach it (the gate only needs the
+    threshold, and counting a long turn whole cost ~0.1 ms per turn)."""
     if minimum <= 0:
         return True
     weight = 0

@@ -536,7 +536,9 @@ class SearchIndex:
             self.size = hi
 
     def add_rows(self, rows: Iterable[IndexedDoc]) -> None:
-        """Add rows without postings (bulk load: postings come from load_postings)."""
+        """Add rows without postings (bulk load: postings come from load_postings). The
+        engine loads with `add_columns`; this row-at-a-time form, which `add_columns` must
+        match, is how the index's tests build a loaded index from a few documents."""
         with self._lock:
             rows = list(rows)
             self._ensure_capacity(self.size + len(rows))

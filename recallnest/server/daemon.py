@@ -28,6 +28,7 @@ import signal
 import socketserver
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,11 +40,13 @@ from recallnest.core import redact
 from recallnest.core.config import Settings
 from recallnest.core.errors import RecallnestError, StoreError
 from recallnest.core.paths import ensure_home, log_dir, socket_path
+from recallnest.core.schemas import jsonable
 from recallnest.core.threads import BaseThread
 from recallnest.engine import EMBED_BATCH, Engine
 from recallnest.ingest.pipeline import Collector, FileReport, Source, ingest_file, transcript_files
 from recallnest.ingest.transcripts import detect
 from recallnest.server import protocol
+from recallnest.server.backfill import Backfill, run_backfill
 from recallnest.server.backup import backup_path, write_backup
 from recallnest.server.handlers import KNOWN, dispatch
 from recallnest.server.pidfile import pid_lock
@@ -90,6 +93,31 @@ SOCKET_POLL_SECONDS = 0.1
 # Queued by stop(): wakes the ingest loop at once rather than after its 0.5 s wait for a path
 # (every in-process daemon stop waited that long; the web UI tests spent 12 s in it).
 _WAKE = ""
+
+
+@dataclass(frozen=True, slots=True)
+class DaemonStatus:
+    """`daemon.status`: the process, what it watches and has queued, what it read since start
+    with what is stored (`totals`), whether its ingest is failing and why, and the background
+    tasks waiting for a retry (`Maintenance.health`)."""
+
+    pid: int
+    uptime_seconds: float
+    watching: list[str]
+    queued: int
+    totals: dict[str, Any]
+    failing: bool
+    last_error: str | None
+    last_error_at: str | None
+    maintenance_failing: dict[str, dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Scheduled:
+    """A checkpoint a hook asked for, built shortly on the ingest thread."""
+
+    scheduled: bool = field(default=True, init=False)
+    session_id: str
 
 
 class Daemon:
@@ -411,12 +439,12 @@ class Daemon:
                 continue
             self.engine.maintenance.note_success("checkpoint")
 
-    def request_checkpoint(self, session_id: str, reason: str) -> dict[str, Any]:
+    def request_checkpoint(self, session_id: str, reason: str) -> Scheduled:
         """A hook (pre-compact, session end) asks for a checkpoint: done on the ingest thread
         after a short delay, so the hook returns at once and the last lines are read first."""
         self.requested[session_id] = time.monotonic() + HOOK_CHECKPOINT_DELAY
         self.request_reasons[session_id] = reason
-        return {"scheduled": True, "session_id": session_id}
+        return Scheduled(session_id)
 
     # ---- embedding worker ---------------------------------------------------------------------
 
@@ -476,29 +504,32 @@ class Daemon:
     # ---- requests -----------------------------------------------------------------------------
 
     def handle(self, op: str, args: dict[str, Any]) -> Any:
+        """One socket request's result, as JSON: the daemon's own ops are typed here and
+        converted at this boundary, the others are the dispatcher's."""
         if op == "daemon.status":
-            return self.status()
+            return jsonable(self.status())
         self.engine.maintenance.note_request()
         if self.store_down:
             raise StoreError(f"the database is unavailable, retrying: {self.last_error}")
         if op == "ingest":
-            return self._ingest_request(args)
+            return jsonable(self._ingest_request(args))
         if op == "checkpoint" and args.get("session_id") and args.get("reason") != "manual":
-            return self.request_checkpoint(str(args["session_id"]), str(args.get("reason")))
+            session_id, reason = str(args["session_id"]), str(args.get("reason"))
+            return jsonable(self.request_checkpoint(session_id, reason))
         return dispatch(self.engine, op, args)
 
-    def status(self) -> dict[str, Any]:
-        return {
-            "pid": os.getpid(),
-            "uptime_seconds": round(time.time() - self.started_at, 1),
-            "watching": sorted(map(str, self.scheduled)),
-            "queued": self.paths.qsize(),
-            "totals": self._totals(),
-            "failing": self.failing,
-            "last_error": self.last_error,
-            "last_error_at": _iso(self.last_error_at),
-            "maintenance_failing": self.engine.maintenance.health(),
-        }
+    def status(self) -> DaemonStatus:
+        return DaemonStatus(
+            pid=os.getpid(),
+            uptime_seconds=round(time.time() - self.started_at, 1),
+            watching=sorted(map(str, self.scheduled)),
+            queued=self.paths.qsize(),
+            totals=self._totals(),
+            failing=self.failing,
+            last_error=self.last_error,
+            last_error_at=_iso(self.last_error_at),
+            maintenance_failing=self.engine.maintenance.health(),
+        )
 
     def _totals(self) -> dict[str, Any]:
         """What was read since start (skipped lines, redactions, restarts, errors, new turns)
@@ -510,24 +541,15 @@ class Daemon:
         store = self.engine.store
         return read | store.counts() | {"capture_queued": store.queued_capture_count()}
 
-    def _ingest_request(self, args: dict[str, Any]) -> dict[str, Any]:
+    def _ingest_request(self, args: dict[str, Any]) -> Backfill:
         roots = [Path(r) for r in args.get("roots") or []] or self.settings.watched_roots()
-        started = time.perf_counter()
-        report = FileReport()
-        collect = Collector(self.engine.ingest_batch)
-        memories_before = self.engine.store.counts()["memories"]
-        for source in transcript_files(roots, args.get("since"), args.get("agent")):
-            report.add(self.ingest_path(source.path, source.agent, collect))
-        collect.flush()
-        stored = time.perf_counter()
-        self.engine.drain_capture(stop=self.stopping.is_set)
-        report.new_turns = collect.new_turns
-        report.memories = self.engine.store.counts()["memories"] - memories_before
-        return {
-            **report.as_dict(),
-            "store_seconds": round(stored - started, 3),
-            "capture_seconds": round(time.perf_counter() - stored, 3),
-        }
+        sources = list(transcript_files(roots, args.get("since"), args.get("agent")))
+        return run_backfill(
+            self.engine,
+            sources,
+            lambda source, collect: self.ingest_path(source.path, source.agent, collect),
+            lambda: self.engine.drain_capture(stop=self.stopping.is_set),
+        )
 
 
 # ---- socket server -----------------------------------------------------------------------------

@@ -70,19 +70,8 @@ class SnapshotKeeper:
 def write_one(engine: Engine, home: Path, project: str | None, stamp: str) -> Path | None:
     """The startup resume text of `project` (None: global notes only), redacted again, as
     its snapshot; None when there is nothing to say."""
-    result = engine.continuity.resume(project, ANY_AGENT, source="startup", record=False)
-    text = redact(str(result.get("text") or ""))[0]
+    resume = engine.continuity.resume(project, ANY_AGENT, source="startup", record=False)
+    text = redact(resume.text)[0]
     if not text.strip():
         return None
     return snapshot.write(home, snapshot.Snapshot(project, stamp, text))
-
-
-def write_all(engine: Engine, home: Path) -> int:
-    """A whole round in one go (tests, benchmarks): how many projects it went through."""
-    keeper = SnapshotKeeper(home)
-    written = 0
-    while True:
-        count = keeper.refresh(engine)
-        if not count:
-            return written
-        written += count

@@ -142,16 +142,17 @@ def test_disk_full_during_a_flush_is_reported_retried_and_recovered(
     daemon = running(engine)
     wait_for(lambda: fault.hits >= 3, "three failed flushes")
     status = daemon.status()
-    assert status["failing"] is True
-    assert "No space left on device" in status["last_error"] and status["last_error_at"]
+    assert status.failing is True
+    assert status.last_error and "No space left on device" in status.last_error
+    assert status.last_error_at
     assert any("No space left on device" in r.getMessage() for r in caplog.records)
     assert engine.store.cursor(str(path)) is None  # the cursor stayed where it was
     assert stored_turns(daemon) == 0
     assert daemon._threads[0].is_alive()  # the ingest worker survived
     fault.mode = "none"  # space is back
     wait_for(lambda: stored_turns(daemon) == 25, "the 25 turns after the disk has space")
-    wait_for(lambda: not daemon.status()["failing"], "the daemon to report recovery")
-    assert "No space left on device" in daemon.status()["last_error"]  # still shown
+    wait_for(lambda: not daemon.status().failing, "the daemon to report recovery")
+    assert "No space left on device" in (daemon.status().last_error or "")  # still shown
     cursor = engine.store.cursor(str(path))
     assert cursor is not None and cursor.byte_offset == path.stat().st_size
     with path.open("a") as fh:  # and it keeps tailing
@@ -169,7 +170,7 @@ def test_an_invalidated_database_is_reopened(
     inject(engine.store, fault, monkeypatch)
     daemon = running(engine)
     wait_for(lambda: daemon.engine is not engine, "the daemon to reopen the database")
-    assert "invalidated" in (daemon.status()["last_error"] or "")
+    assert "invalidated" in (daemon.status().last_error or "")
     assert daemon.engine.store is not engine.store
     wait_for(lambda: stored_turns(daemon) == 10, "the turns through the reopened database")
     assert daemon.handle("ping", {}) == {"pong": True}
