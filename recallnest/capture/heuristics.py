@@ -46,6 +46,7 @@ from recallnest.core.aliases import AliasTable, canonical, find_subject
 from recallnest.core.models import GLOBAL_SCOPE, Capture, Turn
 from recallnest.core.roles import products_in
 
+_USER_ONLY = frozenset({"profile", "preferences", "patterns"})
 MAX_CAPTURES_PER_TURN = 5
 MAX_SENTENCE_CHARS = 400
 ASSISTANT_CONFIDENCE = 0.6
@@ -107,8 +108,6 @@ def capture_turn(
         signals = extract(
             gate.sentences, turn.role, after_other_turn=replying, previous=said_before
         )
-        if not signals:
-            signals = _learned(gate.sentences, turn.role)
     if gate.reason is None and turn.role == "user" and said_before is not None:
         signals += _confirmed_fix(gate.sentences[0], said_before)
         # "行，就按你说的改，timeout 别动": the reply opens by approving the proposal, then adds
@@ -120,6 +119,8 @@ def capture_turn(
             signals = [*_without_approval(signals, said), approved]
     if turn.role == "assistant":
         signals += _verified_fix(gate.sentences, said_before)
+    if not signals and gate.reason is None:
+        signals = _learned(gate.sentences, turn.role)
     signals = [part for signal in signals for part in _by_scope(signal, project)]
     # canonical() is slow (one large alias regex): once per signal, for subject and dedup.
     canons = [canonical(s.text, aliases) for s in signals]
@@ -134,11 +135,14 @@ def _learned(sentences: Sequence[str], role: str) -> list[Signal]:
     # further (decision 0028). Outcome: one memory at lower confidence, the statement itself:
     # its sentences without questions, cut at MAX_SENTENCE_CHARS.
     stated = [s for s in sentences if not is_question(s)]
-    if not stated:
+    # A reply opening with "no," / 不对 is the rules' to judge (it may decline an offer).
+    if not stated or R.CORRECTION.match(stated[0]):
         return []
     category, probability = learned.predict(" ".join(stated), role)
     if category == "none" or probability < learned.THRESHOLD:
         return []
+    if role != "user" and category in _USER_ONLY:
+        return []  # who the user is and what they want is theirs to say
     text = " ".join(stated).replace("。 ", "。")
     if len(text) > MAX_SENTENCE_CHARS:
         text = max(
