@@ -509,6 +509,15 @@ class Daemon:
         if op == "daemon.status":
             return jsonable(self.status())
         self.engine.maintenance.note_request()
+        try:
+            return self._answer(op, args)
+        finally:
+            # The idle clock runs from the end of the last request, not its start: a request
+            # longer than the idle wait (a reindex, a big export) must not have maintenance
+            # (a compaction swapping the connection) start beside it.
+            self.engine.maintenance.note_request()
+
+    def _answer(self, op: str, args: dict[str, Any]) -> Any:
         if self.store_down:
             raise StoreError(f"the database is unavailable, retrying: {self.last_error}")
         if op == "ingest":

@@ -191,6 +191,32 @@ def test_requests_get_an_error_while_the_database_is_down(
     assert daemon.handle("daemon.status", {})["last_error"] == "FatalException: invalidated"
 
 
+def test_the_idle_clock_runs_from_the_end_of_a_long_request(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Idle maintenance (a compaction swaps the connection) never starts beside a request
+    that outlasted the idle wait: the clock restarts when the request ends."""
+    from recallnest.lifecycle.scheduler import IDLE_SECONDS
+
+    engine = Engine.open(settings)
+    daemon = Daemon(settings, engine)
+    clock = [1000.0]
+    engine.maintenance._monotonic = lambda: clock[0]
+
+    def slow_dispatch(*_: object) -> str:
+        clock[0] += IDLE_SECONDS + 5  # the request takes longer than the idle wait
+        return "done"
+
+    monkeypatch.setattr(daemon_module, "dispatch", slow_dispatch)
+    try:
+        assert daemon.handle("search", {"query": "x"}) == "done"
+        assert not engine.maintenance.quiet_for(1.0)
+        clock[0] += IDLE_SECONDS
+        assert engine.maintenance.quiet_for(IDLE_SECONDS)
+    finally:
+        daemon.stop()
+
+
 def test_periodic_backup_is_written_at_most_once_per_interval(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
