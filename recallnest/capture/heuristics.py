@@ -143,6 +143,8 @@ def _learned(sentences: Sequence[str], role: str) -> list[Signal]:
         return []
     if role != "user" and category in _USER_ONLY:
         return []  # who the user is and what they want is theirs to say
+    if category != "cases" and _not_a_standing_fact(" ".join(stated)):
+        return []  # what the rules turn down on purpose, the model may not bring back
     text = " ".join(stated).replace("。 ", "。")
     if len(text) > MAX_SENTENCE_CHARS:
         text = max(
@@ -150,6 +152,19 @@ def _learned(sentences: Sequence[str], role: str) -> list[Signal]:
         )
     confidence = LEARNED_CONFIDENCE if role == "user" else ASSISTANT_CONFIDENCE * LEARNED_CONFIDENCE
     return [Signal(f"learned.{category}", category, text[:MAX_SENTENCE_CHARS], 0.5, confidence)]
+
+
+def _not_a_standing_fact(text: str) -> bool:
+    # A failure seen once, a hedge, a promise, narration of what one is doing, or a request:
+    # the rules' deliberate "no" for facts and preferences ("我们的构建跑在内网机器上，昨天失败了").
+    # A solved case names its failure by nature, so cases are not asked this.
+    return bool(
+        R.FAILURE.search(text)
+        or R.HEDGE.search(text)
+        or R.PROMISE.search(text)
+        or R.NARRATION.match(text)
+        or R.REQUEST.search(text)
+    )
 
 
 # --------------------------------------------------------------------------- extraction
