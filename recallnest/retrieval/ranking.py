@@ -160,7 +160,7 @@ def _retrieve(
     vector_only_min: float,
 ) -> list[Scored]:
     mask = index.mask_any(filters)
-    channels = _channels(index, plan, query_vector, disabled)
+    channels = _channels(index, plan, query_vector, disabled, mask)
     cand, ranks = _candidates(channels, mask, max(CANDIDATES, limit))
     if len(cand) == 0 or not _matches(index, plan, channels, cand, vector_only_min):
         return []
@@ -197,8 +197,15 @@ def _retrieve(
 
 
 def _channels(
-    index: SearchIndex, plan: QueryPlan, query_vector: QueryVector, disabled: frozenset[str]
+    index: SearchIndex,
+    plan: QueryPlan,
+    query_vector: QueryVector,
+    disabled: frozenset[str],
+    mask: np.ndarray,
 ) -> dict[str, np.ndarray]:
+    """Each channel's score of every row. The vector channel scans only the rows `mask`
+    keeps: no stage reads a channel outside the filtered rows (candidates, their neighbours
+    and their evidence all come from inside it)."""
     out: dict[str, np.ndarray] = {}
     if "keyword" not in disabled:
         terms = (
@@ -213,7 +220,7 @@ def _channels(
         return out
     qvec = query_vector() if callable(query_vector) else query_vector
     if qvec is not None:
-        cos, has = index.cosine(qvec)
+        cos, has = index.cosine(qvec, mask)
         if has.any():
             out["vector"] = np.where(has, cos, -1.0).astype(np.float32)
     return out
