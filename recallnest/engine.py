@@ -121,6 +121,9 @@ class SearchRequest:
     # Seconds the vector channel waits for the query's embedding once keywords are scored;
     # None waits for it. A prompt-time recall has a deadline: late, it searches keyword-only.
     vector_wait: float | None = None
+    # The vector channel scans the memories and only the turns the keywords found (prompt-time
+    # recall: at 100k turns most of the scan was turns, which its gate rarely takes).
+    turns_by_keyword: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -659,6 +662,7 @@ class Engine:
             req.disabled,
             self._evidence_positions,
             VECTOR_ONLY_MIN_COSINE.get(self.embedder.model_id if self.embedder else "", math.inf),
+            req.turns_by_keyword,
         )
         hits = self._hits(scored, req.explain, limit)
         if req.record:

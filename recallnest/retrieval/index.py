@@ -404,6 +404,12 @@ class SearchIndex:
                     nxt[j] = order[k + 1]
             return prev, nxt
 
+    def kind_mask(self, kind: str) -> np.ndarray:
+        """Rows of this kind (turn or memory), alive or not."""
+        with self._lock:
+            out: np.ndarray = self._kind[: self.size] == KINDS.index(kind)
+            return out
+
     def kinds_and_times(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         with self._lock:
             return self._kind[rows].copy(), self.ts[rows].copy()

@@ -134,6 +134,7 @@ def _recall(engine: Engine, a: Mapping[str, Any]) -> Any:
             record=False,
             vector_wait=wait,
             disabled=frozenset() if embed else frozenset({"vector"}),
+            turns_by_keyword=True,
         )
         return engine.search_with_affinities(req)
 
