@@ -81,9 +81,11 @@ def choose(
     trace: list[tuple[str, str, float, float | None]] | None = None,
 ) -> list[Chosen]:
     """The hits worth injecting for `plan`, best first, whose rendered text fits `max_tokens`.
-    `session_turns` is called only if a memory's evidence has to be checked. `trace` receives
-    every fresh candidate's (id, kind, relevance), for tuning the bar (`recall --explain`)."""
+    `session_turns` is called only if a memory's evidence has to be checked, and once.
+    `trace` receives every fresh candidate's (id, kind, relevance), for tuning the bar
+    (`recall --explain`)."""
     scored: list[tuple[float, SearchHit]] = []
+    session_turns = _once(session_turns)  # a store read: at most one per prompt
     for hit in hits:
         if hit.id in excluded or not _fresh(hit, session_id, session_turns):
             continue
@@ -131,6 +133,18 @@ class _Nearness:
     def stands_out(self, hit_id: str) -> bool:
         """This candidate is the closest in meaning, by a clear margin."""
         return self.usable and hit_id == self.top_id and self.margin >= SEMANTIC_MARGIN
+
+
+def _once(read: Callable[[], frozenset[str]]) -> Callable[[], frozenset[str]]:
+    """`read`, called at most once."""
+    kept: list[frozenset[str]] = []
+
+    def cached() -> frozenset[str]:
+        if not kept:
+            kept.append(read())
+        return kept[0]
+
+    return cached
 
 
 def render(items: Sequence[Chosen]) -> str:
