@@ -11,7 +11,7 @@ about a note the session's resume did not already hold, how many got that note (
 Every prompt's text is new to the daemon, so no query embedding comes from its cache.
 
     python bench/bench_prompt_hook.py [-n 40] [--quick] [--script PATH] [--embedder local]
-        [--turns 100000] [--keep DIR]
+        [--turns 100000] [--keep DIR] [--raw FILE]
 
 With `--embedder local` (the shipped default) every row gets a clustered vector under the local
 model's id, so the daemon has nothing to embed, and each prompt's query is embedded by the
@@ -101,6 +101,7 @@ def main() -> None:
     parser.add_argument("--embedder", choices=("none", "local"), default="none")
     parser.add_argument("--turns", type=int, default=100_000, help="past turns beside the memories")
     parser.add_argument("--keep", type=Path, help="build the home here once and reuse it")
+    parser.add_argument("--raw", type=Path, help="write every timing (ms, in order) as JSON")
     args = parser.parse_args()
     size = 5_000 if args.quick else 100_000
     turns = 5_000 if args.quick else args.turns
@@ -173,6 +174,8 @@ def main() -> None:
                         right[label] += the_note(k) in out.stdout
         finally:
             subprocess.run([script, "daemon", "stop"], env=env, check=True, capture_output=True)
+    if args.raw:
+        args.raw.write_text(json.dumps(times))
     rows = [
         [
             "recall op over the socket (relevant prompt)",
