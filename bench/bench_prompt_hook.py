@@ -6,9 +6,10 @@ prompt, as Claude Code and Codex run it. Prompts alternate: one about a stored n
 should inject it), one with nothing stored about it, one chatter (skipped before any search).
 Each round's session first gets its session-start resume from the daemon (untimed), as the
 session-start hook does before any prompt. The home has the checkpoints a running daemon would
-have made (`checkpoint_home`), so the daemon does not build them beside the timed prompts. Reports p50/p95 ms of the `recall` op over the
-socket and of the hook process, how many prompts got an injection and, for the prompts
-about a note the session's resume did not already hold, how many got that note ("right").
+have made (`checkpoint_home`), so the daemon does not build them beside the timed prompts.
+Reports p50/p95 ms of the `recall` op over the socket and of the hook process, how many
+prompts got an injection and, for the prompts about a note the session's resume did not
+already hold, how many got that note ("right").
 Every prompt's text is new to the daemon, so no query embedding comes from its cache.
 
     python bench/bench_prompt_hook.py [-n 40] [--quick] [--script PATH] [--embedder local]
