@@ -67,6 +67,11 @@ RETRY_SECONDS = 1.0  # back-off after a failed ingest pass; doubles up to RETRY_
 RETRY_MAX_SECONDS = 30.0
 BACKUP_INTERVAL_SECONDS = 3600.0  # the memory export is rewritten at most this often
 BACKUP_QUIET_SECONDS = 5.0  # ... and only after this long without a new turn or a request
+# Background work the agents do not wait for (re-warming resume inputs, rewriting the projects'
+# snapshots) starts only after this long without a request, and a snapshot round stops between
+# projects when one arrives: that work holds the GIL for 20-50 ms a project, and a prompt's
+# recall beside it waited for it (bench/RESULTS.md, issue 23).
+REQUEST_QUIET_SECONDS = 2.0
 
 
 class _Enqueue(FileSystemEventHandler):
@@ -265,8 +270,8 @@ class Daemon:
                 self._ingest_pass(paths)
                 self._capture_step()
                 self._checkpoint_due()
-                if not paths:  # idle: the next session start finds its resume inputs cached
-                    self.engine.continuity.rewarm()
+                if not paths:
+                    self._rewarm()
                 self._backup_if_due()
                 # ---- lifecycle (issue 7): flush read counts; decay, consolidation, retention and
                 # compaction when idle (maintenance.py) ----
@@ -341,12 +346,22 @@ class Daemon:
                 self.totals.new_turns,
                 memories,
             )
-        if not self.paths.empty():
-            return  # new lines first: the snapshots wait for a quiet pass
+        if not self.paths.empty() or not self._quiet():
+            return  # new lines and requests first: the snapshots wait for a quiet pass
         try:
-            self.snapshots.refresh(self.engine)
+            self.snapshots.refresh(self.engine, keep_going=self._quiet)
         except (OSError, RecallnestError) as exc:
             log.warning("resume snapshots not written: %s", _describe(exc))
+
+    def _rewarm(self) -> None:
+        """Idle: the next session start finds its resume inputs cached (not while requests
+        come in)."""
+        if self._quiet():
+            self.engine.continuity.rewarm()
+
+    def _quiet(self) -> bool:
+        """No request for REQUEST_QUIET_SECONDS (maintenance.note_request marks each)."""
+        return self.engine.maintenance.quiet_for(REQUEST_QUIET_SECONDS)
 
     def _store_answers(self) -> bool:
         """Whether the database still serves a trivial read. DuckDB invalidates the whole

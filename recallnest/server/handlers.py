@@ -14,7 +14,11 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from recallnest.continuity.checkpoint import Checkpoint
-from recallnest.continuity.recall import EMBED_MAX_TOKENS, VECTOR_DEADLINE_SECONDS
+from recallnest.continuity.recall import (
+    EMBED_MAX_TOKENS,
+    HOOK_VECTOR_DEADLINE_SECONDS,
+    VECTOR_DEADLINE_SECONDS,
+)
 from recallnest.continuity.service import PromptRecall
 from recallnest.core.errors import NotFoundError, RecallnestError
 from recallnest.core.models import SearchHit, Turn
@@ -105,9 +109,17 @@ def _resume(engine: Engine, a: Mapping[str, Any]) -> Any:
 def _recall(engine: Engine, a: Mapping[str, Any]) -> Any:
     """Prompt-time recall (issue 23): the few notes this prompt needs, or an empty text."""
     # The query embedding's deadline; `vector_deadline: null` waits for it (the eval, so its
-    # figures do not depend on the machine's load).
+    # figures do not depend on the machine's load). A hook says how long it ran before asking
+    # (`elapsed`): its deadline counts from the hook's own start, so a slow process start
+    # shortens the wait instead of adding to the prompt's.
     seconds = a.get("vector_deadline", VECTOR_DEADLINE_SECONDS)
-    deadline = None if seconds is None else time.monotonic() + float(seconds)
+    elapsed = a.get("elapsed")
+    if seconds is None:
+        deadline = None
+    elif "vector_deadline" not in a and isinstance(elapsed, int | float):
+        deadline = time.monotonic() - max(0.0, float(elapsed)) + HOOK_VECTOR_DEADLINE_SECONDS
+    else:
+        deadline = time.monotonic() + float(seconds)
     prompt = str(a.get("prompt") or "")
     # A long prompt's embedding would end past the deadline: keywords only, from the start.
     embed = deadline is None or estimate_tokens(prompt) <= EMBED_MAX_TOKENS
@@ -124,6 +136,7 @@ def _recall(engine: Engine, a: Mapping[str, Any]) -> Any:
             record=False,
             vector_wait=wait,
             disabled=frozenset() if embed else frozenset({"vector"}),
+            turns_by_keyword=True,
         )
         return engine.search_with_affinities(req)
 

@@ -12,6 +12,7 @@ longer have notes.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -39,21 +40,25 @@ class SnapshotKeeper:
         self._kept: set[Path] = set()
         self._stamp = ""
 
-    def refresh(self, engine: Engine) -> int:
+    def refresh(self, engine: Engine, keep_going: Callable[[], bool] = lambda: True) -> int:
         """Write the next few snapshots of the round, starting a round when due; how many
-        projects this call went through (0: nothing due)."""
+        projects this call went through (0: nothing due). `keep_going` is asked before each
+        project after the first: False leaves the rest of the batch for a later call (the
+        daemon's: a request came in)."""
         if not self._pending:
             if not self._round_due(engine):
                 return 0
             self._start_round(engine)
-        batch, self._pending = self._pending[:BATCH], self._pending[BATCH:]
-        for project in batch:
+        done = 0
+        while self._pending and done < BATCH and (done == 0 or keep_going()):
+            project = self._pending.pop(0)
             written = write_one(engine, self.home, project, self._stamp)
             if written is not None:
                 self._kept.add(written)
+            done += 1
         if not self._pending:
             snapshot.prune(self.home, self._kept)
-        return len(batch)
+        return done
 
     def _round_due(self, engine: Engine) -> bool:
         changed = engine.store.generation != self._generation

@@ -285,3 +285,16 @@ def test_a_round_writes_a_bounded_batch_per_call(engine: Engine) -> None:
         calls.append(count)
     assert max(calls) == snapshot_refresh.BATCH and sum(calls) == snapshot_refresh.BATCH + 4
     assert keeper.refresh(engine) == 0  # nothing changed: no new round
+
+
+def test_a_round_stops_between_projects_when_asked_and_still_moves_on(engine: Engine) -> None:
+    """The daemon stops a batch when a request comes in; each call still writes one project,
+    so a busy daemon's round ends all the same."""
+    for k in range(3):
+        engine.remember(f"Project {k} builds with make target build-{k}", scope=f"/w/p{k}")
+    keeper = snapshot_refresh.SnapshotKeeper(engine.settings.home)
+    calls = []
+    while count := keeper.refresh(engine, keep_going=lambda: False):
+        calls.append(count)
+    assert calls == [1, 1, 1, 1]  # global and the three projects, one a call
+    assert snapshot.read(engine.settings.home, "/w/p2") is not None

@@ -217,6 +217,35 @@ def test_the_idle_clock_runs_from_the_end_of_a_long_request(
         daemon.stop()
 
 
+def test_snapshots_and_rewarming_wait_while_requests_come_in(settings: Settings) -> None:
+    """Background work no agent waits for holds the GIL 20-50 ms a project: it starts only
+    after REQUEST_QUIET_SECONDS without a request (issue 23: a prompt's recall beside it
+    waited for it), and then does run."""
+    engine = Engine.open(settings)
+    daemon = Daemon(settings, engine)
+    clock = [1000.0]
+    engine.maintenance._monotonic = lambda: clock[0]
+    written: list[int] = []
+    rewarmed: list[int] = []
+    daemon.snapshots.refresh = lambda e, keep_going: written.append(1) or 1  # type: ignore[method-assign]
+    engine.continuity.rewarm = lambda: rewarmed.append(1) or 0  # type: ignore[method-assign]
+    try:
+        daemon.caught_up = True
+        daemon.handle("ping", {})
+        daemon._after_pass()
+        daemon._rewarm()
+        assert written == [] and rewarmed == []
+        clock[0] += daemon_module.REQUEST_QUIET_SECONDS
+        daemon._after_pass()
+        daemon._rewarm()
+        assert written == [1] and rewarmed == [1]
+        assert daemon._quiet()
+        daemon.handle("ping", {})
+        assert not daemon._quiet()
+    finally:
+        daemon.stop()
+
+
 def test_periodic_backup_is_written_at_most_once_per_interval(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
