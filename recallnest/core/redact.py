@@ -48,7 +48,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from recallnest.core.redact_shapes import continuation_end, random_body, vendor_prefix_ok
+from recallnest.core.redact_shapes import (
+    continuation_end,
+    encoded_text,
+    random_body,
+    vendor_prefix_ok,
+)
 from recallnest.core.redact_values import (
     PLAIN_NAME_RE,
     PORT_RE,
@@ -391,6 +396,30 @@ def _mixed_token(_m: re.Match[str], _text: str, value: str) -> bool:
     return all(char_classes(value)) and not is_dummy_token(value)
 
 
+def _check_bare_token(m: re.Match[str], text: str, value: str) -> bool:
+    # Public keys are base64 too: an SSH key blob opens with "AAAA", a PEM PUBLIC KEY or
+    # CERTIFICATE body sits inside its block (a private key block is a rule of its own).
+    if value.startswith("AAAA") or _inside_public_block(text, m.start()):
+        return False
+    digits = sum(c.isdigit() for c in value)
+    upper = sum(c.isupper() for c in value)
+    lower = sum(c.islower() for c in value)
+    if min(digits, upper, lower) < 3 or not random_body(value) or is_dummy_token(value):
+        return False
+    return not encoded_text(value)
+
+
+_PEM_BEGIN_RE = re.compile(r"-----BEGIN ([A-Z ]{3,40})-----")
+
+
+def _inside_public_block(text: str, pos: int) -> bool:
+    begin = text.rfind("-----BEGIN ", 0, pos)
+    if begin == -1 or text.find("-----END ", begin, pos) != -1:
+        return False
+    head = _PEM_BEGIN_RE.match(text, begin)
+    return head is not None and "PRIVATE" not in head.group(1)
+
+
 def _not_placeholder(_m: re.Match[str], _text: str, value: str) -> bool:
     return not is_placeholder(value)
 
@@ -728,6 +757,17 @@ _RULES: tuple[_Rule, ...] = (
         _check_vendor,
         left="",
         starts=_long_run_starts,
+    ),
+    # Trigger: a bare run of 28+ letters and digits mixing both cases and digits, 3+ of each,
+    # with a generated body's entropy (a crates.io token pasted with no name: "那串我先贴这：
+    # cioZx81Lw0qP4nR7uT2vK9bJ3mH6dY5s"). Why: nothing else says it is a secret, and words,
+    # hex hashes, UUIDs and versions never look like that. Outcome: masked by its shape alone.
+    _rule(
+        "generic-secret",
+        _SHAPE,
+        r"(?<![A-Za-z0-9_\-.+/=@:%$&?#])(?P<s>[A-Za-z0-9]{28,256})(?![A-Za-z0-9_\-/=])",
+        _check_bare_token,
+        left="",
     ),
     # Trigger: a secret noun, an optional `for/on/of <what>`, then is/was/:/= and a value.
     # Why: secrets stated in chatter (`the admin password is …`, `root pw on the NAS is …`).

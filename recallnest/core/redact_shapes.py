@@ -7,11 +7,13 @@ Pure and standard library only, like `recallnest.core.redact`, which is the only
 
 from __future__ import annotations
 
+import binascii
 import math
 import re
+import string
 from collections import Counter
 
-__all__ = ["continuation_end", "random_body", "vendor_prefix_ok", "wordy"]
+__all__ = ["continuation_end", "encoded_text", "random_body", "vendor_prefix_ok", "wordy"]
 
 # Prefixes of identifiers that look like vendor tokens but are not secrets: API object ids
 # (Anthropic, OpenAI, Stripe), publishable keys, hash names (lockfiles, integrity), cloud
@@ -77,6 +79,19 @@ _WORD_RE = re.compile(r"[A-Z]?[a-z]{3,}")
 def wordy(value: str) -> bool:
     """Half or more of `value` is words: a name (`BSD-3-Clause-No-Nuclear-License-2014`)."""
     return sum(len(w) for w in _WORD_RE.findall(value)) * 2 >= len(value)
+
+
+_PRINTABLE = frozenset(string.printable.encode())
+
+
+def encoded_text(value: str) -> bool:
+    """Base64 of mostly readable bytes (a page token holding ids, a JSON header): encoded
+    data, not a generated secret, whose bytes are random (about 40 % printable)."""
+    try:
+        raw = binascii.a2b_base64(value + "=" * (-len(value) % 4))
+    except binascii.Error:
+        return False
+    return bool(raw) and sum(b in _PRINTABLE for b in raw) >= 0.7 * len(raw)
 
 
 def _floor(n: int) -> float:
