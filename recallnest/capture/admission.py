@@ -27,11 +27,11 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Literal
 
-from recallnest.capture.rules import words
+from recallnest.capture.rules import WITHDRAWAL_RULE, words
 from recallnest.core.aliases import SUBJECT_TERMS, AliasTable, canonical, subject_value
 from recallnest.core.models import CATEGORIES, Capture, Memory, Turn, memory_id
 from recallnest.core.redact import masked_share
@@ -497,6 +497,9 @@ class Admitter:
             decision = replace(decision, action="supersede") if target else decision
         if decision.action == "insert" or (decision.action == "supersede" and target):
             new = self._new(cap, when, source)
+            if cap.rule == WITHDRAWAL_RULE:
+                # A withdrawal with nothing in its place: kept for the record, never shown.
+                new = replace(new, status="archived")
             if self.hold:
                 # Trigger: review_captures is on. Why: the user approves what is remembered;
                 # an unapproved capture must not retire what they already approved. Outcome:
@@ -802,8 +805,7 @@ def echoing(
     project's own name is no withdrawn value."""
     project = target.scope.casefold()
     stale = {w for w in identifiers(target.text) - identifiers(cap.text) if w not in project}
-    if not stale:
-        return []
+    gone = products_in(canonical(target.text)) - products_in(canonical(cap.text))
     return [
         m
         for m in known
@@ -812,8 +814,21 @@ def echoing(
         and m.status == "active"
         and m.category in _FACT_CATEGORIES | {target.category}
         and (when is None or m.created_at is None or m.created_at < when)
-        and stale & identifiers(m.text)
+        and (stale & identifiers(m.text) or _said_right_after(m, target, gone))
     ]
+
+
+ECHO_WINDOW = timedelta(minutes=10)
+
+
+def _said_right_after(m: Memory, target: Memory, gone: frozenset[tuple[str, str]]) -> bool:
+    """A copy made in the same conversation right after the withdrawn statement, naming the
+    product it named ("好的，构建目前只针对 Chrome。" after "Firefox 先不管，只做 Chrome")."""
+    if not gone or m.created_at is None or target.created_at is None:
+        return False
+    if not target.created_at <= m.created_at <= target.created_at + ECHO_WINDOW:
+        return False
+    return bool(products_in(canonical(m.text)) & gone)
 
 
 def restating(cap: Capture, target: Memory, known: Iterable[Memory]) -> list[Memory]:

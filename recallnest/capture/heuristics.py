@@ -472,7 +472,7 @@ def _correction(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     if len(body) < 6 and ctx.next_sentence:
         body, used = R.FILLER.sub("", ctx.next_sentence).strip(), 2
     if not body or is_question(body):
-        return None
+        return _withdrawal(text, ctx)
     body = _after_gone(body)
     gone = used == 1 and R.GONE_CLAUSE.match(body) is not None
     inner = None if gone else classify(body, ctx.role, relaxed=True)
@@ -483,13 +483,25 @@ def _correction(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
         inner = None if is_question(after) else classify(after, ctx.role, relaxed=True)
         body, used = (after, 2) if inner is not None else (body, used)
     if inner is None:
-        return None
+        return _withdrawal(text, ctx)
     confidence = CORRECTION_CONFIDENCE if ctx.role == "user" else 0.7
     retracts = R.RETRACTION.match(text) is not None
     rule = f"correction.{'retract.' if retracts else ''}{inner.rule}"
     stored = _subject_from(body, ctx.previous, question=False)
     stored = _with_about(stored, text, body, used, gone)
     return Signal(rule, inner.category, stored, max(inner.importance, 0.75), confidence), used
+
+
+def _withdrawal(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
+    # Trigger: the user withdraws an earlier statement and says nothing that holds instead
+    # ("之前定价那条整个收回，当我没说", "forget everything I told you about the perf box, it's
+    # gone"). Why: the withdrawn memory must not come back in the next session. Outcome: a
+    # withdrawal, the user's own sentence with its subject; admission retires what it names and
+    # keeps the withdrawal itself out of sight (archived).
+    if ctx.role != "user" or R.RETRACTION.match(text) is None:
+        return None
+    stored = _with_about(text.strip(), text, "", 2, gone=True)
+    return Signal(R.WITHDRAWAL_RULE, "entities", stored, 0.3, CORRECTION_CONFIDENCE), 1
 
 
 def _after_gone(body: str) -> str:
@@ -522,7 +534,9 @@ def _with_about(stored: str, text: str, body: str, used: int, gone: bool) -> str
         return f"{stored.rstrip('.')} (correcting: what was said about {subject})"
     zh = R.ZH_RETRACTED_ABOUT.search(text)
     if zh is not None:
-        return f"{stored.rstrip('。.')}（更正：之前说的{(zh[1] or zh[2]).strip()}）"
+        named = R.ZH_ABOUT_LEAD.sub("", next(g for g in zh.groups() if g)).strip()
+        if named and named not in R.ZH_ABOUT_EMPTY:
+            return f"{stored.rstrip('。.')}（更正：之前说的{named}）"
     return stored
 
 

@@ -460,15 +460,22 @@ _LATER_CORRECTION = (
 )
 # An earlier statement retracted as a whole clause, its subject inside: 之前说的对象存储那部分作废，
 # 上次讲的部署流程已经不算数了, 前面提到的端口不对了: the fact that follows replaces it.
-_ZH_SAID = (
-    r"(?:之前|上次|前面|刚才|昨天|以前|早先)(?:跟你|和你|给你)?(?:说|讲|记|写|提|给|定)(?:过|到)?"
+_ZH_WHEN = (
+    r"(?:之前|上次|前面|刚才|昨天|以前|早先|上周|上个月|前几天|前两天|第一天|一开始|最开始|当时"
+    r"|那天)"
 )
-_ZH_VERDICT = r"(?:已经)?(?:作废|不算数?|不对|错了|有误|过时|不用了|不成立|改了|变了|废了)"
-_ZH_THAT = r"(?:那部分|那块|这块|那段|那条|那个|这个|这条|部分|方面|的事|的内容|的说法)"
-# 之前说的对象存储那部分作废, 上次讲的部署流程已经不算数了, 之前跟你说固件放 MinIO 那个不对了
-# (without 的, the subject ends on 那个/那条: "之前说要用 pnpm" alone withdraws nothing).
+_ZH_SAID = rf"{_ZH_WHEN}我?(?:跟你|和你|给你)?(?:说|讲|记|写|提|给|定)(?:过|到)?"
+_ZH_VERDICT = (
+    r"(?:[，,]\s*)?(?:整个|全部|都|就)?(?:已经)?(?:作废|不算数?|不对|错了|有误|过时|不用了|不成立|改了"
+    r"|变了|废了|收回|撤回|当我没说过?|不要了)"
+)
+_ZH_THAT = r"(?:那部分|那块|这块|那段|那条|那个|这个|这条|那句话?|部分|方面|的事|的内容|的说法)"
+# 之前说的对象存储那部分作废, 上次讲的部署流程已经不算数了, 之前跟你说固件放 MinIO 那个不对了,
+# 第一天我说的支持哪些浏览器那句话，整个作废, 之前定价那条整个收回 (without 的, the subject ends on
+# 那个/那条: "之前说要用 pnpm" alone withdraws nothing).
 _ZH_RETRACTION = (
-    rf"{_ZH_SAID}(?:的[^，,。；;：:]{{0,16}}?{_ZH_THAT}?|[^，,。；;：:的]{{1,16}}?{_ZH_THAT})"
+    rf"(?:{_ZH_WHEN}[^，,。；;：:的]{{1,16}}?{_ZH_THAT}"
+    rf"|{_ZH_SAID}(?:的[^，,。；;：:]{{0,16}}?{_ZH_THAT}?|[^，,。；;：:的]{{1,16}}?{_ZH_THAT}))"
     rf"{_ZH_VERDICT}了?(?:哈|啊|呀|哦|哈哈)?"
 )
 # A clause after a retraction that only says the old thing went, naming nothing: "we ripped
@@ -499,14 +506,23 @@ GONE_LEAD = re.compile(
 )
 # The subject a Chinese retraction names: 之前说的「对象存储」那部分作废.
 ZH_RETRACTED_ABOUT = re.compile(
-    rf"{_ZH_SAID}(?:的([^，,。；;：:]{{1,16}}?){_ZH_THAT}?|([^，,。；;：:的]{{1,16}}?){_ZH_THAT})"
+    rf"(?:{_ZH_WHEN}([^，,。；;：:的]{{1,16}}?){_ZH_THAT}"
+    rf"|{_ZH_SAID}(?:的([^，,。；;：:]{{1,16}}?){_ZH_THAT}?|([^，,。；;：:的]{{1,16}}?){_ZH_THAT}))"
     + _ZH_VERDICT
 )
+# What a Chinese retraction's subject may open with that is no part of it ("跟你说固件放 MinIO" is
+# 固件放 MinIO), and subjects that name nothing (那个).
+ZH_ABOUT_LEAD = re.compile(r"^我?(?:跟你|和你|给你)?(?:说|讲|提|记|写)(?:过|到)?的?\s*")
+ZH_ABOUT_EMPTY = frozenset({"那个", "这个", "那条", "这条", "那句", "那句话", "那部分", "那块"})
+# The rule of a withdrawal that states nothing in place of what it withdraws ("之前定价那条整个
+# 收回，当我没说"): admission retires the withdrawn memory and archives the withdrawal itself.
+WITHDRAWAL_RULE = "correction.retract.only"
 # A retraction: the user withdraws an earlier statement as a whole ("Scratch what I told you
 # about the job transport", 之前说的对象存储那部分作废) and states what holds now. Admission then
 # retires the earlier memory about that subject and the copies that quote its values.
 RETRACTION = re.compile(
-    r"^(?:(?:ok|so|also|oh|and|btw),?\s+){0,2}(?:scratch|forget|ignore|disregard|drop) (?:that|"
+    r"^(?:(?:ok(?:ay)?|so|also|oh|and|btw|yeah|yes|yep|right|hmm|actually|wait)[.,!]?\s+){0,3}"
+    r"(?:scratch|forget|ignore|disregard|drop) (?:that|"
     r"(?:what|everything|all|anything) (?:that )?I(?:'ve| have| had)? "
     r"(?:said|told you|wrote|mentioned|gave you|described))\b|^" + _ZH_RETRACTION,
     _I,

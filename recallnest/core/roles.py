@@ -63,6 +63,10 @@ _TABLE = {
         "stripe|adyen|mollie|paypal|braintree|paddle|checkout.com|alipay|wechat pay|"
         "支付宝|微信支付",
     ),
+    "browser": (
+        "browser|browsers|浏览器",
+        "chrome|firefox|safari|edge|chromium|opera|brave|webkit|gecko",
+    ),
     "email": (
         "email provider|transactional email|mail provider|邮件",
         "sendgrid|mailgun|ses|postmark|mailchimp|resend|sparkpost",
