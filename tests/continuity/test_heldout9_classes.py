@@ -1,0 +1,138 @@
+"""The failure classes the ninth blind held-out set found (eval/continuity/e2e-heldout9,
+eval/RESULTS.md), each tested on variants of its own, both ways: withdrawals with nothing in
+their place, more ways of saying one in Chinese, copies of a withdrawn statement, and pasted
+output taken as a block."""
+
+from __future__ import annotations
+
+import pytest
+from test_heldout2_classes import captures
+from test_heldout7_classes import kept, remembered
+
+from recallnest.capture.chatter import is_pasted_line, smoothed
+from recallnest.capture.rules import RETRACTION, WITHDRAWAL_RULE
+from recallnest.capture.salience import strip_noise
+from recallnest.continuity.checkpoint_rules import drop_log_lines
+
+# --------------------------------------------------------------------------- withdrawals
+
+
+@pytest.mark.parametrize(
+    ("first", "withdrawal", "old"),
+    [
+        ("会员价先按 25 元/月、年费 199 元来做页面。", "之前会员价那条整个收回，当我没说。", "199"),
+        (
+            "Demo day is on the 14th, so freeze the feature branches on the 12th.",
+            "ok forget everything I told you about demo day, it got cancelled.",
+            "14th",
+        ),
+    ],
+)
+def test_a_withdrawal_with_nothing_in_its_place_retires_the_statement(
+    first: str, withdrawal: str, old: str
+) -> None:
+    active = remembered((first,), (withdrawal,))
+    assert not any(old in m.text for m in active), [m.text for m in active]
+
+
+def test_a_withdrawal_itself_is_kept_out_of_sight() -> None:
+    found = captures("之前会员价那条整个收回，当我没说。")
+    assert [c.rule for c in found] == [WITHDRAWAL_RULE]
+    active = remembered(("会员价先按 25 元/月来做页面。",), ("之前会员价那条整个收回，当我没说。",))
+    assert active == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "上周跟你说的那个已经不对了",
+        "第一天我说的部署方式那句话，整个作废",
+        "之前排期那条全部收回",
+        "yeah. ok scratch everything i told you about the cutoff",
+    ],
+)
+def test_more_ways_of_withdrawing(said: str) -> None:
+    assert RETRACTION.match(said)
+
+
+@pytest.mark.parametrize(
+    "said", ["之前说要用 pnpm", "上周的排期挺好的", "ok so what I told you works"]
+)
+def test_mentioning_what_was_said_withdraws_nothing(said: str) -> None:
+    assert not RETRACTION.match(said)
+
+
+def test_a_copy_said_right_after_a_withdrawn_statement_goes_with_it() -> None:
+    got = kept(
+        ("Safari 先不管，只做 Chrome", "好的，打包目前只针对 Chrome。"),
+        ("第一天我说的支持哪些浏览器那句话，整个作废，当我没说过",),
+    )
+    assert "Chrome" not in got, got
+
+
+def test_a_withdrawal_of_one_browser_rule_leaves_unrelated_facts() -> None:
+    got = kept(
+        ("e2e 测试用 Playwright 跑，配置在 e2e/playwright.config.ts",),
+        ("Safari 先不管，只做 Chrome",),
+        ("第一天我说的支持哪些浏览器那句话，整个作废",),
+    )
+    assert "playwright.config.ts" in got and "只做 Chrome" not in got, got
+
+
+# --------------------------------------------------------------------------- pasted blocks
+
+BUILD = """tail of the flash run, fyi:
+[212/214] Linking C executable sensor.elf
+picotool v2.0.0
+Loading into Flash...
+sensor.uf2 written, 0x2f3a0 bytes"""
+
+
+def test_a_block_introduced_as_output_is_output_whatever_its_lines_look_like() -> None:
+    prose, noise = strip_noise(BUILD)
+    assert prose == "tail of the flash run, fyi:" and noise["tool_output"] == 4
+    assert drop_log_lines(BUILD).strip() == "tail of the flash run, fyi:"
+
+
+def test_output_continues_past_a_blank_line_after_its_intro() -> None:
+    text = "构建输出：\n\n> app@2.1.0 build\n> vite build\n\n✓ 88 modules transformed.\na.js  1 kB"
+    assert strip_noise(text)[0] == "构建输出："
+
+
+def test_a_line_between_two_output_lines_is_output() -> None:
+    lines = [
+        "srun: error: n12: task 3: Killed",
+        "srun: Job step aborted: waiting",
+        "srun: error: x",
+    ]
+    assert smoothed(lines, [True, False, True]) == [True, True, True]
+
+
+def test_prose_after_output_and_a_list_after_a_colon_stay() -> None:
+    text = BUILD + "\nThe flash script lives in tools/flash.sh."
+    assert strip_noise(text)[0].endswith("The flash script lives in tools/flash.sh.")
+    rules = "Two rules from the build team:\n- use pnpm\n- no emoji in commits"
+    assert strip_noise(rules)[0] == rules
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "slurmstepd: error: *** STEP 99 ON n01 CANCELLED AT 2026-01-01T00:00:00 ***",
+        "git: fatal: not a git repository",
+        "*** JOB 77 CANCELLED ***",
+        "asset main.js 120 KiB [emitted] [minimized] (name: main)",
+        "webpack 5.90.1 compiled successfully in 812 ms",
+        "rollup v4.9.0",
+        "Bundling assets...",
+    ],
+)
+def test_more_output_lines(line: str) -> None:
+    assert is_pasted_line(line)
+
+
+@pytest.mark.parametrize(
+    "line", ["note: the api uses error codes", "We use v2.3 of the API", "Deploying is manual."]
+)
+def test_prose_that_looks_a_little_like_output(line: str) -> None:
+    assert not is_pasted_line(line)
