@@ -493,7 +493,7 @@ class Admitter:
                 target = _retracted(cap, known.values(), when)
             decision = replace(decision, action="supersede") if target else decision
         if decision.action == "insert" and _CHOICE.search(canonical(cap.text)):
-            target = _swapped(cap, known.values(), when)
+            target = _swapped(cap, known.values(), when) or _resized(cap, known.values(), when)
             decision = replace(decision, action="supersede") if target else decision
         if decision.action == "insert" or (decision.action == "supersede" and target):
             new = self._new(cap, when, source)
@@ -694,6 +694,7 @@ def remainder(cap: Capture, target: Memory) -> Memory | None:
     named = replaced_values(cap.text)
     # The replaced products, also inside a path or a name ("/hooks/adyen" after Adyen went).
     gone = {p for r, p in products_in(canonical(target.text)) if r in roles}
+    new_values = _shaped_values(cap.text)
     kept = [
         c
         for c in clauses
@@ -701,6 +702,7 @@ def remainder(cap: Capture, target: Memory) -> Memory | None:
         and not roles_in(canonical(c)) & roles
         and not holds_value(named, c)
         and not any(p in c.casefold() for p in gone)
+        and not _siblings(_shaped_values(c), new_values, numbers=True)
         and _CONCRETE.search(c)
     ]
     if not kept or len(kept) == len(clauses):
@@ -709,6 +711,73 @@ def remainder(cap: Capture, target: Memory) -> Memory | None:
     return replace(
         target, id=memory_id(target.scope, canonical(text)), text=text, superseded_by=None
     )
+
+
+# A value and its shape: letters kept, each digit run one "#" ("cache-07.mall.internal" ->
+# "cache-#.mall.internal", "6380" -> "#", "v2.3.1" -> "v#.#.#").
+_VALUE_TOKEN = re.compile(r"[A-Za-z0-9][\w.:-]*\d[\w.:-]*|\d+")
+
+
+def _shaped_values(text: str) -> dict[str, str]:
+    return {
+        v.casefold().rstrip(".:-"): re.sub(r"\d+", "#", v.casefold().rstrip(".:-"))
+        for v in _VALUE_TOKEN.findall(text)
+    }
+
+
+# The number a change report gives: "改成 17", "调到 30 秒", "moved to 3am", "now 45".
+_CHANGED_TO = re.compile(
+    r"(?:改成|改为|换成|升到|升级到|调成|调到|降到|\bto|\bnow)\s*[A-Za-z]{0,4}\s?(\d+)",
+    re.IGNORECASE,
+)
+
+
+def _siblings(held: dict[str, str], said: dict[str, str], numbers: bool = False) -> bool:
+    """Whether `held` has another value of a shape `said` gives, named beyond digits: cache-02 vs
+    cache-07.mall.internal:6380's host. Bare numbers are too common to count alone."""
+    shapes = {shape: value for value, shape in said.items() if shape.strip("#.:-")}
+    if any(shape in shapes and shapes[shape] != value for value, shape in held.items()):
+        return True
+    if not numbers:
+        return False
+    # With `numbers`: numbers of three digits or more and the same length, a port, a year, a
+    # size (6379 beside a new 6380) are another value of the same thing.
+    long = {n for v in said for n in re.findall(r"\d{3,}", v)}
+    return any(
+        n not in long and any(len(n) == len(m) for m in long)
+        for v in held
+        for n in re.findall(r"\d{3,}", v)
+    )
+
+
+def _resized(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Memory | None:
+    """The earlier fact a change report gives a new value of, said in other words: a clause of
+    it shares a keyword with the report and holds a number the report replaces ("最低系统版本
+    改成 17 了" -> "…，最低支持 iOS 16，…"), or a value of the same named shape (cache-02 ->
+    cache-07). The clauses about other things survive it (`remainder`)."""
+    said = keyword_tokens(cap.text)
+    values = _shaped_values(cap.text)
+    numbers = set(_CHANGED_TO.findall(cap.text))  # the new value, not the old one it may quote
+    for m in known:
+        if m.scope != cap.scope or m.status != "active" or m.category == "profile":
+            continue
+        if when is not None and m.created_at is not None and m.created_at >= when:
+            continue
+        for clause in _CLAUSE_END.split(m.text):
+            held = _shaped_values(clause)
+            if _siblings(held, values):
+                return m
+            # One number in the clause, so it is the one that changed ("最低支持 iOS 16"; never
+            # "the API listens on 8080 and the admin UI on 9090", which would lose the other).
+            other = {v for v, shape in held.items() if shape == "#"}
+            if (
+                numbers
+                and len(other) == 1
+                and not other & numbers
+                and keyword_tokens(clause) & said
+            ):
+                return m
+    return None
 
 
 # A statement choosing or changing what fills a role: "订单还是放 PostgreSQL 吧" (after "订单库就

@@ -519,6 +519,9 @@ def _after_gone(body: str) -> str:
     return body
 
 
+_TIME_TAIL = re.compile(r"(?:\s+(?:last|this|next|earlier|before|yesterday|today))+$", re.I)
+
+
 def _with_about(stored: str, text: str, body: str, used: int, gone: bool) -> str:
     # Trigger: the correction marker names what it corrects ("Scratch what I said about Adyen:
     # we signed with Mollie", "Disregard what I said about auth. We moved to …", 之前说的对象存储
@@ -530,7 +533,7 @@ def _with_about(stored: str, text: str, body: str, used: int, gone: bool) -> str
     # port."); a bare "for"/"on" there is seldom the subject ("not right for our setup").
     retracts = R.RETRACTION.match(text) is not None
     if about is not None and (used == 1 or gone or retracts or about[0][:5] == "about"):
-        subject = about.group(1).rstrip(".")
+        subject = _TIME_TAIL.sub("", about.group(1).rstrip("."))
         return f"{stored.rstrip('.')} (correcting: what was said about {subject})"
     zh = R.ZH_RETRACTED_ABOUT.search(text)
     if zh is not None:

@@ -497,6 +497,10 @@ GONE_CLAUSE = re.compile(
     r"(?:,? (?:and |so )?(?:it|that|this|they)(?:'s| is|'re| are)? (?:doesn't|does not|don't"
     r"|no longer|not|isn't|aren't) (?:exists?|there|around|running|used|a thing)(?: anymore)?)?"
     r"[.!]?$"
+    # "last week, all of it, it was wrong": the marker's own verdict, before what holds now
+    r"|^(?:(?:last \w+|all of it|earlier|before|too)[, ]+)*(?:it|that|this|all of it)"
+    r"(?:'s| is| was) (?:all |just |simply )?(?:wrong|incorrect|outdated|not right|stale|made up"
+    r"|a mistake)[.!]?$"
     r"|^(?:上周|上个月|前几天|之前|早就|已经|都)*(?:已经)?(?:迁完|迁移完|换掉|删掉|去掉|下线|停用|废弃|拆掉)了?[，,。！!]?$",
     _I,
 )
@@ -535,7 +539,8 @@ CORRECTED_ABOUT = re.compile(
     _I,
 )
 CORRECTION = re.compile(
-    r"^(?:no+(?:pe)?|nah|not quite|not really|wrong|that's (?:not right|wrong|incorrect|not it"
+    r"^(?:(?:yeah|yes|yep|ok(?:ay)?|oh|right|hmm|alright)[.,!]?\s+){0,3}"
+    r"(?:no+(?:pe)?|nah|not quite|not really|wrong|that's (?:not right|wrong|incorrect|not it"
     r"|not how (?:we|it) (?:do(?:es)? it|works)(?: here)?|not what we do|outdated|out of date"
     r"|stale|old info|no longer (?:true|right|the case)|changed)(?: now| anymore| any more"
     r"| these days)?"
@@ -570,7 +575,8 @@ LEAD_CLAUSE = re.compile(
 
 # Corrections that stand on their own, without a previous turn by the other side.
 STRONG_CORRECTION = re.compile(
-    r"^(?:that's|that is|you're|wrong|correction|not quite|不对|错了|你说错了|更正|纠正"
+    r"^(?:(?:yeah|yes|yep|ok(?:ay)?|oh|right|hmm|alright)[.,!]?\s+){0,3}"
+    r"(?:that's|that is|you're|wrong|correction|not quite|不对|错了|你说错了|更正|纠正"
     + _LATER_CORRECTION
     + r"|"
     + _ZH_RETRACTION
@@ -923,6 +929,9 @@ DECISION_RULES = _table(
             r"|v?\d+\.\d+(?:\.\d+)?\s*(?:已经)?(?:发|上)(?:到)?(?:生产|线上|正式)|已经?接(?:进来|入|上)了"
             r"|我们(?:已经)?把.{1,20}?(?:拆成|合并成|合成|迁到|换成|改成)了?"
             r"|(?:推迟?|延(?:期|后)?|改|定|挪)到\s*[^，。]{1,12}?(?:上线|发布|发版|交付|冻结)"
+            # 最低系统版本改成 17 了, 超时调到 30 秒了: a setting changed, reported done
+            r"|^[^，。！？?]{2,20}?(?:改成|改为|换成|升到|升级到|调成|调到|降到)了?\s*[A-Za-z0-9][\w.+-]*"
+            r"\s*\S{0,3}?了"
         ),
         "decision.zh": (
             r"我们决定|(?<![再才])决定(?:了)?(?:用|采用|使用|保留|继续|不|把|从|改)|(?<![搞弄])定了|就这么定|拍板"

@@ -136,3 +136,51 @@ def test_more_output_lines(line: str) -> None:
 )
 def test_prose_that_looks_a_little_like_output(line: str) -> None:
     assert not is_pasted_line(line)
+
+
+# --------------------------------------------------------------------------- new values
+
+
+def test_a_subject_less_correction_retires_the_host_it_renames() -> None:
+    got = kept(
+        ("订单服务的 MQ 连的是 mq-03.shop.internal，端口 5672，vhost 是 orders",),
+        ("上周跟你说的那个已经不对了，现在是 mq-08.shop.internal:5673，vhost 还是 orders",),
+    )
+    assert "mq-08" in got and "mq-03" not in got and "5672" not in got, got
+
+
+def test_a_change_report_in_other_words_replaces_only_its_clause() -> None:
+    got = kept(
+        ("tracker 是个记账 app，Flutter 写的，最低支持 Android 9，数据存 Firestore",),
+        ("最低系统版本改成 11 了，老机型放弃",),
+    )
+    assert "Android 9" not in got and "Firestore" in got and "11" in got, got
+
+
+def test_a_change_of_one_of_two_numbers_in_a_clause_supersedes_nothing() -> None:
+    first = "The API listens on 8080 and the admin UI on 9090."
+    got = kept((first,), ("We're going with port 8443 for the API now.",))
+    assert "9090" in got, got
+
+
+def test_a_withdrawal_after_fillers_and_its_verdict_keeps_what_holds() -> None:
+    said = (
+        "yeah. ok scratch everything i told you about the billing cutoff last week, it was "
+        "wrong. every region has its own cutoff, they're in config/regions.yaml under cutoff"
+    )
+    got = [c for c in captures("Noted.", said) if c.rule.startswith("correction.retract")]
+    assert got and got[0].text.startswith("every region") and "billing cutoff)" in got[0].text
+
+
+def test_a_long_solved_case_shows_its_fix() -> None:
+    from recallnest.continuity.compose import ITEM_MAX_CHARS, _cause_and_fix
+
+    text = (
+        "Root cause: the importer reads every CSV row into one list before it writes, so a 2 GB "
+        "export exhausts the worker's memory and the container is OOM-killed halfway. Fix: "
+        "stream rows in batches of 5000 with csv.reader and commit each batch. Verified on the "
+        "2 GB file."
+    )
+    shown = _cause_and_fix(text)
+    assert "batches of 5000" in shown and len(shown) <= ITEM_MAX_CHARS
+    assert _cause_and_fix("A short case. Nothing more.") == "A short case. Nothing more."
