@@ -883,8 +883,14 @@ def echoing(
         and m.status == "active"
         and m.category in _FACT_CATEGORIES | {target.category}
         and (when is None or m.created_at is None or m.created_at < when)
-        and (stale & identifiers(m.text) or _said_right_after(m, target, gone))
+        and (_quotes(stale, identifiers(m.text)) or _said_right_after(m, target, gone))
     ]
+
+
+def _quotes(stale: set[str], names: set[str]) -> bool:
+    """Whether `names` hold a withdrawn name, alone or with a port or path after it
+    ("cache-02.mall.internal:6379" quotes cache-02.mall.internal)."""
+    return any(n == s or n.startswith((s + ":", s + "/")) for n in names for s in stale)
 
 
 ECHO_WINDOW = timedelta(minutes=10)

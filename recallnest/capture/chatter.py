@@ -99,7 +99,7 @@ BUILD_OUTPUT = re.compile(
     | ^[0-9a-f]{12}:\ (?:Pull\ complete|Waiting|Downloading|Verifying|Already\ exists|Pushed)
     | ^\[\d+/\d+\]\  | ^(?:yarn|npm|pnpm)\ (?:install|run)\ v\d | ^>\ [\w@/.-]+@\d\S*\ \S
     | ^>\ \w[\w:-]*\ *$ | ^\$\ \S
-    | ^asset\ \S+\ \d[\d.]*\ [KMG]?i?B\b | ^webpack\ \d+\.\d+\.\d+\ compiled\b
+    | ^\s*ELIFECYCLE\b | ^asset\ \S+\ \d[\d.]*\ [KMG]?i?B\b | ^webpack\ \d+\.\d+\.\d+\ compiled\b
     | ^(?:runtime|cacheable|orphan)\ modules\ \d
     | ^[\w.-]+\ v\d+\.\d+(?:\.\d+)?\s*$ | ^[A-Z][a-z]+ing\b[^.?!]{0,80}\.{3}\s*$  # esptool v4
     | ^BUILD\ (?:SUCCESSFUL|SUCCESS|FAILED|FAILURE)\b | ^\d+\ actionable\ tasks?:
@@ -209,10 +209,10 @@ def smoothed(lines: Sequence[str], noisy: Sequence[bool]) -> list[bool]:
 
     - A line between two output lines of one block (no blank line between) is output.
     - A block introduced by a line ending in ":" (its first line, or the last line before it)
-      is output from the intro on when the intro
-      names output ("tail of the build:", 日志：, "here's what it spits out:") and one of its
-      lines is output, or, after any other ":" (a list of rules), up to its last output line
-      when half of it is.
+      is output from the intro on when the intro names output ("tail of the build:", 日志：,
+      "here's what it spits out:") and one of its lines is output, or, after any other ":" (a
+      list of rules), when half of it is; in both up to the first line after the last output
+      line that reads as the user's own sentence.
     - A block right after such a block, past a blank line, continues it when one of its lines
       is output (the second half of a webpack report).
     A question after the output ("Can you look at it?") stays the user's."""
@@ -230,15 +230,13 @@ def smoothed(lines: Sequence[str], noisy: Sequence[bool]) -> list[bool]:
         if not outputs:
             pasting = False
             continue
-        if pasting or (intro is not None and _PASTE_INTRO.search(lines[intro])):
-            last = outputs[-1] + 1
-            while last < end and not _PROSE.match(lines[last].strip()):
-                last += 1  # trailing output lines no pattern knows, up to the user's prose
-        elif intro is not None and len(outputs) * 2 >= end - first:
-            last = outputs[-1] + 1
-        else:
+        named = pasting or (intro is not None and _PASTE_INTRO.search(lines[intro]) is not None)
+        if not named and (intro is None or len(outputs) * 2 < end - first):
             pasting = False
             continue
+        last = outputs[-1] + 1
+        while last < end and not _PROSE.match(lines[last].strip()):
+            last += 1  # trailing output lines no pattern knows, up to the user's prose
         for i in range(first, last):
             out[i] = out[i] or not lines[i].rstrip().endswith(("?", "？"))
         pasting = all(out[first:end])

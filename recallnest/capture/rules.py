@@ -179,6 +179,13 @@ CHANGE_REPORT = re.compile(
 )
 
 # Why a decision was taken, said in the sentence before it: a failure or a cost.
+# A sentence that says what fixed the problem just diagnosed: "Fix: …", "The fix: …", "Fixed by
+# …", "Solution: …", "Workaround: …", 修复：…, 解决办法：…, 改法：….
+FIX_LEAD = re.compile(
+    r"^(?:(?:the )?(?:fix|solution|workaround|remedy)\s*(?:was|is)?\s*[:：—–-]|fixed (?:it )?by\b"
+    r"|resolved (?:it )?by\b)|^(?:修复|解决办法|解决方法|解决|改法|处理)\s*[:：]",
+    _I,
+)
 # A sentence that gives the reason for what was just said: "The reason is …", "Reason: …",
 # "That's because …", "Mainly because …", 理由就一条：…, 原因是…, 主要是因为…, 之所以这么定是….
 REASON_LEAD = re.compile(

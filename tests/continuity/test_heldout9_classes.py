@@ -184,3 +184,70 @@ def test_a_long_solved_case_shows_its_fix() -> None:
     shown = _cause_and_fix(text)
     assert "batches of 5000" in shown and len(shown) <= ITEM_MAX_CHARS
     assert _cause_and_fix("A short case. Nothing more.") == "A short case. Nothing more."
+
+
+# --------------------------------------------------------------------------- cause, fix, loops
+
+
+@pytest.mark.parametrize(
+    ("said", "fix"),
+    [
+        (
+            "Root cause: the cron container runs in UTC while the schedule was written in local "
+            "time, so the digest fired at 02:00. Fix: the schedule is now TZ=Europe/Berlin.",
+            "TZ=Europe/Berlin",
+        ),
+        ("根因：连接池只有 5 个连接，高峰期全被占满。修复：pool_size 调到 30。", "pool_size"),
+    ],
+)
+def test_a_diagnosis_keeps_the_fix_said_right_after_it(said: str, fix: str) -> None:
+    from test_heldout2_classes import turn
+
+    from recallnest.capture.heuristics import capture_turn
+
+    got = capture_turn(turn(1, "assistant", said), turn(0, "user", "why?"), project="/p")
+    cases = [c for c in got if c.category == "cases"]
+    assert cases and fix in cases[0].text, got
+
+
+def test_a_withdrawal_closes_the_open_loop_it_names() -> None:
+    from test_checkpoint_quality import built, items
+
+    old = built(
+        ("user", "把注册页的表单校验补上。"),
+        ("assistant", "已补上注册页的表单校验。"),
+        ("user", "TODO: 会员价先按 25 元/月来写落地页文案。"),
+        session="s0",
+    )
+    assert any("25 元" in i for i in items(old)), items(old)
+    withdrawn = built(
+        ("user", "之前会员价那条整个收回，当我没说。先把登录页的按钮颜色改成品牌色。"),
+        ("assistant", "已改成 #0A84FF。"),
+        earlier=old,
+    )
+    assert not any("25 元" in i for i in items(withdrawn)), items(withdrawn)
+    other = built(
+        ("user", "之前排期那条整个收回。先把登录页的按钮颜色改成品牌色。"),
+        ("assistant", "已改成 #0A84FF。"),
+        earlier=old,
+    )
+    assert any("25 元" in i for i in items(other)), items(other)
+
+
+def test_a_copy_with_a_port_after_the_withdrawn_host_goes_too() -> None:
+    got = kept(
+        (
+            "队列连的是 mq-03.shop.internal，vhost 是 orders",
+            "已配置 amqp: mq-03.shop.internal:5672/orders。",
+        ),
+        ("上周跟你说的那个已经不对了，现在是 mq-08.shop.internal:5673",),
+    )
+    assert "mq-03" not in got and "mq-08" in got, got
+
+
+def test_a_pnpm_failure_line_after_a_pasted_trace_is_output() -> None:
+    text = (
+        "build broke again:\n[vite] error during build:\nRollupError: boom\n"
+        "    at x (file:///a/b.js:1:2)\n ELIFECYCLE  Command failed with exit code 1."
+    )
+    assert drop_log_lines(text).strip() == "build broke again:"
