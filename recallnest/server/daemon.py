@@ -56,6 +56,8 @@ log = logging.getLogger(__name__)
 
 DEBOUNCE_SECONDS = 0.05
 ROOT_RESCAN_SECONDS = 5.0
+# Requests a hook makes as a session starts or a prompt is sent.
+_SESSION_OPS = frozenset({"resume", "recall", "checkpoint"})
 EMBED_IDLE_SECONDS = 1.0
 EMBED_NICENESS = 15
 # Checkpoints built per ingest pass at most this long (then new lines are read first).
@@ -134,6 +136,9 @@ class Daemon:
         engine.maintenance.stop = self.stopping  # no maintenance slice starts once stopping
         self.observer = PollingObserver(timeout=1.0) if polling else Observer()
         self.scheduled: set[Path] = set()
+        # Set by a hook's request: an agent is starting a session, maybe the first one in a
+        # folder that did not exist when the daemon started (the ingest loop looks at once).
+        self.rescan = threading.Event()
         self.totals = FileReport()
         self.started_at = time.time()
         self.server: _Server | None = None
@@ -286,7 +291,8 @@ class Daemon:
                 continue
             self._pass_succeeded()
             self._after_pass()
-            if time.monotonic() >= next_rescan:
+            if time.monotonic() >= next_rescan or self.rescan.is_set():
+                self.rescan.clear()
                 self._schedule_roots()
                 next_rescan = time.monotonic() + ROOT_RESCAN_SECONDS
 
@@ -524,6 +530,11 @@ class Daemon:
         if op == "daemon.status":
             return jsonable(self.status())
         self.engine.maintenance.note_request()
+        if op in _SESSION_OPS and len(self.scheduled) < len(self.settings.watched_roots()):
+            # Gemini drops a prompt that got no answer when its session is resumed: a folder
+            # first written by this session must be watched before the prompt is, not up to
+            # ROOT_RESCAN_SECONDS later (the real-CLI test lost "rcprobe-gemini-first").
+            self.rescan.set()
         try:
             return self._answer(op, args)
         finally:

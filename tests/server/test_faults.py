@@ -217,6 +217,26 @@ def test_the_idle_clock_runs_from_the_end_of_a_long_request(
         daemon.stop()
 
 
+def test_a_session_hook_has_a_new_agent_folder_watched_at_once(settings: Settings) -> None:
+    """Gemini drops a prompt that got no answer when its session is resumed; a folder first
+    written by this session must be watched when the session starts, not at the next rescan."""
+    engine = Engine.open(settings)
+    daemon = Daemon(settings, engine)
+    try:
+        daemon._schedule_roots()
+        gemini = settings.gemini_dir / "tmp"
+        assert gemini not in daemon.scheduled
+        daemon.handle("daemon.status", {})
+        assert not daemon.rescan.is_set()  # not a session's request
+        gemini.mkdir(parents=True)
+        daemon.handle("recall", {"prompt": "hello", "session_id": "s", "agent": "gemini"})
+        assert daemon.rescan.is_set()
+        daemon._schedule_roots()
+        assert gemini in daemon.scheduled
+    finally:
+        daemon.stop()
+
+
 def test_snapshots_and_rewarming_wait_while_requests_come_in(settings: Settings) -> None:
     """Background work no agent waits for holds the GIL 20-50 ms a project: it starts only
     after REQUEST_QUIET_SECONDS without a request (issue 23: a prompt's recall beside it
