@@ -24,6 +24,7 @@ import io
 import json
 import os
 import re
+import select
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -35,11 +36,6 @@ from recallnest.core.marker import CONTEXT_MARKER
 from recallnest.core.paths import home_dir, log_dir, socket_path
 from recallnest.integrations.harness import Adapter, HookEvent, for_agent
 from recallnest.integrations.harness.gemini import compressed_since
-from recallnest.integrations.prompt_hook import (
-    MAX_STDIN_BYTES,
-    STDIN_BUDGET_SECONDS,
-    read_stdin_json,
-)
 from recallnest.server.protocol import ProtocolError, request
 
 EVENTS = ("session-start", "pre-compact", "session-end", "before-agent", "user-prompt")
@@ -51,6 +47,8 @@ HOOK_BUDGET_SECONDS = 0.25
 # A prompt waits for its hooks: prompt-time recall gets less, and a daemon that is down or slow
 # costs the prompt nothing but this (decision 0022).
 PROMPT_BUDGET_SECONDS = 0.15
+STDIN_BUDGET_SECONDS = 0.25
+MAX_STDIN_BYTES = 1_000_000
 MAX_LOG_BYTES = 256_000
 LOG_NAME = "hook.log"
 STATE_DIR_NAME = "hook-state"
@@ -175,7 +173,7 @@ def _read_bounded(stdin: TextIO) -> str:
     if os.isatty(fd):
         return ""  # run by hand in a terminal: there is no payload to wait for
     deadline = time.monotonic() + STDIN_BUDGET_SECONDS
-    return read_stdin_json(fd, deadline).decode("utf-8", "replace")
+    return _read_fd(fd, deadline).decode("utf-8", "replace")
 
 
 def _fileno(stdin: TextIO) -> int | None:
@@ -183,6 +181,30 @@ def _fileno(stdin: TextIO) -> int | None:
         return stdin.fileno()
     except OSError:  # io.UnsupportedOperation: an in-memory stream
         return None
+
+
+def _read_fd(fd: int, deadline: float) -> bytes:
+    """Read until EOF, MAX_STDIN_BYTES, the deadline, or a complete JSON document."""
+    data = b""
+    while len(data) <= MAX_STDIN_BYTES:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+            break
+        chunk = os.read(fd, 65536)
+        data += chunk
+        if not chunk or _is_json_object(data):
+            break
+    return data
+
+
+def _is_json_object(data: bytes) -> bool:
+    """True once `data` is a whole JSON object: an agent that keeps stdin open costs nothing."""
+    if not data.rstrip().endswith(b"}"):
+        return False
+    try:
+        return isinstance(json.loads(data), dict)
+    except ValueError:
+        return False
 
 
 # --- events ----------------------------------------------------------------------------------

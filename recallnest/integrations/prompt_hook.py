@@ -173,16 +173,10 @@ def _parse_argv(argv: list[str]) -> tuple[str, str]:
 
 
 def _read_stdin(fd: int) -> str:
-    """Stdin until EOF or a whole JSON object, within STDIN_BUDGET_SECONDS."""
+    """Stdin until EOF or a whole JSON object, within STDIN_BUDGET_SECONDS (hook._read_fd)."""
     if os.isatty(fd):
         raise _Declined
-    data = read_stdin_json(fd, time.monotonic() + STDIN_BUDGET_SECONDS)
-    return data.decode("utf-8", "replace")  # oversized: no JSON object, the full hook says so
-
-
-def read_stdin_json(fd: int, deadline: float) -> bytes:
-    """A hook's stdin until EOF, MAX_STDIN_BYTES, the deadline or a whole JSON object (an
-    agent that keeps stdin open costs nothing). Shared with the full hook (`hook`)."""
+    deadline = time.monotonic() + STDIN_BUDGET_SECONDS
     data = b""
     while len(data) <= MAX_STDIN_BYTES:
         remaining = deadline - time.monotonic()
@@ -192,7 +186,7 @@ def read_stdin_json(fd: int, deadline: float) -> bytes:
         data += chunk
         if not chunk or _is_json_object(data):
             break
-    return data
+    return data.decode("utf-8", "replace")  # oversized: no JSON object, the full hook says so
 
 
 def _is_json_object(data: bytes) -> bool:
