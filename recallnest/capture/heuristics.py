@@ -543,7 +543,7 @@ def _with_about(stored: str, text: str, body: str, used: int, gone: bool) -> str
     # port."); a bare "for"/"on" there is seldom the subject ("not right for our setup").
     retracts = R.RETRACTION.match(text) is not None
     if about is not None and (used == 1 or gone or retracts or about[0][:5] == "about"):
-        subject = _TIME_TAIL.sub("", about.group(1).rstrip("."))
+        subject = _TIME_TAIL.sub("", about.group(1).split(". ")[0].rstrip("."))
         return f"{stored.rstrip('.')} (correcting: what was said about {subject})"
     zh = R.ZH_RETRACTED_ABOUT.search(text)
     if zh is not None:

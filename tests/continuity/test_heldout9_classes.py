@@ -251,3 +251,9 @@ def test_a_pnpm_failure_line_after_a_pasted_trace_is_output() -> None:
         "    at x (file:///a/b.js:1:2)\n ELIFECYCLE  Command failed with exit code 1."
     )
     assert drop_log_lines(text).strip() == "build broke again:"
+
+
+def test_the_subject_a_marker_names_stops_at_its_sentence() -> None:
+    said = "change of plans on the default region. the real client is in Frankfurt: eu-central-1"
+    got = [c.text for c in captures(said)]
+    assert got and got[0].endswith("(correcting: what was said about default region)"), got
