@@ -331,8 +331,8 @@ _NEAR_HASH_RE = re.compile(
 _SENTENCE_END_RE = re.compile(r"[\n。！？；]|[.!?;](?:\s|$)")
 _NEAR_REACH = 40
 _NEAR_RUN = b"a" * 16
-_NEAR_HINTS = ("key", "token", "secret", "pass", "pwd", "cred", "密钥", "秘钥", "令牌", "密码")
-_NEAR_HINTS += ("口令", "凭证", "凭据")
+_NEAR_HINTS: tuple[str, ...] = ("key", "token", "secret", "pass", "pwd", "cred")
+_NEAR_HINTS += ("密钥", "秘钥", "令牌", "密码", "口令", "凭证", "凭据")
 
 
 def _near_word_starts(lowered: str, _text: str) -> list[int]:
