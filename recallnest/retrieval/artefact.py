@@ -1,0 +1,62 @@
+"""What a prompt asks to produce: the head noun of "write a new test for the parser" (test),
+"add a migration for the column" (migration), "帮我写一条统计订单量的 SQL" (SQL).
+
+Why: a task and the standing convention about what it produces rarely share more than that one
+word ("write a test" -> "the user prefers plain pytest functions"), and one shared word is not
+enough for the prompt gate on its own (retrieval.relevance). The head noun is what tells "write
+a migration" (the migration convention applies) from "write a migration guide" (a document
+that only mentions migrations): the convention must name the thing being made, not a word
+that modifies it.
+
+Pure; no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A request to make something: the verb, then at most four words of what it makes, up to a
+# preposition, a clause boundary or the end. Not "make": "make the template friendlier".
+_EN = re.compile(
+    r"\b(?:write|add|create|draft|generate|implement|build|set up|scaffold|define|"
+    r"put together|prepare|compose)\s+"
+    r"(?P<object>(?:[\w+#./-]+\s+){0,3}?[\w+#./-]+)"
+    r"(?=\s+(?:for|to|in|into|on|of|about|that|which|with|from|so|where|when|under|at|"
+    r"covering|and|or)\b|\s*[.,;:!?()]|\s*$)",
+    re.IGNORECASE,
+)
+# Words around the object that are not its head.
+# fmt: off
+_NOT_HEAD = frozenset({
+    "a", "an", "the", "one", "another", "some", "new", "our", "my", "this", "that", "more",
+    "second", "first", "simple", "small", "quick", "short", "proper", "separate", "here",
+    "there", "now", "too", "also", "again", "please",
+})
+# fmt: on
+# 写/加/新建/新增/建/生成/起草 + an optional count word (not 出, 做, 补: 出问题, 做什么,
+# 补数据 make nothing), then the object up to a boundary;
+# its head is what follows the last 的 (or the whole object), read from its end.
+_ZH = re.compile(
+    r"(?:写|加|新建|新增|建|生成|起草)(?:一下)?(?:一|两|几)?(?:个|条|段|份|篇|张|套|组|版)?"
+    r"(?P<object>[^，。！？,.!?；;：:]+)"
+)
+_ZH_TAIL = re.compile(r"[吧吗呢呀啊了]+$")
+_LATIN_TAIL = re.compile(r"([A-Za-z][A-Za-z0-9_+#.-]*)\s*$")
+_CJK_TAIL = re.compile(r"([\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2})$")
+
+
+def produced(prompt: str) -> str | None:
+    """The head noun of the thing `prompt` asks to write, add or create, lower-cased; None
+    when it asks for no such thing."""
+    m = _EN.search(prompt)
+    if m is not None:
+        words = [w for w in m.group("object").split() if w.lower() not in _NOT_HEAD]
+        if words and re.fullmatch(r"[A-Za-z][\w.+#-]*", words[-1]):
+            return words[-1].lower()
+    z = _ZH.search(prompt)
+    if z is not None:
+        obj = _ZH_TAIL.sub("", z.group("object").rsplit("的", 1)[-1].strip())
+        tail = _LATIN_TAIL.search(obj) or _CJK_TAIL.search(obj)
+        if tail is not None:
+            return tail.group(1).lower()
+    return None
