@@ -15,16 +15,21 @@ from __future__ import annotations
 
 import re
 
-# A request to make something: the verb, then at most four words of what it makes, up to a
-# preposition, a clause boundary or the end. Not "make": "make the template friendlier".
-_EN = re.compile(
+# A request to make something: the verb, then what it makes (`_english_head`). Not "make":
+# "make the template friendlier".
+_EN_VERB = re.compile(
     r"\b(?:write|add|create|draft|generate|implement|build|set up|scaffold|define|"
-    r"put together|prepare|compose)\s+"
-    r"(?P<object>(?:[\w+#./-]+\s+){0,3}?[\w+#./-]+)"
-    r"(?=\s+(?:for|to|in|into|on|of|about|that|which|with|from|so|where|when|under|at|"
-    r"covering|and|or)\b|\s*[.,;:!?()]|\s*$)",
+    r"put together|prepare|compose)\s+(?P<rest>[^.,;:!?()\n]*)",
     re.IGNORECASE,
 )
+# Words that end the object: prepositions and conjunctions ("a test *for* the parser").
+# fmt: off
+_AFTER_OBJECT = frozenset({
+    "for", "to", "in", "into", "on", "of", "about", "that", "which", "with", "from", "so",
+    "where", "when", "under", "at", "covering", "and", "or", "than", "like", "as", "if",
+})
+# fmt: on
+MAX_OBJECT_WORDS = 4
 # Words around the object that are not its head.
 # fmt: off
 _NOT_HEAD = frozenset({
@@ -48,11 +53,9 @@ _CJK_TAIL = re.compile(r"([\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2})$")
 def produced(prompt: str) -> str | None:
     """The head noun of the thing `prompt` asks to write, add or create, lower-cased; None
     when it asks for no such thing."""
-    m = _EN.search(prompt)
-    if m is not None:
-        words = [w for w in m.group("object").split() if w.lower() not in _NOT_HEAD]
-        if words and re.fullmatch(r"[A-Za-z][\w.+#-]*", words[-1]):
-            return words[-1].lower()
+    m = _EN_VERB.search(prompt)
+    if m is not None and (head := _english_head(m.group("rest").split())) is not None:
+        return head
     z = _ZH.search(prompt)
     if z is not None:
         obj = _ZH_TAIL.sub("", z.group("object").rsplit("的", 1)[-1].strip())
@@ -60,3 +63,20 @@ def produced(prompt: str) -> str | None:
         if tail is not None:
             return tail.group(1).lower()
     return None
+
+
+def _english_head(words: list[str]) -> str | None:
+    """The last noun-like word of the object the words after the verb start with: it ends at
+    a preposition, at a gerund once it has a noun ("a migration *adding* a column"; "a logging
+    helper" goes on), or at the clause's end; an object longer than MAX_OBJECT_WORDS is not
+    one (the verb was not a request)."""
+    head: str | None = None
+    for n, word in enumerate(words):
+        w = word.lower()
+        if w in _AFTER_OBJECT or (head and w.endswith("ing") and len(w) > 5):
+            return head
+        if n == MAX_OBJECT_WORDS:
+            return None
+        if w not in _NOT_HEAD and re.fullmatch(r"[a-z][\w.+#-]*", w):
+            head = w
+    return head

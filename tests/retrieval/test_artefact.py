@@ -36,3 +36,9 @@ def test_the_head_of_what_is_made(prompt: str, head: str) -> None:
 )
 def test_prompts_that_make_nothing(prompt: str) -> None:
     assert produced(prompt) is None
+
+
+def test_a_gerund_ends_the_object_once_it_has_a_noun() -> None:
+    assert produced("Create a migration adding a status column to orders") == "migration"
+    assert produced("Write a logging helper for the importer") == "helper"
+    assert produced("Write the tests please") == "tests"
