@@ -38,11 +38,14 @@ _NOT_HEAD = frozenset({
     "there", "now", "too", "also", "again", "please",
 })
 # fmt: on
-# 写/加/新建/新增/建/生成/起草 + an optional count word (not 出, 做, 补: 出问题, 做什么,
-# 补数据 make nothing), then the object up to a boundary;
-# its head is what follows the last 的 (or the whole object), read from its end.
+# 写/加/添加/新建/新增/创建/建/生成/起草 + an optional count word, then the object up to a
+# boundary; its head is what follows the last 的 (or the whole object), read from its end. Not
+# 出, 做, 补 (出问题, 做什么, 补数据 make nothing), nor these characters inside other words:
+# 写入, 描写, 加载, 加密, 增加, 建议.
 _ZH = re.compile(
-    r"(?:写|加|新建|新增|建|生成|起草)(?:一下)?(?:一|两|几)?(?:个|条|段|份|篇|张|套|组|版)?"
+    r"(?:(?<![描改编])写(?![入死好完成错])|添加|(?<![增参追])加(?![载密速班入快上强深])"
+    r"|新建|新增|创建|(?<!创)建(?![议立筑])|生成|起草)"
+    r"(?:一下)?(?:一|两|几)?(?:个|条|段|份|篇|张|套|组|版)?"
     r"(?P<object>[^，。！？,.!?；;：:]+)"
 )
 _ZH_TAIL = re.compile(r"[吧吗呢呀啊了]+$")

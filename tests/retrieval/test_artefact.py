@@ -42,3 +42,19 @@ def test_a_gerund_ends_the_object_once_it_has_a_noun() -> None:
     assert produced("Create a migration adding a status column to orders") == "migration"
     assert produced("Write a logging helper for the importer") == "helper"
     assert produced("Write the tests please") == "tests"
+
+
+@pytest.mark.parametrize(
+    ("prompt", "head"),
+    [
+        ("数据写入 Hive 的时候报错", None),  # 写入 writes data, makes nothing
+        ("页面加载太慢了", None),
+        ("有什么建议吗", None),
+        ("给 orders 表加个索引", "索引"),
+        ("帮我添加一个健康检查接口", "接口"),
+        ("新建一个 Airflow DAG", "dag"),
+        ("写单测", "单测"),
+    ],
+)
+def test_chinese_verbs_inside_other_words_make_nothing(prompt: str, head: str | None) -> None:
+    assert produced(prompt) == head
