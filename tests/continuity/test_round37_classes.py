@@ -97,3 +97,85 @@ def test_a_session_that_ends_on_a_report_did_not_stop_mid_task() -> None:
     )
     assert cp is not None and not cp.interrupted
     assert not any(loop.startswith("Stopped at:") for loop in cp.open_loops)
+
+
+# --------------------------------------------------------------------------- correction scope
+
+
+@pytest.mark.parametrize(
+    ("first", "later", "old", "new"),
+    [
+        (
+            "the exporter should default to region eu-central-1 when --region is not given",
+            "change of plans on the default region. the real customer is in Ohio, Frankfurt "
+            "was only for my tests. default is us-east-2 from now on",
+            "eu-central-1",
+            "us-east-2",
+        ),
+        (
+            "the report job should default to timezone UTC when --tz is not given",
+            "correction: the report timezone should be America/Chicago from now on, not UTC",
+            "--tz is not given",
+            "America/Chicago",
+        ),
+    ],
+)
+def test_a_correction_said_in_a_project_replaces_the_projects_rule_there(
+    first: str, later: str, old: str, new: str
+) -> None:
+    active = remembered((first,), (later,))
+    assert not any(old in m.text for m in active), [m.text for m in active]
+    assert [m.scope for m in active if new in m.text] == [PROJECT], active
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "更正一下，默认分页大小以后用 50，不是 20",
+        "correction: the report timezone should be America/Chicago from now on, not UTC",
+    ],
+)
+def test_a_correction_of_a_project_setting_stays_in_the_project(said: str) -> None:
+    assert [c.scope for c in captures(said)] == [PROJECT]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Actually, I prefer tabs over spaces, not the other way round.",
+        "no, answers in English from now on, not Chinese",
+        "correction: commit messages in the imperative from now on, not past tense",
+    ],
+)
+def test_a_correction_of_the_users_own_style_stays_global(said: str) -> None:
+    found = captures(said)
+    assert found and {c.scope for c in found} == {"global"}, found
+
+
+# --------------------------------------------------------------------------- retention counts
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        (
+            "add the log shipping job to ops/ship.sh, keep the last 30 days (find -mtime +30 "
+            "-delete after each upload)",
+            "-mtime +30",
+        ),
+        ("set up the nightly pg_dump in cron/dump.sh and retain 10 dumps", "retain 10 dumps"),
+        ("加个每周的快照任务，保留最近 6 份快照，脚本放 ops/snap.sh", "保留最近 6 份"),
+    ],
+)
+def test_a_retention_count_inside_a_request_is_the_projects_rule(said: str, kept: str) -> None:
+    found = captures(said)
+    assert [c.scope for c in found] == [PROJECT], found
+    assert kept in found[0].text
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["keep 2 spaces of indent", "I keep 3 monitors on my desk", "keep it under 5 minutes"],
+)
+def test_a_count_that_keeps_no_data_is_no_retention_rule(said: str) -> None:
+    assert not any(c.rule == "preference.retain" for c in captures(said))
