@@ -345,11 +345,14 @@ def _memory_item(memory: Memory, section: str, now: datetime) -> _Item | None:
 
 # The sentence of a solved case that says what fixed it.
 _FIX = re.compile(
-    r"^(?:fix(?:ed)?|the fix|solution|solved|resolved|workaround|i (?:moved|changed|set|added"
-    r"|replaced|switched|made|pinned|raised|derived)|now\b)|^(?:修复|解决|改成|改为|把|已经?(?:改|修|加)"
-    r"|我(?:把|加|改|换))",
+    r"^(?:fix(?:ed)?|the fix|solution|solved|resolved|workaround|(?:i )?(?:moved|changed|set"
+    r"|added|replaced|switched|made|pinned|raised|lowered|derived|bumped|downgraded|upgraded"
+    r"|reverted)\b|now\b)|^(?:修复|解决|改成|改为|把|已经?(?:改|修|加)|我(?:把|加|改|换)|(?:固定|锁定|降级|升级)(?:到|为|成)?)",
     re.IGNORECASE,
 )
+# "No wheel for X on 3.13 yet, so pip builds from source and needs Y": what follows "so" is
+# what the cause led to (the symptom the user pasted), the first thing to go when room is short.
+_CONSEQUENCE = re.compile(r"[,;]\s*(?:so|which means|and so|hence)\s|[，；]\s*(?:所以|于是|导致|结果)")
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 
 
@@ -362,7 +365,11 @@ def _cause_and_fix(text: str) -> str:
     if fix is None:
         return text
     room = ITEM_MAX_CHARS - len(fix) - 2
-    cause = clip(sentences[0], max(room, ITEM_MAX_CHARS // 2))
+    cause = sentences[0]
+    if len(cause) > room and _CONSEQUENCE.search(cause):
+        cause = _CONSEQUENCE.split(cause, maxsplit=1)[0].rstrip()
+        cause += "。" if "\u3400" <= cause[-1:] <= "\u9fff" else "."
+    cause = clip(cause, max(room, ITEM_MAX_CHARS // 2))
     return f"{cause} {clip(fix, ITEM_MAX_CHARS - len(cause) - 1)}"
 
 

@@ -179,3 +179,31 @@ def test_a_retention_count_inside_a_request_is_the_projects_rule(said: str, kept
 )
 def test_a_count_that_keeps_no_data_is_no_retention_rule(said: str) -> None:
     assert not any(c.rule == "preference.retain" for c in captures(said))
+
+
+# --------------------------------------------------------------------------- long cases
+
+
+def test_a_long_case_keeps_a_fix_said_without_i_and_drops_what_the_cause_led_to() -> None:
+    from recallnest.continuity.compose import ITEM_MAX_CHARS, _cause_and_fix
+
+    text = (
+        "The runner image ships Node 16 while the lockfile in the web package needs Node 18 or "
+        "newer, so npm ci aborts with EBADENGINE on every job of the matrix and nothing else "
+        "runs. Bumped the CI image to node:18-bookworm in .github/workflows/ci.yml; the matrix "
+        "is green again."
+    )
+    shown = _cause_and_fix(text)
+    assert len(shown) <= ITEM_MAX_CHARS, shown
+    assert "needs Node 18 or newer." in shown and "node:18-bookworm" in shown, shown
+    assert "EBADENGINE" not in shown
+
+
+def test_a_long_cause_with_room_for_it_stays_whole() -> None:
+    from recallnest.continuity.compose import _cause_and_fix
+
+    text = (
+        "The cron job ran in UTC, so the nightly report missed the last two hours of sales. "
+        "Set TZ=America/Chicago in the job spec."
+    )
+    assert _cause_and_fix(text) == text
