@@ -418,7 +418,8 @@ _RETENTION = (
 
 # What belongs to one project: its paths, commands, variables, services and release process.
 PROJECT_THINGS = re.compile(
-    _RETENTION + r"|\b(?:publish\w*|deploy\w*|releas(?:e|es|ing)|prod|production|staging|pipelines?|ci"
+    _RETENTION
+    + r"|\b(?:publish\w*|deploy\w*|releas(?:e|es|ing)|prod|production|staging|pipelines?|ci"
     r"|migrations?|seed(?: script| data)?|feature flags?|clusters?|buckets?|monorepo|lockfile"
     r"|the \w+ (?:service|server|worker|database|db|table|job|script|workflow)s?|our \w+"
     r"|the (?:fetcher|importer|exporter|scheduler|crawler|scraper|worker|bot|cli|daemon|backend"

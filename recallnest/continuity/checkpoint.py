@@ -464,9 +464,7 @@ def _stopped_at(turns: Sequence[Turn], sentences: Sequence[_Sentence]) -> list[s
     if not started:
         return []
     said = [
-        s.text
-        for s in sentences
-        if s.turn == last - 1 and s.role == "user" and s.kind == "message"
+        s.text for s in sentences if s.turn == last - 1 and s.role == "user" and s.kind == "message"
     ]
     asked = " ".join(t for t in said if _substantive(t))
     doing = started[-1]
