@@ -239,16 +239,31 @@ def _request_of(turn: Turn) -> str | None:
 def _requests(turns: Sequence[Turn]) -> list[str]:
     """The first substantive user request, and the last one when it differs."""
     found = [
-        r
-        for t in turns
+        (r, i)
+        for i, t in enumerate(turns)
         if t.role == "user" and t.kind == "message"
         for r in [_request_of(t)]
         if r is not None
     ]
-    tasks = [r for r in found if R.TASK.search(r)] or found
+    # Trigger: a user turn the assistant answered with a report of work done ("Mollie webhooks
+    # only carry a payment id, so after each webhook we fetch the payment status from their
+    # API." → "Done: the handler fetches the payment by id …"). Why: it was acted on, so it
+    # was an ask, whatever its wording; the summary kept only the session's first ask
+    # (e2e-heldout3 h3g01). Outcome: it counts as a task.
+    tasks = [r for r, i in found if R.TASK.search(r) or _acted_on(turns, i)] or [
+        r for r, _ in found
+    ]
     if not tasks:
         return []
     return _unique([tasks[0], tasks[-1]])
+
+
+def _acted_on(turns: Sequence[Turn], index: int) -> bool:
+    """Whether the turn after `index` is the assistant's, opening on a report of work done."""
+    if index + 1 >= len(turns) or turns[index + 1].role != "assistant":
+        return False
+    said = split_sentences(_prose(turns[index + 1]))
+    return bool(said) and R.DONE.search(said[0]) is not None
 
 
 def _done_report(

@@ -207,3 +207,49 @@ def test_a_long_cause_with_room_for_it_stays_whole() -> None:
         "Set TZ=America/Chicago in the job spec."
     )
     assert _cause_and_fix(text) == text
+
+
+# --------------------------------------------------------------------------- asks in other words
+
+
+@pytest.mark.parametrize(
+    ("said", "later"),
+    [
+        (
+            (
+                "Add the nightly invoice sync from the billing API.",
+                "Added jobs/invoice_sync.py with a nightly schedule.",
+                "Their webhooks only carry an invoice id, so after each webhook we fetch the "
+                "invoice status from the billing API.",
+                "Done: the job looks the invoice up by id before it marks the order paid.",
+            ),
+            "fetch the invoice status",
+        ),
+        (
+            (
+                "订单导出加个按月筛选。",
+                "已经加了 month 参数，默认当月。",
+                "导出文件名里带上月份，财务那边按文件名归档。",
+                "已完成：文件名改成 orders-2024-05.csv 这种格式。",
+            ),
+            "财务那边按文件名归档",
+        ),
+    ],
+)
+def test_a_statement_the_assistant_acted_on_is_an_ask_of_the_session(
+    said: tuple[str, ...], later: str
+) -> None:
+    cp = checkpoint(session(*said))
+    assert cp is not None and later in cp.summary, cp.summary
+
+
+def test_a_statement_answered_with_a_question_is_no_ask() -> None:
+    cp = checkpoint(
+        session(
+            "Add the nightly invoice sync from the billing API.",
+            "Added jobs/invoice_sync.py with a nightly schedule.",
+            "The billing API pages with a cursor, by the way.",
+            "Should the job keep the last cursor between runs?",
+        )
+    )
+    assert cp is not None and "by the way" not in cp.summary, cp.summary
