@@ -253,3 +253,61 @@ def test_a_statement_answered_with_a_question_is_no_ask() -> None:
         )
     )
     assert cp is not None and "by the way" not in cp.summary, cp.summary
+
+
+# --------------------------------------------------------------------------- a new duration
+
+
+@pytest.mark.parametrize(
+    ("first", "later", "old", "kept", "new"),
+    [
+        (
+            (
+                "会话 token 统一放 `sess:v3:{uid}` 这个前缀下，有效期定为 2h。",
+                "好的，前缀 sess:v3:{uid}，TTL 设为 7200 秒。",
+            ),
+            "会话有效期那个值是我之前随手定的，安全那边要求 30 分钟，你改一下。",
+            ("2h", "7200"),
+            "sess:v3:",
+            "30 分钟",
+        ),
+        (
+            (
+                "Uploads go to the `tmp-uploads/` prefix and expire after 24 hours.",
+                "OK: tmp-uploads/ objects get a lifecycle rule of 86400 seconds.",
+            ),
+            "Correction on the upload expiry I gave you earlier: make it 3 days.",
+            ("24 hours", "86400"),
+            "tmp-uploads/",
+            "3 days",
+        ),
+    ],
+)
+def test_a_new_duration_for_what_was_said_before_replaces_the_old_one_in_any_unit(
+    first: tuple[str, ...], later: str, old: tuple[str, ...], kept: str, new: str
+) -> None:
+    got = " | ".join(m.text for m in remembered(first, (later,)))
+    assert not any(o in got for o in old), got
+    assert kept in got and new in got, got
+
+
+def test_a_duration_of_something_else_replaces_nothing() -> None:
+    got = " | ".join(
+        m.text
+        for m in remembered(
+            ("Uploads go to the `tmp-uploads/` prefix and expire after 24 hours.",),
+            ("Reports should be kept for 3 days, change the report job.",),
+        )
+    )
+    assert "24 hours" in got, got
+
+
+def test_a_new_duration_said_without_looking_back_replaces_nothing() -> None:
+    got = " | ".join(
+        m.text
+        for m in remembered(
+            ("Uploads go to the `tmp-uploads/` prefix and expire after 24 hours.",),
+            ("Thumbnails of uploads expire after 3 days, change the thumbnailer.",),
+        )
+    )
+    assert "24 hours" in got, got
