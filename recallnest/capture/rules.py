@@ -264,7 +264,10 @@ FILLER = re.compile(
     r"|to be clear|是这样的|说清楚一点|先说清楚|说明一下|背景是"
     r"|顺便说一下|顺便|先介绍一下|补充一下|还有|好的|嗯|哦|那么|(?:先)?交代一下背景|背景介绍"
     # A whole word ("Someone" keeps its "So"), and its stop: "ok. plan for next session".
-    r"|介绍一下背景)(?![a-z0-9_'])\s*[,，:：、—–.。!！-]?\s*)+",
+    r"|介绍一下背景)(?![a-z0-9_'])\s*[,，:：、—–.。!！-]?\s*"
+    # Praise that opens a reply, only with its stop ("nice. keep pgx/v5 …"; "Great
+    # Expectations is …" keeps its name).
+    r"|(?:nice|great|cool|perfect|awesome|sweet|thanks|thank you|lgtm)\s*[,，.。!！]\s*)+",
     _I,
 )
 

@@ -311,3 +311,29 @@ def test_a_new_duration_said_without_looking_back_replaces_nothing() -> None:
         )
     )
     assert "24 hours" in got, got
+
+
+# --------------------------------------------------------------------------- praise and "this"
+
+
+@pytest.mark.parametrize(
+    ("said", "stored"),
+    [
+        (
+            "nice. keep redis-py as the client, don't switch to aioredis for this.",
+            "keep redis-py as the client, don't switch to aioredis.",
+        ),
+        ("cool, use ruff for that, not flake8.", "use ruff, not flake8."),
+        (
+            "great. the API base URL is https://api.example.dev/v2 for staging.",
+            "the API base URL is https://api.example.dev/v2 for staging.",
+        ),
+    ],
+)
+def test_praise_before_a_rule_and_a_dangling_this_are_not_stored(said: str, stored: str) -> None:
+    assert [c.text for c in captures(said)] == [stored]
+
+
+def test_a_name_that_starts_with_praise_stays() -> None:
+    said = "Great Expectations is our data validation lib, configured in gx/great_expectations.yml."
+    assert [c.text for c in captures(said)] == [said]
