@@ -829,9 +829,12 @@ def _retimed(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Me
     h4c02). `cap` must refer back to what was said and ask for the change. The clauses about other
     things survive it (`remainder`)."""
     new = durations(cap.text)
-    if len(new) != 1 or not _BACK_REFERENCE.search(cap.text):
+    if len(new) != 1:
         return None
-    if not _CHANGE_ASKED.search(cap.text):
+    # A correction refers back by what it is; another statement must say so, and ask.
+    if not _correction(cap) and not (
+        _BACK_REFERENCE.search(cap.text) and _CHANGE_ASKED.search(cap.text)
+    ):
         return None
     said = {w for w in keyword_tokens(cap.text) if not w[0].isdigit()}
     for m in known:

@@ -557,6 +557,9 @@ def _with_about(stored: str, text: str, body: str, used: int, gone: bool) -> str
     if about is not None and (used == 1 or gone or retracts or about[0][:5] == "about"):
         subject = _TIME_TAIL.sub("", about.group(1).split(". ")[0].rstrip("."))
         return f"{stored.rstrip('.')} (correcting: what was said about {subject})"
+    own = R.OWN_VALUE_ABOUT.search(marker)
+    if own is not None and R.CORRECTION.match(marker):
+        return f"{stored.rstrip('.')} (correcting: what was said about {own.group(1)})"
     zh = R.ZH_RETRACTED_ABOUT.search(text)
     if zh is not None:
         named = R.ZH_ABOUT_LEAD.sub("", next(g for g in zh.groups() if g)).strip()

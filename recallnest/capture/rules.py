@@ -478,6 +478,10 @@ _LATER_CORRECTION = (
     r"|specs?|dates?) I (?:gave you|told you|said|mentioned)(?: (?:earlier|before|last time))?"
     r"(?: (?:for|about|on) (?:the |our )?[\w.+/-]+(?: [\w.+/-]+){0,2}?)? (?:were|was|are|is)"
     r" (?:wrong|off|outdated|incorrect|stale|not right)"
+    # "the upload expiry I set before was a guess": a value of one's own, named by its thing
+    r"|the (?:[\w.+/-]+ ){1,3}?I (?:gave you|told you|set|picked|chose|put in|made up)"
+    r"(?: (?:earlier|before|last time))? (?:was|is|were|are) (?:wrong|off|outdated|incorrect"
+    r"|stale|not right|(?:just )?a (?:guess|placeholder))"
     r"|change of plans?(?: (?:on|for|about) (?:the |our )?[\w.+/-]+(?: [\w.+/-]+){0,2})?"
 )
 # An earlier statement retracted as a whole clause, its subject inside: 之前说的对象存储那部分作废，
@@ -558,6 +562,12 @@ RETRACTION = re.compile(
 CORRECTED_ABOUT = re.compile(
     r"\b(?:about|for|on) (?:the |our |my )?(?!(?:the|a|an)\b)([A-Za-z0-9][\w.+/-]*"
     r"(?: (?!(?:we|i|it|that|this|and|but|so|or|is|was|are)\b)[A-Za-z0-9][\w.+/-]*){0,2})",
+    _I,
+)
+# The thing a value of one's own belongs to: "the upload expiry I set before was a guess".
+OWN_VALUE_ABOUT = re.compile(
+    r"\bthe ((?:[\w.+/-]+ ){0,2}?[\w.+/-]+) I (?:gave you|told you|set|picked|chose|put in"
+    r"|made up)\b",
     _I,
 )
 CORRECTION = re.compile(

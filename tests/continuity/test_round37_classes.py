@@ -291,6 +291,35 @@ def test_a_new_duration_for_what_was_said_before_replaces_the_old_one_in_any_uni
     assert kept in got and new in got, got
 
 
+@pytest.mark.parametrize(
+    ("said", "about"),
+    [
+        (
+            "the upload expiry I set before was a guess; product wants 3 days, change it.",
+            "upload expiry",
+        ),
+        ("The retry limit I picked earlier is wrong. Make it 5 attempts.", "retry limit"),
+    ],
+)
+def test_a_value_of_ones_own_declared_wrong_is_a_correction_of_its_thing(
+    said: str, about: str
+) -> None:
+    found = captures(said)
+    assert [c.rule.split(".")[0] for c in found] == ["correction"], found
+    assert f"(correcting: what was said about {about})" in found[0].text
+
+
+def test_an_english_change_of_a_duration_without_the_old_value_replaces_it() -> None:
+    got = " | ".join(
+        m.text
+        for m in remembered(
+            ("Uploads go to the `tmp-uploads/` prefix and expire after 24 hours.",),
+            ("the upload expiry I set before was a guess; product wants 3 days, change it.",),
+        )
+    )
+    assert "24 hours" not in got and "tmp-uploads/" in got and "3 days" in got, got
+
+
 def test_a_duration_of_something_else_replaces_nothing() -> None:
     got = " | ".join(
         m.text
