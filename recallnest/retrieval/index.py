@@ -251,7 +251,8 @@ class SearchIndex:
                 a.nbytes
                 for a in (self._docs, self._kind, self._length, self.ts, self._weight, self._alive)
             )
-            rows += self._has_vec.nbytes + sum(a.nbytes for a in self._facets.values())
+            rows += self._has_vec.nbytes + self._chinese.nbytes
+            rows += sum(a.nbytes for a in self._facets.values())
             ids = self._ids.ids.nbytes
             maps = self._pos.nbytes() + self._ids.nbytes() - ids
             postings = sys.getsizeof(self._postings) + sum(
