@@ -16,6 +16,7 @@ BLAS, which costs about what the float32 product did; the cosines differ from fl
 from __future__ import annotations
 
 import math
+import re
 import sys
 import threading
 from array import array
@@ -29,6 +30,8 @@ from recallnest.store.types import IndexedDoc, PostingBlock
 
 FACETS = ("agent", "session_id", "project", "role", "kind", "scope", "category", "status", "tier")
 KINDS = ("turn", "memory")
+CHINESE_TERMS = 3  # distinct Chinese terms (characters or pairs) of a row written in Chinese
+_CJK_TERM = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 BM25_K1 = 1.2
 BM25_B = 0.75
 _GROW = 1.25  # capacity growth: the vector matrix is the largest array; keep its slack small
@@ -76,6 +79,9 @@ class SearchIndex:
         self._vectors = np.zeros((0, 0), dtype=np.int8)
         self._scale = np.zeros(capacity, dtype=np.float32)  # row = _vectors[pos] * _scale[pos]
         self._has_vec = np.zeros(capacity, dtype=bool)
+        # rows written in Chinese (CHINESE_TERMS distinct Chinese terms or more): prompt-time
+        # recall compares a prompt's cosine with the notes of the other language apart
+        self._chinese = np.zeros(capacity, dtype=bool)
 
     # ---- building --------------------------------------------------------------------------
 
@@ -154,6 +160,7 @@ class SearchIndex:
         self._alive[pos] = True
         self._alive_count += 1
         self._length_sum += d.length
+        self._chinese[pos] = sum(1 for t in d.terms if _CJK_TERM.match(t)) >= CHINESE_TERMS
         self._set_meta(pos, d)
         return pos
 
@@ -184,7 +191,10 @@ class SearchIndex:
         if n <= cap:
             return
         new = max(n, int(cap * _GROW) + 16)
-        for name in ("_docs", "_kind", "_length", "ts", "_weight", "_alive", "_has_vec", "_scale"):
+        for name in (
+            "_docs", "_kind", "_length", "ts", "_weight", "_alive", "_has_vec", "_scale",
+            "_chinese",
+        ):  # fmt: skip
             setattr(self, name, _grown(getattr(self, name), new))
         self._facets = {k: _grown(v, new) for k, v in self._facets.items()}
         self._ids.grow(new)
@@ -241,7 +251,8 @@ class SearchIndex:
                 a.nbytes
                 for a in (self._docs, self._kind, self._length, self.ts, self._weight, self._alive)
             )
-            rows += self._has_vec.nbytes + sum(a.nbytes for a in self._facets.values())
+            rows += self._has_vec.nbytes + self._chinese.nbytes
+            rows += sum(a.nbytes for a in self._facets.values())
             ids = self._ids.ids.nbytes
             maps = self._pos.nbytes() + self._ids.nbytes() - ids
             postings = sys.getsizeof(self._postings) + sum(
@@ -404,6 +415,12 @@ class SearchIndex:
                     nxt[j] = order[k + 1]
             return prev, nxt
 
+    def chinese_mask(self) -> np.ndarray:
+        """Rows written in Chinese (CHINESE_TERMS distinct Chinese terms or more)."""
+        with self._lock:
+            out: np.ndarray = self._chinese[: self.size].copy()
+            return out
+
     def kind_mask(self, kind: str) -> np.ndarray:
         """Rows of this kind (turn or memory), alive or not."""
         with self._lock:
@@ -525,11 +542,17 @@ class SearchIndex:
                 positions, weights, tids = positions[keep], weights[keep], tids[keep]
             bounds = np.searchsorted(tids, np.arange(len(terms) + 1, dtype=tids.dtype)).tolist()
             postings = self._postings
+            chinese: list[np.ndarray] = []
             # One pass, two slices per term: the loop runs ~20k times at 100k turns. Copies,
             # not views, so the load's big arrays are freed once it is done.
             for term, lo, hi in zip(terms, bounds, bounds[1:], strict=False):
                 if term is not None and lo != hi:
                     postings[term] = (positions[lo:hi].copy(), weights[lo:hi].copy())
+                    if _CJK_TERM.match(term):
+                        chinese.append(postings[term][0])
+            if chinese:
+                held = np.bincount(np.concatenate(chinese), minlength=self.size)
+                self._chinese[: self.size] |= held[: self.size] >= CHINESE_TERMS
 
     def load_rows(
         self,
