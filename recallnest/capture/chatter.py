@@ -286,6 +286,11 @@ _PASTE_INTRO = re.compile(
 )
 
 
+def is_bare_paste_intro(line: str) -> bool:
+    """A short line that only introduces a paste, without a colon ("run log fyi", 输出是这样的)."""
+    return _BARE_INTRO.match(line.strip()) is not None
+
+
 def is_pasted_line(line: str) -> bool:
     """True when the line is pasted output (trace, log, runner, build, kubectl…), not prose."""
     return pasted_kind(line) is not None
