@@ -38,6 +38,7 @@ from dataclasses import dataclass, replace
 from recallnest.capture import learned
 from recallnest.capture import reply as reply
 from recallnest.capture import rules as R
+from recallnest.capture.chatter import is_small_talk
 from recallnest.capture.literal_gate import fold
 from recallnest.capture.literal_gate import gate as literals_of
 from recallnest.capture.polarity import negated_cut
@@ -164,6 +165,7 @@ def _not_a_standing_fact(text: str) -> bool:
         or R.PROMISE.search(text)
         or R.NARRATION.match(text)
         or R.REQUEST.search(text)
+        or R.ELSEWHERE.match(text)
     )
 
 
@@ -284,9 +286,15 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
         found = special(text, ctx)
         if found is not None:
             return _keep_polarity(text, found[0]), found[1]
-    if is_question(text):
+    if is_question(text) or R.ELSEWHERE.match(text):
+        return None, 1  # someone else's setup is no memory of the user's
+    signal = classify(text, ctx.role)
+    # Trigger: chit-chat shaped like a routine ("coffee first, then we break stuff"). Why: a
+    # chat cue with no task and nothing technical names no step of the work (b26). Outcome:
+    # no workflow memory.
+    if signal is not None and signal.category == "patterns" and is_small_talk(text):
         return None, 1
-    return classify(text, ctx.role), 1
+    return signal, 1
 
 
 def _restated_confirmation(text: str, ctx: Context) -> bool:
