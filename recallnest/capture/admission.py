@@ -717,7 +717,7 @@ _URL = re.compile(r"\b([a-z][\w+.-]*)://([^/\s:?#]+)[^\s]*", re.IGNORECASE)
 def at_address(
     cap: Capture, target: Memory, known: Iterable[Memory], when: datetime | None
 ) -> list[Memory]:
-    """Other earlier facts giving the address a change moved `target` off (the assistant's
+    """Other earlier memories giving the address a change moved `target` off (the assistant's
     "publishDir points to s3://vc-results-eu/" beside the user's "writes VCFs to
     s3://vc-results-eu/"): every copy of the old address goes with it."""
     new = {(a.casefold(), b.casefold()) for a, b in _URL.findall(cap.text)}
@@ -730,14 +730,14 @@ def at_address(
         if m.id != target.id
         and m.scope == cap.scope
         and m.status == "active"
-        and m.category in _FACT_CATEGORIES
+        and m.category != "profile"
         and (when is None or m.created_at is None or m.created_at < when)
         and moved & {(a.casefold(), b.casefold()) for a, b in _URL.findall(m.text)}
     ]
 
 
 def _relocated(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Memory | None:
-    """The earlier fact whose address a change moves: `cap` gives a URL (s3://new-bucket/…)
+    """The earlier memory whose address a change moves: `cap` gives a URL (s3://new-bucket/…)
     where the fact gives another host or bucket of the same scheme, and they share a keyword
     ("final outputs go to s3://genomics-vc-prod/results now" -> "pipeline writes final VCFs to
     s3://vc-results-eu/", e2e-heldout10 h10x01). What it said besides survives (`remainder`)."""
@@ -747,7 +747,9 @@ def _relocated(cap: Capture, known: Iterable[Memory], when: datetime | None) -> 
     said = keyword_tokens(_URL.sub(" ", cap.text))
     schemes = {scheme for scheme, _ in new}
     for m in known:
-        if m.scope != cap.scope or m.status != "active" or m.category not in _FACT_CATEGORIES:
+        # Any category but profile: a project rule may name the address too ("dumps land in
+        # gs://old-bucket, we keep 30 days").
+        if m.scope != cap.scope or m.status != "active" or m.category == "profile":
             continue
         if when is not None and m.created_at is not None and m.created_at >= when:
             continue
