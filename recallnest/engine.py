@@ -298,7 +298,9 @@ class Engine:
         A store kept busy past the release's wait (a catch-up's flushes right after the load,
         on a loaded machine) skips it; the release is then owed, and `owed_only` (the idle
         scheduler's call) does it then and nothing otherwise. Without that the daemon kept
-        ~400 MiB more until its first maintenance pass."""
+        ~400 MiB more until its first maintenance pass.
+
+        The memo caches registered with `heap.droppable` are emptied too (decision 0027)."""
         if owed_only and not self._release_owed:
             return
         try:
@@ -306,6 +308,7 @@ class Engine:
         except RecallnestError as exc:  # saving memory is never worth failing for
             log.debug("could not release DuckDB's memory: %s", exc)
             self._release_owed = False
+        heap.drop_caches()  # memo caches a burst of capture or maintenance filled
         heap.release()
 
     # ---- writes --------------------------------------------------------------------------
