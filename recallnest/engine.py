@@ -300,7 +300,8 @@ class Engine:
         scheduler's call) does it then and nothing otherwise. Without that the daemon kept
         ~400 MiB more until its first maintenance pass.
 
-        The memo caches registered with `heap.droppable` are emptied too (decision 0027)."""
+        The memo caches registered with `heap.droppable` are emptied too, and the index's
+        postings compacted when enough of them are dead (decision 0027)."""
         if owed_only and not self._release_owed:
             return
         try:
@@ -308,6 +309,8 @@ class Engine:
         except RecallnestError as exc:  # saving memory is never worth failing for
             log.debug("could not release DuckDB's memory: %s", exc)
             self._release_owed = False
+        if self._index_ready.is_set() and self._index_error is None:
+            self._index.compact_postings()  # when its dead postings are due for it
         heap.drop_caches()  # memo caches a burst of capture or maintenance filled
         heap.release()
 

@@ -36,6 +36,10 @@ _GROW = 1.25  # capacity growth: the vector matrix is the largest array; keep it
 # the product stay about as fast as one float32 product (larger blocks spill and run 4-10x
 # slower; bench/RESULTS.md "Memory footprint, round two", decision 0026).
 SCAN_BLOCK = 512
+# compact_postings is due past either: dead postings in the flat arrays, as a share of them;
+# terms holding arrays of their own (~300 bytes each more than in the flat arrays).
+COMPACT_DEAD_SHARE = 0.25
+COMPACT_OWN_TERMS = 4096
 _QUANTISE_BLOCK = 8192
 
 
@@ -65,6 +69,17 @@ class SearchIndex:
         self._alive = np.zeros(capacity, dtype=bool)
         self._facets = {f: np.zeros(capacity, dtype=np.int32) for f in FACETS}
         self._codes: dict[str, dict[str | None, int]] = {f: {None: 0} for f in FACETS}
+        # Postings as the bulk load left them (decision 0027): every term's positions and term
+        # frequencies in two flat arrays, term k at [_base_bounds[k], _base_bounds[k + 1]).
+        # One pair of numpy arrays per term cost ~300 bytes a term more (two array objects, a
+        # tuple), ~100 MiB for the half a million distinct terms a real 100k-turn history has.
+        self._base_terms: dict[str, int] = {}
+        self._base_bounds = np.zeros(1, dtype=np.int64)
+        self._base_pos = _EMPTY_I
+        self._base_tf = _EMPTY_TF
+        self._base_dead = 0  # postings in the flat arrays of terms `_postings` holds now
+        # A term's own arrays, once a query merged its pending postings or dropped dead rows;
+        # its slice of the flat arrays is dead from then on (`compact_postings` reclaims it).
         self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         # Postings added since a term was last queried, per term: (pos, tf) pairs interleaved
         # in one array('i') (8 bytes a posting; a list of tuples cost ~100). Merged into
@@ -248,6 +263,8 @@ class SearchIndex:
                 sys.getsizeof(t) + 2 * _ARRAY_HEADER + p.nbytes + f.nbytes
                 for t, (p, f) in self._postings.items()
             )
+            postings += sys.getsizeof(self._base_terms) + sum(map(sys.getsizeof, self._base_terms))
+            postings += sum(a.nbytes for a in (self._base_bounds, self._base_pos, self._base_tf))
             pending = sys.getsizeof(self._pending) + sum(
                 sys.getsizeof(t) + sys.getsizeof(a) for t, a in self._pending.items()
             )
@@ -366,7 +383,15 @@ class SearchIndex:
     def _term(self, term: str) -> tuple[np.ndarray, np.ndarray]:
         """A term's live (positions, term frequencies as float32)."""
         pending = self._pending.pop(term, None)
-        pos, tf = self._postings.get(term, (_EMPTY_I, _EMPTY_TF))
+        got = self._postings.get(term)
+        base = None if got is not None else self._base_terms.get(term)
+        if got is not None:
+            pos, tf = got
+        elif base is not None:
+            lo, hi = int(self._base_bounds[base]), int(self._base_bounds[base + 1])
+            pos, tf = self._base_pos[lo:hi], self._base_tf[lo:hi]  # views
+        else:
+            pos, tf = _EMPTY_I, _EMPTY_TF
         if pending:
             pairs = np.frombuffer(pending, dtype=np.int32)
             pos = np.concatenate([pos, pairs[0::2]])
@@ -374,8 +399,60 @@ class SearchIndex:
         if pending or (len(pos) and not self._alive[pos].all()):
             keep = self._alive[pos]
             pos, tf = pos[keep], tf[keep]
-            self._postings[term] = (pos, tf)
+            if base is not None:  # its flat slice is dead from now on
+                del self._base_terms[term]
+                self._base_dead += int(self._base_bounds[base + 1] - self._base_bounds[base])
+            if len(pos):
+                self._postings[term] = (pos, tf)
+            else:
+                self._postings.pop(term, None)
         return pos, tf.astype(np.float32)
+
+    def compact_postings(self, force: bool = False) -> bool:
+        """Fold every term's own arrays back into the flat ones and drop the dead slices,
+        when dead slices hold more than COMPACT_DEAD_SHARE of the flat arrays or more than
+        COMPACT_OWN_TERMS terms hold arrays of their own (or always, with `force`). The
+        engine calls this when the daemon is quiet: it copies every posting (~50 ms at 9M
+        postings) under the lock. Pending postings stay pending. True if it compacted."""
+        with self._lock:
+            due = (
+                self._base_dead > COMPACT_DEAD_SHARE * len(self._base_pos)
+                or len(self._postings) > COMPACT_OWN_TERMS
+            )
+            if not (due or force) or not (len(self._base_pos) or self._postings):
+                return False
+            terms: dict[str, int] = {}
+            pos_parts: list[np.ndarray] = []
+            tf_parts: list[np.ndarray] = []
+            sizes: list[int] = []
+            bounds = self._base_bounds
+            for term, k in self._base_terms.items():
+                lo, hi = int(bounds[k]), int(bounds[k + 1])
+                terms[term] = len(sizes)
+                pos_parts.append(self._base_pos[lo:hi])
+                tf_parts.append(self._base_tf[lo:hi])
+                sizes.append(hi - lo)
+            for term, (p, f) in self._postings.items():
+                terms[term] = len(sizes)
+                pos_parts.append(p)
+                tf_parts.append(f)
+                sizes.append(len(p))
+            self._set_base(
+                terms,
+                np.concatenate([_EMPTY_I, *pos_parts]),
+                np.concatenate([_EMPTY_TF, *tf_parts]),
+                np.asarray(sizes, dtype=np.int64),
+            )
+            self._postings = {}
+            return True
+
+    def _set_base(
+        self, terms: dict[str, int], pos: np.ndarray, tf: np.ndarray, sizes: np.ndarray
+    ) -> None:
+        bounds = np.zeros(len(sizes) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=bounds[1:])
+        self._base_terms, self._base_bounds = terms, bounds
+        self._base_pos, self._base_tf, self._base_dead = pos, tf, 0
 
     def neighbours(self, rows: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For each row, the previous and next live turn of the same session in conversation
@@ -493,12 +570,25 @@ class SearchIndex:
             if not keep.all():
                 positions, weights, tids = positions[keep], weights[keep], tids[keep]
             bounds = np.searchsorted(tids, np.arange(len(terms) + 1, dtype=tids.dtype)).tolist()
-            postings = self._postings
-            # One pass, two slices per term: the loop runs ~20k times at 100k turns. Copies,
-            # not views, so the load's big arrays are freed once it is done.
-            for term, lo, hi in zip(terms, bounds, bounds[1:], strict=False):
-                if term is not None and lo != hi:
-                    postings[term] = (positions[lo:hi].copy(), weights[lo:hi].copy())
+            if self._base_terms or self._postings or self._pending:
+                # Not a first load: the postings join the others as pending ones.
+                for term, lo, hi in zip(terms, bounds, bounds[1:], strict=False):
+                    if term is not None and lo != hi:
+                        pairs = np.empty(2 * (hi - lo), dtype=np.int32)
+                        pairs[0::2], pairs[1::2] = positions[lo:hi], weights[lo:hi]
+                        self._pending.setdefault(term, array("i")).frombytes(pairs.tobytes())
+                return
+            # The flat arrays are the load's own (grouped by term id already); a term id that
+            # names no term (None) keeps its postings as a dead slice until a compaction.
+            named = {t: k for k, t in enumerate(terms) if t is not None}
+            sizes = np.diff(np.asarray(bounds, dtype=np.int64))
+            self._set_base(
+                named,
+                np.ascontiguousarray(positions, dtype=np.int32),
+                np.ascontiguousarray(weights),
+                sizes,
+            )
+            self._base_dead = int(sizes.sum()) - sum(int(sizes[k]) for k in named.values())
 
     def load_rows(
         self,
