@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from recallnest.retrieval.flat import FlatPostings
 from recallnest.retrieval.rowmaps import DocPositions, RowIds
 from recallnest.store.types import IndexedDoc, PostingBlock
 
@@ -69,17 +70,13 @@ class SearchIndex:
         self._alive = np.zeros(capacity, dtype=bool)
         self._facets = {f: np.zeros(capacity, dtype=np.int32) for f in FACETS}
         self._codes: dict[str, dict[str | None, int]] = {f: {None: 0} for f in FACETS}
-        # Postings as the bulk load left them (decision 0027): every term's positions and term
-        # frequencies in two flat arrays, term k at [_base_bounds[k], _base_bounds[k + 1]).
-        # One pair of numpy arrays per term cost ~300 bytes a term more (two array objects, a
-        # tuple), ~100 MiB for the half a million distinct terms a real 100k-turn history has.
-        self._base_terms: dict[str, int] = {}
-        self._base_bounds = np.zeros(1, dtype=np.int64)
-        self._base_pos = _EMPTY_I
-        self._base_tf = _EMPTY_TF
-        self._base_dead = 0  # postings in the flat arrays of terms `_postings` holds now
+        # Postings as the bulk load left them, in flat arrays (retrieval/flat.py, decision
+        # 0027). One pair of numpy arrays per term cost ~300 bytes a term more (two array
+        # objects, a tuple): ~100 MiB for the half a million distinct terms a real 100k-turn
+        # history has.
+        self._flat = FlatPostings()
         # A term's own arrays, once a query merged its pending postings or dropped dead rows;
-        # its slice of the flat arrays is dead from then on (`compact_postings` reclaims it).
+        # its flat slice is dead from then on (`compact_postings` reclaims it).
         self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         # Postings added since a term was last queried, per term: (pos, tf) pairs interleaved
         # in one array('i') (8 bytes a posting; a list of tuples cost ~100). Merged into
@@ -263,8 +260,7 @@ class SearchIndex:
                 sys.getsizeof(t) + 2 * _ARRAY_HEADER + p.nbytes + f.nbytes
                 for t, (p, f) in self._postings.items()
             )
-            postings += sys.getsizeof(self._base_terms) + sum(map(sys.getsizeof, self._base_terms))
-            postings += sum(a.nbytes for a in (self._base_bounds, self._base_pos, self._base_tf))
+            postings += self._flat.nbytes()
             pending = sys.getsizeof(self._pending) + sum(
                 sys.getsizeof(t) + sys.getsizeof(a) for t, a in self._pending.items()
             )
@@ -384,14 +380,8 @@ class SearchIndex:
         """A term's live (positions, term frequencies as float32)."""
         pending = self._pending.pop(term, None)
         got = self._postings.get(term)
-        base = None if got is not None else self._base_terms.get(term)
-        if got is not None:
-            pos, tf = got
-        elif base is not None:
-            lo, hi = int(self._base_bounds[base]), int(self._base_bounds[base + 1])
-            pos, tf = self._base_pos[lo:hi], self._base_tf[lo:hi]  # views
-        else:
-            pos, tf = _EMPTY_I, _EMPTY_TF
+        flat = None if got is not None else self._flat.get(term)
+        pos, tf = got or flat or (_EMPTY_I, _EMPTY_TF)
         if pending:
             pairs = np.frombuffer(pending, dtype=np.int32)
             pos = np.concatenate([pos, pairs[0::2]])
@@ -399,9 +389,8 @@ class SearchIndex:
         if pending or (len(pos) and not self._alive[pos].all()):
             keep = self._alive[pos]
             pos, tf = pos[keep], tf[keep]
-            if base is not None:  # its flat slice is dead from now on
-                del self._base_terms[term]
-                self._base_dead += int(self._base_bounds[base + 1] - self._base_bounds[base])
+            if flat is not None:
+                self._flat.drop(term)  # its flat slice is dead from now on
             if len(pos):
                 self._postings[term] = (pos, tf)
             else:
@@ -415,44 +404,32 @@ class SearchIndex:
         engine calls this when the daemon is quiet: it copies every posting (~50 ms at 9M
         postings) under the lock. Pending postings stay pending. True if it compacted."""
         with self._lock:
+            flat = self._flat
             due = (
-                self._base_dead > COMPACT_DEAD_SHARE * len(self._base_pos)
+                flat.dead > COMPACT_DEAD_SHARE * len(flat)
                 or len(self._postings) > COMPACT_OWN_TERMS
             )
-            if not (due or force) or not (len(self._base_pos) or self._postings):
+            if not (due or force) or not (len(flat) or self._postings):
                 return False
             terms: dict[str, int] = {}
-            pos_parts: list[np.ndarray] = []
-            tf_parts: list[np.ndarray] = []
+            pos_parts: list[np.ndarray] = [_EMPTY_I]
+            tf_parts: list[np.ndarray] = [_EMPTY_TF]
             sizes: list[int] = []
-            bounds = self._base_bounds
-            for term, k in self._base_terms.items():
-                lo, hi = int(bounds[k]), int(bounds[k + 1])
+            for term, p, f in flat.items():
                 terms[term] = len(sizes)
-                pos_parts.append(self._base_pos[lo:hi])
-                tf_parts.append(self._base_tf[lo:hi])
-                sizes.append(hi - lo)
+                pos_parts.append(p)
+                tf_parts.append(f)
+                sizes.append(len(p))
             for term, (p, f) in self._postings.items():
                 terms[term] = len(sizes)
                 pos_parts.append(p)
                 tf_parts.append(f)
                 sizes.append(len(p))
-            self._set_base(
-                terms,
-                np.concatenate([_EMPTY_I, *pos_parts]),
-                np.concatenate([_EMPTY_TF, *tf_parts]),
-                np.asarray(sizes, dtype=np.int64),
-            )
+            positions, tfs = np.concatenate(pos_parts), np.concatenate(tf_parts)
+            del pos_parts, tf_parts
+            self._flat = FlatPostings.build(terms, positions, tfs, sizes)
             self._postings = {}
             return True
-
-    def _set_base(
-        self, terms: dict[str, int], pos: np.ndarray, tf: np.ndarray, sizes: np.ndarray
-    ) -> None:
-        bounds = np.zeros(len(sizes) + 1, dtype=np.int64)
-        np.cumsum(sizes, out=bounds[1:])
-        self._base_terms, self._base_bounds = terms, bounds
-        self._base_pos, self._base_tf, self._base_dead = pos, tf, 0
 
     def neighbours(self, rows: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For each row, the previous and next live turn of the same session in conversation
@@ -570,7 +547,7 @@ class SearchIndex:
             if not keep.all():
                 positions, weights, tids = positions[keep], weights[keep], tids[keep]
             bounds = np.searchsorted(tids, np.arange(len(terms) + 1, dtype=tids.dtype)).tolist()
-            if self._base_terms or self._postings or self._pending:
+            if len(self._flat) or self._postings or self._pending:
                 # Not a first load: the postings join the others as pending ones.
                 for term, lo, hi in zip(terms, bounds, bounds[1:], strict=False):
                     if term is not None and lo != hi:
@@ -578,17 +555,11 @@ class SearchIndex:
                         pairs[0::2], pairs[1::2] = positions[lo:hi], weights[lo:hi]
                         self._pending.setdefault(term, array("i")).frombytes(pairs.tobytes())
                 return
-            # The flat arrays are the load's own (grouped by term id already); a term id that
-            # names no term (None) keeps its postings as a dead slice until a compaction.
+            # Grouped by term id already; a term id that names no term (None) leaves a dead
+            # slice until a compaction.
             named = {t: k for k, t in enumerate(terms) if t is not None}
-            sizes = np.diff(np.asarray(bounds, dtype=np.int64))
-            self._set_base(
-                named,
-                np.ascontiguousarray(positions, dtype=np.int32),
-                np.ascontiguousarray(weights),
-                sizes,
-            )
-            self._base_dead = int(sizes.sum()) - sum(int(sizes[k]) for k in named.values())
+            sizes = np.diff(np.asarray(bounds, dtype=np.int64)).astype(np.int64)
+            self._flat = FlatPostings.build(named, positions, weights, sizes)
 
     def load_rows(
         self,

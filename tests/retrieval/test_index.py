@@ -223,7 +223,7 @@ def test_flat_loaded_postings_answer_as_a_fresh_load_through_changes_and_compact
             index.bm25(q)  # merges these terms: own arrays, dead flat slices
         if step % 2:
             assert index.compact_postings(force=True)
-            assert not index._postings and index._base_dead == 0
+            assert not index._postings and index._flat.dead == 0
         want = _loaded(sorted(live.values(), key=lambda d: d.doc))
         for q in queries:
             assert scores_by_id(index, list(q)) == scores_by_id(want, list(q))
@@ -234,7 +234,7 @@ def test_postings_compact_when_enough_of_them_are_dead() -> None:
     assert index.compact_postings() is False  # nothing dead yet
     index.remove(list(range(1, 121)))  # 60 % of the rows
     index.bm25([f"w{k}" for k in range(40)])  # every term drops its dead rows
-    assert index._base_dead > 0.25 * len(index._base_pos)
+    assert index._flat.dead > 0.25 * len(index._flat)
     before = index.footprint()["postings"]
     assert index.compact_postings() is True
     assert index.footprint()["postings"] < before
