@@ -17,6 +17,7 @@ CPython's 1 MiB object arenas).
 from __future__ import annotations
 
 import gc
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -73,3 +74,28 @@ def drop_caches() -> int:
     for clear in caches:
         clear()
     return len(caches)
+
+
+# The daemon's allocator settings (decision 0027), set by `reexec_for_daemon` before the
+# interpreter starts. CPython's objects on glibc's malloc instead of its own 1 MiB arenas, which
+# one long-lived object keeps from being freed (a maintenance pass at 100k memories left 156
+# arenas for 28 MiB of live objects), where malloc_trim gives back any free page; and two
+# glibc arenas instead of up to 8 per core (each thread that allocates may get its own, and
+# its freed memory stays in it). Measured apart and together: -35, -40, -70 MiB steady.
+DAEMON_ALLOCATOR = {"PYTHONMALLOC": "malloc", "MALLOC_ARENA_MAX": "2"}
+
+
+def reexec_for_daemon(argv: list[str]) -> None:
+    """Start this process again (same pid, same arguments) with DAEMON_ALLOCATOR in its
+    environment, unless the user set those variables or this is not Linux with glibc. Called
+    by the daemon's entry point before it opens anything; returns only when it does nothing
+    (or the exec failed, which leaves CPython's allocator in place)."""
+    if any(name in os.environ for name in DAEMON_ALLOCATOR):
+        return
+    if _malloc_trim() is None or not argv:
+        return
+    env = {**os.environ, **DAEMON_ALLOCATOR}
+    try:
+        os.execve(sys.executable, [sys.executable, *argv[1:]], env)
+    except OSError:
+        return

@@ -49,3 +49,22 @@ def test_the_burst_caches_are_registered() -> None:
     assert not aliases._CANONICAL_CACHE and not text._WORDS
     assert (keyword_tokens(sample), stated_attribute(sample), text.tokenize(sample)) == before
     assert turn_id("claude", "s1", "r1") == ident
+
+
+def test_the_daemon_keeps_an_allocator_the_user_chose(monkeypatch: pytest.MonkeyPatch) -> None:
+    def executed(*args: object) -> None:
+        raise AssertionError("re-executed although PYTHONMALLOC was set")
+
+    monkeypatch.setenv("PYTHONMALLOC", "pymalloc")
+    monkeypatch.setattr(heap.os, "execve", executed)
+    heap.reexec_for_daemon(["python", "-m", "recallnest", "daemon", "run"])
+
+
+def test_only_daemon_run_changes_allocator() -> None:
+    from recallnest.__main__ import _runs_the_daemon
+
+    assert _runs_the_daemon(["daemon", "run"])
+    assert _runs_the_daemon(["--home", "/tmp/x", "daemon", "run", "--polling"])
+    assert not _runs_the_daemon(["daemon", "start"])
+    assert not _runs_the_daemon(["search", "daemon"])
+    assert not _runs_the_daemon(["hook", "session-start"])
