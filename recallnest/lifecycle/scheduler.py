@@ -137,6 +137,7 @@ class Maintenance:
         self.failures: dict[str, TaskFailure] = {}  # failing tasks, until they succeed again
         self._busy_at = monotonic()
         self._release_due = False  # work since the last release: one is due once quiet
+        self._flushed = 0  # memories whose reads the last flush_access wrote
         self._generation = -1  # memory generation consolidation last saw
         self._settled = Settled()  # the memories consolidation compared, with their texts
         self._token_cache = TokenCache(keyword_tokens, TOKEN_CACHE_MAX)
@@ -157,6 +158,11 @@ class Maintenance:
         self._busy_at = self._monotonic()
         self._release_due = True
 
+    def note_work(self) -> None:
+        """The daemon did work that read or wrote much (checkpoints, a backup): what it
+        cached is given back once the scheduler is next idle (decision 0027)."""
+        self._release_due = True
+
     def quiet_for(self, seconds: float) -> bool:
         """No new turn and no request for `seconds`."""
         return self._monotonic() - self._busy_at >= seconds
@@ -169,6 +175,7 @@ class Maintenance:
         now = self._monotonic()
         if self._due("flush_access", FLUSH_SECONDS, now):
             ran += self._attempt("flush_access", self.flush_access)
+            self._release_due |= self._flushed > 0  # its UPDATE read blocks back in
         if not idle:
             self._busy_at = now
             self._release_due = True
@@ -329,6 +336,7 @@ class Maintenance:
     def flush_access(self) -> int:
         """Write the counted reads in one statement."""
         pending = self.access.drain()
+        self._flushed = len(pending)
         if not pending:
             return 0
         try:

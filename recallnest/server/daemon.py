@@ -316,7 +316,8 @@ class Daemon:
         if not self.paths.empty():
             return  # new lines first: the snapshots wait for a quiet pass
         try:
-            self.snapshots.refresh(self.engine)
+            if self.snapshots.refresh(self.engine):
+                self.engine.maintenance.note_work()  # resumes read: released once idle
         except (OSError, RecallnestError) as exc:
             log.warning("resume snapshots not written: %s", _describe(exc))
 
@@ -410,6 +411,7 @@ class Daemon:
                 self.request_reasons[session_id] = reason
                 continue
             self.engine.maintenance.note_success("checkpoint")
+            self.engine.maintenance.note_work()  # it read the session: released once idle
 
     def request_checkpoint(self, session_id: str, reason: str) -> dict[str, Any]:
         """A hook (pre-compact, session end) asks for a checkpoint: done on the ingest thread
@@ -459,6 +461,7 @@ class Daemon:
             self._next_backup = time.time() + delay
             return
         self.engine.maintenance.note_success("backup")
+        self.engine.maintenance.note_work()  # it read every memory: released once idle
         self._backed_up = state
         if written:
             self._next_backup = time.time() + BACKUP_INTERVAL_SECONDS

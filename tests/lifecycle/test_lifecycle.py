@@ -301,6 +301,27 @@ def test_the_scheduler_gives_memory_back_once_when_quiet_after_work(engine: Engi
     assert keyword_tokens.cache_info().currsize == 1  # no work since: nothing dropped again
 
 
+def test_counted_reads_flushed_or_work_noted_are_released_once_quiet(engine: Engine) -> None:
+    """The read counts' UPDATE and the daemon's own work (checkpoints, a backup) read blocks
+    back in after a release: one more release follows (decision 0027)."""
+    clock = _FakeClock()
+    m = Maintenance(engine, monotonic=clock)
+    clock.now += IDLE_SECONDS + 1
+    while m.tick(idle=True):
+        pass
+    mem = engine.remember("the deploy script retries three times")
+    m.access.record([mem.id], T0)
+    clock.now += 61  # flush_access is due: it writes the count, then the release follows
+    keyword_tokens("the deploy script retries three times")
+    assert m.tick(idle=True) == ["flush_access"]
+    assert keyword_tokens.cache_info().currsize == 0
+    keyword_tokens("the deploy script retries three times")
+    m.note_work()
+    clock.now += 1
+    m.tick(idle=True)
+    assert keyword_tokens.cache_info().currsize == 0
+
+
 def test_scheduler_logs_task_failures_and_goes_on(
     engine: Engine, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
