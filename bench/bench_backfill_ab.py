@@ -20,6 +20,7 @@ copy of it: a catch-up into a store that already holds a history.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import shutil
@@ -98,6 +99,8 @@ def run(tree: Path, out: Path, start: Path | None = None) -> None:
         settings = bench_settings(home)
         c0, w0 = time.process_time(), time.perf_counter()
         report = _backfill_local()(settings, None, [str(tree)], None, None)
+        if dataclasses.is_dataclass(report):  # a server.backfill.Backfill since issue 19
+            report = dataclasses.asdict(report)
         cpu, wall = time.process_time() - c0, time.perf_counter() - w0
         children = os.times().children_user + os.times().children_system
         engine = Engine.open(settings)

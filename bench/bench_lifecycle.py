@@ -384,8 +384,8 @@ def run_year(home: Path, quick: bool, seed: int) -> tuple[Year, Truth, dict[str,
                 paths.append(write_transcript(folder, session, project, start, lines, truth))
                 # The session-start hook: the resume context, its items counted as reads.
                 context = engine.continuity.resume(project, "claude", now=start, record=False)
-                engine.record_access(context["items"], start)
-                year.reads += len(context["items"])
+                engine.record_access(context.items, start)
+                year.reads += len(context.items)
                 year.sessions += 1
             started = time.perf_counter()
             year.turns += ingest(engine, paths)
@@ -395,14 +395,14 @@ def run_year(home: Path, quick: bool, seed: int) -> tuple[Year, Truth, dict[str,
             started = time.perf_counter()
             report = engine.maintenance.run_all(month_end, retention)
             year.maintenance_seconds.append(time.perf_counter() - started)
-            year.consolidation.update(report.consolidate["stats"])
+            year.consolidation.update(report.consolidate.stats)
         # The user settles what consolidation flagged for them: the newer statement stands.
         end = datetime(YEAR + 1, 1, 1, tzinfo=UTC)
         for conflict in engine.maintenance.conflicts():
             engine.maintenance.resolve_conflict(conflict["id"], "newer", end)
             year.conflicts_resolved += 1
         final = engine.maintenance.run_all(end, retention)
-        year.consolidation.update(final.consolidate["stats"])
+        year.consolidation.update(final.consolidate.stats)
         storage: dict[str, Any] = {"before": size_report(engine.store)}
         storage["compaction"] = engine.maintenance.compact(if_needed=False)
         resume = {
@@ -452,7 +452,7 @@ def check(year: Year, truth: Truth, out: dict[str, Any], quick: bool) -> list[li
     by_id = {m.id: m for m in memories}
     stale_in_resume, missing_current = 0, 0
     for project, ctx in out["resume"].items():
-        shown = [by_id[i] for i in ctx["items"] if i in by_id]
+        shown = [by_id[i] for i in ctx.items if i in by_id]
         stale_in_resume += sum(1 for m in shown if m in outdated)
         shown_facts = {(k, v) for m in shown for k, v, _ in facts_of(m, truth)}
         for fact in FACTS:
@@ -468,7 +468,7 @@ def check(year: Year, truth: Truth, out: dict[str, Any], quick: bool) -> list[li
                                 for m in memories if any(k == fact.key for k, _, _ in
                                 facts_of(m, truth))]  # fmt: skip
                     note(f"missing from resume of {project}: {fact.key}={current}: {holders_}")
-                    note(ctx["text"])
+                    note(ctx.text)
     if VERBOSE:
         for label, rows in (("outdated", outdated), ("mixed", mixed), ("unlabelled", unlabelled)):
             for m in rows:
@@ -538,11 +538,11 @@ def report(year: Year, truth: Truth, out: dict[str, Any], quick: bool) -> None:
         "Storage",
         ["measure", "MB"],
         [
-            ["file before the final compaction", fmt(before["file_bytes"] / 1e6, 2)],
-            ["live estimate then (Store.live_bytes)", fmt(before["live_bytes"] / 1e6, 2)],
+            ["file before the final compaction", fmt(before.file_bytes / 1e6, 2)],
+            ["live estimate then (Store.live_bytes)", fmt(before.live_bytes / 1e6, 2)],
             ["file after compaction", fmt(s["file_after"] / 1e6, 2)],
             ["live data (fresh COPY FROM DATABASE)", fmt(s["live_true"] / 1e6, 2)],
-            ["live estimate after", fmt(s["after"]["live_bytes"] / 1e6, 2)],
+            ["live estimate after", fmt(s["after"].live_bytes / 1e6, 2)],
         ],
     )
     ms = [1000 * x for x in year.maintenance_seconds or [0.0]]

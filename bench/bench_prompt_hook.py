@@ -5,11 +5,15 @@ real daemon serves; the hook is a fresh `recallnest hook user-prompt --agent cla
 prompt, as Claude Code and Codex run it. Prompts alternate: one about a stored note (recall
 should inject it), one with nothing stored about it, one chatter (skipped before any search).
 Each round's session first gets its session-start resume from the daemon (untimed), as the
-session-start hook does before any prompt. Reports p50/p95 ms of the `recall` op over the
-socket and of the hook process, and how many prompts got an injection.
+session-start hook does before any prompt. The home has the checkpoints a running daemon would
+have made (`checkpoint_home`), so the daemon does not build them beside the timed prompts.
+Reports p50/p95 ms of the `recall` op over the socket and of the hook process, how many
+prompts got an injection and, for the prompts about a note the session's resume did not
+already hold, how many got that note ("right").
+Every prompt's text is new to the daemon, so no query embedding comes from its cache.
 
     python bench/bench_prompt_hook.py [-n 40] [--quick] [--script PATH] [--embedder local]
-        [--turns 100000] [--keep DIR]
+        [--turns 100000] [--keep DIR] [--raw FILE]
 
 With `--embedder local` (the shipped default) every row gets a clustered vector under the local
 model's id, so the daemon has nothing to embed, and each prompt's query is embedded by the
@@ -49,9 +53,12 @@ from recallnest.server import protocol
 
 def prompts(k: int) -> dict[str, str]:
     """For round `k`: about a stored note (short, and in a long paragraph of ~120 tokens as
-    users also write), about nothing stored, chatter."""
+    users also write), about nothing stored, chatter. Every text is new to the daemon (its
+    query embedding is not cached from an earlier round or from the op's timing)."""
     fact = k % OWN_FACTS
     ask = f"which port does service zeta{fact} run on? I need port {8000 + fact} for the config"
+    if k >= OWN_FACTS:
+        ask += f" (take {k // OWN_FACTS + 1})"
     return {
         "relevant": ask,
         "long": (
@@ -65,10 +72,22 @@ def prompts(k: int) -> dict[str, str]:
     }
 
 
-def payload(prompt: str, k: int) -> str:
+def op_prompt(k: int) -> str:
+    """The op's own wording of round k's question: timing it must not embed the hook's text."""
+    fact = k % OWN_FACTS
+    return f"service zeta{fact}: is it on port {8000 + fact}? asking for the config, round {k}"
+
+
+def the_note(k: int) -> str:
+    """The text of the note round k's relevant prompts ask for."""
+    fact = k % OWN_FACTS
+    return f"service zeta{fact} runs on port {8000 + fact}"
+
+
+def payload(prompt: str, session: str) -> str:
     return json.dumps(
         {
-            "session_id": f"bench-{k}",
+            "session_id": session,
             "cwd": OWN,
             "hook_event_name": "UserPromptSubmit",
             "prompt": prompt,
@@ -84,6 +103,7 @@ def main() -> None:
     parser.add_argument("--embedder", choices=("none", "local"), default="none")
     parser.add_argument("--turns", type=int, default=100_000, help="past turns beside the memories")
     parser.add_argument("--keep", type=Path, help="build the home here once and reuse it")
+    parser.add_argument("--raw", type=Path, help="write every timing (ms, in order) as JSON")
     args = parser.parse_args()
     size = 5_000 if args.quick else 100_000
     turns = 5_000 if args.quick else args.turns
@@ -95,17 +115,21 @@ def main() -> None:
     labels = ("relevant", "long", "absent", "chatter")
     times: dict[str, list[float]] = {"op": [], **{label: [] for label in labels}}
     injected = dict.fromkeys(labels, 0)
+    right = dict.fromkeys(labels, 0)  # the note asked for, when the resume did not hold it
+    needed = dict.fromkeys(labels, 0)
     with tempfile.TemporaryDirectory(prefix="rn-bench-prompt-") as tmp_s:
         tmp = Path(tmp_s)
         home = tmp / "rn"
         built = args.keep / f"rn-{size}-{turns}" if args.keep else None
         if built is not None and built.exists():
+            note(f"{checkpoint_home(built)} sessions checkpointed in the kept home")
             shutil.copytree(built, home)
         else:
             t0 = time.perf_counter()
             populate(home, size)
             write_turns(home, turns)
             note(f"populated {size} memories + {turns} turns in {time.perf_counter() - t0:.1f}s")
+            note(f"{checkpoint_home(home)} sessions checkpointed")
         if args.embedder == "local":
             note(f"{vectorise_home(home)} rows given vectors under the local model's id")
         if built is not None and not built.exists():
@@ -117,31 +141,45 @@ def main() -> None:
         subprocess.run([script, "daemon", "start"], env=env, check=True, capture_output=True)
         try:
             sock = str(home / protocol.SOCKET_NAME)
-            warm = {"prompt": prompts(0)["relevant"], "cwd": OWN, "session_id": "warm-up"}
+            warm = {"prompt": "warm up: which port is zeta?", "cwd": OWN, "session_id": "warm"}
             protocol.request(sock, "recall", warm, 120.0)  # loads the model, if any
             argv = [script, "hook", "user-prompt", "--agent", "claude"]
             for k in range(runs):
                 asked = prompts(k)
                 # The session-start hook ran first, through this daemon, as in every session:
                 # recall knows what the session received without composing its resume again.
-                start = {"cwd": OWN, "agent": "claude", "source": "startup"}
-                protocol.request(sock, "resume", {**start, "session_id": f"bench-{k}"}, 10.0)
-                protocol.request(sock, "resume", {**start, "session_id": f"op-{k}"}, 10.0)
-                args_ = {"prompt": asked["relevant"], "cwd": OWN, "session_id": f"op-{k}"}
+                began = {"cwd": OWN, "agent": "claude", "source": "startup"}
+                # One session per prompt: a note sent at one prompt is never sent again in
+                # its session, so the long prompt must not follow the short one in the same.
+                in_resume: dict[str, bool] = {}
+                for label in (*asked, "op"):
+                    session = {**began, "session_id": f"{label}-{k}"}
+                    resumed = protocol.request(sock, "resume", session, 10.0)
+                    in_resume[label] = f"own-{k % OWN_FACTS:03d}" in resumed["items"]
+                args_ = {"prompt": op_prompt(k), "cwd": OWN, "session_id": f"op-{k}"}
                 start = time.perf_counter()
                 protocol.request(sock, "recall", args_, 10.0)
                 times["op"].append((time.perf_counter() - start) * 1000)
                 for label, prompt in asked.items():
                     start = time.perf_counter()
                     out = subprocess.run(
-                        argv, input=payload(prompt, k), capture_output=True, text=True, env=env
+                        argv,
+                        input=payload(prompt, f"{label}-{k}"),
+                        capture_output=True,
+                        text=True,
+                        env=env,
                     )
                     times[label].append((time.perf_counter() - start) * 1000)
                     if out.returncode != 0 or out.stderr:
                         raise SystemExit(f"hook failed: {out!r}")
                     injected[label] += "additionalContext" in out.stdout
+                    if label in ("relevant", "long") and not in_resume[label]:
+                        needed[label] += 1
+                        right[label] += the_note(k) in out.stdout
         finally:
             subprocess.run([script, "daemon", "stop"], env=env, check=True, capture_output=True)
+    if args.raw:
+        args.raw.write_text(json.dumps(times))
     rows = [
         [
             "recall op over the socket (relevant prompt)",
@@ -152,13 +190,14 @@ def main() -> None:
         ]
     ]
     for label in labels:
+        asked = f", {right[label]} of {needed[label]} right" if needed[label] else ""
         rows.append(
             [
                 f"hook process, {label} prompt",
                 runs,
                 fmt(median(times[label])),
                 fmt(p95(times[label])),
-                f"{injected[label]} injected",
+                f"{injected[label]} injected{asked}",
             ]
         )
     title = (
@@ -166,6 +205,28 @@ def main() -> None:
         f" (load1 {load1():.2f})"
     )
     print_table(title, ["what", "runs", "p50 ms", "p95 ms", "notes"], rows)
+
+
+def checkpoint_home(home: Path) -> int:
+    """Checkpoint the sessions a daemon would find without one (the newest of each project),
+    as a daemon that ran leaves its store; once per home. Without it the daemon spent its
+    first seconds (3.2 s of CPU for 60 sessions) building them beside the timed prompts."""
+    from recallnest.core.config import Settings
+    from recallnest.engine import Engine
+
+    marker = home / "bench-checkpoints"
+    if marker.exists():
+        return 0
+    settings = Settings.load(flags={"home": str(home), "embedder": "none"}, env={})
+    engine = Engine.open(settings)
+    try:
+        missed = engine.store.sessions_missing_checkpoint()
+        for session_id in missed:
+            engine.continuity.checkpoint(session_id, "idle")
+    finally:
+        engine.close()
+    marker.write_text(f"{len(missed)}\n")
+    return len(missed)
 
 
 def write_turns(home: Path, n: int) -> None:

@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -48,7 +47,6 @@ from recallnest.core.models import (
     memory_id_of_basis,
 )
 from recallnest.core.paths import db_path, ensure_home
-from recallnest.core.schemas import MemoryOut
 from recallnest.core.text import tokenize
 from recallnest.core.timeparse import as_utc
 from recallnest.retrieval.embed import Embedder, make_embedder
@@ -121,6 +119,9 @@ class SearchRequest:
     # Seconds the vector channel waits for the query's embedding once keywords are scored;
     # None waits for it. A prompt-time recall has a deadline: late, it searches keyword-only.
     vector_wait: float | None = None
+    # The vector channel scans the memories and only the turns the keywords found (prompt-time
+    # recall: at 100k turns most of the scan was turns, which its gate rarely takes).
+    turns_by_keyword: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -517,23 +518,33 @@ class Engine:
         # Per scope: its memory rows, and query-term postings restricted to them.
         scopes: dict[str, tuple[np.ndarray, dict[str, tuple[np.ndarray, np.ndarray, int]]]] = {}
         similar: dict[tuple[str, str], list[str]] = {}
+
+        def near_ids(scope: str, text: str) -> list[str]:
+            if (scope, text) not in similar:
+                if scope not in scopes:
+                    mask = self.index.mask(Filter(kinds=("memory",), equals={"scope": scope}))
+                    scopes[scope] = (np.flatnonzero(mask), {})
+                rows, memo = scopes[scope]
+                scores = self.index.bm25_rows(tokenize(text), rows, memo)
+                top = rows[top_k(scores, scores > 0, SIMILAR_CANDIDATES)]
+                similar[(scope, text)] = [self.index.row(int(p))[1] for p in top]
+            return similar[(scope, text)]
+
         for cap in captures:
-            if (cap.scope, cap.text) in similar:
-                continue
-            if cap.scope not in scopes:
-                mask = self.index.mask(Filter(kinds=("memory",), equals={"scope": cap.scope}))
-                scopes[cap.scope] = (np.flatnonzero(mask), {})
-            rows, memo = scopes[cap.scope]
-            scores = self.index.bm25_rows(tokenize(cap.text), rows, memo)
-            top = rows[top_k(scores, scores > 0, SIMILAR_CANDIDATES)]
-            similar[(cap.scope, cap.text)] = [self.index.row(int(p))[1] for p in top]
+            near_ids(cap.scope, cap.text)
         wanted = dict.fromkeys(i for ids in similar.values() for i in ids)
         memories = {m.id: m for m in self.store.memories(list(wanted))}
 
         def lookup(cap: Capture) -> list[Memory]:
+            """Read up front for the flush's own captures; a later question (the memories a
+            retraction's target is quoted in) is answered on demand."""
             same = by_subject.get((cap.scope, cap.subject), []) if cap.subject else []
             seen = {m.id for m in same}
-            near = [memories[i] for i in similar[(cap.scope, cap.text)] if i in memories]
+            ids = near_ids(cap.scope, cap.text)
+            missing = [i for i in ids if i not in memories]
+            if missing:
+                memories.update((m.id, m) for m in self.store.memories(missing))
+            near = [memories[i] for i in ids if i in memories]
             return same + [m for m in near if m.id not in seen]
 
         return lookup
@@ -602,18 +613,12 @@ class Engine:
             self.apply(Batch(deleted_memory_ids=found))
         return Forgotten(forgotten=found, missing=missing)
 
-    def import_memories(self, records: Iterable[dict[str, Any]]) -> Imported:
-        """Write exported records back (same ids, text redacted like any other); all or
-        nothing."""
-        memories = []
-        for n, record in enumerate(records, 1):
-            try:
-                memory = MemoryOut.model_validate(record).to_memory()
-            except ValueError as exc:  # pydantic's ValidationError: many lines, one per field
-                raise RecallnestError(f"record {n} is not a memory: {_first_error(exc)}") from exc
-            memories.append(replace(memory, text=redact.redact(memory.text)[0]))
-        self.apply(Batch(memories=self._current_keys(memories)))
-        return Imported(imported=len(memories))
+    def import_memories(self, memories: Sequence[Memory]) -> Imported:
+        """Write exported memories back (`core.schemas.memories_of` reads the records): same
+        ids, text redacted like any other; all or nothing."""
+        clean = [replace(m, text=redact.redact(m.text)[0]) for m in memories]
+        self.apply(Batch(memories=self._current_keys(clean)))
+        return Imported(imported=len(clean))
 
     # ---- reads ---------------------------------------------------------------------------
 
@@ -665,6 +670,7 @@ class Engine:
             req.disabled,
             self._evidence_positions,
             VECTOR_ONLY_MIN_COSINE.get(self.embedder.model_id if self.embedder else "", math.inf),
+            req.turns_by_keyword,
         )
         hits = self._hits(scored, req.explain, limit)
         if req.record:
@@ -711,17 +717,13 @@ class Engine:
         memories = {
             m.id: m for m in self.store.memories([i for _, k, i, _ in rows if k == "memory"])
         }
-        turns = {t["id"]: t for t in self.store.turns([i for _, k, i, _ in rows if k == "turn"])}
+        turns = {t.id: t for t in self.store.turns([i for _, k, i, _ in rows if k == "turn"])}
         hits: list[SearchHit] = []
         seen: set[str] = set()
         for s, kind, row_id, _ in rows:
-            base = (
-                _memory_hit(memories.get(row_id))
-                if kind == "memory"
-                else _turn_hit(turns.get(row_id))
-            )
-            key = " ".join(str(base["text"]).casefold().split()) if base else ""
-            if base is None or key in seen:
+            found = memories.get(row_id) if kind == "memory" else turns.get(row_id)
+            key = " ".join(found.text.casefold().split()) if found else ""
+            if found is None or key in seen:
                 continue
             seen.add(key)
             why = (
@@ -729,7 +731,7 @@ class Engine:
                 if explain
                 else None
             )
-            hits.append(SearchHit(kind=kind, id=row_id, score=float(s.score), explain=why, **base))
+            hits.append(_hit(found, float(s.score), why))
             if len(hits) == limit:
                 break
         return hits
@@ -828,7 +830,7 @@ class Engine:
             # in Store.counts, which must also read a database of an older schema (doctor).
             counts=self.store.counts() | {"capture_queued": self.store.queued_capture_count()},
             file=self.store.file_size()
-            | {"path_bytes": _file_bytes(self.store.path)}
+            | {"path_bytes": self.store.file_bytes()}
             | ({"live_bytes": self.store.live_bytes()} if sizes else {}),
             embedder=EmbedderStats(
                 model=model,
@@ -854,6 +856,13 @@ class Engine:
             # busy and refilled DuckDB's buffer after each release (decision 0027).
             return 0
         with self._embed_lock:
+            covered, live = self.index.vector_coverage()
+            if self.index.model == self.embedder.model_id and covered >= live:
+                # Every live row has its vector: the index holds every row of the store and
+                # the vectors of this model (loaded at open, set with every write), so there is
+                # nothing to look for. The SQL look-up is an anti-join over every row: 60-350
+                # ms at 100k memories + 100k turns, once a second (issue 23).
+                return 0
             todo = self.store.missing_vectors(self.embedder.model_id, max_rows)
             if not todo:
                 return 0
@@ -1005,17 +1014,6 @@ def _filters(req: SearchRequest) -> list[Filter]:
     return out
 
 
-def _first_error(exc: ValueError) -> str:
-    """One line describing a validation error: its first field, and how many more failed."""
-    errors = getattr(exc, "errors", None)
-    if not callable(errors) or not errors():
-        return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    found = errors()
-    where = ".".join(str(p) for p in found[0]["loc"]) or "record"
-    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-    return f"{where}: {found[0]['msg']}{more}"
-
-
 def _given(values: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in values.items() if v is not None}
 
@@ -1054,42 +1052,35 @@ def _merged(old: Memory, text: str, importance: float | None, now: datetime) -> 
     return replace(old, importance=imp, updated_at=now, status="active")
 
 
-def _memory_hit(m: Memory | None) -> dict[str, Any] | None:
-    if m is None:
-        return None
-    return {
-        "text": m.text,
-        "scope": m.scope,
-        "category": m.category,
-        "status": m.status,
-        "importance": m.importance,
-        "timestamp": m.updated_at,
-        "source": m.source,
-        "evidence": m.evidence,
-        "project": None if m.scope == GLOBAL_SCOPE else m.scope,
-    }
-
-
-def _turn_hit(t: dict[str, Any] | None) -> dict[str, Any] | None:
-    if t is None:
-        return None
-    return {
-        k: t[k]
-        for k in (
-            "text",
-            "project",
-            "agent",
-            "session_id",
-            "role",
-            "timestamp",
-            "path",
-            "record_id",
+def _hit(found: Memory | Turn, score: float, why: Explain | None) -> SearchHit:
+    """A memory or turn as a search result, with its provenance."""
+    if isinstance(found, Memory):
+        return SearchHit(
+            "memory",
+            found.id,
+            found.text,
+            score,
+            scope=found.scope,
+            category=found.category,
+            status=found.status,
+            importance=found.importance,
+            project=None if found.scope == GLOBAL_SCOPE else found.scope,
+            timestamp=found.updated_at,
+            source=found.source,
+            evidence=found.evidence,
+            explain=why,
         )
-    }
-
-
-def _file_bytes(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
+    return SearchHit(
+        "turn",
+        found.id,
+        found.text,
+        score,
+        project=found.project,
+        agent=found.agent,
+        session_id=found.session_id,
+        role=found.role,
+        timestamp=found.timestamp,
+        path=found.path,
+        record_id=found.record_id,
+        explain=why,
+    )

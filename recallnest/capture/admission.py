@@ -27,15 +27,16 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Literal
 
-from recallnest.capture.rules import words
+from recallnest.capture.rules import WITHDRAWAL_RULE, words
 from recallnest.core import heap
 from recallnest.core.aliases import SUBJECT_TERMS, AliasTable, canonical, subject_value
 from recallnest.core.models import CATEGORIES, Capture, Memory, Turn, memory_id
 from recallnest.core.redact import masked_share
+from recallnest.core.roles import products_in, role_words, roles_in
 
 MERGE_THRESHOLD = 0.55
 SAME_SUBJECT_MERGE_THRESHOLD = (
@@ -494,9 +495,18 @@ class Admitter:
             decision = replace(decision, action="supersede")
         if decision.action == "insert" and replaces_a_value(cap):
             target = _corrected(cap, known.values(), pointed=not _correction(cap))
+            if target is None and _retraction(cap):
+                known.update({m.id: m for m in self._by_role(cap)})
+                target = _retracted(cap, known.values(), when)
+            decision = replace(decision, action="supersede") if target else decision
+        if decision.action == "insert" and _CHOICE.search(canonical(cap.text)):
+            target = _swapped(cap, known.values(), when) or _resized(cap, known.values(), when)
             decision = replace(decision, action="supersede") if target else decision
         if decision.action == "insert" or (decision.action == "supersede" and target):
             new = self._new(cap, when, source)
+            if cap.rule == WITHDRAWAL_RULE:
+                # A withdrawal with nothing in its place: kept for the record, never shown.
+                new = replace(new, status="archived")
             if self.hold:
                 # Trigger: review_captures is on. Why: the user approves what is remembered;
                 # an unapproved capture must not retire what they already approved. Outcome:
@@ -509,14 +519,33 @@ class Admitter:
                     *restating(cap, target, known.values()),
                     *holding(cap, known.values()),
                     *holding_measure(cap, target, known.values()),
+                    *(self._echoes(cap, target, when) if _retraction(cap) else ()),
                 ]
                 for old in {m.id: m for m in (target, *also)}.values():
                     self.pending[old.id] = replace(
                         old, status="superseded", superseded_by=new.id, updated_at=when
                     )
+                kept = remainder(cap, target)
+                if kept is not None and kept.id not in self.pending:
+                    self.pending[kept.id] = replace(kept, updated_at=when)
         elif decision.action in ("duplicate", "merge") and target is not None:
             self.pending[target.id] = _reinforced(target, cap, when)
         return decision.action
+
+    def _by_role(self, cap: Capture) -> list[Memory]:
+        """Earlier memories naming the role a retraction withdraws ("the job transport" ->
+        RabbitMQ, Kafka, …): the withdrawn fact need not share a word with the new one."""
+        roles = retracted_roles(cap.text)
+        if not roles:
+            return []
+        return self.lookup(replace(cap, text=" ".join(role_words(roles))))
+
+    def _echoes(self, cap: Capture, target: Memory, when: datetime | None) -> list[Memory]:
+        """Copies of what a retraction withdrew: looked up by the withdrawn memory's own words
+        (they need not share one with the new statement)."""
+        near = self.lookup(replace(cap, text=target.text, category=target.category))
+        near += [m for m in self.pending.values() if m.scope == cap.scope]
+        return echoing(cap, target, {m.id: m for m in near}.values(), when)
 
     @staticmethod
     def _new(cap: Capture, when: datetime | None, source: str) -> Memory:
@@ -620,6 +649,268 @@ def replaces_a_value(cap: Capture) -> bool:
 
 def _correction(cap: Capture) -> bool:
     return cap.rule.startswith("correction.")
+
+
+def _retraction(cap: Capture) -> bool:
+    return cap.rule.startswith("correction.retract.")
+
+
+def _retracted(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Memory | None:
+    """The earlier memory a retraction withdraws when no correction target is close enough:
+    "Scratch what I told you about the job transport. Jobs now go through Redis Streams …"
+    shares no word with "background jobs travel over RabbitMQ …", 现在统一用 Cloudflare R2 none
+    with 原图存到 MinIO. The user withdrew a statement on purpose, so the earlier memory of the
+    scope most like it goes, of any category but profile: one naming the role the retraction
+    names (broker, object storage, …) first, else one sharing a keyword; one from this very
+    turn never does."""
+    said = keyword_tokens(cap.text)
+    roles = retracted_roles(cap.text)
+    best, best_score = None, 0.0
+    for m in known:
+        # Any category: "之前说的固定 4 卡那条作废" withdraws a project rule (a preference).
+        if m.scope != cap.scope or m.status != "active" or m.category == "profile":
+            continue
+        if when is not None and m.created_at is not None and m.created_at >= when:
+            continue
+        same_role = bool(roles & roles_in(canonical(m.text)))
+        if not same_role and not said & keyword_tokens(m.text):
+            continue
+        score = keyword_similarity(cap.text, m.text) + (ROLE_BONUS if same_role else 0.0)
+        if score > best_score:
+            best, best_score = m, score
+    return best
+
+
+_CLAUSE_END = re.compile(r"(?<=[，；;。])\s*")  # an English "," often joins a dependent clause
+_CONCRETE = re.compile(r"[A-Za-z]{2,}|\d")
+
+
+def remainder(cap: Capture, target: Memory) -> Memory | None:
+    """What a superseded memory said besides what `cap` replaces, as a memory of its own.
+
+    "背景：固件包都放在 MinIO 的 firmware 桶里，签名用 ed25519，公钥烧在 bootloader 里" corrected
+    for its storage keeps "签名用 ed25519，公钥烧在 bootloader 里": a clause survives when it
+    shares no keyword with the correction, names no role or value it replaces, and names
+    something (a Latin word or a number). None when every clause went, or none did (then the
+    memory was about the corrected thing as a whole)."""
+    clauses = [c for c in _CLAUSE_END.split(target.text) if c.strip()]
+    if len(clauses) < 2:
+        return None
+    said = keyword_tokens(cap.text)
+    roles = retracted_roles(cap.text) | {r for r, _ in products_in(canonical(cap.text))}
+    named = replaced_values(cap.text)
+    # The replaced products, also inside a path or a name ("/hooks/adyen" after Adyen went).
+    gone = {p for r, p in products_in(canonical(target.text)) if r in roles}
+    new_values = _shaped_values(cap.text)
+    kept = [
+        c
+        for c in clauses
+        if not keyword_tokens(c) & said
+        and not roles_in(canonical(c)) & roles
+        and not holds_value(named, c)
+        and not any(p in c.casefold() for p in gone)
+        and not _siblings(_shaped_values(c), new_values, numbers=True)
+        and _CONCRETE.search(c)
+    ]
+    if not kept or len(kept) == len(clauses):
+        return None
+    text = "".join(kept).strip().rstrip("，,；;")
+    return replace(
+        target, id=memory_id(target.scope, canonical(text)), text=text, superseded_by=None
+    )
+
+
+# A value and its shape: letters kept, each digit run one "#" ("cache-07.mall.internal" ->
+# "cache-#.mall.internal", "6380" -> "#", "v2.3.1" -> "v#.#.#").
+_VALUE_TOKEN = re.compile(r"[A-Za-z0-9][\w.:-]*\d[\w.:-]*|\d+")
+
+
+def _shaped_values(text: str) -> dict[str, str]:
+    return {
+        v.casefold().rstrip(".:-"): re.sub(r"\d+", "#", v.casefold().rstrip(".:-"))
+        for v in _VALUE_TOKEN.findall(text)
+    }
+
+
+# The number a change report gives: "改成 17", "调到 30 秒", "moved to 3am", "now 45".
+_CHANGED_TO = re.compile(
+    r"(?:改成|改为|换成|升到|升级到|调成|调到|降到|\bto|\bnow)\s*[A-Za-z]{0,4}\s?(\d+)",
+    re.IGNORECASE,
+)
+
+
+def _siblings(held: dict[str, str], said: dict[str, str], numbers: bool = False) -> bool:
+    """Whether `held` has another value of a shape `said` gives, named beyond digits: cache-02 vs
+    cache-07.mall.internal:6380's host. Bare numbers are too common to count alone."""
+    shapes = {shape: value for value, shape in said.items() if shape.strip("#.:-")}
+    if any(shape in shapes and shapes[shape] != value for value, shape in held.items()):
+        return True
+    if not numbers:
+        return False
+    # With `numbers`: numbers of three digits or more and the same length, a port, a year, a
+    # size (6379 beside a new 6380) are another value of the same thing.
+    long = {n for v in said for n in re.findall(r"\d{3,}", v)}
+    return any(
+        n not in long and any(len(n) == len(m) for m in long)
+        for v in held
+        for n in re.findall(r"\d{3,}", v)
+    )
+
+
+def _resized(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Memory | None:
+    """The earlier fact a change report gives a new value of, said in other words: a clause of
+    it shares a keyword with the report and holds a number the report replaces ("最低系统版本
+    改成 17 了" -> "…，最低支持 iOS 16，…"), or a value of the same named shape (cache-02 ->
+    cache-07). The clauses about other things survive it (`remainder`)."""
+    said = keyword_tokens(cap.text)
+    values = _shaped_values(cap.text)
+    numbers = set(_CHANGED_TO.findall(cap.text))  # the new value, not the old one it may quote
+    for m in known:
+        if m.scope != cap.scope or m.status != "active" or m.category == "profile":
+            continue
+        if when is not None and m.created_at is not None and m.created_at >= when:
+            continue
+        for clause in _CLAUSE_END.split(m.text):
+            held = _shaped_values(clause)
+            if _siblings(held, values):
+                return m
+            # One number in the clause, so it is the one that changed ("最低支持 iOS 16"; never
+            # "the API listens on 8080 and the admin UI on 9090", which would lose the other).
+            other = {v for v, shape in held.items() if shape == "#"}
+            if (
+                numbers
+                and len(other) == 1
+                and not other & numbers
+                and keyword_tokens(clause) & said
+            ):
+                return m
+    return None
+
+
+# A statement choosing or changing what fills a role: "订单还是放 PostgreSQL 吧" (after "订单库就
+# 用 MySQL 8 吧"), "we're going with Okta instead", "the queue moved to NATS".
+_CHOICE = re.compile(
+    CHANGE_VERB + r"|还是(?:用|放|改用|选|换成|上|存|走)|\binstead\b|\bafter all\b"
+    r"|\bgo(?:ing)? with\b|\bswitch(?:ed|ing)? (?:\w+ )?to\b|\bmoved? (?:\w+ )?to\b",
+    re.IGNORECASE,
+)
+
+
+def _names(products: frozenset[tuple[str, str]]) -> list[str]:
+    return [p for _, p in products]
+
+
+# Words any two statements about where things go share ("errors go to Sentry", "metrics go to
+# Grafana"): no sign that they are about the same thing.
+_ROUTING_WORDS = frozenset(
+    {"go", "goe", "use", "using", "run", "live", "store", "stored", "put", "move", "moved"}
+    | {"now", "project", "we", "our", "sent", "send", "sends"}
+)
+
+
+def _swapped(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Memory | None:
+    """The earlier fact a new choice replaces: it names another product in the role the new
+    statement fills, not the new one, and shares a word besides the products (what the role is
+    filled for: the orders). 订单库就用 MySQL 8 吧 -> 订单还是放 PostgreSQL 吧; never "orders
+    live in PostgreSQL" -> "we're going with ClickHouse for analytics" (nothing shared)."""
+    if cap.category not in _FACT_CATEGORIES:
+        return None
+    mine = products_in(canonical(cap.text))
+    roles = frozenset(r for r, _ in mine)
+    # Products and the words for their roles are what changes, not what the two are about.
+    changing = keyword_tokens(" ".join((*role_words(roles), *_names(mine))))
+    plain = keyword_tokens(cap.text) - changing - _ROUTING_WORDS
+    best, best_score = None, 0.0
+    for m in known:
+        if m.scope != cap.scope or m.status != "active" or m.category not in _FACT_CATEGORIES:
+            continue
+        if when is not None and m.created_at is not None and m.created_at >= when:
+            continue
+        theirs = products_in(canonical(m.text))
+        # The new statement brings a product the old one does not name, for a role the old one
+        # fills ("moved to Postmark, Mailgun kept bouncing" still names Mailgun).
+        if not {r for r, p in mine - theirs} & {r for r, _ in theirs}:
+            continue
+        if not plain & keyword_tokens(m.text) - keyword_tokens(" ".join(_names(theirs))):
+            continue
+        if same_attribute(cap.text, m.text) is False:
+            continue  # 测试环境的数据库 is not 生产环境的数据库
+        score = keyword_similarity(cap.text, m.text)
+        if score > best_score:
+            best, best_score = m, score
+    return best
+
+
+# A retraction naming the role of what it withdraws points at the fact naming that role more
+# than any shared word does.
+ROLE_BONUS = 0.5
+_ABOUT = re.compile(r"\(correcting: what was said about (.+?)\)$|（更正：之前说的(.+?)）$")
+
+
+def retracted_roles(text: str) -> frozenset[str]:
+    """The roles a retraction withdraws: those its named subject names ("the job transport",
+    对象存储), else those the new statement names."""
+    about = _ABOUT.search(text)
+    named = roles_in(canonical(next(g for g in about.groups() if g))) if about else frozenset()
+    return named or roles_in(canonical(text[: about.start()] if about else text))
+
+
+# A name a statement gives a thing: dotted, coloned, slashed or dashed (orders.events,
+# photos-raw), or a product name in mixed case (RabbitMQ, MinIO). File paths are left out: a
+# file usually outlives the fact that named it.
+_IDENTIFIER = re.compile(
+    r"\b[A-Za-z][\w]*(?:[.:_-][\w]+)+\b|\b[A-Z][a-z]+[A-Z]\w*\b|\b[A-Z][a-z]*[A-Z]{2,}\w*\b"
+)
+_PATH_LIKE = re.compile(
+    r"/|\.(?:py|ts|tsx|js|jsx|go|rs|java|kt|rb|md|json|ya?ml|toml|sh|sql|css|html)$", re.I
+)
+
+
+def identifiers(text: str) -> set[str]:
+    """The names of things `text` gives (not file paths), lower-cased."""
+    return {w.casefold() for w in _IDENTIFIER.findall(text) if not _PATH_LIKE.search(w)}
+
+
+def echoing(
+    cap: Capture, target: Memory, known: Iterable[Memory], when: datetime | None
+) -> list[Memory]:
+    """Earlier memories that repeat what a retraction withdrew: they quote a name the retracted
+    memory gave that the new statement does not ("I read worker/consume.py: it binds a queue
+    to orders.events" after the RabbitMQ exchange orders.events was withdrawn; 原图进 MinIO 的
+    photos-raw after MinIO/photos-raw was). Only memories older than the retraction; the
+    project's own name is no withdrawn value."""
+    project = target.scope.casefold()
+    stale = {w for w in identifiers(target.text) - identifiers(cap.text) if w not in project}
+    gone = products_in(canonical(target.text)) - products_in(canonical(cap.text))
+    return [
+        m
+        for m in known
+        if m.id != target.id
+        and m.scope == target.scope
+        and m.status == "active"
+        and m.category in _FACT_CATEGORIES | {target.category}
+        and (when is None or m.created_at is None or m.created_at < when)
+        and (_quotes(stale, identifiers(m.text)) or _said_right_after(m, target, gone))
+    ]
+
+
+def _quotes(stale: set[str], names: set[str]) -> bool:
+    """Whether `names` hold a withdrawn name, alone or with a port or path after it
+    ("cache-02.mall.internal:6379" quotes cache-02.mall.internal)."""
+    return any(n == s or n.startswith((s + ":", s + "/")) for n in names for s in stale)
+
+
+ECHO_WINDOW = timedelta(minutes=10)
+
+
+def _said_right_after(m: Memory, target: Memory, gone: frozenset[tuple[str, str]]) -> bool:
+    """A copy made in the same conversation right after the withdrawn statement, naming the
+    product it named ("好的，构建目前只针对 Chrome。" after "Firefox 先不管，只做 Chrome")."""
+    if not gone or m.created_at is None or target.created_at is None:
+        return False
+    if not target.created_at <= m.created_at <= target.created_at + ECHO_WINDOW:
+        return False
+    return bool(products_in(canonical(m.text)) & gone)
 
 
 def restating(cap: Capture, target: Memory, known: Iterable[Memory]) -> list[Memory]:

@@ -40,10 +40,16 @@ STACK_TRACE = re.compile(
 )
 LOG = re.compile(
     r"""^\[?\d{4}[-/]\d{2}[-/]\d{2}[T\ ]\d{2}:\d{2} | ^\[?\d{2}:\d{2}:\d{2}
+    | ^\[?\d{2}[-/.]\d{2}[-/.]\d{2,4}[T\ ]\d{2}:\d{2}:\d{2}  # log4j/Spark "26/03/10 02:14:51"
+    | ^(?:[A-Z][\w-]*\ )?(?:Error|Warning|Exception):\ \[  # "Validation Error: [ VUID-… ]"
+    | ^[A-Za-z_][\w:.]*\(\):\ \S                          # "vkCmdDraw(): descriptor …"
+    | ^.{0,80}?\b\w+\ ?=\ ?0x[0-9A-Fa-f]{6,}\b            # "MessageID = 0x9d1d3c94"
     | ^\s*\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\]?(?:\s|:)
     | ^\s*(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL)(?::|\ -|\ \[)
     | ^(?:npm|yarn|pnpm)\ (?:WARN|ERR!|error|warn|notice)
     | ^(?:error|warning|info|warn)\ [A-Z"]
+    | ^[a-z][\w.-]{1,30}:\ (?:error|warning|fatal|info|notice|debug)\b(?::|\ \*|\ \[)  # srun
+    | ^\s*\*{3}\ [A-Z]{3,}\b                                   # "*** JOB 4418823 ON … ***"
     | ^[IWEF]\d{4}\ \d\d:\d\d:\d\d                           # klog (kubelet, kube-*)
     | ^[A-Z][a-z]{2}\ [\ \d]\d\ \d\d:\d\d:\d\d\ \S           # syslog / journalctl
     | ^\s*(?:time|ts|level|lvl)=\S                           # logfmt
@@ -53,6 +59,10 @@ LOG = re.compile(
     | ^\[?\d{10}(?:\.\d{1,9})?\]?:?\s                          # epoch seconds (mosquitto)
     | ^\s*\[(?i:info|warn|warning|error|debug|trace|fatal|notice)\]\s
     | ^\S+\ \S+\ \S+\ \[\d{2}/\w{3}/\d{4}:\d{2}:\d{2}:\d{2}        # access log
+    | ^\[[\w.:/@-]{1,40}\]:?\s+\[?(?:\d{4}[-/]\d{2}[-/]\d{2}[T\ ]\d{2}:\d{2}  # "[uploader] 2024-…"
+        |\d{2}:\d{2}:\d{2}|(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|NOTICE)\b)
+    | ^[\w.@/-]{1,40}:?\ +\d{4}-\d{2}-\d{2}[T\ ]\d{2}:\d{2}:\d{2}  # "worker-1 2024-05-16 10:21:07"
+    | ^.{0,40}?\b\d{2}:\d{2}:\d{2}[,.]\d{3}\b                     # a millisecond timestamp
     """,
     re.VERBOSE,
 )
@@ -89,6 +99,11 @@ BUILD_OUTPUT = re.compile(
     | ^[0-9a-f]{12}:\ (?:Pull\ complete|Waiting|Downloading|Verifying|Already\ exists|Pushed)
     | ^\[\d+/\d+\]\  | ^(?:yarn|npm|pnpm)\ (?:install|run)\ v\d | ^>\ [\w@/.-]+@\d\S*\ \S
     | ^>\ \w[\w:-]*\ *$ | ^\$\ \S
+    | ^\s*ELIFECYCLE\b | ^asset\ \S+\ \d[\d.]*\ [KMG]?i?B\b | ^webpack\ \d+\.\d+\.\d+\ compiled\b
+    | ^(?:runtime|cacheable|orphan)\ modules\ \d
+    | ^[\w.-]+\ v\d+\.\d+(?:\.\d+)?\s*$ | ^[A-Z][a-z]+ing\b[^.?!]{0,80}\.{3}\s*$  # esptool v4
+    | ^BUILD\ (?:SUCCESSFUL|SUCCESS|FAILED|FAILURE)\b | ^\d+\ actionable\ tasks?:
+    | ^>\ Task\ :\S | ^FAILURE:\ Build\ failed | ^\s*(?:Compiling|Checking)\ [\w-]+\ v\d
     | ^(?:added|removed|changed|audited)\ \d+\ packages? | ^found\ \d+\ vulnerabilit
     | ^\s*(?:Resolved|Prepared|Installed|Uninstalled|Audited|Built)\ \d+\ packages?\b
     | ^\s*(?:Requirement\ already\ satisfied:|Installing\ collected\ packages:
@@ -125,6 +140,10 @@ PROGRESS_OUTPUT = re.compile(
     re.VERBOSE,
 )
 
+# A line of three or more `name=number` readings anywhere ("epoch 3 step 1200 loss=0.4127
+# auc=0.7713 it/s=2.31"): a training or benchmark log, whatever comes first.
+METRICS = re.compile(r"^.{0,120}?(?:[\w/.@-]+=[-+]?\d[\d.e%+-]*[,;]?\s+){2,}[\w/.@-]+=[-+]?\d")
+
 # (kind, pattern, the characters its only unanchored alternative needs): the order names a
 # line that several describe. Every other alternative starts with `^`, so a line holding none
 # of those characters can only match at offset 0, and `match` answers what `search` would.
@@ -136,6 +155,7 @@ PASTED_KINDS: tuple[tuple[str, re.Pattern[str], str], ...] = (
     ("tool_output", BUILD_OUTPUT, ""),
     ("tool_output", TABLE_OUTPUT, ""),
     ("tool_output", PROGRESS_OUTPUT, ""),
+    ("tool_output", METRICS, ""),
 )
 
 # Markdown's indented code block (four spaces or a tab, not a nested bullet): quoted code or
@@ -179,6 +199,78 @@ def traceback_lines(lines: Sequence[str]) -> set[int]:
                 continue
         found.add(index)
     return found
+
+
+def smoothed(lines: Sequence[str], noisy: Sequence[bool]) -> list[bool]:
+    """Which lines are pasted output once whole blocks are considered, given which are on
+    their own (`noisy`): a program's output is pasted as a block, and a line inside it is
+    output whatever it looks like ("srun: Job step aborted: …" between two slurm errors,
+    "esptool.py v4.7.0" after "tail of the build for reference:").
+
+    - A line between two output lines of one block (no blank line between) is output.
+    - A block introduced by a line ending in ":" (its first line, or the last line before it)
+      is output from the intro on when the intro names output ("tail of the build:", 日志：,
+      "here's what it spits out:") and one of its lines is output, or, after any other ":" (a
+      list of rules), when half of it is; in both up to the first line after the last output
+      line that reads as the user's own sentence.
+    - A block right after such a block, past a blank line, continues it when one of its lines
+      is output (the second half of a webpack report).
+    A question after the output ("Can you look at it?") stays the user's."""
+    out = list(noisy)
+    pasting = False
+    for start, end in _blocks(lines):
+        for i in range(start + 1, end - 1):
+            out[i] = out[i] or (out[i - 1] and out[i + 1])
+        intro = start if _opens_paste(lines[start]) else None
+        before = next((i for i in range(start - 1, -1, -1) if lines[i].strip()), None)
+        if intro is None and before is not None and _opens_paste(lines[before]):
+            intro = before  # "npm run build 的输出：", a blank line, then the output
+        first = start + 1 if intro == start else start
+        outputs = [i for i in range(first, end) if out[i]]
+        if not outputs:
+            pasting = False
+            continue
+        named = pasting or (intro is not None and _PASTE_INTRO.search(lines[intro]) is not None)
+        if not named and (intro is None or len(outputs) * 2 < end - first):
+            pasting = False
+            continue
+        last = outputs[-1] + 1
+        while last < end and not _PROSE.match(lines[last].strip()):
+            last += 1  # trailing output lines no pattern knows, up to the user's prose
+        for i in range(first, last):
+            out[i] = out[i] or not lines[i].rstrip().endswith(("?", "？"))
+        pasting = all(out[first:end])
+    return out
+
+
+# A sentence of the user's own after pasted output ("Please look at it.", "The config loader
+# is in app/config.py.", 帮我看看。): capitalised or Chinese, no hex, ending like a sentence.
+_PROSE = re.compile(r"^(?:[A-Z][a-z']*\b|[\u4e00-\u9fff])(?!.*\b0x[0-9a-fA-F]).*[.!?。！？]$")
+
+
+def _blocks(lines: Sequence[str]) -> list[tuple[int, int]]:
+    """[start, end) of each run of non-blank lines."""
+    runs: list[tuple[int, int]] = []
+    start = None
+    for i, line in enumerate([*lines, ""]):
+        if line.strip() and start is None:
+            start = i
+        elif not line.strip() and start is not None:
+            runs.append((start, i))
+            start = None
+    return runs
+
+
+def _opens_paste(line: str) -> bool:
+    return line.rstrip().endswith((":", "："))
+
+
+_PASTE_INTRO = re.compile(
+    r"\b(?:build|log|logs|output|trace|traceback|dump|console|terminal|stderr|stdout|spits?"
+    r"|prints?|says|said|shows?|error|errors|result|results|tail|run)\b"
+    r"|输出|日志|报错|构建|编译|结果|错误|打印",
+    re.IGNORECASE,
+)
 
 
 def is_pasted_line(line: str) -> bool:

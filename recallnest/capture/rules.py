@@ -179,6 +179,22 @@ CHANGE_REPORT = re.compile(
 )
 
 # Why a decision was taken, said in the sentence before it: a failure or a cost.
+# A sentence that says what fixed the problem just diagnosed: "Fix: …", "The fix: …", "Fixed by
+# …", "Solution: …", "Workaround: …", 修复：…, 解决办法：…, 改法：….
+FIX_LEAD = re.compile(
+    r"^(?:(?:the )?(?:fix|solution|workaround|remedy)\s*(?:was|is)?\s*[:：—–-]|fixed (?:it )?by\b"
+    r"|resolved (?:it )?by\b)|^(?:修复|解决办法|解决方法|解决|改法|处理)\s*[:：]",
+    _I,
+)
+# A sentence that gives the reason for what was just said: "The reason is …", "Reason: …",
+# "That's because …", "Mainly because …", 理由就一条：…, 原因是…, 主要是因为…, 之所以这么定是….
+REASON_LEAD = re.compile(
+    r"^(?:(?:the |our |my )?(?:main |only |one )?reasons?(?: (?:is|was|being|here))?\s*[:：,—–-]?"
+    r"|(?:that's|that is|this is|it's|it is) (?:mostly |mainly |all )?because\b"
+    r"|(?:mostly |mainly |simply |just )?because\b|why\s*[:：]|the why\b)"
+    r"|^(?:理由|原因|主要原因|主要是因为|因为|之所以|出发点|考虑是|考虑到)",
+    _I,
+)
 DECISION_CAUSE = re.compile(
     r"\b(?:because|since|we (?:shipped|lost|had|hit|keep)|keeps? (?:failing|breaking|crashing"
     r"|timing out)|too (?:slow|heavy|big|expensive|brittle)|fail(?:s|ed|ing|ures?)?|broke|bugs?"
@@ -301,7 +317,9 @@ FACT_VERB = re.compile(
     r"\b(?:is|are|lives?|listens?|runs?|uses?|stored|located|points?|proxies|exposes?|reads?"
     r"|comes? from|called|named|handles?|hosted|deployed|needs?|requires?|pinned|mounted|served"
     r"|sits?|consumes?|signed|stores?|keeps?|writes?|sends?|ships?|pushes?|publishes?|forwards?"
-    r"|strips?|syncs?|backs? up|goes|go to|kept"
+    r"|strips?|syncs?|backs? up|goes|go to|kept|go(?:es)? (?:through|via|over|out (?:through|via))"
+    r"|(?:moved|migrated|switched|cut over) to|reported to|routed (?:to|through)"
+    r"|sent (?:to|through|via)"
     r"|belongs? (?:in|to|under))\b|是|在|放在|存在|监听|用来|用于|负责|代理到|叫"
     r"|地址|位于|来自|发到|写到|推到|传到|存到|转发|去掉|同步到|用的是|部署在|指向|签名|托管在"
     r"|托管于|跑在|读的"
@@ -435,7 +453,9 @@ _LATER_CORRECTION = (
     r"(?: (?:last time|earlier|before|yesterday|about (?:\w+ ){0,3}?\w+))?"
     r"|(?:heads up,?\s+)?(?:that|the) (?:[\w.+-]+ ){1,4}?(?:thing|info|note|bit|part) is"
     r" (?:outdated|wrong|stale|out of date|no longer true)"
-    r"|(?:scratch|forget|ignore) (?:that|what I said(?: (?:about|earlier|before|last time)"
+    r"|(?:scratch|forget|ignore|disregard|drop) (?:that|(?:what|everything|all|anything)"
+    r" (?:that )?I(?:'ve| have| had)? (?:said|told you|wrote|mentioned"
+    r"|gave you|described)(?: (?:to you )?(?:about|earlier|before|last time|on|for)"
     r"(?: [\w.+-]+){0,3})?)"
     r"|I was wrong(?: about (?:\w+ ){0,3}?\w+)?|I misspoke"
     # "the numbers I gave you for the limiter were wrong", "change of plans on the station"
@@ -445,13 +465,89 @@ _LATER_CORRECTION = (
     r" (?:wrong|off|outdated|incorrect|stale|not right)"
     r"|change of plans?(?: (?:on|for|about) (?:the |our )?[\w.+/-]+(?: [\w.+/-]+){0,2})?"
 )
+# An earlier statement retracted as a whole clause, its subject inside: 之前说的对象存储那部分作废，
+# 上次讲的部署流程已经不算数了, 前面提到的端口不对了: the fact that follows replaces it.
+_ZH_WHEN = (
+    r"(?:之前|上次|前面|刚才|昨天|以前|早先|上周|上个月|前几天|前两天|第一天|一开始|最开始|当时"
+    r"|那天)"
+)
+_ZH_SAID = rf"{_ZH_WHEN}我?(?:跟你|和你|给你)?(?:说|讲|记|写|提|给|定)(?:过|到)?"
+_ZH_VERDICT = (
+    r"(?:[，,]\s*)?(?:整个|全部|都|就)?(?:已经)?(?:作废|不算数?|不对|错了|有误|过时|不用了|不成立|改了"
+    r"|变了|废了|收回|撤回|当我没说过?|不要了)"
+)
+_ZH_THAT = r"(?:那部分|那块|这块|那段|那条|那个|这个|这条|那句话?|部分|方面|的事|的内容|的说法)"
+# 之前说的对象存储那部分作废, 上次讲的部署流程已经不算数了, 之前跟你说固件放 MinIO 那个不对了,
+# 第一天我说的支持哪些浏览器那句话，整个作废, 之前定价那条整个收回 (without 的, the subject ends on
+# 那个/那条: "之前说要用 pnpm" alone withdraws nothing).
+_ZH_RETRACTION = (
+    rf"(?:{_ZH_WHEN}[^，,。；;：:的]{{1,16}}?{_ZH_THAT}"
+    rf"|{_ZH_SAID}(?:的[^，,。；;：:]{{0,16}}?{_ZH_THAT}?|[^，,。；;：:的]{{1,16}}?{_ZH_THAT}))"
+    rf"{_ZH_VERDICT}了?(?:哈|啊|呀|哦|哈哈)?"
+)
+# A clause after a retraction that only says the old thing went, naming nothing: "we ripped
+# that out last sprint", "we dropped that vendor in March", "that's all gone now", 上周已经迁完了.
+# The fact is in the next clause or sentence.
+_REMOVED = (
+    r"(?:ripped|tore|took|pulled|threw|phased|switched|turned) (?:\w+ )?out|got rid of|dropped"
+    r"|removed|deleted|killed|retired|replaced|scrapped|ditched|sunset|deprecated|decommissioned"
+    r"|shut (?:\w+ )?down|moved off|migrated off|stopped using|migrated away from"
+)
+GONE_CLAUSE = re.compile(
+    r"^(?:(?:we|i|they|the team)(?:'ve| have| had)? (?:already |just |finally )?(?:"
+    + _REMOVED
+    + r")(?: (?:that|it|this|those|them)(?: (?!in\b|on\b|at\b|last\b)\w+)?)?"
+    r"|(?:that|it|this|those)(?:'s| is| was| has been| got)? (?:\w+ ){0,2}?(?:gone|dead|removed"
+    r"|replaced|ripped out|history|over))"
+    r"(?: (?:out|away|off|already|now|anymore|a while ago|recently|last \w+|in \w+|weeks? ago"
+    r"|months? ago))*"
+    r"(?:,? (?:and |so )?(?:it|that|this|they)(?:'s| is|'re| are)? (?:doesn't|does not|don't"
+    r"|no longer|not|isn't|aren't) (?:exists?|there|around|running|used|a thing)(?: anymore)?)?"
+    r"[.!]?$"
+    # "last week, all of it, it was wrong": the marker's own verdict, before what holds now
+    r"|^(?:(?:last \w+|all of it|earlier|before|too)[, ]+)*(?:it|that|this|all of it)"
+    r"(?:'s| is| was) (?:all |just |simply )?(?:wrong|incorrect|outdated|not right|stale|made up"
+    r"|a mistake)[.!]?$"
+    r"|^(?:上周|上个月|前几天|之前|早就|已经|都)*(?:已经)?(?:迁完|迁移完|换掉|删掉|去掉|下线|停用|废弃|拆掉)了?[，,。！!]?$",
+    _I,
+)
+# A leading clause saying the old thing went, before what holds now: 上周已经迁完了：….
+GONE_LEAD = re.compile(
+    r"^(?:上周|上个月|前几天|之前|早就|已经|都)*(?:已经)?(?:迁完|迁移完|换掉|删掉|去掉|下线|停用|废弃|拆掉)了?[：:，,]\s*"
+)
+# The subject a Chinese retraction names: 之前说的「对象存储」那部分作废.
+ZH_RETRACTED_ABOUT = re.compile(
+    rf"(?:{_ZH_WHEN}([^，,。；;：:的]{{1,16}}?){_ZH_THAT}"
+    rf"|{_ZH_SAID}(?:的([^，,。；;：:]{{1,16}}?){_ZH_THAT}?|([^，,。；;：:的]{{1,16}}?){_ZH_THAT}))"
+    + _ZH_VERDICT
+)
+# What a Chinese retraction's subject may open with that is no part of it ("跟你说固件放 MinIO" is
+# 固件放 MinIO), and subjects that name nothing (那个).
+ZH_ABOUT_LEAD = re.compile(r"^我?(?:跟你|和你|给你)?(?:说|讲|提|记|写)(?:过|到)?的?\s*")
+ZH_ABOUT_EMPTY = frozenset({"那个", "这个", "那条", "这条", "那句", "那句话", "那部分", "那块"})
+# The rule of a withdrawal that states nothing in place of what it withdraws ("之前定价那条整个
+# 收回，当我没说"): admission retires the withdrawn memory and archives the withdrawal itself.
+WITHDRAWAL_RULE = "correction.retract.only"
+# A retraction: the user withdraws an earlier statement as a whole ("Scratch what I told you
+# about the job transport", 之前说的对象存储那部分作废) and states what holds now. Admission then
+# retires the earlier memory about that subject and the copies that quote its values.
+RETRACTION = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|also|oh|and|btw|yeah|yes|yep|right|hmm|actually|wait)[.,!]?\s+){0,3}"
+    r"(?:scratch|forget|ignore|disregard|drop) (?:that|"
+    r"(?:what|everything|all|anything) (?:that )?I(?:'ve| have| had)? "
+    r"(?:said|told you|wrote|mentioned|gave you|described))\b|^" + _ZH_RETRACTION,
+    _I,
+)
 # The thing a later correction says it corrects: "Scratch what I said about Adyen:", "I was
 # wrong about the port:".
 CORRECTED_ABOUT = re.compile(
-    r"\b(?:about|for|on) (?:the |our |my )?(?!(?:the|a|an)\b)([A-Za-z0-9][\w.+/-]*)", _I
+    r"\b(?:about|for|on) (?:the |our |my )?(?!(?:the|a|an)\b)([A-Za-z0-9][\w.+/-]*"
+    r"(?: (?!(?:we|i|it|that|this|and|but|so|or|is|was|are)\b)[A-Za-z0-9][\w.+/-]*){0,2})",
+    _I,
 )
 CORRECTION = re.compile(
-    r"^(?:no+(?:pe)?|nah|not quite|not really|wrong|that's (?:not right|wrong|incorrect|not it"
+    r"^(?:(?:yeah|yes|yep|ok(?:ay)?|oh|right|hmm|alright)[.,!]?\s+){0,3}"
+    r"(?:no+(?:pe)?|nah|not quite|not really|wrong|that's (?:not right|wrong|incorrect|not it"
     r"|not how (?:we|it) (?:do(?:es)? it|works)(?: here)?|not what we do|outdated|out of date"
     r"|stale|old info|no longer (?:true|right|the case)|changed)(?: now| anymore| any more"
     r"| these days)?"
@@ -460,7 +556,7 @@ CORRECTION = re.compile(
     + r")\b(?:\s*(?:no"
     r"|that's (?:not right|wrong)))?\s*[,.:;!—–-]*\s*|^(?:不对|不是的?|不行|其实|错了|你说错了"
     r"|更正一下|更正|纠正一下|不不|等下|等等|等一下"
-    r"|(?:之前|上次|昨天)(?:说|讲|记|写)的(?=.{0,24}?(?:不对|错了|有误))"
+    r"|" + _ZH_RETRACTION + r"|(?:之前|上次|昨天)(?:说|讲|记|写)的(?=.{0,24}?(?:不对|错了|有误))"
     r"|\S{0,4}(?:搞|弄|写|说"
     r"|记)错了|(?:那个|这个|这条|这)?(?:信息|说法)?(?:已经)?(?:过时了|不对了|变了|不是这样了))(?:那个\S{0,4})?[，,。:：!！\s]*",
     _I,
@@ -486,8 +582,11 @@ LEAD_CLAUSE = re.compile(
 
 # Corrections that stand on their own, without a previous turn by the other side.
 STRONG_CORRECTION = re.compile(
-    r"^(?:that's|that is|you're|wrong|correction|not quite|不对|错了|你说错了|更正|纠正"
+    r"^(?:(?:yeah|yes|yep|ok(?:ay)?|oh|right|hmm|alright)[.,!]?\s+){0,3}"
+    r"(?:that's|that is|you're|wrong|correction|not quite|不对|错了|你说错了|更正|纠正"
     + _LATER_CORRECTION
+    + r"|"
+    + _ZH_RETRACTION
     + r"|(?:之前|上次|昨天)(?:说|讲|记|写)的.{0,24}?(?:不对|错了|有误)"
     r"|我们不是这么|\S{0,4}(?:搞|弄|写|说|记)错了|不是\s*[^，,。\s][^，,。]{0,30}[，,]\s*(?:而|其实|应该)?是)",
     _I,
@@ -837,6 +936,9 @@ DECISION_RULES = _table(
             r"|v?\d+\.\d+(?:\.\d+)?\s*(?:已经)?(?:发|上)(?:到)?(?:生产|线上|正式)|已经?接(?:进来|入|上)了"
             r"|我们(?:已经)?把.{1,20}?(?:拆成|合并成|合成|迁到|换成|改成)了?"
             r"|(?:推迟?|延(?:期|后)?|改|定|挪)到\s*[^，。]{1,12}?(?:上线|发布|发版|交付|冻结)"
+            # 最低系统版本改成 17 了, 超时调到 30 秒了: a setting changed, reported done
+            r"|^[^，。！？?]{2,20}?(?:改成|改为|换成|升到|升级到|调成|调到|降到)了?\s*[A-Za-z0-9][\w.+-]*"
+            r"\s*\S{0,3}?了"
         ),
         "decision.zh": (
             r"我们决定|(?<![再才])决定(?:了)?(?:用|采用|使用|保留|继续|不|把|从|改)|(?<![搞弄])定了|就这么定|拍板"
@@ -854,7 +956,7 @@ DECISION_RULES = _table(
             r"|我们.{0,10}从.{1,20}(?:换成"
             r"|迁到|迁移到|切到|改成|换到)|还是保持|继续保持"
             # 还是用 X 吧 / 就用 SXSSF 吧: settling on one option
-            r"|还是(?:用|改用|选|放|换成|上)[^，,。；]{1,30}吧|就用\s*[A-Za-z][\w.+-]*\s*吧"
+            r"|还是(?:用|改用|选|放|换成|上)[^，,。；]{1,30}吧|就用\s*[A-Za-z][\w.+-]*(?:\s[A-Za-z0-9][\w.+-]*){0,2}\s*吧"
         ),
     }
 )

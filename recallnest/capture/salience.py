@@ -24,6 +24,7 @@ from recallnest.capture.chatter import (
     PASTED_KINDS,
     USER_HOST_PROMPT,
     is_small_talk,
+    smoothed,
     traceback_lines,
 )
 from recallnest.core.injected import strip_injected as strip_injected
@@ -130,13 +131,37 @@ def strip_noise(text: str) -> tuple[str, Counter[str]]:
     fenced = _FENCE.findall(text)
     noise["code_block"] += sum(block.count("\n") + 1 for block in fenced)
     unfenced = _FENCE.sub("\n", text)
-    kept: list[str] = []
-    in_diff = in_output = False
     lines = unfenced.splitlines()
+    kinds = _smoothed(lines, _line_kinds(lines))
+    kept: list[str] = []
+    in_diff = False
+    for line, kind in zip(lines, kinds, strict=True):
+        in_diff = in_diff or line.startswith(("diff --git", "@@ "))
+        if kind == "blank":
+            continue
+        if kind == "text":
+            kept.append(line)
+            continue
+        noise[kind] += 1
+        annotated = _ANNOTATED_SETTING.match(line)
+        if annotated is not None and not in_diff:
+            # Trigger: a pasted config line that carries the user's own note ("AWS_KEY=…
+            # # 归档桶 fapiao-archive-prod"). Why: the note is prose stating a fact, and the
+            # line is dropped as pasted config (its secret is masked anyway). Outcome: the
+            # note is kept with the setting's name, never its value.
+            kept.append(f"{annotated['name']}: {annotated['note'].strip()}")
+    return "\n".join(kept), noise
+
+
+def _line_kinds(lines: list[str]) -> list[str]:
+    """Each line's kind on its own: "blank", "text", or a noise kind."""
+    kinds: list[str] = []
+    in_diff = in_output = False
     traceback = traceback_lines(lines)
     for index, line in enumerate(lines):
         if not line.strip():
             in_output = False
+            kinds.append("blank")
             continue
         in_diff = in_diff or line.startswith(("diff --git", "@@ "))
         # Trigger: lines after a shell prompt line ("$ docker ps"), up to a blank line.
@@ -146,18 +171,20 @@ def strip_noise(text: str) -> tuple[str, Counter[str]]:
         else:
             kind = "tool_output" if in_output else classify_line(line, in_diff)
         in_output = in_output or _PROMPT.match(line) is not None
-        if kind == "text":
-            kept.append(line)
-        else:
-            noise[kind] += 1
-            annotated = _ANNOTATED_SETTING.match(line)
-            if annotated is not None and not in_diff:
-                # Trigger: a pasted config line that carries the user's own note ("AWS_KEY=…
-                # # 归档桶 fapiao-archive-prod"). Why: the note is prose stating a fact, and the
-                # line is dropped as pasted config (its secret is masked anyway). Outcome: the
-                # note is kept with the setting's name, never its value.
-                kept.append(f"{annotated['name']}: {annotated['note'].strip()}")
-    return "\n".join(kept), noise
+        kinds.append(kind)
+    return kinds
+
+
+def _smoothed(lines: list[str], kinds: list[str]) -> list[str]:
+    """`kinds` with the lines `chatter.smoothed` finds inside pasted blocks marked as output."""
+    noisy = smoothed(lines, [kind not in ("text", "blank") for kind in kinds])
+    out = list(kinds)
+    for i, (kind, now) in enumerate(zip(kinds, noisy, strict=True)):
+        if kind == "text" and now:
+            out[i] = next(
+                (k for k in reversed(out[:i]) if k not in ("text", "blank")), "tool_output"
+            )
+    return out
 
 
 # `NAME=value  # a note of two words or more`, as in a pasted .env or shell export.
@@ -205,14 +232,10 @@ def _strip_symbols(text: str) -> str:
     return re.sub(r"[:;]-?[()DPp]", " ", no_emoji)
 
 
-def prose_weight(text: str) -> int:
-    """Rough amount of language in `text`: ASCII alphanumerics 1, CJK characters 2."""
-    return sum(2 if _is_cjk(ch) else 1 for ch in text if ch.isalnum())
-
-
 def has_prose_weight(text: str, minimum: int) -> bool:
-    """`prose_weight(text) >= minimum`, stopping at the first characters that reach it (the
-    gate only needs the threshold, and counting a long turn whole cost ~0.1 ms per turn)."""
+    """Whether `text` holds at least `minimum` of language (alphanumerics count 1, CJK
+    characters 2), stopping at the first characters that reach it (the gate only needs the
+    threshold, and counting a long turn whole cost ~0.1 ms per turn)."""
     if minimum <= 0:
         return True
     weight = 0

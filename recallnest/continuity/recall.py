@@ -43,6 +43,10 @@ NEAR_DUPLICATE_JACCARD = 0.7
 # waits 0.15 s for the whole answer, of which starting a process takes ~40 ms. Past it the
 # search goes on keyword-only (the lexical bar decides alone) rather than print nothing.
 VECTOR_DEADLINE_SECONDS = 0.06
+# The same counted from the hook's own start, when the hook says how long it ran before asking
+# (integrations.prompt_hook): the prompt's whole wait is what the target bounds (p95 <= 80 ms
+# for the hook process, issue 23), and a slow process start leaves less of it to the model.
+HOOK_VECTOR_DEADLINE_SECONDS = 0.05
 # Past this many (estimated) tokens a prompt's embedding cannot finish by the deadline (the
 # local model: ~10 ms + 1.3 ms a token, 150 ms at 100 tokens): it is not started at all, and
 # the prompt is answered by keywords at once instead of past the hook's budget.
@@ -77,9 +81,11 @@ def choose(
     trace: list[tuple[str, str, float, float | None]] | None = None,
 ) -> list[Chosen]:
     """The hits worth injecting for `plan`, best first, whose rendered text fits `max_tokens`.
-    `session_turns` is called only if a memory's evidence has to be checked. `trace` receives
-    every fresh candidate's (id, kind, relevance), for tuning the bar (`recall --explain`)."""
+    `session_turns` is called only if a memory's evidence has to be checked, and once.
+    `trace` receives every fresh candidate's (id, kind, relevance), for tuning the bar
+    (`recall --explain`)."""
     scored: list[tuple[float, SearchHit]] = []
+    session_turns = _once(session_turns)  # a store read: at most one per prompt
     for hit in hits:
         if hit.id in excluded or not _fresh(hit, session_id, session_turns):
             continue
@@ -127,6 +133,18 @@ class _Nearness:
     def stands_out(self, hit_id: str) -> bool:
         """This candidate is the closest in meaning, by a clear margin."""
         return self.usable and hit_id == self.top_id and self.margin >= SEMANTIC_MARGIN
+
+
+def _once(read: Callable[[], frozenset[str]]) -> Callable[[], frozenset[str]]:
+    """`read`, called at most once."""
+    kept: list[frozenset[str]] = []
+
+    def cached() -> frozenset[str]:
+        if not kept:
+            kept.append(read())
+        return kept[0]
+
+    return cached
 
 
 def render(items: Sequence[Chosen]) -> str:

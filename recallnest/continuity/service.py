@@ -5,13 +5,13 @@ sent, so resume/clear/compact starts do not repeat them.
 
 from __future__ import annotations
 
-import json
 import math
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from recallnest.continuity import recall
 from recallnest.continuity.candidates import patch_candidates
@@ -45,6 +45,35 @@ PROMPT_RESET_SOURCES = ("clear", "compact")
 MIN_PROMPT_TOKENS = 40  # less budget left than this cannot carry one item with its frame
 
 
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """A session start's resume context: its text ("" when there is nothing to say), the ids
+    of the memories and checkpoint it holds (layout order), its estimated tokens and the
+    project it was composed for."""
+
+    text: str
+    items: tuple[str, ...]
+    tokens: int
+    project: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class PromptRecall:
+    """The notes prompt-time recall sends for one prompt, often none. `skip` says why nothing
+    was sent; a prompt skipped before it was read (recall off, no question in it, no budget
+    left) has no `intent` or `project`. `candidates`, with `explain`: every fresh candidate as
+    (id, kind, relevance, embedding cosine or None)."""
+
+    text: str
+    items: tuple[str, ...]
+    scores: tuple[float, ...]
+    tokens: int
+    skip: str | None
+    intent: str | None = None
+    project: str | None = None
+    candidates: tuple[tuple[str, str, float, float | None], ...] | None = None
+
+
 class ContinuityHost(Protocol):
     """What continuity needs from its host (the Engine): the store it reads sessions, memories
     and checkpoints from, the resume budget, and the access counter of recalled memories."""
@@ -74,7 +103,7 @@ class Continuity:
 
     def checkpoint(
         self, session_id: str, reason: str = "manual", now: datetime | None = None
-    ) -> dict[str, Any] | None:
+    ) -> Checkpoint | None:
         """Build and store the checkpoint of one session; None when nothing is worth keeping."""
         store = self.engine.store
         turns = store.session_turns(session_id)
@@ -91,8 +120,7 @@ class Continuity:
         store.write_checkpoint(
             cp.id, session_id, agent, project, cp.created_at, reason, cp.to_json()
         )
-        result: dict[str, Any] = json.loads(cp.to_json())
-        return result
+        return cp
 
     def _earlier(
         self, project: str | None, session_id: str, before: datetime | None
@@ -113,12 +141,14 @@ class Continuity:
             return None
         return Checkpoint.from_json(bodies[0])
 
-    def recent(self, project: str | None, limit: int = 20) -> list[dict[str, Any]]:
-        return [json.loads(b) for b in self.engine.store.checkpoints(project=project, limit=limit)]
+    def recent(self, project: str | None, limit: int = 20) -> list[Checkpoint]:
+        """The newest checkpoints (of `project`, or of every project), newest first."""
+        bodies = self.engine.store.checkpoints(project=project, limit=limit)
+        return [Checkpoint.from_json(b) for b in bodies]
 
-    def show(self, cp_id: str) -> dict[str, Any] | None:
+    def show(self, cp_id: str) -> Checkpoint | None:
         body = self.engine.store.checkpoint_body(cp_id)
-        return None if body is None else dict(json.loads(body))
+        return None if body is None else Checkpoint.from_json(body)
 
     # ---- resume -------------------------------------------------------------------------------
 
@@ -130,7 +160,7 @@ class Continuity:
         session_id: str | None = None,
         now: datetime | None = None,
         record: bool = True,
-    ) -> dict[str, Any]:
+    ) -> Resume:
         """The resume context for a session starting in `cwd`. With `record`, the items sent
         are remembered for this session so a later resume/clear/compact start skips them."""
         project = project_of(cwd)
@@ -155,12 +185,7 @@ class Continuity:
                     self._prompted.pop(session_id, None)
         if record:
             self.engine.record_access(ctx.item_ids)
-        return {
-            "text": ctx.text,
-            "items": list(ctx.item_ids),
-            "tokens": ctx.tokens,
-            "project": project,
-        }
+        return Resume(ctx.text, ctx.item_ids, ctx.tokens, project)
 
     def _inputs(self, project: str | None) -> tuple[list[Memory], Checkpoint | None]:
         """Candidate memories and the latest checkpoint, cached until the store changes."""
@@ -230,7 +255,7 @@ class Continuity:
         snapshot) or before it restarted: count what its resume shows as already in front of
         the agent, so a prompt does not bring the same notes a second time."""
         shown = self.resume(cwd, agent, "startup", session_id, now=now, record=False)
-        self._remember_sent(session_id, set(shown["items"]))
+        self._remember_sent(session_id, set(shown.items))
 
     def _remember_sent(self, session_id: str, ids: frozenset[str] | set[str]) -> None:
         with self._lock:
@@ -252,7 +277,7 @@ class Continuity:
         explain: bool = False,
         agent: str = "claude",
         prepare: recall.Prepare | None = None,
-    ) -> dict[str, Any]:
+    ) -> PromptRecall:
         """The notes one prompt needs (often none): see continuity.recall. Items the session
         already received are never sent again, and the session's prompts share a budget.
         `explain` adds every fresh candidate with its relevance (and embedding cosine).
@@ -295,18 +320,16 @@ class Continuity:
                 while len(self._prompted) > MAX_TRACKED_SESSIONS:
                     self._prompted.popitem(last=False)
         self.engine.record_access(recall.memory_ids(chosen))
-        out: dict[str, Any] = {
-            "text": text,
-            "items": [c.id for c in chosen],
-            "scores": [c.score for c in chosen],
-            "tokens": tokens,
-            "intent": plan.intent,
-            "skip": None if chosen else "irrelevant",
-            "project": project,
-        }
-        if explain:
-            out["candidates"] = [list(t) for t in trace]
-        return out
+        return PromptRecall(
+            text,
+            tuple(c.id for c in chosen),
+            tuple(c.score for c in chosen),
+            tokens,
+            skip=None if chosen else "irrelevant",
+            intent=plan.intent,
+            project=project,
+            candidates=tuple(trace) if explain else None,
+        )
 
     def _prompt_state(self, session_id: str | None) -> tuple[frozenset[str], int]:
         with self._lock:
@@ -318,5 +341,5 @@ class Continuity:
         return frozenset(self.engine.store.turn_ids_where(session_id=session_id))
 
 
-def _nothing(reason: str) -> dict[str, Any]:
-    return {"text": "", "items": [], "scores": [], "tokens": 0, "skip": reason}
+def _nothing(reason: str) -> PromptRecall:
+    return PromptRecall("", (), (), 0, skip=reason)

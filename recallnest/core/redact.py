@@ -48,7 +48,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from recallnest.core.redact_shapes import continuation_end, random_body, vendor_prefix_ok
+from recallnest.core.redact_shapes import (
+    continuation_end,
+    encoded_text,
+    random_body,
+    vendor_prefix_ok,
+)
 from recallnest.core.redact_values import (
     PLAIN_NAME_RE,
     PORT_RE,
@@ -214,6 +219,9 @@ def _check_assignment(m: re.Match[str], text: str, value: str) -> bool:
     # segment of an identifier (`arn:aws:secretsmanager:…:secret:<name>`), not an assignment.
     if m["sep"] == ":" and m.start() > 0 and text[m.start() - 1] == ":":
         return False
+    # Trigger: `ShadowPass::record`, `std::string`. Why: a C++/Rust path, not `pass: value`.
+    if m["sep"] == ":" and text.startswith(":", m.end("sep")):
+        return False
     # Trigger: SCREAMING_CASE name, `=`, unquoted value. Why: .env / export / docker -e lines
     # hold real configuration, so an 8+ character value under a key/token name is masked even
     # when it does not look random.
@@ -259,6 +267,11 @@ def _copula_kind(m: re.Match[str], _text: str) -> str:
 
 def _check_zh(m: re.Match[str], text: str, value: str) -> bool:
     return value_ok(value, "strong", bare=m.start("bare") != -1, key=m["zhkey"])
+
+
+def _check_zh_spaced(m: re.Match[str], text: str, value: str) -> bool:
+    symbol = any(not c.isalnum() for c in value)
+    return value_ok(value, "pass", bare=True, key=m["zhkey"]) and (symbol or char_classes(value)[0])
 
 
 def _zh_kind(m: re.Match[str], _text: str) -> str:
@@ -381,6 +394,30 @@ def _cased_token(_m: re.Match[str], _text: str, value: str) -> bool:
 def _mixed_token(_m: re.Match[str], _text: str, value: str) -> bool:
     """Random tokens mix digits and both cases; `sk-learn-tutorial` style words do not."""
     return all(char_classes(value)) and not is_dummy_token(value)
+
+
+def _check_bare_token(m: re.Match[str], text: str, value: str) -> bool:
+    # Public keys are base64 too: an SSH key blob opens with "AAAA", a PEM PUBLIC KEY or
+    # CERTIFICATE body sits inside its block (a private key block is a rule of its own).
+    if value.startswith("AAAA") or _inside_public_block(text, m.start()):
+        return False
+    digits = sum(c.isdigit() for c in value)
+    upper = sum(c.isupper() for c in value)
+    lower = sum(c.islower() for c in value)
+    if min(digits, upper, lower) < 3 or not random_body(value) or is_dummy_token(value):
+        return False
+    return not encoded_text(value)
+
+
+_PEM_BEGIN_RE = re.compile(r"-----BEGIN ([A-Z ]{3,40})-----")
+
+
+def _inside_public_block(text: str, pos: int) -> bool:
+    begin = text.rfind("-----BEGIN ", 0, pos)
+    if begin == -1 or text.find("-----END ", begin, pos) != -1:
+        return False
+    head = _PEM_BEGIN_RE.match(text, begin)
+    return head is not None and "PRIVATE" not in head.group(1)
 
 
 def _not_placeholder(_m: re.Match[str], _text: str, value: str) -> bool:
@@ -721,6 +758,17 @@ _RULES: tuple[_Rule, ...] = (
         left="",
         starts=_long_run_starts,
     ),
+    # Trigger: a bare run of 28+ letters and digits mixing both cases and digits, 3+ of each,
+    # with a generated body's entropy (a crates.io token pasted with no name: "那串我先贴这：
+    # cioZx81Lw0qP4nR7uT2vK9bJ3mH6dY5s"). Why: nothing else says it is a secret, and words,
+    # hex hashes, UUIDs and versions never look like that. Outcome: masked by its shape alone.
+    _rule(
+        "generic-secret",
+        _SHAPE,
+        r"(?<![A-Za-z0-9_\-.+/=@:%$&?#])(?P<s>[A-Za-z0-9]{28,256})(?![A-Za-z0-9_\-/=])",
+        _check_bare_token,
+        left="",
+    ),
     # Trigger: a secret noun, an optional `for/on/of <what>`, then is/was/:/= and a value.
     # Why: secrets stated in chatter (`the admin password is …`, `root pw on the NAS is …`).
     _rule(
@@ -812,6 +860,17 @@ _RULES: tuple[_Rule, ...] = (
         r"(?P<zhkey>[密口秘私令][码碼令钥鑰牌])[ \t]{0,3}(?:[:=：]|是|为|為|就是)"
         r"[ \t]{0,3}[“「]?" + _VALUE,
         _check_zh,
+        left="",
+        kind_of=_zh_kind,
+    ),
+    # Trigger: 密码/口令/密钥… then only a space, then a value ("账号 device_admin，密码 Qw7!zP3#").
+    # Why: chat drops the colon; the value still sits right after the word. Outcome: masked
+    # when the value is no plain word (a digit or a symbol, 6+ characters): "密码 reset 流程" stays.
+    _rule(
+        "password",
+        _GENERIC,
+        r"(?P<zhkey>[密口秘私令][码碼令钥鑰牌])[ \t]{1,3}(?P<bare>" + _BARE + r"{6,512})",
+        _check_zh_spaced,
         left="",
         kind_of=_zh_kind,
     ),

@@ -7,11 +7,13 @@ Pure and standard library only, like `recallnest.core.redact`, which is the only
 
 from __future__ import annotations
 
+import binascii
 import math
 import re
+import string
 from collections import Counter
 
-__all__ = ["continuation_end", "random_body", "vendor_prefix_ok", "wordy"]
+__all__ = ["continuation_end", "encoded_text", "random_body", "vendor_prefix_ok", "wordy"]
 
 # Prefixes of identifiers that look like vendor tokens but are not secrets: API object ids
 # (Anthropic, OpenAI, Stripe), publishable keys, hash names (lockfiles, integrity), cloud
@@ -46,7 +48,7 @@ def random_body(body: str) -> bool:
     a commit or a build id). Always 2+ digits and 4+ letters: identifiers rarely have both.
     """
     compact = body.replace("_", "").replace("-", "").replace(".", "")
-    if wordy(compact):
+    if wordy(compact) or _named_parts(body):
         return False
     upper, lower = any(c.isupper() for c in compact), any(c.islower() for c in compact)
     if upper and lower:
@@ -58,6 +60,17 @@ def random_body(body: str) -> bool:
 
 
 _SEPARATORS = re.compile(r"[_\-.]")
+# A part that is camel-case words of 2+ letters each, or a number: `vkCmdDraw`, `None`, `02699`.
+_NAMED_PART_RE = re.compile(r"(?:[A-Z]?[a-z]{2,}|[A-Z]{2,}(?![a-z]))+|\d+")
+
+
+def _named_parts(body: str) -> bool:
+    """Every part between separators is words or a number (`vkCmdDraw-None-02699`, a Vulkan
+    validation id): an identifier, not a generated body, which mixes digits into its letters."""
+    parts = [p for p in _SEPARATORS.split(body) if p]
+    return len(parts) > 1 and all(_NAMED_PART_RE.fullmatch(p) for p in parts)
+
+
 # A word inside a body: `Clause`, `license`, `before` (random base62 rarely has 4 letters of
 # one case in a row: about one in twelve positions starts one).
 _WORD_RE = re.compile(r"[A-Z]?[a-z]{3,}")
@@ -66,6 +79,19 @@ _WORD_RE = re.compile(r"[A-Z]?[a-z]{3,}")
 def wordy(value: str) -> bool:
     """Half or more of `value` is words: a name (`BSD-3-Clause-No-Nuclear-License-2014`)."""
     return sum(len(w) for w in _WORD_RE.findall(value)) * 2 >= len(value)
+
+
+_PRINTABLE = frozenset(string.printable.encode())
+
+
+def encoded_text(value: str) -> bool:
+    """Base64 of mostly readable bytes (a page token holding ids, a JSON header): encoded
+    data, not a generated secret, whose bytes are random (about 40 % printable)."""
+    try:
+        raw = binascii.a2b_base64(value + "=" * (-len(value) % 4))
+    except binascii.Error:
+        return False
+    return bool(raw) and sum(b in _PRINTABLE for b in raw) >= 0.7 * len(raw)
 
 
 def _floor(n: int) -> float:

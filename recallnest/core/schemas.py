@@ -5,12 +5,14 @@ Field names here are a public contract: add fields, never rename or remove them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from pydantic_core import to_jsonable_python
 
+from recallnest.core.errors import RecallnestError
 from recallnest.core.models import Memory
 
 
@@ -63,6 +65,29 @@ class MemoryOut(BaseModel):
         data = self.model_dump()
         data["evidence"] = tuple(data["evidence"])
         return Memory(**data)
+
+
+def memories_of(records: Iterable[Mapping[str, Any]]) -> list[Memory]:
+    """Exported memory records (an `export` file, a backup, the socket's `import`) as
+    memories; a malformed one raises RecallnestError naming it and its first bad field."""
+    memories = []
+    for n, record in enumerate(records, 1):
+        try:
+            memory = MemoryOut.model_validate(record).to_memory()
+        except ValueError as exc:  # pydantic's ValidationError: many lines, one per field
+            raise RecallnestError(f"record {n} is not a memory: {_first_error(exc)}") from exc
+        memories.append(memory)
+    return memories
+
+
+def _first_error(exc: ValueError) -> str:
+    """One line describing a validation error: its first field, and how many more failed."""
+    if not isinstance(exc, ValidationError) or not exc.errors():
+        return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    found = exc.errors()
+    where = ".".join(str(p) for p in found[0]["loc"]) or "record"
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    return f"{where}: {found[0]['msg']}{more}"
 
 
 def dump(model: BaseModel) -> dict[str, Any]:

@@ -124,13 +124,6 @@ def _legacy_fingerprint(path: str, length: int = FINGERPRINT_BYTES) -> str | Non
     return hashlib.blake2b(head, digest_size=12).hexdigest() if head else None
 
 
-def start_offset(path: str, known: FileState | None) -> tuple[int, bool]:
-    """(offset to read from, whether that is a restart from 0 of a known file)."""
-    if known is None:
-        return 0, False
-    return (0, True) if restart_reason(path, known) else (known.byte_offset, False)
-
-
 def restart_reason(path: str, known: FileState) -> str | None:
     """Why a known file must be re-read from 0 (it was truncated or rewritten), or None."""
     try:

@@ -117,24 +117,25 @@ def _embedder(settings: Settings) -> tuple[bool, str]:
 def _daemon(settings: Settings) -> tuple[bool, str]:
     from recallnest.server.control import status
 
-    info = status(settings)
-    if not info["running"]:
+    state = status(settings)
+    if not state.running:
         return (
             False,
-            f"{info['detail']}: start it with `recallnest daemon start` (or install "
+            f"{state.detail}: start it with `recallnest daemon start` (or install "
             "--service); hooks print nothing until it runs",
         )
-    return True, f"PID {info['pid']}, watching {len(info['watching'])} folder(s), socket answers"
+    watching = len(state.answer.get("watching") or [])
+    return True, f"PID {state.pid}, watching {watching} folder(s), socket answers"
 
 
 def _maintenance(settings: Settings) -> tuple[bool, str]:
     """Background tasks that failed and wait for their retry (maintenance.health)."""
     from recallnest.server.control import status
 
-    info = status(settings)
-    if not info["running"]:
+    state = status(settings)
+    if not state.running:
         return True, "no daemon running, so no background task is scheduled"
-    failing: dict[str, dict[str, Any]] = info.get("maintenance_failing") or {}
+    failing: dict[str, dict[str, Any]] = state.answer.get("maintenance_failing") or {}
     if not failing:
         return True, "every background task succeeded at its last run"
     return False, "; ".join(
@@ -193,26 +194,11 @@ def _resume(settings: Settings) -> tuple[bool, str]:
     )
 
 
-def _install_context(settings: Settings, env: Mapping[str, str]) -> Any:
-    from recallnest.integrations.install_types import InstallContext
-
-    return InstallContext(
-        home=Path.home(),
-        state_dir=settings.home,
-        config_dirs={
-            "claude": settings.claude_dir,
-            "codex": settings.codex_dir,
-            "gemini": settings.gemini_dir.parent,
-        },
-        cwd=Path.cwd(),
-        env=env,
-    )
-
-
 def _hooks(settings: Settings) -> tuple[bool, str]:
     from recallnest.integrations.install import detect_agents, registration
+    from recallnest.integrations.install_types import InstallContext
 
-    ctx = _install_context(settings, {})
+    ctx = InstallContext.here(settings, {})
     agents = detect_agents(ctx.config_dirs)
     if not agents:
         return True, "no agent detected (no ~/.claude, ~/.codex or ~/.gemini)"
@@ -227,8 +213,9 @@ def _trust(settings: Settings, env: Mapping[str, str]) -> list[Check]:
     """One line per agent with a trust step of its own whose hooks are registered: a note, not
     a failure, when it will not run them yet (trusting is the user's call, in the agent)."""
     from recallnest.integrations.install import detect_agents, registration, trust_status
+    from recallnest.integrations.install_types import InstallContext
 
-    ctx = _install_context(settings, env)
+    ctx = InstallContext.here(settings, env)
     out = []
     for agent in detect_agents(ctx.config_dirs):
         try:

@@ -29,8 +29,9 @@ server by its name and command.
 
 The daemon's user service (systemd / launchd) is installed by `recallnest.integrations.service`.
 
-This module reads no environment: callers pass the home directory, an env mapping for
-`resolve_config_dirs`, and the absolute path of the `recallnest` script.
+This module reads no environment: callers pass an `InstallContext` (the home directory, the
+agents' folders, the absolute path of the `recallnest` script; `InstallContext.here` builds
+the one of this process).
 """
 
 from __future__ import annotations
@@ -208,15 +209,6 @@ class JsonStyle:
 
 
 # --- where the settings live -------------------------------------------------------------------
-
-
-def resolve_config_dirs(home: Path, env: Mapping[str, str]) -> dict[str, Path]:
-    """Per agent, the directory its settings path is relative to, honouring each CLI's override."""
-    return {
-        "claude": Path(env.get("CLAUDE_CONFIG_DIR") or home / ".claude"),
-        "codex": Path(env.get("CODEX_HOME") or home / ".codex"),
-        "gemini": Path(env.get("GEMINI_CLI_HOME") or home),
-    }
 
 
 def settings_path(ctx: InstallContext, agent: str) -> Path:

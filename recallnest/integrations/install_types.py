@@ -6,6 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from recallnest.core.config import Settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +62,7 @@ class InstallContext:
     """Everything install needs, passed in explicitly (tests point it all at tmp_path).
 
     `config_dirs` maps agent -> the directory its settings path is relative to (see
-    `resolve_config_dirs`); `executable` is the absolute path of the `recallnest` console
+    `config_dirs`); `executable` is the absolute path of the `recallnest` console
     script when it can be resolved, so hooks work without the venv on PATH. `cwd` and `env`
     only feed the trust report (Gemini CLI trusts folders; its variables can override that).
     """
@@ -69,3 +73,28 @@ class InstallContext:
     executable: str = "recallnest"
     cwd: Path | None = None
     env: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def here(
+        cls, settings: Settings, env: Mapping[str, str], executable: str = "recallnest"
+    ) -> InstallContext:
+        """The context of this process: the user's home, its working directory and the
+        agents' folders where `settings` put them."""
+        return cls(
+            home=Path.home(),
+            state_dir=settings.home,
+            config_dirs=config_dirs(settings),
+            executable=executable,
+            cwd=Path.cwd(),
+            env=env,
+        )
+
+
+def config_dirs(settings: Settings) -> dict[str, Path]:
+    """Per agent, the directory its settings path is relative to (the settings honour each
+    CLI's relocation variable: CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME)."""
+    return {
+        "claude": settings.claude_dir,
+        "codex": settings.codex_dir,
+        "gemini": settings.gemini_dir.parent,
+    }

@@ -61,6 +61,7 @@ from recallnest.core.models import Memory
 from recallnest.lifecycle.decay import memory_to_json, protected
 from recallnest.lifecycle.reports import ConsolidationReport
 from recallnest.lifecycle.settled import Settled
+from recallnest.store.types import conflict_key
 
 if TYPE_CHECKING:
     from recallnest.lifecycle.host import LifecycleHost
@@ -374,7 +375,7 @@ def _settle_contradictions(
             plan.changes.append(_change("supersede", new, old, p))
             plan.stats["superseded"] += 1
         elif category in SUPERSEDING or category in FLAGGED:
-            if _key(old.id, new.id) in known:
+            if conflict_key(old.id, new.id) in known:
                 continue
             plan.conflicts.append(
                 {
@@ -469,10 +470,6 @@ def _change(action: str, kept: Memory, other: Memory, p: _Pair) -> dict[str, Any
         "score": round(p.score, 4),
         "reason": p.conflict,
     }
-
-
-def _key(a: str, b: str) -> tuple[str, str]:
-    return (a, b) if a <= b else (b, a)
 
 
 def _ts(moment: datetime | None) -> float:

@@ -267,7 +267,7 @@ def _scrubbed_cursors(engine: LifecycleHost, turn_ids: list[str]) -> list[Cursor
     message that continues later is simply not re-read."""
     texts: dict[str, list[str]] = {}
     for turn in engine.store.turns(turn_ids):
-        texts.setdefault(str(turn["path"]), []).append(str(turn["text"]))
+        texts.setdefault(turn.path, []).append(turn.text)
     out = []
     for path, forgotten in texts.items():
         cursor = engine.store.cursor(path)

@@ -458,6 +458,12 @@ class SearchIndex:
                     nxt[j] = order[k + 1]
             return prev, nxt
 
+    def kind_mask(self, kind: str) -> np.ndarray:
+        """Rows of this kind (turn or memory), alive or not."""
+        with self._lock:
+            out: np.ndarray = self._kind[: self.size] == KINDS.index(kind)
+            return out
+
     def kinds_and_times(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         with self._lock:
             return self._kind[rows].copy(), self.ts[rows].copy()
@@ -484,13 +490,20 @@ class SearchIndex:
                 return None
             return _dequantised(self._vectors[pos], self._scale[pos])
 
-    def cosine(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(cosine of every row, rows that have a vector)."""
+    def cosine(
+        self, query: np.ndarray, mask: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(cosine of every row, rows that have a vector). With `mask` (a boolean array over
+        the rows), only the rows it keeps are scanned: the others get cosine 0 and count as
+        having no vector. A search filtered to one project scans about half the rows at 100k
+        memories + 100k turns (bench/RESULTS.md, issue 23)."""
         with self._lock:
             n = self.size
             if self._vectors.shape[1] != len(query) or n == 0:
                 return np.zeros(n, dtype=np.float32), np.zeros(n, dtype=bool)
             q = np.ascontiguousarray(query, dtype=np.float32)
+            if mask is not None:
+                return self._cosine_rows(q, np.flatnonzero(mask[:n] & self._has_vec[:n]))
             out = np.empty(n, dtype=np.float32)
             block = np.empty((min(SCAN_BLOCK, n), len(q)), dtype=np.float32)
             for lo in range(0, n, SCAN_BLOCK):
@@ -500,6 +513,24 @@ class SearchIndex:
                 np.dot(rows, q, out=out[lo:hi])
             out *= self._scale[:n]
             return out, self._has_vec[:n].copy()
+
+    def _cosine_rows(self, q: np.ndarray, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """`cosine` over the rows at `positions` only (gathered a block at a time)."""
+        n = self.size
+        out = np.zeros(n, dtype=np.float32)
+        has = np.zeros(n, dtype=bool)
+        if not len(positions):
+            return out, has
+        got = np.empty(len(positions), dtype=np.float32)
+        block = np.empty((min(SCAN_BLOCK, len(positions)), len(q)), dtype=np.float32)
+        for lo in range(0, len(positions), SCAN_BLOCK):
+            at = positions[lo : lo + SCAN_BLOCK]
+            rows = block[: len(at)]
+            rows[...] = self._vectors[at]
+            np.dot(rows, q, out=got[lo : lo + len(at)])
+        out[positions] = got * self._scale[positions]
+        has[positions] = True
+        return out, has
 
     def vector_at(self, pos: int) -> np.ndarray | None:
         """The row's embedding (a copy), or None when it has none yet."""
@@ -597,7 +628,9 @@ class SearchIndex:
             self.size = hi
 
     def add_rows(self, rows: Iterable[IndexedDoc]) -> None:
-        """Add rows without postings (bulk load: postings come from load_postings)."""
+        """Add rows without postings (bulk load: postings come from load_postings). The
+        engine loads with `add_columns`; this row-at-a-time form, which `add_columns` must
+        match, is how the index's tests build a loaded index from a few documents."""
         with self._lock:
             rows = list(rows)
             self._ensure_capacity(self.size + len(rows))

@@ -136,14 +136,17 @@ def retrieve(
     disabled: frozenset[str] = frozenset(),
     evidence: EvidenceLookup | None = None,
     vector_only_min: float = math.inf,
+    turns_by_keyword: bool = False,
 ) -> list[Scored]:
     """Ranked candidates; [] when nothing matches for real (see VECTOR_ONLY_MIN_COSINE).
     `query_vector` may be a callable: it is called once the keywords are scored, so a query
-    embedding under way on another thread has that long to finish."""
+    embedding under way on another thread has that long to finish. `turns_by_keyword`: the
+    vector channel scans memories, and only the turns the keyword channels found (their top
+    CANDIDATES); prompt-time recall, where turns far outnumber memories (issue 23)."""
     with index.reading():  # mask, channels and stages must see the same rows
         return _retrieve(
             index, plan, filters, query_vector, profile, limit, now, disabled,
-            evidence, vector_only_min,
+            evidence, vector_only_min, turns_by_keyword,
         )  # fmt: skip
 
 
@@ -158,10 +161,12 @@ def _retrieve(
     disabled: frozenset[str],
     evidence: EvidenceLookup | None,
     vector_only_min: float,
+    turns_by_keyword: bool,
 ) -> list[Scored]:
     mask = index.mask_any(filters)
-    channels = _channels(index, plan, query_vector, disabled)
-    cand, ranks = _candidates(channels, mask, max(CANDIDATES, limit))
+    k = max(CANDIDATES, limit)
+    channels = _channels(index, plan, query_vector, disabled, mask, k if turns_by_keyword else 0)
+    cand, ranks = _candidates(channels, mask, k)
     if len(cand) == 0 or not _matches(index, plan, channels, cand, vector_only_min):
         return []
     norm = _normalisers(channels, cand)
@@ -197,8 +202,18 @@ def _retrieve(
 
 
 def _channels(
-    index: SearchIndex, plan: QueryPlan, query_vector: QueryVector, disabled: frozenset[str]
+    index: SearchIndex,
+    plan: QueryPlan,
+    query_vector: QueryVector,
+    disabled: frozenset[str],
+    mask: np.ndarray,
+    turns_by_keyword: int = 0,
 ) -> dict[str, np.ndarray]:
+    """Each channel's score of every row. The vector channel scans only the rows `mask`
+    keeps: no stage reads a channel outside the filtered rows (candidates, their neighbours
+    and their evidence all come from inside it). With `turns_by_keyword` (k > 0) it scans the
+    memories and only the turns among each keyword channel's best k; the others count as
+    having no vector."""
     out: dict[str, np.ndarray] = {}
     if "keyword" not in disabled:
         terms = (
@@ -213,7 +228,12 @@ def _channels(
         return out
     qvec = query_vector() if callable(query_vector) else query_vector
     if qvec is not None:
-        cos, has = index.cosine(qvec)
+        scanned = mask
+        if turns_by_keyword:
+            scanned = mask & index.kind_mask("memory")
+            for scores in out.values():
+                scanned[top_k(scores, mask & (scores > 0.0), turns_by_keyword)] = True
+        cos, has = index.cosine(qvec, scanned)
         if has.any():
             out["vector"] = np.where(has, cos, -1.0).astype(np.float32)
     return out

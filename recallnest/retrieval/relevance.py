@@ -51,6 +51,7 @@ NAME_BONUS = 0.2
 QUERY_WEIGHT = 0.6  # share of the prompt covered, against the share of the candidate covered
 MIN_TERMS = 2  # distinct content terms a prompt needs, unless it names something
 MIN_CJK_CHARS = 4
+LONG_CJK_RUN = 4  # characters of a matched Chinese run that hold two words (`_distinct`)
 MAX_QUERY_CHARS = 600
 
 _CHATTER = re.compile(
@@ -179,7 +180,10 @@ def relevance(plan: PromptPlan, text: str, idf: IdfLookup) -> float:
 
 def _distinct(query: str, matched: Sequence[str]) -> int:
     """How many separate words of `query` the matched terms are: overlapping Chinese pairs
-    are one word (数据库 is 数据 + 据库, one match, not two)."""
+    are one word (数据库 is 数据 + 据库, one match, not two), but a run of four characters or
+    more is at least two (迁移之前 is 迁移 + 之前, 提交说明 is 提交 + 说明): Chinese words are
+    mostly one or two characters, a few three, so four in a row hold two words far more often
+    than one."""
     words = [t for t in matched if not _CJK.match(t)]
     lowered = query.lower()
     spans = sorted(
@@ -188,12 +192,13 @@ def _distinct(query: str, matched: Sequence[str]) -> int:
         if _CJK.match(t)
         for m in re.finditer(re.escape(t), lowered)
     )
-    runs, end = 0, -1
+    runs: list[list[int]] = []  # [start, end] of each run of overlapping matches
     for start, stop in spans:
-        if start >= end:
-            runs += 1
-        end = max(end, stop)
-    return len(words) + runs
+        if runs and start < runs[-1][1]:
+            runs[-1][1] = max(runs[-1][1], stop)
+        else:
+            runs.append([start, stop])
+    return len(words) + sum(2 if stop - start >= LONG_CJK_RUN else 1 for start, stop in runs)
 
 
 def _names_matched(plan: PromptPlan, text: str) -> bool:

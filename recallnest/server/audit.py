@@ -3,7 +3,7 @@ in place on request.
 
 Redaction runs before anything is stored, so a healthy store holds none; rows can still carry
 one that an older catalogue missed or that arrived some other way. The scan covers every table
-and every column that can hold text, discovered from the schema (`text_columns`), so a column
+and every column that can hold text, discovered from the schema (`Store.text_schema`), so a column
 added by a later migration is covered without editing this module: turn and memory texts, tool
 calls, checkpoint bodies, undo entries, the cursors' saved parser state, the capture queue,
 the keyword index's terms. A value holding a JSON document is scanned string by string.
@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from recallnest.core.config import Settings
@@ -51,9 +51,15 @@ class Finding:
     rowid: int
 
 
-def text_columns(store: Store) -> list[tuple[str, str]]:
-    """(table, column) of every column that can hold text, main tables first."""
-    return [(table, c) for table, (_key, columns) in store.text_schema().items() for c in columns]
+@dataclass(frozen=True, slots=True)
+class Audit:
+    """`audit secrets`: the database scanned, the rows scanned per table, the rows holding
+    secrets, and with `--fix` how many rows were redacted (None without it)."""
+
+    database: str
+    scanned: dict[str, int]
+    findings: list[Finding]
+    fixed: int | None = None
 
 
 def row_secrets(table: str, values: dict[str, Any]) -> tuple[str, ...]:
@@ -80,7 +86,7 @@ def fix_rows(store: Store, findings: list[Finding]) -> int:
     return store.rewrite_rows([(f.table, f.rowid) for f in findings], _redact_value)
 
 
-def audit_secrets(settings: Settings, fix: bool = False) -> dict[str, Any]:
+def audit_secrets(settings: Settings, fix: bool = False) -> Audit:
     """Scan the database under settings.home (and redact what is found, with `fix`)."""
     from recallnest.server.client import daemon_answers
     from recallnest.store import Store
@@ -89,7 +95,7 @@ def audit_secrets(settings: Settings, fix: bool = False) -> dict[str, Any]:
         raise DaemonError("stop the daemon first (`recallnest daemon stop`): it holds the database")
     db = db_path(settings.home)
     if not db.exists():
-        return {"database": str(db), "scanned": dict.fromkeys(MAIN_TABLES, 0), "findings": []}
+        return Audit(str(db), dict.fromkeys(MAIN_TABLES, 0), [])
     store = Store(db, read_only=not fix)
     try:
         scanned, findings = scan(store)
@@ -107,14 +113,7 @@ def audit_secrets(settings: Settings, fix: bool = False) -> dict[str, Any]:
         ) from exc
     finally:
         store.close()
-    result: dict[str, Any] = {
-        "database": str(db),
-        "scanned": scanned,
-        "findings": [asdict(f) for f in findings],
-    }
-    if fix:
-        result["fixed"] = fixed
-    return result
+    return Audit(str(db), scanned, findings, fixed if fix else None)
 
 
 # ---- text of a row --------------------------------------------------------------------------

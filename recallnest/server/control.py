@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from recallnest.core.config import Settings
 from recallnest.core.errors import DaemonError
 from recallnest.core.paths import ensure_home, log_dir, socket_path
 from recallnest.server import protocol
-from recallnest.server.backfill import backfill_local
+from recallnest.server.backfill import Backfill, backfill_local
 from recallnest.server.pidfile import alive as _alive
 from recallnest.server.pidfile import daemon_pid, lock_held, read_pid, remove_stale
 
@@ -28,20 +29,43 @@ def _ask(settings: Settings, op: str, args: dict[str, Any], timeout: float) -> A
     return protocol.request(str(socket_path(settings.home)), op, args, timeout)
 
 
-def status(settings: Settings) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class DaemonState:
+    """Whether the daemon of a home answers. When it does, `answer` is its `daemon.status`
+    reply as the socket carried it (a daemon of another version may send other keys);
+    otherwise the PID of a live daemon that does not answer, a stale pid file's PID, what
+    that means (`detail`) and the socket's error."""
+
+    running: bool
+    pid: int | None
+    answer: dict[str, Any] = field(default_factory=dict)
+    stale_pid: int | None = None
+    detail: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Backfilled:
+    """A backfill and where it ran: `daemon` (it owns the database) or `local`."""
+
+    via: str
+    backfill: Backfill
+
+
+def status(settings: Settings) -> DaemonState:
     try:
         info = _ask(settings, "daemon.status", {}, 2.0)
     except protocol.ProtocolError as exc:
         named = read_pid(settings.home)  # what the file says; daemon_pid verifies it
         alive = named is not None and _alive(named)
-        return {
-            "running": False,
-            "pid": daemon_pid(settings.home) if alive else None,
-            "stale_pid": named if named is not None and not alive else None,
-            "detail": _not_answering(named, alive),
-            "error": str(exc),
-        }
-    return {"running": True, **info}
+        return DaemonState(
+            running=False,
+            pid=daemon_pid(settings.home) if alive else None,
+            stale_pid=named if named is not None and not alive else None,
+            detail=_not_answering(named, alive),
+            error=str(exc),
+        )
+    return DaemonState(running=True, pid=info.get("pid"), answer=info)
 
 
 def _answering_pid(settings: Settings) -> int | None:
@@ -68,8 +92,8 @@ def start(settings: Settings, polling: bool = False) -> str:
     """Start the daemon unless one runs. Of concurrent starts only the one whose process won
     the lock says "started"; the others say "already running" with the winner's PID."""
     current = status(settings)
-    if current["running"]:
-        return f"already running (PID {current['pid']})"
+    if current.running:
+        return f"already running (PID {current.pid})"
     home = ensure_home(settings.home)
     log_dir(home).mkdir(mode=0o700, exist_ok=True)
     out = (log_dir(home) / "daemon.out").open("ab")
@@ -133,7 +157,7 @@ def backfill(
     since: str | None,
     on_file: Callable[[int, int], None] | None = None,
     on_capture: Callable[[int, int], None] | None = None,
-) -> dict[str, Any]:
+) -> Backfilled:
     """Ingest existing transcripts; the daemon does it if it runs (it owns the database).
     `on_file(done, total)` follows the files read, `on_capture(done, total)` the turns whose
     queued capture is done (large backfills, see Engine.capture_queued)."""
@@ -141,10 +165,9 @@ def backfill(
 
     since_dt = parse_time(since)
     since_ts = since_dt.timestamp() if since_dt else None
-    if status(settings)["running"]:
+    if status(settings).running:
         args = {"agent": agent, "roots": roots, "since": since_ts}
-        return {"via": "daemon", **_ask(settings, "ingest", args, 3600.0)}
-    return {
-        "via": "local",
-        **backfill_local(settings, agent, roots, since_ts, on_file, on_capture),
-    }
+        return Backfilled("daemon", Backfill.from_json(_ask(settings, "ingest", args, 3600.0)))
+    return Backfilled(
+        "local", backfill_local(settings, agent, roots, since_ts, on_file, on_capture)
+    )

@@ -13,10 +13,16 @@ from dataclasses import asdict, is_dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from recallnest.continuity.recall import EMBED_MAX_TOKENS, VECTOR_DEADLINE_SECONDS
+from recallnest.continuity.checkpoint import Checkpoint
+from recallnest.continuity.recall import (
+    EMBED_MAX_TOKENS,
+    HOOK_VECTOR_DEADLINE_SECONDS,
+    VECTOR_DEADLINE_SECONDS,
+)
+from recallnest.continuity.service import PromptRecall
 from recallnest.core.errors import NotFoundError, RecallnestError
-from recallnest.core.models import SearchHit
-from recallnest.core.schemas import jsonable
+from recallnest.core.models import SearchHit, Turn
+from recallnest.core.schemas import jsonable, memories_of
 from recallnest.core.timeparse import parse_future, parse_time
 from recallnest.core.tokens import estimate_tokens
 from recallnest.engine import Engine, SearchRequest
@@ -103,9 +109,17 @@ def _resume(engine: Engine, a: Mapping[str, Any]) -> Any:
 def _recall(engine: Engine, a: Mapping[str, Any]) -> Any:
     """Prompt-time recall (issue 23): the few notes this prompt needs, or an empty text."""
     # The query embedding's deadline; `vector_deadline: null` waits for it (the eval, so its
-    # figures do not depend on the machine's load).
+    # figures do not depend on the machine's load). A hook says how long it ran before asking
+    # (`elapsed`): its deadline counts from the hook's own start, so a slow process start
+    # shortens the wait instead of adding to the prompt's.
     seconds = a.get("vector_deadline", VECTOR_DEADLINE_SECONDS)
-    deadline = None if seconds is None else time.monotonic() + float(seconds)
+    elapsed = a.get("elapsed")
+    if seconds is None:
+        deadline = None
+    elif "vector_deadline" not in a and isinstance(elapsed, int | float):
+        deadline = time.monotonic() - max(0.0, float(elapsed)) + HOOK_VECTOR_DEADLINE_SECONDS
+    else:
+        deadline = time.monotonic() + float(seconds)
     prompt = str(a.get("prompt") or "")
     # A long prompt's embedding would end past the deadline: keywords only, from the start.
     embed = deadline is None or estimate_tokens(prompt) <= EMBED_MAX_TOKENS
@@ -122,26 +136,46 @@ def _recall(engine: Engine, a: Mapping[str, Any]) -> Any:
             record=False,
             vector_wait=wait,
             disabled=frozenset() if embed else frozenset({"vector"}),
+            turns_by_keyword=True,
         )
         return engine.search_with_affinities(req)
 
-    return engine.continuity.recall(
-        prompt,
-        a.get("cwd"),
-        search,
-        engine.index.idf,
-        a.get("session_id"),
-        explain=bool(a.get("explain")),
-        agent=str(a.get("agent") or "claude"),
-        prepare=engine.prepare_query if embed else None,
+    return _recall_json(
+        engine.continuity.recall(
+            prompt,
+            a.get("cwd"),
+            search,
+            engine.index.idf,
+            a.get("session_id"),
+            explain=bool(a.get("explain")),
+            agent=str(a.get("agent") or "claude"),
+            prepare=engine.prepare_query if embed else None,
+        )
     )
+
+
+def _recall_json(r: PromptRecall) -> dict[str, Any]:
+    """Prompt recall on the wire (issue 23): a prompt skipped before it was read carries no
+    intent or project, and `candidates` come only with `explain`."""
+    out: dict[str, Any] = {"text": r.text, "items": r.items, "scores": r.scores, "tokens": r.tokens}
+    if r.intent is None:
+        return out | {"skip": r.skip}
+    out |= {"intent": r.intent, "skip": r.skip, "project": r.project}
+    return out if r.candidates is None else out | {"candidates": r.candidates}
 
 
 def _checkpoint(engine: Engine, a: Mapping[str, Any]) -> Any:
     session_id = a.get("session_id") or engine.store.latest_session(a.get("project"))
     if not session_id:
         raise RecallnestError("no session to checkpoint (no turns ingested for this project)")
-    return engine.continuity.checkpoint(str(session_id), str(a.get("reason") or "manual"))
+    return _checkpoint_json(
+        engine.continuity.checkpoint(str(session_id), str(a.get("reason") or "manual"))
+    )
+
+
+def _checkpoint_json(cp: Checkpoint | None) -> Any:
+    """A checkpoint as the socket carries it: its stored document (sorted keys)."""
+    return None if cp is None else json.loads(cp.to_json())
 
 
 def _undo(engine: Engine, a: Mapping[str, Any]) -> Any:
@@ -238,7 +272,29 @@ def _memory_context(engine: Engine, a: Mapping[str, Any]) -> Any:
     vector = engine.index.vector(pos) if pos is not None else None
     req = SearchRequest(memory["text"], "memories", NEIGHBOURS + 1, record=False, vector=vector)
     near = [h for h in engine.search(req) if h.id != memory["id"]][:NEIGHBOURS]
-    return history | {"evidence_turns": engine.store.turns(evidence), "neighbours": near}
+    turns = [_stored_turn(t) for t in engine.store.turns(evidence)]
+    return history | {"evidence_turns": turns, "neighbours": near}
+
+
+def _stored_turn(t: Turn) -> dict[str, Any]:
+    """A turn as a memory's page has always carried it: the columns of its stored row."""
+    return {
+        "id": t.id,
+        "agent": t.agent,
+        "session_id": t.session_id,
+        "parent_session_id": t.parent_session_id,
+        "project": t.project,
+        "role": t.role,
+        "kind": t.kind,
+        "text": t.text,
+        "timestamp": t.timestamp,
+        "path": t.path,
+        "record_id": t.record_id,
+        "byte_offset": t.offset,
+        "cwd": t.cwd,
+        "model": t.model,
+        "git_branch": t.git_branch,
+    }
 
 
 def _dashboard(engine: Engine, a: Mapping[str, Any]) -> Any:
@@ -265,12 +321,15 @@ OPS: dict[str, Op] = {
     "memories.show": lambda e, a: e.memory(str(a["id"])),
     "stats": lambda e, a: e.stats(bool(a.get("sizes", True))),
     "export": lambda e, a: e.export(),
-    "import": lambda e, a: e.import_memories(a["records"]),
+    "import": lambda e, a: e.import_memories(memories_of(a["records"])),
     "resume": _resume,
     "recall": _recall,
     "checkpoint": _checkpoint,
-    "checkpoints.list": lambda e, a: e.continuity.recent(a.get("project"), int(a.get("limit", 20))),
-    "checkpoints.show": lambda e, a: e.continuity.show(str(a["id"])),
+    "checkpoints.list": lambda e, a: [
+        _checkpoint_json(cp)
+        for cp in e.continuity.recent(a.get("project"), int(a.get("limit", 20)))
+    ],
+    "checkpoints.show": lambda e, a: _checkpoint_json(e.continuity.show(str(a["id"]))),
     # ---- lifecycle (issue 7): run by the engine's maintenance scheduler ----
     "consolidate": lambda e, a: e.maintenance.consolidate(a.get("scope"), bool(a.get("dry_run"))),
     "conflicts.list": lambda e, a: e.maintenance.conflicts(bool(a.get("all"))),

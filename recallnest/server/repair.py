@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,9 +35,34 @@ from recallnest.server.backup import backup_path, read_export, write_backup
 from recallnest.store.journal import Journal, replay
 
 if TYPE_CHECKING:
-    pass
+    from recallnest.server.backfill import Backfill
 
 DAMAGED_INFIX = ".damaged-"
+
+
+@dataclass(frozen=True, slots=True)
+class Intact:
+    """The database read back whole, and no rebuild was forced: nothing was done."""
+
+    repaired: bool = field(default=False, init=False)
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class Repaired:
+    """A rebuild: what was wrong, where the old file went, where the memories came from
+    (None: nowhere), what re-ingesting the transcripts read and captured, and how many
+    memories were restored."""
+
+    repaired: bool = field(default=True, init=False)
+    problem: str
+    moved_to: str | None
+    memories_from: str | None
+    files: int
+    turns: int
+    captured_memories: int
+    memories_restored: int
+    errors: list[str]
 
 
 # ---- health ---------------------------------------------------------------------------------
@@ -84,7 +110,7 @@ def repair(
     from_export: Path | None = None,
     force: bool = False,
     on_file: Callable[[int, int], None] | None = None,
-) -> dict[str, Any]:
+) -> Intact | Repaired:
     """Rebuild the database when it is damaged (or always, with `force`). See the module
     docstring for what is restored from where."""
     from recallnest.server.client import daemon_answers
@@ -98,10 +124,7 @@ def repair(
         db = db_path(home)
         problem = check_database(db) if db.exists() else "no database file"
         if problem is None and not force:
-            return {
-                "repaired": False,
-                "detail": f"{db} reads back whole: nothing to repair (--force rebuilds anyway)",
-            }
+            return Intact(f"{db} reads back whole: nothing to repair (--force rebuilds anyway)")
         moved = _move_aside(db)
         source = f"export {from_export}" if from_export else None
         if records is None and moved is not None:
@@ -113,14 +136,17 @@ def repair(
         if entries:
             records, forgotten = replay(records or [], entries)
             source = f"{source or 'nothing'} + journal ({len(entries)} writes)"
-        summary = _rebuild(settings, records or [], forgotten, on_file)
-    return {
-        "repaired": True,
-        "problem": problem or "rebuild forced",
-        "moved_to": str(moved) if moved else None,
-        "memories_from": source if records is not None else None,
-        **summary,
-    }
+        report, restored = _rebuild(settings, records or [], forgotten, on_file)
+    return Repaired(
+        problem=problem or "rebuild forced",
+        moved_to=str(moved) if moved else None,
+        memories_from=source if records is not None else None,
+        files=report.files,
+        turns=report.new_turns,
+        captured_memories=report.memories,
+        memories_restored=restored,
+        errors=report.errors,
+    )
 
 
 def _move_aside(db: Path) -> Path | None:
@@ -170,10 +196,12 @@ def _rebuild(
     records: list[dict[str, Any]],
     forgotten: set[str],
     on_file: Callable[[int, int], None] | None,
-) -> dict[str, Any]:
+) -> tuple[Backfill, int]:
     """Re-ingest the watched roots into a fresh database, then import `records` (last, so
     the exported state of a memory wins over what capture found again), drop the forgotten
-    memories capture found again, and write a fresh backup."""
+    memories capture found again, and write a fresh backup. Returns what the re-ingest read
+    and how many memories were restored."""
+    from recallnest.core.schemas import memories_of
     from recallnest.engine import Engine
     from recallnest.server.backfill import backfill_local
     from recallnest.store import Batch
@@ -182,7 +210,7 @@ def _rebuild(
     report = backfill_local(settings, None, [], None, on_file)
     engine = Engine.open(settings)
     try:
-        restored = engine.import_memories(records).imported if records else 0
+        restored = engine.import_memories(memories_of(records)).imported if records else 0
         again = [m.id for m in engine.store.memories(sorted(forgotten))]
         if forgotten:  # a tombstone from before portable ids names a path-made id
             again += [m.id for m in engine.export() if legacy_id(m) in forgotten]
@@ -191,10 +219,4 @@ def _rebuild(
         write_backup(engine, settings.home)
     finally:
         engine.close()
-    return {
-        "files": report["files"],
-        "turns": report["new_turns"],
-        "captured_memories": report["memories"],
-        "memories_restored": restored,
-        "errors": report["errors"],
-    }
+    return report, restored

@@ -12,6 +12,7 @@ longer have notes.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -39,21 +40,25 @@ class SnapshotKeeper:
         self._kept: set[Path] = set()
         self._stamp = ""
 
-    def refresh(self, engine: Engine) -> int:
+    def refresh(self, engine: Engine, keep_going: Callable[[], bool] = lambda: True) -> int:
         """Write the next few snapshots of the round, starting a round when due; how many
-        projects this call went through (0: nothing due)."""
+        projects this call went through (0: nothing due). `keep_going` is asked before each
+        project after the first: False leaves the rest of the batch for a later call (the
+        daemon's: a request came in)."""
         if not self._pending:
             if not self._round_due(engine):
                 return 0
             self._start_round(engine)
-        batch, self._pending = self._pending[:BATCH], self._pending[BATCH:]
-        for project in batch:
+        done = 0
+        while self._pending and done < BATCH and (done == 0 or keep_going()):
+            project = self._pending.pop(0)
             written = write_one(engine, self.home, project, self._stamp)
             if written is not None:
                 self._kept.add(written)
+            done += 1
         if not self._pending:
             snapshot.prune(self.home, self._kept)
-        return len(batch)
+        return done
 
     def _round_due(self, engine: Engine) -> bool:
         changed = engine.store.generation != self._generation
@@ -70,19 +75,8 @@ class SnapshotKeeper:
 def write_one(engine: Engine, home: Path, project: str | None, stamp: str) -> Path | None:
     """The startup resume text of `project` (None: global notes only), redacted again, as
     its snapshot; None when there is nothing to say."""
-    result = engine.continuity.resume(project, ANY_AGENT, source="startup", record=False)
-    text = redact(str(result.get("text") or ""))[0]
+    resume = engine.continuity.resume(project, ANY_AGENT, source="startup", record=False)
+    text = redact(resume.text)[0]
     if not text.strip():
         return None
     return snapshot.write(home, snapshot.Snapshot(project, stamp, text))
-
-
-def write_all(engine: Engine, home: Path) -> int:
-    """A whole round in one go (tests, benchmarks): how many projects it went through."""
-    keeper = SnapshotKeeper(home)
-    written = 0
-    while True:
-        count = keeper.refresh(engine)
-        if not count:
-            return written
-        written += count

@@ -32,6 +32,10 @@ from recallnest.store.types import FileCompaction
 class Compaction(StoreBase):
     """Table sizes and compaction: rewriting the file without its dead blocks."""
 
+    def file_bytes(self) -> int:
+        """The database file's size on disk (0 while it is being replaced)."""
+        return _path_bytes(self.path)
+
     def file_size(self) -> dict[str, int]:
         row = (
             self._cur()

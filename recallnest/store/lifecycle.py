@@ -26,6 +26,7 @@ from recallnest.store.sql import (
     _select_in,
     _where,
 )
+from recallnest.store.types import conflict_key
 
 
 class Lifecycle(StoreBase):
@@ -196,7 +197,7 @@ class Lifecycle(StoreBase):
         """Flag contradictions for a human: a_id, b_id, scope, category, reason, similarity,
         undo_id. A pair already flagged (in either order, any status) is not flagged again."""
         known = self.conflict_pairs()
-        fresh = [r for r in rows if _pair(r["a_id"], r["b_id"]) not in known]
+        fresh = [r for r in rows if conflict_key(r["a_id"], r["b_id"]) not in known]
         with self._lifecycle_tx() as tx:
             for r in fresh:
                 tx.execute(
@@ -217,7 +218,7 @@ class Lifecycle(StoreBase):
 
     def conflict_pairs(self) -> set[tuple[str, str]]:
         rows = self._cur().execute("SELECT a_id, b_id FROM conflicts").fetchall()
-        return {_pair(a, b) for a, b in rows}
+        return {conflict_key(a, b) for a, b in rows}
 
     def conflicts(
         self, status: str | None = "open", conflict_id: int | None = None
@@ -481,10 +482,6 @@ def _lifecycle_id(cur: duckdb.DuckDBPyConnection) -> int:
     row = cur.execute("SELECT nextval('lifecycle_seq')").fetchone()
     assert row is not None
     return int(row[0])
-
-
-def _pair(a: str, b: str) -> tuple[str, str]:
-    return (a, b) if a <= b else (b, a)
 
 
 def _delete_in(

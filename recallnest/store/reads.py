@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from datetime import datetime
-from typing import Any
 
 from recallnest.core.models import Memory, ToolUse, Turn
 from recallnest.store.base import (
@@ -17,8 +16,6 @@ from recallnest.store.sql import (
     _COUNT_QUERIES,
     _MEMORY_COLS,
     _RESUME_ORDER,
-    _TURN_COLS,
-    _TURN_FIELDS,
     _TURN_OBJECT_COLS,
     _aware,
     _memory_from_row,
@@ -144,14 +141,12 @@ class Reads(StoreBase):
                 out.setdefault(key, []).append(memory)
         return out
 
-    def turns(self, ids: Sequence[str]) -> list[dict[str, Any]]:
-        """Turn rows by id (as dicts), in the order asked."""
+    def turns(self, ids: Sequence[str]) -> list[Turn]:
+        """The turns with these ids, in the order asked (ids not stored are left out)."""
         if not ids:
             return []
-        rows = _select_in(self._cur(), f"SELECT {_TURN_COLS} FROM turns", "id", ids)
-        by_id = {row[0]: dict(zip(_TURN_FIELDS, row, strict=True)) for row in rows}
-        for turn in by_id.values():
-            turn["timestamp"] = _aware(turn["timestamp"])
+        rows = _select_in(self._cur(), f"SELECT id, {_TURN_OBJECT_COLS} FROM turns", "id", ids)
+        by_id = {row[0]: _turn_from_row(row[1:]) for row in rows}
         return [by_id[i] for i in ids if i in by_id]
 
     def session_turns(self, session_id: str, limit: int = 500) -> list[Turn]:

@@ -51,33 +51,11 @@ _RESUME_ORDER = (
 )
 
 
-_TURN_FIELDS = [
-    "id",
-    "agent",
-    "session_id",
-    "parent_session_id",
-    "project",
-    "role",
-    "kind",
-    "text",
-    "timestamp",
-    "path",
-    "record_id",
-    "byte_offset",
-    "cwd",
-    "model",
-    "git_branch",
-]
-
-
 # The columns `_turn_from_row` reads, in its order.
 _TURN_OBJECT_COLS = (
     "agent, session_id, role, text, ts, path, record_id, byte_offset, cwd, kind, model, "
     "git_branch, parent_session_id, project"
 )
-
-
-_TURN_COLS = ", ".join("ts" if f == "timestamp" else f for f in _TURN_FIELDS)
 
 
 _COUNT_QUERIES = {

@@ -115,3 +115,9 @@ class FileCompaction:
     before_bytes: int
     after_bytes: int
     seconds: float
+
+
+def conflict_key(a: str, b: str) -> tuple[str, str]:
+    """A conflict's key: its two memory ids in order, so a and b are flagged once whichever
+    way round they were compared."""
+    return (a, b) if a <= b else (b, a)

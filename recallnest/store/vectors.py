@@ -96,10 +96,6 @@ class Vectors(StoreBase):
             tx.execute("DELETE FROM vectors WHERE model IS DISTINCT FROM ?", [keep_model])
         return int(row[0]) if row else 0
 
-    def vector_counts(self) -> dict[str, int]:
-        rows = self._cur().execute("SELECT model, count(*) FROM vectors GROUP BY model").fetchall()
-        return {str(m): int(n) for m, n in rows}
-
     def memory_vectors(self, model: str, scope: str | None = None) -> dict[str, np.ndarray]:
         """The stored `model` vector of every active memory (in `scope`), by memory id."""
         where, params = _where({"m.scope": scope})

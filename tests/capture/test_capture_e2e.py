@@ -74,8 +74,8 @@ def test_ingesting_the_same_session_twice_changes_nothing(tmp_path: Path) -> Non
     settings = _settings(tmp_path)
     backfill(settings, "claude", [str(SESSIONS)], None)
     first = json.dumps(_memories(settings), sort_keys=True)
-    again = backfill(settings, "claude", [str(SESSIONS)], None)
-    assert again["new_turns"] == 0 and again["memories"] == 0
+    again = backfill(settings, "claude", [str(SESSIONS)], None).backfill
+    assert again.new_turns == 0 and again.memories == 0
     assert json.dumps(_memories(settings), sort_keys=True) == first
 
 

@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.examples import examples
 
-from recallnest.capture.heuristics import capture_turn, gate_reason
+from recallnest.capture.heuristics import capture_turn
 from recallnest.capture.polarity import negated_cut, reversed_in
+from recallnest.capture.salience import gate_turn
 from recallnest.core.models import GLOBAL_SCOPE, Capture, Turn
 
 PROJECT = "shop"
@@ -50,7 +51,7 @@ INSTRUCTION_FILES = [
 
 @pytest.mark.parametrize("text", INSTRUCTION_FILES)
 def test_a_pasted_instruction_file_is_never_a_memory(text: str) -> None:
-    assert gate_reason(turn(text)) == "injected_context"
+    assert gate_turn(text).reason == "injected_context"
     assert capture(text) == []
 
 

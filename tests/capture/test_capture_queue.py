@@ -219,13 +219,14 @@ def test_a_backfill_reports_its_store_and_capture_phases(
         ]
         (root / f"sess-{session}.jsonl").write_text("\n".join(lines) + "\n")
     progress: list[tuple[int, int]] = []
-    report = backfill(settings, None, [], None, on_capture=lambda d, t: progress.append((d, t)))
-    assert report["new_turns"] > 300 and report["memories"] > 10  # a few texts are filtered
-    assert report["store_seconds"] >= 0 and report["capture_seconds"] >= 0
-    assert progress[-1] == (report["new_turns"], report["new_turns"])
+    done = backfill(settings, None, [], None, on_capture=lambda d, t: progress.append((d, t)))
+    report = done.backfill
+    assert report.new_turns > 300 and report.memories > 10  # a few texts are filtered
+    assert report.store_seconds >= 0 and report.capture_seconds >= 0
+    assert progress[-1] == (report.new_turns, report.new_turns)
     engine = Engine.open(settings)
     try:
-        assert not engine.capture_pending and len(snapshot(engine)) == report["memories"]
+        assert not engine.capture_pending and len(snapshot(engine)) == report.memories
     finally:
         engine.close()
 

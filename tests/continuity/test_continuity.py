@@ -43,7 +43,7 @@ def resume_text(engine: Engine) -> str:
     ctx = engine.continuity.resume(
         PROJECT, "claude", "startup", record=False, now=T0 + timedelta(days=3)
     )
-    return str(ctx["text"])
+    return ctx.text
 
 
 def checkpointed(engine: Engine, session: str, start: datetime, ask: str, answer: str) -> None:
@@ -97,9 +97,9 @@ def test_a_resume_does_not_repeat_what_the_resumed_session_captured(engine: Engi
     )  # fmt: skip
     engine.apply(Batch(memories=[earlier, mine]))
     later = T0 + timedelta(days=2)
-    text = engine.continuity.resume(PROJECT, "codex", "resume", "s2", later, False)["text"]
+    text = engine.continuity.resume(PROJECT, "codex", "resume", "s2", later, False).text
     assert "cargo clippy" in text and "tokenizer" not in text, text
-    text = engine.continuity.resume(PROJECT, "codex", "resume", "s3", later, False)["text"]
+    text = engine.continuity.resume(PROJECT, "codex", "resume", "s3", later, False).text
     assert "cargo clippy" in text and "tokenizer" in text, text
 
 
@@ -137,7 +137,7 @@ def test_the_generation_moves_on_writes_that_change_a_resume_only(engine: Engine
     before = store.generation
     engine.apply(Batch(turns=session_turns("s8", T0, "Rename the flag.", "Renamed.")))
     shown = engine.continuity.resume(PROJECT, "claude", "startup", session_id="s9")
-    assert shown["items"] and engine.maintenance.flush_access() > 0
+    assert shown.items and engine.maintenance.flush_access() > 0
     assert store.generation == before  # turns and a resume's own read counts: no change
     engine.continuity.checkpoint("s9", "manual", now=T0 + timedelta(hours=1))
     assert store.generation == before + 1
@@ -176,9 +176,9 @@ def test_a_large_global_pool_does_not_crowd_out_the_project(engine: Engine) -> N
     own_pref = pool(PROJECT, "preferences", 1, 0.3, "ownpref")
     engine.apply(Batch(memories=[*crowd, *own, *own_case, *own_pref]))
     shown = engine.continuity.resume(PROJECT, "claude", "startup", record=False)
-    text = str(shown["text"])
+    text = shown.text
     assert "This project:" in text
-    assert all(m.id in shown["items"] for m in [*own, *own_case, *own_pref]), text
+    assert all(m.id in shown.items for m in [*own, *own_case, *own_pref]), text
     assert "otherfact" not in text  # another project's facts never show here
     assert "You (profile & preferences):" in text and "Past cases & workflows:" in text
 
@@ -188,7 +188,7 @@ def test_a_pinned_project_fact_with_low_importance_is_a_candidate(engine: Engine
     pinned = replace(pool(PROJECT, "entities", 1, 0.05, "pinnedfact")[0], pinned=True)
     engine.apply(Batch(memories=[*crowd, pinned]))
     shown = engine.continuity.resume(PROJECT, "claude", "startup", record=False)
-    assert pinned.id in shown["items"]
+    assert pinned.id in shown.items
 
 
 def test_rewarm_recomputes_the_inputs_a_write_made_stale(engine: Engine) -> None:

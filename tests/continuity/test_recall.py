@@ -63,6 +63,30 @@ def test_turns_and_captures_of_the_session_itself_are_skipped() -> None:
     assert pick(frozenset(), [own_turn, captured_here]) == []
 
 
+def test_the_sessions_turns_are_read_once_however_many_memories_need_them() -> None:
+    """Each memory with evidence is checked against the session's turns, a store read: one
+    read a prompt, not one a candidate (issue 23)."""
+    reads: list[int] = []
+
+    def session_turns() -> frozenset[str]:
+        reads.append(1)
+        return frozenset({"t-own"})
+
+    hits = [replace(HIT, id=f"m{k}", evidence=(f"t{k}",)) for k in range(4)]
+    chosen = choose(
+        analyse_prompt("how do we deploy the billing service"),
+        [*hits, replace(HIT, id="mine", evidence=("t-own",))],
+        flat,
+        excluded=frozenset(),
+        session_id="s",
+        session_turns=session_turns,
+        now=NOW,
+        max_tokens=160,
+    )
+    assert reads == [1]
+    assert "mine" not in [c.id for c in chosen]
+
+
 # --------------------------------------------------------------------------- meaning, not words
 
 PR_PROMPT = "write the description for this pull request"  # no word of the convention below

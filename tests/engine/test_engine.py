@@ -20,9 +20,10 @@ import pytest
 from recallnest.core.config import Settings
 from recallnest.core.errors import NotFoundError, RecallnestError, StoreError
 from recallnest.core.models import GLOBAL_SCOPE, Forgotten, Imported, Turn
-from recallnest.core.schemas import jsonable
+from recallnest.core.schemas import jsonable, memories_of
 from recallnest.engine import Engine, SearchRequest
 from recallnest.retrieval.index import Filter
+from recallnest.server.handlers import dispatch
 from recallnest.store import Batch, BatchResult, IndexSnapshot, Store
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -198,12 +199,12 @@ def test_export_import_into_a_fresh_home_is_identical(engine: Engine, tmp_path: 
     assert other.home != engine.settings.home
     fresh = Engine.open(other)
     try:
-        assert fresh.import_memories(exported) == Imported(imported=3)
+        assert fresh.import_memories(memories_of(exported)) == Imported(imported=3)
         again = jsonable(fresh.export())
         assert json.dumps(again, sort_keys=True) == json.dumps(exported, sort_keys=True)
         assert ids(search(fresh, "pnpm"))[0] == ids(search(engine, "pnpm"))[0]
         # Importing twice replaces rather than duplicates.
-        fresh.import_memories(exported)
+        fresh.import_memories(memories_of(exported))
         assert fresh.store.counts()["memories"] == 3
     finally:
         fresh.close()
@@ -214,7 +215,7 @@ def test_import_rejects_a_malformed_record_in_one_line(engine: Engine) -> None:
     engine.forget([good.id])
     records = [jsonable(good.memory), {"id": "x", "text": "no other fields"}]
     with pytest.raises(RecallnestError, match="record 2") as info:
-        engine.import_memories(records)
+        dispatch(engine, "import", {"records": records})
     assert "\n" not in str(info.value)
     assert engine.store.counts()["memories"] == 0  # nothing imported: all or nothing
 
@@ -722,7 +723,7 @@ def test_a_checkpoint_carries_what_the_previous_session_left_open(engine: Engine
     engine.continuity.checkpoint("s1", "idle")
     cp = engine.continuity.checkpoint("s2", "idle")
     assert cp is not None
-    assert any("TLS certificates" in loop for loop in cp["open_loops"]), cp
+    assert any("TLS certificates" in loop for loop in cp.open_loops), cp
 
 
 # ---- a correction in a later session supersedes the fact it corrects ------------------------
@@ -809,3 +810,26 @@ def test_a_release_the_store_was_too_busy_for_is_owed_until_done(
         assert len(calls) == 2
     finally:
         engine.close()
+
+
+def test_nothing_to_embed_asks_the_store_nothing(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With every live row's vector in the index, the background embedding does not run its
+    anti-join over every row (60-350 ms at 100k + 100k, once a second; issue 23); a new row
+    without one sends it to the store again."""
+    engine.apply(Batch(turns=[turn("t-1", "the deploy script lives in tools", "/repo-a")]))
+    assert engine.embed_pending(100) == 1
+    asked: list[int] = []
+    missing = engine.store.missing_vectors
+
+    def counted(model: str, limit: int) -> list[tuple[int, str]]:
+        asked.append(limit)
+        return missing(model, limit)
+
+    monkeypatch.setattr(engine.store, "missing_vectors", counted)
+    assert engine.embed_pending(100) == 0
+    assert asked == []
+    engine.apply(Batch(turns=[turn("t-2", "the staging database runs on port 5433", "/repo-a")]))
+    assert engine.embed_pending(100) == 1
+    assert asked == [100]

@@ -54,16 +54,16 @@ def test_second_backfill_adds_nothing(tmp_path: Path) -> None:
     root = str(FIXTURES / "claude")
     first = backfill(settings, "claude", [root], None)
     second = backfill(settings, "claude", [root], None)
-    assert first["new_turns"] > 0
-    assert second["new_turns"] == 0 and second["turns"] == 0
+    assert first.backfill.new_turns > 0
+    assert second.backfill.new_turns == 0 and second.backfill.turns == 0
 
 
 def test_every_fixture_tree_ingests_without_errors(tmp_path: Path) -> None:
     settings = settings_for(tmp_path)
     for agent in ("claude", "codex", "gemini"):
-        summary = backfill(settings, agent, [str(FIXTURES / agent)], None)
-        assert summary["errors"] == []
-        assert summary["new_turns"] > 0, agent
+        summary = backfill(settings, agent, [str(FIXTURES / agent)], None).backfill
+        assert summary.errors == []
+        assert summary.new_turns > 0, agent
 
 
 def test_failed_flush_keeps_the_cursor_and_loses_nothing(tmp_path: Path, engine: Engine) -> None:

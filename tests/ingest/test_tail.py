@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from recallnest.ingest import tail
-from recallnest.ingest.tail import FileState, fingerprint, read_lines, start_offset
+from recallnest.ingest.tail import FileState, fingerprint, read_lines, restart_reason
 
 
 def test_half_line_waits_for_its_newline(tmp_path: Path) -> None:
@@ -71,7 +71,7 @@ def test_append_continues(tmp_path: Path) -> None:
     known = _state(f)
     with f.open("ab") as fh:
         fh.write(b"two\n")
-    assert start_offset(str(f), known) == (4, False)
+    assert restart_reason(str(f), known) is None  # read on from byte 4
 
 
 def test_truncation_restarts_from_zero(tmp_path: Path) -> None:
@@ -79,7 +79,7 @@ def test_truncation_restarts_from_zero(tmp_path: Path) -> None:
     f.write_bytes(b"one\ntwo\n")
     known = _state(f)
     f.write_bytes(b"x\n")
-    assert start_offset(str(f), known) == (0, True)
+    assert restart_reason(str(f), known) is not None
 
 
 def test_rewrite_by_rename_restarts(tmp_path: Path) -> None:
@@ -89,7 +89,7 @@ def test_rewrite_by_rename_restarts(tmp_path: Path) -> None:
     other = tmp_path / "new.jsonl"
     other.write_bytes(b"one\ntwo\nthree\n")
     os.replace(other, f)
-    assert start_offset(str(f), known)[1] is True
+    assert restart_reason(str(f), known) is not None
 
 
 def test_rewrite_in_place_with_new_head_restarts(tmp_path: Path) -> None:
@@ -98,13 +98,7 @@ def test_rewrite_in_place_with_new_head_restarts(tmp_path: Path) -> None:
     known = _state(f)
     with f.open("r+b") as fh:
         fh.write(b"FIRST LINE\nand more\n")
-    assert start_offset(str(f), known) == (0, True)
-
-
-def test_unknown_file_starts_at_zero(tmp_path: Path) -> None:
-    f = tmp_path / "t.jsonl"
-    f.write_bytes(b"one\n")
-    assert start_offset(str(f), None) == (0, False)
+    assert str(restart_reason(str(f), known)).endswith(tail.IN_PLACE)
 
 
 def test_a_same_size_change_outside_the_sampled_bytes_restarts(tmp_path: Path) -> None:
@@ -120,11 +114,11 @@ def test_a_same_size_change_outside_the_sampled_bytes_restarts(tmp_path: Path) -
         fh.seek(middle)
         fh.write(b"LINE")
     os.utime(f, ns=(f.stat().st_atime_ns, f.stat().st_mtime_ns + 1_000_000))
-    assert start_offset(str(f), known) == (0, True)
+    assert restart_reason(str(f), known) is not None
 
 
 def test_an_untouched_file_of_the_same_size_does_not_restart(tmp_path: Path) -> None:
     f = tmp_path / "t.jsonl"
     f.write_bytes(b"one\ntwo\n")
     known = _state(f)
-    assert start_offset(str(f), known) == (8, False)
+    assert restart_reason(str(f), known) is None

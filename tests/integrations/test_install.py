@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.install import config_dirs
 from support.paths import ROOT
 
 from recallnest.core.errors import ConfigError
@@ -78,7 +79,7 @@ def home(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def ctx(home: Path, tmp_path: Path) -> inst.InstallContext:
-    dirs = inst.resolve_config_dirs(home, {})
+    dirs = config_dirs(home, {})
     return inst.InstallContext(home, tmp_path / "state", dirs, EXE)
 
 
@@ -167,7 +168,7 @@ def test_dry_run_writes_nothing(ctx: inst.InstallContext, tmp_path: Path) -> Non
 def test_missing_settings_files_are_created_then_removed(tmp_path: Path) -> None:
     home = tmp_path / "home"
     (home / ".claude").mkdir(parents=True)
-    ctx = inst.InstallContext(home, tmp_path / "state", inst.resolve_config_dirs(home, {}), EXE)
+    ctx = inst.InstallContext(home, tmp_path / "state", config_dirs(home, {}), EXE)
     before = snapshot(home)
 
     changes = inst.install(AGENTS, ctx)
@@ -182,7 +183,7 @@ def test_missing_settings_files_are_created_then_removed(tmp_path: Path) -> None
 
 def test_created_file_with_later_user_keys_is_kept_on_uninstall(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    ctx = inst.InstallContext(home, tmp_path / "state", inst.resolve_config_dirs(home, {}), EXE)
+    ctx = inst.InstallContext(home, tmp_path / "state", config_dirs(home, {}), EXE)
     inst.install(["claude"], ctx)
     path = inst.settings_path(ctx, "claude")
     doc = json.loads(path.read_text())
@@ -371,9 +372,9 @@ def test_the_claude_plugin_manifest_passes_strict_validation() -> None:
 # --- discovery -------------------------------------------------------------------------------
 
 
-def test_resolve_config_dirs_honours_each_clis_override(tmp_path: Path) -> None:
+def test_config_dirs_honour_each_clis_override(tmp_path: Path) -> None:
     env = {"CLAUDE_CONFIG_DIR": "/c", "CODEX_HOME": "/x", "GEMINI_CLI_HOME": "/g"}
-    dirs = inst.resolve_config_dirs(tmp_path, env)
+    dirs = config_dirs(tmp_path, env)
     assert dirs == {"claude": Path("/c"), "codex": Path("/x"), "gemini": Path("/g")}
     ctx = inst.InstallContext(tmp_path, tmp_path, dirs)
     assert inst.settings_path(ctx, "gemini") == Path("/g/.gemini/settings.json")
@@ -382,7 +383,7 @@ def test_resolve_config_dirs_honours_each_clis_override(tmp_path: Path) -> None:
 
 def test_detect_agents_by_config_dir_or_path(tmp_path: Path) -> None:
     (tmp_path / ".gemini").mkdir()
-    dirs = inst.resolve_config_dirs(tmp_path, {})
+    dirs = config_dirs(tmp_path, {})
     assert inst.detect_agents(dirs) == ["gemini"]
     which = {"codex": "/usr/bin/codex"}.get
     assert inst.detect_agents(dirs, which=which) == ["codex", "gemini"]

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.examples import examples
+from support.install import config_dirs
 
 from recallnest.core.errors import ConfigError
 from recallnest.integrations import install as inst
@@ -39,7 +40,7 @@ GEMINI_WITH_COMMENTS = """// Gemini CLI settings: mine, keep these notes
 
 def make_ctx(root: Path) -> inst.InstallContext:
     home = root / "home"
-    return inst.InstallContext(home, root / "state", inst.resolve_config_dirs(home, {}), EXE)
+    return inst.InstallContext(home, root / "state", config_dirs(home, {}), EXE)
 
 
 def write(ctx: inst.InstallContext, agent: str, text: str) -> Path:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.install import config_dirs
 
 from recallnest.core.errors import ConfigError
 from recallnest.core.models import AGENTS
@@ -71,7 +72,7 @@ def home(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def ctx(home: Path, tmp_path: Path) -> inst.InstallContext:
-    return inst.InstallContext(home, tmp_path / "state", inst.resolve_config_dirs(home, {}), EXE)
+    return inst.InstallContext(home, tmp_path / "state", config_dirs(home, {}), EXE)
 
 
 def snapshot(root: Path) -> dict[str, bytes | None]:
@@ -167,7 +168,7 @@ def test_missing_config_files_are_created_then_removed(tmp_path: Path) -> None:
     home = tmp_path / "home"
     for folder in (".claude", ".codex"):
         (home / folder).mkdir(parents=True)
-    ctx = inst.InstallContext(home, tmp_path / "state", inst.resolve_config_dirs(home, {}), EXE)
+    ctx = inst.InstallContext(home, tmp_path / "state", config_dirs(home, {}), EXE)
     before = snapshot(home)
 
     changes = inst.install(AGENTS, ctx, mcp=True)
@@ -296,7 +297,7 @@ def test_toml_we_cannot_edit_safely_is_refused_before_any_write(
 def test_awkward_paths_are_valid_toml(home: Path, tmp_path: Path) -> None:
     exe = '/opt/my "tools"\\x/bin/recallnest'
     state = tmp_path / "state\tdir"
-    ctx = inst.InstallContext(home, state, inst.resolve_config_dirs(home, {}), exe)
+    ctx = inst.InstallContext(home, state, config_dirs(home, {}), exe)
     inst.install(["codex"], ctx, mcp=True)
     entry = servers(home)["codex"]["recallnest"]
     assert entry["command"] == exe and entry["env"] == {"RECALLNEST_HOME": str(state)}
@@ -304,12 +305,12 @@ def test_awkward_paths_are_valid_toml(home: Path, tmp_path: Path) -> None:
 
 
 def test_where_each_cli_keeps_its_servers(tmp_path: Path) -> None:
-    default = inst.InstallContext(tmp_path, tmp_path, inst.resolve_config_dirs(tmp_path, {}))
+    default = inst.InstallContext(tmp_path, tmp_path, config_dirs(tmp_path, {}))
     assert inst.mcp_path(default, "claude") == tmp_path / ".claude.json"
     assert inst.mcp_path(default, "codex") == tmp_path / ".codex/config.toml"
     assert inst.mcp_path(default, "gemini") == inst.settings_path(default, "gemini")
     env = {"CLAUDE_CONFIG_DIR": "/c", "CODEX_HOME": "/x", "GEMINI_CLI_HOME": "/g"}
-    moved = inst.InstallContext(tmp_path, tmp_path, inst.resolve_config_dirs(tmp_path, env))
+    moved = inst.InstallContext(tmp_path, tmp_path, config_dirs(tmp_path, env))
     assert inst.mcp_path(moved, "claude") == Path("/c/.claude.json")
     assert inst.mcp_path(moved, "codex") == Path("/x/config.toml")
     assert inst.mcp_path(moved, "gemini") == Path("/g/.gemini/settings.json")

@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from support.install import config_dirs
 from support.paths import TESTS
 
 from recallnest.integrations import install as inst
@@ -37,7 +38,7 @@ def codex(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[inst.Install
     monkeypatch.setitem(inst.SPECS, "codex", replace(inst.SPECS["codex"], hooks=recorded))
     home = tmp_path / "home"
     (home / ".codex").mkdir(parents=True)
-    ctx = inst.InstallContext(home, tmp_path / "state", inst.resolve_config_dirs(home, {}), EXE)
+    ctx = inst.InstallContext(home, tmp_path / "state", config_dirs(home, {}), EXE)
     hooks = home / ".codex" / "hooks.json"
     hooks.write_text(
         json.dumps(inst.remove_hooks(json.loads(fixture("hooks.json", home)), "codex"))
@@ -158,7 +159,7 @@ def test_a_symlinked_codex_home_still_matches_our_keys(
 
 def gemini_ctx(tmp_path: Path, cwd: Path, env: dict[str, str] | None = None) -> inst.InstallContext:
     home = tmp_path / "home"
-    dirs = inst.resolve_config_dirs(home, {})
+    dirs = config_dirs(home, {})
     return inst.InstallContext(home, tmp_path / "state", dirs, EXE, cwd=cwd, env=env or {})
 
 
@@ -247,7 +248,7 @@ def test_an_unreadable_config_toml_does_not_undo_a_hooks_install(tmp_path: Path)
     home = tmp_path / "home"
     (home / ".codex").mkdir(parents=True)
     (home / ".codex" / "config.toml").write_text("model = [unclosed\n")
-    ctx = inst.InstallContext(home, tmp_path / "state", inst.resolve_config_dirs(home, {}), EXE)
+    ctx = inst.InstallContext(home, tmp_path / "state", config_dirs(home, {}), EXE)
     (change,) = inst.install(["codex"], ctx)  # hooks only: config.toml is not edited
     assert change.action == "create"
     assert "cannot tell whether codex will run the hooks" in change.notes[-1]
@@ -257,7 +258,7 @@ def test_an_unreadable_config_toml_does_not_undo_a_hooks_install(tmp_path: Path)
 def test_an_unreadable_config_toml_does_not_stop_a_hooks_uninstall(tmp_path: Path) -> None:
     home = tmp_path / "home"
     (home / ".codex").mkdir(parents=True)
-    ctx = inst.InstallContext(home, tmp_path / "state", inst.resolve_config_dirs(home, {}), EXE)
+    ctx = inst.InstallContext(home, tmp_path / "state", config_dirs(home, {}), EXE)
     inst.install(["codex"], ctx)
     config = home / ".codex" / "config.toml"
     config.write_text("model = [unclosed\n")

@@ -305,7 +305,7 @@ def test_search_and_resume_show_only_the_current_statement(loaded: Engine) -> No
     loaded.maintenance.consolidate(now=NOW)
     hits = loaded.search(SearchRequest("pnpm npm", kind="memories"))
     assert [h.id for h in hits] == ["d"]
-    context = loaded.continuity.resume("/tmp", "claude", record=False, now=NOW)["text"]
+    context = loaded.continuity.resume("/tmp", "claude", record=False, now=NOW).text
     assert "Use npm, not pnpm." in context and "Use pnpm, not npm." not in context
 
 

@@ -16,6 +16,7 @@ from click.testing import Result
 
 from recallnest.core.config import Settings
 from recallnest.core.paths import db_path
+from recallnest.core.schemas import memories_of
 from recallnest.engine import Engine, SearchRequest
 from recallnest.server.control import backfill
 from recallnest.store import Batch
@@ -69,8 +70,8 @@ def write_session(
 
 
 def ingest(settings: Settings, folder: Path) -> None:
-    report = backfill(settings, "claude", [str(folder)], None)
-    assert report["via"] == "local" and not report["errors"]
+    done = backfill(settings, "claude", [str(folder)], None)
+    assert done.via == "local" and not done.backfill.errors
 
 
 def file_bytes(settings: Settings) -> bytes:
@@ -242,14 +243,14 @@ def test_deleted_bytes_linger_until_compaction(
     engine = Engine.open(settings)
     try:
         engine.import_memories(
-            [
+            memories_of([
                 {"id": f"id-{k}", "scope": "global", "category": "entities", "text": text,
                  "importance": 0.5, "confidence": 1.0, "tier": "working", "status": "active",
                  "evidence": [], "created_at": None, "updated_at": None,
                  "last_accessed_at": None, "access_count": 0, "source": "manual", "rule": None,
                  "superseded_by": None, "subject": None, "pinned": False, "valid_until": None}
                 for k, text in enumerate([*filler, f"the backup key is {SECRET}"])
-            ]
+            ])
         )  # fmt: skip
         engine.store.flush_wal()
     finally:

@@ -223,12 +223,12 @@ def test_expire_archives_hides_from_resume_and_undoes(engine: Engine) -> None:
     engine.apply(Batch(memories=[mem("old", text="I prefer tabs over spaces", valid_until=at(1))]))
     before = engine.store.memories(["old"])
     shown = engine.continuity.resume("/tmp", "claude", record=False, now=at(0))
-    assert "tabs" in shown["text"]
+    assert "tabs" in shown.text
     result = engine.maintenance.expire(at(2))
     assert result.changed == 1
     assert engine.store.memories(["old"])[0].status == "archived"
     context = engine.continuity.resume("/tmp", "claude", record=False, now=at(2))
-    assert "tabs" not in context["text"]
+    assert "tabs" not in context.text
     engine.maintenance.undo(kind="expire")
     assert engine.store.memories(["old"]) == before
 

@@ -147,3 +147,44 @@ def test_a_prompt_too_long_to_embed_in_time_is_answered_by_keywords(tmp_path: Pa
         assert len(embedder.queries) == 1  # a short prompt is embedded
     finally:
         engine.close()
+
+
+def test_a_hooks_deadline_counts_from_the_hooks_own_start(tmp_path: Path) -> None:
+    """The prompt hook says how long it ran before asking (`elapsed`): its embedding's wait is
+    what is left of HOOK_VECTOR_DEADLINE_SECONDS from the hook's start, none when a slow start
+    used it all (the search then runs on keywords, without waiting for a model still busy)."""
+    from recallnest.continuity.recall import HOOK_VECTOR_DEADLINE_SECONDS, VECTOR_DEADLINE_SECONDS
+    from recallnest.server.handlers import dispatch
+
+    embedder = HeldEmbedder()
+    settings = Settings.load(flags={"home": str(tmp_path / "rn"), "embedder": "hash"}, env={})
+    engine = Engine.open(settings, embedder)
+    waits: list[float | None] = []
+    search = engine.search_with_affinities
+
+    def recording(req: SearchRequest) -> tuple[list[object], dict[str, float]]:
+        waits.append(req.vector_wait)
+        return search(req)  # type: ignore[return-value]
+
+    try:
+        embedder.release.set()
+        engine.remember("The zeta3 service listens on port 8003", category="preferences")
+        while engine.embed_pending():
+            pass
+        embedder.release.clear()  # the model is busy from now on
+        engine.search_with_affinities = recording  # type: ignore[method-assign]
+        ask = "which port does the zeta3 service listen on?"
+        late = dispatch(engine, "recall", {"prompt": ask, "session_id": "s1", "elapsed": 10.0})
+        assert waits == [0.0]  # not waiting for the busy model: searched by keywords
+        assert late["skip"] in (None, "irrelevant")
+        dispatch(engine, "recall", {"prompt": ask + " now", "session_id": "s2", "elapsed": 0.0})
+        dispatch(engine, "recall", {"prompt": ask + " again", "session_id": "s3"})
+        assert 0.0 <= waits[1] <= HOOK_VECTOR_DEADLINE_SECONDS  # type: ignore[operator]
+        assert 0.0 <= waits[2] <= VECTOR_DEADLINE_SECONDS  # type: ignore[operator]
+        embedder.release.set()
+        dispatch(engine, "recall", {"prompt": ask + " at last", "vector_deadline": None,
+                                    "session_id": "s4", "elapsed": 10.0})  # fmt: skip
+        assert waits[3] is None  # the eval waits for the model, whatever the hook's start
+    finally:
+        embedder.release.set()
+        engine.close()

@@ -47,6 +47,17 @@ def test_one_chinese_word_is_one_match_not_two() -> None:
     assert relevance(plan, "数据库迁移之前必须先做全量备份", flat) == 0.0
 
 
+def test_four_chinese_characters_in_a_row_are_two_words() -> None:
+    """迁移之前 is 迁移 + 之前: a shared run of four characters is two matched words, so the
+    note clears the two-word rule; a three-character run (数据库) stays one word."""
+    plan = analyse_prompt("我要给订单表加一个字段，迁移之前需要注意什么？")
+    assert (
+        relevance(plan, "数据库迁移之前必须先做全量备份，备份脚本是 scripts/pg_backup.sh", flat) > 0
+    )
+    assert relevance(analyse_prompt("帮我给这个 PR 写一段提交说明"), "提交说明都用中文写", flat) > 0
+    assert relevance(analyse_prompt("数据库慢查询的排查文档怎么写"), "数据库要先备份", flat) == 0.0
+
+
 def test_a_family_of_equal_matches_is_ambiguous() -> None:
     assert ambiguous([0.33, 0.32, 0.32, 0.31, 0.31])
     assert not ambiguous([0.5, 0.2, 0.0])

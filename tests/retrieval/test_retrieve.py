@@ -200,3 +200,40 @@ def test_a_query_that_matches_nothing_says_so() -> None:
         assert engine.search(SearchRequest(query="xqzvbnmlkj on 4 June 2025")) == []
     finally:
         engine.close()
+
+
+# ---- turns_by_keyword: prompt-time recall's vector pool (issue 23) ----------------------------
+
+
+def test_turns_enter_the_vector_channel_only_through_the_keywords() -> None:
+    """With `turns_by_keyword` the vector channel scans every memory but only the turns the
+    keywords found: a turn that only its embedding would bring stays out, a memory does not,
+    and a keyword-found turn keeps its cosine."""
+    import numpy as np
+
+    index = SearchIndex()
+    when = datetime(2025, 5, 27, 14, tzinfo=UTC)
+    index.add(
+        [
+            _turn(1, "the nightly export job timed out again", when, "a"),  # keywords + vector
+            _turn(2, "lunch plans for friday", when, "b"),  # vector only
+            IndexedDoc(3, "memory", "m3", {"unrelated": 1}, 1, {"kind": "memory"}, 0.0),
+        ]
+    )
+    index.set_model("m", 2)
+    index.set_vectors([1, 2, 3], np.array([[1.0, 0.0], [1.0, 0.0], [1.0, 0.0]], np.float32))
+    plan = plan_query("export job timed out", NOW)
+    query = np.array([1.0, 0.0], np.float32)
+
+    def found(turns_by_keyword: bool) -> dict[str, dict[str, int]]:
+        hits = retrieve(
+            index, plan, [Filter()], query, PROFILES["default"], 10, NOW.timestamp(),
+            turns_by_keyword=turns_by_keyword,
+        )  # fmt: skip
+        return {index.row(h.position)[1]: h.ranks for h in hits}
+
+    everything = found(False)
+    assert set(everything) == {"t1", "t2", "m3"}
+    by_keyword = found(True)
+    assert set(by_keyword) == {"t1", "m3"}
+    assert "vector" in by_keyword["t1"] and "vector" in by_keyword["m3"]

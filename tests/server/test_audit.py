@@ -13,6 +13,7 @@ import pytest
 from recallnest.core.config import Settings
 from recallnest.core.models import Memory, ToolUse, Turn
 from recallnest.core.paths import db_path, ensure_home
+from recallnest.core.schemas import jsonable
 from recallnest.engine import Engine, SearchRequest
 from recallnest.server.audit import audit_secrets, scan
 from recallnest.store import Batch, Store
@@ -109,13 +110,13 @@ def test_fix_redacts_in_place_keeping_ids_and_search_consistent(
 ) -> None:
     result = audit_secrets(settings, fix=True)
     # 4 rows, and the term the token left in the keyword index.
-    assert result["fixed"] == 5 and len(result["findings"]) == 5
-    assert no_secret_in(json.dumps(result))
-    assert audit_secrets(settings)["findings"] == []  # nothing left
+    assert result.fixed == 5 and len(result.findings) == 5
+    assert no_secret_in(json.dumps(jsonable(result)))
+    assert audit_secrets(settings).findings == []  # nothing left
     engine = Engine.open(settings)
     try:
         store = engine.store
-        text = store.turns([planted["turns"]])[0]["text"]
+        text = store.turns([planted["turns"]])[0].text
         assert text == "the quokka deploy token is [REDACTED:github-token], keep it safe"
         assert store.memories(["mem-dirty"])[0].text.endswith("[REDACTED:aws-access-key]")
         use = next(u for u in store.session_tool_uses("s1") if u.name == "Bash")
@@ -173,7 +174,7 @@ def test_undo_entries_are_scanned_and_redacted(settings: Settings) -> None:
         assert no_secret_in(findings[0].preview)
     finally:
         store.close()
-    assert audit_secrets(settings, fix=True)["fixed"] == 1
+    assert audit_secrets(settings, fix=True).fixed == 1
     store = Store(db_path(settings.home), read_only=True)
     try:
         entry = store.undo_entries(undo_id=undo_id, pending_only=False)[0]
@@ -184,7 +185,7 @@ def test_undo_entries_are_scanned_and_redacted(settings: Settings) -> None:
 
 
 def test_audit_of_a_store_without_secrets_or_without_a_file(settings: Settings, cli) -> None:
-    assert audit_secrets(settings)["findings"] == []  # no database yet: nothing to scan
+    assert audit_secrets(settings).findings == []  # no database yet: nothing to scan
     assert not Path(db_path(settings.home)).exists()
     engine = Engine.open(settings)
     try:

@@ -252,14 +252,23 @@ def test_daemon_logs_one_caught_up_line_after_the_first_catch_up(proc: DaemonPro
 # --- the daemon's side: rounds of snapshots ------------------------------------------------------
 
 
+def whole_round(engine: Engine, home: Path) -> int:
+    """Refresh slices until the round ends: how many projects it went through."""
+    keeper = snapshot_refresh.SnapshotKeeper(home)
+    written = 0
+    while count := keeper.refresh(engine):
+        written += count
+    return written
+
+
 def test_snapshot_rounds_follow_the_notes_and_drop_stale_projects(engine: Engine) -> None:
     home = engine.settings.home
     kept = engine.remember("We pin every dependency in the alpha service", scope="/w/alpha")
     gone = engine.remember("The beta service deploys from the release branch", scope="/w/beta")
-    assert snapshot_refresh.write_all(engine, home) == 3  # global, alpha, beta
+    assert whole_round(engine, home) == 3  # global, alpha, beta
     assert snapshot.read(home, "/w/beta") is not None
     engine.forget([gone.id])
-    assert snapshot_refresh.write_all(engine, home) == 2  # global and alpha
+    assert whole_round(engine, home) == 2  # global and alpha
     beta = snapshot.read(home, "/w/beta")
     assert beta is None or "beta service" not in beta.text  # its own file was removed
     alpha = snapshot.read(home, "/w/alpha")
@@ -276,3 +285,16 @@ def test_a_round_writes_a_bounded_batch_per_call(engine: Engine) -> None:
         calls.append(count)
     assert max(calls) == snapshot_refresh.BATCH and sum(calls) == snapshot_refresh.BATCH + 4
     assert keeper.refresh(engine) == 0  # nothing changed: no new round
+
+
+def test_a_round_stops_between_projects_when_asked_and_still_moves_on(engine: Engine) -> None:
+    """The daemon stops a batch when a request comes in; each call still writes one project,
+    so a busy daemon's round ends all the same."""
+    for k in range(3):
+        engine.remember(f"Project {k} builds with make target build-{k}", scope=f"/w/p{k}")
+    keeper = snapshot_refresh.SnapshotKeeper(engine.settings.home)
+    calls = []
+    while count := keeper.refresh(engine, keep_going=lambda: False):
+        calls.append(count)
+    assert calls == [1, 1, 1, 1]  # global and the three projects, one a call
+    assert snapshot.read(engine.settings.home, "/w/p2") is not None

@@ -142,16 +142,17 @@ def test_disk_full_during_a_flush_is_reported_retried_and_recovered(
     daemon = running(engine)
     wait_for(lambda: fault.hits >= 3, "three failed flushes")
     status = daemon.status()
-    assert status["failing"] is True
-    assert "No space left on device" in status["last_error"] and status["last_error_at"]
+    assert status.failing is True
+    assert status.last_error and "No space left on device" in status.last_error
+    assert status.last_error_at
     assert any("No space left on device" in r.getMessage() for r in caplog.records)
     assert engine.store.cursor(str(path)) is None  # the cursor stayed where it was
     assert stored_turns(daemon) == 0
     assert daemon._threads[0].is_alive()  # the ingest worker survived
     fault.mode = "none"  # space is back
     wait_for(lambda: stored_turns(daemon) == 25, "the 25 turns after the disk has space")
-    wait_for(lambda: not daemon.status()["failing"], "the daemon to report recovery")
-    assert "No space left on device" in daemon.status()["last_error"]  # still shown
+    wait_for(lambda: not daemon.status().failing, "the daemon to report recovery")
+    assert "No space left on device" in (daemon.status().last_error or "")  # still shown
     cursor = engine.store.cursor(str(path))
     assert cursor is not None and cursor.byte_offset == path.stat().st_size
     with path.open("a") as fh:  # and it keeps tailing
@@ -169,7 +170,7 @@ def test_an_invalidated_database_is_reopened(
     inject(engine.store, fault, monkeypatch)
     daemon = running(engine)
     wait_for(lambda: daemon.engine is not engine, "the daemon to reopen the database")
-    assert "invalidated" in (daemon.status()["last_error"] or "")
+    assert "invalidated" in (daemon.status().last_error or "")
     assert daemon.engine.store is not engine.store
     wait_for(lambda: stored_turns(daemon) == 10, "the turns through the reopened database")
     assert daemon.handle("ping", {}) == {"pong": True}
@@ -188,6 +189,81 @@ def test_requests_get_an_error_while_the_database_is_down(
     with pytest.raises(StoreError, match="unavailable"):
         daemon.handle("search", {"query": "x"})
     assert daemon.handle("daemon.status", {})["last_error"] == "FatalException: invalidated"
+
+
+def test_the_idle_clock_runs_from_the_end_of_a_long_request(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Idle maintenance (a compaction swaps the connection) never starts beside a request
+    that outlasted the idle wait: the clock restarts when the request ends."""
+    from recallnest.lifecycle.scheduler import IDLE_SECONDS
+
+    engine = Engine.open(settings)
+    daemon = Daemon(settings, engine)
+    clock = [1000.0]
+    engine.maintenance._monotonic = lambda: clock[0]
+
+    def slow_dispatch(*_: object) -> str:
+        clock[0] += IDLE_SECONDS + 5  # the request takes longer than the idle wait
+        return "done"
+
+    monkeypatch.setattr(daemon_module, "dispatch", slow_dispatch)
+    try:
+        assert daemon.handle("search", {"query": "x"}) == "done"
+        assert not engine.maintenance.quiet_for(1.0)
+        clock[0] += IDLE_SECONDS
+        assert engine.maintenance.quiet_for(IDLE_SECONDS)
+    finally:
+        daemon.stop()
+
+
+def test_a_session_hook_has_a_new_agent_folder_watched_at_once(settings: Settings) -> None:
+    """Gemini drops a prompt that got no answer when its session is resumed; a folder first
+    written by this session must be watched when the session starts, not at the next rescan."""
+    engine = Engine.open(settings)
+    daemon = Daemon(settings, engine)
+    try:
+        daemon._schedule_roots()
+        gemini = settings.gemini_dir / "tmp"
+        assert gemini not in daemon.scheduled
+        daemon.handle("daemon.status", {})
+        assert not daemon.rescan.is_set()  # not a session's request
+        gemini.mkdir(parents=True)
+        daemon.handle("recall", {"prompt": "hello", "session_id": "s", "agent": "gemini"})
+        assert daemon.rescan.is_set()
+        daemon._schedule_roots()
+        assert gemini in daemon.scheduled
+    finally:
+        daemon.stop()
+
+
+def test_snapshots_and_rewarming_wait_while_requests_come_in(settings: Settings) -> None:
+    """Background work no agent waits for holds the GIL 20-50 ms a project: it starts only
+    after REQUEST_QUIET_SECONDS without a request (issue 23: a prompt's recall beside it
+    waited for it), and then does run."""
+    engine = Engine.open(settings)
+    daemon = Daemon(settings, engine)
+    clock = [1000.0]
+    engine.maintenance._monotonic = lambda: clock[0]
+    written: list[int] = []
+    rewarmed: list[int] = []
+    daemon.snapshots.refresh = lambda e, keep_going: written.append(1) or 1  # type: ignore[method-assign]
+    engine.continuity.rewarm = lambda: rewarmed.append(1) or 0  # type: ignore[method-assign]
+    try:
+        daemon.caught_up = True
+        daemon.handle("ping", {})
+        daemon._after_pass()
+        daemon._rewarm()
+        assert written == [] and rewarmed == []
+        clock[0] += daemon_module.REQUEST_QUIET_SECONDS
+        daemon._after_pass()
+        daemon._rewarm()
+        assert written == [1] and rewarmed == [1]
+        assert daemon._quiet()
+        daemon.handle("ping", {})
+        assert not daemon._quiet()
+    finally:
+        daemon.stop()
 
 
 def test_periodic_backup_is_written_at_most_once_per_interval(

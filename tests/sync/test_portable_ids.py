@@ -19,7 +19,7 @@ from recallnest.core.config import Settings
 from recallnest.core.errors import NotFoundError
 from recallnest.core.identity import PROJECT_IDS
 from recallnest.core.models import GLOBAL_SCOPE, Memory, memory_id, memory_id_of_basis
-from recallnest.core.schemas import jsonable
+from recallnest.core.schemas import jsonable, memories_of
 from recallnest.engine import Engine, SearchRequest
 from recallnest.lifecycle.decay import memory_to_json
 from recallnest.server.repair import _rebuild
@@ -215,7 +215,7 @@ def test_an_export_from_before_the_migration_imports_under_the_new_ids(
     older = replace(older, superseded_by=newer.id)
     records = jsonable([newer, older])
     with _opened(settings) as engine:
-        engine.import_memories(records)
+        engine.import_memories(memories_of(records))
         exported = {m.text: m for m in engine.export()}
         canon = canonical(newer.text)
         assert exported[newer.text].id == memory_id(scope, canon) != newer.id
@@ -223,7 +223,7 @@ def test_an_export_from_before_the_migration_imports_under_the_new_ids(
         again = jsonable(engine.export())
     other = settings.model_copy(update={"home": tmp_path / "other-home"})
     with _opened(other) as fresh:
-        fresh.import_memories(again)
+        fresh.import_memories(memories_of(again))
         assert sorted(m.id for m in fresh.export()) == sorted(r["id"] for r in again)
 
 

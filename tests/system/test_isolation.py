@@ -280,11 +280,11 @@ def test_backfill_never_reads_or_runs_anything_outside_the_roots(
     audit = Audit(outside)
     audit.active = True
     try:
-        summary = backfill(settings, None, [], None)
+        summary = backfill(settings, None, [], None).backfill
     finally:
         audit.active = False
     assert audit.opened == [] and audit.spawned == []
-    assert summary["errors"] == [] and summary["new_turns"] == 1  # only inside.jsonl
+    assert summary.errors == [] and summary.new_turns == 1  # only inside.jsonl
     assert not Path("/tmp/pwned").exists()
     from recallnest.store import Store
 

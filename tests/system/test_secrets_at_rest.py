@@ -19,7 +19,7 @@ from support.daemon import DaemonProcess, claude_line
 
 from recallnest.core.config import Settings
 from recallnest.core.paths import db_path
-from recallnest.server.audit import audit_secrets, text_columns
+from recallnest.server.audit import audit_secrets
 from recallnest.store import Store
 
 # One of each class: provider prefixes, assignments in prose / YAML / netrc / INI / .env,
@@ -102,7 +102,7 @@ def assert_home_clean(home: Path) -> None:
     found = {str(p.relative_to(home)): leaked(p.read_bytes()) for p in files_under(home)}
     assert {k: v for k, v in found.items() if v} == {}
     settings = Settings.load(flags={"home": str(home), "embedder": "hash"})
-    assert audit_secrets(settings)["findings"] == []
+    assert audit_secrets(settings).findings == []
 
 
 def assistant_line(session: str, k: int, message_id: str, text: str) -> str:
@@ -166,6 +166,10 @@ def test_every_path_then_every_file(settings: Settings, cli, tmp_path: Path) -> 
 
 def test_audit_scans_every_text_column(store: Store) -> None:
     """Discovered from the schema: a new VARCHAR column is covered without editing audit."""
+
+    def text_columns(store: Store) -> list[tuple[str, str]]:
+        return [(table, c) for table, (_key, cs) in store.text_schema().items() for c in cs]
+
     columns = text_columns(store)
     assert ("cursors", "parser_state") in columns and ("capture_queue", "turn_id") in columns
     assert ("turns", "text") in columns and ("memories", "evidence") in columns
@@ -185,9 +189,9 @@ def test_audit_finds_and_fixes_a_raw_parser_state(settings: Settings, cli) -> No
             tx.execute("UPDATE cursors SET parser_state = ? WHERE path = ?", [raw, str(path)])
     finally:
         store.close()
-    found = audit_secrets(settings)["findings"]
-    assert [f["table"] for f in found] == ["cursors"] and leaked(json.dumps(found).encode()) == []
-    assert audit_secrets(settings, fix=True)["fixed"] == 1
+    found = audit_secrets(settings).findings
+    assert [f.table for f in found] == ["cursors"] and leaked(repr(found).encode()) == []
+    assert audit_secrets(settings, fix=True).fixed == 1
     assert_home_clean(settings.home)
 
 

@@ -56,7 +56,7 @@ def assert_store_clean(home: Path) -> None:
     """No row holds a secret (SQL scan), and neither do the database file nor its WAL."""
     settings = Settings.load(flags={"home": str(home), "embedder": "hash"})
     result = audit_secrets(settings)
-    assert sum(result["scanned"].values()) > 0 and result["findings"] == []
+    assert sum(result.scanned.values()) > 0 and result.findings == []
     for path in (db_path(home), db_path(home).with_name("recallnest.duckdb.wal")):
         if path.exists():
             assert leaked(path.read_bytes()) == [], path

@@ -5,6 +5,8 @@ to its incremental line parser (`new_parser`), and the whole-document entry poin
 legacy JSON files (`parse_document`, streaming `iter_document`, `is_document`). Pure: no I/O,
 clock or environment; the tailer reads the files and persists `Parser.state()` next to its
 byte cursor.
+
+May import `recallnest.core` (models, errors, the redactor) and `recallnest.ingest.tail`.
 """
 
 from __future__ import annotations

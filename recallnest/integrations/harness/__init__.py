@@ -6,7 +6,9 @@ Each agent module (`claude`, `codex`, `gemini`) provides one `Adapter`:
 envelope and the fence-aware truncation that keeps every output under its agent's size cap).
 
 Standard library only: the hook imports this on its fast path (no pydantic, no duckdb).
-It never touches the store or the daemon; `recallnest.integrations.hook` connects the two.
+May import `recallnest.core`'s standard-library modules (errors, tokens) and nothing else of
+recallnest: it never touches the store or the daemon; `recallnest.integrations.hook` connects
+the two.
 """
 
 from __future__ import annotations
