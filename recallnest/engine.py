@@ -272,7 +272,10 @@ class Engine:
         self.release_memory()
 
     def _fill_index(self, snapshot: IndexSnapshot) -> None:
-        for kind, cols in snapshot.rows.items():
+        # Each kind's columns leave the snapshot once loaded: at 1M turns their Python strings
+        # (ids, sessions, projects) held ~450 MiB through the postings and vectors (issue 22).
+        for kind in list(snapshot.rows):
+            cols = snapshot.rows.pop(kind)
             facets = [c for c in cols if c not in ("doc", "id", "length", "ts", "weight")]
             weights = np.asarray(cols["weight"], np.float32) if "weight" in cols else None
             self._index.load_rows(
@@ -284,7 +287,8 @@ class Engine:
                 {f: _strings(cols[f]) for f in facets},
                 weights,
             )
-        self._index.load_postings(*snapshot.postings())  # its columns die with the call
+            del cols, weights
+        self._index.load_posting_stream(snapshot.postings())  # read a chunk at a time
         if self.embedder is not None and snapshot.vectors is not None:
             self._index.set_model(self.embedder.model_id, self.embedder.dimensions)
             for docs, matrix in snapshot.vectors:  # a chunk at a time, quantised as they come

@@ -44,26 +44,37 @@ class FlatPostings:
 
     @classmethod
     def build(
-        cls, terms: Mapping[str, int], positions: I32, tfs: U16, sizes: Sequence[int] | I64
+        cls,
+        terms: Mapping[str, int],
+        positions: I32,
+        tfs: U16,
+        sizes: Sequence[int] | I64,
+        owned: bool = False,
     ) -> FlatPostings:
         """Slice k holds the next sizes[k] postings of `positions` and `tfs`; `terms` names the
-        slices (an unnamed one is dead). Positions are sorted within each slice here."""
+        slices (an unnamed one is dead). Positions are sorted within each slice here, in
+        copies unless `owned` (the caller's int32 / uint16 arrays are no use to it after)."""
         flat = cls()
         bounds = np.zeros(len(sizes) + 1, dtype=np.int64)
         np.cumsum(np.asarray(sizes, dtype=np.int64), out=bounds[1:])
         n = int(bounds[-1])
         if len(positions) != n or len(tfs) != n:
             raise ValueError(f"{n} postings in the slices, {len(positions)} positions")
-        positions = np.array(positions, dtype=np.int32)  # copies: sorted in place below
-        tfs = np.array(tfs, dtype=np.uint16)
+        if owned:
+            positions, tfs = np.asarray(positions, np.int32), np.asarray(tfs, np.uint16)
+        else:  # copies: sorted (and shifted) in place below
+            positions, tfs = np.array(positions, np.int32), np.array(tfs, np.uint16)
         _sort_slices(positions, tfs, bounds)
-        high = positions >> _LOW_BITS
+        # The low bits (a cast keeps them), then the high bits in place of the positions: no
+        # temporary array of every posting's int32 beyond the one given (the load's peak).
+        flat._low = positions.astype(np.uint16)
+        high = positions
+        np.right_shift(high, _LOW_BITS, out=high)
         starts = np.zeros(n, dtype=bool)
-        starts[1:] = high[1:] != high[:-1]
+        np.not_equal(high[1:], high[:-1], out=starts[1:])
         starts[bounds[:-1][np.diff(bounds) > 0]] = True  # every slice starts a run
         flat._terms = dict(terms)
         flat._bounds = bounds
-        flat._low = (positions & 0xFFFF).astype(np.uint16)
         flat._tf = np.ascontiguousarray(tfs, dtype=np.uint16)
         flat._run_at = np.flatnonzero(starts).astype(np.int64)
         flat._run_high = high[flat._run_at].astype(np.int32)

@@ -535,7 +535,8 @@ def test_a_write_while_the_index_loads_is_searchable_once(
             return
         with real_snapshot(self, model) as taken:
             # Read here, so the write may commit once the whole snapshot is read.
-            postings = taken.postings()
+            stream = taken.postings()
+            postings = replace(stream, chunks=list(stream.chunks))
             vectors = iter(list(taken.vectors or ()))
             taken = replace(taken, postings=lambda: postings, vectors=vectors)
             read.set()

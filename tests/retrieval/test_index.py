@@ -10,6 +10,7 @@ import pytest
 
 from recallnest.retrieval.index import BM25_B, BM25_K1, Filter, SearchIndex
 from recallnest.store import IndexedDoc, PostingBlock
+from recallnest.store.types import PostingStream
 
 
 def doc(
@@ -283,6 +284,34 @@ def test_pending_postings_cost_eight_bytes_each() -> None:
     postings = sum(len(d.terms) for d in docs)
     held = sum(a.buffer_info()[1] * a.itemsize for a in index._pending.values())
     assert postings * 8 <= held < postings * 8 * 1.2  # array over-allocation only
+
+
+def test_postings_streamed_in_chunks_load_as_one_array() -> None:
+    """Issue 22: the index load reads postings a doc range at a time, in any order, some of
+    docs the index does not hold and some of term ids no term names; scores are those of the
+    whole arrays loaded at once."""
+    docs = _random_docs(500, seed=33)
+    rows = [d for d in docs if d.doc % 7]  # docs 7, 14, ... have postings but no row
+    whole = SearchIndex()
+    whole.add_rows(rows)
+    postings = sorted((t, d.doc, tf) for d in docs for t, tf in d.terms.items())
+    terms: list[str | None] = sorted({t for t, _, _ in postings})
+    tids = np.array([terms.index(t) for t, _, _ in postings], dtype=np.int32)
+    owners = np.array([d for _, d, _ in postings], dtype=np.int64)
+    tfs = np.array([tf for _, _, tf in postings], dtype=np.int32)
+    terms[3] = None  # an id no term holds: its postings load dead
+    whole.load_postings(terms, tids, owners, tfs)
+    streamed = SearchIndex()
+    streamed.add_rows(rows)
+    rng = np.random.default_rng(2)
+    order = rng.permutation(len(tids))
+    chunks = [(tids[k], owners[k], tfs[k]) for k in np.array_split(order, 7)]
+    counts = np.bincount(tids, minlength=len(terms))
+    streamed.load_posting_stream(PostingStream(terms, counts, chunks))
+    for q in (["w1"], ["w2", "w3"], [f"w{k}" for k in range(40)], ["w3"]):
+        assert scores_by_id(streamed, q) == scores_by_id(whole, q)
+    with pytest.raises(ValueError):
+        SearchIndex().load_posting_stream(PostingStream(terms, counts + 1, chunks))
 
 
 def test_load_postings_skips_docs_the_index_does_not_hold() -> None:
