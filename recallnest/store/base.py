@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Collection, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -36,6 +37,29 @@ CHANGE_LOG = 256
 # bench/RESULTS.md "Memory footprint, round three").
 RELEASE_FLOOR_MB = 16
 RELEASE_WAIT_SECONDS = 5.0  # release_memory's longest wait for the write lock
+
+
+CHECKPOINT_WAIT_SECONDS = 10.0  # checkpoint's longest wait for other write transactions
+
+
+def checkpoint(cur: duckdb.DuckDBPyConnection) -> None:
+    """DuckDB CHECKPOINT, waiting for other threads' write transactions to end. DuckDB refuses
+    a CHECKPOINT while one is open ("other write transactions active"): with the daemon's
+    threads writing (read counts, vectors), `forget --purge` and `lifecycle size` failed
+    about one run in three on a busy machine (tests/server/test_ops_parity.py). Those
+    transactions are short and never wait for ours, so a retry succeeds; FORCE CHECKPOINT
+    would abort them instead."""
+    deadline = time.monotonic() + CHECKPOINT_WAIT_SECONDS
+    pause = 0.01
+    while True:
+        try:
+            cur.execute("CHECKPOINT")
+            return
+        except duckdb.TransactionException as exc:
+            if "other write transactions" not in str(exc) or time.monotonic() > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.2)
 
 
 class StoreBase:
@@ -185,7 +209,7 @@ class StoreBase:
     def flush_wal(self) -> None:
         """DuckDB CHECKPOINT: write the WAL into the database file (not a session checkpoint)."""
         with self._write_lock:
-            self._cur().execute("CHECKPOINT")
+            checkpoint(self._cur())
 
     def buffer_memory(self) -> dict[str, int]:
         """Bytes DuckDB's buffer manager holds now, by tag (duckdb_memory(); issue 22)."""

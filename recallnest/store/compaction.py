@@ -13,6 +13,7 @@ from recallnest.core.errors import (
 )
 from recallnest.store.base import (
     StoreBase,
+    checkpoint,
 )
 from recallnest.store.connection import (
     _connect,
@@ -102,7 +103,7 @@ class Compaction(StoreBase):
             _remove_quietly(tmp, Path(f"{tmp}.wal"))
             try:
                 _drop_unused_terms(cur)
-                cur.execute("CHECKPOINT")
+                checkpoint(cur)
                 row = cur.execute("SELECT current_database()").fetchone()
                 name = str(row[0]) if row else ""
                 cur.execute(f"ATTACH '{_sql_str(str(tmp))}' AS rn_compact")

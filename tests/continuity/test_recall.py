@@ -128,3 +128,30 @@ def test_a_small_margin_or_too_few_vectors_or_a_raw_turn_is_not_enough() -> None
     near = {"conv": 0.95, "o0": 0.86, "o1": 0.85, "o2": 0.84}
     assert semantic_pick(near, [turn, *OTHERS]) == []
     assert MIN_COMPARED == 3
+
+
+def test_a_rule_about_what_is_made_stands_apart_from_a_family_of_equal_matches() -> None:
+    """ "Write a shell script that rotates the nginx logs" matches a dozen "X logs to a
+    rotating file" facts alike (ambiguous: none is sent) and one shell-script rule, which is
+    judged on its own. Before: the family's ambiguity refused everything."""
+    family = [
+        SearchHit(kind="memory", id=f"f{i}", text=f"The {name} logs to a rotating file", score=1.0)
+        for i, name in enumerate(("billing worker", "mail relay", "auth proxy", "search api"))
+    ]
+    rule = SearchHit(
+        kind="memory",
+        id="rule",
+        text="Shell 脚本开头必须加 set -euo pipefail，变量一律用双引号包起来。",
+        score=0.5,
+    )
+    chosen = choose(
+        analyse_prompt("Write a shell script that rotates the nginx logs"),
+        [*family, rule],
+        flat,
+        excluded=frozenset(),
+        session_id="s",
+        session_turns=frozenset,
+        now=NOW,
+        max_tokens=160,
+    )
+    assert [c.id for c in chosen] == ["rule"]

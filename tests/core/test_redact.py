@@ -370,3 +370,44 @@ def test_prose_keys_and_pgpass_lines_in_chinese_prose_are_masked(text: str) -> N
 )
 def test_keys_that_are_no_secrets_stay(text: str) -> None:
     assert redact(text) == (text, ())
+
+
+# Classes the tenth blind held-out set (eval/continuity/e2e-heldout10) found reaching the store:
+# a generated value some words after its secret word, and a dotted token under an env name.
+HEX32 = "9b1e" + "47c0d25a" + "8f36e1b4" + "c7d09a2e" + "5f13"
+DOTTED = "AB." + "q8Lm2Zx0_TpR" + "." + "Wd4Kc7Nj2Hs9Gv1Bt6Yq3Fr8Lp5Xz0Me"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"天气接口的 key 暂时用我这个 {HEX32}，上线前换掉",
+        f"令牌先拿这个顶一下 {HEX32}",
+        f"the token I generated yesterday: {HEX32}",
+        f"use this api key for now {HEX32} and rotate it later",
+        f"key: {HEX32}",
+        f"MAPS_API_KEY={DOTTED}",
+        f"export PAYMENTS_TOKEN={DOTTED}",
+    ],
+)
+def test_generated_values_after_a_secret_word_are_masked(text: str) -> None:
+    masked, kinds = redact(text)
+    assert kinds
+    assert HEX32 not in masked and DOTTED not in masked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"the cache key for that page is {HEX32}",
+        f"the key's sha256 is {HEX32}",
+        f"token refresh fix landed in commit {HEX32}",
+        f"the key id is {HEX32}",
+        f"the key. Then {HEX32} is the build we shipped",
+        "SECRET_KEY = settings.DJANGO_SECRET_KEY",
+        "token_cache = self.cache.token_lookup_by_session_identifier",
+        "the token count was 1234567890123456789012",
+    ],
+)
+def test_hashes_ids_and_names_near_a_secret_word_stay(text: str) -> None:
+    assert redact(text) == (text, ())

@@ -61,3 +61,52 @@ def test_four_chinese_characters_in_a_row_are_two_words() -> None:
 def test_a_family_of_equal_matches_is_ambiguous() -> None:
     assert ambiguous([0.33, 0.32, 0.32, 0.31, 0.31])
     assert not ambiguous([0.5, 0.2, 0.0])
+
+
+# --- round 37: a task and the convention about what it makes; words in the other language ---
+
+
+def test_a_rule_about_what_the_prompt_makes_passes_on_that_one_word() -> None:
+    """ "Write a test" shares no word with "plain pytest functions" (test -> pytest is a synonym
+    of the thing made) and "写一条 SQL" one word (SQL) with the SQL style rule: the rule names
+    what is being made, so it answers the task. Before: 0.0 (fewer than two words)."""
+    plan = analyse_prompt("Write a new test for the discount code parser")
+    rule = "The user prefers plain pytest functions with fixtures over unittest TestCase classes."
+    score = relevance(plan, rule, flat, memory=True)
+    assert passes(score, score, "memory")
+    sql = analyse_prompt("帮我写一条统计每个城市订单量的 SQL")
+    style = "用户要求 SQL 关键字大写，每个字段单独一行，表别名用有意义的英文缩写。"
+    score = relevance(sql, style, flat, memory=True)
+    assert passes(score, score, "memory")
+
+
+def test_the_made_thing_rule_needs_a_rule_the_head_noun_and_a_memory() -> None:
+    plan = analyse_prompt("Write a new test for the discount code parser")
+    fact = "The search api logs to loki in the test rack"  # names it, states no rule
+    assert relevance(plan, fact, flat, memory=True) == 0.0
+    rule = "The user prefers plain pytest functions with fixtures over unittest TestCase classes."
+    assert relevance(plan, rule, flat, memory=False) == 0.0  # a raw turn is not a convention
+    guide = analyse_prompt("Write a migration guide for the API v2 clients")
+    alembic = "Schema migrations use alembic; run alembic upgrade head before merging."
+    assert relevance(guide, alembic, flat, memory=True) == 0.0  # a guide is made, not one
+
+
+def english_only(terms: Iterable[str]) -> dict[str, float]:
+    """A store with no Chinese rows: every Chinese pair weighs 0."""
+    return {t: 0.0 if t[0] >= "\u4e00" else 1.0 for t in terms}
+
+
+def test_a_word_in_the_other_language_is_a_shared_word() -> None:
+    """数据库迁移 against "database migration": two words said in English. Before: 0.0 (no
+    shared term; and a Chinese pair no row holds weighed nothing)."""
+    plan = analyse_prompt("数据库迁移前要做什么？")
+    note = "Before any database migration, take a pg_dump backup with scripts/backup.sh."
+    score = relevance(plan, note, english_only)
+    assert passes(score, score, "memory")
+
+
+def test_same_language_synonyms_and_general_words_are_not_a_second_word() -> None:
+    docker = analyse_prompt("Write a blog post about how our team uses Docker")
+    assert relevance(docker, "The image resizer is owned by the payments team", flat) == 0.0
+    zh = analyse_prompt("payments 服务刚才发版出问题了，怎么回滚？")
+    assert relevance(zh, "The feature flag service is owned by the payments team", flat) == 0.0

@@ -8,6 +8,7 @@ import stat
 import subprocess
 import sys
 import textwrap
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -805,3 +806,20 @@ def test_store_opens_once_the_holder_exits(db: Path, holder: subprocess.Popen[st
     holder.wait(timeout=60)
     s = Store(db)
     s.close()
+
+
+def test_a_checkpoint_waits_for_another_threads_write_transaction(store: Store) -> None:
+    """DuckDB refuses CHECKPOINT while another write transaction is open; flush_wal (and the
+    compaction behind `forget --purge`) waits for it instead of failing."""
+    other = store._con.cursor()
+    other.execute("BEGIN TRANSACTION")
+    other.execute("CREATE TABLE held (a INTEGER)")
+    with pytest.raises(duckdb.TransactionException):
+        store._cur().execute("CHECKPOINT")  # what the store did before
+    timer = threading.Timer(0.3, lambda: other.execute("COMMIT"))
+    timer.start()
+    try:
+        store.flush_wal()
+    finally:
+        timer.join()
+    assert "held" in store.tables()

@@ -183,11 +183,14 @@ def serve(settings: Settings, port: int, open_browser: bool, say: Callable[[str]
     client = DaemonClient(str(socket_path(settings.home)))
     server = UiServer(port, client.call, lambda: run_checks(settings))
     url = server.gate.entry_url()
-    say(f"RecallNest UI: {url}\n(the link holds this run's secret token; Ctrl-C stops the UI)")
-    if open_browser:
-        webbrowser.open(url)
-    signal.signal(signal.SIGTERM, _interrupt)  # a service manager's stop: exit 0 like Ctrl-C
+    # A service manager's stop exits 0 like Ctrl-C. Set, and caught, from before the URL is
+    # printed: whoever reads it may stop the UI at once (a SIGTERM right after the URL killed
+    # the process with -15, or, raised inside `say`, exited 1).
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
+        say(f"RecallNest UI: {url}\n(the link holds this run's secret token; Ctrl-C stops the UI)")
+        if open_browser:
+            webbrowser.open(url)
         server.serve_forever()
     except KeyboardInterrupt:
         pass

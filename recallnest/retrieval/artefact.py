@@ -1,0 +1,85 @@
+"""What a prompt asks to produce: the head noun of "write a new test for the parser" (test),
+"add a migration for the column" (migration), "帮我写一条统计订单量的 SQL" (SQL).
+
+Why: a task and the standing convention about what it produces rarely share more than that one
+word ("write a test" -> "the user prefers plain pytest functions"), and one shared word is not
+enough for the prompt gate on its own (retrieval.relevance). The head noun is what tells "write
+a migration" (the migration convention applies) from "write a migration guide" (a document
+that only mentions migrations): the convention must name the thing being made, not a word
+that modifies it.
+
+Pure; no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A request to make something: the verb, then what it makes (`_english_head`). Not "make":
+# "make the template friendlier".
+_EN_VERB = re.compile(
+    r"\b(?:write|add|create|draft|generate|implement|build|set up|scaffold|define|"
+    r"put together|prepare|compose)\s+(?P<rest>[^.,;:!?()\n]*)",
+    re.IGNORECASE,
+)
+# Words that end the object: prepositions and conjunctions ("a test *for* the parser").
+# fmt: off
+_AFTER_OBJECT = frozenset({
+    "for", "to", "in", "into", "on", "of", "about", "that", "which", "with", "from", "so",
+    "where", "when", "under", "at", "covering", "and", "or", "than", "like", "as", "if",
+})
+# fmt: on
+MAX_OBJECT_WORDS = 4
+# Words around the object that are not its head.
+# fmt: off
+_NOT_HEAD = frozenset({
+    "a", "an", "the", "one", "another", "some", "new", "our", "my", "this", "that", "more",
+    "second", "first", "simple", "small", "quick", "short", "proper", "separate", "here",
+    "there", "now", "too", "also", "again", "please",
+})
+# fmt: on
+# 写/加/添加/新建/新增/创建/建/生成/起草 + an optional count word, then the object up to a
+# boundary; its head is what follows the last 的 (or the whole object), read from its end. Not
+# 出, 做, 补 (出问题, 做什么, 补数据 make nothing), nor these characters inside other words:
+# 写入, 描写, 加载, 加密, 增加, 建议.
+_ZH = re.compile(
+    r"(?:(?<![描改编])写(?![入死好完成错])|添加|(?<![增参追])加(?![载密速班入快上强深])"
+    r"|新建|新增|创建|(?<!创)建(?![议立筑])|生成|起草)"
+    r"(?:一下)?(?:一|两|几)?(?:个|条|段|份|篇|张|套|组|版)?"
+    r"(?P<object>[^，。！？,.!?；;：:]+)"
+)
+_ZH_TAIL = re.compile(r"[吧吗呢呀啊了]+$")
+_LATIN_TAIL = re.compile(r"([A-Za-z][A-Za-z0-9_+#.-]*)\s*$")
+_CJK_TAIL = re.compile(r"([\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2})$")
+
+
+def produced(prompt: str) -> str | None:
+    """The head noun of the thing `prompt` asks to write, add or create, lower-cased; None
+    when it asks for no such thing."""
+    m = _EN_VERB.search(prompt)
+    if m is not None and (head := _english_head(m.group("rest").split())) is not None:
+        return head
+    z = _ZH.search(prompt)
+    if z is not None:
+        obj = _ZH_TAIL.sub("", z.group("object").rsplit("的", 1)[-1].strip())
+        tail = _LATIN_TAIL.search(obj) or _CJK_TAIL.search(obj)
+        if tail is not None:
+            return tail.group(1).lower()
+    return None
+
+
+def _english_head(words: list[str]) -> str | None:
+    """The last noun-like word of the object the words after the verb start with: it ends at
+    a preposition, at a gerund once it has a noun ("a migration *adding* a column"; "a logging
+    helper" goes on), or at the clause's end; an object longer than MAX_OBJECT_WORDS is not
+    one (the verb was not a request)."""
+    head: str | None = None
+    for n, word in enumerate(words):
+        w = word.lower()
+        if w in _AFTER_OBJECT or (head and w.endswith("ing") and len(w) > 5):
+            return head
+        if n == MAX_OBJECT_WORDS:
+            return None
+        if w not in _NOT_HEAD and re.fullmatch(r"[a-z][\w.+#-]*", w):
+            head = w
+    return head

@@ -1,0 +1,60 @@
+"""What a prompt asks to make (retrieval.artefact): the head noun, not a word modifying it."""
+
+from __future__ import annotations
+
+import pytest
+
+from recallnest.retrieval.artefact import produced
+
+
+@pytest.mark.parametrize(
+    ("prompt", "head"),
+    [
+        ("Write a new test for the discount code parser", "test"),
+        ("I need to add a migration for the new loyalty_points column", "migration"),
+        ("Can you write a Dockerfile for the worker?", "dockerfile"),
+        ("add tests for the parser", "tests"),
+        ("Write a migration guide for the API v2 clients", "guide"),  # a guide, not a migration
+        ("帮我写一条统计每个城市订单量的 SQL", "sql"),
+        ("帮我写一个统计每日活跃用户的脚本", "脚本"),
+        ("给订单表加字段", "字段"),
+    ],
+)
+def test_the_head_of_what_is_made(prompt: str, head: str) -> None:
+    assert produced(prompt) == head
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "How do we deploy the storefront to production again?",
+        "Make the release notes template friendlier",  # make X Y: nothing is made
+        "payments 服务刚才发版出问题了，怎么回滚？",  # 出问题 makes nothing
+        "数据库迁移前要做什么？",
+        "昨天的分区数据有问题，要重新补一下",
+    ],
+)
+def test_prompts_that_make_nothing(prompt: str) -> None:
+    assert produced(prompt) is None
+
+
+def test_a_gerund_ends_the_object_once_it_has_a_noun() -> None:
+    assert produced("Create a migration adding a status column to orders") == "migration"
+    assert produced("Write a logging helper for the importer") == "helper"
+    assert produced("Write the tests please") == "tests"
+
+
+@pytest.mark.parametrize(
+    ("prompt", "head"),
+    [
+        ("数据写入 Hive 的时候报错", None),  # 写入 writes data, makes nothing
+        ("页面加载太慢了", None),
+        ("有什么建议吗", None),
+        ("给 orders 表加个索引", "索引"),
+        ("帮我添加一个健康检查接口", "接口"),
+        ("新建一个 Airflow DAG", "dag"),
+        ("写单测", "单测"),
+    ],
+)
+def test_chinese_verbs_inside_other_words_make_nothing(prompt: str, head: str | None) -> None:
+    assert produced(prompt) == head
