@@ -28,7 +28,7 @@ def main() -> None:
     if _runs_the_daemon(sys.argv[1:]):
         from recallnest.core import heap
 
-        heap.reexec_for_daemon(sys.orig_argv)  # its allocator: decision 0027
+        heap.limit_arenas()  # before any thread: decision 0027
     from recallnest.cli import cli
 
     cli()

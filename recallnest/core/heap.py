@@ -76,26 +76,28 @@ def drop_caches() -> int:
     return len(caches)
 
 
-# The daemon's allocator settings (decision 0027), set by `reexec_for_daemon` before the
-# interpreter starts. CPython's objects on glibc's malloc instead of its own 1 MiB arenas, which
-# one long-lived object keeps from being freed (a maintenance pass at 100k memories left 156
-# arenas for 28 MiB of live objects), where malloc_trim gives back any free page; and two
-# glibc arenas instead of up to 8 per core (each thread that allocates may get its own, and
-# its freed memory stays in it). Measured apart and together: -35, -40, -70 MiB steady.
-DAEMON_ALLOCATOR = {"PYTHONMALLOC": "malloc", "MALLOC_ARENA_MAX": "2"}
+# glibc's mallopt parameter for the most arenas malloc may create (malloc.h).
+M_ARENA_MAX = -8
+# The daemon's arenas (decision 0027): glibc gives each thread that allocates an arena of its
+# own, up to 8 per core, and memory freed in one stays there. Two measured -35 to -40 MiB
+# steady at 100k memories + 100k turns. (CPython's objects on glibc's malloc instead of its own
+# arenas, PYTHONMALLOC=malloc, saved ~50 MiB more but put the session-start hook after a
+# quiet spell at p95 176-209 ms against 78 before: not taken.)
+DAEMON_ARENAS = 2
 
 
-def reexec_for_daemon(argv: list[str]) -> None:
-    """Start this process again (same pid, same arguments) with DAEMON_ALLOCATOR in its
-    environment, unless the user set those variables or this is not Linux with glibc. Called
-    by the daemon's entry point before it opens anything; returns only when it does nothing
-    (or the exec failed, which leaves CPython's allocator in place)."""
-    if any(name in os.environ for name in DAEMON_ALLOCATOR):
-        return
-    if _malloc_trim() is None or not argv:
-        return
-    env = {**os.environ, **DAEMON_ALLOCATOR}
+def limit_arenas(count: int = DAEMON_ARENAS) -> bool:
+    """Let glibc's malloc create at most `count` arenas from now on, unless the user set
+    MALLOC_ARENA_MAX. Called by the daemon's entry point before it starts any thread (an
+    arena already made stays). False where the C library is not glibc, or it refused."""
+    if "MALLOC_ARENA_MAX" in os.environ or _malloc_trim() is None:
+        return False
+    import ctypes
+
     try:
-        os.execve(sys.executable, [sys.executable, *argv[1:]], env)
-    except OSError:
-        return
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return False
+    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
+    mallopt.restype = ctypes.c_int
+    return bool(mallopt(M_ARENA_MAX, count))

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import platform
+import subprocess
+import sys
 
 import pytest
 
@@ -51,13 +54,18 @@ def test_the_burst_caches_are_registered() -> None:
     assert turn_id("claude", "s1", "r1") == ident
 
 
-def test_the_daemon_keeps_an_allocator_the_user_chose(monkeypatch: pytest.MonkeyPatch) -> None:
-    def executed(*args: object) -> None:
-        raise AssertionError("re-executed although PYTHONMALLOC was set")
+def test_the_daemon_keeps_the_arena_limit_the_user_chose(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
+    assert not heap.limit_arenas()
 
-    monkeypatch.setenv("PYTHONMALLOC", "pymalloc")
-    monkeypatch.setattr(heap.os, "execve", executed)
-    heap.reexec_for_daemon(["python", "-m", "recallnest", "daemon", "run"])
+
+@pytest.mark.slow
+@pytest.mark.skipif(heap._malloc_trim() is None, reason="not glibc")
+def test_the_arena_limit_is_set_in_a_fresh_process() -> None:
+    code = "from recallnest.core import heap; print(heap.limit_arenas())"
+    env = {k: v for k, v in os.environ.items() if k != "MALLOC_ARENA_MAX"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert out.stdout.strip() == "True", out.stderr
 
 
 def test_only_daemon_run_changes_allocator() -> None:
