@@ -44,6 +44,8 @@ STAGES = (
     ("index", "neighbours", "context neighbours"),
     ("engine", "_evidence_positions", "provenance: evidence read"),
     ("engine", "_hits", "hits: rows read"),
+    ("ranking", "across_language", "the other language's closest memory"),
+    ("engine", "_with_across", "adding it to the hits"),
     ("recall", "choose", "gate (relevance, freshness)"),
     ("embedder", "embed_query", "query embedding itself (worker thread)"),
 )
@@ -75,6 +77,7 @@ def main() -> None:
 
 def run(tmp: Path, runs: int, wait: bool, label: str) -> tuple[dict[str, list[float]], list[float]]:
     import recallnest.continuity.recall as recall_module
+    import recallnest.retrieval.ranking as ranking_module
     from recallnest.core.config import Settings
     from recallnest.engine import Engine
     from recallnest.retrieval.index import SearchIndex
@@ -91,10 +94,12 @@ def run(tmp: Path, runs: int, wait: bool, label: str) -> tuple[dict[str, list[fl
         "index": SearchIndex,
         "vectors": QueryVectors,
         "recall": recall_module,
+        "ranking": ranking_module,
         "embedder": engine.embedder,
     }
     for where, name, label_ in STAGES:
-        _wrap(owners[where], name, label_, spent)
+        if hasattr(owners[where], name):  # a stage an older code does not have is skipped
+            _wrap(owners[where], name, label_, spent)
     try:
         engine.index  # noqa: B018  (waits for the index load)
         warm = {"prompt": "warm up: which port is zeta?", "cwd": OWN, "session_id": "warm"}

@@ -53,8 +53,14 @@ from recallnest.retrieval.embed import Embedder, make_embedder
 from recallnest.retrieval.index import Filter, SearchIndex
 from recallnest.retrieval.query import plan_query
 from recallnest.retrieval.query_vectors import QueryVectors
-from recallnest.retrieval.ranking import PROFILES, VECTOR_ONLY_MIN_COSINE, Scored, retrieve
-from recallnest.retrieval.relevance import CALIBRATED_MODELS
+from recallnest.retrieval.ranking import (
+    PROFILES,
+    VECTOR_ONLY_MIN_COSINE,
+    AcrossLanguage,
+    Scored,
+    retrieve,
+)
+from recallnest.retrieval.relevance import CALIBRATED_MODELS, across_language_passes
 from recallnest.retrieval.topk import top_k
 from recallnest.store import Batch, BatchResult, IndexSnapshot, Store
 from recallnest.store.journal import Journal
@@ -636,10 +642,13 @@ class Engine:
         """`search`, and the cosine of the query's embedding with each hit's, by hit id: empty
         without an embedder the prompt gate was calibrated on, hits without a vector left out.
         The query is planned and embedded once, for both."""
-        hits, qvec = self._search(req)
         calibrated = self.embedder is not None and self.embedder.model_id in CALIBRATED_MODELS
+        across: list[AcrossLanguage] | None = [] if calibrated and req.turns_by_keyword else None
+        hits, qvec = self._search(req, across)
         if qvec is None or not calibrated:
             return hits, {}
+        if across:
+            hits = self._with_across(hits, across[0])
         out: dict[str, float] = {}
         query = qvec.astype(np.float32)
         for hit in hits:
@@ -649,7 +658,23 @@ class Engine:
                 out[hit.id] = float(vec @ query)
         return hits, out
 
-    def _search(self, req: SearchRequest) -> tuple[list[SearchHit], np.ndarray | None]:
+    def _with_across(self, hits: list[SearchHit], found: AcrossLanguage) -> list[SearchHit]:
+        """`hits` with the memory closest in meaning in the other language marked (its
+        `explain` carries ACROSS_PARTS), added when it was not among them, if it stands out
+        enough to pass the prompt gate (relevance.across_language_passes)."""
+        if not across_language_passes(found.margin, found.z, found.pool):
+            return hits
+        row_id = self.index.row(found.position)[1]
+        why = Explain(ranks={}, parts={"across_margin": found.margin, "across_z": found.z})
+        marked = [replace(h, explain=why) if h.id == row_id else h for h in hits]
+        if any(h.id == row_id for h in hits):
+            return marked
+        memory = self.store.memories([row_id])
+        return [*marked, _hit(memory[0], 0.0, why)] if memory else hits
+
+    def _search(
+        self, req: SearchRequest, across: list[AcrossLanguage] | None = None
+    ) -> tuple[list[SearchHit], np.ndarray | None]:
         limit = max(1, min(req.limit, MAX_LIMIT))
         profile = PROFILES.get(req.profile)
         if profile is None:
@@ -675,6 +700,7 @@ class Engine:
             self._evidence_positions,
             VECTOR_ONLY_MIN_COSINE.get(self.embedder.model_id if self.embedder else "", math.inf),
             req.turns_by_keyword,
+            across,
         )
         hits = self._hits(scored, req.explain, limit)
         if req.record:

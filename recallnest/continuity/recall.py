@@ -24,6 +24,7 @@ from recallnest.core.tokens import estimate_tokens
 from recallnest.retrieval.relevance import (
     IdfLookup,
     PromptPlan,
+    across_language,
     ambiguous,
     makes,
     passes,
@@ -112,9 +113,8 @@ def choose(
     for score, hit in scored:
         kind = hit.kind
         lexical = passes(score, best, kind)
-        if len(chosen) == MAX_ITEMS or not (
-            lexical or (kind == "memory" and near.stands_out(hit.id))
-        ):
+        semantic = kind == "memory" and (near.stands_out(hit.id) or across_language(hit.explain))
+        if len(chosen) == MAX_ITEMS or not (lexical or semantic):
             continue
         words = _words(hit.text)
         if any(_jaccard(words, other) >= NEAR_DUPLICATE_JACCARD for other in seen):

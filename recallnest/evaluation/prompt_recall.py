@@ -182,6 +182,18 @@ def run_scenario(sc: Scenario, root: Path, embedder: str = "hash") -> list[Promp
 
 
 def _play(engine: Engine, sc: Scenario) -> list[PromptResult]:
+    keys = seed_history(engine, sc)
+    lang = str(sc.get("lang", "en"))
+    return [
+        result
+        for number, session in enumerate(sc["sessions"])
+        for result in _session(engine, sc, number, session, keys, lang)
+    ]
+
+
+def seed_history(engine: Engine, sc: Scenario) -> dict[str, str]:
+    """Store the scenario's background, memories and past turns, every row embedded; the
+    stored id of each labelled item by its key."""
     now = datetime.now(UTC)
     projects: Mapping[str, str] = sc["projects"]
     lang = str(sc.get("lang", "en"))
@@ -220,11 +232,7 @@ def _play(engine: Engine, sc: Scenario) -> list[PromptResult]:
         engine.apply(Batch(turns=turns))
     while engine.embed_pending():  # every row has its vector before the first prompt
         pass
-    return [
-        result
-        for number, session in enumerate(sc["sessions"])
-        for result in _session(engine, sc, number, session, keys, lang)
-    ]
+    return keys
 
 
 def _session(

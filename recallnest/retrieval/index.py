@@ -16,6 +16,7 @@ BLAS, which costs about what the float32 product did; the cosines differ from fl
 from __future__ import annotations
 
 import math
+import re
 import sys
 import threading
 from array import array
@@ -30,6 +31,8 @@ from recallnest.store.types import IndexedDoc, PostingBlock, PostingStream
 
 FACETS = ("agent", "session_id", "project", "role", "kind", "scope", "category", "status", "tier")
 KINDS = ("turn", "memory")
+CHINESE_TERMS = 3  # distinct Chinese terms (characters or pairs) of a row written in Chinese
+_CJK_TERM = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 BM25_K1 = 1.2
 BM25_B = 0.75
 _GROW = 1.25  # capacity growth: the vector matrix is the largest array; keep its slack small
@@ -88,6 +91,9 @@ class SearchIndex:
         self._vectors = np.zeros((0, 0), dtype=np.int8)
         self._scale = np.zeros(capacity, dtype=np.float32)  # row = _vectors[pos] * _scale[pos]
         self._has_vec = np.zeros(capacity, dtype=bool)
+        # rows written in Chinese (CHINESE_TERMS distinct Chinese terms or more): prompt-time
+        # recall compares a prompt's cosine with the notes of the other language apart
+        self._chinese = np.zeros(capacity, dtype=bool)
 
     # ---- building --------------------------------------------------------------------------
 
@@ -166,6 +172,7 @@ class SearchIndex:
         self._alive[pos] = True
         self._alive_count += 1
         self._length_sum += d.length
+        self._chinese[pos] = sum(1 for t in d.terms if _CJK_TERM.match(t)) >= CHINESE_TERMS
         self._set_meta(pos, d)
         return pos
 
@@ -196,7 +203,10 @@ class SearchIndex:
         if n <= cap:
             return
         new = max(n, int(cap * _GROW) + 16)
-        for name in ("_docs", "_kind", "_length", "ts", "_weight", "_alive", "_has_vec", "_scale"):
+        for name in (
+            "_docs", "_kind", "_length", "ts", "_weight", "_alive", "_has_vec", "_scale",
+            "_chinese",
+        ):  # fmt: skip
             setattr(self, name, _grown(getattr(self, name), new))
         self._facets = {k: _grown(v, new) for k, v in self._facets.items()}
         self._ids.grow(new)
@@ -253,7 +263,8 @@ class SearchIndex:
                 a.nbytes
                 for a in (self._docs, self._kind, self._length, self.ts, self._weight, self._alive)
             )
-            rows += self._has_vec.nbytes + sum(a.nbytes for a in self._facets.values())
+            rows += self._has_vec.nbytes + self._chinese.nbytes
+            rows += sum(a.nbytes for a in self._facets.values())
             ids = self._ids.ids.nbytes
             maps = self._pos.nbytes() + self._ids.nbytes() - ids
             postings = sys.getsizeof(self._postings) + sum(
@@ -458,6 +469,12 @@ class SearchIndex:
                     nxt[j] = order[k + 1]
             return prev, nxt
 
+    def chinese_mask(self) -> np.ndarray:
+        """Rows written in Chinese (CHINESE_TERMS distinct Chinese terms or more)."""
+        with self._lock:
+            out: np.ndarray = self._chinese[: self.size].copy()
+            return out
+
     def kind_mask(self, kind: str) -> np.ndarray:
         """Rows of this kind (turn or memory), alive or not."""
         with self._lock:
@@ -581,10 +598,13 @@ class SearchIndex:
         one chunk, where reading all columns and sorting them peaked at ~4x the postings'
         final size (3.4 GiB at 1M turns, issue 22)."""
         with self._lock:
+            chinese = _chinese_tids(stream.terms)
+            held = np.zeros(self.size, dtype=np.int32)  # Chinese terms per row
             if len(self._flat) or self._postings or self._pending:
                 # Not a first load: the postings join the others as pending ones.
                 for tids, docs, tfs in stream.chunks:
-                    self._pend_chunk(stream.terms, tids, docs, tfs)
+                    self._pend_chunk(stream.terms, tids, docs, tfs, chinese, held)
+                self._chinese[: self.size] |= held >= CHINESE_TERMS
                 return
             counts = np.asarray(stream.counts, dtype=np.int64)
             bounds = np.zeros(len(counts) + 1, dtype=np.int64)
@@ -604,10 +624,12 @@ class SearchIndex:
                     raise ValueError("more postings in the chunks than in the counts")
                 at = np.arange(len(grouped), dtype=np.int64)
                 at += np.repeat(cursor[owners] - first, sizes)
-                positions[at] = self._positions(np.asarray(docs, dtype=np.int64)[order])
+                rows = self._positions(np.asarray(docs, dtype=np.int64)[order])
+                positions[at] = rows
                 weights[at] = _stored_tf(np.asarray(tfs)[order])
                 cursor[owners] += sizes
-                del order, grouped, at
+                _count_chinese(rows, grouped, chinese, held)
+                del order, grouped, at, rows
             if (cursor != bounds[1:]).any():
                 raise ValueError("fewer postings in the chunks than in the counts")
             dead = np.flatnonzero(positions < 0)  # postings of rows that are not live
@@ -616,18 +638,26 @@ class SearchIndex:
                 counts = counts - np.bincount(slices, minlength=len(counts))
                 keep = positions >= 0
                 positions, weights = positions[keep], weights[keep]
+            self._chinese[: self.size] |= held >= CHINESE_TERMS
             # A term id that names no term (None) leaves a dead slice until a compaction.
             named = {t: k for k, t in enumerate(stream.terms) if t is not None}
             self._flat = FlatPostings.build(named, positions, weights, counts, owned=True)
 
     def _pend_chunk(
-        self, terms: Sequence[str | None], tids: np.ndarray, docs: np.ndarray, tfs: np.ndarray
+        self,
+        terms: Sequence[str | None],
+        tids: np.ndarray,
+        docs: np.ndarray,
+        tfs: np.ndarray,
+        chinese: np.ndarray,
+        held: np.ndarray,
     ) -> None:
         """Postings loaded after others: pending per term, merged when a query reads it."""
         order = np.argsort(tids, kind="stable")
         tids = np.asarray(tids)[order]
         positions = self._positions(np.asarray(docs, dtype=np.int64)[order])
         weights = _stored_tf(np.asarray(tfs)[order])
+        _count_chinese(positions, tids, chinese, held)
         keep = positions >= 0
         positions, weights, tids = positions[keep], weights[keep], tids[keep]
         bounds = np.searchsorted(tids, np.arange(len(terms) + 1, dtype=tids.dtype)).tolist()
@@ -691,6 +721,23 @@ _ARRAY_HEADER = sys.getsizeof(np.zeros(0, dtype=np.int32))  # a numpy array obje
 # float32, the same arithmetic as before. A count past 65,535 (a document repeating one word
 # that often) is held as 65,535.
 _EMPTY_TF = np.zeros(0, dtype=np.uint16)
+
+
+def _chinese_tids(terms: Sequence[str | None]) -> np.ndarray:
+    """Per term id: does the term hold a Chinese character (rows written in Chinese)."""
+    return np.fromiter(
+        (t is not None and _CJK_TERM.match(t) is not None for t in terms), bool, len(terms)
+    )
+
+
+def _count_chinese(
+    rows: np.ndarray, tids: np.ndarray, chinese: np.ndarray, held: np.ndarray
+) -> None:
+    """Add to `held` (per row) the postings of Chinese terms among (rows, tids); -1 rows are
+    not live. A row's terms are distinct, so this counts its distinct Chinese terms."""
+    mine = chinese[tids] & (rows >= 0)
+    if mine.any():
+        held += np.bincount(rows[mine], minlength=len(held))[: len(held)].astype(np.int32)
 
 
 def _stored_tf(counts: np.ndarray) -> np.ndarray:

@@ -33,6 +33,7 @@ caller; "what is X now" questions use `latest`.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -137,16 +138,19 @@ def retrieve(
     evidence: EvidenceLookup | None = None,
     vector_only_min: float = math.inf,
     turns_by_keyword: bool = False,
+    across: list[AcrossLanguage] | None = None,
 ) -> list[Scored]:
     """Ranked candidates; [] when nothing matches for real (see VECTOR_ONLY_MIN_COSINE).
     `query_vector` may be a callable: it is called once the keywords are scored, so a query
     embedding under way on another thread has that long to finish. `turns_by_keyword`: the
     vector channel scans memories, and only the turns the keyword channels found (their top
-    CANDIDATES); prompt-time recall, where turns far outnumber memories (issue 23)."""
+    CANDIDATES); prompt-time recall, where turns far outnumber memories (issue 23). `across`,
+    when given, receives the memory in the other language closest to the query
+    (`across_language`), whether or not anything else matches."""
     with index.reading():  # mask, channels and stages must see the same rows
         return _retrieve(
             index, plan, filters, query_vector, profile, limit, now, disabled,
-            evidence, vector_only_min, turns_by_keyword,
+            evidence, vector_only_min, turns_by_keyword, across,
         )  # fmt: skip
 
 
@@ -162,10 +166,15 @@ def _retrieve(
     evidence: EvidenceLookup | None,
     vector_only_min: float,
     turns_by_keyword: bool,
+    across: list[AcrossLanguage] | None = None,
 ) -> list[Scored]:
     mask = index.mask_any(filters)
     k = max(CANDIDATES, limit)
     channels = _channels(index, plan, query_vector, disabled, mask, k if turns_by_keyword else 0)
+    if across is not None and "vector" in channels:
+        found = across_language(index, plan.text, channels["vector"])
+        if found is not None:
+            across.append(found)
     cand, ranks = _candidates(channels, mask, k)
     if len(cand) == 0 or not _matches(index, plan, channels, cand, vector_only_min):
         return []
@@ -196,6 +205,51 @@ def _retrieve(
         )
         for j in order
     ]
+
+
+# ---- the other language -------------------------------------------------------------------
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+CHINESE_QUERY_CHARS = 4  # Chinese characters that make a query Chinese
+
+
+@dataclass(frozen=True, slots=True)
+class AcrossLanguage:
+    """The memory closest in meaning to a query among the memories written in the other
+    language (Chinese for a query without Chinese, and the reverse). e5's cosine carries the
+    language: a Chinese prompt's nearest notes are Chinese ones about anything, ahead of the
+    English note that answers it, so the margins of the whole ranking say nothing across
+    languages; inside one language's notes the offset is shared and the answer can stand out
+    (decision 0022, round 37 addendum)."""
+
+    position: int
+    cosine: float
+    margin: float  # over the next closest memory of that language
+    z: float  # its cosine's z-score among them
+    pool: int  # memories of that language the vector channel scanned
+
+
+def across_language(index: SearchIndex, text: str, cosine: np.ndarray) -> AcrossLanguage | None:
+    """`AcrossLanguage` for the query `text` given the vector channel's cosines (-1 for rows
+    it did not scan), or None when fewer than two memories of the other language were."""
+    chinese = len(_CJK.findall(text)) >= CHINESE_QUERY_CHARS
+    other = index.chinese_mask() if not chinese else ~index.chinese_mask()
+    rows = np.flatnonzero(other & index.kind_mask("memory") & (cosine > -0.5))
+    if len(rows) < 2:
+        return None
+    values = cosine[rows].astype(np.float64)
+    first, second = np.argpartition(-values, 1)[:2]
+    if values[second] > values[first]:
+        first, second = second, first
+    spread = float(values.std()) or 1.0
+    best = float(values[first])
+    return AcrossLanguage(
+        int(rows[first]),
+        best,
+        best - float(values[second]),
+        (best - float(values.mean())) / spread,
+        len(rows),
+    )
 
 
 # ---- channels and candidates -------------------------------------------------------------

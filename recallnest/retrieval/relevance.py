@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from recallnest.core.injected import strip_injected
+from recallnest.core.models import Explain
 from recallnest.core.text import exact_tokens, tokenize
 from recallnest.retrieval.artefact import produced
 from recallnest.retrieval.query import synonym_links
@@ -70,6 +71,16 @@ _RULE = re.compile(
     r"|要求|必须|统一|一律|不要|不能|禁止|希望|偏好|习惯|规范|约定|应该|使用|采用|只用|都用",
     re.IGNORECASE,
 )
+# A prompt and the note that answers it in the other language share no word, and e5's cosine
+# ranks the prompt's own language first whatever it says (dev: a Chinese prompt's answer in
+# English at rank 4-5 of all notes, behind Chinese facts about anything). Among the notes of the
+# other language alone the offset is shared: the closest one answers the prompt when it stands
+# this far above the next (cosine) and above that language's mean (z-score), among at least
+# ACROSS_POOL_MIN of them. Calibrated on the dev split (eval/RESULTS.md, round 37 cross-language):
+# negatives' best margin 0.0090 and z 2.37, the answers' 0.0163-0.0503 and 2.61-3.94.
+ACROSS_POOL_MIN = 20
+ACROSS_MARGIN = 0.012
+ACROSS_Z = 2.5
 QUERY_WEIGHT = 0.6  # share of the prompt covered, against the share of the candidate covered
 MIN_TERMS = 2  # distinct content terms a prompt needs, unless it names something
 MIN_CJK_CHARS = 4
@@ -333,6 +344,18 @@ def ambiguous(scores: Iterable[float]) -> bool:
     if not ranked or ranked[0] <= 0:
         return False
     return sum(1 for v in ranked if v >= AMBIGUOUS_SHARE * ranked[0]) > MAX_CLOSE
+
+
+def across_language_passes(margin: float, z: float, pool: int) -> bool:
+    """Whether the memory closest in meaning to a prompt among those in the other language
+    (retrieval.ranking.AcrossLanguage) stands out enough to answer it with no shared word."""
+    return pool >= ACROSS_POOL_MIN and margin >= ACROSS_MARGIN and z >= ACROSS_Z
+
+
+def across_language(explain: Explain | None) -> bool:
+    """Whether a search hit was marked as the other language's clear closest memory
+    (Engine.search_with_affinities)."""
+    return explain is not None and "across_z" in explain.parts
 
 
 def passes(score: float, best: float, kind: str, floor: float = RELEVANCE_MIN) -> bool:

@@ -51,3 +51,33 @@ def test_an_uncalibrated_embedder_gives_none(tmp_path: Path) -> None:
         assert hits and near == {}
     finally:
         engine.close()
+
+
+@pytest.mark.integration
+def test_a_chinese_prompt_gets_the_english_note_that_answers_it_marked(tmp_path: Path) -> None:
+    """No word of the prompt is stored and the prompt's cosine favours Chinese text; among the
+    English notes the answer stands out in meaning (decision 0022, round 37 cross-language).
+    Only prompt-time recall's search (`turns_by_keyword`) marks it."""
+    from recallnest.evaluation.prompt_recall import background
+    from recallnest.retrieval.relevance import across_language
+
+    engine = _engine(tmp_path / "rn", "local")
+    try:
+        for text in background(30, 37, "en"):
+            engine.remember(text, category="entities")
+        answer = engine.remember(
+            "The orders report was slow because of a missing index on orders(created_at); "
+            "adding it took the query from 9 s to 40 ms.",
+            category="cases",
+        )
+        while engine.embed_pending():
+            pass
+        prompt = "订单报表又变得很慢了，上次是什么原因？"
+        plain, _ = engine.search_with_affinities(SearchRequest(prompt, limit=8, record=False))
+        assert not any(across_language(h.explain) for h in plain)
+        req = SearchRequest(prompt, limit=8, record=False, turns_by_keyword=True)
+        hits, near = engine.search_with_affinities(req)
+        marked = [h.id for h in hits if across_language(h.explain)]
+        assert marked == [answer.id] and answer.id in near
+    finally:
+        engine.close()
