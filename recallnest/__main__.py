@@ -25,9 +25,21 @@ def main() -> None:
         from recallnest.integrations.hook import main as hook_main
 
         sys.exit(hook_main(sys.argv[2:], sys.stdin, sys.stdout, os.environ))
+    if _runs_the_daemon(sys.argv[1:]):
+        from recallnest.core import heap
+
+        heap.limit_arenas()  # before any thread: decision 0027
     from recallnest.cli import cli
 
     cli()
+
+
+def _runs_the_daemon(args: list[str]) -> bool:
+    """`... daemon run ...` (global options such as --home may come first)."""
+    if "daemon" not in args:
+        return False
+    at = args.index("daemon")
+    return args[at + 1 : at + 2] == ["run"]
 
 
 if __name__ == "__main__":

@@ -278,7 +278,10 @@ class Engine:
         self.release_memory()
 
     def _fill_index(self, snapshot: IndexSnapshot) -> None:
-        for kind, cols in snapshot.rows.items():
+        # Each kind's columns leave the snapshot once loaded: at 1M turns their Python strings
+        # (ids, sessions, projects) held ~450 MiB through the postings and vectors (issue 22).
+        for kind in list(snapshot.rows):
+            cols = snapshot.rows.pop(kind)
             facets = [c for c in cols if c not in ("doc", "id", "length", "ts", "weight")]
             weights = np.asarray(cols["weight"], np.float32) if "weight" in cols else None
             self._index.load_rows(
@@ -290,7 +293,8 @@ class Engine:
                 {f: _strings(cols[f]) for f in facets},
                 weights,
             )
-        self._index.load_postings(*snapshot.postings())  # its columns die with the call
+            del cols, weights
+        self._index.load_posting_stream(snapshot.postings())  # read a chunk at a time
         if self.embedder is not None and snapshot.vectors is not None:
             self._index.set_model(self.embedder.model_id, self.embedder.dimensions)
             for docs, matrix in snapshot.vectors:  # a chunk at a time, quantised as they come
@@ -305,7 +309,10 @@ class Engine:
         A store kept busy past the release's wait (a catch-up's flushes right after the load,
         on a loaded machine) skips it; the release is then owed, and `owed_only` (the idle
         scheduler's call) does it then and nothing otherwise. Without that the daemon kept
-        ~400 MiB more until its first maintenance pass."""
+        ~400 MiB more until its first maintenance pass.
+
+        The memo caches registered with `heap.droppable` are emptied too, and the index's
+        postings compacted when enough of them are dead (decision 0027)."""
         if owed_only and not self._release_owed:
             return
         try:
@@ -313,6 +320,9 @@ class Engine:
         except RecallnestError as exc:  # saving memory is never worth failing for
             log.debug("could not release DuckDB's memory: %s", exc)
             self._release_owed = False
+        if self._index_ready.is_set() and self._index_error is None:
+            self._index.compact_postings()  # when its dead postings are due for it
+        heap.drop_caches()  # memo caches a burst of capture or maintenance filled
         heap.release()
 
     # ---- writes --------------------------------------------------------------------------
@@ -867,6 +877,13 @@ class Engine:
         """Embed up to `max_rows` rows that lack a vector of the current model; returns how many
         were stored. The daemon calls this from its background embedding thread."""
         if self.embedder is None:
+            return 0
+        with_vec, live = self.index.vector_coverage()
+        if with_vec >= live:
+            # Every row has its vector: nothing to ask the store. The daemon's embedding
+            # thread calls this every second; the store's answer is an anti-join of every
+            # turn and memory with the vectors, which at 100k + 100k rows kept a core ~8 %
+            # busy and refilled DuckDB's buffer after each release (decision 0027).
             return 0
         with self._embed_lock:
             covered, live = self.index.vector_coverage()

@@ -32,6 +32,7 @@ from functools import lru_cache
 from typing import Literal
 
 from recallnest.capture.rules import WITHDRAWAL_RULE, words
+from recallnest.core import heap
 from recallnest.core.aliases import SUBJECT_TERMS, AliasTable, canonical, subject_value
 from recallnest.core.models import CATEGORIES, Capture, Memory, Turn, memory_id
 from recallnest.core.redact import masked_share
@@ -106,6 +107,9 @@ def keyword_tokens(text: str) -> frozenset[str]:
     return frozenset(map(sys.intern, words))
 
 
+heap.droppable(keyword_tokens.cache_clear)
+
+
 def _fold(word: str) -> str:
     # Plural and 3rd-person "s" only ("merges"/"merge", "writes"/"write"): enough for
     # restatements without pulling in a stemmer (capture stays standard-library only).
@@ -135,6 +139,9 @@ def stated_attribute(text: str) -> tuple[frozenset[str], str] | None:
         if attribute and _value_shaped(value, text):
             return attribute, value
     return None
+
+
+heap.droppable(stated_attribute.cache_clear)
 
 
 def _value_shaped(value: str, text: str) -> bool:

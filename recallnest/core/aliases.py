@@ -20,6 +20,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from recallnest.core import heap
 from recallnest.core.errors import ConfigError
 
 MAX_QUERY_VARIANTS = 12
@@ -195,6 +196,12 @@ def canonical(text: str, aliases: AliasTable | None = None) -> str:
 _CANONICAL_CACHE_SIZE = 65_536
 _CANONICAL_CACHE: dict[tuple[int, str], str] = {}
 _CACHED_TABLES: dict[int, AliasTable] = {}
+
+
+@heap.droppable
+def _drop_canonical_cache() -> None:
+    _CANONICAL_CACHE.clear()
+    _CACHED_TABLES.clear()
 
 
 def expand_query_aliases(text: str, aliases: AliasTable | None = None) -> list[str]:

@@ -6,17 +6,24 @@ glibc keeps freed chunks in its arenas for reuse, so the daemon's RSS stayed at 
 (bench/bench_footprint.py: 1,318 MiB RSS for 448 MiB of live Python heap after an index load
 at 100k memories + 100k turns). `malloc_trim(0)` returns every free page of every arena.
 Standard library only; a no-op where the C library is not glibc (macOS, musl).
+
+Memo caches that only speed up a burst of work (capture comparing a flush with every pending
+memory, a consolidation pass comparing every pair) register with `droppable`; `drop_caches`
+empties them when the burst is over, so an idle daemon does not keep them (decision 0027: at
+100k memories they held ~60 MiB after a maintenance pass, and pinned more than that in
+CPython's 1 MiB object arenas).
 """
 
 from __future__ import annotations
 
-import ctypes
 import gc
+import os
 import sys
 import threading
 from collections.abc import Callable
 
 _trim: Callable[[int], int] | None = None
+_caches: list[Callable[[], object]] = []
 _looked = False
 _lock = threading.Lock()
 
@@ -27,6 +34,8 @@ def _malloc_trim() -> Callable[[int], int] | None:
         if not _looked:
             _looked = True
             if sys.platform.startswith("linux"):
+                import ctypes  # here: core.models registers a cache, and the hook imports it
+
                 try:
                     # The process's own symbols (libc is loaded): ctypes.util.find_library
                     # would start ldconfig or a compiler to look for it.
@@ -47,3 +56,48 @@ def release(collect: bool = False) -> bool:
         gc.collect()
     trim = _malloc_trim()
     return bool(trim(0)) if trim is not None else False
+
+
+def droppable(clear: Callable[[], object]) -> Callable[[], object]:
+    """Register `clear` (a memo cache's clear, e.g. an lru_cache's `cache_clear`) for
+    `drop_caches`. Only for caches of pure functions: dropping one costs time, never a
+    result. Returns `clear`."""
+    with _lock:
+        _caches.append(clear)
+    return clear
+
+
+def drop_caches() -> int:
+    """Empty every registered memo cache; returns how many."""
+    with _lock:
+        caches = list(_caches)
+    for clear in caches:
+        clear()
+    return len(caches)
+
+
+# glibc's mallopt parameter for the most arenas malloc may create (malloc.h).
+M_ARENA_MAX = -8
+# The daemon's arenas (decision 0027): glibc gives each thread that allocates an arena of its
+# own, up to 8 per core, and memory freed in one stays there. Two measured -35 to -40 MiB
+# steady at 100k memories + 100k turns. (CPython's objects on glibc's malloc instead of its own
+# arenas, PYTHONMALLOC=malloc, saved ~50 MiB more but put the session-start hook after a
+# quiet spell at p95 176-209 ms against 78 before: not taken.)
+DAEMON_ARENAS = 2
+
+
+def limit_arenas(count: int = DAEMON_ARENAS) -> bool:
+    """Let glibc's malloc create at most `count` arenas from now on, unless the user set
+    MALLOC_ARENA_MAX. Called by the daemon's entry point before it starts any thread (an
+    arena already made stays). False where the C library is not glibc, or it refused."""
+    if "MALLOC_ARENA_MAX" in os.environ or _malloc_trim() is None:
+        return False
+    import ctypes
+
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return False
+    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
+    mallopt.restype = ctypes.c_int
+    return bool(mallopt(M_ARENA_MAX, count))

@@ -11,6 +11,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Literal
 
+from recallnest.core import heap
 from recallnest.core.identity import PROJECT_IDS
 from recallnest.core.marker import CONTEXT_MARKER as CONTEXT_MARKER  # re-exported
 
@@ -197,6 +198,9 @@ class Reindexed:
 def turn_id(agent: str, session_id: str, record_id: str) -> str:
     """Deterministic turn id: re-reading a transcript never makes a second row."""
     return str(uuid.uuid5(ID_NAMESPACE, f"turn\x1f{agent}\x1f{session_id}\x1f{record_id}"))
+
+
+heap.droppable(turn_id.cache_clear)  # a backfill's ids: not worth keeping once it is over
 
 
 def memory_id(scope: str, canonical_text: str) -> str:

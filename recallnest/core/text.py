@@ -15,6 +15,8 @@ from operator import add
 
 import Stemmer
 
+from recallnest.core import heap
+
 _TOKEN = re.compile(r"[a-z0-9_]+|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _MAX_TOKEN_CHARS = 40
 
@@ -156,7 +158,8 @@ STOP_WORDS = frozenset(
     ]
 )
 
-_stemmer = Stemmer.Stemmer("english")
+# No cache of its own (10,000 words by default): `_WORDS` below is the one memo of stems.
+_stemmer = Stemmer.Stemmer("english", 0)
 _WORD_CACHE_SIZE = 65536
 
 # Every ASCII byte that cannot be part of a word becomes a space: on an ASCII string,
@@ -180,6 +183,10 @@ class _WordTerms(dict[str, str]):
 
 
 _WORDS = _WordTerms()
+# Dropped when the daemon goes quiet (core.heap): a pass over 100k texts leaves ~13k words,
+# each allocated among the pass's garbage, where they held ~80 CPython object arenas (1 MiB
+# each) alive; refilling costs one stem per distinct word (decision 0027).
+heap.droppable(_WORDS.clear)
 
 
 def _terms(text: str) -> Iterable[str]:

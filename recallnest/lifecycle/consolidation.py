@@ -60,6 +60,7 @@ from recallnest.capture.admission import (
 from recallnest.core.models import Memory
 from recallnest.lifecycle.decay import memory_to_json, protected
 from recallnest.lifecycle.reports import ConsolidationReport
+from recallnest.lifecycle.settled import Settled
 from recallnest.store.types import conflict_key
 
 if TYPE_CHECKING:
@@ -485,7 +486,7 @@ def consolidate(
     scope: str | None = None,
     dry_run: bool = False,
     now: datetime | None = None,
-    settled: dict[str, str] | None = None,
+    settled: Settled | None = None,
     tokens: Tokens = keyword_tokens,
     category: str | None = None,
 ) -> ConsolidationReport:
@@ -493,7 +494,7 @@ def consolidate(
     `dry_run`, only report.
     The prior rows go to the undo log first, so `recallnest undo` restores them.
 
-    `settled` (id -> text of the active memories a previous run compared) makes the run
+    `settled` (the active memories a previous run compared, with their texts) makes the run
     incremental: only memories new or changed since are compared with the others. It is
     updated in place after a run that wrote or found nothing to write: replaced by this run's
     active memories after a whole-store run, updated for the memories it read otherwise (one
@@ -504,7 +505,10 @@ def consolidate(
     thresholds = MODEL_THRESHOLDS.get(model) if model else None
     known = store.conflict_pairs()
     active = store.find_memories({"status": "active", "scope": scope, "category": category})
-    probes = None if settled is None else {m.id for m in active if settled.get(m.id) != m.text}
+    probes = None
+    if settled is not None:
+        fresh = settled.changed([m.id for m in active], [m.text for m in active])
+        probes = {m.id for m, new in zip(active, fresh.tolist(), strict=True) if new}
     by_scope: dict[str, list[Memory]] = defaultdict(list)
     for m in active:
         by_scope[m.scope].append(m)
@@ -541,17 +545,13 @@ def consolidate(
     return report
 
 
-def _settle(
-    settled: dict[str, str], active: Sequence[Memory], plan: Plan, whole: bool = True
-) -> None:
+def _settle(settled: Settled, active: Sequence[Memory], plan: Plan, whole: bool = True) -> None:
     after = {m.id: m for m in plan.after}
     if whole:
         settled.clear()
-    for m in active:
-        if after.get(m.id, m).status == "active":
-            settled[m.id] = m.text
-        else:
-            settled.pop(m.id, None)
+    kept = [m for m in active if after.get(m.id, m).status == "active"]
+    settled.discard([m.id for m in active if after.get(m.id, m).status != "active"])
+    settled.update([m.id for m in kept], [m.text for m in kept])
 
 
 def record_undo(

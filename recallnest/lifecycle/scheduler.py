@@ -29,6 +29,7 @@ last error, when it failed and when it runs next (shown by `daemon status` and `
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import queue
@@ -40,7 +41,6 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from recallnest.capture.admission import keyword_tokens
-from recallnest.core import heap
 from recallnest.core.errors import NotFoundError, RecallnestError
 from recallnest.core.models import TIERS, Memory
 from recallnest.core.schemas import MemoryOut, dump
@@ -72,6 +72,7 @@ from recallnest.lifecycle.reports import (
     Retention,
     Undone,
 )
+from recallnest.lifecycle.settled import Settled
 from recallnest.lifecycle.token_cache import TokenCache
 
 if TYPE_CHECKING:
@@ -135,8 +136,10 @@ class Maintenance:
         self._last: dict[str, float] = {}
         self.failures: dict[str, TaskFailure] = {}  # failing tasks, until they succeed again
         self._busy_at = monotonic()
+        self._release_due = False  # work since the last release: one is due once quiet
+        self._flushed = 0  # memories whose reads the last flush_access wrote
         self._generation = -1  # memory generation consolidation last saw
-        self._settled: dict[str, str] = {}  # id -> text of memories consolidation compared
+        self._settled = Settled()  # the memories consolidation compared, with their texts
         self._token_cache = TokenCache(keyword_tokens, TOKEN_CACHE_MAX)
         self._jobs: queue.Queue[_Job] = queue.Queue()
         self._slices: list[tuple[str, Callable[[], object]]] = []  # the rest of a sliced task
@@ -150,8 +153,15 @@ class Maintenance:
     def note_request(self) -> None:
         """A client asked something (a session-start hook, a search): the idle clock restarts,
         so background work never competes with someone waiting for an answer (bench_resume:
-        a memory export or a maintenance slice running beside a hook cost it 100-170 ms)."""
+        a memory export or a maintenance slice running beside a hook cost it 100-170 ms).
+        What the request read stays cached until the daemon is quiet again."""
         self._busy_at = self._monotonic()
+        self._release_due = True
+
+    def note_work(self) -> None:
+        """The daemon did work that read or wrote much (checkpoints, a backup): what it
+        cached is given back once the scheduler is next idle (decision 0027)."""
+        self._release_due = True
 
     def quiet_for(self, seconds: float) -> bool:
         """No new turn and no request for `seconds`."""
@@ -165,12 +175,20 @@ class Maintenance:
         now = self._monotonic()
         if self._due("flush_access", FLUSH_SECONDS, now):
             ran += self._attempt("flush_access", self.flush_access)
+            self._release_due |= self._flushed > 0  # its UPDATE read blocks back in
         if not idle:
             self._busy_at = now
+            self._release_due = True
             return ran
         if now - self._busy_at < IDLE_SECONDS or self._stopping():
             return ran
-        self.engine.release_memory(owed_only=True)  # one the store was too busy for
+        if self._release_due:
+            # Quiet after work (a catch-up, a session's turns, requests): what it read and
+            # cached is given back once, not held while idle (decision 0027).
+            self._release_due = False
+            self._pass_over(None)
+        else:
+            self.engine.release_memory(owed_only=True)  # one the store was too busy for
         # Trigger: a sliced task (retier, consolidate) has work left. Why: at 100k memories a
         # whole run held the ingest thread for over a minute (no capture, `daemon stop` timed
         # out). Outcome: one slice (a scope, or a scope and category) per tick, well under 1 s.
@@ -178,7 +196,7 @@ class Maintenance:
             name, part = self._slices.pop(0)
             ran += self._attempt(name, part)
             if not self._slices:
-                self.engine.release_memory()  # the sliced task is done
+                self._pass_over(name)  # the sliced task is done
             return ran
         tasks: dict[str, Callable[[], object]] = {
             "expire": self.expire,
@@ -195,8 +213,20 @@ class Maintenance:
             if self._due(name, INTERVALS[name], now):
                 ran += self._attempt(name, task)
         if len(ran) > ran.count("flush_access") and not self._slices:
-            self.engine.release_memory()  # after a pass: its reads stay cached otherwise
+            self._pass_over(", ".join(n for n in ran if n != "flush_access"))
         return ran
+
+    def _pass_over(self, tasks: str | None) -> None:
+        """A pass (or a burst of work) is over: drop what only it needed and give the memory
+        back (decision 0027). Consolidation's keyword sets go: a pass fills them and uses
+        them for its own pairs, and the next pass compares only the groups that changed
+        since, which it tokenizes again; kept, they held ~26 MiB at 100k memories. The
+        engine's release drops the memo caches and DuckDB's cached blocks, then trims."""
+        with self._lock:
+            self._token_cache.clear()
+        self.engine.release_memory()
+        if tasks:  # bench/bench_steady.py reads these lines
+            log.info("maintenance: %s done, memory released", tasks)
 
     def _stopping(self) -> bool:
         return self.stop is not None and self.stop.is_set()
@@ -285,8 +315,8 @@ class Maintenance:
         try:
             return self._run_all(now, retention)
         finally:
-            heap.release(collect=True)
-            self.engine.release_memory()
+            gc.collect()
+            self._pass_over("run_all")
 
     def _run_all(
         self, now: datetime, retention: compaction.RetentionPolicy | None
@@ -306,6 +336,7 @@ class Maintenance:
     def flush_access(self) -> int:
         """Write the counted reads in one statement."""
         pending = self.access.drain()
+        self._flushed = len(pending)
         if not pending:
             return 0
         try:
@@ -393,13 +424,11 @@ class Maintenance:
         if generation == self._generation:
             return
         keys = self.engine.store.active_memory_keys()
-        active = {key[0] for key in keys}
-        for gone in [i for i in self._settled if i not in active]:
-            del self._settled[gone]
-        groups = sorted(
-            {(scope, category) for i, scope, category, text, linked in keys
-             if linked or self._settled.get(i) != text}
-        )  # fmt: skip
+        ids = [key[0] for key in keys]
+        self._settled.retain(ids)
+        fresh = self._settled.changed(ids, [key[3] for key in keys]).tolist()
+        pairs = zip(keys, fresh, strict=True)
+        groups = sorted({(k[1], k[2]) for k, new in pairs if k[4] or new})
         self._own_writes = 0
         self._slices += [
             ("consolidate", lambda g=g: self._consolidate_slice(*g))  # type: ignore[misc]

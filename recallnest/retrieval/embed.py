@@ -12,7 +12,8 @@ Owns:
 
 Must not: read configuration or the environment, touch the store, or decide when text may leave
 the machine. The caller constructs an `HttpEmbedder` only after the user configured a remote
-provider. This is the only module that imports httpx.
+provider. This is the only module that imports httpx, and only when a remote provider is used:
+the daemon with the local embedder never loads it (~9 MiB of RSS, decision 0027).
 
 Every vector is float32 and L2-normalised, so cosine similarity is a dot product. `model_id`
 names the vector space: vectors with different model ids must never be compared.
@@ -32,13 +33,15 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Final, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, runtime_checkable
 
-import httpx
 import numpy as np
 import numpy.typing as npt
 
 from recallnest.core.errors import EmbedError
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = [
     "DEFAULT_BASE_URLS",
@@ -329,7 +332,6 @@ DEFAULT_BASE_URLS: Final[dict[str, str]] = {
 # runs at roughly one token per character, so 6,000 characters stays under the limit.
 MAX_REMOTE_CHARS: Final = 6000
 MAX_BACKOFF_SECONDS: Final = 30.0
-_RETRYABLE_ERRORS: Final = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
 _STATUS_HINTS: Final[dict[int, str]] = {
     401: "check the API key",
     403: "check the API key and its permissions",
@@ -348,6 +350,8 @@ def _endpoint_url(provider: Provider, base_url: str) -> str:
 
 def _display_url(url: str) -> str:
     """The URL without credentials or query string, safe to put in messages and logs."""
+    import httpx
+
     parsed = httpx.URL(url)
     port = f":{parsed.port}" if parsed.port is not None else ""
     return f"{parsed.scheme}://{parsed.host}{port}{parsed.path}"
@@ -458,7 +462,11 @@ class HttpEmbedder:
         self._where = f"{provider} embeddings at {_display_url(self._url)}"
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._owns_client = client is None
-        self._client = client if client is not None else httpx.Client()
+        if client is None:
+            import httpx
+
+            client = httpx.Client()
+        self._client = client
         self._batch_size = batch_size
         self._timeout = timeout
         self._retries = retries
@@ -529,6 +537,8 @@ class HttpEmbedder:
 
     def _post(self, payload: dict[str, Any]) -> Any:
         """POST with retries; return the decoded JSON body of the first 2xx response."""
+        import httpx
+
         attempts = self._retries + 1
         for attempt in range(attempts):
             outcome = self._attempt(payload)
@@ -552,13 +562,16 @@ class HttpEmbedder:
 
     def _attempt(self, payload: dict[str, Any]) -> httpx.Response | tuple[str, float | None]:
         """One request: the 2xx response, or (failure, Retry-After seconds) worth a retry."""
+        import httpx
+
+        retryable = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
         try:
             response = self._client.post(
                 self._url, json=payload, headers=self._headers, timeout=self._timeout
             )
         except httpx.TimeoutException as exc:
             return f"timed out after {self._timeout:g} s ({type(exc).__name__})", None
-        except _RETRYABLE_ERRORS as exc:
+        except retryable as exc:
             return f"connection failed ({type(exc).__name__})", None
         except httpx.HTTPError as exc:
             raise EmbedError(f"{self._where}: request failed ({type(exc).__name__})") from None

@@ -25,8 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from recallnest.retrieval.flat import FlatPostings
 from recallnest.retrieval.rowmaps import DocPositions, RowIds
-from recallnest.store.types import IndexedDoc, PostingBlock
+from recallnest.store.types import IndexedDoc, PostingBlock, PostingStream
 
 FACETS = ("agent", "session_id", "project", "role", "kind", "scope", "category", "status", "tier")
 KINDS = ("turn", "memory")
@@ -39,6 +40,10 @@ _GROW = 1.25  # capacity growth: the vector matrix is the largest array; keep it
 # the product stay about as fast as one float32 product (larger blocks spill and run 4-10x
 # slower; bench/RESULTS.md "Memory footprint, round two", decision 0026).
 SCAN_BLOCK = 512
+# compact_postings is due past either: dead postings in the flat arrays, as a share of them;
+# terms holding arrays of their own (~300 bytes each more than in the flat arrays).
+COMPACT_DEAD_SHARE = 0.25
+COMPACT_OWN_TERMS = 4096
 _QUANTISE_BLOCK = 8192
 
 
@@ -68,6 +73,13 @@ class SearchIndex:
         self._alive = np.zeros(capacity, dtype=bool)
         self._facets = {f: np.zeros(capacity, dtype=np.int32) for f in FACETS}
         self._codes: dict[str, dict[str | None, int]] = {f: {None: 0} for f in FACETS}
+        # Postings as the bulk load left them, in flat arrays (retrieval/flat.py, decision
+        # 0027). One pair of numpy arrays per term cost ~300 bytes a term more (two array
+        # objects, a tuple): ~100 MiB for the half a million distinct terms a real 100k-turn
+        # history has.
+        self._flat = FlatPostings()
+        # A term's own arrays, once a query merged its pending postings or dropped dead rows;
+        # its flat slice is dead from then on (`compact_postings` reclaims it).
         self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         # Postings added since a term was last queried, per term: (pos, tf) pairs interleaved
         # in one array('i') (8 bytes a posting; a list of tuples cost ~100). Merged into
@@ -259,6 +271,7 @@ class SearchIndex:
                 sys.getsizeof(t) + 2 * _ARRAY_HEADER + p.nbytes + f.nbytes
                 for t, (p, f) in self._postings.items()
             )
+            postings += self._flat.nbytes()
             pending = sys.getsizeof(self._pending) + sum(
                 sys.getsizeof(t) + sys.getsizeof(a) for t, a in self._pending.items()
             )
@@ -377,7 +390,9 @@ class SearchIndex:
     def _term(self, term: str) -> tuple[np.ndarray, np.ndarray]:
         """A term's live (positions, term frequencies as float32)."""
         pending = self._pending.pop(term, None)
-        pos, tf = self._postings.get(term, (_EMPTY_I, _EMPTY_TF))
+        got = self._postings.get(term)
+        flat = None if got is not None else self._flat.get(term)
+        pos, tf = got or flat or (_EMPTY_I, _EMPTY_TF)
         if pending:
             pairs = np.frombuffer(pending, dtype=np.int32)
             pos = np.concatenate([pos, pairs[0::2]])
@@ -385,8 +400,47 @@ class SearchIndex:
         if pending or (len(pos) and not self._alive[pos].all()):
             keep = self._alive[pos]
             pos, tf = pos[keep], tf[keep]
-            self._postings[term] = (pos, tf)
+            if flat is not None:
+                self._flat.drop(term)  # its flat slice is dead from now on
+            if len(pos):
+                self._postings[term] = (pos, tf)
+            else:
+                self._postings.pop(term, None)
         return pos, tf.astype(np.float32)
+
+    def compact_postings(self, force: bool = False) -> bool:
+        """Fold every term's own arrays back into the flat ones and drop the dead slices,
+        when dead slices hold more than COMPACT_DEAD_SHARE of the flat arrays or more than
+        COMPACT_OWN_TERMS terms hold arrays of their own (or always, with `force`). The
+        engine calls this when the daemon is quiet: it copies every posting (~50 ms at 9M
+        postings) under the lock. Pending postings stay pending. True if it compacted."""
+        with self._lock:
+            flat = self._flat
+            due = (
+                flat.dead > COMPACT_DEAD_SHARE * len(flat)
+                or len(self._postings) > COMPACT_OWN_TERMS
+            )
+            if not (due or force) or not (len(flat) or self._postings):
+                return False
+            terms: dict[str, int] = {}
+            pos_parts: list[np.ndarray] = [_EMPTY_I]
+            tf_parts: list[np.ndarray] = [_EMPTY_TF]
+            sizes: list[int] = []
+            for term, p, f in flat.items():
+                terms[term] = len(sizes)
+                pos_parts.append(p)
+                tf_parts.append(f)
+                sizes.append(len(p))
+            for term, (p, f) in self._postings.items():
+                terms[term] = len(sizes)
+                pos_parts.append(p)
+                tf_parts.append(f)
+                sizes.append(len(p))
+            positions, tfs = np.concatenate(pos_parts), np.concatenate(tf_parts)
+            del pos_parts, tf_parts
+            self._flat = FlatPostings.build(terms, positions, tfs, sizes)
+            self._postings = {}
+            return True
 
     def neighbours(self, rows: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For each row, the previous and next live turn of the same session in conversation
@@ -534,25 +588,84 @@ class SearchIndex:
     ) -> None:
         """Bulk-load postings grouped by term id (from Store.postings(): `terms[tid]` names
         each id, None an unused one)."""
+        counts = np.bincount(np.asarray(tids, dtype=np.int64), minlength=len(terms))
+        self.load_posting_stream(PostingStream(list(terms), counts, [(tids, docs, tfs)]))
+
+    def load_posting_stream(self, stream: PostingStream) -> None:
+        """Bulk-load every posting (Store.posting_stream), a chunk at a time: each chunk's
+        postings go straight to their term's slice of two preallocated arrays (positions,
+        term frequencies), sized from `stream.counts`. The whole load holds those arrays and
+        one chunk, where reading all columns and sorting them peaked at ~4x the postings'
+        final size (3.4 GiB at 1M turns, issue 22)."""
         with self._lock:
-            positions = self._positions(np.asarray(docs, dtype=np.int64))
-            weights = _stored_tf(tfs)
-            keep = positions >= 0
-            if not keep.all():
-                positions, weights, tids = positions[keep], weights[keep], tids[keep]
-            bounds = np.searchsorted(tids, np.arange(len(terms) + 1, dtype=tids.dtype)).tolist()
-            postings = self._postings
-            chinese: list[np.ndarray] = []
-            # One pass, two slices per term: the loop runs ~20k times at 100k turns. Copies,
-            # not views, so the load's big arrays are freed once it is done.
-            for term, lo, hi in zip(terms, bounds, bounds[1:], strict=False):
-                if term is not None and lo != hi:
-                    postings[term] = (positions[lo:hi].copy(), weights[lo:hi].copy())
-                    if _CJK_TERM.match(term):
-                        chinese.append(postings[term][0])
-            if chinese:
-                held = np.bincount(np.concatenate(chinese), minlength=self.size)
-                self._chinese[: self.size] |= held[: self.size] >= CHINESE_TERMS
+            chinese = _chinese_tids(stream.terms)
+            held = np.zeros(self.size, dtype=np.int32)  # Chinese terms per row
+            if len(self._flat) or self._postings or self._pending:
+                # Not a first load: the postings join the others as pending ones.
+                for tids, docs, tfs in stream.chunks:
+                    self._pend_chunk(stream.terms, tids, docs, tfs, chinese, held)
+                self._chinese[: self.size] |= held >= CHINESE_TERMS
+                return
+            counts = np.asarray(stream.counts, dtype=np.int64)
+            bounds = np.zeros(len(counts) + 1, dtype=np.int64)
+            np.cumsum(counts, out=bounds[1:])
+            positions = np.empty(int(bounds[-1]), dtype=np.int32)
+            weights = np.empty(int(bounds[-1]), dtype=np.uint16)
+            cursor = bounds[:-1].copy()
+            for tids, docs, tfs in stream.chunks:
+                if not len(tids):
+                    continue
+                order = np.argsort(tids, kind="stable")
+                grouped = np.asarray(tids)[order]
+                first = np.flatnonzero(np.diff(grouped, prepend=grouped[0] - 1))
+                owners = grouped[first].astype(np.int64)
+                sizes = np.diff(np.append(first, len(grouped)))
+                if (cursor[owners] + sizes > bounds[owners + 1]).any():
+                    raise ValueError("more postings in the chunks than in the counts")
+                at = np.arange(len(grouped), dtype=np.int64)
+                at += np.repeat(cursor[owners] - first, sizes)
+                rows = self._positions(np.asarray(docs, dtype=np.int64)[order])
+                positions[at] = rows
+                weights[at] = _stored_tf(np.asarray(tfs)[order])
+                cursor[owners] += sizes
+                _count_chinese(rows, grouped, chinese, held)
+                del order, grouped, at, rows
+            if (cursor != bounds[1:]).any():
+                raise ValueError("fewer postings in the chunks than in the counts")
+            dead = np.flatnonzero(positions < 0)  # postings of rows that are not live
+            if len(dead):
+                slices = np.searchsorted(bounds, dead, side="right") - 1
+                counts = counts - np.bincount(slices, minlength=len(counts))
+                keep = positions >= 0
+                positions, weights = positions[keep], weights[keep]
+            self._chinese[: self.size] |= held >= CHINESE_TERMS
+            # A term id that names no term (None) leaves a dead slice until a compaction.
+            named = {t: k for k, t in enumerate(stream.terms) if t is not None}
+            self._flat = FlatPostings.build(named, positions, weights, counts, owned=True)
+
+    def _pend_chunk(
+        self,
+        terms: Sequence[str | None],
+        tids: np.ndarray,
+        docs: np.ndarray,
+        tfs: np.ndarray,
+        chinese: np.ndarray,
+        held: np.ndarray,
+    ) -> None:
+        """Postings loaded after others: pending per term, merged when a query reads it."""
+        order = np.argsort(tids, kind="stable")
+        tids = np.asarray(tids)[order]
+        positions = self._positions(np.asarray(docs, dtype=np.int64)[order])
+        weights = _stored_tf(np.asarray(tfs)[order])
+        _count_chinese(positions, tids, chinese, held)
+        keep = positions >= 0
+        positions, weights, tids = positions[keep], weights[keep], tids[keep]
+        bounds = np.searchsorted(tids, np.arange(len(terms) + 1, dtype=tids.dtype)).tolist()
+        for term, lo, hi in zip(terms, bounds, bounds[1:], strict=False):
+            if term is not None and lo != hi:
+                pairs = np.empty(2 * (hi - lo), dtype=np.int32)
+                pairs[0::2], pairs[1::2] = positions[lo:hi], weights[lo:hi]
+                self._pending.setdefault(term, array("i")).frombytes(pairs.tobytes())
 
     def load_rows(
         self,
@@ -608,6 +721,23 @@ _ARRAY_HEADER = sys.getsizeof(np.zeros(0, dtype=np.int32))  # a numpy array obje
 # float32, the same arithmetic as before. A count past 65,535 (a document repeating one word
 # that often) is held as 65,535.
 _EMPTY_TF = np.zeros(0, dtype=np.uint16)
+
+
+def _chinese_tids(terms: Sequence[str | None]) -> np.ndarray:
+    """Per term id: does the term hold a Chinese character (rows written in Chinese)."""
+    return np.fromiter(
+        (t is not None and _CJK_TERM.match(t) is not None for t in terms), bool, len(terms)
+    )
+
+
+def _count_chinese(
+    rows: np.ndarray, tids: np.ndarray, chinese: np.ndarray, held: np.ndarray
+) -> None:
+    """Add to `held` (per row) the postings of Chinese terms among (rows, tids); -1 rows are
+    not live. A row's terms are distinct, so this counts its distinct Chinese terms."""
+    mine = chinese[tids] & (rows >= 0)
+    if mine.any():
+        held += np.bincount(rows[mine], minlength=len(held))[: len(held)].astype(np.int32)
 
 
 def _stored_tf(counts: np.ndarray) -> np.ndarray:

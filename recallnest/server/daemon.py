@@ -355,7 +355,8 @@ class Daemon:
         if not self.paths.empty() or not self._quiet():
             return  # new lines and requests first: the snapshots wait for a quiet pass
         try:
-            self.snapshots.refresh(self.engine, keep_going=self._quiet)
+            if self.snapshots.refresh(self.engine, keep_going=self._quiet):
+                self.engine.maintenance.note_work()  # resumes read: released once idle
         except (OSError, RecallnestError) as exc:
             log.warning("resume snapshots not written: %s", _describe(exc))
 
@@ -459,6 +460,7 @@ class Daemon:
                 self.request_reasons[session_id] = reason
                 continue
             self.engine.maintenance.note_success("checkpoint")
+            self.engine.maintenance.note_work()  # it read the session: released once idle
 
     def request_checkpoint(self, session_id: str, reason: str) -> Scheduled:
         """A hook (pre-compact, session end) asks for a checkpoint: done on the ingest thread
@@ -508,6 +510,7 @@ class Daemon:
             self._next_backup = time.time() + delay
             return
         self.engine.maintenance.note_success("backup")
+        self.engine.maintenance.note_work()  # it read every memory: released once idle
         self._backed_up = state
         if written:
             self._next_backup = time.time() + BACKUP_INTERVAL_SECONDS

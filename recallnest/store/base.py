@@ -32,7 +32,10 @@ from recallnest.store.types import (
 log = logging.getLogger(__name__)
 
 CHANGE_LOG = 256
-RELEASE_FLOOR_MB = 64  # release_memory's momentary memory_limit
+# release_memory's momentary memory_limit: what DuckDB keeps cached while the daemon is quiet.
+# 64 MiB until decision 0027; 16 keeps the blocks a search or a resume reads again (measured in
+# bench/RESULTS.md "Memory footprint, round three").
+RELEASE_FLOOR_MB = 16
 RELEASE_WAIT_SECONDS = 5.0  # release_memory's longest wait for the write lock
 
 

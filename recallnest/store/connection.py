@@ -97,6 +97,10 @@ def _connect(
         # 80 % of RAM, so a long-lived daemon's RSS grew with the file (~1.3 KB per stored
         # turn, bench/RESULTS.md "Reliability"). Capped, blocks are evicted and re-read.
         "memory_limit": f"{memory_mb}MiB",
+        # DuckDB's allocator (jemalloc) returns freed pages only when it is called again, so
+        # after a large pass an idle daemon kept ~55 MiB of them (freed, still resident); its
+        # background thread returns them within a second (decision 0027).
+        "allocator_background_threads": True,
         # DuckDB samples up to 1,000 values of each object column to infer its type, with
         # eight failed `import pandas` per value: 35 ms per registered text column, a third
         # of a 1k-memory write. Ours hold only str (texts) or only bytes (vectors) and never

@@ -17,11 +17,16 @@ from recallnest.store.postings import (
 )
 from recallnest.store.types import (
     IndexSnapshot,
+    PostingStream,
 )
 
 # Vectors per chunk of the index load: 8192 x 384 float32 is 12 MiB, and one chunk's bytes
 # objects and tuples live at a time (the whole result's were ~900 MiB at 200k rows).
 VECTOR_CHUNK = 8192
+# Postings per chunk of the index load (by doc range): 2M postings are 32 MiB of columns and
+# ~100 MiB with the chunk's sort. Read whole, the 57M postings of 1M turns and their sort
+# peaked the load at 3.4 GiB (issue 22).
+POSTING_CHUNK = 2_000_000
 
 
 class IndexLoading(StoreBase):
@@ -63,9 +68,30 @@ class IndexLoading(StoreBase):
         )
         return terms, grouped, arrays["doc"][order], arrays["tf"][order]
 
+    def posting_stream(self) -> PostingStream:
+        """Every posting, read by doc range a chunk of ~POSTING_CHUNK at a time (postings are
+        written in doc order, so a range reads few of DuckDB's row groups). The counts and
+        the chunks agree only inside one transaction (index_snapshot's)."""
+        cur = self._cur()
+        if "terms" not in self.tables():  # schema v3 or older, opened read-only (repair)
+            old, tids, docs, tfs = _legacy_postings(cur)
+            return PostingStream(old, _counts(tids, len(old)), [(tids, docs, tfs)])
+        named = cur.execute("SELECT tid, term FROM terms").fetchnumpy()
+        counted = cur.execute("SELECT tid, count(*) AS n FROM postings GROUP BY tid").fetchnumpy()
+        size = max(
+            int(named["tid"].max()) + 1 if len(named["tid"]) else 0,
+            int(counted["tid"].max()) + 1 if len(counted["tid"]) else 0,
+        )
+        terms: list[str | None] = [None] * size
+        for tid, term in zip(named["tid"].tolist(), named["term"].tolist(), strict=True):
+            terms[tid] = term
+        counts = np.zeros(size, dtype=np.int64)
+        counts[counted["tid"]] = counted["n"]
+        return PostingStream(terms, counts, _posting_chunks(cur, int(counts.sum())))
+
     @contextmanager
     def index_snapshot(self, model: str | None) -> Iterator[IndexSnapshot]:
-        """index_rows(), postings() and, given a model, that model's vectors, read in one
+        """index_rows(), posting_stream() and, given a model, that model's vectors, read in one
         transaction that lasts the with-block: they agree with each other whatever commits
         while they are read. The postings are read when asked for and the vectors are an
         iterator of (docs, float32 matrix) chunks in no particular order, both inside the
@@ -75,7 +101,7 @@ class IndexLoading(StoreBase):
         cur.execute("BEGIN TRANSACTION")
         try:
             chunks = _vector_chunks(cur, model, VECTOR_CHUNK) if model else None
-            yield IndexSnapshot(self.index_rows(), self.postings, chunks)
+            yield IndexSnapshot(self.index_rows(), self.posting_stream, chunks)
         except BaseException:
             cur.execute("ROLLBACK")
             raise
@@ -89,6 +115,26 @@ class IndexLoading(StoreBase):
         docs = np.concatenate([d for d, _ in chunks])
         order = np.argsort(docs, kind="stable")
         return docs[order], np.concatenate([m for _, m in chunks])[order]
+
+
+def _counts(tids: np.ndarray, size: int) -> np.ndarray:
+    counts: np.ndarray = np.bincount(np.asarray(tids, dtype=np.int64), minlength=size)
+    return counts.astype(np.int64)
+
+
+def _posting_chunks(
+    cur: duckdb.DuckDBPyConnection, total: int
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(tids, docs, tfs) of every posting, by doc ranges of ~POSTING_CHUNK postings."""
+    if not total:
+        return
+    low, high = cur.execute("SELECT min(doc), max(doc) FROM postings").fetchone() or (0, 0)
+    step = max(1, -(-(int(high) - int(low) + 1) * POSTING_CHUNK // total))
+    for start in range(int(low), int(high) + 1, step):
+        arrays = cur.execute(
+            "SELECT tid, doc, tf FROM postings WHERE doc >= ? AND doc < ?", [start, start + step]
+        ).fetchnumpy()
+        yield arrays["tid"], arrays["doc"], arrays["tf"]
 
 
 def _vector_chunks(

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 
@@ -95,13 +95,25 @@ class BatchResult:
 
 
 @dataclass(frozen=True, slots=True)
+class PostingStream:
+    """Every keyword posting, for the index load: `terms[tid]` names a term id (None for an
+    id no term holds), `counts[tid]` is how many postings it has, and `chunks` yields
+    (tids, docs, tfs) arrays in no particular order whose counts add up to `counts`. Read a
+    chunk at a time, so the load never holds every posting's columns at once (issue 22)."""
+
+    terms: list[str | None]
+    counts: np.ndarray
+    chunks: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]]
+
+
+@dataclass(frozen=True, slots=True)
 class IndexSnapshot:
-    """What the in-memory index is built from (Store.index_snapshot). `postings()` reads
+    """What the in-memory index is built from (Store.index_snapshot). `postings()` streams
     them and `vectors` yields (docs, float32 matrix) chunks, only inside the snapshot's
     with-block."""
 
     rows: dict[str, dict[str, np.ndarray]]
-    postings: Callable[[], tuple[list[str | None], np.ndarray, np.ndarray, np.ndarray]]
+    postings: Callable[[], PostingStream]
     vectors: Iterator[tuple[np.ndarray, np.ndarray]] | None
 
 

@@ -220,6 +220,25 @@ def test_import_rejects_a_malformed_record_in_one_line(engine: Engine) -> None:
     assert engine.store.counts()["memories"] == 0  # nothing imported: all or nothing
 
 
+def test_embedding_asks_the_store_only_when_a_row_lacks_its_vector(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The daemon's embedding thread calls embed_pending every second; with every row
+    embedded the index answers, not an anti-join of the whole store (decision 0027)."""
+    engine.apply(Batch(turns=[turn("t-1", "the deploy script lives in tools", "/repo")]))
+    assert engine.embed_pending(100) == 1
+    with monkeypatch.context() as patch:
+
+        def asked(model: str, limit: int) -> list[tuple[int, str]]:
+            raise AssertionError("the store was asked although every row has its vector")
+
+        patch.setattr(engine.store, "missing_vectors", asked)
+        assert engine.embed_pending(100) == 0
+    engine.apply(Batch(turns=[turn("t-2", "the release train leaves on Tuesday", "/repo")]))
+    assert engine.embed_pending(100) == 1
+    assert engine.index.vector_coverage() == (2, 2)
+
+
 # ---- search filters -------------------------------------------------------------------------
 
 
@@ -516,7 +535,8 @@ def test_a_write_while_the_index_loads_is_searchable_once(
             return
         with real_snapshot(self, model) as taken:
             # Read here, so the write may commit once the whole snapshot is read.
-            postings = taken.postings()
+            stream = taken.postings()
+            postings = replace(stream, chunks=list(stream.chunks))
             vectors = iter(list(taken.vectors or ()))
             taken = replace(taken, postings=lambda: postings, vectors=vectors)
             read.set()

@@ -10,6 +10,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
+from recallnest.capture.admission import keyword_tokens
 from recallnest.core.errors import StoreError
 from recallnest.core.models import Memory, Turn
 from recallnest.engine import Engine
@@ -275,6 +276,50 @@ def test_scheduler_flushes_always_and_runs_tasks_only_when_idle(engine: Engine) 
     assert m.tick(idle=True) == []  # every task waits for its interval
     clock.now += INTERVALS["expire"]
     assert "expire" in m.tick(idle=True)
+
+
+def test_the_scheduler_gives_memory_back_once_when_quiet_after_work(engine: Engine) -> None:
+    """Decision 0027: after work (turns, requests) and IDLE_SECONDS of quiet, the engine's
+    release runs once (the memo caches the work filled are dropped; DuckDB's eviction is
+    tests/store/test_memory.py's); not again while nothing happens."""
+    clock = _FakeClock()
+    m = Maintenance(engine, monotonic=clock)
+    clock.now += IDLE_SECONDS + 1
+    while m.tick(idle=True):  # every task once, so none is due below
+        pass
+    keyword_tokens("the deploy script retries three times")
+    m.note_request()  # a search: work
+    clock.now += 1
+    assert m.tick(idle=True) == []  # not quiet yet: nothing released
+    assert keyword_tokens.cache_info().currsize > 0
+    clock.now += IDLE_SECONDS
+    assert m.tick(idle=True) == []  # quiet: released, though no task was due
+    assert keyword_tokens.cache_info().currsize == 0
+    keyword_tokens("the deploy script retries three times")
+    clock.now += 5
+    m.tick(idle=True)
+    assert keyword_tokens.cache_info().currsize == 1  # no work since: nothing dropped again
+
+
+def test_counted_reads_flushed_or_work_noted_are_released_once_quiet(engine: Engine) -> None:
+    """The read counts' UPDATE and the daemon's own work (checkpoints, a backup) read blocks
+    back in after a release: one more release follows (decision 0027)."""
+    clock = _FakeClock()
+    m = Maintenance(engine, monotonic=clock)
+    clock.now += IDLE_SECONDS + 1
+    while m.tick(idle=True):
+        pass
+    mem = engine.remember("the deploy script retries three times")
+    m.access.record([mem.id], T0)
+    clock.now += 61  # flush_access is due: it writes the count, then the release follows
+    keyword_tokens("the deploy script retries three times")
+    assert m.tick(idle=True) == ["flush_access"]
+    assert keyword_tokens.cache_info().currsize == 0
+    keyword_tokens("the deploy script retries three times")
+    m.note_work()
+    clock.now += 1
+    m.tick(idle=True)
+    assert keyword_tokens.cache_info().currsize == 0
 
 
 def test_scheduler_logs_task_failures_and_goes_on(

@@ -10,6 +10,7 @@ import pytest
 
 from recallnest.retrieval.index import BM25_B, BM25_K1, Filter, SearchIndex
 from recallnest.store import IndexedDoc, PostingBlock
+from recallnest.store.types import PostingStream
 
 
 def doc(
@@ -184,6 +185,80 @@ def test_scores_do_not_depend_on_when_pending_postings_merge() -> None:
         assert scores_by_id(lazy, list(q)) == want
 
 
+def _loaded(docs: list[IndexedDoc]) -> SearchIndex:
+    """An index bulk-loaded with `docs` (rows, then postings grouped by term id)."""
+    index = SearchIndex()
+    index.add_rows(docs)
+    postings = sorted((t, d.doc, tf) for d in docs for t, tf in d.terms.items())
+    terms = sorted({t for t, _, _ in postings})
+    index.load_postings(
+        terms,
+        np.array([terms.index(t) for t, _, _ in postings], dtype=np.int32),
+        np.array([d for _, d, _ in postings], dtype=np.int64),
+        np.array([tf for _, _, tf in postings], dtype=np.int32),
+    )
+    return index
+
+
+def test_flat_loaded_postings_answer_as_a_fresh_load_through_changes_and_compactions() -> None:
+    """Decision 0027: loaded postings sit in flat arrays; a term that gains or loses rows gets
+    arrays of its own and its flat slice dies; compact_postings folds them back. Scores stay
+    those of an index loaded from scratch with the same rows."""
+    docs = _random_docs(400, seed=21)
+    index = _loaded(docs)
+    live = {d.id: d for d in docs}
+    queries = [["w1"], ["w2", "w3"], {"w4": 0.3, "w5": 1.0}, [f"w{k}" for k in range(40)]]
+    rng = np.random.default_rng(4)
+    next_doc = 1000
+    for step in range(6):
+        fresh = []
+        for row_id in rng.choice(sorted(live), 30, replace=False):
+            next_doc += 1  # new text for an existing row: a new doc
+            terms = {f"w{int(k)}": int(rng.integers(1, 5)) for k in rng.integers(0, 40, 4)}
+            fresh.append(doc(next_doc, terms, row_id=str(row_id)))
+        index.add(fresh)
+        live.update({d.id: d for d in fresh})
+        gone = [live.pop(str(row_id)).doc for row_id in rng.choice(sorted(live), 10, False)]
+        index.remove(gone)
+        for q in queries[: step % 4 + 1]:
+            index.bm25(q)  # merges these terms: own arrays, dead flat slices
+        if step % 2:
+            assert index.compact_postings(force=True)
+            assert not index._postings and index._flat.dead == 0
+        want = _loaded(sorted(live.values(), key=lambda d: d.doc))
+        for q in queries:
+            assert scores_by_id(index, list(q)) == scores_by_id(want, list(q))
+
+
+def test_postings_compact_when_enough_of_them_are_dead() -> None:
+    index = _loaded(_random_docs(200, seed=3))
+    assert index.compact_postings() is False  # nothing dead yet
+    index.remove(list(range(1, 121)))  # 60 % of the rows
+    index.bm25([f"w{k}" for k in range(40)])  # every term drops its dead rows
+    assert index._flat.dead > 0.25 * len(index._flat)
+    before = index.footprint()["postings"]
+    assert index.compact_postings() is True
+    assert index.footprint()["postings"] < before
+    assert index.compact_postings() is False
+
+
+def test_a_second_load_of_postings_adds_to_the_first() -> None:
+    docs = _random_docs(60, seed=9)
+    index = _loaded(docs[:30])
+    index.add_rows(docs[30:])  # and their postings loaded into an index that holds some
+    postings = sorted((t, d.doc, tf) for d in docs[30:] for t, tf in d.terms.items())
+    terms = sorted({t for t, _, _ in postings})
+    index.load_postings(
+        terms,
+        np.array([terms.index(t) for t, _, _ in postings], dtype=np.int32),
+        np.array([d for _, d, _ in postings], dtype=np.int64),
+        np.array([tf for _, _, tf in postings], dtype=np.int32),
+    )
+    want = _loaded(docs)
+    for q in (["w1"], ["w2", "w3"], [f"w{k}" for k in range(40)]):
+        assert scores_by_id(index, q) == scores_by_id(want, q)
+
+
 def test_postings_given_as_blocks_index_like_terms() -> None:
     """The writer's PostingBlocks give the same index as each row's terms: rows a block does
     not cover fall back to their terms, and a block row that was not added (same doc again,
@@ -209,6 +284,34 @@ def test_pending_postings_cost_eight_bytes_each() -> None:
     postings = sum(len(d.terms) for d in docs)
     held = sum(a.buffer_info()[1] * a.itemsize for a in index._pending.values())
     assert postings * 8 <= held < postings * 8 * 1.2  # array over-allocation only
+
+
+def test_postings_streamed_in_chunks_load_as_one_array() -> None:
+    """Issue 22: the index load reads postings a doc range at a time, in any order, some of
+    docs the index does not hold and some of term ids no term names; scores are those of the
+    whole arrays loaded at once."""
+    docs = _random_docs(500, seed=33)
+    rows = [d for d in docs if d.doc % 7]  # docs 7, 14, ... have postings but no row
+    whole = SearchIndex()
+    whole.add_rows(rows)
+    postings = sorted((t, d.doc, tf) for d in docs for t, tf in d.terms.items())
+    terms: list[str | None] = sorted({t for t, _, _ in postings})
+    tids = np.array([terms.index(t) for t, _, _ in postings], dtype=np.int32)
+    owners = np.array([d for _, d, _ in postings], dtype=np.int64)
+    tfs = np.array([tf for _, _, tf in postings], dtype=np.int32)
+    terms[3] = None  # an id no term holds: its postings load dead
+    whole.load_postings(terms, tids, owners, tfs)
+    streamed = SearchIndex()
+    streamed.add_rows(rows)
+    rng = np.random.default_rng(2)
+    order = rng.permutation(len(tids))
+    chunks = [(tids[k], owners[k], tfs[k]) for k in np.array_split(order, 7)]
+    counts = np.bincount(tids, minlength=len(terms))
+    streamed.load_posting_stream(PostingStream(terms, counts, chunks))
+    for q in (["w1"], ["w2", "w3"], [f"w{k}" for k in range(40)], ["w3"]):
+        assert scores_by_id(streamed, q) == scores_by_id(whole, q)
+    with pytest.raises(ValueError):
+        SearchIndex().load_posting_stream(PostingStream(terms, counts + 1, chunks))
 
 
 def test_load_postings_skips_docs_the_index_does_not_hold() -> None:

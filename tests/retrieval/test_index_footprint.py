@@ -4,7 +4,9 @@ containers it holds (SearchIndex.footprint), not from RSS. Loaded the way Engine
 100k-turn benchmark store has. bench/bench_footprint.py prints the same parts at 200k rows.
 
 The budgets fail if the vectors go back to float32 (1,536 B a 384-d row against 388) or the
-ids and id maps back to Python strings and dicts (338 B a row against 80; decision 0026).
+ids and id maps back to Python strings and dicts (338 B a row against 80; decision 0026), or
+the loaded postings back to a pair of arrays per term with int32 positions (8.05 B a posting
+against 4.7, decision 0027).
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ TERMS = 8_000
 # Budgets, bytes (bench/RESULTS.md "Memory footprint" has the figures they come from).
 ROW_BYTES = 160  # facets, times, lengths, ids and the id maps, per row (143 measured)
 ID_BYTES = 100  # ids and id maps alone, per row: 36 B of id, 4 of doc table, 40 sorted (80)
-POSTING_BYTES = 8.5  # per posting: int32 position + uint16 tf + per-term overhead (8.05)
+POSTING_BYTES = 5.0  # per posting: 2 bytes of position, a uint16 tf, per-term overhead (4.7)
+TERM_BYTES = 160  # per distinct term beyond its postings: its name, a dict slot, a bound (~140)
 VECTOR_BYTES = DIM + 4  # int8 codes + a float32 scale (decision 0026), no slack after a bulk load
 
 
@@ -83,3 +86,23 @@ def test_footprint_counts_what_the_index_holds() -> None:
     # Postings grow with their count; the per-term overhead is shared by more of them.
     assert a["postings"] < b["postings"] < 4 * a["postings"]
     assert big_postings == 4 * small_postings
+
+
+def test_a_rare_term_costs_its_name_and_a_slot_not_arrays_of_its_own() -> None:
+    """Real histories hold many terms seen once or twice (paths, identifiers, hashes): the
+    flat postings arrays (decision 0027) cost each ~140 bytes beyond its postings, where a
+    pair of numpy arrays and a tuple per term cost ~450."""
+    rows, terms_n = 5_000, 40_000
+    index = SearchIndex()
+    docs = np.arange(1, rows + 1, dtype=np.int64)
+    index.load_rows(
+        "turn", docs, [str(uuid.UUID(int=k)) for k in range(rows)],
+        np.full(rows, 8, dtype=np.int64), np.zeros(rows), {"agent": ["claude"] * rows},
+    )  # fmt: skip
+    tids = np.arange(terms_n, dtype=np.int64).repeat(2)  # every term in two rows
+    owners = np.random.default_rng(3).choice(docs, len(tids))
+    terms: list[str | None] = [f"/src/pkg/module_{k}.py" for k in range(terms_n)]
+    index.load_postings(terms, tids, owners, np.ones(len(tids), dtype=np.int32))
+    postings = index.footprint()["postings"]
+    per_term = (postings - len(tids) * 4) / terms_n
+    assert per_term <= TERM_BYTES, per_term

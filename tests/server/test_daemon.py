@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import signal
 import stat
 import subprocess
@@ -148,6 +149,24 @@ def test_sigkill_mid_stream_then_restart_gives_every_turn_exactly_once(env: Env)
     assert isinstance(hits, list)
     ids = [h["record_id"] for h in hits]
     assert len(ids) == len(set(ids)) == total
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc",
+    reason="the daemon changes allocator on glibc only",
+)
+def test_the_daemon_runs_on_the_c_allocator_as_the_same_process(env: Env) -> None:
+    """Decision 0027: `daemon run` executes itself again, same pid, with CPython's objects
+    on glibc's malloc; a user's own PYTHONMALLOC is left alone."""
+    env.env.pop("PYTHONMALLOC", None)
+    proc = env.start()
+    environ = Path(f"/proc/{proc.pid}/environ").read_bytes().split(b"\0")
+    assert b"PYTHONMALLOC=malloc" in environ
+    env.stop()
+    env.env["PYTHONMALLOC"] = "pymalloc"
+    proc = env.start()
+    environ = Path(f"/proc/{proc.pid}/environ").read_bytes().split(b"\0")
+    assert b"PYTHONMALLOC=pymalloc" in environ and b"PYTHONMALLOC=malloc" not in environ
 
 
 def test_one_daemon_per_home_and_owner_only_socket(env: Env) -> None:

@@ -21,7 +21,7 @@ from recallnest.core.config import Settings
 from recallnest.core.errors import MigrationError, StoreLockedError
 from recallnest.core.models import Memory, Turn
 from recallnest.engine import Engine
-from recallnest.store import Batch, Cursor, Store
+from recallnest.store import Batch, Cursor, Store, loading
 from recallnest.store import base as store_base
 from recallnest.store import write as store_write
 from recallnest.store.migrations import MIGRATIONS
@@ -684,6 +684,33 @@ def test_index_rows_and_postings(store: Store) -> None:
         ("gamma", t_doc): 1,
     }
     assert list(tids) == sorted(tids)
+
+
+def test_posting_stream_reads_every_posting_by_doc_range(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 22: the index load's postings come a few doc ranges at a time; together they are
+    store.postings() and agree with the counts."""
+    monkeypatch.setattr(loading, "POSTING_CHUNK", 3)
+    store.write(
+        Batch(
+            memories=[memory(f"m{k}", f"alpha beta{k} gamma") for k in range(5)],
+            turns=[turn(f"t{k}", f"beta{k} delta delta") for k in range(6)],
+        )
+    )
+    stream = store.posting_stream()
+    chunks = list(stream.chunks)
+    assert len(chunks) > 3
+    got = sorted(
+        (stream.terms[int(i)], int(d), int(f))
+        for tids, docs, tfs in chunks
+        for i, d, f in zip(tids, docs, tfs, strict=True)
+    )
+    terms, tids, docs, tfs = store.postings()
+    want = sorted((terms[int(i)], int(d), int(f)) for i, d, f in zip(tids, docs, tfs, strict=True))
+    assert got == want
+    all_tids = np.concatenate([c[0] for c in chunks])
+    assert np.bincount(all_tids, minlength=len(stream.terms)).tolist() == stream.counts.tolist()
 
 
 def test_counts_shape(store: Store) -> None:

@@ -240,6 +240,22 @@ def test_importing_the_package_loads_no_heavy_module() -> None:
     assert result.stdout.strip() == "[]", result.stderr
 
 
+@pytest.mark.slow
+def test_the_daemon_loads_httpx_only_for_a_remote_embedder() -> None:
+    """httpx is ~9 MiB of the daemon's RSS; the default (local) embedder never needs it
+    (decision 0027)."""
+    code = (
+        "import recallnest.server.daemon, recallnest.engine, sys; "
+        "from recallnest.retrieval.embed import make_embedder; "
+        "make_embedder('local'); print('httpx' in sys.modules)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"
+
+
 # ---- layers and cycles (issue 19) -------------------------------------------------------------
 
 # Each package's layer: a module may import only from lower layers, or inside its own package.
