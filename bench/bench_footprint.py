@@ -92,6 +92,31 @@ def build(home: Path, memories: int, turns: int, model: tuple[str, int] | None) 
         store.close()
 
 
+def console_script(given: str | None) -> str:
+    """The `recallnest` console script the daemon runs as: `given`, else the one on PATH."""
+    script = given or shutil.which("recallnest")
+    if script is None:
+        raise SystemExit("the `recallnest` console script is not on PATH (pip install the repo)")
+    return script
+
+
+def footprint_home(
+    keep: Path | None, tmp: Path, memories: int, turns: int, model: tuple[str, int] | None
+) -> Path:
+    """The benchmark's home: built once under `keep` (named by its sizes and model) and
+    reused, or built in `tmp`."""
+    name = f"fp-{memories}m-{turns}t-{model[0].replace(':', '_') if model else 'none'}"
+    home = (keep / name) if keep else tmp / "home"
+    if (home / "recallnest.duckdb").exists():
+        note(f"reusing {home}")
+        return home
+    t0 = time.perf_counter()
+    build(home, memories, turns, model)
+    took = time.perf_counter() - t0
+    note(f"built {memories:,} memories + {turns:,} turns in {home} in {took:.0f} s")
+    return home
+
+
 def proc_status(pid: int) -> tuple[float, float]:
     """(VmRSS, VmHWM) of `pid` in MiB."""
     fields = {}
@@ -299,26 +324,12 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=12)
     parser.add_argument("--script", help="the `recallnest` console script (default: on PATH)")
     args = parser.parse_args()
-    script = args.script or shutil.which("recallnest")
-    if script is None:
-        raise SystemExit("the `recallnest` console script is not on PATH (pip install the repo)")
+    script = console_script(args.script)
     note(machine_line())
     model = model_of(args.embedder)
     with tempfile.TemporaryDirectory(prefix="rn-bench-footprint-") as tmp_s:
         tmp = Path(tmp_s)
-        name = (
-            f"fp-{args.memories}m-{args.turns}t-{model[0].replace(':', '_') if model else 'none'}"
-        )
-        home = (args.keep / name) if args.keep else tmp / "home"
-        if not (home / "recallnest.duckdb").exists():
-            t0 = time.perf_counter()
-            build(home, args.memories, args.turns, model)
-            note(
-                f"built {args.memories:,} memories + {args.turns:,} turns in {home} "
-                f"in {time.perf_counter() - t0:.0f} s"
-            )
-        else:
-            note(f"reusing {home}")
+        home = footprint_home(args.keep, tmp, args.memories, args.turns, model)
         work = tmp / "run"
         shutil.rmtree(work, ignore_errors=True)
         shutil.copytree(home, work)  # the maintenance pass changes the store: run on a copy

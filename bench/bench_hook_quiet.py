@@ -26,7 +26,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_footprint import build, daemon, model_of, proc_status, wait_caught_up
+from bench_footprint import (
+    console_script,
+    daemon,
+    footprint_home,
+    model_of,
+    proc_status,
+    wait_caught_up,
+)
 from common import PROJECTS, fmt, load1, machine_line, median, note, p95, print_table
 
 from recallnest.server import protocol
@@ -56,19 +63,12 @@ def main() -> None:
     parser.add_argument("--keep", type=Path)
     parser.add_argument("--script", help="the `recallnest` console script (default: on PATH)")
     args = parser.parse_args()
-    script = args.script or shutil.which("recallnest")
-    if script is None:
-        raise SystemExit("the `recallnest` console script is not on PATH (pip install the repo)")
+    script = console_script(args.script)
     note(machine_line())
     model = model_of(args.embedder)
     with tempfile.TemporaryDirectory(prefix="rn-bench-hookq-") as tmp_s:
         tmp = Path(tmp_s)
-        name = (
-            f"fp-{args.memories}m-{args.turns}t-{model[0].replace(':', '_') if model else 'none'}"
-        )
-        home = (args.keep / name) if args.keep else tmp / "home"
-        if not (home / "recallnest.duckdb").exists():
-            build(home, args.memories, args.turns, model)
+        home = footprint_home(args.keep, tmp, args.memories, args.turns, model)
         work = tmp / "run"
         shutil.copytree(home, work)
         env = {k: v for k, v in os.environ.items() if not k.startswith("RECALLNEST_")}
