@@ -7,24 +7,9 @@ the other way, someone else's setup and chit-chat shaped like a routine."""
 from __future__ import annotations
 
 import pytest
+from support.capturing import capture
 
-from recallnest.capture.heuristics import capture_turn
-from recallnest.core.models import Capture, Turn
-
-PROJECT = "shop"
-
-
-def turn(text: str, role: str = "user", record: str = "r1") -> Turn:
-    return Turn(
-        agent="claude", session_id="s1", role=role,  # type: ignore[arg-type]
-        text=text, timestamp=None, path="/tmp/s1.jsonl", record_id=record, offset=0,
-    )  # fmt: skip
-
-
-def capture(text: str, role: str = "user", previous: str | None = None) -> list[Capture]:
-    other = "assistant" if role == "user" else "user"
-    prev = turn(previous, other, record="r0") if previous else None
-    return capture_turn(turn(text, role), prev, project=PROJECT)
+from recallnest.core.models import Capture
 
 
 def kept(found: list[Capture], category: str, value: str) -> None:

@@ -8,27 +8,12 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.capturing import PROJECT, capture
 from support.examples import examples
 
-from recallnest.capture.heuristics import capture_turn
 from recallnest.capture.polarity import negated_cut, reversed_in
 from recallnest.capture.salience import gate_turn
-from recallnest.core.models import GLOBAL_SCOPE, Capture, Turn
-
-PROJECT = "shop"
-
-
-def turn(text: str, role: str = "user", record: str = "r1") -> Turn:
-    return Turn(
-        agent="claude", session_id="s1", role=role,  # type: ignore[arg-type]
-        text=text, timestamp=None, path="/tmp/s1.jsonl", record_id=record, offset=0,
-    )  # fmt: skip
-
-
-def capture(text: str, role: str = "user", previous: str | None = None) -> list[Capture]:
-    other = "assistant" if role == "user" else "user"
-    prev = turn(previous, other, record="r0") if previous else None
-    return capture_turn(turn(text, role), prev, project=PROJECT)
+from recallnest.core.models import GLOBAL_SCOPE, Capture
 
 
 def one(text: str, role: str = "user", previous: str | None = None) -> Capture:
