@@ -25,6 +25,7 @@ from collections.abc import Callable
 _trim: Callable[[int], int] | None = None
 _caches: list[Callable[[], object]] = []
 _looked = False
+arena_limit: int | None = None  # set by limit_arenas, for the daemon's start line
 _lock = threading.Lock()
 
 
@@ -100,4 +101,8 @@ def limit_arenas(count: int = DAEMON_ARENAS) -> bool:
         return False
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     mallopt.restype = ctypes.c_int
-    return bool(mallopt(M_ARENA_MAX, count))
+    if not mallopt(M_ARENA_MAX, count):
+        return False
+    global arena_limit
+    arena_limit = count
+    return True

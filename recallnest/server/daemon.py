@@ -36,7 +36,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.polling import PollingObserver
 
-from recallnest.core import redact
+from recallnest.core import heap, redact
 from recallnest.core.config import Settings
 from recallnest.core.errors import RecallnestError, StoreError
 from recallnest.core.paths import ensure_home, log_dir, socket_path
@@ -185,7 +185,10 @@ class Daemon:
         self._enqueue_existing()
         self._enqueued.set()
         log.info(
-            "daemon started, pid %d, watching %s", os.getpid(), sorted(map(str, self.scheduled))
+            "daemon started, pid %d, watching %s, malloc arenas %s",
+            os.getpid(),
+            sorted(map(str, self.scheduled)),
+            heap.arena_limit or "glibc's default",
         )
 
     def stop(self) -> None:

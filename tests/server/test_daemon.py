@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from recallnest.core.paths import log_dir
 from recallnest.server import protocol
 
 pytestmark = pytest.mark.slow
@@ -155,18 +156,22 @@ def test_sigkill_mid_stream_then_restart_gives_every_turn_exactly_once(env: Env)
     not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc",
     reason="the daemon changes allocator on glibc only",
 )
-def test_the_daemon_runs_on_the_c_allocator_as_the_same_process(env: Env) -> None:
-    """Decision 0027: `daemon run` executes itself again, same pid, with CPython's objects
-    on glibc's malloc; a user's own PYTHONMALLOC is left alone."""
-    env.env.pop("PYTHONMALLOC", None)
-    proc = env.start()
-    environ = Path(f"/proc/{proc.pid}/environ").read_bytes().split(b"\0")
-    assert b"PYTHONMALLOC=malloc" in environ
+def test_the_daemon_limits_malloc_arenas_unless_the_user_chose(env: Env) -> None:
+    """Decision 0027: `daemon run` lets glibc make two malloc arenas (its entry point, before
+    any thread); a user's own MALLOC_ARENA_MAX is left alone."""
+    log = log_dir(env.home) / "daemon.log"
+
+    def logged(text: str) -> bool:
+        return log.exists() and text in log.read_text()
+
+    env.env.pop("MALLOC_ARENA_MAX", None)
+    env.start()
+    env.wait_for(lambda: logged("malloc arenas 2"), "the daemon's start line")
     env.stop()
-    env.env["PYTHONMALLOC"] = "pymalloc"
-    proc = env.start()
-    environ = Path(f"/proc/{proc.pid}/environ").read_bytes().split(b"\0")
-    assert b"PYTHONMALLOC=pymalloc" in environ and b"PYTHONMALLOC=malloc" not in environ
+    log.unlink()
+    env.env["MALLOC_ARENA_MAX"] = "4"
+    env.start()
+    env.wait_for(lambda: logged("malloc arenas glibc's default"), "the daemon's start line")
 
 
 def test_one_daemon_per_home_and_owner_only_socket(env: Env) -> None:
