@@ -694,6 +694,19 @@ def _retraction(cap: Capture) -> bool:
     return cap.rule.startswith("correction.retract.")
 
 
+def _earlier_active(
+    known: Iterable[Memory], cap: Capture, when: datetime | None
+) -> Iterable[Memory]:
+    """The active memories of `cap`'s scope, profile aside, made before `when` (a later one
+    cannot be what this statement withdraws or corrects)."""
+    for m in known:
+        if m.scope != cap.scope or m.status != "active" or m.category == "profile":
+            continue
+        if when is not None and m.created_at is not None and m.created_at >= when:
+            continue
+        yield m
+
+
 def _retracted(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Memory | None:
     """The earlier memory a retraction withdraws when no correction target is close enough:
     "Scratch what I told you about the job transport. Jobs now go through Redis Streams …"
@@ -705,12 +718,8 @@ def _retracted(cap: Capture, known: Iterable[Memory], when: datetime | None) -> 
     said = keyword_tokens(cap.text)
     roles = retracted_roles(cap.text)
     best, best_score = None, 0.0
-    for m in known:
+    for m in _earlier_active(known, cap, when):
         # Any category: "之前说的固定 4 卡那条作废" withdraws a project rule (a preference).
-        if m.scope != cap.scope or m.status != "active" or m.category == "profile":
-            continue
-        if when is not None and m.created_at is not None and m.created_at >= when:
-            continue
         same_role = bool(roles & roles_in(canonical(m.text)))
         if not same_role and not said & keyword_tokens(m.text):
             continue
@@ -764,13 +773,9 @@ def _relocated(cap: Capture, known: Iterable[Memory], when: datetime | None) -> 
         return None
     said = keyword_tokens(_URL.sub(" ", cap.text))
     schemes = {scheme for scheme, _ in new}
-    for m in known:
+    for m in _earlier_active(known, cap, when):
         # Any category but profile: a project rule may name the address too ("dumps land in
         # gs://old-bucket, we keep 30 days").
-        if m.scope != cap.scope or m.status != "active" or m.category == "profile":
-            continue
-        if when is not None and m.created_at is not None and m.created_at >= when:
-            continue
         held = {(scheme.casefold(), host.casefold()) for scheme, host in _URL.findall(m.text)}
         moved = {h for h in held if h[0] in schemes and h not in new}
         if moved and not held & new and said & keyword_tokens(_URL.sub(" ", m.text)):
@@ -863,11 +868,7 @@ def _resized(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Me
     said = keyword_tokens(cap.text)
     values = _shaped_values(cap.text)
     numbers = set(_CHANGED_TO.findall(cap.text))  # the new value, not the old one it may quote
-    for m in known:
-        if m.scope != cap.scope or m.status != "active" or m.category == "profile":
-            continue
-        if when is not None and m.created_at is not None and m.created_at >= when:
-            continue
+    for m in _earlier_active(known, cap, when):
         for clause in _CLAUSE_END.split(m.text):
             held = _shaped_values(clause)
             if _siblings(held, values):
@@ -931,11 +932,7 @@ def _retimed(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Me
     ):
         return None
     said = {w for w in keyword_tokens(cap.text) if not w[0].isdigit()}
-    for m in known:
-        if m.scope != cap.scope or m.status != "active" or m.category == "profile":
-            continue
-        if when is not None and m.created_at is not None and m.created_at >= when:
-            continue
+    for m in _earlier_active(known, cap, when):
         for clause in _CLAUSE_END.split(m.text):
             held = durations(clause)
             if len(held) == 1 and not held & new and keyword_tokens(clause) & said:

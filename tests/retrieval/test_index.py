@@ -169,16 +169,7 @@ def test_scores_do_not_depend_on_when_pending_postings_merge() -> None:
         index.remove([11, 12])
     final = [d for d in docs if d.doc not in (7, 11, 12)]
     final.append(doc(1007, {"w1": 3, "w9": 1}, row_id="turn-7"))
-    loaded = SearchIndex()
-    loaded.add_rows(final)  # rows only: add_rows ignores terms
-    postings = sorted((t, d.doc, tf) for d in final for t, tf in d.terms.items())
-    terms = sorted({t for t, _, _ in postings})
-    loaded.load_postings(
-        terms,
-        np.array([terms.index(t) for t, _, _ in postings], dtype=np.int32),
-        np.array([d for _, d, _ in postings], dtype=np.int64),
-        np.array([tf for _, _, tf in postings], dtype=np.int32),
-    )
+    loaded = _loaded(final)
     for q in queries:
         want = scores_by_id(loaded, list(q))
         assert scores_by_id(eager, list(q)) == want
