@@ -19,6 +19,7 @@ from support.daemon import DaemonProcess, claude_line
 from recallnest.core.config import Settings
 from recallnest.engine import Engine
 from recallnest.lifecycle.scheduler import INTERVALS, RETRY_FIRST_SECONDS, Maintenance
+from recallnest.store import base as store_base
 
 PREFERENCES = ["uv", "ruff", "pnpm", "podman", "tmux", "jq"]
 
@@ -136,9 +137,11 @@ class _Clock:
         return self.now
 
 
-def _hold_a_write_transaction(engine: Engine) -> object:
-    """Another cursor with an uncommitted write, as another thread's transaction would be:
-    DuckDB then refuses CHECKPOINT ("there are other write transactions active")."""
+def _hold_a_write_transaction(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> object:
+    """Another cursor with an uncommitted write that is never committed (a stuck writer):
+    DuckDB then refuses CHECKPOINT ("there are other write transactions active") for longer
+    than the store waits for it (shortened here from its seconds)."""
+    monkeypatch.setattr(store_base, "CHECKPOINT_WAIT_SECONDS", 0.05)
     other = engine.store._con.cursor()
     other.execute("BEGIN TRANSACTION")
     other.execute("CREATE TABLE held_open (x INTEGER)")
@@ -146,12 +149,14 @@ def _hold_a_write_transaction(engine: Engine) -> object:
     return other
 
 
-def test_a_failed_compaction_retries_with_back_off_and_is_reported(engine: Engine) -> None:
+def test_a_failed_compaction_retries_with_back_off_and_is_reported(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
     clock = _Clock()
     m = Maintenance(engine, monotonic=clock)
     m.tick(idle=True)
     clock.now += 31.0
-    other = _hold_a_write_transaction(engine)
+    other = _hold_a_write_transaction(engine, monkeypatch)
     ran = _run_until_quiet(m)
     assert "compact" not in ran
     failing = m.health()["compact"]
@@ -188,12 +193,14 @@ def _run_until_quiet(m: Maintenance) -> list[str]:
     return ran
 
 
-def test_back_off_never_waits_longer_than_the_task_interval(engine: Engine) -> None:
+def test_back_off_never_waits_longer_than_the_task_interval(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
     clock = _Clock()
     m = Maintenance(engine, monotonic=clock)
     m.tick(idle=True)
     clock.now += 31.0
-    other = _hold_a_write_transaction(engine)
+    other = _hold_a_write_transaction(engine, monkeypatch)
     for _ in range(12):
         _run_until_quiet(m)
         clock.now += INTERVALS["compact"]
