@@ -878,21 +878,12 @@ class Engine:
         were stored. The daemon calls this from its background embedding thread."""
         if self.embedder is None:
             return 0
-        with_vec, live = self.index.vector_coverage()
-        if with_vec >= live:
-            # Every row has its vector: nothing to ask the store. The daemon's embedding
-            # thread calls this every second; the store's answer is an anti-join of every
-            # turn and memory with the vectors, which at 100k + 100k rows kept a core ~8 %
-            # busy and refilled DuckDB's buffer after each release (decision 0027).
+        model = self.embedder.model_id
+        if self._all_embedded(model):
             return 0
         with self._embed_lock:
-            covered, live = self.index.vector_coverage()
-            if self.index.model == self.embedder.model_id and covered >= live:
-                # Every live row has its vector: the index holds every row of the store and
-                # the vectors of this model (loaded at open, set with every write), so there is
-                # nothing to look for. The SQL look-up is an anti-join over every row: 60-350
-                # ms at 100k memories + 100k turns, once a second (issue 23).
-                return 0
+            if self._all_embedded(model):
+                return 0  # another caller (a `remember`) embedded them while we waited
             todo = self.store.missing_vectors(self.embedder.model_id, max_rows)
             if not todo:
                 return 0
@@ -901,6 +892,15 @@ class Engine:
             keep = {d: k for k, (d, _) in enumerate(todo)}
             self.index.set_vectors(stored, matrix[[keep[d] for d in stored]])
             return len(stored)
+
+    def _all_embedded(self, model: str) -> bool:
+        """Every live row has a vector of `model`. The index holds every row of the
+        store and the vectors of its model (loaded at open, set with every write), so then
+        nothing needs the store's look-up: an anti-join of every turn and memory with the
+        vectors, 60-350 ms at 100k + 100k rows, which once a second (the embedding thread)
+        kept a core ~8 % busy and refilled DuckDB's buffer after each release (decision 0027)."""
+        covered, live = self.index.vector_coverage()
+        return self.index.model == model and covered >= live
 
     def _embed_now(self, ids: Sequence[str]) -> None:
         """Manual memories are embedded inline (one short text): a user who runs `remember`
