@@ -21,6 +21,10 @@ import os
 import sys
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 _trim: Callable[[int], int] | None = None
 _caches: list[Callable[[], object]] = []
@@ -29,24 +33,32 @@ arena_limit: int | None = None  # set by limit_arenas, for the daemon's start li
 _lock = threading.Lock()
 
 
+def _glibc(name: str) -> Any | None:
+    """A function of the process's C library on Linux, None where it has none of that name
+    (not glibc). The process's own symbols (libc is loaded): ctypes.util.find_library would
+    start ldconfig or a compiler to look for it."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes  # here: core.models registers a cache, and the hook imports it
+
+    try:
+        return getattr(ctypes.CDLL(None), name)
+    except (OSError, AttributeError):
+        return None
+
+
 def _malloc_trim() -> Callable[[int], int] | None:
     global _trim, _looked
     with _lock:
         if not _looked:
             _looked = True
-            if sys.platform.startswith("linux"):
-                import ctypes  # here: core.models registers a cache, and the hook imports it
+            func = _glibc("malloc_trim")
+            if func is not None:
+                import ctypes
 
-                try:
-                    # The process's own symbols (libc is loaded): ctypes.util.find_library
-                    # would start ldconfig or a compiler to look for it.
-                    func = ctypes.CDLL(None).malloc_trim  # AttributeError if not glibc
-                except (OSError, AttributeError):
-                    func = None
-                if func is not None:
-                    func.argtypes = [ctypes.c_size_t]
-                    func.restype = ctypes.c_int
-                    _trim = func
+                func.argtypes = [ctypes.c_size_t]
+                func.restype = ctypes.c_int
+                _trim = func
         return _trim
 
 
@@ -92,13 +104,12 @@ def limit_arenas(count: int = DAEMON_ARENAS) -> bool:
     MALLOC_ARENA_MAX. Called by the daemon's entry point before it starts any thread (an
     arena already made stays). False where the C library is not glibc, or it refused."""
     if "MALLOC_ARENA_MAX" in os.environ or _malloc_trim() is None:
+        return False  # a user's choice, or not glibc
+    mallopt = _glibc("mallopt")
+    if mallopt is None:
         return False
     import ctypes
 
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
-        return False
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     mallopt.restype = ctypes.c_int
     if not mallopt(M_ARENA_MAX, count):

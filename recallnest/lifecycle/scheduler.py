@@ -137,7 +137,6 @@ class Maintenance:
         self.failures: dict[str, TaskFailure] = {}  # failing tasks, until they succeed again
         self._busy_at = monotonic()
         self._release_due = False  # work since the last release: one is due once quiet
-        self._flushed = 0  # memories whose reads the last flush_access wrote
         self._generation = -1  # memory generation consolidation last saw
         self._settled = Settled()  # the memories consolidation compared, with their texts
         self._token_cache = TokenCache(keyword_tokens, TOKEN_CACHE_MAX)
@@ -175,7 +174,6 @@ class Maintenance:
         now = self._monotonic()
         if self._due("flush_access", FLUSH_SECONDS, now):
             ran += self._attempt("flush_access", self.flush_access)
-            self._release_due |= self._flushed > 0  # its UPDATE read blocks back in
         if not idle:
             self._busy_at = now
             self._release_due = True
@@ -224,6 +222,7 @@ class Maintenance:
         engine's release drops the memo caches and DuckDB's cached blocks, then trims."""
         with self._lock:
             self._token_cache.clear()
+        self._release_due = False  # this is the release
         self.engine.release_memory()
         if tasks:  # bench/bench_steady.py reads these lines
             log.info("maintenance: %s done, memory released", tasks)
@@ -336,9 +335,9 @@ class Maintenance:
     def flush_access(self) -> int:
         """Write the counted reads in one statement."""
         pending = self.access.drain()
-        self._flushed = len(pending)
         if not pending:
             return 0
+        self._release_due = True  # its UPDATE read blocks back in: released once quiet
         try:
             return self.engine.store.bump_access(pending)
         except RecallnestError:
