@@ -583,14 +583,6 @@ class SearchIndex:
         with self._lock:
             return KINDS[int(self._kind[pos])], self._ids.get(pos), float(self.ts[pos])
 
-    def load_postings(
-        self, terms: Sequence[str | None], tids: np.ndarray, docs: np.ndarray, tfs: np.ndarray
-    ) -> None:
-        """Bulk-load postings grouped by term id (from Store.postings(): `terms[tid]` names
-        each id, None an unused one)."""
-        counts = np.bincount(np.asarray(tids, dtype=np.int64), minlength=len(terms))
-        self.load_posting_stream(PostingStream(list(terms), counts, [(tids, docs, tfs)]))
-
     def load_posting_stream(self, stream: PostingStream) -> None:
         """Bulk-load every posting (Store.posting_stream), a chunk at a time: each chunk's
         postings go straight to their term's slice of two preallocated arrays (positions,
@@ -703,7 +695,7 @@ class SearchIndex:
             self.size = hi
 
     def add_rows(self, rows: Iterable[IndexedDoc]) -> None:
-        """Add rows without postings (bulk load: postings come from load_postings). The
+        """Add rows without postings (bulk load: postings come from load_posting_stream). The
         engine loads with `add_columns`; this row-at-a-time form, which `add_columns` must
         match, is how the index's tests build a loaded index from a few documents."""
         with self._lock:

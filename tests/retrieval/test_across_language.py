@@ -10,6 +10,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 import numpy as np
+from support.indexing import load_postings
 
 from recallnest.continuity.recall import choose
 from recallnest.core.models import Explain, SearchHit
@@ -48,7 +49,8 @@ def test_a_row_written_in_chinese_is_marked_whether_added_or_loaded() -> None:
     loaded.add_rows([replace(d, terms={}) for d in docs])
     terms = sorted({t for d in docs for t in d.terms})
     pairs = sorted((terms.index(t), d.doc) for d in docs for t in d.terms)
-    loaded.load_postings(
+    load_postings(
+        loaded,
         terms,
         np.array([p[0] for p in pairs], np.int32),
         np.array([p[1] for p in pairs], np.int64),

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 import numpy as np
 import pytest
+from support.indexing import load_postings
 
 from recallnest.retrieval.index import BM25_B, BM25_K1, Filter, SearchIndex
 from recallnest.store import IndexedDoc, PostingBlock
@@ -128,7 +129,8 @@ def test_pending_postings_merge_with_loaded_ones() -> None:
     index = SearchIndex()
     index.add_rows([doc(1, {}), doc(2, {})])
     # Bulk-loaded postings (term ids sorted): "a" in docs 1 and 2, "b" in doc 2.
-    index.load_postings(
+    load_postings(
+        index,
         ["a", "b"],
         np.array([0, 0, 1], dtype=np.int32),
         np.array([1, 2, 2], dtype=np.int64),
@@ -182,7 +184,8 @@ def _loaded(docs: list[IndexedDoc]) -> SearchIndex:
     index.add_rows(docs)
     postings = sorted((t, d.doc, tf) for d in docs for t, tf in d.terms.items())
     terms = sorted({t for t, _, _ in postings})
-    index.load_postings(
+    load_postings(
+        index,
         terms,
         np.array([terms.index(t) for t, _, _ in postings], dtype=np.int32),
         np.array([d for _, d, _ in postings], dtype=np.int64),
@@ -239,7 +242,8 @@ def test_a_second_load_of_postings_adds_to_the_first() -> None:
     index.add_rows(docs[30:])  # and their postings loaded into an index that holds some
     postings = sorted((t, d.doc, tf) for d in docs[30:] for t, tf in d.terms.items())
     terms = sorted({t for t, _, _ in postings})
-    index.load_postings(
+    load_postings(
+        index,
         terms,
         np.array([terms.index(t) for t, _, _ in postings], dtype=np.int32),
         np.array([d for _, d, _ in postings], dtype=np.int64),
@@ -291,7 +295,7 @@ def test_postings_streamed_in_chunks_load_as_one_array() -> None:
     owners = np.array([d for _, d, _ in postings], dtype=np.int64)
     tfs = np.array([tf for _, _, tf in postings], dtype=np.int32)
     terms[3] = None  # an id no term holds: its postings load dead
-    whole.load_postings(terms, tids, owners, tfs)
+    load_postings(whole, terms, tids, owners, tfs)
     streamed = SearchIndex()
     streamed.add_rows(rows)
     rng = np.random.default_rng(2)
@@ -308,8 +312,12 @@ def test_postings_streamed_in_chunks_load_as_one_array() -> None:
 def test_load_postings_skips_docs_the_index_does_not_hold() -> None:
     index = SearchIndex()
     index.add_rows([doc(1, {})])
-    index.load_postings(
-        ["a"], np.array([0, 0], np.int32), np.array([1, 77], np.int64), np.array([1, 1], np.int32)
+    load_postings(
+        index,
+        ["a"],
+        np.array([0, 0], np.int32),
+        np.array([1, 77], np.int64),
+        np.array([1, 1], np.int32),
     )
     scores = index.bm25(["a"])
     assert scores.shape == (1,) and scores[0] > 0

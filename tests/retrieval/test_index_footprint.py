@@ -15,6 +15,7 @@ import uuid
 
 import numpy as np
 import pytest
+from support.indexing import load_postings
 
 from recallnest.retrieval.index import SearchIndex
 
@@ -55,7 +56,7 @@ def loaded(rows: int = ROWS, dim: int = DIM) -> tuple[SearchIndex, int]:
     order = np.argsort(tids, kind="stable")
     terms: list[str | None] = [f"term{k}" for k in range(TERMS)]
     tfs = np.ones(len(tids), dtype=np.int32)
-    index.load_postings(terms, tids[order], owners[order], tfs)
+    load_postings(index, terms, tids[order], owners[order], tfs)
     index.set_model("bench", dim)
     index.set_vectors(docs, rng.standard_normal((rows, dim)).astype(np.float32))
     return index, len(tids)
@@ -102,7 +103,7 @@ def test_a_rare_term_costs_its_name_and_a_slot_not_arrays_of_its_own() -> None:
     tids = np.arange(terms_n, dtype=np.int64).repeat(2)  # every term in two rows
     owners = np.random.default_rng(3).choice(docs, len(tids))
     terms: list[str | None] = [f"/src/pkg/module_{k}.py" for k in range(terms_n)]
-    index.load_postings(terms, tids, owners, np.ones(len(tids), dtype=np.int32))
+    load_postings(index, terms, tids, owners, np.ones(len(tids), dtype=np.int32))
     postings = index.footprint()["postings"]
     per_term = (postings - len(tids) * 4) / terms_n
     assert per_term <= TERM_BYTES, per_term
