@@ -374,6 +374,18 @@ def _is_cjk_text(text: str) -> bool:
     return cjk >= 2 and cjk * 2 >= sum(1 for ch in text if ch.isalpha())
 
 
+def is_aside(sentence: str) -> bool:
+    """Chit-chat by its cue alone, whatever verbs it holds ("唉今天打球把脚扭了，走路都疼，哈哈": 把
+    is no request there). For a turn nobody acted on; `is_small_talk` is the test for any
+    sentence, where a task verb must win."""
+    text = sentence.strip()
+    if not _CHAT.search(text) or _TECH.search(text):
+        return False
+    if _is_cjk_text(text):
+        return _LATIN.search(text) is None
+    return _NAME.search(text) is None
+
+
 def is_small_talk(sentence: str) -> bool:
     """True for chit-chat (weather, coffee, family, sleep, feelings, "lol"…): a chit-chat cue
     and neither a task cue nor a technical token, so dropping it loses nothing of the work."""

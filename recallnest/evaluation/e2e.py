@@ -315,7 +315,7 @@ def check(scenario: Scenario, text: str, machine: Machine | None = None) -> list
         failures += [f"under {name!r}: {p!r}" for p in phrases if p.lower() in body]
     last = expect.get("last_session")
     if last:
-        body = section(text, "Last session").lower()
+        body = last_session_block(text).lower()
         if not body:
             failures.append("no 'Last session'")
         failures += [f"'Last session' lacks {p!r}" for p in last.get("contains", [])
@@ -352,6 +352,25 @@ def section(text: str, name: str) -> str:
             break
         body.append(line)
     return "\n".join(body)
+
+
+# The lists the composer prints under the newest checkpoint's head: its own open loops and next
+# steps (`compose._checkpoint_items`). What it carried from an older session says "Earlier:".
+_CHECKPOINT_LISTS = ("Open loops:", "Next:")
+_CARRIED_ITEM = "- Earlier:"
+
+
+def last_session_block(text: str) -> str:
+    """The "Last session" block as the user reads it: the head with its Decided/Files/Ran lines
+    and the checkpoint's own open loops and next steps, not what it carried from an older
+    session (decision 0030)."""
+    body = [section(text, "Last session")]
+    if not body[0]:
+        return ""
+    for name in _CHECKPOINT_LISTS:
+        lines = section(text, name).splitlines()
+        body += [line for line in lines if not line.startswith(_CARRIED_ITEM)]
+    return "\n".join(line for line in body if line)
 
 
 def _leaks(scenario: Scenario, machine: Machine) -> list[str]:
