@@ -590,6 +590,8 @@ def _with_about(stored: str, text: str, body: str, used: int, gone: bool) -> str
     own = R.OWN_VALUE_ABOUT.search(marker)
     if own is not None and R.CORRECTION.match(marker):
         return f"{stored.rstrip('.')} (correcting: what was said about {own.group(1)})"
+    if R.ZH_CHANGE_OF_PLAN.match(text.strip()) and used == 1:
+        return text.strip()  # "场地数量要改：…": the marker is the subject; the whole sentence
     zh = R.ZH_RETRACTED_ABOUT.search(text)
     if zh is not None:
         named = R.ZH_ABOUT_LEAD.sub("", next(g for g in zh.groups() if g)).strip()

