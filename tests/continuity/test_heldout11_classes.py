@@ -1,15 +1,24 @@
 """The failure classes the eleventh blind held-out set found (eval/continuity/e2e-heldout11,
 eval/RESULTS.md round 38), each tested on variants of our own, both ways: work under way said
 with a gerund, a plan about a failure mode, chit-chat a task word slipped into, an aside before
-a next step, a setting reported at its new value, and what the "Last session" block holds."""
+a next step, a setting reported at its new value, and what the "Last session" block holds;
+a switch that names what goes, a change announced for a named thing in Chinese, a count with a
+classifier corrected, and a duration changed for a setting the code names in English."""
 
 from __future__ import annotations
 
-import pytest
-from test_heldout2_classes import checkpoint, session
+from collections.abc import Sequence
+from datetime import timedelta
 
+import pytest
+from test_heldout2_classes import PROJECT, T0, captures, checkpoint, session
+
+from recallnest.capture.admission import Admitter
 from recallnest.continuity.checkpoint import Checkpoint
+from recallnest.core.models import Capture
 from recallnest.evaluation.e2e import last_session_block
+
+DAY = timedelta(days=1)
 
 
 def built(*said: str) -> Checkpoint:
@@ -169,6 +178,104 @@ def test_a_setting_reported_at_its_new_value_is_what_was_done(asked: str, report
 def test_a_plain_word_is_now_is_no_report() -> None:
     cp = built("why is the queue slow", "The queue is now the bottleneck, not the database.")
     assert "Done:" not in cp.summary
+
+
+# --------------------------------------------------------------------------- decisions
+
+
+@pytest.mark.parametrize(
+    ("said", "why"),
+    [
+        (
+            "search: move to meilisearch, drop the postgres trigram index. the trigram index "
+            "took 4 s on 2M rows",
+            "4 s",
+        ),
+        ("switch to pnpm, stop using npm; the lockfile churn was killing reviews", "churn"),
+    ],
+)
+def test_a_switch_naming_what_goes_is_a_decision_with_its_reason(said: str, why: str) -> None:
+    found = captures(said)
+    assert [c.category for c in found] == ["events"], found
+    assert why in found[0].text
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["switch to the other branch and run the tests", "move to the next file, it's fine"],
+)
+def test_a_switch_of_what_to_look_at_is_no_decision(said: str) -> None:
+    assert captures(said) == []
+
+
+# --------------------------------------------------------------------------- corrections
+
+
+def test_a_change_announced_for_a_named_thing_in_chinese_is_a_correction() -> None:
+    found = captures("营业时间有变：周末改成早上 8 点开门")
+    assert [c.rule.split(".")[0] for c in found] == ["correction"], found
+    assert found[0].text.startswith("营业时间有变")
+
+
+def admitted(old: Sequence[str], new: str, rule: str = "entity.fact") -> str:
+    """Admit `new` (a project fact, a day later) over the project facts `old`; the active texts."""
+    held = {}
+    for text in old:
+        cap = Capture("entities", text, 0.5, 0.8, "entity.fact", scope=PROJECT)
+        memory = Admitter._new(cap, T0, "test")
+        held[memory.id] = memory
+    admitter = Admitter(lambda c: list(held.values()))
+    admitter.admit(Capture("entities", new, 0.5, 0.8, rule, scope=PROJECT), T0 + DAY, "test")
+    held.update(admitter.pending)
+    return " | ".join(m.text for m in held.values() if m.status == "active")
+
+
+def test_a_count_with_a_classifier_corrected_retires_the_old_count() -> None:
+    text = admitted(
+        ["机房一共 3 台服务器，操作系统统一 Ubuntu 22.04"],
+        "服务器数量要改：退了一台，现在只剩 2 台",
+        "correction.entity.fact",
+    )
+    assert "3 台" not in text, text
+    assert "2 台" in text and "Ubuntu 22.04" in text, text
+
+
+def test_a_count_of_something_else_stays() -> None:
+    text = admitted(
+        ["机房一共 3 台服务器，机柜在 B2"], "显示器数量要改：现在 5 台", "correction.entity.fact"
+    )
+    assert "3 台服务器" in text, text
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "stale"),
+    [
+        (
+            "Set lock_timeout=30s on the job runner; retries stay at three.",
+            "锁超时改成 10 秒，原来那个太长了，任务卡住要等半天",
+            "30s",
+        ),
+        (
+            "已设置 refresh_interval=5s，前端每次刷新拉全量。",
+            "刷新间隔改成 30 秒吧，原先那个值太频繁，nginx 扛不住",
+            "5s",
+        ),
+    ],
+)
+def test_a_duration_changed_in_chinese_retires_the_english_setting(
+    old: str, new: str, stale: str
+) -> None:
+    text = admitted([old], new)
+    assert stale not in text, text
+    assert new in text
+
+
+@pytest.mark.parametrize(
+    "old", ["Set lock_timeout=30s on the job runner.", "已设置 retry_interval=5s，最多重试 3 次。"]
+)
+def test_a_duration_of_another_setting_stays(old: str) -> None:
+    text = admitted([old], "心跳间隔改成 10 秒，原来的太长")
+    assert old.split()[1].split("，")[0] in text, text
 
 
 # --------------------------------------------------------------------------- the eval's block
