@@ -418,6 +418,16 @@ def _short_flag_starts(lowered: str, _text: str) -> list[int]:
     return sorted(starts)
 
 
+# Oracle tools that take `user/password@db` (and SQL*Plus's `conn[ect]`).
+_ORACLE_TOOLS = ("sqlplus", "sqlldr", "expdp", "impdp", "rman", "dgmgrl", "conn")
+
+
+def _oracle_login_starts(lowered: str, _text: str) -> list[int]:
+    """Offsets of the Oracle tool words, found with str.find (a regex tried at every offset
+    cost ~10 µs a turn: `conn` is in every "connection")."""
+    return sorted(i for tool in _ORACLE_TOOLS for i in _finds(lowered, tool))
+
+
 # The port field of a .pgpass line (`host:5432:db:user:pw`): lines are tried from its token.
 _PGPASS_PORT_RE = re.compile(r":(?:\d{1,5}|\*):[\w.\-*]{1,63}:[\w.\-*]{1,63}:\S", re.ASCII)
 
@@ -592,9 +602,15 @@ def _rule(
     return _Rule(kind, tier, compiled, check, hints, left, lower, kind_of, starts, groups)
 
 
-def _token(kind: str, pattern: str, check: Check = _real_token, left: str = _ALNUM) -> _Rule:
+def _token(
+    kind: str,
+    pattern: str,
+    check: Check = _real_token,
+    left: str = _ALNUM,
+    hints: tuple[str, ...] = (),
+) -> _Rule:
     """A provider token recognisable by its own shape: the whole match is the secret."""
-    return _rule(kind, _SPECIFIC, pattern + _RIGHT, check, left=left)
+    return _rule(kind, _SPECIFIC, pattern + _RIGHT, check, left=left, hints=hints)
 
 
 # --- The catalogue -----------------------------------------------------------------------------
@@ -619,11 +635,11 @@ _RULES: tuple[_Rule, ...] = (
     # SecretId), GOOG1 + 20-70 upper-case alphanumerics (a Google Cloud Storage HMAC access id).
     # Why: the id half of a cloud key pair, recognisable by its prefix wherever it is pasted
     # (a Chinese sentence, a .boto file); e2e-heldout11, secrets s38.
-    _token("cloud-access-key-id", r"LTAI[A-Za-z0-9]{12,30}", _mixed_token),
-    _token("cloud-access-key-id", r"AKID[A-Za-z0-9]{32}", _mixed_token),
-    _token("cloud-access-key-id", r"GOOG1[A-Z0-9]{20,70}"),
+    _token("cloud-access-key-id", r"LTAI[A-Za-z0-9]{12,30}", _mixed_token, hints=("ltai",)),
+    _token("cloud-access-key-id", r"AKID[A-Za-z0-9]{32}", _mixed_token, hints=("akid",)),
+    _token("cloud-access-key-id", r"GOOG1[A-Z0-9]{20,70}", hints=("goog1",)),
     # Trigger: dapi + 32 hex (an optional -N suffix). Why: Databricks personal access token.
-    _token("databricks-token", r"dapi[0-9a-f]{32}(?:-\d{1,2})?"),
+    _token("databricks-token", r"dapi[0-9a-f]{32}(?:-\d{1,2})?", hints=("dapi",)),
     # Trigger: 40 base64 characters after an aws…secret…key name. Why: AWS secret keys have no
     # prefix, so only the name makes them recognisable.
     _rule(
@@ -843,7 +859,8 @@ _RULES: tuple[_Rule, ...] = (
         _check_cli,
         left=_WORDISH,
         lower=True,
-        hints=("sqlplus", "sqlldr", "expdp", "impdp", "rman", "dgmgrl", "conn"),
+        starts=_oracle_login_starts,
+        hints=_ORACLE_TOOLS,
     ),
     # Trigger: sshpass -p <pw>. Why: password on the command line.
     _rule(
