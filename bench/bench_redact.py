@@ -93,6 +93,9 @@ def hostile_inputs() -> dict[str, str]:
         "'key:' x 25k": "key:" * 25_000,
         "'x://' x 25k": "x://" * 25_000,
         "'https://<32 hex>@h.io/ ' x 3k": ("https://" + "8e3b1c77fc4c011f" * 2 + "@h.io/ ") * 3_000,
+        "'/hook/<17 letters>/' x 5k": "/hook/abcdefghijklmnopq/" * 5_000,
+        "'redis-cli -a ' x 10k": "redis-cli -a " * 10_000,
+        "'sqlplus a/' x 10k": "sqlplus a/" * 10_000,
     }
 
 

@@ -49,6 +49,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from recallnest.core.redact_shapes import (
+    base32_body,
     continuation_end,
     encoded_text,
     random_body,
@@ -322,7 +323,7 @@ def _long_run_starts(subject: str, _text: str) -> list[int]:
 # "the token I generated: 9f8e…". Words naming a hash or an id between them make it one.
 _NEAR_WORD_RE = re.compile(
     r"(?<![a-z0-9_])(?P<w>key|keys|apikey|token|tokens|secret|secrets|password|passwd|pwd"
-    r"|passphrase|credentials?)(?![a-z0-9_])|密钥|秘钥|令牌|密码|口令|凭证|凭据"
+    r"|passphrase|credentials?|pats?)(?![a-z0-9_])|密钥|秘钥|令牌|密码|口令|凭证|凭据"
 )
 _NEAR_HASH_RE = re.compile(
     r"(?<![a-z0-9])(?:sha\d*|md5|hash|digest|checksum|fingerprint|commit|rev|ids?|uuid|etag"
@@ -331,13 +332,14 @@ _NEAR_HASH_RE = re.compile(
 _SENTENCE_END_RE = re.compile(r"[\n。！？；]|[.!?;](?:\s|$)")
 _NEAR_REACH = 40
 _NEAR_RUN = b"a" * 16
-_NEAR_HINTS: tuple[str, ...] = ("key", "token", "secret", "pass", "pwd", "cred")
+_NEAR_HINTS: tuple[str, ...] = ("key", "token", "secret", "pass", "pwd", "cred", "pat")
 _NEAR_HINTS += ("密钥", "秘钥", "令牌", "密码", "口令", "凭证", "凭据")
 
 
-def _near_word_starts(lowered: str, _text: str) -> list[int]:
+def _near_word_starts(lowered: str, text: str) -> list[int]:
     """Runs of 16+ token characters with a secret word before them in the same sentence,
-    within _NEAR_REACH characters, no hash or id word between, not `cache key`/`public key`."""
+    within _NEAR_REACH characters, no hash or id word between, not `cache key`/`public key`.
+    `PAT` (a personal access token) counts only in capitals: "pat" is a word too."""
     mapped = lowered.encode("ascii", "replace").translate(_CLASSES)
     starts = []
     i = mapped.find(_NEAR_RUN)
@@ -345,7 +347,12 @@ def _near_word_starts(lowered: str, _text: str) -> list[int]:
         window = lowered[max(0, i - _NEAR_REACH) : i]
         ends = [m.end() for m in _SENTENCE_END_RE.finditer(window)]
         window = window[ends[-1] :] if ends else window
-        words = list(_NEAR_WORD_RE.finditer(window))
+        offset = i - len(window)
+        words = [
+            w
+            for w in _NEAR_WORD_RE.finditer(window)
+            if not w.group().startswith("pat") or text.startswith("PAT", offset + w.start())
+        ]
         if words and not _NEAR_HASH_RE.search(window, words[-1].end()):
             before = window[: words[-1].start()].split()
             if not (before and qualified_away(before[-1])):
@@ -358,8 +365,10 @@ def _near_word_starts(lowered: str, _text: str) -> list[int]:
 
 
 def _check_near_word(_m: re.Match[str], _text: str, value: str) -> bool:
-    """A generated value (random_body: 32+ hex, 24+ of one case and digits, 16+ base62)."""
-    return random_body(value) and not is_dummy_token(value) and not encoded_text(value)
+    """A generated value (random_body: 32+ hex, 24+ of one case and digits, 16+ base62; or
+    40+ of lower-case base32)."""
+    generated = random_body(value) or base32_body(value)
+    return generated and not is_dummy_token(value) and not encoded_text(value)
 
 
 # A copula within reach of a secret word (a noun, its `for <what>` of up to 40, the copula).
@@ -407,6 +416,16 @@ def _short_flag_starts(lowered: str, _text: str) -> list[int]:
                 starts.append(i + 1)
             i = lowered.find(" " + flag, i + 2)
     return sorted(starts)
+
+
+# Oracle tools that take `user/password@db` (and SQL*Plus's `conn[ect]`).
+_ORACLE_TOOLS = ("sqlplus", "sqlldr", "expdp", "impdp", "rman", "dgmgrl", "conn")
+
+
+def _oracle_login_starts(lowered: str, _text: str) -> list[int]:
+    """Offsets of the Oracle tool words, found with str.find (a regex tried at every offset
+    cost ~10 µs a turn: `conn` is in every "connection")."""
+    return sorted(i for tool in _ORACLE_TOOLS for i in _finds(lowered, tool))
 
 
 # The port field of a .pgpass line (`host:5432:db:user:pw`): lines are tried from its token.
@@ -501,6 +520,21 @@ def _check_cli(_m: re.Match[str], _text: str, value: str) -> bool:
     return plausible_value(value, bare=False, key="")
 
 
+_HOOK_SEPARATOR_RE = re.compile(r"[/@.]")
+
+
+def _check_webhook_path(_m: re.Match[str], _text: str, value: str) -> bool:
+    """A hook URL's path holds a UUID or a generated segment of 16+ characters."""
+    segments = (seg for seg in _HOOK_SEPARATOR_RE.split(value) if len(seg) >= 16)
+    return any(_UUID_AT_RE.fullmatch(seg) or random_body(seg) for seg in segments)
+
+
+def _check_query_key(_m: re.Match[str], _text: str, value: str) -> bool:
+    return (_UUID_AT_RE.fullmatch(value) is not None or looks_random(value)) and not is_dummy_token(
+        value
+    )
+
+
 def _check_vendor(m: re.Match[str], _text: str, value: str) -> bool:
     """`<vendor>_<random>`: a short prefix that is no identifier's, then a generated body."""
     if not vendor_prefix_ok(m["pfx"]) or is_dummy_token(value):
@@ -568,9 +602,15 @@ def _rule(
     return _Rule(kind, tier, compiled, check, hints, left, lower, kind_of, starts, groups)
 
 
-def _token(kind: str, pattern: str, check: Check = _real_token, left: str = _ALNUM) -> _Rule:
+def _token(
+    kind: str,
+    pattern: str,
+    check: Check = _real_token,
+    left: str = _ALNUM,
+    hints: tuple[str, ...] = (),
+) -> _Rule:
     """A provider token recognisable by its own shape: the whole match is the secret."""
-    return _rule(kind, _SPECIFIC, pattern + _RIGHT, check, left=left)
+    return _rule(kind, _SPECIFIC, pattern + _RIGHT, check, left=left, hints=hints)
 
 
 # --- The catalogue -----------------------------------------------------------------------------
@@ -591,6 +631,15 @@ _RULES: tuple[_Rule, ...] = (
     ),
     # Trigger: AKIA/ASIA/ABIA/ACCA + 16 upper-case alphanumerics. Why: AWS access key id.
     _token("aws-access-key", r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}"),
+    # Trigger: LTAI + 12-30 alphanumerics (Alibaba Cloud AccessKey ID), AKID + 32 (Tencent Cloud
+    # SecretId), GOOG1 + 20-70 upper-case alphanumerics (a Google Cloud Storage HMAC access id).
+    # Why: the id half of a cloud key pair, recognisable by its prefix wherever it is pasted
+    # (a Chinese sentence, a .boto file); e2e-heldout11, secrets s38.
+    _token("cloud-access-key-id", r"LTAI[A-Za-z0-9]{12,30}", _mixed_token, hints=("ltai",)),
+    _token("cloud-access-key-id", r"AKID[A-Za-z0-9]{32}", _mixed_token, hints=("akid",)),
+    _token("cloud-access-key-id", r"GOOG1[A-Z0-9]{20,70}", hints=("goog1",)),
+    # Trigger: dapi + 32 hex (an optional -N suffix). Why: Databricks personal access token.
+    _token("databricks-token", r"dapi[0-9a-f]{32}(?:-\d{1,2})?", hints=("dapi",)),
     # Trigger: 40 base64 characters after an aws…secret…key name. Why: AWS secret keys have no
     # prefix, so only the name makes them recognisable.
     _rule(
@@ -669,6 +718,28 @@ _RULES: tuple[_Rule, ...] = (
         "discord-webhook",
         _SPECIFIC,
         r"discord(?:app)?\.com/api/webhooks/\d{5,30}/(?P<s>[A-Za-z0-9_\-]{50,100})",
+    ),
+    # Trigger: a chat webhook URL (Feishu/Lark `…/bot/v2/hook/<id>`, Teams `webhookb2/…`,
+    # Mattermost-style `/hooks/<id>`, `/webhook/`, `/webhooks/`): the path after the hook word.
+    # Why: whoever has the URL can post as the bot; a generated segment (a UUID, 16+ random
+    # characters) is required, so a numbered hook page (`settings/hooks/4123`) stays.
+    _rule(
+        "webhook-url",
+        _SPECIFIC,
+        r"/(?:hooks?|webhooks?|webhookb2)/(?:\d{1,30}/)?(?=[A-Za-z0-9_\-@.]{16})(?P<s>[A-Za-z0-9_\-@./]{16,400}+)",
+        _check_webhook_path,
+        left="",
+        hints=("hook",),
+    ),
+    # Trigger: `?key=` / `&key=` in a URL with a generated value (WeCom's webhook, many APIs).
+    # Why: a bare `key` is ambiguous in code, but a random value in a query string is an API key.
+    _rule(
+        "url-query-key",
+        _SPECIFIC,
+        r"[?&](?:key|apikey|api_key|access_key)=(?P<s>[A-Za-z0-9_\-]{16,256})(?![A-Za-z0-9_\-])",
+        _check_query_key,
+        left="",
+        hints=("key=",),
     ),
     # Trigger: AccountKey= / SharedAccessKey= in a connection string. Why: Azure storage and
     # Service Bus keys (base64).
@@ -767,6 +838,29 @@ _RULES: tuple[_Rule, ...] = (
         r"(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?[ \t]-p" + _VALUE,
         _check_cli,
         left=_WORDISH,
+    ),
+    # Trigger: redis-cli … -a <pw>. Why: the Redis password on the command line.
+    _rule(
+        "cli-secret",
+        _GENERIC,
+        r"redis-cli\b[^\n]{0,200}?[ \t]-a[ \t]{1,3}" + _VALUE,
+        _check_cli,
+        left=_WORDISH,
+        hints=("redis-cli",),
+    ),
+    # Trigger: sqlplus/sqlldr/expdp/impdp/rman/dgmgrl user/<pw>[@db], or SQL*Plus `conn[ect]
+    # user/<pw>@db`. Why: Oracle's login string carries the password between / and @.
+    _rule(
+        "cli-secret",
+        _GENERIC,
+        r"(?:(?:sqlplus|sqlldr|expdp|impdp|rman|dgmgrl)(?:[ \t]{1,3}-[a-z]{1,10})*"
+        r"|conn(?:ect)?)[ \t]{1,3}[\"']?[a-z0-9_$#]{1,30}/"
+        r"(?P<s>[^\s/@\"']{1,128})(?=@|[\"']?(?:\s|$))",
+        _check_cli,
+        left=_WORDISH,
+        lower=True,
+        starts=_oracle_login_starts,
+        hints=_ORACLE_TOOLS,
     ),
     # Trigger: sshpass -p <pw>. Why: password on the command line.
     _rule(

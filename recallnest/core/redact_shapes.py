@@ -13,7 +13,14 @@ import re
 import string
 from collections import Counter
 
-__all__ = ["continuation_end", "encoded_text", "random_body", "vendor_prefix_ok", "wordy"]
+__all__ = [
+    "base32_body",
+    "continuation_end",
+    "encoded_text",
+    "random_body",
+    "vendor_prefix_ok",
+    "wordy",
+]
 
 # Prefixes of identifiers that look like vendor tokens but are not secrets: API object ids
 # (Anthropic, OpenAI, Stripe), publishable keys, hash names (lockfiles, integrity), cloud
@@ -76,6 +83,21 @@ def _named_parts(body: str) -> bool:
 _WORD_RE = re.compile(r"[A-Z]?[a-z]{3,}")
 
 
+_BASE32_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz234567")
+
+
+def base32_body(value: str) -> bool:
+    """40+ characters of lower-case base32 (letters and the digits 2-7 only), 4+ digits.
+
+    Trigger: an Azure DevOps PAT (52 characters) after its name (secrets s38). Why: base32
+    has 26 letters of 32 symbols, so its letter runs pass for words and random_body rejects
+    it; a run this long of only those symbols, digits spread through it, is generated. Only
+    used next to a secret word: IPFS CIDs and Nix hashes share the alphabet."""
+    if len(value) < 40 or not set(value) <= _BASE32_LOWER:
+        return False
+    return sum(c.isdigit() for c in value) >= 4
+
+
 def wordy(value: str) -> bool:
     """Half or more of `value` is words: a name (`BSD-3-Clause-No-Nuclear-License-2014`)."""
     return sum(len(w) for w in _WORD_RE.findall(value)) * 2 >= len(value)
@@ -105,8 +127,18 @@ def _generated(value: str, min_len: int) -> bool:
     return len(value) >= min_len and digits >= 2 and letters >= 4 and not _UUID_RE.search(value)
 
 
+_LOWER_UPPER_RE = re.compile(r"[a-z][A-Z]")
+
+
 def vendor_prefix_ok(prefix: str) -> bool:
-    """A short vendor prefix (`ghp`, `glsa`, `dp.st.prd`), not the start of an identifier."""
+    """A short vendor prefix (`ghp`, `glsa`, `dp.st.prd`), not the start of an identifier.
+
+    Trigger: a prefix with a lower-case letter before a capital (`NxF_…`, the start of a
+    public JWK's base64url modulus, secrets s38). Why: vendors write prefixes in one case
+    (`ghp`, `SG`) or capitalised (`Bearer`); a case switch inside is base64 noise, and the
+    body after it is judged by the rules for bare tokens instead."""
+    if _LOWER_UPPER_RE.search(prefix):
+        return False
     return prefix.lower() not in _ID_PREFIXES
 
 

@@ -193,10 +193,24 @@ def plausible_value(value: str, *, bare: bool, key: str) -> bool:
     return not (
         is_placeholder(value)
         or is_stopword(value)
-        or value.lstrip().startswith(("=", "-"))
+        or value.lstrip().startswith("=")
+        or _flag_shaped(value)
         or _is_path_or_url(value)
         or (bare and _is_code_ref(value, key))
     )
+
+
+def _flag_shaped(value: str) -> bool:
+    """`--with-password-file`, `-p`: a command-line flag, not a value.
+
+    Trigger: a value opening with "-" whose rest is generated (`-2NaMmXv_…==`, a base64url
+    token, e2e-heldout11). Why: base64url uses "-" as a letter, so a quoted or YAML value may
+    open with one; only a dash before words or a short flag is a flag."""
+    value = value.lstrip()
+    if not value.startswith("-"):
+        return False
+    rest = value.lstrip("-")
+    return not (len(rest) >= 16 and random_body(rest.rstrip("=")))
 
 
 def value_ok(value: str, strength: str, *, bare: bool, key: str) -> bool:
@@ -249,6 +263,14 @@ def key_profile(key: str) -> tuple[str, str] | None:
     # sits next to it; `key_id` alone (`aws_access_key_id`) is an identifier and is not.
     if parts[-2:] == ["key", "id"] and "private" in parts:
         return ("generic-secret", "strong")
+    # Trigger: `R2_ACCESS_KEY_ID=<32 hex>`, `hmac_access_key_id`, `secret_id=<uuid>` (an AppRole
+    # or Tencent SecretId). Why: the id half of an access key pair is a credential too
+    # (e2e-heldout11); AWS's AKIA ids were masked by shape only. A generated value is needed,
+    # and `key_id`, `client_id` and `account_id` alone stay identifiers.
+    if parts[-1:] == ["id"] and (parts[-3:-1] == ["access", "key"] or parts[-2:-1] == ["secret"]):
+        return ("generic-secret", "weak")
+    if parts[-2:] == ["accesskey", "id"]:
+        return ("generic-secret", "weak")
     last = parts[-1]
     if last in _PASSWORD_PARTS or last.endswith(("password", "passwd")):
         return ("password", "strong")
