@@ -261,8 +261,11 @@ def _requests(turns: Sequence[Turn]) -> list[str]:
 def _aside(turns: Sequence[Turn], index: int, request: str) -> bool:
     """Trigger: a user turn of chit-chat that a task word slipped into ("唉今天打球把脚扭了，走路
     都疼，哈哈": 把), answered with no work. Why: it became the summary's "Later:" (e2e-heldout11
-    h11g02). Outcome: no ask; one that asks ("can you …", 帮我…) or was acted on stays."""
-    return is_aside(request) and R.ASK.search(request) is None and not _acted_on(turns, index)
+    h11g02). Outcome: no ask, when every sentence of it is chit-chat; one that asks ("can you
+    …", 帮我…) or was acted on stays."""
+    if R.ASK.search(request) or _acted_on(turns, index):
+        return False
+    return all(is_aside(sentence) for sentence in split_sentences(request))
 
 
 def _acted_on(turns: Sequence[Turn], index: int) -> bool:

@@ -126,6 +126,15 @@ def test_chit_chat_nobody_acted_on_is_no_later_ask(aside: str, reply: str, word:
     assert "Asked: 把订单导出改成按月分文件" in cp.summary
 
 
+def test_a_task_beside_chit_chat_stays_the_ask() -> None:
+    cp = built(
+        "the dog kept barking all night lol. fix the login redirect loop on /admin",
+        "Which browser shows it?",
+        "firefox",
+    )
+    assert "fix the login redirect loop" in cp.summary, cp.summary
+
+
 def test_an_ask_beside_chit_chat_stays_a_later_ask() -> None:
     cp = built(
         "add the monthly export for orders",
