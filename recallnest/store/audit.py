@@ -1,10 +1,13 @@
 """The SQL of `recallnest audit secrets`: every text column of every table, read in chunks and
 rewritten in place.
 
-Audit reads and rewrites columns no other Store method exposes, rarely and with the daemon
-stopped. The columns are discovered from the schema, so a column a later migration adds is
-covered without editing this module. Deciding what is a secret and how to mask it is the
-caller's (server/audit.py): this module is handed a `rewrite` function per value.
+Audit reads and rewrites columns no other Store method exposes: rarely and with the daemon
+stopped (`text_rows`, one transaction a table), or a chunk at a time inside the daemon after
+the redactor changed (`text_chunk`, server/rescan.py), with the redactor's fingerprint kept in
+`store_meta` (`meta`, `set_meta`). The columns are discovered from the schema, so a column a
+later migration adds is covered without editing this module. Deciding what is a secret and
+how to mask it is the caller's (server/audit.py): this module is handed a `rewrite` function
+per value.
 """
 
 from __future__ import annotations
@@ -77,6 +80,40 @@ class Audit(StoreBase):
                             )
         except duckdb.Error as exc:
             raise StoreError(f"database {self.path}: {exc}") from exc
+
+    def text_chunk(
+        self, table: str, key: str, columns: Sequence[str], after: int, limit: int
+    ) -> list[Row]:
+        """Up to `limit` rows of `table` with a rowid above `after`, in rowid order (`key` and
+        `columns` as `text_schema` gives them). No transaction is held between chunks, so the
+        daemon's writers wait for one chunk at most."""
+        names = ", ".join(f'"{c}"' for c in columns)
+        rows = (
+            self._cur()
+            .execute(
+                f'SELECT rowid, {key}, {names} FROM "{table}" WHERE rowid > ? '
+                "ORDER BY rowid LIMIT ?",
+                [after, limit],
+            )
+            .fetchall()
+        )
+        return [
+            (table, int(rowid), str(shown), dict(zip(columns, values, strict=True)))
+            for rowid, shown, *values in rows
+        ]
+
+    def meta(self, key: str) -> str | None:
+        """A fact about the store (`store_meta`), None when not recorded."""
+        row = self._cur().execute("SELECT value FROM store_meta WHERE key = ?", [key]).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, values: dict[str, str | None]) -> None:
+        """Record facts about the store in one transaction; a None value removes the key."""
+        with self.transaction(changes_resume=False) as tx:
+            for key, value in values.items():
+                tx.execute("DELETE FROM store_meta WHERE key = ?", [key])
+                if value is not None:
+                    tx.execute("INSERT INTO store_meta VALUES (?, ?)", [key, value])
 
     def rewrite_rows(self, rows: Sequence[tuple[str, int]], rewrite: Rewrite) -> int:
         """Rewrite the text columns of `rows` ((table, rowid)) through `rewrite`, in one
