@@ -1,5 +1,5 @@
 """After an upgrade whose redactor recognises more secrets, clean what the old one let through,
-in the running daemon, without being asked (decision 0030).
+in the running daemon, without being asked (decision 0031).
 
 The store records the fingerprint of the redactor its texts were last checked against
 (`store_meta`, key "redactor"): a hash of the redaction modules' source, so any change to the
@@ -51,9 +51,11 @@ log = logging.getLogger(__name__)
 
 FINGERPRINT_KEY = "redactor"
 COMPACT_OWED_KEY = "redactor_compact_owed"
-# Rows read, checked and fixed per hold of the writer lock: ~0.1 ms of regex a row, so a
-# write waits ~50 ms at most, and a chunk query costs ~10 ms at 100k rows (rowid pushdown).
-CHUNK_ROWS = 500
+# Rows read, checked and fixed per hold of the writer lock: ~0.1 ms of regex a row, so another
+# thread's write waits ~0.1 s (plus ~0.3 s of postings rebuild when the chunk fixed a turn or a
+# memory, at 100k rows), and a chunk's query costs ~10 ms (rowid pushdown). 500 rows spent
+# more on those queries than on the check; bench/bench_rescan.py.
+CHUNK_ROWS = 1000
 STEP_SECONDS = 1.0  # one call's budget; `keep_going` can end it sooner
 # Read by the resume context: cleaned first.
 FIRST_TABLES = ("memories", "checkpoints")
