@@ -368,12 +368,15 @@ class Daemon:
 
     def _recheck_secrets(self) -> None:
         """After an upgrade whose redactor recognises more: clean what is stored, a chunk at a
-        time while no lines and no requests wait (server/rescan.py, decision 0030); when rows
-        changed, a fresh engine reads the index and caches from the clean rows."""
-        if self.redaction.done or not self.paths.empty() or not self._quiet():
+        time while no lines and no requests wait, one chunk now and then while requests keep
+        coming (server/rescan.py, decision 0031); when rows changed, a fresh engine reads the
+        index and caches from the clean rows."""
+        if self.redaction.done or not self.paths.empty():
             return
         try:
-            changed = self.redaction.step(self.engine, keep_going=self._rescan_may_go_on)
+            changed = self.redaction.step(
+                self.engine, keep_going=self._rescan_may_go_on, busy=not self._quiet()
+            )
             self.engine.maintenance.note_work()  # it read many rows: released once idle
             if changed:
                 with contextlib.suppress(RecallnestError):

@@ -2,7 +2,7 @@
 let through, by itself: the rows (with their keyword postings, vectors and the daemon's
 in-memory index), the memory backup and journal, the resume snapshots and the logs; the file is
 compacted; the redactor's fingerprint is recorded only once that is done, so a crash midway
-loses nothing, and a second start does nothing (server/rescan.py, decision 0030).
+loses nothing, and a second start does nothing (server/rescan.py, decision 0031).
 
 The secrets are ones the current redactor masks, written straight to the store and the files
 (bypassing redaction, as an older redactor would have let them through), under a recorded
@@ -162,6 +162,24 @@ def test_the_daemon_reopens_its_engine_so_the_index_forgets_the_old_text(
     finally:
         daemon.engine.close()
     assert holding_secrets(settings.home) == []
+
+
+def test_while_requests_keep_coming_the_daemon_walks_one_chunk_now_and_then(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seed(settings.home)
+    monkeypatch.setattr(rescan, "CHUNK_ROWS", 1)
+    monkeypatch.setattr(rescan, "BUSY_EVERY_SECONDS", 1e6)  # the next busy chunk: not yet
+    daemon = Daemon(settings, Engine.open(settings))
+    monkeypatch.setattr(daemon, "_quiet", lambda: False)  # a request came in just now
+    try:
+        daemon._recheck_secrets()
+        walk = daemon.redaction._walk
+        assert walk is not None and walk.scanned == 1  # one chunk, not a whole step
+        daemon._recheck_secrets()
+        assert walk.scanned == 1 and not daemon.redaction.done
+    finally:
+        daemon.engine.close()
 
 
 def test_a_crash_midway_leaves_the_old_fingerprint_and_the_next_start_finishes(
