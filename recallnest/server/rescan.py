@@ -6,10 +6,11 @@ The store records the fingerprint of the redactor its texts were last checked ag
 catalogue changes it with nobody having to bump a version. When the daemon finds another
 fingerprint there (or none, in a store holding rows), it walks every text column of every table
 with `recallnest audit secrets`' own logic (server/audit.py `classify` and `fix_rows`): in
-chunks of CHUNK_ROWS rows, on the ingest thread while no new lines and no requests wait, each
-chunk read, checked and fixed under the store's writer lock, so a write never waits for more
-than one chunk and hooks are answered throughout (scanning a 100k-turn home takes minutes of
-wall time on a loaded machine: too long to hold the daemon's start for). A fixed turn or memory
+chunks of CHUNK_ROWS rows, on the ingest thread while no new lines and no requests wait (one
+chunk every BUSY_EVERY_SECONDS while requests keep coming), each chunk read, checked and fixed
+under the store's writer lock, so a write never waits for more than one chunk and hooks are
+answered throughout (scanning a 100k-turn home takes a minute or two on a loaded machine: too
+long to hold the daemon's start for). A fixed turn or memory
 gets its keyword postings rebuilt and its vectors dropped for re-embedding, as the audit does.
 
 When the walk is done: the memory backup is exported again from the clean rows (which also
