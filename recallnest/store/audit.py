@@ -126,8 +126,10 @@ class Audit(StoreBase):
         tables = self.text_schema()
         fixed = 0
         with self.transaction() as tx:
-            # Term ids first: the rowids are the scan's, and rebuilding postings prunes terms.
+            # Term ids first, by the scan's rowids; the terms go before any posting is written:
+            # new terms take max(tid) + 1, which may be a dropped term's id.
             tids = _term_ids_at(tx, [rowid for table, rowid in rows if table == "terms"])
+            _drop_terms(tx, tids)
             texts: list[tuple[str, int, str]] = []
             for table, rowid in rows:
                 if table == "terms":
@@ -138,7 +140,6 @@ class Audit(StoreBase):
                 if changed and table in DOCUMENT_TABLES and "text" in changed:
                     texts.append((table, rowid, changed["text"]))
             _reindex(tx, texts)
-            _drop_terms(tx, tids)
         return fixed
 
 

@@ -23,9 +23,10 @@ from recallnest.continuity.checkpoint import Checkpoint
 from recallnest.core.config import Settings
 from recallnest.core.models import Memory, Turn
 from recallnest.core.paths import db_path, ensure_home, log_dir
+from recallnest.core.text import term_counts
 from recallnest.engine import Engine, SearchRequest
 from recallnest.server import rescan
-from recallnest.server.audit import audit_secrets
+from recallnest.server.audit import audit_secrets, fix_rows, scan
 from recallnest.server.backup import backup_path
 from recallnest.server.daemon import Daemon
 from recallnest.server.rescan import FINGERPRINT_KEY, Rescan, redactor_fingerprint
@@ -291,3 +292,24 @@ def test_a_real_daemon_cleans_the_home_after_an_upgrade(recallnest_home: Path) -
     assert proc.stop() == 0
     assert (log_dir(proc.home) / "daemon.log").read_text().count("new redactor") == 1
     assert holding_secrets(proc.home) == []
+
+
+def test_a_fix_keeps_every_word_of_the_new_text_indexed(settings: Settings) -> None:
+    """The secret's own term is dropped before the fixed rows' postings are written: a new
+    term takes max(tid) + 1, which is the dropped secret's id when it was the newest term."""
+    store = Store(db_path(ensure_home(settings.home)))
+    try:
+        dirty = turn(1, f"aardvark zebu {GITHUB}")
+        store.write(Batch(turns=[turn(0, "aardvark"), dirty]))
+        findings = scan(store)[1]
+        assert {f.table for f in findings} == {"turns", "terms"}  # the token is the newest term
+        fix_rows(store, findings)
+        text = store.turns([dirty.id])[0].text
+        indexed = store._cur().execute(
+            "SELECT t.term FROM postings p JOIN terms t USING (tid) JOIN turns u ON u.doc = p.doc "
+            "WHERE u.id = ?",
+            [dirty.id],
+        )
+        assert {str(r[0]) for r in indexed.fetchall()} == set(term_counts(text))
+    finally:
+        store.close()
