@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +31,7 @@ from recallnest.core.config import Settings
 from recallnest.core.errors import DaemonError, StoreError
 from recallnest.core.paths import db_path
 from recallnest.core.redact import find_secrets, redact
-from recallnest.store.audit import MAIN_TABLES
+from recallnest.store.audit import MAIN_TABLES, Row
 
 if TYPE_CHECKING:
     from recallnest.store import Store
@@ -72,18 +72,26 @@ def scan(store: Store) -> tuple[dict[str, int], list[Finding]]:
     tables = store.text_schema()
     scanned = dict.fromkeys(tables, 0)
     findings = []
-    for table, rowid, shown, values in store.text_rows(tables):
-        scanned[table] += 1
+    for row in store.text_rows(tables):
+        scanned[row[0]] += 1
+        findings.extend(classify([row]))
+    return scanned, findings
+
+
+def classify(rows: Iterable[Row]) -> list[Finding]:
+    """The rows (as `Store.text_rows` or `Store.text_chunk` give them) that hold secrets."""
+    findings = []
+    for table, rowid, shown, values in rows:
         kinds = row_secrets(table, values)
         if kinds:
             preview = _preview(values)
             findings.append(Finding(table, redact(shown)[0], kinds, preview, rowid))
-    return scanned, findings
+    return findings
 
 
 def fix_rows(store: Store, findings: list[Finding]) -> int:
     """Redact the rows of `findings` in one transaction; returns how many rows changed."""
-    return store.rewrite_rows([(f.table, f.rowid) for f in findings], _redact_value)
+    return store.rewrite_rows([(f.table, f.rowid) for f in findings], redact_value)
 
 
 def audit_secrets(settings: Settings, fix: bool = False) -> Audit:
@@ -164,7 +172,7 @@ def _redact_json(value: Any) -> Any:
     return value
 
 
-def _redact_value(value: Any) -> Any:
+def redact_value(value: Any) -> Any:
     """A column value with its secrets masked, keeping a JSON document the same shape."""
     if isinstance(value, list):
         return [redact(v)[0] if isinstance(v, str) else v for v in value]

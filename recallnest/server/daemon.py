@@ -50,6 +50,7 @@ from recallnest.server.backfill import Backfill, run_backfill
 from recallnest.server.backup import backup_path, write_backup
 from recallnest.server.handlers import KNOWN, dispatch
 from recallnest.server.pidfile import pid_lock
+from recallnest.server.rescan import Rescan
 from recallnest.server.snapshot_refresh import SnapshotKeeper
 
 log = logging.getLogger(__name__)
@@ -153,6 +154,7 @@ class Daemon:
         self._backed_up: tuple[Engine, int] | None = None
         self._next_backup: float | None = None
         self.snapshots = SnapshotKeeper(settings.home)
+        self.redaction = Rescan(settings.home)  # stored texts vs a newer redactor
         self.caught_up = False  # the first catch-up on existing transcripts is done
         self._enqueued = threading.Event()  # ... which it cannot be before they are queued
 
@@ -294,6 +296,7 @@ class Daemon:
                 continue
             self._pass_succeeded()
             self._after_pass()
+            self._recheck_secrets()
             if time.monotonic() >= next_rescan or self.rescan.is_set():
                 self.rescan.clear()
                 self._schedule_roots()
@@ -362,6 +365,32 @@ class Daemon:
                 self.engine.maintenance.note_work()  # resumes read: released once idle
         except (OSError, RecallnestError) as exc:
             log.warning("resume snapshots not written: %s", _describe(exc))
+
+    def _recheck_secrets(self) -> None:
+        """After an upgrade whose redactor recognises more: clean what is stored, a chunk at a
+        time while no lines and no requests wait, one chunk now and then while requests keep
+        coming (server/rescan.py, decision 0031); when rows changed, a fresh engine reads the
+        index and caches from the clean rows."""
+        if self.redaction.done or not self.paths.empty():
+            return
+        try:
+            changed = self.redaction.step(
+                self.engine, keep_going=self._rescan_may_go_on, busy=not self._quiet()
+            )
+            self.engine.maintenance.note_work()  # it read many rows: released once idle
+            if changed:
+                with contextlib.suppress(RecallnestError):
+                    self.engine.maintenance.flush_access()  # read counts the old engine holds
+                self._reopen()
+        # Policy: as for an ingest pass, a failure (a store error, a bug) is logged and the
+        # walk goes on later from where it was; the ingest worker must outlive it.
+        except Exception as exc:
+            log.warning("stored texts not checked against the redactor: %s", _describe(exc))
+            self.redaction.pause(RETRY_MAX_SECONDS)
+            self.store_down = self.store_down or not self._store_answers()
+
+    def _rescan_may_go_on(self) -> bool:
+        return self.paths.empty() and self._quiet() and not self.stopping.is_set()
 
     def _rewarm(self) -> None:
         """Idle: the next session start finds its resume inputs cached (not while requests

@@ -264,6 +264,12 @@ def m007_portable_memory_ids(con: duckdb.DuckDBPyConnection) -> None:
     rekey(con, mapping, _utcnow())
 
 
+def m008_store_meta(con: duckdb.DuckDBPyConnection) -> None:
+    """Facts about the store itself, key -> value: the fingerprint of the redactor its texts
+    were last checked against (server/rescan.py re-checks them when the redactor changed)."""
+    con.execute("CREATE TABLE store_meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     m001_create_core,
     m002_create_lifecycle,
@@ -272,4 +278,5 @@ MIGRATIONS: tuple[Migration, ...] = (
     m005_session_captures,
     m006_sync,
     m007_portable_memory_ids,
+    m008_store_meta,
 )

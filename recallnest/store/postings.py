@@ -91,12 +91,6 @@ def _drop_postings(
             )
 
 
-def replace_postings(cur: duckdb.DuckDBPyConnection, doc: int, counts: Mapping[str, int]) -> None:
-    """Rewrite one row's postings from its new term counts (audit redacting a stored row)."""
-    _drop_postings(cur, [doc], prune_terms=True)
-    _write_postings(cur, [doc], [counts])
-
-
 def _drop_unused_terms(cur: duckdb.DuckDBPyConnection) -> None:
     """Delete every term no posting holds (compaction: what replaced texts left behind)."""
     cur.execute("DELETE FROM terms WHERE tid NOT IN (SELECT DISTINCT tid FROM postings)")

@@ -183,6 +183,7 @@ EXPECTED_COLUMNS: dict[str, list[tuple[str, str]]] = {
     "sync_meta": [("remote", "VARCHAR"), ("key", "VARCHAR"), ("value", "VARCHAR")],
     "memory_id_map": [("old_id", "VARCHAR"), ("new_id", "VARCHAR"), ("mapped_at", "TIMESTAMP")],
     "project_ids": [("project", "VARCHAR"), ("basis", "VARCHAR"), ("computed_at", "TIMESTAMP")],
+    "store_meta": [("key", "VARCHAR"), ("value", "VARCHAR")],
 }
 
 
