@@ -122,6 +122,8 @@ def capture_turn(
         signals += _verified_fix(gate.sentences, said_before)
     if not signals and gate.reason is None:
         signals = _learned(gate.sentences, turn.role)
+    elif gate.reason is None:
+        signals = _second_opinion(signals, gate.sentences, turn.role)
     signals = [part for signal in signals for part in _by_scope(signal, project)]
     signals = [replace(s, text=_undangled(s.text)) for s in signals]
     # canonical() is slow (one large alias regex): once per signal, for subject and dedup.
@@ -165,6 +167,44 @@ def _learned(sentences: Sequence[str], role: str) -> list[Signal]:
         )
     confidence = LEARNED_CONFIDENCE if role == "user" else ASSISTANT_CONFIDENCE * LEARNED_CONFIDENCE
     return [Signal(f"learned.{category}", category, text[:MAX_SENTENCE_CHARS], 0.5, confidence)]
+
+
+# The catch-all fact rule: any sentence with a concrete token and a fact verb (`_fact`), so it
+# also keeps causes, fixes, procedures and the user's background, which name files and tools too.
+_GENERIC_FACT_RULES = frozenset({"entity.fact", "confirmed.entity.fact"})
+_RELABELLED = frozenset({"cases", "events", "patterns", "profile"})
+
+
+def _second_opinion(signals: list[Signal], sentences: Sequence[str], role: str) -> list[Signal]:
+    # Trigger: the catch-all fact rule kept a sentence and the learned model names the turn a
+    # solved case, a decision, a workflow or (for a user) a profile with probability >=
+    # learned.RELABEL_THRESHOLD. Why: that rule fires on whatever names a file or a tool, so
+    # "The import double-counts because the retry wrapper re-sends the batch" or "我在医院信息
+    # 科，主要维护 HIS 系统" became facts; on held-out rows it was the rule behind most wrong
+    # categories (decision 0030). Outcome: the same sentence under the model's category, at
+    # the rule's confidence; a case takes the turn's statements (its cause and its fix) when
+    # they fit. Other rules' categories are never changed (decision 0028).
+    generic = [s for s in signals if s.rule in _GENERIC_FACT_RULES]
+    if not generic:
+        return signals
+    stated = [s for s in sentences if not is_question(s)]
+    whole = " ".join(stated).replace("。 ", "。")
+    category, probability = learned.predict(whole, role)
+    if (
+        category not in _RELABELLED
+        or probability < learned.RELABEL_THRESHOLD
+        or (role != "user" and category == "profile")
+    ):
+        return signals
+    out: list[Signal] = []
+    for signal in signals:
+        if signal.rule in _GENERIC_FACT_RULES:
+            text = whole if category == "cases" and len(whole) <= MAX_SENTENCE_CHARS else signal.text
+            signal = replace(
+                signal, rule=f"{signal.rule}.learned.{category}", category=category, text=text
+            )
+        out.append(signal)
+    return out
 
 
 def _not_a_standing_fact(text: str) -> bool:
