@@ -77,6 +77,7 @@ class Context:
     after_other_turn: bool = False  # the sentence is part of a reply to the other side's turn
     previous: str | None = None  # the other side's turn this one replies to
     acknowledged: bool = False  # the sentence before was a bare "Understood." / 明白。
+    found: bool = False  # a finding was announced before ("Found it.") or this answers "why …?"
 
 
 # --------------------------------------------------------------------------- public entry points
@@ -199,7 +200,8 @@ def _second_opinion(signals: list[Signal], sentences: Sequence[str], role: str) 
     out: list[Signal] = []
     for signal in signals:
         if signal.rule in _GENERIC_FACT_RULES:
-            text = whole if category == "cases" and len(whole) <= MAX_SENTENCE_CHARS else signal.text
+            fits = category == "cases" and len(whole) <= MAX_SENTENCE_CHARS
+            text = whole if fits else signal.text
             signal = replace(
                 signal, rule=f"{signal.rule}.learned.{category}", category=category, text=text
             )
@@ -237,7 +239,8 @@ def extract(
     while i < len(sentences):
         nxt = sentences[i + 1] if i + 1 < len(sentences) else None
         acked = i > 0 and _bare_acknowledgement(sentences[i - 1])
-        ctx = Context(role, nxt, after_other_turn, previous, acked)
+        found = (i > 0 and _bare_finding(sentences[i - 1])) or (i == 0 and _answers_why(previous))
+        ctx = Context(role, nxt, after_other_turn, previous, acked, found)
         signal, used = extract_sentence(sentences[i], ctx)
         if signal is not None and used == 1 and nxt is not None and _reason_follows(signal, nxt):
             signal, used = _with_reason_after(signal, nxt), 2
@@ -334,7 +337,7 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
     confirmed = _confirmation(sentence.strip(), ctx)  # "OK, …"/好的，… are fillers elsewhere
     if confirmed is not None and not _states_a_decision(text, ctx.role):
         return _keep_polarity(text, confirmed[0]), confirmed[1]
-    for special in (_remember, _correction, _solved_case, _answer, _commitment):
+    for special in (_remember, _correction, _procedure, _solved_case, _answer, _commitment):
         found = special(text, ctx)
         if found is not None:
             return _keep_polarity(text, found[0]), found[1]
@@ -702,6 +705,8 @@ def _confirmation(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     body = text[match.end() :].strip()
     if not body or is_question(body) or R.NARRATION.match(body) or R.HEDGE.search(body):
         return None
+    if R.REMINDER_PROMISE.match(body):
+        return None, 1  # "好的，我下次会记得先跑 lint 再提交": a promise, not the user's rule
     if R.PROGRESS.search(re.split(r"[;；]", body, maxsplit=1)[0]):
         return None
     inner = classify(body, "assistant", relaxed=True)
@@ -723,10 +728,37 @@ def _confirmation(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     return Signal("confirmed.decision", "events", body, 0.6, ASSISTANT_CONFIDENCE), 1
 
 
+def _bare_finding(sentence: str) -> bool:
+    match = R.FINDING.match(sentence.strip())
+    return match is not None and match.end() >= len(sentence.strip())
+
+
+def _answers_why(previous: str | None) -> bool:
+    # A reply to "why did the nightly run take 4h?" states a cause, in whatever words.
+    if previous is None or not is_question(previous):
+        return False
+    return R.WHY_QUESTION.search(previous) is not None
+
+
 def _bare_acknowledgement(sentence: str) -> bool:
     bare = sentence.strip().rstrip(".!。！")
     match = R.CONFIRMATION.match(bare + ", ")
     return match is not None and match.end() >= len(bare)
+
+
+def _procedure(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
+    # Trigger: a sentence framed as the way to do something from now on ("For next time: the
+    # e2e suite needs the mock server first, then …", "What works for X here: A, then B",
+    # 以后这个仓库发版的顺序：先…再…, 以后 X 再报错，先…再…) with ordered steps. Why: a workflow
+    # the assistant worked out or noted is as durable as one the user stated, and blind rows
+    # label it so; the rules heard workflows from the user only. Outcome: a workflow, at
+    # assistant confidence when the assistant said it.
+    if is_question(text) or R.PROCEDURE_LEAD.search(text) is None:
+        return None
+    if R.PROCEDURE_STEPS.search(text) is None:
+        return None
+    confidence = 0.75 if ctx.role == "user" else ASSISTANT_CONFIDENCE
+    return Signal("pattern.procedure", "patterns", text, 0.65, confidence), 1
 
 
 def _commitment(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
@@ -759,19 +791,41 @@ def _solved_case(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     if R.INTENT.match(text) or is_question(text) or R.UNFIXED.search(text):
         return None  # "I tried the fix and it's still failing": nothing solved
     confidence = 0.8 if ctx.role == "user" else 0.65
-    diagnosis = R.DIAGNOSIS.search(text) is not None
-    if not diagnosis and not R.CASE_ERROR.search(text):
+    # Trigger: a finding announced first ("Found it.", 查到了：…, "figured out the OOM!!") or
+    # an answer to "why …?". Why: what follows is the cause, in words no cause list holds.
+    # Outcome: a diagnosis, kept with the fix when one follows.
+    diagnosis = ctx.found or _finding_with_body(text) or R.DIAGNOSIS.search(text) is not None
+    nxt = ctx.next_sentence
+    # "…so it rebuilt all 900M rows. I set it back to incremental …": the cause, then the
+    # change the speaker made, is one solved case (the change alone reads as narration).
+    # A reason for the speaker's own choice ("I chose Postgres because …") is no failure's cause.
+    fix_next = (
+        nxt is not None
+        and not is_question(nxt)
+        and R.FIX_REPORT.match(nxt) is not None
+        and (diagnosis or not _SPEAKER.match(text))
+    )
+    caused = fix_next and R.CAUSE_CLAUSE.search(text) is not None
+    if not diagnosis and not caused and not R.CASE_ERROR.search(text):
         return None
     if R.CASE_FIX.search(text):
         return Signal("case.error_fix", "cases", text, 0.65, confidence), 1
-    nxt = ctx.next_sentence
-    if nxt and R.CASE_FIX.search(nxt) and not is_question(nxt):
-        return Signal("case.error_then_fix", "cases", f"{text} {nxt}", 0.65, confidence), 2
+    if nxt and (R.CASE_FIX.search(nxt) or fix_next) and not is_question(nxt):
+        text = f"{text} {nxt}".replace("。 ", "。")[:MAX_SENTENCE_CHARS]
+        return Signal("case.error_then_fix", "cases", text, 0.65, confidence), 2
     # Trigger: a settled diagnosis with no fix beside it ("Root cause: …", 确认是时区问题). Why:
     # why it broke is the half of a case the next session needs first. Outcome: cases.
     if diagnosis:
         return Signal("case.diagnosis", "cases", text, 0.65, confidence), 1
     return None
+
+
+_SPEAKER = re.compile(r"^(?:I|we)\b|^我", re.I)
+
+
+def _finding_with_body(text: str) -> bool:
+    match = R.FINDING.match(text)
+    return match is not None and match.end() < len(text)
 
 
 _CONFIRMED_FIX_SENTENCES = 3

@@ -238,6 +238,36 @@ VERIFIED = re.compile(
     _I,
 )
 
+# A finding announced before it is told: "Found it.", "figured out the webpack OOM!!", "Found the
+# cause of the 502s:", 查到了：, 定位到了，, 找到原因了. What it introduces is a diagnosis.
+FINDING = re.compile(
+    r"^(?:found it|figured (?:it|this) out|(?:found|figured out|tracked down|pinned down) the"
+    r" (?:[\w`.-]+ ){0,6}?[\w`.-]+|(?:找到|查到|定位到|查出|排查出)(?:原因|问题|根因)?了?"
+    r"|原因找到了)(?:\s*(?:myself|finally))?\s*(?:[:：,，.。!！—–-]+|$)",
+    _I,
+)
+# The speaker reporting a change they made, as the second half of a solved case: "I set it
+# back to incremental", "excluded node_modules from that rule", 我把擦除改成按 sector 分批,
+# 已经在首页加了权限请求. Wider than CHANGE_REPORT (which a confirmation of someone else's fix
+# needs), but only read after a cause.
+FIX_REPORT = re.compile(
+    r"^(?:so\s+|then\s+|and\s+)?(?:(?:I|we)(?:'ve| have)?\s+(?:also\s+|just\s+)?)?(?:set|changed"
+    r"|fixed|added|updated|replaced|removed|moved|switched|bumped|pinned|granted|restarted"
+    r"|configured|enabled|disabled|raised|lowered|increased|reduced|renamed|reverted|patched|made"
+    r"|wrapped|excluded|limited|capped|split|rewrote|rewritten|dropped|turned|put|marked|forced"
+    r"|routed|pointed|scoped|guarded|deduplicated|debounced|serialized|throttled|upgraded"
+    r"|downgraded|migrated|swapped|deleted|killed|cleared|flushed|regenerated|rebuilt|installed"
+    r"|uninstalled|applied|backported|exported|wired|gated|moved|kept)\b"
+    r"|^(?:我们?|已经?|随后|然后|后来)?(?:已经?)?(?:把|在|给|将)[^。；]{1,40}?(?:改|换|加|去掉|删|设|调|关"
+    r"|开|补|升|降|拆|合|挪|移|固定|锁)"
+    r"|^(?:我们?)?(?:已经?|刚)(?:改|换|加|去掉|删|设|调|关|开|补|升|降|回滚|固定|锁)",
+    _I,
+)
+# A cause given in a clause ("…ran twice because both hosts had the job", 是因为…): a case only
+# with the speaker's change right after it.
+CAUSE_CLAUSE = re.compile(r"\b(?:because|bc|due to|caused by)\b|因为|由于|导致|原因", _I)
+WHY_QUESTION = re.compile(r"\bwhy\b|\bhow come\b|\bwhat caused\b|为什么|为啥|怎么回事|什么原因", _I)
+
 # Announcing an action yet to happen: no solved case can follow.
 INTENT = re.compile(
     r"^(?:i'll|i will|i'm going to|let me|我先|让我|我来|我这就|我马上)",
@@ -632,7 +662,7 @@ STRONG_CORRECTION = re.compile(
 # An assistant acknowledging what the user said before restating it ("Understood:", 明白，).
 CONFIRMATION = re.compile(
     r"^(?:(?:ok(?:ay)?,?\s+)?I(?:'ve| have) noted(?: that)?[\s,:—–-]+|I'll remember(?: that)?"
-    r"[\s,:—–-]+|noted that\s+"
+    r"[\s,:—–-]+(?!to\b)|noted that\s+"
     # "Noted the release flow: tag on main, …": the user's workflow, restated (b26)
     r"|noted\s+(?=the (?:[\w-]+\s+){0,2}(?:flow|process|workflow|procedure|routine|checklist)"
     r"\s*[:：])|(?:understood|got it|agreed|noted|decision noted|makes sense"
@@ -644,6 +674,12 @@ CONFIRMATION = re.compile(
     r"|confirmed|right|perfect|great|will do|ok(?:ay)?|明白了?|收到|了解|懂了|确认一下|确认|没问题"
     r"|好的?|行)(?:\s*[,:：，—–-]+|\s+(?=so\b|—)))\s*(?:so\s+|那就|那|就)?",
     _I,
+)
+
+# The assistant promising to remember a step next time ("我下次会记得先跑 lint", "下次我会注意"):
+# a promise about its own conduct on this task, not a rule set down.
+REMINDER_PROMISE = re.compile(
+    r"^(?:我)?(?:下次|以后|之后)?(?:我)?(?:会|都会|一定)?(?:记得|注意)", _I
 )
 
 # The assistant taking on the user's rule: "I'll follow your flow for schema changes: …", and
@@ -665,6 +701,26 @@ STANDING = re.compile(
     _I,
 )
 
+# A procedure set down for later sessions: a lead framing what follows as the way to do a thing
+# from now on ("For next time: …", "What works for regenerating X here: …", "For future profiling
+# the repeatable way is: …", "the flow we agreed on: …", 以后…的顺序：…, 排查套路：先…, 以后 X 再
+# 报错，先…), then ordered steps (`PROCEDURE_STEPS`). Not a promise ("I'll remember to …", 我下
+# 次会记得…): those have no lead.
+PROCEDURE_LEAD = re.compile(
+    r"^(?:for (?:next time|the future|future [\w -]{1,30}?|later)\s*[:：,—–-]?\s*)?"
+    r"(?:(?:the )?(?:repeatable|reliable|working|right|safe|proper|usual|known-good) (?:way"
+    r"|recipe|order|sequence)(?: (?:to|for) [^:：]{1,50}?)?(?: here)? is\s*[:：]"
+    r"|what works (?:for|when) [^:：]{1,60}?\s*[:：]"
+    r"|(?:I(?:'ve| have) )?(?:set up |noted |written down |wrote down )?the (?:[\w-]+ ){0,2}(?:flow"
+    r"|process|workflow|procedure|routine|recipe) (?:we|you) (?:agreed on|settled on|asked for"
+    r"|use|want)\s*[:：])"
+    r"|^for (?:next time|the future|future [\w -]{1,30}?)\s*[:：]"
+    r"|(?:以后|今后|往后|下次)[^，。：:]{0,24}?(?:顺序|步骤|流程|套路|做法|办法|方法)\s*[:：]"
+    r"|(?:顺序|步骤|流程|套路|做法|方法)\s*[:：]\s*先"
+    r"|^(?:以后|今后|往后)[^，。]{1,40}?[，,]\s*先",
+    _I,
+)
+PROCEDURE_STEPS = re.compile(r"\bthen\b|→|->|先.{1,60}?(?:再|然后|最后)", _I)
 ON_EVENT = re.compile(r"\b(?:every time|each time|whenever|any time)\b|每次|每当", _I)
 
 # The other side offering to do something ("Want me to …?", 要不要…？): a "no" declines it.
@@ -966,6 +1022,9 @@ DECISION_RULES = _table(
             r"|^(?:final (?:call|decision)|decision(?: recorded| made)?|decided|verdict|conclusion"
             r"|agreed)\s*[:,—–-]|^(?:as agreed|as discussed|as decided|per (?:the|our) (?:decision"
             r"|discussion))\b"
+            # "Done. Per your call, the v1 endpoints are frozen": the user's decision, carried out
+            r"|^(?:per|following|as per) your (?:call|decision|choice)\b"
+            r"|^as you (?:decided|chose)\b"
         ),
         # A change the team has made, reported as done: "We ripped Sentry out", "we cut over to
         # the new cluster", "Done: the ES 7 -> 8 migration finished", "Sam and I settled it:".
@@ -978,6 +1037,14 @@ DECISION_RULES = _table(
             r"|^done\s*[:：]\s*(?:the\s+)?[^.]{0,60}?\b(?:upgrade|migration|cut-?over|roll-?out"
             r"|switch-?over|failover|move)\b"
             r"|\b(?:and I|we)\s+(?:settled|agreed on|locked in)\s+(?:it|on|that)\b"
+            # "Done: renamed the orders.total column to amount_cents", "Pinned numpy to 1.26.x":
+            # a move to a new named state, reported done (the rename of a helper is narration:
+            # it says "I renamed")
+            r"|^(?:done|finished|completed)\s*[:：.]\s*(?:renamed|migrated|moved|switched|replaced"
+            r"|upgraded|downgraded|pinned|ported|converted|bumped|retired)\b(?:[^.]|\.(?=\w)){0,80}?\b(?:to"
+            r"|with|onto)\s+\S"
+            r"|^(?:pinned|upgraded|downgraded|bumped|migrated|ported|renamed|switched|moved)\s+"
+            r"(?:[^.]|\.(?=\w)){1,60}?\b(?:from\s+\S+(?:\s+\S+)?\s+to|to\s+`?v?\d)"
             # a bare "Done: <edit>" is a progress report (the checkpoint's), not a decision
             r"|^(?:summary(?: of (?:this|the) (?:session|change|work))?|recap)\s*[:：]\s*"
             r"(?!(?:I|we)\b)\S|\bcut (?:v?\d+\.\d+\S*|a release|the release)\b"
