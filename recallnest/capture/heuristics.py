@@ -119,6 +119,10 @@ def capture_turn(
         approved = _approved_proposal(said, said_before)
         if approved is not None:
             signals = [*_without_approval(signals, said), approved]
+    if turn.role == "user" and said_before is not None and gate.reason in (None, "acknowledgement"):
+        picked = _picked_option(turn.text, said_before)
+        if picked is not None:
+            signals = [picked]
     if turn.role == "assistant":
         signals += _verified_fix(gate.sentences, said_before)
     if not signals and gate.reason is None:
@@ -341,15 +345,38 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
         found = special(text, ctx)
         if found is not None:
             return _keep_polarity(text, found[0]), found[1]
+    if ctx.role == "user" and R.STOP_ASK.match(text):
+        # "Can you stop putting a comment above every command?": asked, but a standing rule.
+        return Signal("preference.stop_ask", "preferences", text, 0.6, 0.75), 1
     if is_question(text) or R.ELSEWHERE.match(text):
         return None, 1  # someone else's setup is no memory of the user's
-    signal = classify(text, ctx.role)
+    signal = classify(text, ctx.role) or _casual(text, ctx.role)
     # Trigger: chit-chat shaped like a routine ("coffee first, then we break stuff"). Why: a
     # chat cue with no task and nothing technical names no step of the work (b26). Outcome:
     # no workflow memory.
     if signal is not None and signal.category == "patterns" and is_small_talk(text):
         return None, 1
     return signal, 1
+
+
+def _casual(text: str, role: str) -> Signal | None:
+    # Trigger: a rule said casually: behind a scope or aside lead ("in this repo pls dont use
+    # default exports", "btw, …", "honestly id rather you …") or without apostrophes. Why: the
+    # rule tables read "don't …", "I'd rather …", "use X, not Y" at the start of a sentence;
+    # the same rule with a lead or typed fast fell through to nothing. Outcome: the rules run
+    # on the spelled-out rest; the memory keeps the whole sentence (its scope words included).
+    spelled = R.UNCONTRACTED.sub(_contracted, text)
+    body = R.CASUAL_LEAD.sub("", spelled, count=1).strip()
+    if body == text or not body:
+        return None
+    found = classify(body, role)
+    return replace(found, text=text) if found is not None else None
+
+
+def _contracted(match: re.Match[str]) -> str:
+    word = match.group(0)
+    fixed = R.CONTRACTIONS[word.casefold().split()[0]]
+    return fixed + word[len(word.split()[0]) :]
 
 
 def _restated_confirmation(text: str, ctx: Context) -> bool:
@@ -891,6 +918,21 @@ def _without_approval(signals: list[Signal], approval: str) -> list[Signal]:
     return out
 
 
+def _picked_option(reply_text: str, options_turn: str) -> Signal | None:
+    # Trigger: the user's reply names one of the options the other side laid out ("b. go for
+    # it" after "(a) pin the image …, or (b) move the smoke test to the managed pool …", "yep
+    # B. do it", 选方案二). Why: the choice is in the other side's words; the reply alone is a
+    # letter. Outcome: a decision of that option's text, user confidence.
+    pick = R.OPTION_PICK.match(reply_text.strip())
+    if pick is None:
+        return None
+    label = next(g for g in pick.groups() if g is not None)
+    option = R.option_text(options_turn, label)
+    if option is None:
+        return None
+    return Signal("decision.picked_option", "events", option[:MAX_SENTENCE_CHARS], 0.7, 0.8)
+
+
 def _approved_proposal(reply_text: str, proposal_turn: str) -> Signal | None:
     # Trigger: the user's whole reply approves ("go with that.", 就这么办) what the other side's
     # turn proposes or did ("Record each event.id in a stripe_events table … I wrote the
@@ -901,9 +943,12 @@ def _approved_proposal(reply_text: str, proposal_turn: str) -> Signal | None:
         return None
     said = gate_turn(proposal_turn)
     # "Want me to delete them?" answered "do it": the offer names no choice worth keeping.
-    if said.reason is not None or not said.sentences or is_question(said.sentences[-1]):
+    if said.reason is not None or not said.sentences:
         return None
     kept = [s for s in said.sentences if not is_question(s) and not R.INTENT.match(s)]
+    # …unless the turn proposed a course before asking ("我建议先用 MinHash 去重…。要这么做吗？").
+    if is_question(said.sentences[-1]) and not any(R.PROPOSAL.search(s) for s in kept):
+        return None
     text = " ".join(kept[:_APPROVED_SENTENCES]).replace("。 ", "。")[:MAX_SENTENCE_CHARS]
     return Signal("decision.approved", "events", text, 0.7, 0.8) if text else None
 

@@ -151,9 +151,55 @@ APPROVAL = re.compile(
     r"[,!.，！。]?\s*)*"
     r"(?:go with (?:that|it|this|your (?:plan|approach|suggestion))|go for it|let's do (?:that|it)"
     r"|do (?:that|it)|ship it|yes,? please|please do|agreed|sounds good,? (?:do it|go ahead)"
+    r"|(?:那)?就这么定了?吧?"
     r"|就这么办|就这么做|就这么干|就这么改|就这样(?:做|办|改)?吧?|(?:就)?(?:按|照)(?:你说的|这个|你的方案)"
     r"(?:来|办|做|改|干)?(?:吧)?|照这个来|可以，?就这么(?:做|办|干|改))"
     r"[\s.!。！]*$",
+    _I,
+)
+# A reply that picks one of the options the other side listed: "b. go for it", "yep B. do it",
+# "option 2 please", "(a)", 选 B, 方案二吧, 就 A 吧.
+OPTION_PICK = re.compile(
+    r"^(?:(?:ok(?:ay)?|yes|yep|yeah|sure|hmm|let's (?:do|go with)|go with|i'd go with|i'll take"
+    r"|we'll take)[,!.]?\s+)*(?:option\s+)?\(?([a-d1-4])\)?(?:[.!,]|\s*$|\s+(?=(?:go|do|please|pls"
+    r"|then|it is|that one|sounds)\b))"
+    r"|^(?:(?:好|行|可以|嗯)[，,]?\s*)?(?:那就|就|选|用)?\s*(?:方案\s*)?([A-Da-d一二三四])\s*(?:方案)?\s*(?:吧|了|[，,。！!]|$)",
+    _I,
+)
+_ZH_NUMBERS = {"一": "1", "二": "2", "三": "3", "四": "4"}
+
+
+def option_text(turn: str, label: str) -> str | None:
+    """The text of option `label` ("b", "2", "二") in a turn that lists options: "(b) …",
+    "Option B: …", "B) …", "方案二：…"; up to the next option or the end of its sentence."""
+    label = _ZH_NUMBERS.get(label, label)
+    for_label = re.escape(label)
+    zh = "|".join(k for k, v in _ZH_NUMBERS.items() if v == label) or "_"
+    start = re.search(
+        rf"\(\s*{for_label}\s*\)|\boption\s+{for_label}\b\s*[:：.)-]?|(?:^|\s){for_label}\)"
+        rf"|方案\s*(?:{for_label}|{zh})\s*[:：]?",
+        turn,
+        re.IGNORECASE,
+    )
+    if start is None:
+        return None
+    rest = turn[start.end() :]
+    end = re.search(
+        r"[,;，；]?\s*(?:or\s+)?\(\s*[a-d1-4]\s*\)|\boption\s+[a-d1-4]\b|方案\s*[A-Da-d一二三四]"
+        r"|[。；！？]|[.;!?](?:\s|$)|\n",
+        rest,
+        re.IGNORECASE,
+    )
+    text = rest[: end.start()] if end else rest
+    text = text.strip(" ,;:：，")
+    return text if len(text) >= 8 else None
+
+
+# The other side proposing a course, not only offering to act: "I'd suggest …", "I'd lean (b)",
+# 我建议…, 推荐…, 我倾向…. A proposal ending "要这么做吗？" is still approved by "可以，就按这个来".
+PROPOSAL = re.compile(
+    r"\bI(?:'d| would)? (?:suggest|recommend|propose|lean)\b|\bmy (?:suggestion|recommendation)\b"
+    r"|建议|推荐|我倾向|不如",
     _I,
 )
 # An approval that opens a longer reply ("行，就按你说的改，timeout 别动", "go with that, but
@@ -162,7 +208,7 @@ APPROVAL_LEAD = re.compile(
     r"^(?:(?:ok(?:ay)?|yes|yep|sure|great|行|好的?|可以|嗯)[,，!.。]?\s*)*"
     r"(?:go with (?:that|it|this|your (?:plan|approach|suggestion))"
     r"|let's do (?:that|it)|sounds good"
-    r"|(?:就)?(?:按|照)(?:你说的|你的方案|这个)(?:来|办|做|改|干)?|就这么(?:办|做|干|改))"
+    r"|(?:就)?(?:按|照)(?:你说的|你的方案|这个)(?:来|办|做|改|干)?|就这么(?:办|做|干|改|定了?))"
     r"(?=\s*[,，;；]\s*\S)",
     _I,
 )
@@ -1037,6 +1083,12 @@ DECISION_RULES = _table(
             r"|^done\s*[:：]\s*(?:the\s+)?[^.]{0,60}?\b(?:upgrade|migration|cut-?over|roll-?out"
             r"|switch-?over|failover|move)\b"
             r"|\b(?:and I|we)\s+(?:settled|agreed on|locked in)\s+(?:it|on|that)\b"
+            # "shipped 2.4.0 to the app store this morning", "deployed the billing worker to prod
+            # last night": a release of a named thing, reported done
+            r"|^(?:we(?:'ve| have)?\s+|I(?:'ve| have)?\s+|just\s+|finally\s+)?(?:shipped|released"
+            r"|deployed|rolled out|launched|pushed|published)\s+(?:[^.;]{1,60}?\s)?to\s+(?:the\s+)?"
+            r"(?:prod(?:uction)?|staging|play store|app store|testflight|pypi|npm|crates\.io"
+            r"|customers|all users|everyone|\d+\s?%)\b"
             # "Done: renamed the orders.total column to amount_cents", "Pinned numpy to 1.26.x":
             # a move to a new named state, reported done (the rename of a helper is narration:
             # it says "I renamed")
@@ -1185,6 +1237,35 @@ PROFILE_RULES = _table(
 )
 
 
+# Casual spellings of the contractions the rule tables read (`heuristics._casual`): "dont",
+# "id rather", "im". Only forms that are no other word ("id" alone may be an identifier).
+CONTRACTIONS = {
+    "dont": "don't",
+    "doesnt": "doesn't",
+    "cant": "can't",
+    "wont": "won't",
+    "shouldnt": "shouldn't",
+    "im": "I'm",
+    "ive": "I've",
+    "id": "I'd",
+}
+UNCONTRACTED = re.compile(
+    r"\b(?:dont|doesnt|cant|wont|shouldnt|im|ive)\b|\bid(?= (?:rather|prefer|like|love))", _I
+)
+# What may come before a rule without changing it: a scope ("in this repo", "for this
+# codebase:"), an aside ("btw", "honestly", "fyi", "also", "oh and"), a politeness word.
+CASUAL_LEAD = re.compile(
+    r"^(?:(?:btw|by the way|honestly|fyi|also|oh and|and|ok(?:ay)?|one more thing|heads up"
+    r"|ugh|tbh)\b[,:—–-]?\s*)*(?:(?:in|for|on|across) (?:this|the|our) (?:repo|repository|project"
+    r"|codebase|code base|monorepo|service|app)\b[,:—–-]?\s*)?(?:(?:pls|please|plz)\b[,]?\s*)?",
+    _I,
+)
+# "Can you stop putting a comment above every command?", "could you quit adding emojis": a
+# request in question form that asks for a standing change in how the agent works.
+STOP_ASK = re.compile(
+    r"^(?:can|could|would|will) you (?:please |pls )?(?:stop|quit)\s+(?:\w+ing)\b", _I
+)
+
 PREFERENCE_RULES = _table(
     {
         "preference.always_never": (
@@ -1246,6 +1327,13 @@ PREFERENCE_RULES = _table(
         ),
         "preference.only": (
             r"^(?!only\b)[\w\s+/.-]{2,40}?\s+only\s*[,;:—–-]\s*(?:no|nothing|never)\b"
+        ),
+        # "class components are banned here", "no raw SQL allowed in handlers", "No changelog
+        # entries for typo fixes, only for …": a house rule said as what is not allowed.
+        "preference.not_allowed": (
+            r"\b(?:is|are) (?:banned|forbidden|not allowed|off[- ]limits|a no-go)\b"
+            r"|^no\s+[\w\s./-]{2,40}?\s+(?:allowed|permitted)\b"
+            r"|^no\s+[\w\s./-]{2,40}?\s+(?:for|in|on|under)\s+[^,;]{2,40}[,;]\s*only\b"
         ),
         # "uv, not pip.": a tool chosen over another, said as a bare contrast.
         "preference.tool_not": rf"^{_TOOL},\s*not\s+{_TOOL}",

@@ -163,3 +163,105 @@ def test_a_finding_announced_first_makes_what_follows_a_case() -> None:
 def test_a_reason_for_the_speakers_own_choice_is_no_case() -> None:
     said = "I chose Postgres because the team knows it. I set up the schema in db/schema.sql."
     assert [c for c in capture(said, "assistant") if c.category == "cases"] == []
+
+
+# --------------------------------------------------------------------------- casual rules
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        ("in this project please use httpx, not requests, the sync client is fine", "httpx"),
+        ("pls dont use default exports in this repo, named exports only", "default exports"),
+        ("btw in this repo pls dont use default exports", "default exports"),
+        ("id rather you ask before deleting any file. every time.", "deleting"),
+        ("class components are banned here, function components only", "class components"),
+        ("No changelog entries for typo fixes, only for changes users notice.", "changelog"),
+        ("can you stop wrapping every answer in a summary? just answer.", "summary"),
+        ("function components + hooks only, nothing class-based goes in", "hooks"),
+    ],
+)
+def test_a_rule_said_casually_is_a_preference(said: str, value: str) -> None:
+    kept(capture(said), "preferences", value)
+
+
+def test_a_javascript_function_is_still_code() -> None:
+    assert capture("function retry(fn, n) {\n  return fn().catch(() => retry(fn, n - 1));\n}") == []
+
+
+# --------------------------------------------------------------------------- releases
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        ("deployed the billing worker to prod last night, it runs hourly now", "billing worker"),
+        ("We released the new SDK to npm yesterday.", "SDK"),
+    ],
+)
+def test_a_release_reported_done_is_a_decision(said: str, value: str) -> None:
+    kept(capture(said), "events", value)
+
+
+def test_pushing_a_branch_is_no_release() -> None:
+    assert capture("I pushed the branch to origin.") == []
+
+
+# --------------------------------------------------------------------------- picks, approvals
+
+
+@pytest.mark.parametrize(
+    ("options", "reply", "value"),
+    [
+        (
+            "Two ways to fix the flaky deploy: (a) retry the helm upgrade twice, or (b) move the "
+            "migration into a pre-install hook job and keep one attempt. I'd lean (b).",
+            "b. go for it",
+            "pre-install hook",
+        ),
+        (
+            "Option A keeps the cron on the VM. Option B: move the nightly report to a Cloud Run "
+            "job with a scheduler trigger; costs a bit more.",
+            "yep B. do it, the VM dies every other week anyway",
+            "Cloud Run",
+        ),
+        (
+            "方案一：继续用 Celery，加一个专门的队列；方案二：换成 Temporal，重试和超时都交给它。"
+            "我倾向方案二。",
+            "选方案二吧",
+            "Temporal",
+        ),
+    ],
+)
+def test_picking_a_listed_option_keeps_the_option(options: str, reply: str, value: str) -> None:
+    found = capture(reply, previous=options)
+    kept(found, "events", value)
+    assert not any("Celery" in c.text or "retry the helm" in c.text for c in found)
+
+
+@pytest.mark.parametrize(
+    ("proposal", "reply", "value"),
+    [
+        (
+            "日志里大概有 5% 的重复请求，我建议在网关加一层幂等键校验，按 request-id 去重，保留 "
+            "24 小时。要这么做吗？",
+            "可以，就按这个来",
+            "幂等键",
+        ),
+        (
+            "我建议把定时任务从 crontab 挪到 Airflow，失败重试和告警都有现成的。",
+            "行，就这么定了，下周开始挪",
+            "Airflow",
+        ),
+    ],
+)
+def test_approving_a_proposal_keeps_the_proposal(proposal: str, reply: str, value: str) -> None:
+    kept(capture(reply, previous=proposal), "events", value)
+
+
+@pytest.mark.parametrize(
+    ("offer", "reply"),
+    [("Want me to delete the old branches?", "do it"), ("Should I bump it?", "yes please")],
+)
+def test_accepting_an_offer_is_still_no_decision(offer: str, reply: str) -> None:
+    assert capture(reply, previous=offer) == []
