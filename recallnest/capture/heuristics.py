@@ -111,7 +111,10 @@ def capture_turn(
             gate.sentences, turn.role, after_other_turn=replying, previous=said_before
         )
     if gate.reason is None and turn.role == "user" and said_before is not None:
-        signals += _confirmed_fix(gate.sentences[0], said_before)
+        # "好了！下载不卡住了": a bare "好了！" is read with what it goes on to say.
+        short = len(gate.sentences[0]) <= _BARE_OPENER_CHARS and len(gate.sentences) > 1
+        first = " ".join(gate.sentences[:2]) if short else gate.sentences[0]
+        signals += _confirmed_fix(first, said_before)
         # "行，就按你说的改，timeout 别动": the reply opens by approving the proposal, then adds
         # its own condition; the proposal is the decision, the condition its own memory.
         lead = R.APPROVAL_LEAD.match(gate.sentences[0])
@@ -784,6 +787,9 @@ def _procedure(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
         return None
     if R.PROCEDURE_STEPS.search(text) is None:
         return None
+    talk = R.COMMUNICATION.search(text)
+    if (talk is not None and not talk.group(0).isupper()) or R.AGENT_STYLE.match(text):
+        return None  # "以后给我解释代码，先说结论再讲细节": how to talk to the user, a preference
     confidence = 0.75 if ctx.role == "user" else ASSISTANT_CONFIDENCE
     return Signal("pattern.procedure", "patterns", text, 0.65, confidence), 1
 
@@ -856,6 +862,7 @@ def _finding_with_body(text: str) -> bool:
 
 
 _CONFIRMED_FIX_SENTENCES = 3
+_BARE_OPENER_CHARS = 4
 
 
 def _confirmed_fix(first: str, fix_turn: str) -> list[Signal]:
@@ -872,10 +879,18 @@ def _confirmed_fix(first: str, fix_turn: str) -> list[Signal]:
         return []
     kept = [s for s in said.sentences if not is_question(s) and not R.INTENT.match(s)]
     kept = kept[:_CONFIRMED_FIX_SENTENCES]
-    if not any(R.CHANGE_REPORT.search(s) for s in kept):
+    if not any(_reports_change(s) for s in kept):
         return []
     text = " ".join(kept).replace("。 ", "。")[:MAX_SENTENCE_CHARS]
     return [Signal("case.confirmed_fix", "cases", text, 0.7, 0.8)]
+
+
+def _reports_change(sentence: str) -> bool:
+    # "…必须声明 foregroundServiceType，我在 AndroidManifest.xml 里给它加了 …": the change may
+    # open any clause of the sentence.
+    if R.CHANGE_REPORT.search(sentence):
+        return True
+    return any(R.FIX_REPORT.match(part) for part in re.split(r"[，,;；]\s*", sentence))
 
 
 def _verified_fix(sentences: Sequence[str], reported: str | None = None) -> list[Signal]:

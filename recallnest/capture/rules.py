@@ -219,6 +219,9 @@ WORKS_NOW = re.compile(
     r"|(?:(?:the |it |everything )?[\w-]+ )?(?:works|passes|verif(?:y|ies)|builds|loads"
     r"|connects) now"
     r"|(?:works|working|passing|running) now|all good now)\b"
+    r"|\ball (?:green|passing)\b"
+    # 好了！真机上定位不闪退了: a confirmation naming the failure that is gone
+    r"|^(?:好了|好啦|可以了|行了|ok了?)[！!，,。]\s*[^，。？?]{0,12}?(?:不|没)(?:再)?\S{1,4}了"
     r"|^(?:好了|好啦|可以了|行了)?[，,]?\s*(?:现在)?(?:能|可以)?(?:连上|用|跑通|跑|访问|登录|打开|编译|启动)了"
     r"|^(?:没问题了|正常了|成功了|修好了|好使了)"
     # 好了，刷新正常了 / 可以了，页面能打开了: a confirmation naming what works again
@@ -1207,7 +1210,9 @@ PROFILE_RULES = _table(
             r"|自由职业者?|个人开发者)"
             # 我现在在读研 / 我研二: where the user is in their studies (b26)
             r"|我(?:现在|目前)?(?:还)?在(?:读研|读博|读本科|读大[一二三四]|读研究生|念研究生|上大学)"
-            r"|我(?:现在|目前)?(?:是)?(?:研[一二三]|博[一二三四五]|大[一二三四])(?:在读)?(?=[，,。\s]|$)"
+            r"|(?:我|本人)(?:现在|目前)?(?:是)?(?:研[一二三]|博[一二三四五]|大[一二三四])(?:在读)?(?=[，,。\s]|$)"
+            # 我一个人管后端加运维 / 就我一个人负责 k8s: what the user alone looks after
+            r"|(?:就)?我一个人(?:在)?(?:管|负责|维护|带|扛)\S"
             r"|我(?:以前"
             r"|之前"
             r"|原来)?是(?:做|搞|干|写)[^，。,]{1,12}?(?:的|出身)|我在\S{1,12}(?:当|做|担任"
@@ -1374,6 +1379,10 @@ PREFERENCE_RULES = _table(
             r"|习惯(?:用"
             r"|于|写)?|不想(?:引入|用|要|看到))"
             rf"(?!{DEICTIC_ZH})(?=\s*(?:用|使用)?\s*[\w\u4e00-\u9fff]{{2}})"
+        ),
+        # 别再给我包 try/except 了, 不要再给我加注释: what the agent keeps doing, forbidden
+        "preference.zh.stop_doing": (
+            r"(?:别|不要|不许|不准)(?:再给我|给我再|再|给我)[^，。！!？?]{4,}"
         ),
         "preference.zh.dont": (
             r"(?<![先暂要])(?:不要|别|禁止|千万别|不许|不准|绝对不能|千万不能|不允许|不可以)(?:再|给我|在(?!这|那)[^，。]{1,8}?|顺手|随便"

@@ -265,3 +265,51 @@ def test_approving_a_proposal_keeps_the_proposal(proposal: str, reply: str, valu
 )
 def test_accepting_an_offer_is_still_no_decision(offer: str, reply: str) -> None:
     assert capture(reply, previous=offer) == []
+
+
+# --------------------------------------------------------------------------- ZH, confirmations
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [("本人大二，在做课程设计", "大二"), ("我们就三个人，我一个人管前端和测试", "前端")],
+)
+def test_what_the_user_studies_or_looks_after_alone_is_their_profile(said: str, value: str) -> None:
+    kept(capture(said), "profile", value)
+
+
+def test_telling_the_agent_to_stop_a_habit_is_a_preference() -> None:
+    kept(capture("别再给我包一层 retry 装饰器了，失败就直接抛出来"), "preferences", "retry")
+
+
+def test_how_to_explain_things_stays_a_preference_not_a_workflow() -> None:
+    kept(capture("以后给我讲代码，先说结论再讲细节"), "preferences", "结论")
+
+
+def test_a_procedure_naming_sql_explain_stays_a_workflow() -> None:
+    said = "以后查慢接口的套路：先看 APM 的 trace，再拿 EXPLAIN 看执行计划。"
+    kept(capture(said, "assistant", previous="ok"), "patterns", "EXPLAIN")
+
+
+@pytest.mark.parametrize(
+    ("fix", "reply", "value"),
+    [
+        (
+            "我在 nginx.conf 里把 proxy_buffering 关了。",
+            "好了！下载不卡住了，谢谢",
+            "proxy_buffering",
+        ),
+        (
+            "问题出在缓存没失效，我在 save() 里给它加了 cache.delete。",
+            "好了！列表不串了",
+            "cache.delete",
+        ),
+        (
+            "Root cause: both tests wrote to /tmp/out. I switched them to tmp_path.",
+            "confirmed, ran it 20 times, all green",
+            "tmp_path",
+        ),
+    ],
+)
+def test_confirming_the_other_sides_fix_keeps_it(fix: str, reply: str, value: str) -> None:
+    kept(capture(reply, previous=fix), "cases", value)
