@@ -8,8 +8,13 @@ Rule order per sentence: explicit "remember" requests, corrections, solved cases
 tables (first-person preferences, workflows, decisions, profile, preferences), then project facts.
 
 Who said it: profile, preferences and workflows only from the user; assistant sentences can
-yield decisions, solved cases and facts at ASSISTANT_CONFIDENCE; a user's correction of the other
-side's turn gets CORRECTION_CONFIDENCE, above the statement it corrects.
+yield decisions, solved cases and facts at ASSISTANT_CONFIDENCE, and a workflow only when set
+down for later ("For next time: …", `_procedure`, decision 0030) or restated from the user; a
+user's correction of the other side's turn gets CORRECTION_CONFIDENCE, above the statement it
+corrects.
+
+The learned model (`learned`) answers where no rule fired, and names the category of what the
+catch-all fact rule kept (`_second_opinion`, decision 0030); it never changes another rule's.
 
 Scope rule, from what the statement is about:
 - A statement made for every project ("for all my projects", "in every repo", "everywhere",
@@ -168,6 +173,8 @@ def _learned(sentences: Sequence[str], role: str) -> list[Signal]:
         return []  # who the user is and what they want is theirs to say
     if category != "cases" and _not_a_standing_fact(" ".join(stated)):
         return []  # what the rules turn down on purpose, the model may not bring back
+    if role != "user" and R.READ_FROM.search(" ".join(stated)):
+        return []  # where the code takes a value from: read off the code again
     text = " ".join(stated).replace("。 ", "。")
     if len(text) > MAX_SENTENCE_CHARS:
         text = max(
@@ -354,6 +361,8 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
         return Signal("preference.stop_ask", "preferences", text, 0.6, 0.75), 1
     if is_question(text) or R.ELSEWHERE.match(text):
         return None, 1  # someone else's setup is no memory of the user's
+    if R.REPORTED_OTHER.match(text) and R.DISAGREE.search(f"{text} {ctx.next_sentence or ''}"):
+        return None, 1  # someone else's view the user then disputes or vents about
     signal = classify(text, ctx.role) or _casual(text, ctx.role)
     # Trigger: chit-chat shaped like a routine ("coffee first, then we break stuff"). Why: a
     # chat cue with no task and nothing technical names no step of the work (b26). Outcome:
@@ -486,6 +495,8 @@ def _fact(text: str, role: str, relaxed: bool) -> Signal | None:
     if not relaxed and _transient(text):
         return None
     if R.CODE_NAVIGATION.search(text) or R.HEDGE.search(text) or R.FAILURE.search(text):
+        return None
+    if role != "user" and R.READ_FROM.search(text):
         return None
     if R.PROMISE.search(text):  # "下次做 /search": still to do, not a fact
         return None

@@ -71,8 +71,8 @@ TOOL_NAME = re.compile(_TOOL, _I)
 
 
 DEICTIC_EN = (
-    r"(?:this|that|it(?!\s+(?:when|if)\b)|these|those|whatever|the first one|the second one|how"
-    r"|what)\b"
+    r"(?:this|that|it(?!\s+(?:when|if)\b)|these|those|whatever|whichever|either(?: one)?"
+    r"|the first one|the second one|how|what)\b"
 )
 
 DEICTIC_ZH = r"(?:这个|那个|这样|那样|这种方式|它|这些|那些|这么)"
@@ -122,12 +122,28 @@ ELSEWHERE = re.compile(
     r"(?:那边|那里|家)?的?(?:项目|电脑|仓库|团队|公司|配置|环境|机器|代码)",
     re.IGNORECASE,
 )
+# What someone else thinks, said by the user who then disagrees or only vents: "My coworker
+# keeps saying we should rewrite the CLI in Rust. I don't buy it", 组长说 ORM 都是垃圾，我不太认同.
+REPORTED_OTHER = re.compile(
+    r"^(?:(?:fwiw|btw|so|ugh)[,:]?\s+)?(?:my|our|the)\s+(?:[\w-]+\s+)?(?:co-?workers?|colleagues?"
+    r"|boss|manager|lead|cto|pm|friends?|teammates?|team ?mates?|architect|reviewer)"
+    r"\s+(?:keeps?\s+saying|says|said|thinks|insists|wants\s+(?:us\s+)?to|argues|claims)\b"
+    r"|^(?:我们|我)?(?:的)?(?:组长|同事|老板|领导|经理|朋友|主管|架构师|leader|技术负责人|产品经理?)"
+    r"(?:一直|总是|老是|又)?(?:说|觉得|认为|非要|坚持|吐槽)",
+    re.IGNORECASE,
+)
+DISAGREE = re.compile(
+    r"\bI (?:don't|do not) (?:buy|agree|think so)\b|\bI disagree\b|\bjust venting\b|\brant\b"
+    r"|不(?:太)?认同|不(?:太)?同意|我不这么(?:看|认为|觉得)|吐槽",
+    re.IGNORECASE,
+)
 NARRATION = re.compile(
     r"^(?:i'll|i will|i'm going to|let me|i've|i have|i just|now i|next,? i|first,? i|done\b"
     r"|here's|here is|i (?:updated|added|changed|removed|moved|renamed|fixed|wired|refactored"
     r"|created|wrote|ran|set|replaced)\b|running|我先|让我|我来|我已经|已经|现在|接下来|下面"
     r"|我这就|我马上|我(?:给|把|刚|刚刚|又|顺便|也)\S|looking at|checking|reading|after reading"
     r"|i looked|i checked|查看了|看了一下|查了一下|正在|我现在(?:去|就|来)"
+    r"|我(?:接下来|下一步|待会儿?|等会儿?|一会儿?)(?:去|就|来|再|先)?"
     r"|我(?:看|查|检查|翻|读)(?:了|过))",
     _I,
 )
@@ -323,6 +339,13 @@ INTENT = re.compile(
     _I,
 )
 
+# The assistant reading off where code takes a value from ("In session.ts, the TTL is read from
+# the SESSION_TTL env var", 会话 TTL 是从 … 环境变量读取的): the code says it again next time.
+READ_FROM = re.compile(
+    r"\b(?:is|are) (?:read|loaded|parsed|pulled|taken) from\b"
+    r"|是从[^，。]{1,40}?(?:读取|读出|加载|读)的",
+    re.IGNORECASE,
+)
 # Where a symbol is defined or who calls it can be read off the code again: not a memory.
 CODE_NAVIGATION = Gated(
     re.compile(

@@ -313,3 +313,51 @@ def test_a_procedure_naming_sql_explain_stays_a_workflow() -> None:
 )
 def test_confirming_the_other_sides_fix_keeps_it(fix: str, reply: str, value: str) -> None:
     kept(capture(reply, previous=fix), "cases", value)
+
+
+# --------------------------------------------------------------------------- false keeps
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "My manager keeps saying we should move everything to Kubernetes. I don't buy it, just "
+        "venting.",
+        "我们老板非要全换成微服务，我不太认同，吐槽一下。",
+    ],
+)
+def test_someone_elses_view_the_user_disputes_is_no_memory(said: str) -> None:
+    assert capture(said) == []
+
+
+def test_someone_elses_rule_passed_on_is_still_kept() -> None:
+    kept(capture("My lead says we deploy on Tuesdays only."), "patterns", "Tuesdays")
+
+
+def test_a_choice_left_to_the_other_side_is_no_decision() -> None:
+    assert capture("Let's go with whichever is easier for you.") == []
+
+
+def test_esp_idf_log_lines_are_output() -> None:
+    said = "网关又报这个了：\nW (3312) mqtt: connection lost, errno=104\nE (3320) wifi: beacon lost"
+    assert capture(said) == []
+
+
+def test_an_assistants_next_step_is_narration() -> None:
+    said = "好的，我接下来去改 nginx 的超时配置，改完重启一下看看。"
+    assert capture(said, "assistant", previous="ok") == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "In config/settings.py, the cache timeout is read from the CACHE_TTL env var.",
+        "在 app/config.go 里，超时时间是从 HTTP_TIMEOUT 环境变量读取的。",
+    ],
+)
+def test_where_the_code_reads_a_value_is_no_memory(said: str) -> None:
+    assert capture(said, "assistant") == []
+
+
+def test_a_user_saying_where_config_is_loaded_from_is_a_fact() -> None:
+    kept(capture("the config is loaded from /etc/shop/app.yaml on every box"), "entities", "/etc")
