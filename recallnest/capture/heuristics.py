@@ -847,7 +847,7 @@ def _solved_case(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     fix_next = (
         nxt is not None
         and not is_question(nxt)
-        and R.FIX_REPORT.match(nxt) is not None
+        and (R.FIX_REPORT.match(nxt) is not None or (diagnosis and _reports_change(nxt)))
         and (diagnosis or not _SPEAKER.match(text))
     )
     caused = fix_next and R.CAUSE_CLAUSE.search(text) is not None

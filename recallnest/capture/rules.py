@@ -325,7 +325,8 @@ FIX_REPORT = re.compile(
     r"|uninstalled|applied|backported|exported|wired|gated|moved|kept)\b"
     r"|^(?:我们?|已经?|随后|然后|后来)?(?:已经?)?(?:把|在|给|将)[^。；]{1,40}?(?:改|换|加|去掉|删|设|调|关"
     r"|开|补|升|降|拆|合|挪|移|固定|锁)"
-    r"|^(?:我们?)?(?:已经?|刚)(?:改|换|加|去掉|删|设|调|关|开|补|升|降|回滚|固定|锁)",
+    r"|^(?:我们?)?(?:已经?|刚)(?:改|换|加|去掉|删|设|调|关|开|补|升|降|回滚|固定|锁)"
+    r"|^(?:我们?|随后|然后)(?:又|也|就)?(?:加|改|换|去掉|删|调|关|开|补|升|降|拆|挪)(?:了|上|成)",
     _I,
 )
 # A cause given in a clause ("…ran twice because both hosts had the job", 是因为…): a case only
@@ -789,7 +790,7 @@ PROCEDURE_LEAD = re.compile(
     r"|^for (?:next time|the future|future [\w -]{1,30}?)\s*[:：]"
     r"|(?:以后|今后|往后|下次)[^，。：:]{0,24}?(?:顺序|步骤|流程|套路|做法|办法|方法)\s*[:：]"
     r"|(?:顺序|步骤|流程|套路|做法|方法)\s*[:：]\s*先"
-    r"|^(?:以后|今后|往后)[^，。]{1,40}?[，,]\s*先",
+    r"|^(?:以后|今后|往后)[^，。]{1,60}?[，,]\s*先",
     _I,
 )
 PROCEDURE_STEPS = re.compile(r"\bthen\b|→|->|先.{1,60}?(?:再|然后|最后)", _I)
@@ -1187,7 +1188,16 @@ PROFILE_RULES = _table(
         "profile.needs": (
             r"\bI(?:'m| am) (?:[\w/-]+\s+)?(?:colou?r-?blind|dyslexic|deaf|blind|left-handed"
             r"|visually impaired"
-            r"|hard of hearing|not a native (?:english )?speaker|a non-native)\b|\bI use a screen"
+            r"|hard of hearing|not a native (?:english )?speaker|a non-native)\b"
+            # "English is my second language", "React is new-ish for me": background said of a
+            # language or a tool
+            r"|\b(?:english|chinese|german|french|spanish|japanese|korean|portuguese)"
+            r" is (?:my|not my) (?:second|third|first|native|mother) (?:language|tongue)\b"
+            r"|(?:^|[,;]\s*|\b(?:so|but|and|while)\s+)(?!(?:this|that|it|these|those|the|everything"
+            r"|all)\b)[\w.+#/-]+(?:\s+[\w.+#/-]+)?\s+(?:is|are)"
+            r" (?:(?:still|pretty|fairly|very|quite|kinda|kind of|totally|all) ){0,2}"
+            r"new(?:-ish)? (?:to|for) me\b"
+            r"|\bI use a screen"
             r" reader\b|我(?:是)?(?:色弱|色盲|红绿色盲|左撇子|读写障碍|视力不好)"
             r"|我(?:的)?(?:英语|英文)(?:不太好|一般|不好|很差)"
         ),
@@ -1330,7 +1340,7 @@ PREFERENCE_RULES = _table(
         ),
         "preference.default": (
             r"\b(?:default to|by default|from now on|going forward|moving forward"
-            r"|in (?:the )?future"
+            r"|in (?:the )?future|for (?:anything|everything|all) new|in new code|for new code"
             r"|from here on|whenever (?:you|we|I)|where(?:ever)? (?:you can|possible)"
             r"|whenever possible|when(?:ever)? you can|as much as possible"
             r"|for (?:all|every one of|each of) (?:my|our) (?:projects|repos|repositories|code)"
@@ -1347,7 +1357,7 @@ PREFERENCE_RULES = _table(
         # hand me should be lowercase", "dataclasses only, no pydantic models".
         "preference.keep_out": (
             r"(?:^(?:in|for|on) [^,]{1,40}?,?\s+|^)(?:please\s+)?keep\s+(?!(?:the|this|that|it"
-            r"|them|going|up|on|in)\b)[\w\s./+-]{1,40}?\s+out\s+of\b"
+            r"|them|going|up|on|in)\b)[\w\s./+-]{1,40}?\s+(?:out|free|clear)\s+of\b"
         ),
         "preference.for_me": (
             r"\b(?:you (?:hand|give|send|write|show|generate|paste) me|you write for me)\b.{0,40}?"
@@ -1407,6 +1417,8 @@ PREFERENCE_RULES = _table(
         "preference.zh.stop_doing": (
             r"(?:别|不要|不许|不准)(?:再给我|给我再|再|给我)[^，。！!？?]{4,}"
         ),
+        # 提交 notebook 时请清掉输出: an instruction tied to an event, said for every time
+        "preference.zh.when_asked": r"(?:时|的时候|之前|以前)[，,]?\s*请(?!问|教)\S",
         "preference.zh.dont": (
             r"(?<![先暂要])(?:不要|别|禁止|千万别|不许|不准|绝对不能|千万不能|不允许|不可以)(?:再|给我|在(?!这|那)[^，。]{1,8}?|顺手|随便"
             r"|乱|总是|老是|每次|直接|一上来就?|都|整个文件|整段){0,3}(?:把[^，。]{1,20}?)?(?:用|使用|加|添加|写|引入|提交|留|装|安装"

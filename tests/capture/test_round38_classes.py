@@ -361,3 +361,55 @@ def test_where_the_code_reads_a_value_is_no_memory(said: str) -> None:
 
 def test_a_user_saying_where_config_is_loaded_from_is_a_fact() -> None:
     kept(capture("the config is loaded from /etc/shop/app.yaml on every box"), "entities", "/etc")
+
+
+# --------------------------------------------------------------------------- more forms
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        ("German is my second language, so keep the wording plain.", "second language"),
+        ("i've mostly done embedded C, so TypeScript is still kinda new to me", "TypeScript"),
+    ],
+)
+def test_a_language_background_is_the_users_profile(said: str, value: str) -> None:
+    kept(capture(said), "profile", value)
+
+
+def test_something_new_to_the_user_in_the_task_is_no_profile() -> None:
+    assert [c for c in capture("this error is new to me") if c.category == "profile"] == []
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        (
+            "In this codebase pls use httpx for anything new, the requests calls are legacy.",
+            "httpx",
+        ),
+        ("Please keep fixtures free of real customer data, use the faker factories.", "faker"),
+        ("部署到线上时请先在群里说一声。", "群里"),
+    ],
+)
+def test_a_standing_instruction_is_a_preference(said: str, value: str) -> None:
+    kept(capture(said), "preferences", value)
+
+
+@pytest.mark.parametrize(
+    ("said", "values"),
+    [
+        (
+            "定位到了：Pod 一直重启是因为 readinessProbe 的超时只有 1 秒，冷启动要 20 秒。"
+            "我加了 startupProbe，给了 60 秒。",
+            ("readinessProbe", "startupProbe"),
+        ),
+        (
+            "定位到了：报表导出把整张表读进内存，数据一多就 OOM。"
+            "改成按主键分批读取之后，内存稳定在 200M 左右。",
+            ("OOM", "分批"),
+        ),
+    ],
+)
+def test_a_diagnosis_keeps_the_change_said_next(said: str, values: tuple[str, ...]) -> None:
+    kept(capture(said, "assistant", previous="ok"), "cases", *values)
