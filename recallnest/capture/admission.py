@@ -530,7 +530,10 @@ class Admitter:
             if target is None:
                 target = _relocated(cap, known.values(), when)
             decision = replace(decision, action="supersede") if target else decision
-        if decision.action == "insert" and _CHOICE.search(canonical(cap.text)):
+        # A correction is a change said outright: "that Node thing is outdated: we moved the
+        # desktop build to Node 22" replaces "CI pins Node 18" as a choice would.
+        chosen = _CHOICE.search(canonical(cap.text)) is not None or _correction(cap)
+        if decision.action == "insert" and chosen:
             target = _swapped(cap, known.values(), when) or _resized(cap, known.values(), when)
             decision = replace(decision, action="supersede") if target else decision
         retimed = None

@@ -51,6 +51,7 @@ LOG = re.compile(
     | ^[a-z][\w.-]{1,30}:\ (?:error|warning|fatal|info|notice|debug)\b(?::|\ \*|\ \[)  # srun
     | ^\s*\*{3}\ [A-Z]{3,}\b                                   # "*** JOB 4418823 ON … ***"
     | ^[IWEF]\d{4}\ \d\d:\d\d:\d\d                           # klog (kubelet, kube-*)
+    | ^[EWIDV]\ \(\d+\)\ [\w./-]+:\s?\S                          # ESP-IDF "W (12881) wifi: …"
     | ^[A-Z][a-z]{2}\ [\ \d]\d\ \d\d:\d\d:\d\d\ \S           # syslog / journalctl
     | ^\s*(?:time|ts|level|lvl)=\S                           # logfmt
     | ^\s*\{\s*"(?:level|lvl|time|ts|timestamp|msg|message|severity|@timestamp)"\s*:

@@ -8,8 +8,13 @@ Rule order per sentence: explicit "remember" requests, corrections, solved cases
 tables (first-person preferences, workflows, decisions, profile, preferences), then project facts.
 
 Who said it: profile, preferences and workflows only from the user; assistant sentences can
-yield decisions, solved cases and facts at ASSISTANT_CONFIDENCE; a user's correction of the other
-side's turn gets CORRECTION_CONFIDENCE, above the statement it corrects.
+yield decisions, solved cases and facts at ASSISTANT_CONFIDENCE, and a workflow only when set
+down for later ("For next time: …", `_procedure`, decision 0034) or restated from the user; a
+user's correction of the other side's turn gets CORRECTION_CONFIDENCE, above the statement it
+corrects.
+
+The learned model (`learned`) answers where no rule fired, and names the category of what the
+catch-all fact rule kept (`_second_opinion`, decision 0034); it never changes another rule's.
 
 Scope rule, from what the statement is about:
 - A statement made for every project ("for all my projects", "in every repo", "everywhere",
@@ -77,6 +82,7 @@ class Context:
     after_other_turn: bool = False  # the sentence is part of a reply to the other side's turn
     previous: str | None = None  # the other side's turn this one replies to
     acknowledged: bool = False  # the sentence before was a bare "Understood." / 明白。
+    found: bool = False  # a finding was announced before ("Found it.") or this answers "why …?"
 
 
 # --------------------------------------------------------------------------- public entry points
@@ -110,7 +116,10 @@ def capture_turn(
             gate.sentences, turn.role, after_other_turn=replying, previous=said_before
         )
     if gate.reason is None and turn.role == "user" and said_before is not None:
-        signals += _confirmed_fix(gate.sentences[0], said_before)
+        # "好了！下载不卡住了": a bare "好了！" is read with what it goes on to say.
+        short = len(gate.sentences[0]) <= _BARE_OPENER_CHARS and len(gate.sentences) > 1
+        first = " ".join(gate.sentences[:2]) if short else gate.sentences[0]
+        signals += _confirmed_fix(first, said_before)
         # "行，就按你说的改，timeout 别动": the reply opens by approving the proposal, then adds
         # its own condition; the proposal is the decision, the condition its own memory.
         lead = R.APPROVAL_LEAD.match(gate.sentences[0])
@@ -118,10 +127,16 @@ def capture_turn(
         approved = _approved_proposal(said, said_before)
         if approved is not None:
             signals = [*_without_approval(signals, said), approved]
+    if turn.role == "user" and said_before is not None and gate.reason in (None, "acknowledgement"):
+        picked = _picked_option(turn.text, said_before)
+        if picked is not None:
+            signals = [picked]
     if turn.role == "assistant":
         signals += _verified_fix(gate.sentences, said_before)
     if not signals and gate.reason is None:
         signals = _learned(gate.sentences, turn.role)
+    elif gate.reason is None:
+        signals = _second_opinion(signals, gate.sentences, turn.role)
     signals = [part for signal in signals for part in _by_scope(signal, project)]
     signals = [replace(s, text=_undangled(s.text)) for s in signals]
     # canonical() is slow (one large alias regex): once per signal, for subject and dedup.
@@ -158,6 +173,8 @@ def _learned(sentences: Sequence[str], role: str) -> list[Signal]:
         return []  # who the user is and what they want is theirs to say
     if category != "cases" and _not_a_standing_fact(" ".join(stated)):
         return []  # what the rules turn down on purpose, the model may not bring back
+    if role != "user" and R.READ_FROM.search(" ".join(stated)):
+        return []  # where the code takes a value from: read off the code again
     text = " ".join(stated).replace("。 ", "。")
     if len(text) > MAX_SENTENCE_CHARS:
         text = max(
@@ -167,12 +184,52 @@ def _learned(sentences: Sequence[str], role: str) -> list[Signal]:
     return [Signal(f"learned.{category}", category, text[:MAX_SENTENCE_CHARS], 0.5, confidence)]
 
 
+# The catch-all fact rule: any sentence with a concrete token and a fact verb (`_fact`), so it
+# also keeps causes, fixes, procedures and the user's background, which name files and tools too.
+_GENERIC_FACT_RULES = frozenset({"entity.fact", "confirmed.entity.fact"})
+_RELABELLED = frozenset({"cases", "events", "patterns", "profile"})
+
+
+def _second_opinion(signals: list[Signal], sentences: Sequence[str], role: str) -> list[Signal]:
+    # Trigger: the catch-all fact rule kept a sentence and the learned model names the turn a
+    # solved case, a decision, a workflow or (for a user) a profile with probability >=
+    # learned.RELABEL_THRESHOLD. Why: that rule fires on whatever names a file or a tool, so
+    # "The import double-counts because the retry wrapper re-sends the batch" or "我在医院信息
+    # 科，主要维护 HIS 系统" became facts; on held-out rows it was the rule behind most wrong
+    # categories (decision 0034). Outcome: the same sentence under the model's category, at
+    # the rule's confidence; a case takes the turn's statements (its cause and its fix) when
+    # they fit. Other rules' categories are never changed (decision 0028).
+    generic = [s for s in signals if s.rule in _GENERIC_FACT_RULES]
+    if not generic:
+        return signals
+    stated = [s for s in sentences if not is_question(s)]
+    whole = " ".join(stated).replace("。 ", "。")
+    category, probability = learned.predict(whole, role)
+    if (
+        category not in _RELABELLED
+        or probability < learned.RELABEL_THRESHOLD
+        or (role != "user" and category == "profile")
+    ):
+        return signals
+    out: list[Signal] = []
+    for signal in signals:
+        if signal.rule in _GENERIC_FACT_RULES:
+            fits = category == "cases" and len(whole) <= MAX_SENTENCE_CHARS
+            text = whole if fits else signal.text
+            signal = replace(
+                signal, rule=f"{signal.rule}.learned.{category}", category=category, text=text
+            )
+        out.append(signal)
+    return out
+
+
 def _not_a_standing_fact(text: str) -> bool:
     # A failure seen once, a hedge, a promise, narration of what one is doing, or a request:
     # the rules' deliberate "no" for facts and preferences ("我们的构建跑在内网机器上，昨天失败了").
     # A solved case names its failure by nature, so cases are not asked this.
     return bool(
-        R.FAILURE.search(text)
+        _transient(text)  # "We're on the old API for now": the rules' "not yet a standing fact"
+        or R.FAILURE.search(text)
         or R.HEDGE.search(text)
         or R.PROMISE.search(text)
         or R.NARRATION.match(text)
@@ -197,7 +254,8 @@ def extract(
     while i < len(sentences):
         nxt = sentences[i + 1] if i + 1 < len(sentences) else None
         acked = i > 0 and _bare_acknowledgement(sentences[i - 1])
-        ctx = Context(role, nxt, after_other_turn, previous, acked)
+        found = (i > 0 and _bare_finding(sentences[i - 1])) or (i == 0 and _answers_why(previous))
+        ctx = Context(role, nxt, after_other_turn, previous, acked, found)
         signal, used = extract_sentence(sentences[i], ctx)
         if signal is not None and used == 1 and nxt is not None and _reason_follows(signal, nxt):
             signal, used = _with_reason_after(signal, nxt), 2
@@ -294,19 +352,44 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
     confirmed = _confirmation(sentence.strip(), ctx)  # "OK, …"/好的，… are fillers elsewhere
     if confirmed is not None and not _states_a_decision(text, ctx.role):
         return _keep_polarity(text, confirmed[0]), confirmed[1]
-    for special in (_remember, _correction, _solved_case, _answer, _commitment):
+    for special in (_remember, _correction, _procedure, _solved_case, _answer, _commitment):
         found = special(text, ctx)
         if found is not None:
             return _keep_polarity(text, found[0]), found[1]
+    if ctx.role == "user" and R.STOP_ASK.match(text):
+        # "Can you stop putting a comment above every command?": asked, but a standing rule.
+        return Signal("preference.stop_ask", "preferences", text, 0.6, 0.75), 1
     if is_question(text) or R.ELSEWHERE.match(text):
         return None, 1  # someone else's setup is no memory of the user's
-    signal = classify(text, ctx.role)
+    if R.REPORTED_OTHER.match(text) and R.DISAGREE.search(f"{text} {ctx.next_sentence or ''}"):
+        return None, 1  # someone else's view the user then disputes or vents about
+    signal = classify(text, ctx.role) or _casual(text, ctx.role)
     # Trigger: chit-chat shaped like a routine ("coffee first, then we break stuff"). Why: a
     # chat cue with no task and nothing technical names no step of the work (b26). Outcome:
     # no workflow memory.
     if signal is not None and signal.category == "patterns" and is_small_talk(text):
         return None, 1
     return signal, 1
+
+
+def _casual(text: str, role: str) -> Signal | None:
+    # Trigger: a rule said casually: behind a scope or aside lead ("in this repo pls dont use
+    # default exports", "btw, …", "honestly id rather you …") or without apostrophes. Why: the
+    # rule tables read "don't …", "I'd rather …", "use X, not Y" at the start of a sentence;
+    # the same rule with a lead or typed fast fell through to nothing. Outcome: the rules run
+    # on the spelled-out rest; the memory keeps the whole sentence (its scope words included).
+    spelled = R.UNCONTRACTED.sub(_contracted, text)
+    body = R.CASUAL_LEAD.sub("", spelled, count=1).strip()
+    if body == text or not body:
+        return None
+    found = classify(body, role)
+    return replace(found, text=text) if found is not None else None
+
+
+def _contracted(match: re.Match[str]) -> str:
+    word = match.group(0)
+    fixed = R.CONTRACTIONS[word.casefold().split()[0]]
+    return fixed + word[len(word.split()[0]) :]
 
 
 def _restated_confirmation(text: str, ctx: Context) -> bool:
@@ -412,6 +495,8 @@ def _fact(text: str, role: str, relaxed: bool) -> Signal | None:
     if not relaxed and _transient(text):
         return None
     if R.CODE_NAVIGATION.search(text) or R.HEDGE.search(text) or R.FAILURE.search(text):
+        return None
+    if role != "user" and R.READ_FROM.search(text):
         return None
     if R.PROMISE.search(text):  # "下次做 /search": still to do, not a fact
         return None
@@ -664,6 +749,8 @@ def _confirmation(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     body = text[match.end() :].strip()
     if not body or is_question(body) or R.NARRATION.match(body) or R.HEDGE.search(body):
         return None
+    if R.REMINDER_PROMISE.match(body):
+        return None, 1  # "好的，我下次会记得先跑 lint 再提交": a promise, not the user's rule
     if R.PROGRESS.search(re.split(r"[;；]", body, maxsplit=1)[0]):
         return None
     inner = classify(body, "assistant", relaxed=True)
@@ -685,10 +772,40 @@ def _confirmation(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     return Signal("confirmed.decision", "events", body, 0.6, ASSISTANT_CONFIDENCE), 1
 
 
+def _bare_finding(sentence: str) -> bool:
+    match = R.FINDING.match(sentence.strip())
+    return match is not None and match.end() >= len(sentence.strip())
+
+
+def _answers_why(previous: str | None) -> bool:
+    # A reply to "why did the nightly run take 4h?" states a cause, in whatever words.
+    if previous is None or not is_question(previous):
+        return False
+    return R.WHY_QUESTION.search(previous) is not None
+
+
 def _bare_acknowledgement(sentence: str) -> bool:
     bare = sentence.strip().rstrip(".!。！")
     match = R.CONFIRMATION.match(bare + ", ")
     return match is not None and match.end() >= len(bare)
+
+
+def _procedure(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
+    # Trigger: a sentence framed as the way to do something from now on ("For next time: the
+    # e2e suite needs the mock server first, then …", "What works for X here: A, then B",
+    # 以后这个仓库发版的顺序：先…再…, 以后 X 再报错，先…再…) with ordered steps. Why: a workflow
+    # the assistant worked out or noted is as durable as one the user stated, and blind rows
+    # label it so; the rules heard workflows from the user only. Outcome: a workflow, at
+    # assistant confidence when the assistant said it.
+    if is_question(text) or R.PROCEDURE_LEAD.search(text) is None:
+        return None
+    if R.PROCEDURE_STEPS.search(text) is None:
+        return None
+    talk = R.COMMUNICATION.search(text)
+    if (talk is not None and not talk.group(0).isupper()) or R.AGENT_STYLE.match(text):
+        return None  # "以后给我解释代码，先说结论再讲细节": how to talk to the user, a preference
+    confidence = 0.75 if ctx.role == "user" else ASSISTANT_CONFIDENCE
+    return Signal("pattern.procedure", "patterns", text, 0.65, confidence), 1
 
 
 def _commitment(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
@@ -721,14 +838,28 @@ def _solved_case(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     if R.INTENT.match(text) or is_question(text) or R.UNFIXED.search(text):
         return None  # "I tried the fix and it's still failing": nothing solved
     confidence = 0.8 if ctx.role == "user" else 0.65
-    diagnosis = R.DIAGNOSIS.search(text) is not None
-    if not diagnosis and not R.CASE_ERROR.search(text):
+    # Trigger: a finding announced first ("Found it.", 查到了：…, "figured out the OOM!!") or
+    # an answer to "why …?". Why: what follows is the cause, in words no cause list holds.
+    # Outcome: a diagnosis, kept with the fix when one follows.
+    diagnosis = ctx.found or _finding_with_body(text) or R.DIAGNOSIS.search(text) is not None
+    nxt = ctx.next_sentence
+    # "…so it rebuilt all 900M rows. I set it back to incremental …": the cause, then the
+    # change the speaker made, is one solved case (the change alone reads as narration).
+    # A reason for the speaker's own choice ("I chose Postgres because …") is no failure's cause.
+    fix_next = (
+        nxt is not None
+        and not is_question(nxt)
+        and (R.FIX_REPORT.match(nxt) is not None or (diagnosis and _reports_change(nxt)))
+        and (diagnosis or not _SPEAKER.match(text))
+    )
+    caused = fix_next and R.CAUSE_CLAUSE.search(text) is not None
+    if not diagnosis and not caused and not R.CASE_ERROR.search(text):
         return None
     if R.CASE_FIX.search(text):
         return Signal("case.error_fix", "cases", text, 0.65, confidence), 1
-    nxt = ctx.next_sentence
-    if nxt and R.CASE_FIX.search(nxt) and not is_question(nxt):
-        return Signal("case.error_then_fix", "cases", f"{text} {nxt}", 0.65, confidence), 2
+    if nxt and (R.CASE_FIX.search(nxt) or fix_next) and not is_question(nxt):
+        text = f"{text} {nxt}".replace("。 ", "。")[:MAX_SENTENCE_CHARS]
+        return Signal("case.error_then_fix", "cases", text, 0.65, confidence), 2
     # Trigger: a settled diagnosis with no fix beside it ("Root cause: …", 确认是时区问题). Why:
     # why it broke is the half of a case the next session needs first. Outcome: cases.
     if diagnosis:
@@ -736,7 +867,16 @@ def _solved_case(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     return None
 
 
+_SPEAKER = re.compile(r"^(?:I|we)\b|^我", re.I)
+
+
+def _finding_with_body(text: str) -> bool:
+    match = R.FINDING.match(text)
+    return match is not None and match.end() < len(text)
+
+
 _CONFIRMED_FIX_SENTENCES = 3
+_BARE_OPENER_CHARS = 4
 
 
 def _confirmed_fix(first: str, fix_turn: str) -> list[Signal]:
@@ -753,10 +893,18 @@ def _confirmed_fix(first: str, fix_turn: str) -> list[Signal]:
         return []
     kept = [s for s in said.sentences if not is_question(s) and not R.INTENT.match(s)]
     kept = kept[:_CONFIRMED_FIX_SENTENCES]
-    if not any(R.CHANGE_REPORT.search(s) for s in kept):
+    if not any(_reports_change(s) for s in kept):
         return []
     text = " ".join(kept).replace("。 ", "。")[:MAX_SENTENCE_CHARS]
     return [Signal("case.confirmed_fix", "cases", text, 0.7, 0.8)]
+
+
+def _reports_change(sentence: str) -> bool:
+    # "…必须声明 foregroundServiceType，我在 AndroidManifest.xml 里给它加了 …": the change may
+    # open any clause of the sentence.
+    if R.CHANGE_REPORT.search(sentence):
+        return True
+    return any(R.FIX_REPORT.match(part) for part in re.split(r"[，,;；]\s*", sentence))
 
 
 def _verified_fix(sentences: Sequence[str], reported: str | None = None) -> list[Signal]:
@@ -799,6 +947,21 @@ def _without_approval(signals: list[Signal], approval: str) -> list[Signal]:
     return out
 
 
+def _picked_option(reply_text: str, options_turn: str) -> Signal | None:
+    # Trigger: the user's reply names one of the options the other side laid out ("b. go for
+    # it" after "(a) pin the image …, or (b) move the smoke test to the managed pool …", "yep
+    # B. do it", 选方案二). Why: the choice is in the other side's words; the reply alone is a
+    # letter. Outcome: a decision of that option's text, user confidence.
+    pick = R.OPTION_PICK.match(reply_text.strip())
+    if pick is None:
+        return None
+    label = next(g for g in pick.groups() if g is not None)
+    option = R.option_text(options_turn, label)
+    if option is None:
+        return None
+    return Signal("decision.picked_option", "events", option[:MAX_SENTENCE_CHARS], 0.7, 0.8)
+
+
 def _approved_proposal(reply_text: str, proposal_turn: str) -> Signal | None:
     # Trigger: the user's whole reply approves ("go with that.", 就这么办) what the other side's
     # turn proposes or did ("Record each event.id in a stripe_events table … I wrote the
@@ -809,9 +972,12 @@ def _approved_proposal(reply_text: str, proposal_turn: str) -> Signal | None:
         return None
     said = gate_turn(proposal_turn)
     # "Want me to delete them?" answered "do it": the offer names no choice worth keeping.
-    if said.reason is not None or not said.sentences or is_question(said.sentences[-1]):
+    if said.reason is not None or not said.sentences:
         return None
     kept = [s for s in said.sentences if not is_question(s) and not R.INTENT.match(s)]
+    # …unless the turn proposed a course before asking ("我建议先用 MinHash 去重…。要这么做吗？").
+    if is_question(said.sentences[-1]) and not any(R.PROPOSAL.search(s) for s in kept):
+        return None
     text = " ".join(kept[:_APPROVED_SENTENCES]).replace("。 ", "。")[:MAX_SENTENCE_CHARS]
     return Signal("decision.approved", "events", text, 0.7, 0.8) if text else None
 

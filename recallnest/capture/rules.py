@@ -71,8 +71,8 @@ TOOL_NAME = re.compile(_TOOL, _I)
 
 
 DEICTIC_EN = (
-    r"(?:this|that|it(?!\s+(?:when|if)\b)|these|those|whatever|the first one|the second one|how"
-    r"|what)\b"
+    r"(?:this|that|it(?!\s+(?:when|if)\b)|these|those|whatever|whichever|either(?: one)?"
+    r"|the first one|the second one|how|what)\b"
 )
 
 DEICTIC_ZH = r"(?:这个|那个|这样|那样|这种方式|它|这些|那些|这么)"
@@ -122,12 +122,28 @@ ELSEWHERE = re.compile(
     r"(?:那边|那里|家)?的?(?:项目|电脑|仓库|团队|公司|配置|环境|机器|代码)",
     re.IGNORECASE,
 )
+# What someone else thinks, said by the user who then disagrees or only vents: "My coworker
+# keeps saying we should rewrite the CLI in Rust. I don't buy it", 组长说 ORM 都是垃圾，我不太认同.
+REPORTED_OTHER = re.compile(
+    r"^(?:(?:fwiw|btw|so|ugh)[,:]?\s+)?(?:my|our|the)\s+(?:[\w-]+\s+)?(?:co-?workers?|colleagues?"
+    r"|boss|manager|lead|cto|pm|friends?|teammates?|team ?mates?|architect|reviewer)"
+    r"\s+(?:keeps?\s+saying|says|said|thinks|insists|wants\s+(?:us\s+)?to|argues|claims)\b"
+    r"|^(?:我们|我)?(?:的)?(?:组长|同事|老板|领导|经理|朋友|主管|架构师|leader|技术负责人|产品经理?)"
+    r"(?:一直|总是|老是|又)?(?:说|觉得|认为|非要|坚持|吐槽)",
+    re.IGNORECASE,
+)
+DISAGREE = re.compile(
+    r"\bI (?:don't|do not) (?:buy|agree|think so)\b|\bI disagree\b|\bjust venting\b|\brant\b"
+    r"|不(?:太)?认同|不(?:太)?同意|我不这么(?:看|认为|觉得)|吐槽",
+    re.IGNORECASE,
+)
 NARRATION = re.compile(
     r"^(?:i'll|i will|i'm going to|let me|i've|i have|i just|now i|next,? i|first,? i|done\b"
     r"|here's|here is|i (?:updated|added|changed|removed|moved|renamed|fixed|wired|refactored"
     r"|created|wrote|ran|set|replaced)\b|running|我先|让我|我来|我已经|已经|现在|接下来|下面"
     r"|我这就|我马上|我(?:给|把|刚|刚刚|又|顺便|也)\S|looking at|checking|reading|after reading"
     r"|i looked|i checked|查看了|看了一下|查了一下|正在|我现在(?:去|就|来)"
+    r"|我(?:接下来|下一步|待会儿?|等会儿?|一会儿?)(?:去|就|来|再|先)?"
     r"|我(?:看|查|检查|翻|读)(?:了|过))",
     _I,
 )
@@ -151,9 +167,55 @@ APPROVAL = re.compile(
     r"[,!.，！。]?\s*)*"
     r"(?:go with (?:that|it|this|your (?:plan|approach|suggestion))|go for it|let's do (?:that|it)"
     r"|do (?:that|it)|ship it|yes,? please|please do|agreed|sounds good,? (?:do it|go ahead)"
+    r"|(?:那)?就这么定了?吧?"
     r"|就这么办|就这么做|就这么干|就这么改|就这样(?:做|办|改)?吧?|(?:就)?(?:按|照)(?:你说的|这个|你的方案)"
     r"(?:来|办|做|改|干)?(?:吧)?|照这个来|可以，?就这么(?:做|办|干|改))"
     r"[\s.!。！]*$",
+    _I,
+)
+# A reply that picks one of the options the other side listed: "b. go for it", "yep B. do it",
+# "option 2 please", "(a)", 选 B, 方案二吧, 就 A 吧.
+OPTION_PICK = re.compile(
+    r"^(?:(?:ok(?:ay)?|yes|yep|yeah|sure|hmm|let's (?:do|go with)|go with|i'd go with|i'll take"
+    r"|we'll take)[,!.]?\s+)*(?:option\s+)?\(?([a-d1-4])\)?(?:[.!,]|\s*$|\s+(?=(?:go|do|please|pls"
+    r"|then|it is|that one|sounds)\b))"
+    r"|^(?:(?:好|行|可以|嗯)[，,]?\s*)?(?:那就|就|选|用)?\s*(?:方案\s*)?([A-Da-d一二三四])\s*(?:方案)?\s*(?:吧|了|[，,。！!]|$)",
+    _I,
+)
+_ZH_NUMBERS = {"一": "1", "二": "2", "三": "3", "四": "4"}
+
+
+def option_text(turn: str, label: str) -> str | None:
+    """The text of option `label` ("b", "2", "二") in a turn that lists options: "(b) …",
+    "Option B: …", "B) …", "方案二：…"; up to the next option or the end of its sentence."""
+    label = _ZH_NUMBERS.get(label, label)
+    for_label = re.escape(label)
+    zh = "|".join(k for k, v in _ZH_NUMBERS.items() if v == label) or "_"
+    start = re.search(
+        rf"\(\s*{for_label}\s*\)|\boption\s+{for_label}\b\s*[:：.)-]?|(?:^|\s){for_label}\)"
+        rf"|方案\s*(?:{for_label}|{zh})\s*[:：]?",
+        turn,
+        re.IGNORECASE,
+    )
+    if start is None:
+        return None
+    rest = turn[start.end() :]
+    end = re.search(
+        r"[,;，；]?\s*(?:or\s+)?\(\s*[a-d1-4]\s*\)|\boption\s+[a-d1-4]\b|方案\s*[A-Da-d一二三四]"
+        r"|[。；！？]|[.;!?](?:\s|$)|\n",
+        rest,
+        re.IGNORECASE,
+    )
+    text = rest[: end.start()] if end else rest
+    text = text.strip(" ,;:：，")
+    return text if len(text) >= 8 else None
+
+
+# The other side proposing a course, not only offering to act: "I'd suggest …", "I'd lean (b)",
+# 我建议…, 推荐…, 我倾向…. A proposal ending "要这么做吗？" is still approved by "可以，就按这个来".
+PROPOSAL = re.compile(
+    r"\bI(?:'d| would)? (?:suggest|recommend|propose|lean)\b|\bmy (?:suggestion|recommendation)\b"
+    r"|建议|推荐|我倾向|不如",
     _I,
 )
 # An approval that opens a longer reply ("行，就按你说的改，timeout 别动", "go with that, but
@@ -162,7 +224,7 @@ APPROVAL_LEAD = re.compile(
     r"^(?:(?:ok(?:ay)?|yes|yep|sure|great|行|好的?|可以|嗯)[,，!.。]?\s*)*"
     r"(?:go with (?:that|it|this|your (?:plan|approach|suggestion))"
     r"|let's do (?:that|it)|sounds good"
-    r"|(?:就)?(?:按|照)(?:你说的|你的方案|这个)(?:来|办|做|改|干)?|就这么(?:办|做|干|改))"
+    r"|(?:就)?(?:按|照)(?:你说的|你的方案|这个)(?:来|办|做|改|干)?|就这么(?:办|做|干|改|定了?))"
     r"(?=\s*[,，;；]\s*\S)",
     _I,
 )
@@ -173,6 +235,9 @@ WORKS_NOW = re.compile(
     r"|(?:(?:the |it |everything )?[\w-]+ )?(?:works|passes|verif(?:y|ies)|builds|loads"
     r"|connects) now"
     r"|(?:works|working|passing|running) now|all good now)\b"
+    r"|\ball (?:green|passing)\b"
+    # 好了！真机上定位不闪退了: a confirmation naming the failure that is gone
+    r"|^(?:好了|好啦|可以了|行了|ok了?)[！!，,。]\s*[^，。？?]{0,12}?(?:不|没)(?:再)?\S{1,4}了"
     r"|^(?:好了|好啦|可以了|行了)?[，,]?\s*(?:现在)?(?:能|可以)?(?:连上|用|跑通|跑|访问|登录|打开|编译|启动)了"
     r"|^(?:没问题了|正常了|成功了|修好了|好使了)"
     # 好了，刷新正常了 / 可以了，页面能打开了: a confirmation naming what works again
@@ -238,12 +303,50 @@ VERIFIED = re.compile(
     _I,
 )
 
+# A finding announced before it is told: "Found it.", "figured out the webpack OOM!!", "Found the
+# cause of the 502s:", 查到了：, 定位到了，, 找到原因了. What it introduces is a diagnosis.
+FINDING = re.compile(
+    r"^(?:found it|figured (?:it|this) out|(?:found|figured out|tracked down|pinned down) the"
+    r" (?:[\w`.-]+ ){0,6}?[\w`.-]+|(?:找到|查到|定位到|查出|排查出)(?:原因|问题|根因)?了?"
+    r"|原因找到了)(?:\s*(?:myself|finally))?\s*(?:[:：,，.。!！—–-]+|$)",
+    _I,
+)
+# The speaker reporting a change they made, as the second half of a solved case: "I set it
+# back to incremental", "excluded node_modules from that rule", 我把擦除改成按 sector 分批,
+# 已经在首页加了权限请求. Wider than CHANGE_REPORT (which a confirmation of someone else's fix
+# needs), but only read after a cause.
+FIX_REPORT = re.compile(
+    r"^(?:so\s+|then\s+|and\s+)?(?:(?:I|we)(?:'ve| have)?\s+(?:also\s+|just\s+)?)?(?:set|changed"
+    r"|fixed|added|updated|replaced|removed|moved|switched|bumped|pinned|granted|restarted"
+    r"|configured|enabled|disabled|raised|lowered|increased|reduced|renamed|reverted|patched|made"
+    r"|wrapped|excluded|limited|capped|split|rewrote|rewritten|dropped|turned|put|marked|forced"
+    r"|routed|pointed|scoped|guarded|deduplicated|debounced|serialized|throttled|upgraded"
+    r"|downgraded|migrated|swapped|deleted|killed|cleared|flushed|regenerated|rebuilt|installed"
+    r"|uninstalled|applied|backported|exported|wired|gated|moved|kept)\b"
+    r"|^(?:我们?|已经?|随后|然后|后来)?(?:已经?)?(?:把|在|给|将)[^。；]{1,40}?(?:改|换|加|去掉|删|设|调|关"
+    r"|开|补|升|降|拆|合|挪|移|固定|锁)"
+    r"|^(?:我们?)?(?:已经?|刚)(?:改|换|加|去掉|删|设|调|关|开|补|升|降|回滚|固定|锁)"
+    r"|^(?:我们?|随后|然后)(?:又|也|就)?(?:加|改|换|去掉|删|调|关|开|补|升|降|拆|挪)(?:了|上|成)",
+    _I,
+)
+# A cause given in a clause ("…ran twice because both hosts had the job", 是因为…): a case only
+# with the speaker's change right after it.
+CAUSE_CLAUSE = re.compile(r"\b(?:because|bc|due to|caused by)\b|因为|由于|导致|原因", _I)
+WHY_QUESTION = re.compile(r"\bwhy\b|\bhow come\b|\bwhat caused\b|为什么|为啥|怎么回事|什么原因", _I)
+
 # Announcing an action yet to happen: no solved case can follow.
 INTENT = re.compile(
     r"^(?:i'll|i will|i'm going to|let me|我先|让我|我来|我这就|我马上)",
     _I,
 )
 
+# The assistant reading off where code takes a value from ("In session.ts, the TTL is read from
+# the SESSION_TTL env var", 会话 TTL 是从 … 环境变量读取的): the code says it again next time.
+READ_FROM = re.compile(
+    r"\b(?:is|are) (?:read|loaded|parsed|pulled|taken) from\b"
+    r"|是从[^，。]{1,40}?(?:读取|读出|加载|读)的",
+    re.IGNORECASE,
+)
 # Where a symbol is defined or who calls it can be read off the code again: not a memory.
 CODE_NAVIGATION = Gated(
     re.compile(
@@ -641,7 +744,7 @@ STRONG_CORRECTION = re.compile(
 # An assistant acknowledging what the user said before restating it ("Understood:", 明白，).
 CONFIRMATION = re.compile(
     r"^(?:(?:ok(?:ay)?,?\s+)?I(?:'ve| have) noted(?: that)?[\s,:—–-]+|I'll remember(?: that)?"
-    r"[\s,:—–-]+|noted that\s+"
+    r"[\s,:—–-]+(?!to\b)|noted that\s+"
     # "Noted the release flow: tag on main, …": the user's workflow, restated (b26)
     r"|noted\s+(?=the (?:[\w-]+\s+){0,2}(?:flow|process|workflow|procedure|routine|checklist)"
     r"\s*[:：])|(?:understood|got it|agreed|noted|decision noted|makes sense"
@@ -653,6 +756,12 @@ CONFIRMATION = re.compile(
     r"|confirmed|right|perfect|great|will do|ok(?:ay)?|明白了?|收到|了解|懂了|确认一下|确认|没问题"
     r"|好的?|行)(?:\s*[,:：，—–-]+|\s+(?=so\b|—)))\s*(?:so\s+|那就|那|就)?",
     _I,
+)
+
+# The assistant promising to remember a step next time ("我下次会记得先跑 lint", "下次我会注意"):
+# a promise about its own conduct on this task, not a rule set down.
+REMINDER_PROMISE = re.compile(
+    r"^(?:我)?(?:下次|以后|之后)?(?:我)?(?:会|都会|一定)?(?:记得|注意)", _I
 )
 
 # The assistant taking on the user's rule: "I'll follow your flow for schema changes: …", and
@@ -674,6 +783,26 @@ STANDING = re.compile(
     _I,
 )
 
+# A procedure set down for later sessions: a lead framing what follows as the way to do a thing
+# from now on ("For next time: …", "What works for regenerating X here: …", "For future profiling
+# the repeatable way is: …", "the flow we agreed on: …", 以后…的顺序：…, 排查套路：先…, 以后 X 再
+# 报错，先…), then ordered steps (`PROCEDURE_STEPS`). Not a promise ("I'll remember to …", 我下
+# 次会记得…): those have no lead.
+PROCEDURE_LEAD = re.compile(
+    r"^(?:for (?:next time|the future|future [\w -]{1,30}?|later)\s*[:：,—–-]?\s*)?"
+    r"(?:(?:the )?(?:repeatable|reliable|working|right|safe|proper|usual|known-good) (?:way"
+    r"|recipe|order|sequence)(?: (?:to|for) [^:：]{1,50}?)?(?: here)? is\s*[:：]"
+    r"|what works (?:for|when) [^:：]{1,60}?\s*[:：]"
+    r"|(?:I(?:'ve| have) )?(?:set up |noted |written down |wrote down )?the (?:[\w-]+ ){0,2}(?:flow"
+    r"|process|workflow|procedure|routine|recipe) (?:we|you) (?:agreed on|settled on|asked for"
+    r"|use|want)\s*[:：])"
+    r"|^for (?:next time|the future|future [\w -]{1,30}?)\s*[:：]"
+    r"|(?:以后|今后|往后|下次)[^，。：:]{0,24}?(?:顺序|步骤|流程|套路|做法|办法|方法)\s*[:：]"
+    r"|(?:顺序|步骤|流程|套路|做法|方法)\s*[:：]\s*先"
+    r"|^(?:以后|今后|往后)[^，。]{1,60}?[，,]\s*先",
+    _I,
+)
+PROCEDURE_STEPS = re.compile(r"\bthen\b|→|->|先.{1,60}?(?:再|然后|最后)", _I)
 ON_EVENT = re.compile(r"\b(?:every time|each time|whenever|any time)\b|每次|每当", _I)
 
 # The other side offering to do something ("Want me to …?", 要不要…？): a "no" declines it.
@@ -979,6 +1108,9 @@ DECISION_RULES = _table(
             r"|^(?:final (?:call|decision)|decision(?: recorded| made)?|decided|verdict|conclusion"
             r"|agreed)\s*[:,—–-]|^(?:as agreed|as discussed|as decided|per (?:the|our) (?:decision"
             r"|discussion))\b"
+            # "Done. Per your call, the v1 endpoints are frozen": the user's decision, carried out
+            r"|^(?:per|following|as per) your (?:call|decision|choice)\b"
+            r"|^as you (?:decided|chose)\b"
         ),
         # A change the team has made, reported as done: "We ripped Sentry out", "we cut over to
         # the new cluster", "Done: the ES 7 -> 8 migration finished", "Sam and I settled it:".
@@ -991,6 +1123,20 @@ DECISION_RULES = _table(
             r"|^done\s*[:：]\s*(?:the\s+)?[^.]{0,60}?\b(?:upgrade|migration|cut-?over|roll-?out"
             r"|switch-?over|failover|move)\b"
             r"|\b(?:and I|we)\s+(?:settled|agreed on|locked in)\s+(?:it|on|that)\b"
+            # "shipped 2.4.0 to the app store this morning", "deployed the billing worker to prod
+            # last night": a release of a named thing, reported done
+            r"|^(?:we(?:'ve| have)?\s+|I(?:'ve| have)?\s+|just\s+|finally\s+)?(?:shipped|released"
+            r"|deployed|rolled out|launched|pushed|published)\s+(?:[^.;]{1,60}?\s)?to\s+(?:the\s+)?"
+            r"(?:prod(?:uction)?|staging|play store|app store|testflight|pypi|npm|crates\.io"
+            r"|customers|all users|everyone|\d+\s?%)\b"
+            # "Done: renamed the orders.total column to amount_cents", "Pinned numpy to 1.26.x":
+            # a move to a new named state, reported done (the rename of a helper is narration:
+            # it says "I renamed")
+            r"|^(?:done|finished|completed)\s*[:：.]\s*(?:renamed|migrated|moved|switched|replaced"
+            r"|upgraded|downgraded|pinned|ported|converted|bumped|retired)\b(?:[^.]|\.(?=\w)){0,80}?\b(?:to"
+            r"|with|onto)\s+\S"
+            r"|^(?:pinned|upgraded|downgraded|bumped|migrated|ported|renamed|switched|moved)\s+"
+            r"(?:[^.]|\.(?=\w)){1,60}?\b(?:from\s+\S+(?:\s+\S+)?\s+to|to\s+`?v?\d)"
             # a bare "Done: <edit>" is a progress report (the checkpoint's), not a decision
             r"|^(?:summary(?: of (?:this|the) (?:session|change|work))?|recap)\s*[:：]\s*"
             r"(?!(?:I|we)\b)\S|\bcut (?:v?\d+\.\d+\S*|a release|the release)\b"
@@ -1055,7 +1201,16 @@ PROFILE_RULES = _table(
         "profile.needs": (
             r"\bI(?:'m| am) (?:[\w/-]+\s+)?(?:colou?r-?blind|dyslexic|deaf|blind|left-handed"
             r"|visually impaired"
-            r"|hard of hearing|not a native (?:english )?speaker|a non-native)\b|\bI use a screen"
+            r"|hard of hearing|not a native (?:english )?speaker|a non-native)\b"
+            # "English is my second language", "React is new-ish for me": background said of a
+            # language or a tool
+            r"|\b(?:english|chinese|german|french|spanish|japanese|korean|portuguese)"
+            r" is (?:my|not my) (?:second|third|first|native|mother) (?:language|tongue)\b"
+            r"|(?:^|[,;]\s*|\b(?:so|but|and|while)\s+)(?!(?:this|that|it|these|those|the|everything"
+            r"|all)\b)[\w.+#/-]+(?:\s+[\w.+#/-]+)?\s+(?:is|are)"
+            r" (?:(?:still|pretty|fairly|very|quite|kinda|kind of|totally|all) ){0,2}"
+            r"new(?:-ish)? (?:to|for) me\b"
+            r"|\bI use a screen"
             r" reader\b|我(?:是)?(?:色弱|色盲|红绿色盲|左撇子|读写障碍|视力不好)"
             r"|我(?:的)?(?:英语|英文)(?:不太好|一般|不好|很差)"
         ),
@@ -1101,7 +1256,9 @@ PROFILE_RULES = _table(
             r"|自由职业者?|个人开发者)"
             # 我现在在读研 / 我研二: where the user is in their studies (b26)
             r"|我(?:现在|目前)?(?:还)?在(?:读研|读博|读本科|读大[一二三四]|读研究生|念研究生|上大学)"
-            r"|我(?:现在|目前)?(?:是)?(?:研[一二三]|博[一二三四五]|大[一二三四])(?:在读)?(?=[，,。\s]|$)"
+            r"|(?:我|本人)(?:现在|目前)?(?:是)?(?:研[一二三]|博[一二三四五]|大[一二三四])(?:在读)?(?=[，,。\s]|$)"
+            # 我一个人管后端加运维 / 就我一个人负责 k8s: what the user alone looks after
+            r"|(?:就)?我一个人(?:在)?(?:管|负责|维护|带|扛)\S"
             r"|我(?:以前"
             r"|之前"
             r"|原来)?是(?:做|搞|干|写)[^，。,]{1,12}?(?:的|出身)|我在\S{1,12}(?:当|做|担任"
@@ -1130,6 +1287,35 @@ PROFILE_RULES = _table(
     }
 )
 
+
+# Casual spellings of the contractions the rule tables read (`heuristics._casual`): "dont",
+# "id rather", "im". Only forms that are no other word ("id" alone may be an identifier).
+CONTRACTIONS = {
+    "dont": "don't",
+    "doesnt": "doesn't",
+    "cant": "can't",
+    "wont": "won't",
+    "shouldnt": "shouldn't",
+    "im": "I'm",
+    "ive": "I've",
+    "id": "I'd",
+}
+UNCONTRACTED = re.compile(
+    r"\b(?:dont|doesnt|cant|wont|shouldnt|im|ive)\b|\bid(?= (?:rather|prefer|like|love))", _I
+)
+# What may come before a rule without changing it: a scope ("in this repo", "for this
+# codebase:"), an aside ("btw", "honestly", "fyi", "also", "oh and"), a politeness word.
+CASUAL_LEAD = re.compile(
+    r"^(?:(?:btw|by the way|honestly|fyi|also|oh and|and|ok(?:ay)?|one more thing|heads up"
+    r"|ugh|tbh)\b[,:—–-]?\s*)*(?:(?:in|for|on|across) (?:this|the|our) (?:repo|repository|project"
+    r"|codebase|code base|monorepo|service|app)\b[,:—–-]?\s*)?(?:(?:pls|please|plz)\b[,]?\s*)?",
+    _I,
+)
+# "Can you stop putting a comment above every command?", "could you quit adding emojis": a
+# request in question form that asks for a standing change in how the agent works.
+STOP_ASK = re.compile(
+    r"^(?:can|could|would|will) you (?:please |pls )?(?:stop|quit)\s+(?:\w+ing)\b", _I
+)
 
 PREFERENCE_RULES = _table(
     {
@@ -1167,7 +1353,7 @@ PREFERENCE_RULES = _table(
         ),
         "preference.default": (
             r"\b(?:default to|by default|from now on|going forward|moving forward"
-            r"|in (?:the )?future"
+            r"|in (?:the )?future|for (?:anything|everything|all) new|in new code|for new code"
             r"|from here on|whenever (?:you|we|I)|where(?:ever)? (?:you can|possible)"
             r"|whenever possible|when(?:ever)? you can|as much as possible"
             r"|for (?:all|every one of|each of) (?:my|our) (?:projects|repos|repositories|code)"
@@ -1184,7 +1370,7 @@ PREFERENCE_RULES = _table(
         # hand me should be lowercase", "dataclasses only, no pydantic models".
         "preference.keep_out": (
             r"(?:^(?:in|for|on) [^,]{1,40}?,?\s+|^)(?:please\s+)?keep\s+(?!(?:the|this|that|it"
-            r"|them|going|up|on|in)\b)[\w\s./+-]{1,40}?\s+out\s+of\b"
+            r"|them|going|up|on|in)\b)[\w\s./+-]{1,40}?\s+(?:out|free|clear)\s+of\b"
         ),
         "preference.for_me": (
             r"\b(?:you (?:hand|give|send|write|show|generate|paste) me|you write for me)\b.{0,40}?"
@@ -1192,6 +1378,13 @@ PREFERENCE_RULES = _table(
         ),
         "preference.only": (
             r"^(?!only\b)[\w\s+/.-]{2,40}?\s+only\s*[,;:—–-]\s*(?:no|nothing|never)\b"
+        ),
+        # "class components are banned here", "no raw SQL allowed in handlers", "No changelog
+        # entries for typo fixes, only for …": a house rule said as what is not allowed.
+        "preference.not_allowed": (
+            r"\b(?:is|are) (?:banned|forbidden|not allowed|off[- ]limits|a no-go)\b"
+            r"|^no\s+[\w\s./-]{2,40}?\s+(?:allowed|permitted)\b"
+            r"|^no\s+[\w\s./-]{2,40}?\s+(?:for|in|on|under)\s+[^,;]{2,40}[,;]\s*only\b"
         ),
         # "uv, not pip.": a tool chosen over another, said as a bare contrast.
         "preference.tool_not": rf"^{_TOOL},\s*not\s+{_TOOL}",
@@ -1233,6 +1426,12 @@ PREFERENCE_RULES = _table(
             r"|于|写)?|不想(?:引入|用|要|看到))"
             rf"(?!{DEICTIC_ZH})(?=\s*(?:用|使用)?\s*[\w\u4e00-\u9fff]{{2}})"
         ),
+        # 别再给我包 try/except 了, 不要再给我加注释: what the agent keeps doing, forbidden
+        "preference.zh.stop_doing": (
+            r"(?:别|不要|不许|不准)(?:再给我|给我再|再|给我)[^，。！!？?]{4,}"
+        ),
+        # 提交 notebook 时请清掉输出: an instruction tied to an event, said for every time
+        "preference.zh.when_asked": r"(?:时|的时候|之前|以前)[，,]?\s*请(?!问|教)\S",
         "preference.zh.dont": (
             r"(?<![先暂要])(?:不要|别|禁止|千万别|不许|不准|绝对不能|千万不能|不允许|不可以)(?:再|给我|在(?!这|那)[^，。]{1,8}?|顺手|随便"
             r"|乱|总是|老是|每次|直接|一上来就?|都|整个文件|整段){0,3}(?:把[^，。]{1,20}?)?(?:用|使用|加|添加|写|引入|提交|留|装|安装"

@@ -80,7 +80,8 @@ _TOOL_OUTPUT = re.compile(
 _CODE = re.compile(
     r"""^\s*(?:async\ )?(?:def|class)\ \w+.*:\s*$ | ^\s*(?:import\ [\w{*]|from\ [\w.]+\ import\ )
     | ^\s*(?:export\ (?:default|function|const|class|async|type|interface|\{)|const\ |let\ |var\ )
-    | ^\s*(?:function\ |return\b|if\ \(|for\ \(|while\ \(|\#include|package\ \w|func\ |fn\ |pub\ )
+    | ^\s*(?:function\*?\ ?[\w$]*\s*\(|return\b|if\ \(|for\ \(|while\ \(|\#include|package\ \w)
+    | ^\s*(?:func\ |fn\ |pub\ )
     | ^\s*(?:impl\ |struct\ |interface\ |public\ |private\ |protected\ |@\w+\(?)
     | ^\s*(?:SELECT|INSERT|UPDATE|DELETE|CREATE|ALTER|DROP|FROM|WHERE|JOIN|GROUP\ BY|ORDER\ BY)\b
     | [;{}]\s*$ | ^\s*[}\])] | ^\s*//

@@ -360,7 +360,7 @@ def test_a_correction_about_something_else_leaves_the_fact_alone() -> None:
 
 def remembered(*sessions: tuple[str, ...], project: str = PROJECT) -> list[Memory]:
     """Capture and admit each session in order (user first, then alternating), as the engine
-    does; the active memories at the end."""
+    does, each session a day after the one before; the active memories at the end."""
     held: dict[str, Memory] = {}
     for n, said in enumerate(sessions):
         turns = [
@@ -369,7 +369,7 @@ def remembered(*sessions: tuple[str, ...], project: str = PROJECT) -> list[Memor
         for i, t in enumerate(turns):
             for cap in capture_turn(t, turns[i - 1] if i else None, project=project):
                 admitter = Admitter(lambda c: [m for m in held.values() if m.scope == c.scope])
-                admitter.admit(cap, T0, "test")
+                admitter.admit(cap, T0 + timedelta(days=n), "test")
                 held.update(admitter.pending)
     return [m for m in held.values() if m.status == "active"]
 

@@ -54,8 +54,16 @@ def hook(proc: DaemonProcess, agent: str, prompt: str, session: str = "s-1") -> 
     return done.stdout
 
 
-def remember(proc: DaemonProcess, text: str, importance: float | None = None) -> None:
-    proc.request("remember", text=text, scope=str(proc.root / "proj"), importance=importance)
+def remember(
+    proc: DaemonProcess, text: str, importance: float | None = None, category: str | None = None
+) -> None:
+    proc.request(
+        "remember",
+        text=text,
+        scope=str(proc.root / "proj"),
+        importance=importance,
+        category=category,
+    )
 
 
 def session_start(proc: DaemonProcess, agent: str, session: str) -> str:
@@ -77,7 +85,9 @@ def crowded(proc: DaemonProcess) -> None:
     what prompt-time recall is for."""
     for k in range(40):
         remember(proc, f"The service zeta{k} listens on port {8000 + k}", importance=0.9)
-    remember(proc, NOTE, importance=0.2)
+    # A fact among the facts, whatever category capture reads in it (a deploy rule may be
+    # filed as a workflow, which has a resume section of its own).
+    remember(proc, NOTE, importance=0.2, category="entities")
 
 
 @pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
