@@ -81,6 +81,7 @@ TEST_OUTPUT = re.compile(
     | ^\s*---\ (?:FAIL|PASS|SKIP):\ | ^===\ (?:RUN|PAUSE|CONT|NAME)\s
     | ^(?:ok|FAIL|\?)\s+[\w.-]+(?:/[\w.-]+)+\s | ^(?:FAIL|PASS)\s*$
     | ^test\ [\w:]+\ \.\.\.\ (?:ok|FAILED|ignored) | ^test\ result:\ | ^running\ \d+\ tests?$
+    | ^-{3,}\ \S.*\ -{3,}\s*$ | ^failures:\s*$ | ^\s+(?:left|right):\ \S   # cargo's failure report
     """,
     re.VERBOSE,
 )

@@ -49,6 +49,10 @@ PASTED = [
     # cargo
     "test parser::tests::handles_empty ... FAILED",
     "test result: FAILED. 41 passed; 1 failed; 0 ignored",
+    # cargo's failure report: a dashed header per failed test, the failures list, the values
+    "---- codec::tests::round_trip_latin1 stdout ----",
+    "failures:",
+    "  left: 3",
     "error[E0502]: cannot borrow `buf` as mutable because it is also borrowed as immutable",
     "  --> src/reader.rs:44:9",
     "   Compiling serde_json v1.0.120",
