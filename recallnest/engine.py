@@ -51,7 +51,7 @@ from recallnest.core.text import tokenize
 from recallnest.core.timeparse import as_utc
 from recallnest.retrieval.embed import Embedder, make_embedder
 from recallnest.retrieval.index import Filter, SearchIndex
-from recallnest.retrieval.query import plan_query
+from recallnest.retrieval.query import SYNONYM_GROUPS, plan_query
 from recallnest.retrieval.query_vectors import QueryVectors
 from recallnest.retrieval.ranking import (
     PROFILES,
@@ -60,7 +60,11 @@ from recallnest.retrieval.ranking import (
     Scored,
     retrieve,
 )
-from recallnest.retrieval.relevance import CALIBRATED_MODELS, across_language_passes
+from recallnest.retrieval.relevance import (
+    CALIBRATED_MODELS,
+    PROMPT_GROUPS,
+    across_language_passes,
+)
 from recallnest.retrieval.topk import top_k
 from recallnest.store import Batch, BatchResult, IndexSnapshot, Store
 from recallnest.store.journal import Journal
@@ -128,6 +132,10 @@ class SearchRequest:
     # The vector channel scans the memories and only the turns the keywords found (prompt-time
     # recall: at 100k turns most of the scan was turns, which its gate rarely takes).
     turns_by_keyword: bool = False
+    # The keyword query is also expanded through the EN/ZH developer vocabulary
+    # (retrieval.bilingual): prompt-time recall, where the note answering a prompt is often in
+    # the other language and the embedding ranks the prompt's own language first.
+    bilingual: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -681,7 +689,12 @@ class Engine:
             raise RecallnestError(f"unknown profile {req.profile!r}; use {', '.join(PROFILES)}")
         profile = replace(profile, alpha=self.settings.fusion_alpha)
         now = datetime.now(UTC)
-        plan = plan_query(req.query, now, clean="boilerplate" not in req.disabled)
+        plan = plan_query(
+            req.query,
+            now,
+            PROMPT_GROUPS if req.bilingual else SYNONYM_GROUPS,
+            clean="boilerplate" not in req.disabled,
+        )
         if "vector" in req.disabled:
             qvec = _Later(lambda: None)  # nothing to embed: the channel is off
         elif req.vector is not None:

@@ -28,7 +28,8 @@ from recallnest.core.injected import strip_injected
 from recallnest.core.models import Explain
 from recallnest.core.text import exact_tokens, tokenize
 from recallnest.retrieval.artefact import produced
-from recallnest.retrieval.query import synonym_links
+from recallnest.retrieval.bilingual import BILINGUAL_GROUPS
+from recallnest.retrieval.query import SYNONYM_GROUPS, synonym_links
 
 Intent = str  # "debug" | "conventions" | "make" | "default"
 
@@ -122,6 +123,10 @@ _FUNCTION_CJK = frozenset(
 )
 
 
+# The synonym groups a prompt's words are looked up in: the search's own, and the general EN/ZH
+# developer vocabulary (retrieval.bilingual), which prompt recall's search expands with too.
+PROMPT_GROUPS = (*SYNONYM_GROUPS, *BILINGUAL_GROUPS)
+
 # Words too general to be the second word a note shares with a prompt in another language:
 # 服务 -> "service" matches every "X service is owned by ..." fact, 问题 ("有问题", something
 # is wrong) -> "issue".
@@ -193,7 +198,7 @@ def _links(query: str, terms: Sequence[str]) -> tuple[Link, ...]:
     ("docker" -> "image", as in "the image resizer"). An other word several terms long counts
     only when the note holds all of them."""
     out: list[Link] = []
-    for word, others in synonym_links(query):
+    for word, others in synonym_links(query, PROMPT_GROUPS):
         if word in _GENERIC_WORDS:
             continue
         said = tuple(t for t in content_terms(word) if t in terms)

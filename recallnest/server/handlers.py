@@ -137,6 +137,7 @@ def _recall(engine: Engine, a: Mapping[str, Any]) -> Any:
             vector_wait=wait,
             disabled=frozenset() if embed else frozenset({"vector"}),
             turns_by_keyword=True,
+            bilingual=True,
         )
         return engine.search_with_affinities(req)
 
