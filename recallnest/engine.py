@@ -63,7 +63,10 @@ from recallnest.retrieval.ranking import (
 from recallnest.retrieval.relevance import (
     CALIBRATED_MODELS,
     PROMPT_GROUPS,
+    RULE_PART,
+    RULE_TERMS,
     across_language_passes,
+    is_rule,
 )
 from recallnest.retrieval.topk import top_k
 from recallnest.store import Batch, BatchResult, IndexSnapshot, Store
@@ -85,6 +88,10 @@ SIMILAR_CANDIDATES = 5
 HISTORY_AGE = timedelta(hours=6)
 _EPOCH0 = datetime(1970, 1, 1, tzinfo=UTC)
 MAX_LIMIT = 1000
+# Prompt recall's rules about what the prompt makes (`Engine._with_rules`): memories read, at
+# most, and added to the gated candidates.
+RULE_LOOKUP = 4
+RULES_ADDED = 2
 # A flush with this many new or changed turns (a backfill, a catch-up) writes them at once and
 # queues their capture: `capture_queued` follows, as vectors do (decision 0009). Smaller
 # flushes, the live case, write their memories in the same transaction as their turns.
@@ -136,6 +143,9 @@ class SearchRequest:
     # (retrieval.bilingual): prompt-time recall, where the note answering a prompt is often in
     # the other language and the embedding ranks the prompt's own language first.
     bilingual: bool = False
+    # Index terms of what a prompt asks to make (relevance.PromptPlan.produces): the standing
+    # rules about it among the memories in scope are added to the hits (`_with_rules`).
+    rules_about: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -653,6 +663,8 @@ class Engine:
         calibrated = self.embedder is not None and self.embedder.model_id in CALIBRATED_MODELS
         across: list[AcrossLanguage] | None = [] if calibrated and req.turns_by_keyword else None
         hits, qvec = self._search(req, across)
+        if req.rules_about:
+            hits = self._with_rules(hits, req)
         if qvec is None or not calibrated:
             return hits, {}
         if across:
@@ -679,6 +691,28 @@ class Engine:
             return marked
         memory = self.store.memories([row_id])
         return [*marked, _hit(memory[0], 0.0, why)] if memory else hits
+
+    def _with_rules(self, hits: list[SearchHit], req: SearchRequest) -> list[SearchHit]:
+        """`hits` and the standing rules (relevance.is_rule) about what the prompt asks to make
+        among the memories of the search's scope: of the memories holding one of
+        `req.rules_about` and a rule word (relevance.RULE_TERMS), the RULE_LOOKUP holding the
+        first most (BM25) are read, and up to RULES_ADDED rules not among `hits` added, marked
+        in their `explain` (RULE_PART). A task's convention competes in the fused ranking with
+        every fact naming the same thing ("add logging" against a dozen "X logs to Y" facts)
+        and fell below the gated candidates (decision 0030)."""
+        mask = self.index.mask_any(_filters(replace(req, kind="memories")))
+        scores = self.index.bm25(sorted(req.rules_about))
+        holding = np.flatnonzero(mask & (scores > 0.0))
+        worded = holding[self.index.bm25_rows(sorted(RULE_TERMS), holding, {}) > 0.0]
+        rows = worded[np.argsort(-scores[worded], kind="stable")[:RULE_LOOKUP]]
+        have = {h.id for h in hits}
+        ids = [i for i in (self.index.row(int(p))[1] for p in rows) if i not in have]
+        if not ids:
+            return hits
+        found = {m.id: m for m in self.store.memories(ids)}
+        why = Explain(ranks={}, parts={RULE_PART: 1.0})
+        rules = [found[i] for i in ids if i in found and is_rule(found[i].text)]
+        return [*hits, *(_hit(m, 0.0, why) for m in rules[:RULES_ADDED])]
 
     def _search(
         self, req: SearchRequest, across: list[AcrossLanguage] | None = None

@@ -29,6 +29,7 @@ from recallnest.retrieval.relevance import (
     makes,
     passes,
     relevance,
+    rule_lookup,
 )
 
 LABEL = (
@@ -60,9 +61,13 @@ HOOK_VECTOR_DEADLINE_SECONDS = 0.05
 # the prompt is answered by keywords at once instead of past the hook's budget.
 EMBED_MAX_TOKENS = 40
 
-# (query, profile, project, limit) -> search hits, best first, and the embedding cosine of the
-# query with each hit by id, empty when not calibrated (Engine.search_with_affinities)
-Search = Callable[[str, str, str | None, int], tuple[list[SearchHit], Mapping[str, float]]]
+# (query, profile, project, limit, what the prompt makes) -> search hits, best first, and the
+# embedding cosine of the query with each hit by id, empty when not calibrated
+# (Engine.search_with_affinities); the rules about what the prompt makes come after the hits.
+Search = Callable[
+    [str, str, str | None, int, frozenset[str]],
+    tuple[list[SearchHit], Mapping[str, float]],
+]
 # query -> None: start embedding the query the search will ask (Engine.prepare_query)
 Prepare = Callable[[str], None]
 
@@ -97,6 +102,8 @@ def choose(
     for hit in hits:
         if hit.id in excluded or not _fresh(hit, session_id, session_turns):
             continue
+        if rule_lookup(hit.explain) and not makes(plan, hit.text):
+            continue  # added as a rule about what the prompt makes, and it is not one
         scored.append((relevance(plan, hit.text, idf, memory=hit.kind == "memory"), hit))
     scored.sort(key=lambda pair: (-pair[0], pair[1].id))
     if trace is not None:
@@ -107,7 +114,9 @@ def choose(
         )
     scored = _unambiguous(plan, scored)
     best = scored[0][0] if scored else 0.0
-    near = _Nearness(affinity or {}, [h.id for _, h in scored])
+    # the cosine margin is read among the ranking's candidates, as calibrated (rules added
+    # by the lookup are not among them)
+    near = _Nearness(affinity or {}, [h.id for _, h in scored if not rule_lookup(h.explain)])
     chosen: list[Chosen] = []
     seen: list[frozenset[str]] = []
     for score, hit in scored:

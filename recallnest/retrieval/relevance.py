@@ -66,6 +66,18 @@ SYNONYM_SHARE = 0.7
 # or command does. A fact that only mentions the word ("the search api logs to loki in the test
 # rack") is not a rule about making it.
 ARTEFACT_BONUS = 0.2
+RULE_PART = "rule_for"  # the `explain` part marking a rule added by Engine._with_rules
+# The index terms of `_RULE`'s words (its stop words, should, only, do not, cannot be looked
+# up): Engine._with_rules reads first the memories holding one of them.
+RULE_TERMS = frozenset(
+    t
+    for w in (
+        "prefer", "want", "always", "never", "must", "use", "require", "avoid", "instead",
+        "rather", "convention", "要求", "必须", "统一", "一律", "不要", "不能", "禁止", "希望",
+        "偏好", "习惯", "规范", "约定", "应该", "使用", "采用", "只用", "都用",
+    )
+    for t in tokenize(w)
+)  # fmt: skip
 _RULE = re.compile(
     r"\b(?:prefers?|preferred|wants?|always|never|must|should|use[sd]?|only|requires?|"
     r"required|avoid|instead of|rather than|do not|don't|convention)\b"
@@ -308,9 +320,20 @@ def _said_otherwise(
 def makes(plan: PromptPlan, text: str) -> bool:
     """Whether the memory `text` is a rule (prefers, must, never, 要求, 必须...) about the kind
     of thing the prompt asks to make (see ARTEFACT_BONUS)."""
-    if not plan.produces or _RULE.search(text) is None:
+    if not plan.produces or not is_rule(text):
         return False
     return not plan.produces.isdisjoint(content_terms(text))
+
+
+def is_rule(text: str) -> bool:
+    """Whether `text` is worded as a standing rule (prefers, must, never, use, 要求, 必须...)."""
+    return _RULE.search(text) is not None
+
+
+def rule_lookup(explain: Explain | None) -> bool:
+    """Whether a search hit was added as a rule about what the prompt makes
+    (Engine._with_rules), not found by the ranking: it may pass only as such (`makes`)."""
+    return explain is not None and RULE_PART in explain.parts
 
 
 def _distinct(query: str, matched: Sequence[str]) -> int:
