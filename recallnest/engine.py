@@ -88,8 +88,9 @@ SIMILAR_CANDIDATES = 5
 HISTORY_AGE = timedelta(hours=6)
 _EPOCH0 = datetime(1970, 1, 1, tzinfo=UTC)
 MAX_LIMIT = 1000
-# Prompt recall's rules about what the prompt makes (`Engine._with_rules`): memories read, at
-# most, and added to the gated candidates.
+# Prompt recall's rules about what the prompt makes (`Engine._with_rules`): memories checked
+# for a rule word, read, at most, and added to the gated candidates.
+RULE_POOL = 64  # memories holding the made thing's words most, checked for a rule word
 RULE_LOOKUP = 4
 RULES_ADDED = 2
 # A flush with this many new or changed turns (a backfill, a catch-up) writes them at once and
@@ -702,7 +703,9 @@ class Engine:
         and fell below the gated candidates (decision 0030)."""
         mask = self.index.mask_any(_filters(replace(req, kind="memories")))
         scores = self.index.bm25(sorted(req.rules_about))
-        holding = np.flatnonzero(mask & (scores > 0.0))
+        # the best RULE_POOL holders only: a rule word is looked up in each (a stage of
+        # searchsorted over its postings, ~2 ms over 8k holders at 100k memories)
+        holding = np.sort(top_k(scores, mask & (scores > 0.0), RULE_POOL))
         worded = holding[self.index.bm25_rows(sorted(RULE_TERMS), holding, {}) > 0.0]
         rows = worded[np.argsort(-scores[worded], kind="stable")[:RULE_LOOKUP]]
         have = {h.id for h in hits}
