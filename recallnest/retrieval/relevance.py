@@ -157,6 +157,7 @@ class Link:
 
     said: tuple[str, ...]
     others: tuple[tuple[str, ...], ...]
+    same_language: bool = False  # counts only for a standing rule (`relevance`)
 
     def found(self, doc_terms: set[str]) -> tuple[str, ...] | None:
         """The first other word whose terms `doc_terms` all hold."""
@@ -206,22 +207,28 @@ def analyse_prompt(prompt: str) -> PromptPlan:
 def _links(query: str, terms: Sequence[str]) -> tuple[Link, ...]:
     """The prompt's words with their synonyms in the other language (回滚 -> rollback, script
     -> 脚本): a note in Chinese answers an English prompt in no shared word. Synonyms in the
-    same language stay out of the gate: English ones are often another sense of the word
-    ("docker" -> "image", as in "the image resizer"). An other word several terms long counts
-    only when the note holds all of them."""
+    same language are kept apart (`same_language`): English ones are often another sense of
+    the word ("docker" -> "image", as in "the image resizer"), so they count only for a
+    standing rule. An other word several terms long counts only when the note holds all of
+    them."""
     out: list[Link] = []
     for word, others in synonym_links(query, PROMPT_GROUPS):
         if word in _GENERIC_WORDS:
             continue
         said = tuple(t for t in content_terms(word) if t in terms)
+        if not said:
+            continue
         chinese = _CJK.search(word) is not None
-        alts = tuple(
-            alt
-            for o in others
-            if (_CJK.search(o) is not None) != chinese and (alt := tuple(content_terms(o)))
-        )
-        if said and alts:
-            out.append(Link(said, alts))
+        for same in (False, True):
+            alts = tuple(
+                alt
+                for o in others
+                if ((_CJK.search(o) is not None) == chinese) == same
+                and (alt := tuple(content_terms(o)))
+                and not (same and (o in _GENERIC_WORDS or set(alt) <= set(said)))
+            )
+            if alts:
+                out.append(Link(said, alts, same))
     return tuple(out)
 
 
@@ -281,7 +288,8 @@ def relevance(plan: PromptPlan, text: str, idf: IdfLookup, memory: bool = False)
     typical = sum(known) / len(known) if known else 1.0
     weight = {t: w if w > 0 else 0.0 if _CJK.match(t) else typical for t, w in weight.items()}
     matched = [t for t in plan.terms if t in doc_terms]
-    linked, by_synonym = _said_otherwise(plan, doc_terms, set(matched), weight)
+    rule = memory and is_rule(text)
+    linked, by_synonym = _said_otherwise(plan, doc_terms, set(matched), weight, rule)
     if not any(weight[t] for t in plan.terms):
         return 0.0
     asked = sum(weight[t] for t in plan.terms)
@@ -298,7 +306,11 @@ def relevance(plan: PromptPlan, text: str, idf: IdfLookup, memory: bool = False)
 
 
 def _said_otherwise(
-    plan: PromptPlan, doc_terms: set[str], direct: set[str], weight: dict[str, float]
+    plan: PromptPlan,
+    doc_terms: set[str],
+    direct: set[str],
+    weight: dict[str, float],
+    rule: bool = False,
 ) -> tuple[int, set[str]]:
     """The prompt's words the note says in the other language (plan.links): how many, and
     their terms not matched directly. Each such term weighs at least what the note's word for
@@ -306,6 +318,8 @@ def _said_otherwise(
     count = 0
     terms: set[str] = set()
     for link in plan.links:
+        if link.same_language and not rule:
+            continue
         found = link.found(doc_terms)
         if found is None or set(link.said) <= direct:
             continue
