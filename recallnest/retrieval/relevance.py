@@ -20,6 +20,7 @@ Pure functions over text; the caller passes the index's IDF lookup.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -215,7 +216,7 @@ def _links(query: str, terms: Sequence[str]) -> tuple[Link, ...]:
     for word, others in synonym_links(query, PROMPT_GROUPS):
         if word in _GENERIC_WORDS:
             continue
-        said = tuple(t for t in content_terms(word) if t in terms)
+        said = tuple(t for t in _word_terms(word) if t in terms)
         if not said:
             continue
         chinese = _CJK.search(word) is not None
@@ -224,12 +225,18 @@ def _links(query: str, terms: Sequence[str]) -> tuple[Link, ...]:
                 alt
                 for o in others
                 if ((_CJK.search(o) is not None) == chinese) == same
-                and (alt := tuple(content_terms(o)))
+                and (alt := _word_terms(o))
                 and not (same and (o in _GENERIC_WORDS or set(alt) <= set(said)))
             )
             if alts:
                 out.append(Link(said, alts, same))
     return tuple(out)
+
+
+@functools.lru_cache(maxsize=4096)
+def _word_terms(word: str) -> tuple[str, ...]:
+    """`content_terms` of a synonym group's word (a few hundred words, read on every prompt)."""
+    return tuple(content_terms(word))
 
 
 def _produces(head: str | None) -> frozenset[str]:
