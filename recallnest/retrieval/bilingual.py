@@ -23,7 +23,7 @@ never count in the gate.
 from __future__ import annotations
 
 # fmt: off
-BILINGUAL_GROUPS: tuple[tuple[str, ...], ...] = (
+_WRITTEN: tuple[tuple[str, ...], ...] = (
     # --- incidents and operations
     ("incident", "incidents", "outage", "outages", "故障", "事故", "线上问题"),
     ("on-call", "oncall", "on call", "on duty", "值班", "值班人员"),
@@ -40,6 +40,7 @@ BILINGUAL_GROUPS: tuple[tuple[str, ...], ...] = (
     ("code freeze", "release freeze", "deploy freeze", "freeze window", "封版", "封网"),
     ("release", "releases", "releasing", "ship", "shipping", "go live", "发版", "上线",
      "发布"),
+    ("deploy", "deployed", "deploying", "deployment", "发版", "部署"),
     ("publish", "published", "publishing", "发布"),
     ("downtime", "停机"),
     ("maintenance window", "维护窗口"),
@@ -54,6 +55,9 @@ BILINGUAL_GROUPS: tuple[tuple[str, ...], ...] = (
     ("process", "processes", "进程"),
     ("thread", "threads", "线程"),
     ("message queue", "queue", "queues", "消息队列", "队列"),
+    ("consumer", "consumers", "消费者", "消费端"),
+    ("producer", "producers", "生产者"),
+    ("backlog", "consumer lag", "lag", "lagging", "积压", "堆积"),
     ("cluster", "clusters", "集群"),
     ("node", "nodes", "节点"),
     ("server", "servers", "服务器"),
@@ -87,7 +91,7 @@ BILINGUAL_GROUPS: tuple[tuple[str, ...], ...] = (
     ("changelog", "change log", "release notes", "更新日志", "变更日志", "发布说明"),
     ("tag", "tags", "git tag", "打标签"),
     # --- version control and review
-    ("pull request", "pull requests", "merge request", "合并请求"),
+    ("pull request", "pull requests", "merge request", "pr", "合并请求"),
     ("merge", "merged", "merging", "合并"),
     ("merge conflict", "conflict", "conflicts", "冲突"),
     ("rebase", "rebased", "变基"),
@@ -222,6 +226,7 @@ BILINGUAL_GROUPS: tuple[tuple[str, ...], ...] = (
     ("font", "fonts", "字体"),
     ("dark mode", "dark theme", "深色模式", "暗色模式"),
     ("responsive", "响应式"),
+    ("blank page", "white screen", "blank screen", "白屏"),
     ("bundle", "bundle size", "bundles", "包体积", "打包体积"),
     ("translation", "translations", "translate", "localization", "localisation", "i18n",
      "internationalization", "internationalisation", "翻译", "国际化", "本地化", "多语言"),
@@ -234,6 +239,7 @@ BILINGUAL_GROUPS: tuple[tuple[str, ...], ...] = (
     ("request", "requests", "请求"),
     ("response", "responses", "响应"),
     ("connection", "connections", "连接"),
+    ("connection string", "dsn", "连接串", "连接字符串"),
     ("upper limit", "limit", "limits", "cap", "maximum", "上限", "限制"),
     ("quota", "quotas", "配额"),
     ("budget", "budgets", "预算"),
@@ -297,3 +303,31 @@ BILINGUAL_GROUPS: tuple[tuple[str, ...], ...] = (
     ("crash report", "crash reports", "崩溃日志"),
 )
 # fmt: on
+
+
+def _plural(word: str) -> str | None:
+    """The plural of an English word or of a phrase's last word (approval -> approvals, pull
+    request -> pull requests), for prompts matched word by word; None for other words."""
+    head, _, last = word.rpartition(" ")
+    if not (last.isascii() and last.isalpha() and len(last) > 2):
+        return None
+    if last.endswith(("s", "ed", "ing")):  # written as a plural or a verb form already
+        return None
+    if last.endswith(("x", "ch", "sh")):
+        last += "es"
+    elif last.endswith("y") and last[-2] not in "aeiou":
+        last = last[:-1] + "ies"
+    else:
+        last += "s"
+    return f"{head} {last}" if head else last
+
+
+def _with_plurals(group: tuple[str, ...]) -> tuple[str, ...]:
+    """`group` and the plurals of its English words (a plural that is another word of the
+    vocabulary only repeats it)."""
+    return tuple(dict.fromkeys([*group, *(p for w in group if (p := _plural(w)))]))
+
+
+# The groups as prompt recall reads them: nouns are written in the singular where they can
+# be asked either way.
+BILINGUAL_GROUPS: tuple[tuple[str, ...], ...] = tuple(_with_plurals(g) for g in _WRITTEN)
