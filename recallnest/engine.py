@@ -694,22 +694,24 @@ class Engine:
         return [*marked, _hit(memory[0], 0.0, why)] if memory else hits
 
     def _with_rules(self, hits: list[SearchHit], req: SearchRequest) -> list[SearchHit]:
-        """`hits` and the standing rules (relevance.is_rule) about what the prompt asks to make
-        among the memories of the search's scope: of the memories holding one of
-        `req.rules_about` and a rule word (relevance.RULE_TERMS), the RULE_LOOKUP holding the
-        first most (BM25) are read, and up to RULES_ADDED rules not among `hits` added, marked
+        """`hits` and the standing rules (relevance.is_rule) about what the prompt asks to make:
+        of the memories of the search's scope holding one of `req.rules_about`, the RULE_POOL
+        holding them most (BM25) are checked for a rule word (relevance.RULE_TERMS), the best
+        RULE_LOOKUP of those read, and up to RULES_ADDED rules not among `hits` added, marked
         in their `explain` (RULE_PART). A task's convention competes in the fused ranking with
         every fact naming the same thing ("add logging" against a dozen "X logs to Y" facts)
         and fell below the gated candidates (decision 0030)."""
-        mask = self.index.mask_any(_filters(replace(req, kind="memories")))
-        scores = self.index.bm25(sorted(req.rules_about))
-        # the best RULE_POOL holders only: a rule word is looked up in each (a stage of
-        # searchsorted over its postings, ~2 ms over 8k holders at 100k memories)
-        holding = np.sort(top_k(scores, mask & (scores > 0.0), RULE_POOL))
-        worded = holding[self.index.bm25_rows(sorted(RULE_TERMS), holding, {}) > 0.0]
-        rows = worded[np.argsort(-scores[worded], kind="stable")[:RULE_LOOKUP]]
+        with self.index.reading():  # the arrays below must see the same rows
+            mask = self.index.mask_any(_filters(replace(req, kind="memories")))
+            scores = self.index.bm25(sorted(req.rules_about))
+            # a rule word is looked up in the best RULE_POOL holders only (searchsorted over
+            # each word's postings: ~2 ms over 8k holders at 100k memories)
+            holding = np.sort(top_k(scores, mask & (scores > 0.0), RULE_POOL))
+            worded = holding[self.index.bm25_rows(sorted(RULE_TERMS), holding, {}) > 0.0]
+            rows = worded[np.argsort(-scores[worded], kind="stable")[:RULE_LOOKUP]]
+            ids = [self.index.row(int(p))[1] for p in rows]
         have = {h.id for h in hits}
-        ids = [i for i in (self.index.row(int(p))[1] for p in rows) if i not in have]
+        ids = [i for i in ids if i not in have]
         if not ids:
             return hits
         found = {m.id: m for m in self.store.memories(ids)}
