@@ -106,8 +106,8 @@ _CHATTER = re.compile(
     r"perfect|awesome|good|lgtm|done|hi|hello|hey|continue|go on|go ahead|proceed|next|"
     r"do it|sounds good|looks good|makes sense|got it|please|y|n|again|retry|stop|wait)"
     r"[\s,.!?]*)+$"
-    r"|^(?:好的?|好吧|谢谢|多谢|继续|可以|行|嗯+|是的?|对|没问题|开始吧?|你好|收到|明白|"
-    r"知道了|不用了?|算了|再来|重试|停)[\s，。！？!?,.吧呀啊了]*$",
+    r"|^(?:(?:好的?|好吧|谢谢|多谢|继续|可以|行|嗯+|是的?|对|没问题|开始吧?|你好|收到|明白|"
+    r"知道了|不用了?|算了|再来|重试|停)[\s，。！？!?,.吧呀啊了]*)+$",
     re.IGNORECASE,
 )
 _DEBUG = re.compile(
