@@ -99,6 +99,7 @@ def choose(
     (`recall --explain`)."""
     scored: list[tuple[float, SearchHit]] = []
     session_turns = _once(session_turns)  # a store read: at most one per prompt
+    idf = _remembered(idf)  # the prompt's terms, and terms candidates share, looked up once
     for hit in hits:
         if hit.id in excluded or not _fresh(hit, session_id, session_turns):
             continue
@@ -161,6 +162,21 @@ class _Nearness:
     def stands_out(self, hit_id: str) -> bool:
         """This candidate is the closest in meaning, by a clear margin."""
         return self.usable and hit_id == self.top_id and self.margin >= SEMANTIC_MARGIN
+
+
+def _remembered(idf: IdfLookup) -> IdfLookup:
+    """`idf`, each term looked up once: a term's document frequency is read from its postings
+    (SearchIndex.idf), and every candidate asks again for the prompt's own terms."""
+    known: dict[str, float] = {}
+
+    def lookup(terms: Iterable[str]) -> Mapping[str, float]:
+        wanted = list(dict.fromkeys(terms))
+        missing = [t for t in wanted if t not in known]
+        if missing:
+            known.update(idf(missing))
+        return {t: known[t] for t in wanted}
+
+    return lookup
 
 
 def _once(read: Callable[[], frozenset[str]]) -> Callable[[], frozenset[str]]:
