@@ -700,7 +700,7 @@ class Engine:
         RULE_LOOKUP of those read, and up to RULES_ADDED rules not among `hits` added, marked
         in their `explain` (RULE_PART). A task's convention competes in the fused ranking with
         every fact naming the same thing ("add logging" against a dozen "X logs to Y" facts)
-        and fell below the gated candidates (decision 0030)."""
+        and fell below the gated candidates (decision 0033)."""
         with self.index.reading():  # the arrays below must see the same rows
             mask = self.index.mask_any(_filters(replace(req, kind="memories")))
             scores = self.index.bm25(sorted(req.rules_about))

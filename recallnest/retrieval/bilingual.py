@@ -1,5 +1,5 @@
 """A general English/Chinese developer vocabulary: the bridge prompt-time recall uses between a
-prompt and a note written in the other language (issue 23, decision 0030).
+prompt and a note written in the other language (issue 23, decision 0033).
 
 The shipped embedding model ranks a prompt's own language first whatever it says (decision
 0022, round 37): a Chinese prompt's English answer is 4th-27th of all notes by cosine, behind

@@ -1,5 +1,5 @@
 """A task and the standing rule about what it makes, when look-alike facts outrank the rule
-(issue 23, decision 0030): prompt recall's search adds the rules of its scope that name the
+(issue 23, decision 0033): prompt recall's search adds the rules of its scope that name the
 thing the prompt asks to make (Engine._with_rules), and the gate takes such an added memory
 only as that rule (relevance.makes), never on other shared words."""
 

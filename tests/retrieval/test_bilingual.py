@@ -1,5 +1,5 @@
 """The EN/ZH developer vocabulary prompt-time recall bridges languages with (issue 23, decision
-0030): a prompt and the note that answers it in the other language share words once the
+0033): a prompt and the note that answers it in the other language share words once the
 prompt's technical words are read in both languages, in the gate and in the search."""
 
 from __future__ import annotations

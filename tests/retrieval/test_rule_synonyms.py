@@ -1,5 +1,5 @@
 """A standing convention is stated in the team's own word, and asked about in another word for
-the same thing (issue 23, decision 0030): for a memory worded as a rule, a synonym in the
+the same thing (issue 23, decision 0033): for a memory worded as a rule, a synonym in the
 prompt's own language is a shared word; for any other note it is not (docker -> image is
 another sense of the word in "the image resizer is owned by ...")."""
 
