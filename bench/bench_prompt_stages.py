@@ -46,6 +46,7 @@ STAGES = (
     ("engine", "_hits", "hits: rows read"),
     ("ranking", "across_language", "the other language's closest memory"),
     ("engine", "_with_across", "adding it to the hits"),
+    ("engine", "_with_rules", "rules about what the prompt makes (make prompts)"),
     ("recall", "choose", "gate (relevance, freshness)"),
     ("embedder", "embed_query", "query embedding itself (worker thread)"),
 )
@@ -56,7 +57,9 @@ def main() -> None:
     parser.add_argument("--home", type=Path, required=True, help="a home bench_prompt_hook kept")
     parser.add_argument("-n", "--runs", type=int, default=40)
     parser.add_argument("--wait", action="store_true", help="wait for every query embedding")
-    parser.add_argument("--label", default="relevant", choices=("relevant", "long", "absent"))
+    parser.add_argument(
+        "--label", default="relevant", choices=("relevant", "long", "absent", "make")
+    )
     args = parser.parse_args()
     note(machine_line())
     with tempfile.TemporaryDirectory(prefix="rn-bench-stages-") as tmp_s:
@@ -110,7 +113,8 @@ def run(tmp: Path, runs: int, wait: bool, label: str) -> tuple[dict[str, list[fl
             session = f"stages-{k}"
             start = {"cwd": OWN, "agent": "claude", "source": "startup", "session_id": session}
             dispatch(engine, "resume", start)
-            ask: dict[str, Any] = {"prompt": prompts(k)[label], "cwd": OWN, "session_id": session}
+            text = make_prompt(k) if label == "make" else prompts(k)[label]
+            ask: dict[str, Any] = {"prompt": text, "cwd": OWN, "session_id": session}
             if wait:
                 ask["vector_deadline"] = None
             spent.clear()
@@ -122,6 +126,12 @@ def run(tmp: Path, runs: int, wait: bool, label: str) -> tuple[dict[str, list[fl
         return times, totals
     finally:
         engine.close()
+
+
+def make_prompt(k: int) -> str:
+    """A prompt asking to make something (intent `make`): the rules about what it makes are
+    looked up beside the search (Engine._with_rules). New text every round."""
+    return f"write a shell script that restarts service zeta{k} and checks its port, take {k}"
 
 
 def _wrap(owner: Any, name: str, label: str, spent: dict[str, float]) -> None:

@@ -51,7 +51,7 @@ from recallnest.core.text import tokenize
 from recallnest.core.timeparse import as_utc
 from recallnest.retrieval.embed import Embedder, make_embedder
 from recallnest.retrieval.index import Filter, SearchIndex
-from recallnest.retrieval.query import plan_query
+from recallnest.retrieval.query import SYNONYM_GROUPS, plan_query
 from recallnest.retrieval.query_vectors import QueryVectors
 from recallnest.retrieval.ranking import (
     PROFILES,
@@ -60,7 +60,14 @@ from recallnest.retrieval.ranking import (
     Scored,
     retrieve,
 )
-from recallnest.retrieval.relevance import CALIBRATED_MODELS, across_language_passes
+from recallnest.retrieval.relevance import (
+    CALIBRATED_MODELS,
+    PROMPT_GROUPS,
+    RULE_PART,
+    RULE_TERMS,
+    across_language_passes,
+    is_rule,
+)
 from recallnest.retrieval.topk import top_k
 from recallnest.store import Batch, BatchResult, IndexSnapshot, Store
 from recallnest.store.journal import Journal
@@ -81,6 +88,11 @@ SIMILAR_CANDIDATES = 5
 HISTORY_AGE = timedelta(hours=6)
 _EPOCH0 = datetime(1970, 1, 1, tzinfo=UTC)
 MAX_LIMIT = 1000
+# Prompt recall's rules about what the prompt makes (`Engine._with_rules`): memories checked
+# for a rule word, read, at most, and added to the gated candidates.
+RULE_POOL = 64  # memories holding the made thing's words most, checked for a rule word
+RULE_LOOKUP = 4
+RULES_ADDED = 2
 # A flush with this many new or changed turns (a backfill, a catch-up) writes them at once and
 # queues their capture: `capture_queued` follows, as vectors do (decision 0009). Smaller
 # flushes, the live case, write their memories in the same transaction as their turns.
@@ -128,6 +140,13 @@ class SearchRequest:
     # The vector channel scans the memories and only the turns the keywords found (prompt-time
     # recall: at 100k turns most of the scan was turns, which its gate rarely takes).
     turns_by_keyword: bool = False
+    # The keyword query is also expanded through the EN/ZH developer vocabulary
+    # (retrieval.bilingual): prompt-time recall, where the note answering a prompt is often in
+    # the other language and the embedding ranks the prompt's own language first.
+    bilingual: bool = False
+    # Index terms of what a prompt asks to make (relevance.PromptPlan.produces): the standing
+    # rules about it among the memories in scope are added to the hits (`_with_rules`).
+    rules_about: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -645,6 +664,8 @@ class Engine:
         calibrated = self.embedder is not None and self.embedder.model_id in CALIBRATED_MODELS
         across: list[AcrossLanguage] | None = [] if calibrated and req.turns_by_keyword else None
         hits, qvec = self._search(req, across)
+        if req.rules_about:
+            hits = self._with_rules(hits, req)
         if qvec is None or not calibrated:
             return hits, {}
         if across:
@@ -672,6 +693,32 @@ class Engine:
         memory = self.store.memories([row_id])
         return [*marked, _hit(memory[0], 0.0, why)] if memory else hits
 
+    def _with_rules(self, hits: list[SearchHit], req: SearchRequest) -> list[SearchHit]:
+        """`hits` and the standing rules (relevance.is_rule) about what the prompt asks to make:
+        of the memories of the search's scope holding one of `req.rules_about`, the RULE_POOL
+        holding them most (BM25) are checked for a rule word (relevance.RULE_TERMS), the best
+        RULE_LOOKUP of those read, and up to RULES_ADDED rules not among `hits` added, marked
+        in their `explain` (RULE_PART). A task's convention competes in the fused ranking with
+        every fact naming the same thing ("add logging" against a dozen "X logs to Y" facts)
+        and fell below the gated candidates (decision 0033)."""
+        with self.index.reading():  # the arrays below must see the same rows
+            mask = self.index.mask_any(_filters(replace(req, kind="memories")))
+            scores = self.index.bm25(sorted(req.rules_about))
+            # a rule word is looked up in the best RULE_POOL holders only (searchsorted over
+            # each word's postings: ~2 ms over 8k holders at 100k memories)
+            holding = np.sort(top_k(scores, mask & (scores > 0.0), RULE_POOL))
+            worded = holding[self.index.bm25_rows(sorted(RULE_TERMS), holding, {}) > 0.0]
+            rows = worded[np.argsort(-scores[worded], kind="stable")[:RULE_LOOKUP]]
+            ids = [self.index.row(int(p))[1] for p in rows]
+        have = {h.id for h in hits}
+        ids = [i for i in ids if i not in have]
+        if not ids:
+            return hits
+        found = {m.id: m for m in self.store.memories(ids)}
+        why = Explain(ranks={}, parts={RULE_PART: 1.0})
+        rules = [found[i] for i in ids if i in found and is_rule(found[i].text)]
+        return [*hits, *(_hit(m, 0.0, why) for m in rules[:RULES_ADDED])]
+
     def _search(
         self, req: SearchRequest, across: list[AcrossLanguage] | None = None
     ) -> tuple[list[SearchHit], np.ndarray | None]:
@@ -681,7 +728,12 @@ class Engine:
             raise RecallnestError(f"unknown profile {req.profile!r}; use {', '.join(PROFILES)}")
         profile = replace(profile, alpha=self.settings.fusion_alpha)
         now = datetime.now(UTC)
-        plan = plan_query(req.query, now, clean="boilerplate" not in req.disabled)
+        plan = plan_query(
+            req.query,
+            now,
+            PROMPT_GROUPS if req.bilingual else SYNONYM_GROUPS,
+            clean="boilerplate" not in req.disabled,
+        )
         if "vector" in req.disabled:
             qvec = _Later(lambda: None)  # nothing to embed: the channel is off
         elif req.vector is not None:

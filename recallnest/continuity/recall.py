@@ -29,6 +29,7 @@ from recallnest.retrieval.relevance import (
     makes,
     passes,
     relevance,
+    rule_lookup,
 )
 
 LABEL = (
@@ -60,9 +61,13 @@ HOOK_VECTOR_DEADLINE_SECONDS = 0.05
 # the prompt is answered by keywords at once instead of past the hook's budget.
 EMBED_MAX_TOKENS = 40
 
-# (query, profile, project, limit) -> search hits, best first, and the embedding cosine of the
-# query with each hit by id, empty when not calibrated (Engine.search_with_affinities)
-Search = Callable[[str, str, str | None, int], tuple[list[SearchHit], Mapping[str, float]]]
+# (query, profile, project, limit, what the prompt makes) -> search hits, best first, and the
+# embedding cosine of the query with each hit by id, empty when not calibrated
+# (Engine.search_with_affinities); the rules about what the prompt makes come after the hits.
+Search = Callable[
+    [str, str, str | None, int, frozenset[str]],
+    tuple[list[SearchHit], Mapping[str, float]],
+]
 # query -> None: start embedding the query the search will ask (Engine.prepare_query)
 Prepare = Callable[[str], None]
 
@@ -94,9 +99,12 @@ def choose(
     (`recall --explain`)."""
     scored: list[tuple[float, SearchHit]] = []
     session_turns = _once(session_turns)  # a store read: at most one per prompt
+    idf = _remembered(idf)  # the prompt's terms, and terms candidates share, looked up once
     for hit in hits:
         if hit.id in excluded or not _fresh(hit, session_id, session_turns):
             continue
+        if rule_lookup(hit.explain) and not makes(plan, hit.text):
+            continue  # added as a rule about what the prompt makes, and it is not one
         scored.append((relevance(plan, hit.text, idf, memory=hit.kind == "memory"), hit))
     scored.sort(key=lambda pair: (-pair[0], pair[1].id))
     if trace is not None:
@@ -107,7 +115,9 @@ def choose(
         )
     scored = _unambiguous(plan, scored)
     best = scored[0][0] if scored else 0.0
-    near = _Nearness(affinity or {}, [h.id for _, h in scored])
+    # the cosine margin is read among the ranking's candidates, as calibrated (rules added
+    # by the lookup are not among them)
+    near = _Nearness(affinity or {}, [h.id for _, h in scored if not rule_lookup(h.explain)])
     chosen: list[Chosen] = []
     seen: list[frozenset[str]] = []
     for score, hit in scored:
@@ -152,6 +162,21 @@ class _Nearness:
     def stands_out(self, hit_id: str) -> bool:
         """This candidate is the closest in meaning, by a clear margin."""
         return self.usable and hit_id == self.top_id and self.margin >= SEMANTIC_MARGIN
+
+
+def _remembered(idf: IdfLookup) -> IdfLookup:
+    """`idf`, each term looked up once: a term's document frequency is read from its postings
+    (SearchIndex.idf), and every candidate asks again for the prompt's own terms."""
+    known: dict[str, float] = {}
+
+    def lookup(terms: Iterable[str]) -> Mapping[str, float]:
+        wanted = list(dict.fromkeys(terms))
+        missing = [t for t in wanted if t not in known]
+        if missing:
+            known.update(idf(missing))
+        return {t: known[t] for t in wanted}
+
+    return lookup
 
 
 def _once(read: Callable[[], frozenset[str]]) -> Callable[[], frozenset[str]]:

@@ -223,6 +223,8 @@ def synonym_links(
     links: list[tuple[str, tuple[str, ...]]] = []
     for group in groups:
         said = [w for w in group if _mentions(lowered, w)]
+        if not said:  # most groups (hundreds, on the prompt hook's path)
+            continue
         others = tuple(w for w in group if w not in said)
         links.extend((word, others) for word in said if others)
     return links

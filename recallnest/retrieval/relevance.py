@@ -20,6 +20,7 @@ Pure functions over text; the caller passes the index's IDF lookup.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -28,7 +29,8 @@ from recallnest.core.injected import strip_injected
 from recallnest.core.models import Explain
 from recallnest.core.text import exact_tokens, tokenize
 from recallnest.retrieval.artefact import produced
-from recallnest.retrieval.query import synonym_links
+from recallnest.retrieval.bilingual import BILINGUAL_GROUPS
+from recallnest.retrieval.query import SYNONYM_GROUPS, synonym_links
 
 Intent = str  # "debug" | "conventions" | "make" | "default"
 
@@ -65,6 +67,18 @@ SYNONYM_SHARE = 0.7
 # or command does. A fact that only mentions the word ("the search api logs to loki in the test
 # rack") is not a rule about making it.
 ARTEFACT_BONUS = 0.2
+RULE_PART = "rule_for"  # the `explain` part marking a rule added by Engine._with_rules
+# The index terms of `_RULE`'s words (its stop words, should, only, do not, cannot be looked
+# up): Engine._with_rules reads first the memories holding one of them.
+RULE_TERMS = frozenset(
+    t
+    for w in (
+        "prefer", "want", "always", "never", "must", "use", "require", "avoid", "instead",
+        "rather", "convention", "要求", "必须", "统一", "一律", "不要", "不能", "禁止", "希望",
+        "偏好", "习惯", "规范", "约定", "应该", "使用", "采用", "只用", "都用",
+    )
+    for t in tokenize(w)
+)  # fmt: skip
 _RULE = re.compile(
     r"\b(?:prefers?|preferred|wants?|always|never|must|should|use[sd]?|only|requires?|"
     r"required|avoid|instead of|rather than|do not|don't|convention)\b"
@@ -92,8 +106,8 @@ _CHATTER = re.compile(
     r"perfect|awesome|good|lgtm|done|hi|hello|hey|continue|go on|go ahead|proceed|next|"
     r"do it|sounds good|looks good|makes sense|got it|please|y|n|again|retry|stop|wait)"
     r"[\s,.!?]*)+$"
-    r"|^(?:好的?|好吧|谢谢|多谢|继续|可以|行|嗯+|是的?|对|没问题|开始吧?|你好|收到|明白|"
-    r"知道了|不用了?|算了|再来|重试|停)[\s，。！？!?,.吧呀啊了]*$",
+    r"|^(?:(?:好的?|好吧|谢谢|多谢|继续|可以|行|嗯+|是的?|对|没问题|开始吧?|你好|收到|明白|"
+    r"知道了|不用了?|算了|再来|重试|停)[\s，。！？!?,.吧呀啊了]*)+$",
     re.IGNORECASE,
 )
 _DEBUG = re.compile(
@@ -122,6 +136,10 @@ _FUNCTION_CJK = frozenset(
 )
 
 
+# The synonym groups a prompt's words are looked up in: the search's own, and the general EN/ZH
+# developer vocabulary (retrieval.bilingual), which prompt recall's search expands with too.
+PROMPT_GROUPS = (*SYNONYM_GROUPS, *BILINGUAL_GROUPS)
+
 # Words too general to be the second word a note shares with a prompt in another language:
 # 服务 -> "service" matches every "X service is owned by ..." fact, 问题 ("有问题", something
 # is wrong) -> "issue".
@@ -140,6 +158,7 @@ class Link:
 
     said: tuple[str, ...]
     others: tuple[tuple[str, ...], ...]
+    same_language: bool = False  # counts only for a standing rule (`relevance`)
 
     def found(self, doc_terms: set[str]) -> tuple[str, ...] | None:
         """The first other word whose terms `doc_terms` all hold."""
@@ -189,23 +208,35 @@ def analyse_prompt(prompt: str) -> PromptPlan:
 def _links(query: str, terms: Sequence[str]) -> tuple[Link, ...]:
     """The prompt's words with their synonyms in the other language (回滚 -> rollback, script
     -> 脚本): a note in Chinese answers an English prompt in no shared word. Synonyms in the
-    same language stay out of the gate: English ones are often another sense of the word
-    ("docker" -> "image", as in "the image resizer"). An other word several terms long counts
-    only when the note holds all of them."""
+    same language are kept apart (`same_language`): English ones are often another sense of
+    the word ("docker" -> "image", as in "the image resizer"), so they count only for a
+    standing rule. An other word several terms long counts only when the note holds all of
+    them."""
     out: list[Link] = []
-    for word, others in synonym_links(query):
+    for word, others in synonym_links(query, PROMPT_GROUPS):
         if word in _GENERIC_WORDS:
             continue
-        said = tuple(t for t in content_terms(word) if t in terms)
+        said = tuple(t for t in _word_terms(word) if t in terms)
+        if not said:
+            continue
         chinese = _CJK.search(word) is not None
-        alts = tuple(
-            alt
-            for o in others
-            if (_CJK.search(o) is not None) != chinese and (alt := tuple(content_terms(o)))
-        )
-        if said and alts:
-            out.append(Link(said, alts))
+        for same in (False, True):
+            alts = tuple(
+                alt
+                for o in others
+                if ((_CJK.search(o) is not None) == chinese) == same
+                and (alt := _word_terms(o))
+                and not (same and (o in _GENERIC_WORDS or set(alt) <= set(said)))
+            )
+            if alts:
+                out.append(Link(said, alts, same))
     return tuple(out)
+
+
+@functools.lru_cache(maxsize=4096)
+def _word_terms(word: str) -> tuple[str, ...]:
+    """`content_terms` of a synonym group's word (a few hundred words, read on every prompt)."""
+    return tuple(content_terms(word))
 
 
 def _produces(head: str | None) -> frozenset[str]:
@@ -264,7 +295,8 @@ def relevance(plan: PromptPlan, text: str, idf: IdfLookup, memory: bool = False)
     typical = sum(known) / len(known) if known else 1.0
     weight = {t: w if w > 0 else 0.0 if _CJK.match(t) else typical for t, w in weight.items()}
     matched = [t for t in plan.terms if t in doc_terms]
-    linked, by_synonym = _said_otherwise(plan, doc_terms, set(matched), weight)
+    rule = memory and is_rule(text)
+    linked, by_synonym = _said_otherwise(plan, doc_terms, set(matched), weight, rule)
     if not any(weight[t] for t in plan.terms):
         return 0.0
     asked = sum(weight[t] for t in plan.terms)
@@ -281,7 +313,11 @@ def relevance(plan: PromptPlan, text: str, idf: IdfLookup, memory: bool = False)
 
 
 def _said_otherwise(
-    plan: PromptPlan, doc_terms: set[str], direct: set[str], weight: dict[str, float]
+    plan: PromptPlan,
+    doc_terms: set[str],
+    direct: set[str],
+    weight: dict[str, float],
+    rule: bool = False,
 ) -> tuple[int, set[str]]:
     """The prompt's words the note says in the other language (plan.links): how many, and
     their terms not matched directly. Each such term weighs at least what the note's word for
@@ -289,6 +325,8 @@ def _said_otherwise(
     count = 0
     terms: set[str] = set()
     for link in plan.links:
+        if link.same_language and not rule:
+            continue
         found = link.found(doc_terms)
         if found is None or set(link.said) <= direct:
             continue
@@ -303,9 +341,20 @@ def _said_otherwise(
 def makes(plan: PromptPlan, text: str) -> bool:
     """Whether the memory `text` is a rule (prefers, must, never, 要求, 必须...) about the kind
     of thing the prompt asks to make (see ARTEFACT_BONUS)."""
-    if not plan.produces or _RULE.search(text) is None:
+    if not plan.produces or not is_rule(text):
         return False
     return not plan.produces.isdisjoint(content_terms(text))
+
+
+def is_rule(text: str) -> bool:
+    """Whether `text` is worded as a standing rule (prefers, must, never, use, 要求, 必须...)."""
+    return _RULE.search(text) is not None
+
+
+def rule_lookup(explain: Explain | None) -> bool:
+    """Whether a search hit was added as a rule about what the prompt makes
+    (Engine._with_rules), not found by the ranking: it may pass only as such (`makes`)."""
+    return explain is not None and RULE_PART in explain.parts
 
 
 def _distinct(query: str, matched: Sequence[str]) -> int:

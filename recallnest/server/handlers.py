@@ -125,7 +125,7 @@ def _recall(engine: Engine, a: Mapping[str, Any]) -> Any:
     embed = deadline is None or estimate_tokens(prompt) <= EMBED_MAX_TOKENS
 
     def search(
-        query: str, profile: str, project: str | None, limit: int
+        query: str, profile: str, project: str | None, limit: int, makes: frozenset[str]
     ) -> tuple[list[SearchHit], dict[str, float]]:
         wait = None if deadline is None else max(0.0, deadline - time.monotonic())
         req = SearchRequest(
@@ -137,6 +137,8 @@ def _recall(engine: Engine, a: Mapping[str, Any]) -> Any:
             vector_wait=wait,
             disabled=frozenset() if embed else frozenset({"vector"}),
             turns_by_keyword=True,
+            bilingual=True,
+            rules_about=makes,
         )
         return engine.search_with_affinities(req)
 

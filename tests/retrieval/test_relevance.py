@@ -21,6 +21,7 @@ def flat(terms: Iterable[str]) -> dict[str, float]:
         ("ok, go ahead", "chatter"),
         ("好的", "chatter"),
         ("继续", "chatter"),
+        ("好的，谢谢", "chatter"),  # two acknowledgements in a row, as in English
         ('```\nTraceback (most recent call last):\n  File "a.py", line 1\n```', "pasted"),
     ],
 )
