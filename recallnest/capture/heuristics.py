@@ -166,15 +166,20 @@ def _learned(sentences: Sequence[str], role: str) -> list[Signal]:
     # A reply opening with "no," / 不对 is the rules' to judge (it may decline an offer).
     if not stated or R.CORRECTION.match(stated[0]):
         return []
-    category, probability = learned.predict(" ".join(stated), role)
+    category, probability = learned.predict(" ".join(stated), role)  # the turn, as trained
+    # Where the code takes a value from is read off the code again: that sentence goes, not
+    # the turn ("All credentials are read from the environment." after the bucket and the
+    # host it set up, e2e-heldout11 g01).
+    if role != "user":
+        stated = [s for s in stated if not R.READ_FROM.search(s)]
+        if not stated:
+            return []
     if category == "none" or probability < learned.THRESHOLD:
         return []
     if role != "user" and category in _USER_ONLY:
         return []  # who the user is and what they want is theirs to say
     if category != "cases" and _not_a_standing_fact(" ".join(stated)):
         return []  # what the rules turn down on purpose, the model may not bring back
-    if role != "user" and R.READ_FROM.search(" ".join(stated)):
-        return []  # where the code takes a value from: read off the code again
     text = " ".join(stated).replace("。 ", "。")
     if len(text) > MAX_SENTENCE_CHARS:
         text = max(

@@ -359,6 +359,24 @@ def test_where_the_code_reads_a_value_is_no_memory(said: str) -> None:
     assert capture(said, "assistant") == []
 
 
+def test_a_read_from_sentence_drops_only_itself_from_a_setup_report(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The model's call is fixed here (its scores are the model's business): what is tested is
+    # that a sentence saying where secrets come from drops itself, not the report before it.
+    from recallnest.capture import learned
+
+    monkeypatch.setattr(learned, "predict", lambda text, role, model=None: ("entities", 0.9))
+    said = (
+        "sync.py now copies the nightly dumps to the tallow-archive bucket through the S3 "
+        "client pointed at the MinIO endpoint, serves them on https://files.tallow.example, "
+        "and pings the ops channel when done. All keys are read from the environment."
+    )
+    found = capture(said, "assistant")
+    kept(found, "entities", "tallow-archive", "files.tallow.example")
+    assert not any("read from" in c.text for c in found)
+
+
 def test_a_user_saying_where_config_is_loaded_from_is_a_fact() -> None:
     kept(capture("the config is loaded from /etc/shop/app.yaml on every box"), "entities", "/etc")
 
