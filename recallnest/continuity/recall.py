@@ -97,27 +97,33 @@ def choose(
     `session_turns` is called only if a memory's evidence has to be checked, and once.
     `trace` receives every fresh candidate's (id, kind, relevance), for tuning the bar
     (`recall --explain`)."""
-    scored: list[tuple[float, SearchHit]] = []
+    # Every candidate the search found is compared with the others, those already in front of
+    # the agent too: a family of look-alike notes is one whether or not the resume showed some
+    # of them, and a note is not the closest in meaning when one already shown is closer. Only
+    # the fresh ones can be chosen.
+    compared: list[tuple[float, SearchHit]] = []
+    fresh: set[str] = set()
     session_turns = _once(session_turns)  # a store read: at most one per prompt
     idf = _remembered(idf)  # the prompt's terms, and terms candidates share, looked up once
     for hit in hits:
-        if hit.id in excluded or not _fresh(hit, session_id, session_turns):
-            continue
         if rule_lookup(hit.explain) and not makes(plan, hit.text):
             continue  # added as a rule about what the prompt makes, and it is not one
-        scored.append((relevance(plan, hit.text, idf, memory=hit.kind == "memory"), hit))
-    scored.sort(key=lambda pair: (-pair[0], pair[1].id))
+        if hit.id not in excluded and _fresh(hit, session_id, session_turns):
+            fresh.add(hit.id)
+        compared.append((relevance(plan, hit.text, idf, memory=hit.kind == "memory"), hit))
+    compared.sort(key=lambda pair: (-pair[0], pair[1].id))
     if trace is not None:
         cos = affinity or {}
         trace.extend(
             (h.id, h.kind, round(v, 4), None if h.id not in cos else round(cos[h.id], 4))
-            for v, h in scored
+            for v, h in compared
+            if h.id in fresh
         )
-    scored = _unambiguous(plan, scored)
+    scored = [(v, h) for v, h in _unambiguous(plan, compared) if h.id in fresh]
     best = scored[0][0] if scored else 0.0
     # the cosine margin is read among the ranking's candidates, as calibrated (rules added
     # by the lookup are not among them)
-    near = _Nearness(affinity or {}, [h.id for _, h in scored if not rule_lookup(h.explain)])
+    near = _Nearness(affinity or {}, [h.id for _, h in compared if not rule_lookup(h.explain)])
     chosen: list[Chosen] = []
     seen: list[frozenset[str]] = []
     for score, hit in scored:
