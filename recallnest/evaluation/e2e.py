@@ -279,10 +279,18 @@ def _settle(machine: Machine) -> None:
 # --- checks ----------------------------------------------------------------------------------
 
 
+_HANDLE_RE = re.compile(r"(?<=- )\[[0-9a-f]{8}\] ")
+
+
 def check(scenario: Scenario, text: str, machine: Machine | None = None) -> list[str]:
     """Every failed expectation of `scenario` on the context `text`, worded for humans."""
     expect = scenario.get("expect", {})
     failures: list[str] = []
+    full = text
+    # A note's handle ("- [019004f4] …") is an id the CLI takes, derived from the scope, which
+    # holds the run's temporary path: checks read what the notes say, not their handles (a
+    # must-not "900" failed when a handle happened to hold it).
+    text = _HANDLE_RE.sub("", text)
     low = text.lower()
     if expect.get("expect_empty"):
         if text.strip():
@@ -290,7 +298,7 @@ def check(scenario: Scenario, text: str, machine: Machine | None = None) -> list
         return failures
     if not text.strip():
         return ["no context at all"]
-    failures += _invariants(text)
+    failures += _invariants(full)
     for phrase in expect.get("must_contain", []):
         if phrase.lower() not in low:
             failures.append(f"missing: {phrase!r}")
@@ -323,8 +331,8 @@ def check(scenario: Scenario, text: str, machine: Machine | None = None) -> list
         failures += [f"'Last session' has {p!r}" for p in last.get("not_contains", [])
                      if p.lower() in body]  # fmt: skip
     limit = expect.get("max_tokens")
-    if limit and estimate_tokens(text) > limit:
-        failures.append(f"{round(estimate_tokens(text))} tokens > {limit}")
+    if limit and estimate_tokens(full) > limit:
+        failures.append(f"{round(estimate_tokens(full))} tokens > {limit}")
     return failures
 
 

@@ -139,6 +139,14 @@ def test_checks_report_each_failure() -> None:
     assert eval_e2e.check({"expect": {}}, "x\x1b]52;c;AAAA\x07") != []
 
 
+def test_checks_read_the_notes_not_their_handles() -> None:
+    # A handle is derived from the run's temporary path: "019004f4" held a must-not "900".
+    text = f"{CONTEXT_MARKER}\n~~~~\nThis project:\n- [019004f4] polls every 300 s\n~~~~"
+    assert eval_e2e.check({"expect": {"must_not_contain": ["900"]}}, text) == []
+    failures = eval_e2e.check({"expect": {"must_not_contain": ["300"]}}, text)
+    assert failures == ["must not appear: '300'"]
+
+
 def test_context_of_reads_each_agents_output() -> None:
     out = json.dumps({"hookSpecificOutput": {"additionalContext": "notes"}})
     assert eval_e2e.context_of("codex", out) == "notes"
