@@ -799,10 +799,22 @@ PROCEDURE_LEAD = re.compile(
     r"|^for (?:next time|the future|future [\w -]{1,30}?)\s*[:：]"
     r"|(?:以后|今后|往后|下次)[^，。：:]{0,24}?(?:顺序|步骤|流程|套路|做法|办法|方法)\s*[:：]"
     r"|(?:顺序|步骤|流程|套路|做法|方法)\s*[:：]\s*先"
-    r"|^(?:以后|今后|往后)[^，。]{1,60}?[，,]\s*先",
+    r"|^(?:以后|今后|往后)[^，。]{1,60}?[，,]\s*先"
+    # A how-to under a heading (b27): "Renewing the cert: run …, then …", "Cutting a hotfix goes
+    # like this: a, b, and c", 发测试包：先…再…, 加一个数据源的步骤：…，再…, 告警我们是这么处理的：
+    # 先…. Not progress under one ("Debugging this: I added …, then reran", 进展：先改了…).
+    r"|^(?!(?:no|some|every|any)thing\b)[A-Za-z]+ing\b[^:：.;]{1,50}?\s*[:：]\s*"
+    r"(?!(?:I|we|I've|we've)\b|[a-z]+ed\b)"
+    r"|^[\w -]{3,50}? (?:goes|works|is done|runs) (?:like this|as follows)\s*[:：]"
+    r"|^[^，。：:；]{2,24}?(?:的(?:步骤|流程|做法|办法)|是(?:这么|这样|如下)(?:处理|做|弄|办|走)的)\s*[:：]"
+    r"|^[^，。：:；\s]{2,12}\s*[:：]\s*先(?![不别])[^，。了]{1,40}[，,]",
     _I,
 )
-PROCEDURE_STEPS = re.compile(r"\bthen\b|→|->|先.{1,60}?(?:再|然后|最后)", _I)
+PROCEDURE_STEPS = re.compile(
+    r"\bthen\b|→|->|先.{1,60}?(?:再|然后|最后|事后)|[，,；;]\s*(?:再|然后|接着|最后)"
+    r"|(?:like this|as follows)\s*[:：][^,]+,[^,]+,",
+    _I,
+)
 ON_EVENT = re.compile(r"\b(?:every time|each time|whenever|any time)\b|每次|每当", _I)
 
 # The other side offering to do something ("Want me to …?", 要不要…？): a "no" declines it.
@@ -1029,7 +1041,8 @@ PATTERN_RULES = _table(
             r"|merge"
             r"|deploy|push|branch|migration|endpoint)s?\b|\b(?:prs|pull requests|commits|releases"
             r"|migrations|deploys)\b).{0,60}?\b(?:needs?|must|should (?:have|get|be)|has to|have to"
-            r"|requires?|gets?)\b|(?:PR|提交|合并|发布|上线|改动)\s*都?(?:必须|需要|得)(?:有|经过"
+            r"|requires?|gets?|go(?:es)? through)\b"
+            r"|(?:PR|提交|合并|发布|上线|改动)\s*都?(?:必须|需要|得)(?:有|经过"
             r"|先"
             r"|走)"
         ),
