@@ -617,7 +617,7 @@ def _correction(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
         return _withdrawal(text, ctx)
     body = _after_gone(body)
     gone = used == 1 and R.GONE_CLAUSE.match(body) is not None
-    inner = None if gone else classify(body, ctx.role, relaxed=True)
+    inner = None if gone else _solved_body(body, ctx) or classify(body, ctx.role, relaxed=True)
     if inner is None and used == 1 and strong and ctx.next_sentence:
         # "the numbers I gave you for the limiter were wrong, I talked to sales. The contract
         # says 300/min …": the marker's own clause holds no fact; the next sentence does.
@@ -632,6 +632,14 @@ def _correction(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     stored = _subject_from(body, ctx.previous, question=False)
     stored = _with_about(stored, text, body, used, gone)
     return Signal(rule, inner.category, stored, max(inner.importance, 0.75), confidence), used
+
+
+def _solved_body(body: str, ctx: Context) -> Signal | None:
+    # Trigger: a correction whose remainder is a cause and its fix ("nope, it was the base
+    # image — … set a bigger stack and it's fine now", b27). Why: the rule tables saw "by
+    # default" in it and kept a preference; what was said is a solved case. Outcome: cases.
+    found = _solved_case(body, replace(ctx, next_sentence=None))
+    return found[0] if found is not None else None
 
 
 def _withdrawal(text: str, ctx: Context) -> tuple[Signal | None, int] | None:

@@ -306,7 +306,9 @@ VERIFIED = re.compile(
 # A finding announced before it is told: "Found it.", "figured out the webpack OOM!!", "Found the
 # cause of the 502s:", 查到了：, 定位到了，, 找到原因了. What it introduces is a diagnosis.
 FINDING = re.compile(
-    r"^(?:found it|figured (?:it|this) out|(?:found|figured out|tracked down|pinned down) the"
+    r"^(?:found it|figured (?:it|this) out|(?:found|figured out|tracked down|worked out) (?:why"
+    r"|what (?:was )?(?:caus|break|kill|block)\w*) [^:：]{3,80}?(?=[:：])"
+    r"|(?:found|figured out|tracked down|pinned down) the"
     r" (?:[\w`.-]+ ){0,6}?[\w`.-]+|(?:找到|查到|定位到|查出|排查出)(?:原因|问题|根因)?了?"
     r"|原因找到了)(?:\s*(?:myself|finally))?\s*(?:[:：,，.。!！—–-]+|$)",
     _I,
@@ -873,6 +875,7 @@ CASE_ERROR = re.compile(
     r"|flaky|timeout|timed out|wouldn't|won't|couldn't|stopped working|not working|root cause"
     r"|caused by|turn(?:ed|s) out|due to|leak\w*|out of memory|oom|choking|chokes|hanging|hangs"
     r"|hung|stuck|slow|kept \w+ing|[45]\d\d|deadlock\w*|race condition"
+    r"|(?:was|were|got|gets|is|are) blocked"
     r"|(?:happened|was|is) because|because (?:the|of|we|it|two)|it was (?:the|a|an)|the culprit"
     r"|culprit was|the (?:problem|issue|bug|cause) (?:was|is)|came from|stale|mismatch\w*"
     r"|white screen|blank page|memory blowup|[45]\d\ds|clock skew|intermittent\w*|(?:redirect"
@@ -900,6 +903,10 @@ CASE_FIX = Gated(
         r"|\bkeeps? (?:it|them|rss|memory|latency|\w+) (?:under|below|flat|stable)\b"
         r"|\b(?:is|are) gone\b|\bgo(?:es)? through now\b"
         r"|\b(?:is|are|installs?|builds?|runs?) (?:clean|green|fine) now\b"
+        # "it's fine now", "and the map renders again" (b27): the thing works once more
+        r"|\b(?:it|they|that)(?:'s|’s| is| are) (?:fine|ok|okay|good) now\b"
+        r"|\b(?:the|it|they|everything)\b[^.;,]{0,30}?\b(?:renders|loads|works|finishes|passes"
+        r"|starts|runs|builds|connects|exits|boots)\b[^.;,]{0,20}?\bagain\b"
         r"|\b(?:has|have) been stable\b|\bstable (?:all night|since|for (?:\w+ )?(?:hours?|days?))",
         _I,
     )

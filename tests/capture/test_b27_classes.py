@@ -25,16 +25,16 @@ def kept(found: list[Capture], category: str, value: str) -> None:
     ("said", "role", "value"),
     [
         (
-            "Renewing the staging cert: run `make cert-request`, wait for the DNS challenge,"
-            " then reload nginx on both edge boxes.",
+            "Rotating the API token: generate a new one with `bin/token mint`, store it in"
+            " Vault under ci/deploy, then revoke the old one after the next green pipeline.",
             "assistant",
-            "cert-request",
+            "bin/token mint",
         ),
         (
-            "Cutting a hotfix goes like this: branch off the release tag, bump the patch"
-            " number in VERSION, and let the tag pipeline publish it.",
+            "Onboarding a tenant goes like this: create the org row, seed the defaults with"
+            " `make seed-tenant`, and send the invite from the admin panel.",
             "assistant",
-            "VERSION",
+            "seed-tenant",
         ),
         (
             "发测试包：先在 Jenkins 上选 release 分支，再把产物传到蒲公英；最后在群里通知测试。",
@@ -59,8 +59,8 @@ def test_a_how_to_under_a_heading_is_a_workflow(said: str, role: str, value: str
 
 
 def test_a_route_every_item_of_a_kind_goes_through_is_a_workflow() -> None:
-    said = "every schema change on the orders db goes through gh-ost, never a plain ALTER"
-    kept(capture(said), "patterns", "gh-ost")
+    said = "all deploys to prod go through the Spinnaker pipeline, no kubectl apply"
+    kept(capture(said), "patterns", "Spinnaker")
 
 
 @pytest.mark.parametrize(
@@ -76,3 +76,69 @@ def test_a_heading_over_progress_is_not_a_workflow(said: str, role: str) -> None
     previous = "ok" if role == "assistant" else None
     found = capture(said, role, previous=previous)
     assert not any(c.category == "patterns" for c in found), [(c.category, c.text) for c in found]
+
+
+# --------------------------------------------------------------------------- solved cases
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        (
+            "The webhook calls were blocked by the WAF: its rule set flagged the JSON body as"
+            " SQL. I added an exclusion for /hooks/stripe and the events arrive again.",
+            "exclusion",
+        ),
+        (
+            "Found why the worker pool never drained: the Redis connection was never closed."
+            " Added `await redis.quit()` to the shutdown hook and the process exits again.",
+            "redis.quit",
+        ),
+        (
+            "The avatar uploads were blocked by the bucket policy: it only allowed the old role"
+            " ARN. I added the new role to the policy and uploads work again.",
+            "new role",
+        ),
+    ],
+)
+def test_a_cause_and_the_fix_that_made_it_work_again_is_a_case(said: str, value: str) -> None:
+    kept(capture(said, "assistant", previous="any luck?"), "cases", value)
+
+
+def test_a_correction_that_is_a_solved_case_stays_a_case() -> None:
+    previous = "Could the crash come from the new ORM version?"
+    said = (
+        "no, it was the node image — it ships with a 2GB heap by default and the importer ran"
+        " past it. raised --max-old-space-size in the Dockerfile and it's fine now"
+    )
+    found = capture(said, previous=previous)
+    kept(found, "cases", "max-old-space-size")
+    assert not any(c.category == "preferences" for c in found), [
+        (c.category, c.text) for c in found
+    ]
+
+
+def test_a_lone_period_in_chinese_code_does_not_end_the_sentence() -> None:
+    said = (
+        "查到了，Makefile 里 cp -r . . 会把 build 目录也拷进去，所以包越来越大。"
+        "改成只拷 src，现在包只有 3MB"
+    )
+    found = capture(said)
+    kept(found, "cases", "build 目录")
+
+
+@pytest.mark.parametrize(
+    ("said", "role", "previous"),
+    [
+        # a symptom coming back is no fix
+        ("let's see if the timeout comes up again after lunch", "user", None),
+        # a retry about to happen is no fix
+        ("The deploy failed on a flaky step; I'll run it again now.", "assistant", "status?"),
+        ("The login page was blocked by the proxy and it still fails.", "assistant", "status?"),
+    ],
+)
+def test_a_recurrence_or_a_retry_is_not_a_solved_case(
+    said: str, role: str, previous: str | None
+) -> None:
+    found = capture(said, role, previous=previous)
+    assert not any(c.category == "cases" for c in found), [(c.category, c.text) for c in found]
