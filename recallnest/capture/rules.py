@@ -85,6 +85,8 @@ STYLE_TOPIC = (
     r"|docstrings|type hints|annotations|print(?: statements| debugging)?|emoji|commit messages"
     r"|imports|abstractions|duplication|inheritance|composition|mocks|f-strings|early returns"
     r"|file names|summar(?:y|ies)|recaps?"
+    # letter case: "write SQL keywords in uppercase", 常量一律大写 (b27)
+    r"|upper ?case|lower ?case|casing|capitali[sz]ation|大写|小写"
     r"|单引号|双引号|命名|缩进|注释|拼写|分号|文案|提交信息|导入|抽象|继承|组合"
     r"|类型注解|文件名|变量名"
 )
@@ -1419,7 +1421,7 @@ PREFERENCE_RULES = _table(
             r"|focused|simple|minimal|terse|tight)\b|\b(?:reply|respond|answer|talk|write"
             r"|speak)(?: to me)? in (?:english|chinese|japanese|german|french|spanish)\b"
         ),
-        "preference.style": rf"^(?=.{{0,40}}?(?:{STYLE_TOPIC}))(?=.*(?:{STYLE_DIRECTIVE}))",
+        "preference.style": rf"^(?=.{{0,50}}?(?:{STYLE_TOPIC}))(?=.*(?:{STYLE_DIRECTIVE}))",
         # "i changed my mind on indentation — 2 spaces for yaml": a style rule, restated (b26)
         "preference.changed_mind": (
             rf"\b(?:changed my mind|change of heart) (?:on|about) (?:the )?(?:{STYLE_TOPIC})\b"
@@ -1488,7 +1490,9 @@ COMMUNICATION = Gated(
 # step it should add, "when you add an env var, also add it to …", stays a workflow).
 AGENT_STYLE = re.compile(
     r"^(?:when(?:ever)?|if) you (?:write|add|create|generate|make)\b[^,]{0,40}?,?\s*(?:make"
-    r"|do|keep|write|have) (?:them|it|those|each)\b",
+    r"|do|keep|write|have) (?:them|it|those|each)\b"
+    # "when you hand me a regex, walk through it …": how the agent gives the user things (b27)
+    r"|^(?:when(?:ever)?|if) you (?:hand|give|send|show|paste) me\b[^,]{1,40},",
     _I,
 )
 

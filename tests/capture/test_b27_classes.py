@@ -142,3 +142,38 @@ def test_a_recurrence_or_a_retry_is_not_a_solved_case(
 ) -> None:
     found = capture(said, role, previous=previous)
     assert not any(c.category == "cases" for c in found), [(c.category, c.text) for c in found]
+
+
+# --------------------------------------------------------------------------- preferences
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        (
+            "in the shell scripts please keep env var names in uppercase, it's what I grep for",
+            "uppercase",
+        ),
+        ("for the CSS class names please stick to lowercase with dashes", "lowercase"),
+        ("when you hand me a cron expression, break it down field by field", "cron"),
+        ("when you send me a diff, group it by file instead of one long blob", "by file"),
+    ],
+)
+def test_how_the_user_wants_things_written_or_handed_over_is_a_preference(
+    said: str, value: str
+) -> None:
+    kept(capture(said), "preferences", value)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I renamed the uppercase constants in config.py earlier today",
+        "the lowercase table names broke the ORM mapping on Tuesday",
+    ],
+)
+def test_a_remark_about_letter_case_is_no_preference(said: str) -> None:
+    found = capture(said)
+    assert not any(c.category == "preferences" for c in found), [
+        (c.category, c.text) for c in found
+    ]
