@@ -1260,6 +1260,16 @@ PROFILE_RULES = _table(
             r"|\bI (?:mostly |mainly |usually |basically )?(?:live|work|code) in (?:vs ?code|vim"
             r"|neovim|emacs|intellij|pycharm|goland|webstorm|xcode|cursor|zed|sublime|helix|jetbrains)\b"
             r"|\bmost of my (?:work|coding|time|development)\b"
+            # "everything runs on my M2 Air with 8GB", "my laptop only has 8 GB" (b27)
+            r"|\b(?:everything|all of (?:it|this)|all my \w+|I do (?:everything|all my \w+))"
+            r" (?:runs? |is |happens )?on my (?:[\w-]+ ){0,3}?(?:mac\w*|m[1-4]|thinkpad|laptop"
+            r"|desktop|chromebook|pc|machine|workstation)\b"
+            r"|\bmy (?:[\w-]+ ){0,3}?(?:mac\w*|m[1-4]|thinkpad|laptop|desktop|machine"
+            r"|workstation) (?:with|has|only has) (?:only )?\d+\s?gb\b"
+            # when the user can work on it: "I can only get to this after work"
+            r"|\bI (?:can )?only (?:get to|work on|look at|have time for)"
+            r" (?:it|(?:this|the)(?: \w+)?) (?:after work|in the evenings?|on weekends|at night"
+            r"|at weekends)\b"
             r"|\bis my (?:editor"
             r"|ide|shell|terminal|os|daily driver|main language)\b"
         ),
@@ -1305,6 +1315,12 @@ PROFILE_RULES = _table(
             r"|^我(?:做|写|干|搞|用)[^，。]{1,10}?(?:[一二三四五六七八九十两几多\d]+)年"
             r"|我(?:的)?(?:屏幕|显示器)|我(?:用的是|的电脑是|在用|用)\s*\S{0,6}?(?:windows|mac|macbook|linux|wsl|ubuntu|m[1-4]"
             r"|thinkpad|电脑|笔记本|台式机)|(?:我|本人)?没有(?:管理员|root|sudo|admin)\s*权限"
+            # 我刚从 Java 转 Go 三个月: a move between languages or roles (b27)
+            r"|我\S{0,3}从\s*[^，。\s]{1,12}\s*转(?:行|岗)?(?:到|做|去)?\s*(?:前端|后端|全栈|客户端"
+            r"|移动端|开发|测试|运维|产品|管理|数据|算法|嵌入式|[A-Za-z]{2,})"
+            # 我只能下班后弄 / 我一般周末才有空: when the user can work on it (b27)
+            r"|我(?:只能|只有|一般|通常|平时|基本)(?:都)?(?:在)?(?:下班后|下班以后|晚上|周末|早上|白天"
+            r"|午休)(?:才)?(?:能)?(?:弄|搞|写|看|做|回|在线|有空|有时间)"
         ),
     }
 )

@@ -177,3 +177,36 @@ def test_a_remark_about_letter_case_is_no_preference(said: str) -> None:
     assert not any(c.category == "preferences" for c in found), [
         (c.category, c.text) for c in found
     ]
+
+
+# --------------------------------------------------------------------------- profile
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        ("everything runs on my M2 Air, so no local GPU builds", "M2 Air"),
+        ("my laptop has 16GB, so running the whole stack locally is fine", "16GB"),
+        ("I can only get to this repo in the evenings, weekdays are the day job", "evenings"),
+        ("我去年从 PHP 转 Rust，生命周期那块还在摸索", "Rust"),
+        ("我一般周末才有空看 PR，平时回得慢", "周末"),
+    ],
+)
+def test_the_users_machine_hours_and_move_between_languages_are_profile(
+    said: str, value: str
+) -> None:
+    kept(capture(said), "profile", value)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # the project's machines, not the user's
+        "the build runs on a c6i.2xlarge with 16GB in CI",
+        # someone else's move
+        "他去年从 PHP 转 Rust 了",
+    ],
+)
+def test_machines_and_moves_that_are_not_the_users_are_no_profile(said: str) -> None:
+    found = capture(said)
+    assert not any(c.category == "profile" for c in found), [(c.category, c.text) for c in found]
