@@ -474,7 +474,10 @@ def _as_preference(rule: R.Rule, clause: str) -> R.Rule:
 def _acceptable(text: str, rule: R.Rule) -> bool:
     # Trigger: a transient marker ("for now", "yet", 先别) or a decision aimed at a deictic
     # ("let's go with whatever"). Why: those are about the task at hand, not future sessions.
-    # Outcome: the rule does not fire.
+    # Outcome: the rule does not fire. A meeting's outcome is read after its lead: "today's
+    # sync" says when it was settled, not that it holds only today.
+    if rule.name == "decision.outcome":
+        text = re.split(r"[:：]", text, maxsplit=1)[-1]
     if _transient(text):
         return False
     return not (rule.category == "events" and R.VAGUE_DECISION.search(text))
@@ -981,7 +984,8 @@ def _approved_proposal(reply_text: str, proposal_turn: str) -> Signal | None:
     # migration."). Why: the decision is in the other side's words; the approval alone is
     # phatic and was dropped, and the choice with it (e2e-heldout4 h4c04). Outcome: a
     # decision of that turn's opening statements (at most two), user confidence.
-    if R.APPROVAL.match(reply_text.strip().rstrip("，,;；")) is None:
+    reply_text = reply_text.strip().rstrip("，,;；")
+    if R.APPROVAL.match(reply_text) is None and not _echoes_proposal(reply_text, proposal_turn):
         return None
     said = gate_turn(proposal_turn)
     # "Want me to delete them?" answered "do it": the offer names no choice worth keeping.
@@ -993,6 +997,16 @@ def _approved_proposal(reply_text: str, proposal_turn: str) -> Signal | None:
         return None
     text = " ".join(kept[:_APPROVED_SENTENCES]).replace("。 ", "。")[:MAX_SENTENCE_CHARS]
     return Signal("decision.approved", "events", text, 0.7, 0.8) if text else None
+
+
+def _echoes_proposal(reply_text: str, proposal_turn: str) -> bool:
+    # Trigger: "yep, pin it" after "I'd suggest pinning the base image to …". Why: the reply
+    # approves by repeating the proposal's verb; a bare "pin it" with no such proposal is a
+    # task order. Outcome: read as an approval only when the verb is the proposal's own.
+    echo = R.APPROVAL_ECHO.match(reply_text)
+    if echo is None or R.PROPOSAL.search(proposal_turn) is None:
+        return False
+    return re.search(rf"\b{re.escape(echo.group(1))}", proposal_turn, re.IGNORECASE) is not None
 
 
 # --------------------------------------------------------------------------- captures

@@ -175,6 +175,13 @@ APPROVAL = re.compile(
     r"[\s.!。！]*$",
     _I,
 )
+# An approval that repeats the proposal's own verb: "yep, pin it" after "I'd suggest pinning the
+# base image to …", "sure, rename them" (b27). `heuristics` checks the verb is the proposal's.
+APPROVAL_ECHO = re.compile(
+    r"^(?:ok(?:ay)?|yes|yep|yeah|sure|agreed)[,!.]?\s+(?:go ahead and |please )?([a-z]{2,12})"
+    r" (?:it|them|that|those)(?: please| then)?[\s.!]*$",
+    _I,
+)
 # A reply that picks one of the options the other side listed: "b. go for it", "yep B. do it",
 # "option 2 please", "(a)", 选 B, 方案二吧, 就 A 吧.
 OPTION_PICK = re.compile(
@@ -1105,6 +1112,15 @@ DECISION_RULES = _table(
             # (e2e-heldout11 h11x01); a bare "switch to the other branch" is a request.
             r"|^(?:[^:.?!]{1,30}:\s*)?(?:switch|move|migrate) (?:\w+ )?to\s+[^,.?!]{1,40},\s*"
             r"(?:and\s+)?(?:drop|ditch|retire|remove|stop using)\s+\S"
+        ),
+        # What a meeting settled, said as its outcome: "outcome of today's sync: the API
+        # switches to …", "decision from the design review: …", 今天评审的结论：… (b27).
+        "decision.outcome": (
+            r"^(?:the )?(?:outcome|result|decision|conclusion|takeaway)s? (?:of|from) (?:today's"
+            r"|this week's|the|this|our|yesterday's) [\w' -]{0,20}?(?:sync|meeting|review|call"
+            r"|discussion|retro|standup|planning|huddle)\s*[:：]\s*\S"
+            r"|^(?:今天|刚才|昨天|本周)?(?:的)?\S{0,6}?(?:会|会议|评审|讨论|周会|例会)(?:上)?(?:的)?"
+            r"(?:结论|结果|决定)(?:是)?\s*[:：]\s*\S"
         ),
         "decision.going_with": (
             r"\bwe(?:'re| are)\s+going\s+(?:to\s+(?:use|go with|switch|move|keep|drop|adopt|stick)"

@@ -210,3 +210,43 @@ def test_the_users_machine_hours_and_move_between_languages_are_profile(
 def test_machines_and_moves_that_are_not_the_users_are_no_profile(said: str) -> None:
     found = capture(said)
     assert not any(c.category == "profile" for c in found), [(c.category, c.text) for c in found]
+
+
+# --------------------------------------------------------------------------- decisions
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        (
+            "decision from the design review: uploads go straight to S3 with presigned URLs",
+            "presigned",
+        ),
+        ("outcome of today's planning: the mobile app drops iOS 15 support in March", "iOS 15"),
+        ("今天评审的结论：订单表按月分区，历史数据归档到 OSS", "按月分区"),
+    ],
+)
+def test_what_a_meeting_settled_is_a_decision(said: str, value: str) -> None:
+    kept(capture(said), "events", value)
+
+
+def test_an_approval_repeating_the_proposals_verb_keeps_the_proposal() -> None:
+    proposal = (
+        "I'd recommend vendoring the protobuf definitions under proto/ so builds stop"
+        " fetching them."
+    )
+    kept(capture("sure, vendor them", previous=proposal), "events", "proto/")
+
+
+@pytest.mark.parametrize(
+    ("said", "previous"),
+    [
+        # the verb is not the proposal's: an order for the task at hand
+        ("yep, delete it", "I'd suggest pinning the base image to node:20.14-bookworm-slim."),
+        # no proposal at all
+        ("ok, pin it", "The build took 4 minutes and the image is 1.2 GB."),
+    ],
+)
+def test_a_bare_order_after_a_turn_is_no_approval(said: str, previous: str) -> None:
+    found = capture(said, previous=previous)
+    assert not any(c.category == "events" for c in found), [(c.category, c.text) for c in found]
