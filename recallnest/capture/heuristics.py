@@ -502,9 +502,14 @@ def _fact(text: str, role: str, relaxed: bool) -> Signal | None:
         return None
     if not relaxed and _transient(text):
         return None
-    if R.CODE_NAVIGATION.search(text) or R.HEDGE.search(text) or R.FAILURE.search(text):
+    # Trigger: a fact with a trailing note of where it is written or read ("…, as declared in
+    # template.yaml", "…; the token is read from POSTMARK_TOKEN", b27). Why: the note alone is
+    # code navigation, but the clause before it is the fact. Outcome: the vetoes for code
+    # navigation and "read from" look at the clause before the note.
+    head = _SOURCE_TAIL.sub("", text) or text
+    if R.CODE_NAVIGATION.search(head) or R.HEDGE.search(text) or R.FAILURE.search(text):
         return None
-    if role != "user" and R.READ_FROM.search(text):
+    if role != "user" and R.READ_FROM.search(head):
         return None
     if R.PROMISE.search(text):  # "下次做 /search": still to do, not a fact
         return None
@@ -518,6 +523,15 @@ def _fact(text: str, role: str, relaxed: bool) -> Signal | None:
         return None
     confidence = 0.75 if role == "user" else ASSISTANT_CONFIDENCE
     return Signal("entity.fact", "entities", text, 0.5, confidence)
+
+
+# The tail "…, as declared in X" / "…; the token is read from Y" after a main clause.
+_SOURCE_TAIL = re.compile(
+    r"(?:,\s*as (?:declared|defined|set|configured|specified|listed) in"
+    r"|;\s*(?:the|its|their) [\w -]{1,30}? (?:is|are) (?:read|loaded|taken|pulled) from)"
+    r"\s+[^,;]{1,60}$",
+    re.IGNORECASE,
+)
 
 
 def _fact_shape(text: str, role: str, relaxed: bool) -> bool:

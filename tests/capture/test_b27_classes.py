@@ -250,3 +250,38 @@ def test_an_approval_repeating_the_proposals_verb_keeps_the_proposal() -> None:
 def test_a_bare_order_after_a_turn_is_no_approval(said: str, previous: str) -> None:
     found = capture(said, previous=previous)
     assert not any(c.category == "events" for c in found), [(c.category, c.text) for c in found]
+
+
+# --------------------------------------------------------------------------- facts
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        (
+            "The thumbnailer runs on the nodejs20.x runtime with 1024 MB, as declared in"
+            " serverless.yml.",
+            "nodejs20.x",
+        ),
+        (
+            "Push notifications go out through OneSignal on the 'orders-app' channel; the API"
+            " key is read from ONESIGNAL_KEY.",
+            "OneSignal",
+        ),
+    ],
+)
+def test_a_fact_with_a_note_of_where_it_is_written_is_kept(said: str, value: str) -> None:
+    kept(capture(said, "assistant", previous="where does that run?"), "entities", value)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # only where a value is read or a symbol declared: code navigation
+        "All API keys are read from the environment.",
+        "The retry helper is declared in utils/retry.ts.",
+    ],
+)
+def test_a_note_of_where_something_is_written_alone_is_no_fact(said: str) -> None:
+    found = capture(said, "assistant", previous="where does that come from?")
+    assert not any(c.category == "entities" for c in found), [(c.category, c.text) for c in found]
