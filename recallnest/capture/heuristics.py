@@ -172,8 +172,11 @@ def _learned(sentences: Sequence[str], role: str) -> list[Signal]:
     # host it set up, e2e-heldout11 g01).
     if role != "user":
         stated = [s for s in stated if not R.READ_FROM.search(s)]
-        if not stated:
-            return []
+    # Where a symbol is declared ("The retry helper is declared in utils/retry.ts.") is the
+    # same: the rules' code-navigation veto, on the clause before a trailing source note.
+    stated = [s for s in stated if not R.CODE_NAVIGATION.search(_SOURCE_TAIL.sub("", s) or s)]
+    if not stated:
+        return []
     if category == "none" or probability < learned.THRESHOLD:
         return []
     if role != "user" and category in _USER_ONLY:
