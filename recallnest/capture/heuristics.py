@@ -172,8 +172,11 @@ def _learned(sentences: Sequence[str], role: str) -> list[Signal]:
     # host it set up, e2e-heldout11 g01).
     if role != "user":
         stated = [s for s in stated if not R.READ_FROM.search(s)]
-        if not stated:
-            return []
+    # Where a symbol is declared ("The retry helper is declared in utils/retry.ts.") is the
+    # same: the rules' code-navigation veto, on the clause before a trailing source note.
+    stated = [s for s in stated if not R.CODE_NAVIGATION.search(_SOURCE_TAIL.sub("", s) or s)]
+    if not stated:
+        return []
     if category == "none" or probability < learned.THRESHOLD:
         return []
     if role != "user" and category in _USER_ONLY:
@@ -474,7 +477,10 @@ def _as_preference(rule: R.Rule, clause: str) -> R.Rule:
 def _acceptable(text: str, rule: R.Rule) -> bool:
     # Trigger: a transient marker ("for now", "yet", 先别) or a decision aimed at a deictic
     # ("let's go with whatever"). Why: those are about the task at hand, not future sessions.
-    # Outcome: the rule does not fire.
+    # Outcome: the rule does not fire. A meeting's outcome is read after its lead: "today's
+    # sync" says when it was settled, not that it holds only today.
+    if rule.name == "decision.outcome":
+        text = re.split(r"[:：]", text, maxsplit=1)[-1]
     if _transient(text):
         return False
     return not (rule.category == "events" and R.VAGUE_DECISION.search(text))
@@ -499,9 +505,14 @@ def _fact(text: str, role: str, relaxed: bool) -> Signal | None:
         return None
     if not relaxed and _transient(text):
         return None
-    if R.CODE_NAVIGATION.search(text) or R.HEDGE.search(text) or R.FAILURE.search(text):
+    # Trigger: a fact with a trailing note of where it is written or read ("…, as declared in
+    # template.yaml", "…; the token is read from POSTMARK_TOKEN", b27). Why: the note alone is
+    # code navigation, but the clause before it is the fact. Outcome: the vetoes for code
+    # navigation and "read from" look at the clause before the note.
+    head = _SOURCE_TAIL.sub("", text) or text
+    if R.CODE_NAVIGATION.search(head) or R.HEDGE.search(text) or R.FAILURE.search(text):
         return None
-    if role != "user" and R.READ_FROM.search(text):
+    if role != "user" and R.READ_FROM.search(head):
         return None
     if R.PROMISE.search(text):  # "下次做 /search": still to do, not a fact
         return None
@@ -515,6 +526,15 @@ def _fact(text: str, role: str, relaxed: bool) -> Signal | None:
         return None
     confidence = 0.75 if role == "user" else ASSISTANT_CONFIDENCE
     return Signal("entity.fact", "entities", text, 0.5, confidence)
+
+
+# The tail "…, as declared in X" / "…; the token is read from Y" after a main clause.
+_SOURCE_TAIL = re.compile(
+    r"(?:,\s*as (?:declared|defined|set|configured|specified|listed) in"
+    r"|;\s*(?:the|its|their) [\w -]{1,30}? (?:is|are) (?:read|loaded|taken|pulled) from)"
+    r"\s+[^,;]{1,60}$",
+    re.IGNORECASE,
+)
 
 
 def _fact_shape(text: str, role: str, relaxed: bool) -> bool:
@@ -617,7 +637,7 @@ def _correction(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
         return _withdrawal(text, ctx)
     body = _after_gone(body)
     gone = used == 1 and R.GONE_CLAUSE.match(body) is not None
-    inner = None if gone else classify(body, ctx.role, relaxed=True)
+    inner = None if gone else _solved_body(body, ctx) or classify(body, ctx.role, relaxed=True)
     if inner is None and used == 1 and strong and ctx.next_sentence:
         # "the numbers I gave you for the limiter were wrong, I talked to sales. The contract
         # says 300/min …": the marker's own clause holds no fact; the next sentence does.
@@ -632,6 +652,14 @@ def _correction(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     stored = _subject_from(body, ctx.previous, question=False)
     stored = _with_about(stored, text, body, used, gone)
     return Signal(rule, inner.category, stored, max(inner.importance, 0.75), confidence), used
+
+
+def _solved_body(body: str, ctx: Context) -> Signal | None:
+    # Trigger: a correction whose remainder is a cause and its fix ("nope, it was the base
+    # image — … set a bigger stack and it's fine now", b27). Why: the rule tables saw "by
+    # default" in it and kept a preference; what was said is a solved case. Outcome: cases.
+    found = _solved_case(body, replace(ctx, next_sentence=None))
+    return found[0] if found is not None else None
 
 
 def _withdrawal(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
@@ -973,7 +1001,8 @@ def _approved_proposal(reply_text: str, proposal_turn: str) -> Signal | None:
     # migration."). Why: the decision is in the other side's words; the approval alone is
     # phatic and was dropped, and the choice with it (e2e-heldout4 h4c04). Outcome: a
     # decision of that turn's opening statements (at most two), user confidence.
-    if R.APPROVAL.match(reply_text.strip().rstrip("，,;；")) is None:
+    reply_text = reply_text.strip().rstrip("，,;；")
+    if R.APPROVAL.match(reply_text) is None and not _echoes_proposal(reply_text, proposal_turn):
         return None
     said = gate_turn(proposal_turn)
     # "Want me to delete them?" answered "do it": the offer names no choice worth keeping.
@@ -985,6 +1014,16 @@ def _approved_proposal(reply_text: str, proposal_turn: str) -> Signal | None:
         return None
     text = " ".join(kept[:_APPROVED_SENTENCES]).replace("。 ", "。")[:MAX_SENTENCE_CHARS]
     return Signal("decision.approved", "events", text, 0.7, 0.8) if text else None
+
+
+def _echoes_proposal(reply_text: str, proposal_turn: str) -> bool:
+    # Trigger: "yep, pin it" after "I'd suggest pinning the base image to …". Why: the reply
+    # approves by repeating the proposal's verb; a bare "pin it" with no such proposal is a
+    # task order. Outcome: read as an approval only when the verb is the proposal's own.
+    echo = R.APPROVAL_ECHO.match(reply_text)
+    if echo is None or R.PROPOSAL.search(proposal_turn) is None:
+        return False
+    return re.search(rf"\b{re.escape(echo.group(1))}", proposal_turn, re.IGNORECASE) is not None
 
 
 # --------------------------------------------------------------------------- captures

@@ -85,6 +85,8 @@ STYLE_TOPIC = (
     r"|docstrings|type hints|annotations|print(?: statements| debugging)?|emoji|commit messages"
     r"|imports|abstractions|duplication|inheritance|composition|mocks|f-strings|early returns"
     r"|file names|summar(?:y|ies)|recaps?"
+    # letter case: "write SQL keywords in uppercase", 常量一律大写 (b27)
+    r"|upper ?case|lower ?case|casing|capitali[sz]ation|大写|小写"
     r"|单引号|双引号|命名|缩进|注释|拼写|分号|文案|提交信息|导入|抽象|继承|组合"
     r"|类型注解|文件名|变量名"
 )
@@ -171,6 +173,13 @@ APPROVAL = re.compile(
     r"|就这么办|就这么做|就这么干|就这么改|就这样(?:做|办|改)?吧?|(?:就)?(?:按|照)(?:你说的|这个|你的方案)"
     r"(?:来|办|做|改|干)?(?:吧)?|照这个来|可以，?就这么(?:做|办|干|改))"
     r"[\s.!。！]*$",
+    _I,
+)
+# An approval that repeats the proposal's own verb: "yep, pin it" after "I'd suggest pinning the
+# base image to …", "sure, rename them" (b27). `heuristics` checks the verb is the proposal's.
+APPROVAL_ECHO = re.compile(
+    r"^(?:ok(?:ay)?|yes|yep|yeah|sure|agreed)[,!.]?\s+(?:go ahead and |please )?([a-z]{2,12})"
+    r" (?:it|them|that|those)(?: please| then)?[\s.!]*$",
     _I,
 )
 # A reply that picks one of the options the other side listed: "b. go for it", "yep B. do it",
@@ -306,7 +315,9 @@ VERIFIED = re.compile(
 # A finding announced before it is told: "Found it.", "figured out the webpack OOM!!", "Found the
 # cause of the 502s:", 查到了：, 定位到了，, 找到原因了. What it introduces is a diagnosis.
 FINDING = re.compile(
-    r"^(?:found it|figured (?:it|this) out|(?:found|figured out|tracked down|pinned down) the"
+    r"^(?:found it|figured (?:it|this) out|(?:found|figured out|tracked down|worked out) (?:why"
+    r"|what (?:was )?(?:caus|break|kill|block)\w*) [^:：]{3,80}?(?=[:：])"
+    r"|(?:found|figured out|tracked down|pinned down) the"
     r" (?:[\w`.-]+ ){0,6}?[\w`.-]+|(?:找到|查到|定位到|查出|排查出)(?:原因|问题|根因)?了?"
     r"|原因找到了)(?:\s*(?:myself|finally))?\s*(?:[:：,，.。!！—–-]+|$)",
     _I,
@@ -799,10 +810,22 @@ PROCEDURE_LEAD = re.compile(
     r"|^for (?:next time|the future|future [\w -]{1,30}?)\s*[:：]"
     r"|(?:以后|今后|往后|下次)[^，。：:]{0,24}?(?:顺序|步骤|流程|套路|做法|办法|方法)\s*[:：]"
     r"|(?:顺序|步骤|流程|套路|做法|方法)\s*[:：]\s*先"
-    r"|^(?:以后|今后|往后)[^，。]{1,60}?[，,]\s*先",
+    r"|^(?:以后|今后|往后)[^，。]{1,60}?[，,]\s*先"
+    # A how-to under a heading (b27): "Renewing the cert: run …, then …", "Cutting a hotfix goes
+    # like this: a, b, and c", 发测试包：先…再…, 加一个数据源的步骤：…，再…, 告警我们是这么处理的：
+    # 先…. Not progress under one ("Debugging this: I added …, then reran", 进展：先改了…).
+    r"|^(?!(?:no|some|every|any)thing\b)[A-Za-z]+ing\b[^:：.;]{1,50}?\s*[:：]\s*"
+    r"(?!(?:I|we|I've|we've)\b|[a-z]+ed\b)"
+    r"|^[\w -]{3,50}? (?:goes|works|is done|runs) (?:like this|as follows)\s*[:：]"
+    r"|^[^，。：:；]{2,24}?(?:的(?:步骤|流程|做法|办法)|是(?:这么|这样|如下)(?:处理|做|弄|办|走)的)\s*[:：]"
+    r"|^[^，。：:；\s]{2,12}\s*[:：]\s*先(?![不别])[^，。了]{1,40}[，,]",
     _I,
 )
-PROCEDURE_STEPS = re.compile(r"\bthen\b|→|->|先.{1,60}?(?:再|然后|最后)", _I)
+PROCEDURE_STEPS = re.compile(
+    r"\bthen\b|→|->|先.{1,60}?(?:再|然后|最后|事后)|[，,；;]\s*(?:再|然后|接着|最后)"
+    r"|(?:like this|as follows)\s*[:：][^,]+,[^,]+,",
+    _I,
+)
 ON_EVENT = re.compile(r"\b(?:every time|each time|whenever|any time)\b|每次|每当", _I)
 
 # The other side offering to do something ("Want me to …?", 要不要…？): a "no" declines it.
@@ -861,6 +884,7 @@ CASE_ERROR = re.compile(
     r"|flaky|timeout|timed out|wouldn't|won't|couldn't|stopped working|not working|root cause"
     r"|caused by|turn(?:ed|s) out|due to|leak\w*|out of memory|oom|choking|chokes|hanging|hangs"
     r"|hung|stuck|slow|kept \w+ing|[45]\d\d|deadlock\w*|race condition"
+    r"|(?:was|were|got|gets|is|are) blocked"
     r"|(?:happened|was|is) because|because (?:the|of|we|it|two)|it was (?:the|a|an)|the culprit"
     r"|culprit was|the (?:problem|issue|bug|cause) (?:was|is)|came from|stale|mismatch\w*"
     r"|white screen|blank page|memory blowup|[45]\d\ds|clock skew|intermittent\w*|(?:redirect"
@@ -888,6 +912,10 @@ CASE_FIX = Gated(
         r"|\bkeeps? (?:it|them|rss|memory|latency|\w+) (?:under|below|flat|stable)\b"
         r"|\b(?:is|are) gone\b|\bgo(?:es)? through now\b"
         r"|\b(?:is|are|installs?|builds?|runs?) (?:clean|green|fine) now\b"
+        # "it's fine now", "and the map renders again" (b27): the thing works once more
+        r"|\b(?:it|they|that)(?:'s|’s| is| are) (?:fine|ok|okay|good) now\b"
+        r"|\b(?:the|it|they|everything)\b[^.;,]{0,30}?\b(?:renders|loads|works|finishes|passes"
+        r"|starts|runs|builds|connects|exits|boots)\b[^.;,]{0,20}?\bagain\b"
         r"|\b(?:has|have) been stable\b|\bstable (?:all night|since|for (?:\w+ )?(?:hours?|days?))",
         _I,
     )
@@ -1029,7 +1057,8 @@ PATTERN_RULES = _table(
             r"|merge"
             r"|deploy|push|branch|migration|endpoint)s?\b|\b(?:prs|pull requests|commits|releases"
             r"|migrations|deploys)\b).{0,60}?\b(?:needs?|must|should (?:have|get|be)|has to|have to"
-            r"|requires?|gets?)\b|(?:PR|提交|合并|发布|上线|改动)\s*都?(?:必须|需要|得)(?:有|经过"
+            r"|requires?|gets?|go(?:es)? through)\b"
+            r"|(?:PR|提交|合并|发布|上线|改动)\s*都?(?:必须|需要|得)(?:有|经过"
             r"|先"
             r"|走)"
         ),
@@ -1083,6 +1112,15 @@ DECISION_RULES = _table(
             # (e2e-heldout11 h11x01); a bare "switch to the other branch" is a request.
             r"|^(?:[^:.?!]{1,30}:\s*)?(?:switch|move|migrate) (?:\w+ )?to\s+[^,.?!]{1,40},\s*"
             r"(?:and\s+)?(?:drop|ditch|retire|remove|stop using)\s+\S"
+        ),
+        # What a meeting settled, said as its outcome: "outcome of today's sync: the API
+        # switches to …", "decision from the design review: …", 今天评审的结论：… (b27).
+        "decision.outcome": (
+            r"^(?:the )?(?:outcome|result|decision|conclusion|takeaway)s? (?:of|from) (?:today's"
+            r"|this week's|the|this|our|yesterday's) [\w' -]{0,20}?(?:sync|meeting|review|call"
+            r"|discussion|retro|standup|planning|huddle)\s*[:：]\s*\S"
+            r"|^(?:今天|刚才|昨天|本周)?(?:的)?\S{0,6}?(?:会|会议|评审|讨论|周会|例会)(?:上)?(?:的)?"
+            r"(?:结论|结果|决定)(?:是)?\s*[:：]\s*\S"
         ),
         "decision.going_with": (
             r"\bwe(?:'re| are)\s+going\s+(?:to\s+(?:use|go with|switch|move|keep|drop|adopt|stick)"
@@ -1238,6 +1276,16 @@ PROFILE_RULES = _table(
             r"|\bI (?:mostly |mainly |usually |basically )?(?:live|work|code) in (?:vs ?code|vim"
             r"|neovim|emacs|intellij|pycharm|goland|webstorm|xcode|cursor|zed|sublime|helix|jetbrains)\b"
             r"|\bmost of my (?:work|coding|time|development)\b"
+            # "everything runs on my M2 Air with 8GB", "my laptop only has 8 GB" (b27)
+            r"|\b(?:everything|all of (?:it|this)|all my \w+|I do (?:everything|all my \w+))"
+            r" (?:runs? |is |happens )?on my (?:[\w-]+ ){0,3}?(?:mac\w*|m[1-4]|thinkpad|laptop"
+            r"|desktop|chromebook|pc|machine|workstation)\b"
+            r"|\bmy (?:[\w-]+ ){0,3}?(?:mac\w*|m[1-4]|thinkpad|laptop|desktop|machine"
+            r"|workstation) (?:with|has|only has) (?:only )?\d+\s?gb\b"
+            # when the user can work on it: "I can only get to this after work"
+            r"|\bI (?:can )?only (?:get to|work on|look at|have time for)"
+            r" (?:it|(?:this|the)(?: \w+)?) (?:after work|in the evenings?|on weekends|at night"
+            r"|at weekends)\b"
             r"|\bis my (?:editor"
             r"|ide|shell|terminal|os|daily driver|main language)\b"
         ),
@@ -1283,6 +1331,12 @@ PROFILE_RULES = _table(
             r"|^我(?:做|写|干|搞|用)[^，。]{1,10}?(?:[一二三四五六七八九十两几多\d]+)年"
             r"|我(?:的)?(?:屏幕|显示器)|我(?:用的是|的电脑是|在用|用)\s*\S{0,6}?(?:windows|mac|macbook|linux|wsl|ubuntu|m[1-4]"
             r"|thinkpad|电脑|笔记本|台式机)|(?:我|本人)?没有(?:管理员|root|sudo|admin)\s*权限"
+            # 我刚从 Java 转 Go 三个月: a move between languages or roles (b27)
+            r"|我\S{0,3}从\s*[^，。\s]{1,12}\s*转(?:行|岗)?(?:到|做|去)?\s*(?:前端|后端|全栈|客户端"
+            r"|移动端|开发|测试|运维|产品|管理|数据|算法|嵌入式|[A-Za-z]{2,})"
+            # 我只能下班后弄 / 我一般周末才有空: when the user can work on it (b27)
+            r"|我(?:只能|只有|一般|通常|平时|基本)(?:都)?(?:在)?(?:下班后|下班以后|晚上|周末|早上|白天"
+            r"|午休)(?:才)?(?:能)?(?:弄|搞|写|看|做|回|在线|有空|有时间)"
         ),
     }
 )
@@ -1399,7 +1453,7 @@ PREFERENCE_RULES = _table(
             r"|focused|simple|minimal|terse|tight)\b|\b(?:reply|respond|answer|talk|write"
             r"|speak)(?: to me)? in (?:english|chinese|japanese|german|french|spanish)\b"
         ),
-        "preference.style": rf"^(?=.{{0,40}}?(?:{STYLE_TOPIC}))(?=.*(?:{STYLE_DIRECTIVE}))",
+        "preference.style": rf"^(?=.{{0,50}}?(?:{STYLE_TOPIC}))(?=.*(?:{STYLE_DIRECTIVE}))",
         # "i changed my mind on indentation — 2 spaces for yaml": a style rule, restated (b26)
         "preference.changed_mind": (
             rf"\b(?:changed my mind|change of heart) (?:on|about) (?:the )?(?:{STYLE_TOPIC})\b"
@@ -1468,7 +1522,9 @@ COMMUNICATION = Gated(
 # step it should add, "when you add an env var, also add it to …", stays a workflow).
 AGENT_STYLE = re.compile(
     r"^(?:when(?:ever)?|if) you (?:write|add|create|generate|make)\b[^,]{0,40}?,?\s*(?:make"
-    r"|do|keep|write|have) (?:them|it|those|each)\b",
+    r"|do|keep|write|have) (?:them|it|those|each)\b"
+    # "when you hand me a regex, walk through it …": how the agent gives the user things (b27)
+    r"|^(?:when(?:ever)?|if) you (?:hand|give|send|show|paste) me\b[^,]{1,40},",
     _I,
 )
 

@@ -260,8 +260,9 @@ _EMPHASIS = re.compile(r"\*\*")
 _UNDERSCORE_BOLD = re.compile(r"__([^_\n]*\s[^_\n]*)__")
 # A sentence ends at 。！？, at . ! ? before a capital, digit, quote or CJK, and at a period before
 # a lower-case correction marker ("I checked. no, the port is 9090"), which opens a new statement.
+# A period standing alone as a token ("COPY . . 写在…", "git add . 之后") is code, not an end.
 _SENTENCE_END = re.compile(
-    r"(?<=[。！？])|(?<=[.!?])\s+(?=[A-Z0-9\"'`(\[\u4e00-\u9fff])|(?<=[!?])\s+"
+    r"(?<=[。！？])|(?<=[.!?])(?<!\s\.)\s+(?=[A-Z0-9\"'`(\[\u4e00-\u9fff])|(?<=[!?])\s+"
     r"|(?<=\.)\s+(?=(?:no|nope|nah|actually|wait|correction)\b[\s,:;—–-])"
 )
 
