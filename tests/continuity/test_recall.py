@@ -6,6 +6,8 @@ from collections.abc import Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
 
+from support.recall import chose, chosen_ids
+
 from recallnest.continuity.recall import MIN_COMPARED, SEMANTIC_MARGIN, choose, render
 from recallnest.core.marker import CONTEXT_MARKER
 from recallnest.core.models import SearchHit
@@ -38,16 +40,7 @@ def pick(excluded: frozenset[str], hits: list[SearchHit], session: str = "s") ->
 
 def test_a_relevant_memory_is_chosen_and_framed_like_the_resume() -> None:
     plan = analyse_prompt("how do we deploy the billing service")
-    chosen = choose(
-        plan,
-        [HIT],
-        flat,
-        excluded=frozenset(),
-        session_id="s",
-        session_turns=frozenset,
-        now=NOW,
-        max_tokens=160,
-    )
+    chosen = chose(plan, [HIT])
     text = render(chosen)
     assert text.startswith(CONTEXT_MARKER) and "make ship" in text
 
@@ -99,18 +92,7 @@ OTHERS = [
 
 
 def semantic_pick(affinity: dict[str, float], hits: list[SearchHit] | None = None) -> list[str]:
-    chosen = choose(
-        analyse_prompt(PR_PROMPT),
-        hits or [CONVENTION, *OTHERS],
-        flat,
-        excluded=frozenset(),
-        session_id="s",
-        session_turns=frozenset,
-        now=NOW,
-        max_tokens=160,
-        affinity=affinity,
-    )
-    return [c.id for c in chosen]
+    return chosen_ids(PR_PROMPT, hits or [CONVENTION, *OTHERS], affinity=affinity)
 
 
 def test_a_memory_far_closer_in_meaning_than_the_rest_is_chosen_without_shared_words() -> None:
@@ -144,14 +126,6 @@ def test_a_rule_about_what_is_made_stands_apart_from_a_family_of_equal_matches()
         text="Shell 脚本开头必须加 set -euo pipefail，变量一律用双引号包起来。",
         score=0.5,
     )
-    chosen = choose(
-        analyse_prompt("Write a shell script that rotates the nginx logs"),
-        [*family, rule],
-        flat,
-        excluded=frozenset(),
-        session_id="s",
-        session_turns=frozenset,
-        now=NOW,
-        max_tokens=160,
-    )
-    assert [c.id for c in chosen] == ["rule"]
+    assert chosen_ids("Write a shell script that rotates the nginx logs", [*family, rule]) == [
+        "rule"
+    ]

@@ -8,17 +8,11 @@ and a note that stood out in meaning only once a closer one, already shown, was 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import UTC, datetime
 
-from recallnest.continuity.recall import SEMANTIC_MARGIN, choose
+from support import recall
+
+from recallnest.continuity.recall import SEMANTIC_MARGIN
 from recallnest.core.models import SearchHit
-from recallnest.retrieval.relevance import analyse_prompt
-
-NOW = datetime(2026, 12, 1, tzinfo=UTC)
-
-
-def flat(terms: Iterable[str]) -> dict[str, float]:
-    return dict.fromkeys(terms, 1.0)
 
 
 def chosen_ids(
@@ -27,18 +21,7 @@ def chosen_ids(
     excluded: Iterable[str] = (),
     affinity: dict[str, float] | None = None,
 ) -> list[str]:
-    chosen = choose(
-        analyse_prompt(prompt),
-        hits,
-        flat,
-        excluded=frozenset(excluded),
-        session_id="s",
-        session_turns=frozenset,
-        now=NOW,
-        max_tokens=400,
-        affinity=affinity,
-    )
-    return [c.id for c in chosen]
+    return recall.chosen_ids(prompt, hits, excluded=excluded, affinity=affinity, max_tokens=400)
 
 
 FAMILY_PROMPT = "point the staging cluster at the new mirror registry"

@@ -5,18 +5,16 @@ only as that rule (relevance.makes), never on other shared words."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from datetime import UTC, datetime
 from pathlib import Path
 
-from recallnest.continuity.recall import choose
+from support.recall import chosen_ids
+
 from recallnest.core.config import Settings
 from recallnest.core.models import Explain, SearchHit
 from recallnest.engine import Engine, SearchRequest
 from recallnest.retrieval.relevance import RULE_PART, analyse_prompt
 from recallnest.server.handlers import dispatch
 
-NOW = datetime(2026, 12, 6, tzinfo=UTC)
 RULE = "Metrics must be emitted through the statsd client wrapper; never call prometheus directly."
 _SUBJECTS = (
     "billing daemon", "search api", "admin console", "mobile gateway", "ingest job",
@@ -56,10 +54,6 @@ def test_the_rule_about_what_the_prompt_makes_is_added_to_the_candidates(tmp_pat
         engine.close()
 
 
-def flat(terms: Iterable[str]) -> dict[str, float]:
-    return dict.fromkeys(terms, 1.0)
-
-
 def test_an_added_memory_passes_only_as_a_rule_about_what_is_made() -> None:
     """A rule the lookup added that is about something else of the prompt (the queue, not the
     metrics being added) is not taken on its shared words."""
@@ -67,26 +61,6 @@ def test_an_added_memory_passes_only_as_a_rule_about_what_is_made() -> None:
     why = Explain(ranks={}, parts={RULE_PART: 1.0})
     other = "The export worker must keep its queue depth under 1000 jobs."
     hits = [SearchHit(kind="memory", id="m1", text=other, score=0.0, explain=why)]
-    chosen = choose(
-        plan,
-        hits,
-        flat,
-        excluded=frozenset(),
-        session_id="s",
-        session_turns=frozenset,
-        now=NOW,
-        max_tokens=160,
-    )
-    assert chosen == []
+    assert chosen_ids(plan, hits) == []
     found = [SearchHit(kind="memory", id="m1", text=other, score=1.0)]  # found by the ranking
-    chosen = choose(
-        plan,
-        found,
-        flat,
-        excluded=frozenset(),
-        session_id="s",
-        session_turns=frozenset,
-        now=NOW,
-        max_tokens=160,
-    )
-    assert [c.id for c in chosen] == ["m1"]
+    assert chosen_ids(plan, found) == ["m1"]

@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 
 import numpy as np
 from support.indexing import load_postings
+from support.recall import chosen_ids
 
-from recallnest.continuity.recall import choose
 from recallnest.core.models import Explain, SearchHit
 from recallnest.core.text import tokenize
 from recallnest.retrieval.index import Filter, SearchIndex
@@ -23,7 +23,6 @@ from recallnest.retrieval.relevance import (
     ACROSS_POOL_MIN,
     ACROSS_Z,
     across_language_passes,
-    analyse_prompt,
 )
 from recallnest.store import IndexedDoc
 
@@ -104,17 +103,7 @@ def test_the_gate_bar_needs_a_pool_a_margin_and_a_z_score() -> None:
 
 
 def _choose(hits: list[SearchHit]) -> list[str]:
-    chosen = choose(
-        analyse_prompt("订单报表又变得很慢了，上次是什么原因？"),
-        hits,
-        lambda terms: dict.fromkeys(terms, 1.0),
-        excluded=frozenset(),
-        session_id="s",
-        session_turns=frozenset,
-        now=NOW,
-        max_tokens=160,
-    )
-    return [c.id for c in chosen]
+    return chosen_ids("订单报表又变得很慢了，上次是什么原因？", hits)
 
 
 def test_a_memory_marked_as_the_other_languages_closest_passes_with_no_shared_word() -> None:
