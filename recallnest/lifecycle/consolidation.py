@@ -504,32 +504,33 @@ def consolidate(
     model = engine.embedder.model_id if engine.embedder else None
     thresholds = MODEL_THRESHOLDS.get(model) if model else None
     known = store.conflict_pairs()
-    scopes = (
-        [scope]
-        if scope is not None
-        else store.memory_scopes({"status": "active", "category": category})
-    )
+    groups = store.memory_groups({"status": "active", "scope": scope, "category": category})
     plan = Plan()
     staged = Settled()  # the memories this run compared, settled once its write is in
     gone: list[str] = []
-    # One scope's memories and vectors in memory at a time (pairs never cross a scope;
-    # decision 0030: the whole store at once was 100k Memory objects, +250 MiB at peak).
-    for name in scopes:
-        active = store.find_memories({"status": "active", "scope": name, "category": category})
+    vectors: Mapping[str, np.ndarray] = {}
+    loaded: str | None = None
+    # One scope and category's memories at a time, one scope's vectors (pairs never cross
+    # a group; decision 0030: the whole store at once was 100k Memory objects, +250 MiB at
+    # its peak, and left CPython's object arenas pinned after the pass).
+    for name, kind in groups:
+        active = store.find_memories({"status": "active", "scope": name, "category": kind})
         probes = None
         if settled is not None:
             fresh = settled.changed([m.id for m in active], [m.text for m in active])
             probes = {m.id for m, new in zip(active, fresh.tolist(), strict=True) if new}
-        if active and (probes is None or any(m.id in probes or m.superseded_by for m in active)):
-            vectors = store.memory_vectors(model, name) if model and thresholds else {}
+        scoped = Plan()
+        if probes is None or any(m.id in probes or m.superseded_by for m in active):
+            if loaded != name:
+                vectors = {}  # the last scope's go first
+                vectors = store.memory_vectors(model, name) if model and thresholds else {}
+                loaded = name
             scoped = plan_consolidation(active, vectors, thresholds, now, known, probes, tokens)
             plan.extend(scoped)
-            del vectors
-        else:
-            scoped = Plan()
         if settled is not None and not dry_run:
             _stage(staged, gone, active, scoped)
         del active
+    del vectors
     report = ConsolidationReport(
         dry_run=dry_run,
         model=model if thresholds else None,

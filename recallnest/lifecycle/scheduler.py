@@ -416,7 +416,7 @@ class Maintenance:
     def _plan_retier(self) -> None:
         """Queue retier one scope a slice (memories decay by their own scope's clock)."""
         now, clocks = datetime.now(UTC), self.clocks()
-        scopes = self.engine.store.memory_scopes({"status": "active"})
+        scopes = sorted({s for s, _ in self.engine.store.memory_groups({"status": "active"})})
         self._slices += [
             ("retier", lambda s=s: self.retier(now, s, clocks))  # type: ignore[misc]
             for s in scopes

@@ -73,11 +73,12 @@ class Lifecycle(StoreBase):
         while rows := cur.fetchmany(size):
             yield [_memory_from_row(r) for r in rows]
 
-    def memory_scopes(self, filters: Mapping[str, object] | None = None) -> list[str]:
-        """The distinct scopes of the memories matching equality `filters`, sorted."""
+    def memory_groups(self, filters: Mapping[str, object] | None = None) -> list[tuple[str, str]]:
+        """The distinct (scope, category) of the memories matching equality `filters`,
+        sorted."""
         where, params = _where(dict(filters or {}))
-        sql = f"SELECT DISTINCT scope FROM memories{where} ORDER BY scope"
-        return [str(r[0]) for r in self._cur().execute(sql, params).fetchall()]
+        sql = f"SELECT DISTINCT scope, category FROM memories{where} ORDER BY scope, category"
+        return [(str(s), str(c)) for s, c in self._cur().execute(sql, params).fetchall()]
 
     def superseded_by_any(self, ids: Sequence[str]) -> list[Memory]:
         """Memories whose `superseded_by` is one of `ids` (their predecessors and merges)."""

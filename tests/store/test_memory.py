@@ -133,7 +133,7 @@ def test_passes_over_every_memory_read_them_a_batch_at_a_time(store: Store) -> N
     assert [m for b in batches for m in b] == store.find_memories({"status": "active"})
     one = [m for b in store.memory_batches({"scope": "/p/1"}, size=4) for m in b]
     assert one == store.find_memories({"scope": "/p/1"})
-    assert store.memory_scopes({"status": "active"}) == ["/p/0", "/p/1", "/p/2"]
+    assert store.memory_groups({"status": "active"}) == [(f"/p/{k}", "cases") for k in range(3)]
     keys = [k for b in store.active_memory_keys(size=16) for k in b]
     assert sorted(k[0] for k in keys) == sorted(m.id for m in rows)
 
