@@ -511,7 +511,7 @@ def consolidate(
     vectors: Mapping[str, np.ndarray] = {}
     loaded: str | None = None
     # One scope and category's memories at a time, one scope's vectors (pairs never cross
-    # a group; decision 0030: the whole store at once was 100k Memory objects, +250 MiB at
+    # a group; decision 0032: the whole store at once was 100k Memory objects, +250 MiB at
     # its peak, and left CPython's object arenas pinned after the pass).
     for name, kind in groups:
         active = store.find_memories({"status": "active", "scope": name, "category": kind})

@@ -365,7 +365,7 @@ class Maintenance:
             clocks = clocks or self.clocks()
             before: list[Memory] = []
             after: list[Memory] = []
-            # A batch of memories at a time (decision 0030): the whole store at once held
+            # A batch of memories at a time (decision 0032): the whole store at once held
             # 100k Memory objects (+139 MiB) for a few hundred changed rows.
             for batch in self.engine.store.memory_batches({"status": "active", "scope": scope}):
                 changed = retier(batch, now, clocks)

@@ -59,18 +59,19 @@ class Lifecycle(StoreBase):
         return [_memory_from_row(r) for r in self._cur().execute(sql, params).fetchall()]
 
     def memory_batches(
-        self, filters: Mapping[str, object] | None = None, size: int = MEMORY_BATCH
+        self, filters: Mapping[str, object] | None = None, size: int | None = None
     ) -> Iterator[list[Memory]]:
         """Memories matching equality `filters`, in find_memories' "updated" order, `size`
-        at a time: a pass over every memory holds one batch of Memory objects, not 100k of
-        them (issue 22: retier over a whole store peaked at +139 MiB of Python objects, and
-        each such peak leaves CPython's 1 MiB object arenas pinned by a few survivors).
-        The caller reads no other result on this thread until it has taken every batch."""
+        (MEMORY_BATCH) at a time: a pass over every memory holds one batch of Memory objects,
+        not 100k of them (decision 0032: retier over a whole store peaked at +139 MiB of
+        Python objects, and each such peak left CPython's 1 MiB object arenas pinned by a few
+        survivors). The caller reads no other result on this thread until it has taken every
+        batch."""
         where, params = _where(dict(filters or {}))
         cur = self._cur().execute(
             f"SELECT {_MEMORY_COLS} FROM memories{where}{_FIND_ORDER['updated']}", params
         )
-        while rows := cur.fetchmany(size):
+        while rows := cur.fetchmany(size or MEMORY_BATCH):
             yield [_memory_from_row(r) for r in rows]
 
     def memory_groups(self, filters: Mapping[str, object] | None = None) -> list[tuple[str, str]]:

@@ -317,7 +317,7 @@ class Reads(StoreBase):
         """(id, scope, category, text, has superseded_by) of every active memory, `size` at
         a time: what sliced consolidation needs to find the groups with new or changed
         memories, without building 100k Memory objects, nor 100k of these at once (issue
-        22, decision 0030). The caller reads no other result on this thread until it has
+        22, decision 0032). The caller reads no other result on this thread until it has
         taken every batch."""
         cur = self._cur().execute(
             "SELECT id, scope, category, text, superseded_by IS NOT NULL FROM memories "

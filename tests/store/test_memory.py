@@ -121,7 +121,7 @@ def test_duckdb_returns_freed_pages_from_a_background_thread(store: Store) -> No
 
 
 def test_passes_over_every_memory_read_them_a_batch_at_a_time(store: Store) -> None:
-    """Retier and consolidation's planning read the memories in batches (decision 0030): the
+    """Retier and consolidation's planning read the memories in batches (decision 0032): the
     same rows in find_memories' order, never the whole table as Python objects at once."""
     rows = [
         Memory(**{**vars_of(m), "scope": f"/p/{k % 3}", "updated_at": T0.replace(day=1 + k % 9)})
