@@ -21,13 +21,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from recallnest.core import heap
-
-heap.limit_arenas()
-
 from common import bench_settings
 from probe import jemalloc, pymalloc
 
+from recallnest.core import heap
 from recallnest.engine import Engine
 from recallnest.server import protocol
 from recallnest.server.daemon import Daemon, setup_logging
@@ -84,11 +81,14 @@ def report(stage: str, daemon: Daemon) -> None:
     print(f"== {stage}: {status()}", flush=True)
     print("   ", glibc(), "|", pymalloc())
     print("   ", jemalloc())
-    print("    duckdb buffer", {k: round(v / 2**20, 1) for k, v in engine.store.buffer_memory().items()})
+    print(
+        "    duckdb buffer",
+        {k: round(v / 2**20, 1) for k, v in engine.store.buffer_memory().items()},
+    )
     try:
         fp = engine.index.footprint()
         print("    index", {k: round(v / 2**20, 1) for k, v in fp.items()})
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         print("    index footprint failed", exc)
     if tracemalloc.is_tracing():
         snap = tracemalloc.take_snapshot().filter_traces(
@@ -100,7 +100,8 @@ def report(stage: str, daemon: Daemon) -> None:
             for st in snap.compare_to(last, "traceback")[:12]:
                 if abs(st.size_diff) < 256 * 1024:
                     continue
-                print(f"    {st.size_diff / 2**20:+.1f} MiB ({st.count_diff:+d}) now {st.size / 2**20:.1f}")
+                diff, now = st.size_diff / 2**20, st.size / 2**20
+                print(f"    {diff:+.1f} MiB ({st.count_diff:+d}) now {now:.1f}")
                 for fr in st.traceback.format()[-16:]:
                     if "recallnest" in fr or "bench" in fr:
                         print("        ", fr.strip())
@@ -134,12 +135,16 @@ def pinners() -> None:
             size = sys.getsizeof(o)
             if size <= 512:
                 buckets[i >> 20].append((type(o).__name__, size))
-            more.extend(r for r in gc.get_referents(o) if not gc.is_tracked(r) and id(r) not in seen)
+            more.extend(
+                r for r in gc.get_referents(o) if not gc.is_tracked(r) and id(r) not in seen
+            )
         todo = more
     live = {b: sum(s for _, s in v) for b, v in buckets.items()}
     sparse = [b for b, n in live.items() if n < 256 * 1024]
-    print(f"    small objects in {len(buckets)} MiB-buckets, {sum(live.values()) / 2**20:.1f} MiB;"
-          f" {len(sparse)} buckets hold < 256 KiB")
+    print(
+        f"    small objects in {len(buckets)} MiB-buckets, {sum(live.values()) / 2**20:.1f} MiB;"
+        f" {len(sparse)} buckets hold < 256 KiB"
+    )
     kinds: Counter[str] = Counter()
     for b in sparse:
         for name, size in buckets[b]:
@@ -159,6 +164,7 @@ def quiet(daemon: Daemon, seconds: float) -> None:
 
 def main() -> None:
     global last
+    heap.limit_arenas()  # as the daemon's entry point does, before any thread
     ap = argparse.ArgumentParser()
     ap.add_argument("home", type=Path)
     ap.add_argument("--passes", type=int, default=3)
@@ -202,8 +208,10 @@ def main() -> None:
         from recallnest.core import heap as _heap
 
         cont = daemon.engine.continuity
-        print(f"resume cache: {len(cont._cache)} projects, "
-              f"{sum(len(v[1]) for v in cont._cache.values())} memories")
+        print(
+            f"resume cache: {len(cont._cache)} projects, "
+            f"{sum(len(v[1]) for v in cont._cache.values())} memories"
+        )
         with cont._cache_lock:
             cont._cache.clear()
         gc.collect()
