@@ -504,20 +504,33 @@ def consolidate(
     model = engine.embedder.model_id if engine.embedder else None
     thresholds = MODEL_THRESHOLDS.get(model) if model else None
     known = store.conflict_pairs()
-    active = store.find_memories({"status": "active", "scope": scope, "category": category})
-    probes = None
-    if settled is not None:
-        fresh = settled.changed([m.id for m in active], [m.text for m in active])
-        probes = {m.id for m, new in zip(active, fresh.tolist(), strict=True) if new}
-    by_scope: dict[str, list[Memory]] = defaultdict(list)
-    for m in active:
-        by_scope[m.scope].append(m)
+    groups = store.memory_groups({"status": "active", "scope": scope, "category": category})
     plan = Plan()
-    for name, memories in sorted(by_scope.items()):  # one scope's vectors in memory at a time
-        if probes is not None and not any(m.id in probes or m.superseded_by for m in memories):
-            continue
-        vectors = store.memory_vectors(model, name) if model and thresholds else {}
-        plan.extend(plan_consolidation(memories, vectors, thresholds, now, known, probes, tokens))
+    staged = Settled()  # the memories this run compared, settled once its write is in
+    gone: list[str] = []
+    vectors: Mapping[str, np.ndarray] = {}
+    loaded: str | None = None
+    # One scope and category's memories at a time, one scope's vectors (pairs never cross
+    # a group; decision 0032: the whole store at once was 100k Memory objects, +250 MiB at
+    # its peak, and left CPython's object arenas pinned after the pass).
+    for name, kind in groups:
+        active = store.find_memories({"status": "active", "scope": name, "category": kind})
+        probes = None
+        if settled is not None:
+            fresh = settled.changed([m.id for m in active], [m.text for m in active])
+            probes = {m.id for m, new in zip(active, fresh.tolist(), strict=True) if new}
+        scoped = Plan()
+        if probes is None or any(m.id in probes or m.superseded_by for m in active):
+            if loaded != name:
+                vectors = {}  # the last scope's go first
+                vectors = store.memory_vectors(model, name) if model and thresholds else {}
+                loaded = name
+            scoped = plan_consolidation(active, vectors, thresholds, now, known, probes, tokens)
+            plan.extend(scoped)
+        if settled is not None and not dry_run:
+            _stage(staged, gone, active, scoped)
+        del active
+    del vectors
     report = ConsolidationReport(
         dry_run=dry_run,
         model=model if thresholds else None,
@@ -527,7 +540,7 @@ def consolidate(
     )
     if dry_run or not (plan.after or plan.conflicts):
         if settled is not None and not dry_run:
-            _settle(settled, active, plan, whole=scope is None and category is None)
+            _settle(settled, staged, gone, whole=scope is None and category is None)
         return report
     # One transaction: a kill half-way left merges committed and their undo entry, events
     # and conflicts missing.
@@ -541,17 +554,24 @@ def consolidate(
         store.add_conflicts([c | {"undo_id": undo_id} for c in plan.conflicts], now)
     report = replace(report, undo_id=undo_id)
     if settled is not None:
-        _settle(settled, active, plan, whole=scope is None and category is None)
+        _settle(settled, staged, gone, whole=scope is None and category is None)
     return report
 
 
-def _settle(settled: Settled, active: Sequence[Memory], plan: Plan, whole: bool = True) -> None:
+def _stage(staged: Settled, gone: list[str], active: Sequence[Memory], plan: Plan) -> None:
+    """What one scope's run leaves settled: its memories still active after the plan, with
+    their texts (as hashes); `gone` gets those the plan retires."""
     after = {m.id: m for m in plan.after}
+    kept = [m for m in active if after.get(m.id, m).status == "active"]
+    gone += [m.id for m in active if after.get(m.id, m).status != "active"]
+    staged.update([m.id for m in kept], [m.text for m in kept])
+
+
+def _settle(settled: Settled, staged: Settled, gone: Sequence[str], whole: bool = True) -> None:
     if whole:
         settled.clear()
-    kept = [m for m in active if after.get(m.id, m).status == "active"]
-    settled.discard([m.id for m in active if after.get(m.id, m).status != "active"])
-    settled.update([m.id for m in kept], [m.text for m in kept])
+    settled.discard(gone)
+    settled.merge(staged)
 
 
 def record_undo(

@@ -27,6 +27,11 @@ def _hashes(values: Iterable[str], count: int) -> npt.NDArray[np.int64]:
     return np.fromiter(map(hash, values), dtype=np.int64, count=count)
 
 
+def id_hashes(ids: Sequence[str]) -> npt.NDArray[np.int64]:
+    """The hashes `Settled` keeps memory ids as."""
+    return _hashes(ids, len(ids))
+
+
 class Settled:
     """Memory id -> text, remembered as hashes. Not thread-safe: the scheduler uses it under
     its lifecycle lock."""
@@ -73,6 +78,16 @@ class Settled:
         order = np.argsort(merged_ids, kind="stable")
         self._ids, self._texts = merged_ids[order], merged_texts[order]
 
+    def merge(self, other: Settled) -> None:
+        """Settle every id `other` holds with its text there (other's entry wins)."""
+        if not len(other._ids):
+            return
+        keep = ~np.isin(self._ids, other._ids, assume_unique=True)
+        merged_ids = np.concatenate([self._ids[keep], other._ids])
+        merged_texts = np.concatenate([self._texts[keep], other._texts])
+        order = np.argsort(merged_ids, kind="stable")
+        self._ids, self._texts = merged_ids[order], merged_texts[order]
+
     def discard(self, ids: Sequence[str]) -> None:
         """Forget these ids (absent ones are ignored)."""
         if len(ids) and len(self._ids):
@@ -80,7 +95,11 @@ class Settled:
 
     def retain(self, ids: Sequence[str]) -> None:
         """Forget every id but these."""
-        self._keep(np.isin(self._ids, _hashes(ids, len(ids))))
+        self.retain_hashed(id_hashes(ids))
+
+    def retain_hashed(self, hashes: npt.NDArray[np.int64]) -> None:
+        """Forget every id but those of these `id_hashes`."""
+        self._keep(np.isin(self._ids, hashes))
 
     def _keep(self, mask: BoolArray) -> None:
         if not mask.all():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from datetime import datetime
 
 from recallnest.core.models import Memory, ToolUse, Turn
@@ -311,16 +311,17 @@ class Reads(StoreBase):
             out[name] = int(row[0]) if row else 0
         return out
 
-    def active_memory_keys(self) -> list[tuple[str, str, str, str, bool]]:
-        """(id, scope, category, text, has superseded_by) of every active memory: what
-        sliced consolidation needs to find the groups with new or changed memories, without
-        building 100k Memory objects."""
-        rows = (
-            self._cur()
-            .execute(
-                "SELECT id, scope, category, text, superseded_by IS NOT NULL FROM memories "
-                "WHERE status = 'active'"
-            )
-            .fetchall()
+    def active_memory_keys(
+        self, size: int = 4096
+    ) -> Iterator[list[tuple[str, str, str, str, bool]]]:
+        """(id, scope, category, text, has superseded_by) of every active memory, `size` at
+        a time: what sliced consolidation needs to find the groups with new or changed
+        memories, without building 100k Memory objects, nor 100k of these at once (issue
+        22, decision 0032). The caller reads no other result on this thread until it has
+        taken every batch."""
+        cur = self._cur().execute(
+            "SELECT id, scope, category, text, superseded_by IS NOT NULL FROM memories "
+            "WHERE status = 'active'"
         )
-        return [(str(i), str(s), str(c), str(t), bool(x)) for i, s, c, t, x in rows]
+        while rows := cur.fetchmany(size):
+            yield [(str(i), str(s), str(c), str(t), bool(x)) for i, s, c, t, x in rows]

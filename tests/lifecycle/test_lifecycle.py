@@ -252,6 +252,38 @@ def test_retier_through_maintenance_is_undoable(engine: Engine) -> None:
     assert engine.store.find_memories({}) == before
 
 
+def test_retier_holds_one_batch_of_memories_at_a_time(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Decision 0032: retier over the whole store read every memory at once (+139 MiB of
+    Memory objects at 100k memories); it reads them a batch at a time and decides the same."""
+    from recallnest.lifecycle import scheduler
+    from recallnest.store import lifecycle as store_lifecycle
+
+    rows = [mem(f"e{k:03d}", category="events") for k in range(23)]
+    rows += [mem("p", category="events", pinned=True)]
+    engine.apply(Batch(memories=rows))
+    turns = [
+        Turn("claude", "s", "user", f"hi {d}", at(d), "/t", f"r{d}", d, project="/p")
+        for d in range(1, 400)
+    ]
+    engine.apply(Batch(turns=turns))
+    seen: list[int] = []
+    whole = scheduler.retier
+
+    def spy(memories: list[Memory], now: datetime, clocks: object) -> list[Memory]:
+        seen.append(len(memories))
+        return whole(memories, now, clocks)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(scheduler, "retier", spy)
+    monkeypatch.setattr(store_lifecycle, "MEMORY_BATCH", 5)
+    result = engine.maintenance.retier(at(400))
+    assert seen == [5, 5, 5, 5, 4]
+    assert result.changed == 23
+    tiers = {m.id: m.tier for m in engine.store.find_memories({})}
+    assert tiers == {**{r.id: "peripheral" for r in rows[:-1]}, "p": "working"}
+
+
 class _FakeClock:
     def __init__(self) -> None:
         self.now = 1000.0

@@ -35,11 +35,17 @@ def test_it_agrees_with_a_dict_over_random_operations() -> None:
     s = Settled()
     ids = [f"m{k}" for k in range(60)]
     for _ in range(400):
-        op = rng.choice(("update", "update", "discard", "retain"))
+        op = rng.choice(("update", "update", "discard", "retain", "merge"))
         some = rng.sample(ids, rng.randint(0, 12))
         if op == "update":
             texts = [rng.choice("xyz") for _ in some]
             s.update(some, texts)
+            model.update(zip(some, texts, strict=True))
+        elif op == "merge":  # a run's staged record, settled once its write is in
+            staged = Settled()
+            texts = [rng.choice("xyz") for _ in some]
+            staged.update(some, texts)
+            s.merge(staged)
             model.update(zip(some, texts, strict=True))
         elif op == "discard":
             s.discard(some)

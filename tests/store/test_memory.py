@@ -118,3 +118,25 @@ def test_duckdb_returns_freed_pages_from_a_background_thread(store: Store) -> No
     an idle daemon kept ~55 MiB of them after a pass (decision 0027)."""
     row = store._cur().execute("SELECT current_setting('allocator_background_threads')").fetchone()
     assert row is not None and row[0] is True
+
+
+def test_passes_over_every_memory_read_them_a_batch_at_a_time(store: Store) -> None:
+    """Retier and consolidation's planning read the memories in batches (decision 0032): the
+    same rows in find_memories' order, never the whole table as Python objects at once."""
+    rows = [
+        Memory(**{**vars_of(m), "scope": f"/p/{k % 3}", "updated_at": T0.replace(day=1 + k % 9)})
+        for k, m in enumerate(memories(50))
+    ]
+    store.write(Batch(memories=rows))
+    batches = list(store.memory_batches({"status": "active"}, size=7))
+    assert [len(b) for b in batches] == [7] * 7 + [1]
+    assert [m for b in batches for m in b] == store.find_memories({"status": "active"})
+    one = [m for b in store.memory_batches({"scope": "/p/1"}, size=4) for m in b]
+    assert one == store.find_memories({"scope": "/p/1"})
+    assert store.memory_groups({"status": "active"}) == [(f"/p/{k}", "cases") for k in range(3)]
+    keys = [k for b in store.active_memory_keys(size=16) for k in b]
+    assert sorted(k[0] for k in keys) == sorted(m.id for m in rows)
+
+
+def vars_of(m: Memory) -> dict[str, object]:
+    return {f: getattr(m, f) for f in m.__slots__}
