@@ -110,7 +110,9 @@ def choose(
             continue  # added as a rule about what the prompt makes, and it is not one
         if hit.id not in excluded and _fresh(hit, session_id, session_turns):
             fresh.add(hit.id)
-        compared.append((relevance(plan, hit.text, idf, memory=hit.kind == "memory"), hit))
+        memory = hit.kind == "memory"
+        standing = memory and hit.project is None
+        compared.append((relevance(plan, hit.text, idf, memory, standing), hit))
     compared.sort(key=lambda pair: (-pair[0], pair[1].id))
     if trace is not None:
         cos = affinity or {}

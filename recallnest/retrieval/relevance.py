@@ -100,6 +100,23 @@ MIN_TERMS = 2  # distinct content terms a prompt needs, unless it names somethin
 MIN_CJK_CHARS = 4
 LONG_CJK_RUN = 4  # characters of a matched Chinese run that hold two words (`_distinct`)
 MAX_QUERY_CHARS = 600
+# A prompt that asks for something shown to people (a chart, a report, an export, a date or a
+# number's format) and a global convention about how values are shown (units, date formats,
+# decimals): "add a chart of honey per hive to the yearly report" and "the user wants weights
+# in kilograms in every report" share one word, and the convention applies all the same. Such a
+# note (a rule, of no project) answers the prompt on one shared word, with ARTEFACT_BONUS.
+_PRESENTS = re.compile(
+    r"\b(?:charts?|graphs?|plots?|reports?|exports?|exported|csv|excel|spreadsheets?|"
+    r"dashboards?|formats?|formatted|units?)\b"
+    r"|图表|报表|报告|导出|表格|格式|单位|看板",
+    re.IGNORECASE,
+)
+_PRESENTATION = re.compile(
+    r"\b(?:units?|kilograms?|kg|grams?|pounds?|lbs?|metric|imperial|celsius|fahrenheit|"
+    r"decimals?|date formats?|yyyy-mm-dd|iso ?8601|thousands separators?|currency symbols?)\b"
+    r"|单位|公斤|千克|摄氏|华氏|小数|格式|YYYY-MM-DD|千分位",
+    re.IGNORECASE,
+)
 
 _CHATTER = re.compile(
     r"^(?:(?:ok(?:ay)?|k|yes|yep|yeah|no|nope|sure|thanks?(?: you)?|thx|ty|great|nice|cool|"
@@ -177,6 +194,7 @@ class PromptPlan:
     links: tuple[Link, ...] = ()
     # the index terms of what the prompt asks to make, and of that word's synonyms
     produces: frozenset[str] = frozenset()
+    presents: bool = False  # asks for something shown to people (`_PRESENTS`)
 
     @property
     def profile(self) -> str:
@@ -201,7 +219,14 @@ def analyse_prompt(prompt: str) -> PromptPlan:
         return PromptPlan("", "short")
     head = produced(query)
     return PromptPlan(
-        query, None, _intent(query, head), terms, names, _links(query, terms), _produces(head)
+        query,
+        None,
+        _intent(query, head),
+        terms,
+        names,
+        _links(query, terms),
+        _produces(head),
+        _PRESENTS.search(query) is not None,
     )
 
 
@@ -279,10 +304,14 @@ def content_terms(text: str) -> list[str]:
 IdfLookup = Callable[[Iterable[str]], Mapping[str, float]]
 
 
-def relevance(plan: PromptPlan, text: str, idf: IdfLookup, memory: bool = False) -> float:
+def relevance(
+    plan: PromptPlan, text: str, idf: IdfLookup, memory: bool = False, standing: bool = False
+) -> float:
     """How much of the prompt `text` answers, on an absolute scale (see the module docstring).
     `idf` gives the weight of each term (SearchIndex.idf). `memory`: the text is a memory, not a
-    raw turn; worded as a rule, it answers a prompt asking to make what it names (`makes`)."""
+    raw turn; worded as a rule, it answers a prompt asking to make what it names (`makes`).
+    `standing`: a memory of no project; a convention about how values are shown, it answers on
+    one shared word a prompt asking for something shown (`presents`)."""
     if not plan.terms:
         return 0.0
     doc_terms = set(content_terms(text))
@@ -304,7 +333,10 @@ def relevance(plan: PromptPlan, text: str, idf: IdfLookup, memory: bool = False)
     made = memory and makes(plan, text)
     if made:  # the note names the thing asked for, perhaps by a synonym (test -> pytest)
         by_synonym |= {t for t in plan.terms if t in plan.produces} - set(matched)
-    if _distinct(plan.query, matched) + linked < min(2, len(plan.terms)) and not (named or made):
+    shared = _distinct(plan.query, matched) + linked
+    if not made and shared >= 1 and standing and rule:
+        made = presents(plan, text)
+    if shared < min(2, len(plan.terms)) and not (named or made):
         return 0.0
     covered = sum(weight[t] for t in matched) + SYNONYM_SHARE * sum(weight[t] for t in by_synonym)
     offered = sum(weight[t] for t in doc_terms) or 1.0
@@ -344,6 +376,12 @@ def makes(plan: PromptPlan, text: str) -> bool:
     if not plan.produces or not is_rule(text):
         return False
     return not plan.produces.isdisjoint(content_terms(text))
+
+
+def presents(plan: PromptPlan, text: str) -> bool:
+    """Whether the prompt asks for something shown to people and the memory `text` is about
+    how values are shown (units, date formats, decimals): see `_PRESENTS`."""
+    return plan.presents and _PRESENTATION.search(text) is not None
 
 
 def is_rule(text: str) -> bool:

@@ -76,3 +76,14 @@ def test_prompt_recall_search_finds_the_other_language_by_its_words(tmp_path: Pa
 
 
 _NO_VEC = frozenset({"vector"})
+
+
+def test_format_and_firmware_bridge_both_languages() -> None:
+    """格式 was only reached through 格式化 (lint), and firmware / 固件 was in no group: a
+    note holding 日期 and 格式, or 网关 and 固件, shared one word with the English prompt."""
+    plan = analyse_prompt("what format should dates use in the billing service?")
+    score = relevance(plan, "账单服务的日期格式必须是 ISO 8601。", chinese_only)
+    assert passes(score, score, "memory")
+    plan = analyse_prompt("which firmware version do the gateways run?")
+    score = relevance(plan, "所有网关的固件都从 OTA 服务器拉取。", chinese_only)
+    assert passes(score, score, "memory")
