@@ -10,7 +10,7 @@ fingerprint is recorded. Then:
 
 1. in process: `audit.scan` over the whole store, as `recallnest audit secrets` does (the cost a
    synchronous check at the daemon's start would add), and the daemon's chunked walk
-   (`Rescan.run`), with the longest hold of the writer lock by one chunk;
+   (`RedactionRecheck.run`), with the longest hold of the writer lock by one chunk;
 2. the real daemon on a fresh copy: the latency of `ping` and of a `search` asked every 0.25 s
    (what a hook waits) during the first `--busy` seconds of its walk, against the same requests
    once it is done; then no request until the walk ends, and how long it took.
@@ -81,23 +81,23 @@ def in_process(home: Path, embedder: str) -> list[list[object]]:
     out: list[list[object]] = [["audit scan (synchronous)", f"{rows:,}", len(findings), fmt(whole)]]
 
     holds: list[float] = []
-    chunk = rescan.Rescan._chunk
+    chunk = rescan.RedactionRecheck._chunk
 
-    def timed_chunk(self: rescan.Rescan, store: object, walk: object) -> None:
+    def timed_chunk(self: rescan.RedactionRecheck, store: object, walk: object) -> None:
         started = time.perf_counter()
         chunk(self, store, walk)  # type: ignore[arg-type]
         holds.append(time.perf_counter() - started)
 
-    rescan.Rescan._chunk = timed_chunk  # type: ignore[method-assign]
+    rescan.RedactionRecheck._chunk = timed_chunk  # type: ignore[method-assign]
     engine = Engine.open(Settings.load({"home": str(home), "embedder": embedder}))
     try:
-        walk = rescan.Rescan(home)
+        walk = rescan.RedactionRecheck(home)
         t0 = time.perf_counter()
         walk.run(engine)
         took = time.perf_counter() - t0
     finally:
         engine.close()
-        rescan.Rescan._chunk = chunk  # type: ignore[method-assign]
+        rescan.RedactionRecheck._chunk = chunk  # type: ignore[method-assign]
     out.append(
         [
             f"daemon walk, {len(holds)} chunks (longest {fmt(max(holds) * 1000, 0)} ms, "

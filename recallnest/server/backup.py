@@ -48,14 +48,20 @@ def _write_export(path: Path, data: bytes) -> bool:
         if not data:
             return False
     path.parent.mkdir(mode=0o700, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
+    replace_private(path, data)
+    return True
+
+
+def replace_private(path: Path, data: bytes) -> None:
+    """Write `path` atomically and owner-only: a crash leaves the old file or the new one,
+    whole, never half of it."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as fh:
         fh.write(data)
         fh.flush()
         os.fsync(fh.fileno())
-    os.replace(tmp, path)  # a crash leaves the previous backup whole, never half a file
-    return True
+    os.replace(tmp, path)
 
 
 def read_export(path: Path) -> list[dict[str, Any]]:

@@ -50,7 +50,7 @@ from recallnest.server.backfill import Backfill, run_backfill
 from recallnest.server.backup import backup_path, write_backup
 from recallnest.server.handlers import KNOWN, dispatch
 from recallnest.server.pidfile import pid_lock
-from recallnest.server.rescan import Rescan
+from recallnest.server.rescan import RedactionRecheck
 from recallnest.server.snapshot_refresh import SnapshotKeeper
 
 log = logging.getLogger(__name__)
@@ -154,7 +154,7 @@ class Daemon:
         self._backed_up: tuple[Engine, int] | None = None
         self._next_backup: float | None = None
         self.snapshots = SnapshotKeeper(settings.home)
-        self.redaction = Rescan(settings.home)  # stored texts vs a newer redactor
+        self.redaction = RedactionRecheck(settings.home)  # stored texts vs a newer redactor
         self.caught_up = False  # the first catch-up on existing transcripts is done
         self._enqueued = threading.Event()  # ... which it cannot be before they are queued
 

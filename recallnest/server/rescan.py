@@ -31,7 +31,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
-import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -41,7 +40,7 @@ from typing import TYPE_CHECKING
 from recallnest.core import redact as redact_module
 from recallnest.core.redact import redact
 from recallnest.server.audit import classify, fix_rows, redact_value
-from recallnest.server.backup import BACKUP_DIR_NAME, backup_path, write_backup
+from recallnest.server.backup import BACKUP_DIR_NAME, backup_path, replace_private, write_backup
 from recallnest.store.audit import Row
 
 if TYPE_CHECKING:
@@ -91,7 +90,7 @@ class _Walk:
     started: float = field(default_factory=time.monotonic)
 
 
-class Rescan:
+class RedactionRecheck:
     """The daemon's background check of stored texts against the current redactor."""
 
     def __init__(self, home: Path, fingerprint: str | None = None) -> None:
@@ -250,24 +249,13 @@ def _clean_file(path: Path, in_place: bool) -> bool:
             fh.write(data)
             fh.truncate()
     else:
-        _replace(path, data)
+        replace_private(path, data)
     return True
 
 
 def _clean_line(line: str) -> str:
     body = line.rstrip("\r\n")
     return str(redact_value(body)) + line[len(body) :]
-
-
-def _replace(path: Path, data: bytes) -> None:
-    """Atomically, owner-only: a crash leaves the old file or the new one, whole."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.clean")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
 
 
 @contextlib.contextmanager

@@ -29,7 +29,7 @@ from recallnest.server import rescan
 from recallnest.server.audit import audit_secrets, fix_rows, scan
 from recallnest.server.backup import backup_path
 from recallnest.server.daemon import Daemon
-from recallnest.server.rescan import FINGERPRINT_KEY, Rescan, redactor_fingerprint
+from recallnest.server.rescan import FINGERPRINT_KEY, RedactionRecheck, redactor_fingerprint
 from recallnest.store import Batch, Store
 from recallnest.store.journal import journal_path
 
@@ -109,7 +109,7 @@ def test_a_changed_fingerprint_cleans_rows_and_files_keeping_the_rest(
     try:
         assert engine.search(SearchRequest(query=GITHUB))  # the old token is searchable
         with caplog.at_level(logging.INFO, logger=rescan.__name__):
-            assert Rescan(home).run(engine) is True  # rows changed: reopen the engine
+            assert RedactionRecheck(home).run(engine) is True  # rows changed: reopen the engine
         store = engine.store
         assert store.turns([turn_id])[0].text == TURN_TEXT.format("[REDACTED:github-token]")
         memory = store.memories(["mem-dirty"])[0]
@@ -134,7 +134,7 @@ def test_a_changed_fingerprint_cleans_rows_and_files_keeping_the_rest(
     monkeypatch.setattr(rescan, "classify", _walk_forbidden)
     engine = Engine.open(settings)
     try:
-        again = Rescan(home)
+        again = RedactionRecheck(home)
         assert again.run(engine) is False and again.done and again.fixed == 0
     finally:
         engine.close()
@@ -191,7 +191,7 @@ def test_a_crash_midway_leaves_the_old_fingerprint_and_the_next_start_finishes(
     monkeypatch.setattr(rescan, "CHUNK_ROWS", 1)
     engine = Engine.open(settings)
     try:
-        first = Rescan(home)
+        first = RedactionRecheck(home)
         assert first.step(engine, keep_going=lambda: False) is False  # one chunk, then "crash"
         assert engine.store.memories(["mem-dirty"])[0].text.endswith(
             "[REDACTED:databricks-token] daily"
@@ -202,7 +202,7 @@ def test_a_crash_midway_leaves_the_old_fingerprint_and_the_next_start_finishes(
         engine.close()  # the process died: nothing of the walk but its committed fixes remains
     engine = Engine.open(settings)
     try:
-        second = Rescan(home)
+        second = RedactionRecheck(home)
         assert second.run(engine) is True and second.fixed == 2  # the turn and the checkpoint
         assert engine.store.meta(FINGERPRINT_KEY) == redactor_fingerprint()
         assert engine.store.meta(rescan.COMPACT_OWED_KEY) is None
@@ -230,7 +230,7 @@ def test_the_walk_notices_rows_renumbered_under_it(
     monkeypatch.setattr(rescan, "FIRST_TABLES", ("turns",))
     engine = Engine.open(settings)
     try:
-        walk = Rescan(home)
+        walk = RedactionRecheck(home)
         walk.step(engine, keep_going=lambda: False)  # rows 0-1 of turns
         walk.step(engine, keep_going=lambda: False)  # rows 2-3
         engine.store._cur().execute("DELETE FROM turns WHERE record_id IN ('r0', 'r1', 'r2')")
@@ -247,7 +247,7 @@ def test_a_new_store_records_the_fingerprint_and_an_unmarked_full_one_is_checked
 ) -> None:
     engine = Engine.open(settings)
     try:
-        assert Rescan(settings.home).run(engine) is False
+        assert RedactionRecheck(settings.home).run(engine) is False
         assert engine.store.meta(FINGERPRINT_KEY) == redactor_fingerprint()
     finally:
         engine.close()
@@ -255,7 +255,7 @@ def test_a_new_store_records_the_fingerprint_and_an_unmarked_full_one_is_checked
     seed(settings.home, fingerprint=None)  # an older version kept no fingerprint
     engine = Engine.open(settings)
     try:
-        assert Rescan(settings.home).run(engine) is True
+        assert RedactionRecheck(settings.home).run(engine) is True
     finally:
         engine.close()
     assert holding_secrets(settings.home) == []
