@@ -178,9 +178,10 @@ def test_scores_do_not_depend_on_when_pending_postings_merge() -> None:
         assert scores_by_id(lazy, list(q)) == want
 
 
-def _loaded(docs: list[IndexedDoc]) -> SearchIndex:
-    """An index bulk-loaded with `docs` (rows, then postings grouped by term id)."""
-    index = SearchIndex()
+def _loaded(docs: list[IndexedDoc], index: SearchIndex | None = None) -> SearchIndex:
+    """`index` (a new one by default) bulk-loaded with `docs` (rows, then postings grouped by
+    term id)."""
+    index = SearchIndex() if index is None else index
     index.add_rows(docs)
     postings = sorted((t, d.doc, tf) for d in docs for t, tf in d.terms.items())
     terms = sorted({t for t, _, _ in postings})
@@ -239,16 +240,7 @@ def test_postings_compact_when_enough_of_them_are_dead() -> None:
 def test_a_second_load_of_postings_adds_to_the_first() -> None:
     docs = _random_docs(60, seed=9)
     index = _loaded(docs[:30])
-    index.add_rows(docs[30:])  # and their postings loaded into an index that holds some
-    postings = sorted((t, d.doc, tf) for d in docs[30:] for t, tf in d.terms.items())
-    terms = sorted({t for t, _, _ in postings})
-    load_postings(
-        index,
-        terms,
-        np.array([terms.index(t) for t, _, _ in postings], dtype=np.int32),
-        np.array([d for _, d, _ in postings], dtype=np.int64),
-        np.array([tf for _, _, tf in postings], dtype=np.int32),
-    )
+    _loaded(docs[30:], index)  # and their postings loaded into an index that holds some
     want = _loaded(docs)
     for q in (["w1"], ["w2", "w3"], [f"w{k}" for k in range(40)]):
         assert scores_by_id(index, q) == scores_by_id(want, q)
