@@ -141,7 +141,7 @@ class SearchRequest:
     # recall: at 100k turns most of the scan was turns, which its gate rarely takes).
     turns_by_keyword: bool = False
     # The keyword query is also expanded through the EN/ZH developer vocabulary
-    # (retrieval.bilingual): prompt-time recall, where the note answering a prompt is often in
+    # (core.bilingual): prompt-time recall, where the note answering a prompt is often in
     # the other language and the embedding ranks the prompt's own language first.
     bilingual: bool = False
     # Index terms of what a prompt asks to make (relevance.PromptPlan.produces): the standing

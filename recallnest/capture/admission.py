@@ -34,6 +34,7 @@ from typing import Literal
 from recallnest.capture.rules import WITHDRAWAL_RULE, words
 from recallnest.core import heap
 from recallnest.core.aliases import SUBJECT_TERMS, AliasTable, canonical, subject_value
+from recallnest.core.bilingual import english_glosses
 from recallnest.core.models import CATEGORIES, Capture, Memory, Turn, memory_id
 from recallnest.core.redact import masked_share
 from recallnest.core.roles import products_in, role_words, roles_in
@@ -910,14 +911,6 @@ _BACK_REFERENCE = re.compile(
     r"|last time|before|the (?:old|previous|original) (?:\w+ )?(?:value|number|setting|one))\b",
     re.IGNORECASE,
 )
-# Names of settings said in Chinese for what the code names in English ("心跳间隔改成 60 秒" for
-# "heartbeat_interval=15s"; e2e-heldout11 h11g04): only to find the clause a duration change
-# replaces, never in a memory's text or id.
-_SETTING_GLOSS = {
-    "心跳": "heartbeat", "间隔": "interval", "超时": "timeout", "重试": "retry", "过期": "expiry",
-    "缓存": "cache", "轮询": "poll", "刷新": "refresh", "延迟": "delay", "会话": "session",
-    "令牌": "token", "保留": "retention", "备份": "backup", "同步": "sync", "锁": "lock",
-}  # fmt: skip
 _IDENTIFIER_PART = re.compile(r"[a-z]+")
 
 
@@ -963,7 +956,10 @@ def _retimed(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Me
     ):
         return None
     said = {w for w in keyword_tokens(cap.text) if not w[0].isdigit()}
-    glossed = said | {en for zh, en in _SETTING_GLOSS.items() if zh in cap.text}
+    # Settings named in Chinese for what the code names in English ("心跳间隔改成 60 秒" for
+    # "heartbeat_interval=15s"; e2e-heldout11 h11g04): only to find the clause a duration
+    # change replaces, never in a memory's text or id.
+    glossed = said | english_glosses(cap.text)
     for m in _earlier_active(known, cap, when):
         for clause in _CLAUSE_END.split(m.text):
             held = durations(clause)

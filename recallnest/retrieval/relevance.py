@@ -25,11 +25,11 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from recallnest.core.bilingual import BILINGUAL_GROUPS
 from recallnest.core.injected import strip_injected
 from recallnest.core.models import Explain
 from recallnest.core.text import exact_tokens, tokenize
 from recallnest.retrieval.artefact import produced
-from recallnest.retrieval.bilingual import BILINGUAL_GROUPS
 from recallnest.retrieval.query import SYNONYM_GROUPS, synonym_links
 
 Intent = str  # "debug" | "conventions" | "make" | "default"
@@ -154,7 +154,7 @@ _FUNCTION_CJK = frozenset(
 
 
 # The synonym groups a prompt's words are looked up in: the search's own, and the general EN/ZH
-# developer vocabulary (retrieval.bilingual), which prompt recall's search expands with too.
+# developer vocabulary (core.bilingual), which prompt recall's search expands with too.
 PROMPT_GROUPS = (*SYNONYM_GROUPS, *BILINGUAL_GROUPS)
 
 # Words too general to be the second word a note shares with a prompt in another language:

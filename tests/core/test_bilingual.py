@@ -8,9 +8,9 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from recallnest.core.bilingual import BILINGUAL_GROUPS, english_glosses
 from recallnest.core.config import Settings
 from recallnest.engine import Engine, SearchRequest
-from recallnest.retrieval.bilingual import BILINGUAL_GROUPS
 from recallnest.retrieval.relevance import analyse_prompt, passes, relevance
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -87,3 +87,13 @@ def test_format_and_firmware_bridge_both_languages() -> None:
     plan = analyse_prompt("which firmware version do the gateways run?")
     score = relevance(plan, "所有网关的固件都从 OTA 服务器拉取。", chinese_only)
     assert passes(score, score, "memory")
+
+
+def test_capture_reads_a_setting_named_in_chinese_in_english() -> None:
+    """Capture's use of the vocabulary: 心跳间隔 names heartbeat_interval, 重试 never an
+    interval, and a text with no Chinese word of the vocabulary glosses nothing."""
+    glossed = english_glosses("心跳间隔改成 60 秒")
+    assert {"heartbeat", "interval"} <= glossed
+    assert "retry" not in glossed
+    assert english_glosses("锁超时改成 30 秒") >= {"timeout"}
+    assert english_glosses("set the heartbeat to 60s") == set()

@@ -17,10 +17,13 @@ written for one note or one prompt. Rules for an entry:
 `retrieval.query.synonym_links` reads these groups like its own; prompt recall's search
 expands its keyword query with them (`SearchRequest.bilingual`) and its gate counts a word said
 in the other language as a shared word (`relevance.Link`). Same-language members of a group
-never count in the gate.
+never count in the gate. Capture reads them too (`english_glosses`): a change said in Chinese
+("心跳间隔改成 60 秒") names the setting the code calls `heartbeat_interval`.
 """
 
 from __future__ import annotations
+
+from functools import cache
 
 # fmt: off
 _WRITTEN: tuple[tuple[str, ...], ...] = (
@@ -280,6 +283,17 @@ _WRITTEN: tuple[tuple[str, ...], ...] = (
     ("open source", "open-source", "开源"),
     ("availability", "uptime", "可用性"),
     ("heartbeat", "heartbeats", "心跳"),
+    # --- settings people name in either language (what a duration or a size is of)
+    ("interval", "intervals", "间隔", "时间间隔"),
+    ("timeout", "timeouts", "timed out", "超时"),
+    ("retry", "retries", "retried", "retrying", "重试"),
+    ("cache", "caches", "cached", "caching", "缓存"),
+    ("refresh", "refreshes", "refreshed", "刷新"),
+    ("delay", "delays", "delayed", "延迟", "延时"),
+    ("latency", "延迟", "时延"),
+    ("retention", "retain", "retained", "保留", "保留期", "保留时间"),
+    ("backup", "backups", "back up", "备份"),
+    ("lock", "locks", "locked", "locking", "加锁", "锁定", "分布式锁"),
     ("graceful shutdown", "shut down gracefully", "优雅退出", "优雅停机"),
     ("daemon", "background process", "守护进程", "后台进程"),
     ("websocket", "websockets", "长连接"),
@@ -333,3 +347,30 @@ def _with_plurals(group: tuple[str, ...]) -> tuple[str, ...]:
 # The groups as prompt recall reads them: nouns are written in the singular where they can
 # be asked either way.
 BILINGUAL_GROUPS: tuple[tuple[str, ...], ...] = tuple(_with_plurals(g) for g in _WRITTEN)
+
+
+def _has_han(word: str) -> bool:
+    return any("\u4e00" <= ch <= "\u9fff" for ch in word)
+
+
+@cache
+def _glosses() -> tuple[tuple[str, frozenset[str]], ...]:
+    """(Chinese word, the single English words of its groups), longest Chinese word first."""
+    english: dict[str, set[str]] = {}
+    for group in BILINGUAL_GROUPS:
+        words = {w for w in group if not _has_han(w) and " " not in w and "-" not in w}
+        for zh in (w for w in group if _has_han(w)):
+            english.setdefault(zh, set()).update(words)
+    return tuple(
+        (zh, frozenset(en)) for zh, en in sorted(english.items(), key=lambda kv: -len(kv[0]))
+    )
+
+
+def english_glosses(text: str) -> set[str]:
+    """The single English words (lower case) of every group whose Chinese word `text` says:
+    {"heartbeat", "heartbeats", "interval", ...} for 心跳间隔."""
+    out: set[str] = set()
+    for zh, english in _glosses():
+        if zh in text:
+            out |= english
+    return out
