@@ -62,6 +62,7 @@ from recallnest.retrieval.ranking import (
 )
 from recallnest.retrieval.relevance import (
     CALIBRATED_MODELS,
+    COSINE_FLOORS,
     PROMPT_GROUPS,
     RULE_PART,
     RULE_TERMS,
@@ -659,7 +660,8 @@ class Engine:
         self, req: SearchRequest
     ) -> tuple[list[SearchHit], dict[str, float]]:
         """`search`, and the cosine of the query's embedding with each hit's, by hit id: empty
-        without an embedder the prompt gate was calibrated on, hits without a vector left out.
+        without an embedder the prompt gate was calibrated on, hits without a vector or under
+        its floor (relevance.COSINE_FLOORS) left out.
         The query is planned and embedded once, for both."""
         calibrated = self.embedder is not None and self.embedder.model_id in CALIBRATED_MODELS
         across: list[AcrossLanguage] | None = [] if calibrated and req.turns_by_keyword else None
@@ -668,15 +670,16 @@ class Engine:
             hits = self._with_rules(hits, req)
         if qvec is None or not calibrated:
             return hits, {}
-        if across:
+        floor = COSINE_FLOORS[self.embedder.model_id] if self.embedder else 1.0
+        if across and across[0].cosine >= floor:
             hits = self._with_across(hits, across[0])
         out: dict[str, float] = {}
         query = qvec.astype(np.float32)
         for hit in hits:
             pos = self.index.position(hit.kind, hit.id)
             vec = None if pos is None else self.index.vector_at(pos)
-            if vec is not None and len(vec) == len(query):
-                out[hit.id] = float(vec @ query)
+            if vec is not None and len(vec) == len(query) and (cos := float(vec @ query)) >= floor:
+                out[hit.id] = cos
         return hits, out
 
     def _with_across(self, hits: list[SearchHit], found: AcrossLanguage) -> list[SearchHit]:

