@@ -465,6 +465,10 @@ def _check_bare_token(m: re.Match[str], text: str, value: str) -> bool:
     # CERTIFICATE body sits inside its block (a private key block is a rule of its own).
     if value.startswith("AAAA") or _inside_public_block(text, m.start()):
         return False
+    # A minisign / signify public key is "RW" and 54 more base64 characters (their secret
+    # keys are far longer); secrets s39 look-alike.
+    if len(value) == 56 and value.startswith("RW"):
+        return False
     digits = sum(c.isdigit() for c in value)
     upper = sum(c.isupper() for c in value)
     lower = sum(c.islower() for c in value)
@@ -687,6 +691,16 @@ _RULES: tuple[_Rule, ...] = (
     _token("stripe-key", r"rk_(?:live|test)_[0-9A-Za-z]{16,250}"),
     # Trigger: whsec_ + 24+ alphanumerics. Why: Stripe webhook signing secret.
     _token("stripe-webhook-secret", r"whsec_[0-9A-Za-z]{24,64}"),
+    # Trigger: sdk- or api- + a UUID. Why: LaunchDarkly's server-side SDK key and API access
+    # token are a UUID under that prefix (a bare UUID is an id and stays; mob- keys are meant to
+    # ship inside apps); secrets s39.
+    _token(
+        "launchdarkly-key",
+        r"(?:sdk|api)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+        _always,
+        left=_WORDISH,
+        hints=("sdk-", "api-"),
+    ),
     # Trigger: SK + 32 hex. Why: Twilio API key SID (the AC account SID is not a secret).
     _token("twilio-api-key", r"SK[0-9a-fA-F]{32}"),
     # Trigger: 32 hex after a twilio…token/secret name. Why: auth tokens have no prefix.
@@ -839,14 +853,49 @@ _RULES: tuple[_Rule, ...] = (
         _check_cli,
         left=_WORDISH,
     ),
-    # Trigger: redis-cli … -a <pw>. Why: the Redis password on the command line.
-    _rule(
-        "cli-secret",
-        _GENERIC,
-        r"redis-cli\b[^\n]{0,200}?[ \t]-a[ \t]{1,3}" + _VALUE,
-        _check_cli,
-        left=_WORDISH,
-        hints=("redis-cli",),
+    # Trigger: a client whose short password flag takes the password as its next word:
+    # redis-cli -a, mosquitto_pub/_sub/_rr -P, mongo/mongosh/mongodump/… -p, rabbitmqadmin -p,
+    # ldapsearch/ldapadd/… -w, zip -P, 7z -p<pw>. Why: the password on the command line, under
+    # a one-letter flag each tool chose for itself (minisign's -P is a public key: not listed).
+    *(
+        _rule(
+            "cli-secret",
+            _GENERIC,
+            tools + r"\b[^\n]{0,200}?[ \t]" + flag + _VALUE,
+            _check_cli,
+            left=_WORDISH,
+            hints=hints,
+        )
+        for tools, flag, hints in (
+            (r"redis-cli", r"-a[ \t]{1,3}", ("redis-cli",)),
+            (r"mosquitto_(?:pub|sub|rr)", r"-P[ \t]{1,3}", ("mosquitto_",)),
+            (
+                r"(?:mongosh|mongo|mongodump|mongorestore|mongoexport|mongoimport)",
+                r"-p[ \t]{1,3}",
+                ("mongo",),
+            ),
+            (r"rabbitmqadmin", r"-p[ \t]{1,3}", ("rabbitmqadmin",)),
+            (r"ldap(?:search|add|modify|delete|passwd|whoami)", r"-w[ \t]{1,3}", ("ldap",)),
+            (r"(?:un)?zip", r"-P[ \t]{1,3}", ("zip",)),
+            (r"7za?", r"-p", ("7z",)),
+        )
+    ),
+    # Trigger: mc alias set / mc config host add <name> <url> <access key> <secret key>. Why:
+    # the MinIO client takes both halves of an S3 key pair as its last two words; secrets s39.
+    *(
+        _rule(
+            "cli-secret",
+            _GENERIC,
+            r"\bmc[ \t]{1,3}(?:alias[ \t]{1,3}set|config[ \t]{1,3}host[ \t]{1,3}add)[ \t]{1,3}"
+            r"[^\s]{1,64}[ \t]{1,3}[a-z]{2,8}://[^\s]{1,256}[ \t]{1,3}" + pair,
+            _check_cli,
+            left=_WORDISH,
+            hints=("mc ",),
+        )
+        for pair in (
+            r"(?P<s>[^\s'\"]{3,128})(?=[ \t]{1,3}[^\s]{3,})",
+            r"[^\s'\"]{3,128}[ \t]{1,3}" + _VALUE,
+        )
     ),
     # Trigger: sqlplus/sqlldr/expdp/impdp/rman/dgmgrl user/<pw>[@db], or SQL*Plus `conn[ect]
     # user/<pw>@db`. Why: Oracle's login string carries the password between / and @.

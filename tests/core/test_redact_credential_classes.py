@@ -84,6 +84,46 @@ LEAKS = {
         "SQL> connect ledger_rw/UGJmGEp7CgQ0@LEDGERPDB",
         "UGJmGEp7CgQ0",
     ),
+    # Round 39 (secrets s39): short password flags of other clients, the MinIO client's key
+    # pair, LaunchDarkly's prefixed UUIDs.
+    "mosquitto-sub": (
+        "mosquitto_sub -h broker.lan -t 'greenhouse/#' -u reader -P Kq81vXwLp0Zt -v",
+        "Kq81vXwLp0Zt",
+    ),
+    "mongosh-p": (
+        'mongosh "mongodb://db1.lan:27017/app" -u app -p "n4Rt!kEw92qL"'
+        " --authenticationDatabase admin",
+        "n4Rt!kEw92qL",
+    ),
+    "ldapsearch-w": (
+        "ldapsearch -x -H ldaps://dir.corp -D cn=svc,dc=corp -w 'y7Hq2mWv0pLs' '(uid=ana)'",
+        "y7Hq2mWv0pLs",
+    ),
+    "rabbitmqadmin-p": (
+        "rabbitmqadmin -H mq.lan -u ops -p Vb73kQw9zRt1 list queues",
+        "Vb73kQw9zRt1",
+    ),
+    "unzip-P": ("unzip -P Lw0qT7zPm3Xa exports-2026-11.zip -d /tmp/x", "Lw0qT7zPm3Xa"),
+    "7z-glued": ("7z x backup.7z -pHq3Zr8vNw2Lk -o./restore", "Hq3Zr8vNw2Lk"),
+    "mc-config-host-secret": (
+        "mc config host add nas http://10.0.0.5:9000 Z1XW8QPF3KJD7VBNMR2T"
+        " 9fK2lQm8PzX7nV4bR1cW6tY0hJ5sD3aE",
+        "9fK2lQm8PzX7nV4bR1cW6tY0hJ5sD3aE",
+    ),
+    "mc-alias-access-key": (
+        "mc alias set backup https://s3.nas.lan:9000 Z1XW8QPF3KJD7VBNMR2T"
+        " 9fK2lQm8PzX7nV4bR1cW6tY0hJ5sD3aE",
+        "Z1XW8QPF3KJD7VBNMR2T",
+    ),
+    "launchdarkly-api-token": (
+        "curl -H 'Authorization: x' https://app.launchdarkly.com/api/v2/flags -H"
+        " 'LD-API-Version: 20240415' # token api-3d1f0c2a-8b7e-4c6d-9a5f-1e2d3c4b5a69",
+        "api-3d1f0c2a-8b7e-4c6d-9a5f-1e2d3c4b5a69",
+    ),
+    "launchdarkly-sdk-env": (
+        "LD_SDK_KEY=sdk-0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+        "sdk-0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+    ),
 }
 
 
@@ -107,6 +147,17 @@ KEEPS = {
     "path-with-slash": "copy reports/2026/summary.csv to the share",
     "redis-other-flag": "redis-cli -h cache.internal -p 6380 --latency",
     "pat-the-dog": "pat yourself on the back: 2f1e0d9c8b7a6f5e4d3c2b1a0f9e8d7c is the build hash",
+    "minisign-pubkey": (
+        "minisign -Vm app.tar.gz -P RWTq1mVb7xZs0pLk3nQw9eRt5yUi2oPa8sDf4gHj6kLz1xCv7bNm3qWe"
+    ),
+    "signify-pubkey-file": (
+        "untrusted comment: signify public key\n"
+        "RWSx0pQw7eRt5yUi2oPa8sDf4gHj6kLz1xCv7bNm3qWe9rTy1uIo2pAs"
+    ),
+    "mc-ls": "mc ls backup/photos --recursive | head",
+    "mosquitto-port": "mosquitto_pub -h broker.lan -p 1883 -t t -m on",
+    "bare-uuid": "request 3d1f0c2a-8b7e-4c6d-9a5f-1e2d3c4b5a69 failed with 502",
+    "zip-plain": "zip -r -9 site.zip public/",
 }
 
 
