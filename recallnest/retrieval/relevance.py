@@ -120,8 +120,9 @@ _PRESENTS = re.compile(
 )
 _PRESENTATION = re.compile(
     r"\b(?:units?|kilograms?|kg|grams?|pounds?|lbs?|metric|imperial|celsius|fahrenheit|"
-    r"decimals?|date formats?|yyyy-mm-dd|iso ?8601|thousands separators?|currency symbols?)\b"
-    r"|单位|公斤|千克|摄氏|华氏|小数|格式|YYYY-MM-DD|千分位",
+    r"decimals?|date formats?|yyyy-mm-dd|iso ?8601|thousands separators?|currency symbols?|"
+    r"(?:12|24)[- ]?(?:hour|h)(?: clock| format| time)?|am/pm|time formats?)\b"
+    r"|单位|公斤|千克|摄氏|华氏|小数|格式|YYYY-MM-DD|千分位|(?:12|24) ?小时制",
     re.IGNORECASE,
 )
 
@@ -438,6 +439,12 @@ def ambiguous(scores: Iterable[float]) -> bool:
     if not ranked or ranked[0] <= 0:
         return False
     return sum(1 for v in ranked if v >= AMBIGUOUS_SHARE * ranked[0]) > MAX_CLOSE
+
+
+def written_in_chinese(text: str) -> bool:
+    """Whether `text` is a Chinese note (MIN_CJK_CHARS Chinese characters), as e5's cosine
+    sees it: a prompt's own language ranks first whatever it says."""
+    return len(_CJK.findall(text)) >= MIN_CJK_CHARS
 
 
 def across_language_passes(margin: float, z: float, pool: int) -> bool:

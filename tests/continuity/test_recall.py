@@ -112,6 +112,26 @@ def test_a_small_margin_or_too_few_vectors_or_a_raw_turn_is_not_enough() -> None
     assert MIN_COMPARED == 3
 
 
+def test_the_one_note_in_the_prompts_language_does_not_stand_out_by_its_language() -> None:
+    """e5 ranks the prompt's language first whatever it says: for a Chinese prompt about
+    nothing stored, the one Chinese note among English ones tops them by ~0.05 (blind3's
+    false injection). Its margin is over the next note in its own language; with two Chinese
+    notes, the closer one still stands out when its margin over the other is clear."""
+    prompt = "推荐一个好用的终端模拟器"
+    rule = SearchHit(
+        kind="memory", id="zh", text="提交说明只写一行，不超过七十二个字符。", score=0.5
+    )
+    english = [
+        SearchHit(kind="memory", id=f"e{i}", text=f"The block {i} probe reports hourly", score=0.4)
+        for i in range(4)
+    ]
+    alone = {"zh": 0.85, "e0": 0.80, "e1": 0.80, "e2": 0.79, "e3": 0.79}
+    assert chosen_ids(prompt, [rule, *english], affinity=alone) == []
+    other = SearchHit(kind="memory", id="zh2", text="洗衣机的状态通过四G模块上报。", score=0.4)
+    pair = {**alone, "zh2": 0.85 - SEMANTIC_MARGIN - 0.005}
+    assert chosen_ids(prompt, [rule, other, *english], affinity=pair) == ["zh"]
+
+
 def test_a_rule_about_what_is_made_stands_apart_from_a_family_of_equal_matches() -> None:
     """ "Write a shell script that rotates the nginx logs" matches a dozen "X logs to a
     rotating file" facts alike (ambiguous: none is sent) and one shell-script rule, which is

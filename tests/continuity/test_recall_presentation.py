@@ -41,3 +41,13 @@ def test_a_prompt_asking_for_nothing_shown_does_not_take_a_units_rule() -> None:
     prompt = "restart the greenhouse gateway after the power cut"
     rule = "The user wants gateway temperatures in Celsius with one decimal."
     assert chosen_ids(prompt, [_memory(rule)]) == []
+
+
+def test_a_global_clock_format_rule_is_a_presentation_convention() -> None:
+    """The time of day is shown like a date or a unit: a 24-hour (or 12-hour) clock rule
+    answers a prompt about formatting a time on a screen (round 39, blind3)."""
+    prompt = "the status screen should list when each backup finished; how do I format that?"
+    clock = "The user wants a 24-hour clock (17:05, never 5:05 PM) in every screen and log."
+    assert chosen_ids(prompt, [_memory(clock)]) == ["m1"]
+    zh = "时间一律用 24 小时制显示，不要出现上午/下午。"
+    assert chosen_ids("报表里的完成时间用什么格式显示？", [_memory(zh)]) == ["m1"]
