@@ -294,6 +294,7 @@ _WRITTEN: tuple[tuple[str, ...], ...] = (
     ("retention", "retain", "retained", "保留", "保留期", "保留时间"),
     ("backup", "backups", "back up", "备份"),
     ("lock", "locks", "locked", "locking", "加锁", "锁定", "分布式锁"),
+    ("lock timeout", "lock wait timeout", "锁超时", "锁等待超时"),
     ("graceful shutdown", "shut down gracefully", "优雅退出", "优雅停机"),
     ("daemon", "background process", "守护进程", "后台进程"),
     ("websocket", "websockets", "长连接"),
@@ -355,10 +356,11 @@ def _has_han(word: str) -> bool:
 
 @cache
 def _glosses() -> tuple[tuple[str, frozenset[str]], ...]:
-    """(Chinese word, the single English words of its groups), longest Chinese word first."""
+    """(Chinese word, the English words of its groups, phrases split into words), longest
+    Chinese word first."""
     english: dict[str, set[str]] = {}
     for group in BILINGUAL_GROUPS:
-        words = {w for w in group if not _has_han(w) and " " not in w and "-" not in w}
+        words = {p for w in group if not _has_han(w) for p in w.replace("-", " ").split()}
         for zh in (w for w in group if _has_han(w)):
             english.setdefault(zh, set()).update(words)
     return tuple(
@@ -367,8 +369,9 @@ def _glosses() -> tuple[tuple[str, frozenset[str]], ...]:
 
 
 def english_glosses(text: str) -> set[str]:
-    """The single English words (lower case) of every group whose Chinese word `text` says:
-    {"heartbeat", "heartbeats", "interval", ...} for 心跳间隔."""
+    """The English words (lower case) of every group whose Chinese word `text` says:
+    {"heartbeat", "heartbeats", "interval", ...} for 心跳间隔, {"lock", "timeout", ...} for
+    锁超时."""
     out: set[str] = set()
     for zh, english in _glosses():
         if zh in text:

@@ -95,5 +95,5 @@ def test_capture_reads_a_setting_named_in_chinese_in_english() -> None:
     glossed = english_glosses("心跳间隔改成 60 秒")
     assert {"heartbeat", "interval"} <= glossed
     assert "retry" not in glossed
-    assert english_glosses("锁超时改成 30 秒") >= {"timeout"}
+    assert english_glosses("锁超时改成 30 秒") >= {"lock", "timeout"}
     assert english_glosses("set the heartbeat to 60s") == set()
