@@ -243,6 +243,7 @@ def _not_a_standing_fact(text: str) -> bool:
         or R.NARRATION.match(text)
         or R.REQUEST.search(text)
         or R.ELSEWHERE.match(text)
+        or R.NO_DECISION.search(text)  # "we still haven't decided …": no decision to keep
     )
 
 
@@ -483,7 +484,11 @@ def _acceptable(text: str, rule: R.Rule) -> bool:
         text = re.split(r"[:：]", text, maxsplit=1)[-1]
     if _transient(text):
         return False
-    return not (rule.category == "events" and R.VAGUE_DECISION.search(text))
+    # Trigger: the decision words negated or put off ("nothing got decided", 还没拍板, 下个迭代
+    # 再议). Why: a decision not yet taken is no decision (b28). Outcome: no events rule fires.
+    return not (
+        rule.category == "events" and (R.VAGUE_DECISION.search(text) or R.NO_DECISION.search(text))
+    )
 
 
 def _transient(text: str) -> bool:

@@ -969,6 +969,25 @@ UNFIXED = Gated(
 # statement transient.
 REASON = re.compile(r"\b(?:because|since|until|as long as)\b|因为|由于|直到", _I)
 
+# A decision said not to exist yet: "nothing got decided", "we still haven't picked one",
+# "parking it until the next sprint", 啥也没定下来, 还没拍板, 下个迭代再议. The decision words are
+# there, negated or put off; no rule of the events family may read them as a decision.
+NO_DECISION = Gated(
+    re.compile(
+        r"\b(?:haven't|have not|hasn't|has not|didn't|did not|couldn't|could not|never|not yet)"
+        r"\s+(?:\w+\s+){0,2}?(?:decided|agreed|settled|picked|chosen|chose|made (?:a|the|any)"
+        r" (?:call|decision))\b|\bnothing (?:was |got |has been |is )?(?:decided|settled|agreed"
+        r"|final)\b|\bno (?:decision|call|verdict|conclusion)\b|\bundecided\b|\bup in the air\b"
+        r"|\bstill (?:deciding|debating|discussing|arguing|going back and forth)\b"
+        r"|\b(?:decide|revisit|discuss|settle) (?:it |this |that )?(?:in the |at the )?next"
+        r" (?:sprint|iteration|week|release|quarter|meeting|cycle)\b"
+        r"|(?:没|没有|还没|尚未|未|没能)(?:有)?(?:\S{0,4}?)(?:定下来|决定|拍板|敲定|确定|定论|结论|商量出|讨论出)"
+        r"|(?:啥|什么|哪个)(?:也|都)没(?:定|决定|拍板|敲定|选)|再议|待定|悬而未决"
+        r"|(?:下个?|下一个?)(?:迭代|版本|sprint|周|月|会)(?:再)?(?:定|说|议|讨论|决定)",
+        _I,
+    )
+)
+
 VAGUE_DECISION = Gated(
     re.compile(
         rf"\b(?:with|use|keep)\s+{DEICTIC_EN}|(?:就用|就按|那就用){DEICTIC_ZH}"
