@@ -50,3 +50,30 @@ def test_a_decision_negated_or_put_off_is_no_decision(said: str) -> None:
 )
 def test_a_decision_taken_is_still_one(said: str, value: str) -> None:
     kept(capture(said), "events", value)
+
+
+# --------------------------------------------------------------------------- pasted CI output
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "the deploy job broke again:\nRun npm ci\nnpm ERR! code ERESOLVE\n"
+        "npm ERR! ERESOLVE unable to resolve dependency tree\nnpm ERR! Found: react@18.2.0\n"
+        "Error: Process completed with exit code 1.",
+        "流水线红了：\nRun yarn install --immutable\n"
+        "ERR_PNPM_FETCH_404  GET https://registry.npmjs.org/@acme%2Fui: Not Found - 404\n"
+        "This error happened while installing a direct dependency of packages/web\n"
+        "Error: Process completed with exit code 1.",
+        "构建又失败了，看下：\nRun cargo build --release\nScope: all crates\n"
+        "ERR_BUILD_CACHE_MISS  cache for target/release is stale\n\n"
+        "Note that on CI runners the cache is always restored by default.\n"
+        "Error: Process completed with exit code 101.",
+    ],
+)
+def test_pasted_ci_output_is_no_memory(said: str) -> None:
+    assert capture(said) == []
+
+
+def test_a_rule_that_opens_with_run_is_still_prose() -> None:
+    kept(capture("Run the tests before you push, always."), "patterns", "before you push")
