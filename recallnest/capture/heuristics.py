@@ -372,7 +372,15 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
         return None, 1  # someone else's setup is no memory of the user's
     if R.REPORTED_OTHER.match(text) and R.DISAGREE.search(f"{text} {ctx.next_sentence or ''}"):
         return None, 1  # someone else's view the user then disputes or vents about
-    signal = classify(text, ctx.role) or _casual(text, ctx.role)
+    signal = classify(text, ctx.role)
+    if signal is None or (ctx.role == "user" and signal.rule in _GENERIC_FACT_RULES):
+        # Trigger: the catch-all fact rule kept a rule said behind a lead ("in the Go code,
+        # don't …", "sure, go ahead, and keep …"): it names files and tools too. Why: a rule
+        # the tables find once the lead is gone is what was said (b28). Outcome: that rule's.
+        casual = _casual(text, ctx.role)
+        if casual is not None and casual.category != "entities":
+            signal = casual
+        signal = signal or casual
     # Trigger: chit-chat shaped like a routine ("coffee first, then we break stuff"). Why: a
     # chat cue with no task and nothing technical names no step of the work (b26). Outcome:
     # no workflow memory.

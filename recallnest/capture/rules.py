@@ -1380,8 +1380,18 @@ UNCONTRACTED = re.compile(
 # codebase:"), an aside ("btw", "honestly", "fyi", "also", "oh and"), a politeness word.
 CASUAL_LEAD = re.compile(
     r"^(?:(?:btw|by the way|honestly|fyi|also|oh and|and|ok(?:ay)?|one more thing|heads up"
-    r"|ugh|tbh)\b[,:—–-]?\s*)*(?:(?:in|for|on|across) (?:this|the|our) (?:repo|repository|project"
-    r"|codebase|code base|monorepo|service|app)\b[,:—–-]?\s*)?(?:(?:pls|please|plz)\b[,]?\s*)?",
+    r"|ugh|tbh)\b[,:—–-]?\s*"
+    # an approval before the rule: "sure, go ahead with the refactor, and keep …" (b28)
+    r"|(?:(?:sure|ok(?:ay)?|yes|yep|yeah|fine)[,!.]?\s+)?(?:go ahead|do it|go for it|sounds good)"
+    r"(?: with [^,;.]{1,40})?[,;]?\s+(?:and|but)\s+)*"
+    r"(?:(?:in|for|on|across) (?:this|the|our) (?:repo|repository|project"
+    r"|codebase|code base|monorepo|service|app)\b[,:—–-]?\s*"
+    # a part of the code named first: "in the Elixir code, …", "for the API handlers: …" (b28)
+    r"|(?:in|for|inside|within|across) (?:the |our |this |any |all |new )?[\w.+#/-]+"
+    r"(?: [\w.+#/-]+){0,3}? (?:code|codebase|tests?|test suite|suite|files?|modules?|services?"
+    r"|components?|scripts?"
+    r"|handlers?|frontend|backend|package|app|api|migrations?|templates?|notebooks?|crates?)"
+    r"\s*[,:—–-]\s*)?(?:(?:pls|please|plz)\b[,]?\s*)?",
     _I,
 )
 # "Can you stop putting a comment above every command?", "could you quit adding emojis": a
@@ -1461,9 +1471,21 @@ PREFERENCE_RULES = _table(
         ),
         # "uv, not pip.": a tool chosen over another, said as a bare contrast.
         "preference.tool_not": rf"^{_TOOL},\s*not\s+{_TOOL}",
+        # "stop sprinkling `# type: ignore` around": whatever the agent keeps doing (b28)
         "preference.stop": (
-            r"^(?:please\s+)?(?:stop|quit)\s+(?:adding|using|writing|putting|doing|generating"
-            r"|creating|including|leaving)\b"
+            r"^(?:please\s+)?(?:stop|quit)\s+(?!(?:working|being|everything|anything|nothing"
+            r"|thing)\b)[a-z]{3,}ing\b"
+        ),
+        # A rule given as the house way: "keep plain asserts like the rest of the suite",
+        # "name them the way the rest of the API does", "none of that getter/setter stuff" (b28).
+        "preference.house_way": (
+            r"^(?:please\s+)?(?:keep|use|write|stick (?:to|with)|follow|stay with|match|name|format"
+            r"|structure|do)\b[^.;?]{1,60}?\b(?:like|as in|same as|consistent with"
+            r"|the (?:same )?way) (?:in )?the rest of\b"
+            r"|\bnone of (?:that|those|this|the) [^,.;?]{1,40}? (?:stuff|nonsense|junk|business"
+            r"|crap|magic)\b"
+            r"|(?:跟|和|与|照)(?:其他|别的|其余|现有的?|已有的?)[^，。]{0,10}?(?:保持一致|一个风格|一样写"
+            r"|一样来)"
         ),
         "preference.answers": (
             r"^(?:please\s+)?keep\s+(?:your\s+|the\s+)?(?:answers?|responses?|replies|explanations?"
@@ -1492,7 +1514,13 @@ PREFERENCE_RULES = _table(
         ),
         # 新写的接口我都写成 async 的: the user's own habit, stated before any "不再用 X" that
         # would read as a team decision.
-        "preference.zh.i_write": r"我(?:一般|平时)?(?:都|一律|统一)(?:写成|做成|用)(?!过|了)",
+        # 我一般不让 ORM 自动建表 / 我向来只用 pnpm: the user's habit said as what they never or
+        # only do (b28)
+        "preference.zh.i_write": (
+            r"我(?:一般|平时)?(?:都|一律|统一)(?:写成|做成|用)(?!过|了)"
+            r"|我(?:一般|平时|通常|向来|一向|从来|基本)(?:都)?(?:不让|不用|不写|不开|不装|不引入?|不加"
+            r"|不碰|只用|只写|只装|只让)(?!过|了)\s*\S"
+        ),
         "preference.zh.like": (
             r"(?:很|比较|更|最|特别|真的|不太|不|挺)?(?:喜欢|讨厌|偏好|偏向|倾向于?|受不了"
             r"|习惯(?:用"
@@ -1509,7 +1537,7 @@ PREFERENCE_RULES = _table(
             r"(?<![先暂要])(?:不要|别|禁止|千万别|不许|不准|绝对不能|千万不能|不允许|不可以)(?:再|给我|在(?!这|那)[^，。]{1,8}?|顺手|随便"
             r"|乱|总是|老是|每次|直接|一上来就?|都|整个文件|整段){0,3}(?:把[^，。]{1,20}?)?(?:用|使用|加|添加|写|引入|提交|留|装|安装"
             r"|硬编码|推|格式化|改|动|删|重构|推荐|建议|生成|输出|贴|放|跑|执行|运行|打印|记录|暴露"
-            r"|上传|重写|引)"
+            r"|上传|重写|引|开启|打开|启用|开|带)"
         ),
         "preference.zh.answers": (
             r"(?:回答|回复|解释|说明)(?:尽量|请|要)?(?:简洁|简短|精简)|(?:交流|沟通|回复"

@@ -77,3 +77,49 @@ def test_pasted_ci_output_is_no_memory(said: str) -> None:
 
 def test_a_rule_that_opens_with_run_is_still_prose() -> None:
     kept(capture("Run the tests before you push, always."), "patterns", "before you push")
+
+
+# --------------------------------------------------------------------------- rules in passing
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        (
+            "in the Rust crates, don't reach for unwrap() in library code, return a Result and "
+            "let the caller decide",
+            "unwrap()",
+        ),
+        (
+            "for the API handlers: don't swallow exceptions with a bare except, let them bubble "
+            "to the middleware",
+            "bare except",
+        ),
+        (
+            "ok go ahead with the migration, but keep the column names snake_case like the rest "
+            "of the schema",
+            "snake_case",
+        ),
+        (
+            "write the fixtures as plain dicts like the rest of the tests, none of that "
+            "factory_boy magic",
+            "plain dicts",
+        ),
+        ("please quit wrapping every call in try/except just to log it", "try/except"),
+        ("stop leaving console.log calls in the components when you're done", "console.log"),
+        ("新加的接口命名跟其他模块保持一致，别自己起一套", "命名"),
+        ("我向来不用 lodash，原生方法够用了", "lodash"),
+        ("我平时只用 pnpm，别给我 npm 的命令", "pnpm"),
+        ("你写 Dockerfile 的时候别用 latest 标签", "latest"),
+        ("生成迁移的时候不要带 DROP 语句", "DROP"),
+    ],
+)
+def test_a_rule_given_as_an_imperative_or_in_passing_is_a_preference(said: str, value: str) -> None:
+    found = capture(said)
+    kept(found, "preferences", value)
+    none_of(found, "entities")
+
+
+@pytest.mark.parametrize("said", ["stop the dev server, I need the port", "上线的时候别慌"])
+def test_a_one_off_order_or_an_aside_is_no_preference(said: str) -> None:
+    none_of(capture(said), "preferences")
