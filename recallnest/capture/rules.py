@@ -1241,7 +1241,10 @@ PROFILE_RULES = _table(
             r"|programmer"
             r"|designer|architect|sre|devops|admin|administrator|maintainer|lead|manager|student"
             r"|researcher|scientist|analyst|founder|cto|consultant|freelancer|contractor|intern"
-            r"|hobbyist|owner)s?\b|\bI lead\b|\bI(?:'m| am) (?:on|in) the [\w-]+ team\b"
+            # roles outside software engineering proper ("I'm a sysadmin who inherited …", b28)
+            r"|hobbyist|owner|sysadmin|sys ?admin|dba|tester|qa|teacher|professor|lecturer"
+            r"|technician|operator|physicist|biologist|chemist|statistician|accountant)s?\b"
+            r"|\bI lead\b|\bI(?:'m| am) (?:on|in) the [\w-]+ team\b"
             # "i teach high school CS": what the user does, said with the verb (b26)
             r"|\bI (?:teach|tutor|lecture)\b(?! (?:you|him|her|them|myself)\b)"
         ),
@@ -1334,6 +1337,20 @@ PROFILE_RULES = _table(
         "profile.zh.setup": (
             r"我(?:这边|这里|本地|自己)(?:是|用的是)\s*(?:windows|mac|macos|macbook|linux|wsl2?|ubuntu"
             r"|arch|fedora|debian)"
+            # the network the user works in: 我这边是纯内网环境, 我这里只能走公司代理 (b28)
+            r"|我(?:这边|这里|本地|们这边|的(?:电脑|机器|开发机))(?:是|在)?(?:纯|完全)?(?:内网|离线|隔离网|局域网"
+            r"|断网)(?:环境)?|我(?:这边|这里|本地)[^，。]{0,8}?(?:只能|必须|得)(?:走|通过|挂)\S{0,4}代理"
+            r"|我(?:这边|这里|本地)(?:访问|连|上)不了外网"
+        ),
+        # The network the user works in: "I'm behind a corporate proxy", "my box is air-gapped",
+        # "no internet on my machine" (b28's 内网环境, in English)
+        "profile.network": (
+            r"\bI(?:'m| am) (?:stuck )?behind (?:a|the|our|my company's) (?:\w+ )?"
+            r"(?:proxy|firewall)|\b(?:my|our) (?:[\w-]+ )?(?:machine|box|network|laptop|workstation"
+            r"|environment|setup)"
+            r" (?:is|are) (?:fully |completely )?(?:air-?gapped|offline|isolated)\b"
+            r"|\bI(?:'m| am) (?:on|in) an? (?:air-?gapped|offline|isolated) (?:network|environment"
+            r"|machine|box)\b|\bno (?:internet|outside network) (?:access )?(?:on|from) my\b"
         ),
         "profile.zh.work": (
             r"(?:我|本人)(?:现在|目前)?(?:在|就职于)\S{0,4}?(?:一家|一个)|我是(?:自学|半路)?转行|我(?:自己|一个人)(?:在)?(?:创业|做产品|开公司)"

@@ -123,3 +123,25 @@ def test_a_rule_given_as_an_imperative_or_in_passing_is_a_preference(said: str, 
 @pytest.mark.parametrize("said", ["stop the dev server, I need the port", "上线的时候别慌"])
 def test_a_one_off_order_or_an_aside_is_no_preference(said: str) -> None:
     none_of(capture(said), "preferences")
+
+
+# --------------------------------------------------------------------------- who the user is
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        ("heads up, I'm a DBA by trade, the Python side is new territory", "DBA"),
+        ("I'm a lab technician who ended up owning the LIMS scripts", "technician"),
+        ("I'm behind a corporate proxy, so any curl you give me needs the --proxy flag", "proxy"),
+        ("my work laptop is air-gapped, so no pip install from PyPI, only our Nexus mirror", "air"),
+        ("我这里只能走公司代理，装依赖要配镜像", "代理"),
+        ("我的开发机是离线环境，docker pull 拉不下来", "离线"),
+    ],
+)
+def test_the_users_role_or_network_is_a_profile(said: str, value: str) -> None:
+    kept(capture(said), "profile", value)
+
+
+def test_a_server_behind_a_proxy_is_no_profile() -> None:
+    none_of(capture("the server is behind a proxy"), "profile")
