@@ -83,6 +83,7 @@ class Context:
     previous: str | None = None  # the other side's turn this one replies to
     acknowledged: bool = False  # the sentence before was a bare "Understood." / 明白。
     found: bool = False  # a finding was announced before ("Found it.") or this answers "why …?"
+    how_asked: bool = False  # this answers "how do I …?" / "remind me how …"
 
 
 # --------------------------------------------------------------------------- public entry points
@@ -264,7 +265,7 @@ def extract(
         nxt = sentences[i + 1] if i + 1 < len(sentences) else None
         acked = i > 0 and _bare_acknowledgement(sentences[i - 1])
         found = (i > 0 and _bare_finding(sentences[i - 1])) or (i == 0 and _answers_why(previous))
-        ctx = Context(role, nxt, after_other_turn, previous, acked, found)
+        ctx = Context(role, nxt, after_other_turn, previous, acked, found, _asks_how(previous))
         signal, used = extract_sentence(sentences[i], ctx)
         if signal is not None and used == 1 and nxt is not None and _reason_follows(signal, nxt):
             signal, used = _with_reason_after(signal, nxt), 2
@@ -308,12 +309,25 @@ def _reason_follows(signal: Signal, nxt: str) -> bool:
     # next sentence that gives its reason ("理由就一条：…", "The reason is …", "That's because
     # …"). Why: a decision kept without the reason said right after it cannot be weighed later
     # (issue 17 item 7). Outcome: the reason joins the decision, and makes no memory of its own.
+    # The reason may also be what went wrong with the old way, said after the decision ("We're
+    # moving refunds to Step Functions. The cron chain kept leaving half-finished refunds.", b28).
     return (
         signal.category == "events"
         and len(signal.text) <= _DECISION_WITH_REASON_MAX
-        and R.REASON_LEAD.match(nxt.strip()) is not None
+        and (R.REASON_LEAD.match(nxt.strip()) is not None or _old_way_failed(nxt))
         and not is_question(nxt)
     )
+
+
+def _old_way_failed(sentence: str) -> bool:
+    # A failure or a cost stated as a fact (no plan, no promise, no memory of its own but the
+    # catch-all fact rule's).
+    if R.DECISION_CAUSE.search(sentence) is None or R.INTENT.match(sentence):
+        return False
+    if R.PROMISE.search(sentence):
+        return False
+    found = classify(sentence, "user")
+    return found is None or found.rule in _GENERIC_FACT_RULES
 
 
 def _fix_follows(signal: Signal, nxt: str) -> bool:
@@ -824,10 +838,16 @@ def _bare_finding(sentence: str) -> bool:
 
 
 def _answers_why(previous: str | None) -> bool:
-    # A reply to "why did the nightly run take 4h?" states a cause, in whatever words.
+    # A reply to "why did the nightly run take 4h?" states a cause, in whatever words; so does
+    # one to a guess at the cause ("Could the 401s be clock skew?": "no, it was the body. …",
+    # 会不会是字体没嵌进去？: "对，服务器上压根没装中文字体。…", b28), yes or no.
     if previous is None or not is_question(previous):
         return False
-    return R.WHY_QUESTION.search(previous) is not None
+    return R.WHY_QUESTION.search(previous) is not None or R.CAUSE_GUESS.search(previous) is not None
+
+
+def _asks_how(previous: str | None) -> bool:
+    return previous is not None and R.HOW_QUESTION.search(previous) is not None
 
 
 def _bare_acknowledgement(sentence: str) -> bool:
@@ -843,7 +863,13 @@ def _procedure(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     # the assistant worked out or noted is as durable as one the user stated, and blind rows
     # label it so; the rules heard workflows from the user only. Outcome: a workflow, at
     # assistant confidence when the assistant said it.
-    if is_question(text) or R.PROCEDURE_LEAD.search(text) is None:
+    if is_question(text):
+        return None
+    # Trigger: the answer to "how do I …?" / "remind me how …" given as ordered orders ("run
+    # `cargo run --bin import`, eyeball the diff, then bump VERSION", b28). Why: that is the
+    # workflow asked for, with no lead of its own. Outcome: read as one set down for later.
+    answered = ctx.how_asked and R.STEP_ORDER.search(text) is not None
+    if not answered and R.PROCEDURE_LEAD.search(text) is None:
         return None
     if R.PROCEDURE_STEPS.search(text) is None:
         return None

@@ -283,7 +283,8 @@ REASON_LEAD = re.compile(
 )
 DECISION_CAUSE = re.compile(
     r"\b(?:because|since|we (?:shipped|lost|had|hit|keep)|keeps? (?:failing|breaking|crashing"
-    r"|timing out)|too (?:slow|heavy|big|expensive|brittle)|fail(?:s|ed|ing|ures?)?|broke|bugs?"
+    r"|timing out)|kept (?:failing|breaking|crashing|leaving|dropping|losing|timing out)|timed out"
+    r"|too (?:slow|heavy|big|expensive|brittle)|fail(?:s|ed|ing|ures?)?|broke|bugs?"
     r"|typos?|outages?|incidents?|crash(?:es|ed)?|leaks?|flaky|slow)\b"
     r"|因为|太(?:慢|重|大|贵|麻烦)|总是|老是|经常|报错|出过|挂了|超时|不稳定",
     _I,
@@ -344,6 +345,30 @@ FIX_REPORT = re.compile(
 # with the speaker's change right after it.
 CAUSE_CLAUSE = re.compile(r"\b(?:because|bc|due to|caused by)\b|因为|由于|导致|原因", _I)
 WHY_QUESTION = re.compile(r"\bwhy\b|\bhow come\b|\bwhat caused\b|为什么|为啥|怎么回事|什么原因", _I)
+# A question that guesses at a cause ("Could the 401s be clock skew?", 会不会是字体没嵌进去？):
+# the reply, yes or no, says what the cause was (b28).
+CAUSE_GUESS = re.compile(
+    r"\b(?:could|might|would|can) (?:it|this|that|the [\w' -]{1,40}?) (?:be|have been)\b"
+    r"|\bis it (?:because|due to)\b|\bmaybe it's\b|\bwas it (?:the|a|an|because)\b"
+    r"|会不会是|是不是(?:因为|由于)|难道是|是不是\S{1,20}?(?:导致|引起|的问题)",
+    _I,
+)
+# Someone asking how a thing is done ("remind me how new methods get into the app?", "how do I
+# cut a release?", 发版怎么弄？): a reply with ordered steps is a workflow (b28).
+HOW_QUESTION = re.compile(
+    r"\bhow (?:do|does|did|should|can|to|would) (?:I|we|you|one|new|a|an|the|this|that|it|they)\b"
+    r"|\bremind me how\b|\bwhat(?:'s| is| are) the (?:steps|process|procedure|flow|workflow"
+    r"|recipe)\b|\bwalk me through\b"
+    r"|(?:怎么|如何)(?:弄|做|加|发|配|搞|操作|处理|部署|发布|上线|更新|导入|升级|跑)|步骤是|流程是",
+    _I,
+)
+# A step given as an order: "run `make dump`", "…, then bump VERSION", 先跑…再….
+STEP_ORDER = re.compile(
+    r"(?:^|[:：,;]\s*|\bthen\s+)(?:run|bump|tag|push|commit|open|add|edit|copy|restart|deploy"
+    r"|merge|call|set|build|publish|upload|regenerate|rebuild|eyeball|check|review|update"
+    r"|install|create|apply|trigger|re-?run)\b|先(?:跑|执行|改|加|打|建|运行)",
+    _I,
+)
 
 # Announcing an action yet to happen: no solved case can follow.
 INTENT = re.compile(
@@ -449,7 +474,8 @@ FACT_VERB = re.compile(
     r"|strips?|syncs?|backs? up|goes|go to|kept|go(?:es)? (?:through|via|over|out (?:through|via))"
     r"|(?:moved|migrated|switched|cut over) to|reported to|routed (?:to|through)"
     r"|sent (?:to|through|via)"
-    r"|belongs? (?:in|to|under))\b|是|在|放在|存在|监听|用来|用于|负责|代理到|叫"
+    r"|belongs? (?:in|to|under)|lands? in|ends? up in|get(?:s)? written to)\b"
+    r"|是|在|放在|存在|监听|用来|用于|负责|代理到|叫"
     r"|地址|位于|来自|发到|写到|推到|传到|存到|转发|去掉|同步到|用的是|部署在|指向|签名|托管在"
     r"|托管于|跑在|读的"
     r"|powered by|backed by",
@@ -912,6 +938,8 @@ CASE_FIX = Gated(
         r"|\bkeeps? (?:it|them|rss|memory|latency|\w+) (?:under|below|flat|stable)\b"
         r"|\b(?:is|are) gone\b|\bgo(?:es)? through now\b"
         r"|\b(?:is|are|installs?|builds?|runs?) (?:clean|green|fine) now\b"
+        # "the signatures match now", "checksums line up now" (b28)
+        r"|\b(?:match|matches|line up|lines up|validate|validates|verify|verifies) now\b"
         # "it's fine now", "and the map renders again" (b27): the thing works once more
         r"|\b(?:it|they|that)(?:'s|’s| is| are) (?:fine|ok|okay|good) now\b"
         r"|\b(?:the|it|they|everything)\b[^.;,]{0,30}?\b(?:renders|loads|works|finishes|passes"
@@ -1192,6 +1220,9 @@ DECISION_RULES = _table(
             r"|^(?:done|finished|completed)\s*[:：.]\s*(?:renamed|migrated|moved|switched|replaced"
             r"|upgraded|downgraded|pinned|ported|converted|bumped|retired)\b(?:[^.]|\.(?=\w)){0,80}?\b(?:to"
             r"|with|onto)\s+\S"
+            # "Done: the mobile client is on Expo SDK 52 now": a move to a named version (b28)
+            r"|^(?:done|finished|completed)\s*[:：.]\s*(?:the\s+)?[^.;]{0,50}?\b(?:is|are|runs?)"
+            r" (?:now )?on\s+(?:[A-Za-z][\w.+-]*\s+){1,3}?v?\d+(?:\.\d+)*\b"
             r"|^(?:pinned|upgraded|downgraded|bumped|migrated|ported|renamed|switched|moved)\s+"
             r"(?:[^.]|\.(?=\w)){1,60}?\b(?:from\s+\S+(?:\s+\S+)?\s+to|to\s+`?v?\d)"
             # a bare "Done: <edit>" is a progress report (the checkpoint's), not a decision

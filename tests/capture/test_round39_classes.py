@@ -145,3 +145,116 @@ def test_the_users_role_or_network_is_a_profile(said: str, value: str) -> None:
 
 def test_a_server_behind_a_proxy_is_no_profile() -> None:
     none_of(capture("the server is behind a proxy"), "profile")
+
+
+# --------------------------------------------------------------------------- cases and workflows
+
+
+@pytest.mark.parametrize(
+    ("guess", "reply", "value"),
+    [
+        (
+            "Could the missing live updates be a CORS issue?",
+            "nope, it was the proxy buffering. nginx held the SSE stream until it closed; set "
+            "proxy_buffering off for /events and the updates stream live now",
+            "proxy_buffering",
+        ),
+        (
+            "could this be a caching thing?",
+            "yes, it was the cache. the CDN kept serving the old bundle; purging it on deploy "
+            "fixed it",
+            "purging",
+        ),
+        (
+            "会不会是容器时区不对导致日期差一天？",
+            "对，就是时区的问题。容器里 TZ 没设，统一设成 Asia/Shanghai 以后报表日期就对上了",
+            "Asia/Shanghai",
+        ),
+    ],
+)
+def test_a_reply_to_a_guessed_cause_with_the_fix_is_a_case(
+    guess: str, reply: str, value: str
+) -> None:
+    found = capture(reply, previous=guess)
+    kept(found, "cases", value)
+    none_of(found, "entities")
+
+
+@pytest.mark.parametrize(
+    ("asked", "said", "values"),
+    [
+        (
+            "how do I add a new locale?",
+            "To add a locale: copy locales/en.json to the new code, translate the strings, then "
+            "run `pnpm i18n:check` before the PR.",
+            ("locales/en.json", "i18n:check"),
+        ),
+        (
+            "remind me how the demo data gets loaded?",
+            "Run `make seed` against the dev database, then restart the API so it picks up the "
+            "fixtures.",
+            ("make seed", "restart"),
+        ),
+        (
+            "新服务的 proto 怎么更新？",
+            "先跑 ./scripts/gen-proto.sh 生成代码，再执行 make build，最后把 dist 目录推到制品库。",
+            ("gen-proto.sh", "make build"),
+        ),
+    ],
+)
+def test_steps_given_in_answer_to_how_are_a_workflow(
+    asked: str, said: str, values: tuple[str, ...]
+) -> None:
+    kept(capture(said, "assistant", previous=asked), "patterns", *values)
+
+
+@pytest.mark.parametrize(
+    ("asked", "said"),
+    [
+        (
+            "how does a request reach the database?",
+            "The request hits nginx, then the app, then Postgres.",
+        ),
+        ("how did you fix it?", "I ran the migration, then restarted the worker."),
+    ],
+)
+def test_a_path_or_a_narration_after_how_is_no_workflow(asked: str, said: str) -> None:
+    none_of(capture(said, "assistant", previous=asked), "patterns")
+
+
+# --------------------------------------------------------------------------- decisions and facts
+
+
+@pytest.mark.parametrize(
+    ("said", "values"),
+    [
+        (
+            "We're switching the nightly export to Airflow. The old crontab kept dropping runs "
+            "whenever the box rebooted.",
+            ("Airflow", "crontab"),
+        ),
+        ("定了，队列换成 RabbitMQ。之前的 Redis list 老是丢消息。", ("RabbitMQ", "丢消息")),
+    ],
+)
+def test_what_went_wrong_with_the_old_way_joins_the_decision(
+    said: str, values: tuple[str, ...]
+) -> None:
+    found = capture(said)
+    kept(found, "events", *values)
+    assert len(found) == 1, [(c.category, c.rule, c.text) for c in found]
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        ("Done: the API gateway is on Envoy 1.31 now.", "Envoy 1.31"),
+        ("Finished: the docs site runs on Docusaurus 3 now.", "Docusaurus 3"),
+    ],
+)
+def test_a_move_to_a_named_version_reported_done_is_a_decision(said: str, value: str) -> None:
+    kept(capture(said, "assistant"), "events", value)
+
+
+def test_where_things_end_up_is_a_fact() -> None:
+    said = "Your uploads end up in the `media-prod` bucket under uploads/YYYY/MM."
+    kept(capture(said, "assistant", previous="where do user uploads go?"), "entities", "media-prod")
