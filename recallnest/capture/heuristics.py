@@ -132,6 +132,9 @@ def capture_turn(
         picked = _picked_option(turn.text, said_before)
         if picked is not None:
             signals = [picked]
+        elif not any(s.category == "preferences" for s in signals):
+            countered = _counter_pick(turn.text, said_before)
+            signals = [countered] if countered is not None else signals
     if turn.role == "assistant":
         signals += _verified_fix(gate.sentences, said_before)
     if not signals and gate.reason is None:
@@ -1028,10 +1031,34 @@ def _picked_option(reply_text: str, options_turn: str) -> Signal | None:
     if pick is None:
         return None
     label = next(g for g in pick.groups() if g is not None)
-    option = R.option_text(options_turn, label)
+    label = R.ORDINALS.get(label.casefold(), label)
+    label = R.ZH_NUMBERS.get(label, label)
+    # "second one" names option (2) or option (b), whichever way the other side listed them.
+    option = R.option_text(options_turn, label) or (
+        R.option_text(options_turn, R.LETTER_OF[label]) if label in R.LETTER_OF else None
+    )
     if option is None:
         return None
     return Signal("decision.picked_option", "events", option[:MAX_SENTENCE_CHARS], 0.7, 0.8)
+
+
+def _counter_pick(reply_text: str, other_turn: str) -> Signal | None:
+    # Trigger: the user's reply opens with a bare name the other side did not say, then says
+    # why ("toml. we're moving everything off yaml" after "I'll add the settings as a YAML
+    # file", b28). Why: the name is the user's choice over the other side's plan; the reason
+    # read alone as a team decision and the name was lost. Outcome: a preference of the reply.
+    stated = reply_text.strip()
+    pick = R.BARE_PICK.match(stated)
+    if pick is None or pick.group(1).casefold() in R.NOT_A_PICK:
+        return None
+    name = pick.group(1)
+    if re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", other_turn, re.IGNORECASE):
+        return None  # naming what the other side said is agreeing with it, not a pick
+    if not (R.INTENT.match(other_turn.strip()) or R.PROPOSAL.search(other_turn)):
+        return None  # only a plan or a proposal of the other side can be countered
+    if is_question(stated[pick.end() :]):
+        return None
+    return Signal("preference.counter_pick", "preferences", stated[:MAX_SENTENCE_CHARS], 0.7, 0.8)
 
 
 def _approved_proposal(reply_text: str, proposal_turn: str) -> Signal | None:

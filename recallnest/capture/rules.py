@@ -188,18 +188,31 @@ OPTION_PICK = re.compile(
     r"^(?:(?:ok(?:ay)?|yes|yep|yeah|sure|hmm|let's (?:do|go with)|go with|i'd go with|i'll take"
     r"|we'll take)[,!.]?\s+)*(?:option\s+)?\(?([a-d1-4])\)?(?:[.!,]|\s*$|\s+(?=(?:go|do|please|pls"
     r"|then|it is|that one|sounds)\b))"
-    r"|^(?:(?:好|行|可以|嗯)[，,]?\s*)?(?:那就|就|选|用)?\s*(?:方案\s*)?([A-Da-d一二三四])\s*(?:方案)?\s*(?:吧|了|[，,。！!]|$)",
+    r"|^(?:(?:好|行|可以|嗯)[，,]?\s*)?(?:那就|就|选|用)?\s*(?:方案\s*)?([A-Da-d一二三四])\s*(?:方案)?\s*(?:吧|了|[，,。！!]|$)"
+    # by its place: "second one.", "the first option please", 第二个吧, 选第一种 (b28)
+    r"|^(?:(?:ok(?:ay)?|yes|yep|yeah|sure|hmm|let's (?:do|go with)|go with|i'd go with)[,!.]?\s+)*"
+    r"(?:the\s+)?(first|second|third|fourth)(?:\s+one|\s+option)?(?:[.!,]|\s*$|\s+(?=(?:go|do"
+    r"|please|pls|then|it is|sounds)\b))"
+    r"|^(?:(?:好|行|可以|嗯)[，,]?\s*)?(?:那就|就|选|用)?\s*第([一二三四])(?:个|种|套|项)(?:方案)?\s*"
+    r"(?:吧|了|[，,。！!]|$)",
     _I,
 )
-_ZH_NUMBERS = {"一": "1", "二": "2", "三": "3", "四": "4"}
+# A reply that opens with a bare name, then says why ("toml. we're moving everything off yaml",
+# "zod, the rest of the api already uses it", "pnpm，npm 太慢了"): the name is the user's pick
+# over what the other side said it would use (b28). Words that answer yes or no
+# (`NOT_A_PICK`) are no pick.
+BARE_PICK = re.compile(r"^([A-Za-z][\w.+#-]{1,24})\s*(?:[.!]\s+|[,，。！]\s*)(?=\S)")
+ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4"}
+LETTER_OF = {"1": "a", "2": "b", "3": "c", "4": "d"}
+ZH_NUMBERS = {"一": "1", "二": "2", "三": "3", "四": "4"}
 
 
 def option_text(turn: str, label: str) -> str | None:
     """The text of option `label` ("b", "2", "二") in a turn that lists options: "(b) …",
     "Option B: …", "B) …", "方案二：…"; up to the next option or the end of its sentence."""
-    label = _ZH_NUMBERS.get(label, label)
+    label = ZH_NUMBERS.get(label, label)
     for_label = re.escape(label)
-    zh = "|".join(k for k, v in _ZH_NUMBERS.items() if v == label) or "_"
+    zh = "|".join(k for k, v in ZH_NUMBERS.items() if v == label) or "_"
     start = re.search(
         rf"\(\s*{for_label}\s*\)|\boption\s+{for_label}\b\s*[:：.)-]?|(?:^|\s){for_label}\)"
         rf"|方案\s*(?:{for_label}|{zh})\s*[:：]?",
@@ -462,6 +475,11 @@ def words(*lines: str) -> frozenset[str]:
     return frozenset(word for line in lines for word in line.split())
 
 
+NOT_A_PICK = words(
+    "yes yeah yep yup no nope nah ok okay sure thanks done fine right correct exactly both",
+    "neither either later now agreed good great hmm wait actually same true false maybe",
+    "perfect cool nice hm well so also and but lol ugh oops sorry please pls",
+)
 NOT_PATHS = words(
     "and/or async/await ci/cd i/o tcp/ip const/let input/output read/write on/off yes/no",
     "true/false client/server",

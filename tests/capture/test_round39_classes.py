@@ -258,3 +258,70 @@ def test_a_move_to_a_named_version_reported_done_is_a_decision(said: str, value:
 def test_where_things_end_up_is_a_fact() -> None:
     said = "Your uploads end up in the `media-prod` bucket under uploads/YYYY/MM."
     kept(capture(said, "assistant", previous="where do user uploads go?"), "entities", "media-prod")
+
+
+# --------------------------------------------------------------------------- one-word answers
+
+
+@pytest.mark.parametrize(
+    ("options", "reply", "value"),
+    [
+        (
+            "We could (a) keep sessions in Postgres with a cleanup cron, or (b) add Redis just "
+            "for sessions. Which do you prefer?",
+            "the first option please, we can't afford another service to babysit",
+            "Postgres",
+        ),
+        (
+            "Two ways: (1) a nightly batch job, (2) a CDC stream through Debezium. The second is "
+            "fresher but more to run.",
+            "second one. the analysts want same-day numbers",
+            "Debezium",
+        ),
+        (
+            "两个方案：方案一：自建 MinIO 存附件；方案二：直接用公司现有的 Ceph 集群。你选哪个？",
+            "第二个吧，运维那边已经有现成的集群了",
+            "Ceph",
+        ),
+    ],
+)
+def test_an_option_picked_by_its_place_keeps_the_option(
+    options: str, reply: str, value: str
+) -> None:
+    kept(capture(reply, previous=options), "events", value)
+
+
+@pytest.mark.parametrize(
+    ("plan", "reply", "value"),
+    [
+        (
+            "I'll write the request validation with Joi like the old handlers.",
+            "zod, the rest of the api already validates with it",
+            "zod",
+        ),
+        ("我来用 npm 装依赖，然后跑构建。", "pnpm，npm 在 CI 上太慢了", "pnpm"),
+        (
+            "I'd suggest adding jest for the new unit tests.",
+            "vitest. jest keeps choking on our ESM packages",
+            "vitest",
+        ),
+    ],
+)
+def test_a_bare_name_over_the_other_sides_plan_is_a_preference(
+    plan: str, reply: str, value: str
+) -> None:
+    found = capture(reply, previous=plan)
+    kept(found, "preferences", value)
+    none_of(found, "events")
+
+
+@pytest.mark.parametrize(
+    ("before", "reply"),
+    [
+        ("I'll add the new settings as a YAML file.", "yes. go ahead"),
+        ("I'll add the new settings as a YAML file.", "yaml. keep it consistent"),
+        ("The deploy finished on staging.", "staging. prod is frozen this week"),
+    ],
+)
+def test_a_yes_the_same_name_or_a_reply_to_a_report_is_no_pick(before: str, reply: str) -> None:
+    assert [c for c in capture(reply, previous=before) if c.rule.endswith("counter_pick")] == []
