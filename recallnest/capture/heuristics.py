@@ -248,6 +248,7 @@ def _not_a_standing_fact(text: str) -> bool:
         or R.REQUEST.search(text)
         or R.ELSEWHERE.match(text)
         or R.NO_DECISION.search(text)  # "we still haven't decided …": no decision to keep
+        or R.TASK_AT_HAND.match(text)  # 把这个页面的…改成…: this one change
     )
 
 
@@ -508,6 +509,10 @@ def _acceptable(text: str, rule: R.Rule) -> bool:
     if rule.name == "decision.outcome":
         text = re.split(r"[:：]", text, maxsplit=1)[-1]
     if _transient(text):
+        return False
+    # Trigger: an order about the thing at hand (把这个页面的…改成…，别…). Why: how to make this
+    # one change is no rule for later and no decision (b28). Outcome: neither kind of rule fires.
+    if rule.category in ("preferences", "events") and R.TASK_AT_HAND.match(text):
         return False
     # Trigger: the decision words negated or put off ("nothing got decided", 还没拍板, 下个迭代
     # 再议). Why: a decision not yet taken is no decision (b28). Outcome: no events rule fires.

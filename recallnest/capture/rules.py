@@ -1034,6 +1034,17 @@ NO_DECISION = Gated(
     )
 )
 
+# An order about the thing at hand: 把这个页面的表单校验改成…, "make these two endpoints return
+# 404, don't …". Its "别…" or "统一…" says how to do this one change, not a standing rule (b28);
+# "this project"/这个项目 is no thing at hand.
+TASK_AT_HAND = re.compile(
+    r"^(?:please |pls |can you |could you )?(?:change|make|switch|turn|convert|update|rewrite"
+    r"|fix|move|rename|refactor) (?:this|these|that|those|the current|the above)\b"
+    r"(?! (?:project|repo|repository|codebase|team)\b)"
+    r"|^(?:帮我|麻烦|你)?(?:把|给)(?:这个|这几个|这些|这两个|这里的?|这段|这块|这页|这张|这一页|当前|上面的?)"
+    r"(?!项目|仓库|代码库|工程|团队)",
+    _I,
+)
 VAGUE_DECISION = Gated(
     re.compile(
         rf"\b(?:with|use|keep)\s+{DEICTIC_EN}|(?:就用|就按|那就用){DEICTIC_ZH}"
@@ -1614,6 +1625,19 @@ PREFERENCE_RULES = _table(
             r"(?:不引入?|不装|不上)\s*[A-Za-z][\w.+-]*[^，。]{0,6}[，,]\s*[^，。]{0,16}?(?:就够(?:用)?了"
             r"|就行|就可以)|(?:项目|仓库|代码库|服务|工程|我们)(?:里|这边)?(?:不引入?|不装)\s*[A-Za-z]"
         ),
+        # The language of what the product says to its users: "改成中文吧，用户都是大爷大妈",
+        # "switch the error messages to Spanish, our users are in Mexico" (b28). A text of the
+        # moment ("translate this paragraph into English") names what it translates.
+        "preference.copy_language": (
+            r"^(?:please\s+)?(?:switch|change|make|put|write|translate)\s+(?:(?:it|them|all"
+            r"|the|our|every)\s+)?(?:(?:[\w-]+\s+){0,2}?(?:messages|copy|labels|strings|text|texts"
+            r"|errors|ui|prompts|notifications|emails)\s+)?(?:to|into|in)\s+(?:chinese|english"
+            r"|spanish|german|french|japanese|portuguese|korean|italian|dutch)\b"
+            r"|^(?:都|全部|统一)?(?:改成|换成|改用|写成|用)(?:简体|繁体)?(?:中文|英文|英语|日文|日语)"
+            r"(?:吧|的)?(?:[，,。！!]|$)"
+            r"|(?:提示|文案|报错|界面|错误信息|按钮|菜单)(?:都|全部|统一)?(?:改成|换成|用|写成)"
+            r"(?:简体|繁体)?(?:中文|英文|英语)"
+        ),
         # Said for every project (EVERY_PROJECT): a rule meant to follow the user anywhere.
         "preference.every_project": _EVERY_PROJECT,
     }
@@ -1654,6 +1678,7 @@ FIRST_PERSON_PREFERENCES = tuple(
         "preference.zh.i_write",
         "preference.answers",
         "preference.zh.answers",
+        "preference.copy_language",
     }
 )
 RULE_ORDER: tuple[tuple[Rule, ...], ...] = (

@@ -325,3 +325,42 @@ def test_a_bare_name_over_the_other_sides_plan_is_a_preference(
 )
 def test_a_yes_the_same_name_or_a_reply_to_a_report_is_no_pick(before: str, reply: str) -> None:
     assert [c for c in capture(reply, previous=before) if c.rule.endswith("counter_pick")] == []
+
+
+# --------------------------------------------------------------------------- this change only
+
+
+@pytest.mark.parametrize(
+    ("said", "previous", "value"),
+    [
+        (
+            "switch the error messages to Spanish, almost all our users are in Mexico",
+            "I wrote the validation errors in English for now.",
+            "Spanish",
+        ),
+        ("提示文案都改成英文，这个工具主要给海外团队用", None, "英文"),
+    ],
+)
+def test_the_language_the_product_speaks_is_a_preference(
+    said: str, previous: str | None, value: str
+) -> None:
+    kept(capture(said, previous=previous), "preferences", value)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "translate this paragraph into English",
+        "把这几个接口的返回统一改成 404，别再返回 500 了",
+        "make these two endpoints return 404, don't leak the stack trace",
+        "帮我把这段代码的变量名统一改成驼峰，别用下划线",
+    ],
+)
+def test_an_order_about_the_thing_at_hand_is_no_rule(said: str) -> None:
+    found = capture(said)
+    none_of(found, "preferences")
+    none_of(found, "events")
+
+
+def test_an_order_for_the_whole_repo_is_still_a_rule() -> None:
+    kept(capture("make this repo use pnpm, don't use npm"), "preferences", "pnpm")
