@@ -137,6 +137,9 @@ def test_a_one_off_order_or_an_aside_is_no_preference(said: str) -> None:
         ("my work laptop is air-gapped, so no pip install from PyPI, only our Nexus mirror", "air"),
         ("我这里只能走公司代理，装依赖要配镜像", "代理"),
         ("我的开发机是离线环境，docker pull 拉不下来", "离线"),
+        ("我这边是纯离线环境，所有依赖都得从内部 Nexus 拉，你给的命令记得加上镜像地址", "离线"),
+        ("我这里是内网环境，访问不了 GitHub", "内网"),
+        ("我本地是隔离网，只能用公司的 pypi 镜像", "隔离网"),
     ],
 )
 def test_the_users_role_or_network_is_a_profile(said: str, value: str) -> None:
@@ -255,9 +258,23 @@ def test_a_move_to_a_named_version_reported_done_is_a_decision(said: str, value:
     kept(capture(said, "assistant"), "events", value)
 
 
-def test_where_things_end_up_is_a_fact() -> None:
-    said = "Your uploads end up in the `media-prod` bucket under uploads/YYYY/MM."
-    kept(capture(said, "assistant", previous="where do user uploads go?"), "entities", "media-prod")
+@pytest.mark.parametrize(
+    ("asked", "said", "value"),
+    [
+        (
+            "where do user uploads go?",
+            "Your uploads end up in the `media-prod` bucket under uploads/YYYY/MM.",
+            "media-prod",
+        ),
+        (
+            "where do the webhook events go?",
+            "They land in the `events_raw` table, partitioned by month.",
+            "events_raw",
+        ),
+    ],
+)
+def test_where_things_end_up_is_a_fact(asked: str, said: str, value: str) -> None:
+    kept(capture(said, "assistant", previous=asked), "entities", value)
 
 
 # --------------------------------------------------------------------------- one-word answers
