@@ -49,6 +49,7 @@ from recallnest.core.models import (
 from recallnest.core.paths import db_path, ensure_home
 from recallnest.core.text import tokenize
 from recallnest.core.timeparse import as_utc
+from recallnest.retrieval.backing import FileBacking
 from recallnest.retrieval.embed import Embedder, make_embedder
 from recallnest.retrieval.index import Filter, SearchIndex
 from recallnest.retrieval.query import SYNONYM_GROUPS, plan_query
@@ -179,7 +180,7 @@ class Engine:
         self.embedder = embedder
         self.journal = Journal(settings.home)  # memory writes since the last backup (repair)
         self.embedder_error: str | None = None
-        self._index = SearchIndex()
+        self._index = SearchIndex(backing=FileBacking(settings.home))
         # The index is built by a thread started at open (`_start_index_load`); `index` waits
         # for it. Until then a backfill parses, redacts and stores without it.
         self._index_ready = threading.Event()
@@ -341,6 +342,7 @@ class Engine:
             self._release_owed = False
         if self._index_ready.is_set() and self._index_error is None:
             self._index.compact_postings()  # when its dead postings are due for it
+            self._index.release_pages()  # to the page cache, until a search reads them
         heap.drop_caches()  # memo caches a burst of capture or maintenance filled
         heap.release()
 

@@ -16,9 +16,13 @@ postings).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from recallnest.retrieval.backing import FileBacking
 
 I32 = npt.NDArray[np.int32]
 U16 = npt.NDArray[np.uint16]
@@ -80,6 +84,13 @@ class FlatPostings:
         flat._run_high = high[flat._run_at].astype(np.int32)
         flat.dead = n - sum(int(bounds[k + 1] - bounds[k]) for k in flat._terms.values())
         return flat
+
+    def place(self, backing: FileBacking | None) -> None:
+        """Move the per-posting arrays (the low bits, the term frequencies) into `backing`'s
+        files (decision 0035); they are never written after the build."""
+        if backing is not None:
+            self._low = backing.adopt("postings.low", self._low)
+            self._tf = backing.adopt("postings.tf", self._tf)
 
     def __len__(self) -> int:
         """Postings held, dead ones included."""

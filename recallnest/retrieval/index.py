@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from recallnest.retrieval.backing import FileBacking
 from recallnest.retrieval.flat import FlatPostings
 from recallnest.retrieval.rowmaps import DocPositions, RowIds
 from recallnest.store.types import IndexedDoc, PostingBlock, PostingStream
@@ -60,8 +61,12 @@ class Filter:
 class SearchIndex:
     """Thread-safe; every public method takes the lock."""
 
-    def __init__(self, capacity: int = 1024) -> None:
+    def __init__(self, capacity: int = 1024, backing: FileBacking | None = None) -> None:
         self._lock = threading.RLock()
+        # Where the vector matrix and the flat postings live: private file-backed mappings
+        # whose pages `release_pages` hands to the page cache when the daemon is quiet
+        # (decision 0035); None keeps them anonymous (tests, tools).
+        self._backing = backing
         self.size = 0
         self._pos = DocPositions()
         self._ids = RowIds(capacity)
@@ -211,7 +216,10 @@ class SearchIndex:
         self._facets = {k: _grown(v, new) for k, v in self._facets.items()}
         self._ids.grow(new)
         if self._vectors.shape[1]:
-            self._vectors = _grown(self._vectors, new)
+            if self._backing is not None:  # the file grows; its rows are not copied
+                self._vectors = self._backing.grown("vectors", self._vectors, new)
+            else:
+                self._vectors = _grown(self._vectors, new)
 
     # ---- vectors -------------------------------------------------------------------------
 
@@ -220,7 +228,11 @@ class SearchIndex:
             if self.model == model and self._vectors.shape[1] == dimensions:
                 return
             self.model = model
-            self._vectors = np.zeros((len(self._docs), dimensions), dtype=np.int8)
+            shape = (len(self._docs), dimensions)
+            if self._backing is not None:
+                self._vectors = self._backing.zeros("vectors", shape, np.int8)
+            else:
+                self._vectors = np.zeros(shape, dtype=np.int8)
             self._scale[:] = 0.0
             self._has_vec[:] = False
 
@@ -439,8 +451,16 @@ class SearchIndex:
             positions, tfs = np.concatenate(pos_parts), np.concatenate(tf_parts)
             del pos_parts, tf_parts
             self._flat = FlatPostings.build(terms, positions, tfs, sizes)
+            self._flat.place(self._backing)
             self._postings = {}
             return True
+
+    def release_pages(self) -> int:
+        """Hand the file-backed arrays' pages to the page cache (FileBacking.release): the
+        daemon's quiet release. The next search faults back what it reads. Bytes mapped."""
+        if self._backing is None:
+            return 0
+        return self._backing.release()
 
     def neighbours(self, rows: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For each row, the previous and next live turn of the same session in conversation
@@ -634,6 +654,7 @@ class SearchIndex:
             # A term id that names no term (None) leaves a dead slice until a compaction.
             named = {t: k for k, t in enumerate(stream.terms) if t is not None}
             self._flat = FlatPostings.build(named, positions, weights, counts, owned=True)
+            self._flat.place(self._backing)
 
     def _pend_chunk(
         self,
