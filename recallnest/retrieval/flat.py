@@ -54,10 +54,13 @@ class FlatPostings:
         tfs: U16,
         sizes: Sequence[int] | I64,
         owned: bool = False,
+        backing: FileBacking | None = None,
     ) -> FlatPostings:
         """Slice k holds the next sizes[k] postings of `positions` and `tfs`; `terms` names the
         slices (an unnamed one is dead). Positions are sorted within each slice here, in
-        copies unless `owned` (the caller's int32 / uint16 arrays are no use to it after)."""
+        copies unless `owned` (the caller's int32 / uint16 arrays are no use to it after).
+        With `backing`, the per-posting arrays (low bits, term frequencies) are built in its
+        files (decision 0035): written once here, only read after."""
         flat = cls()
         bounds = np.zeros(len(sizes) + 1, dtype=np.int64)
         np.cumsum(np.asarray(sizes, dtype=np.int64), out=bounds[1:])
@@ -71,7 +74,13 @@ class FlatPostings:
         _sort_slices(positions, tfs, bounds)
         # The low bits (a cast keeps them), then the high bits in place of the positions: no
         # temporary array of every posting's int32 beyond the one given (the load's peak).
-        flat._low = positions.astype(np.uint16)
+        if backing is None:
+            flat._low = positions.astype(np.uint16)
+        else:  # straight into the file: no anonymous copy beside it at the load's peak
+            flat._low = backing.zeros("postings.low", (n,), np.uint16)
+            np.copyto(flat._low, positions, casting="unsafe")  # keeps the low 16 bits
+            if not backing.holds(tfs):
+                tfs = backing.adopt("postings.tf", np.ascontiguousarray(tfs, dtype=np.uint16))
         high = positions
         np.right_shift(high, _LOW_BITS, out=high)
         starts = np.zeros(n, dtype=bool)
@@ -84,13 +93,6 @@ class FlatPostings:
         flat._run_high = high[flat._run_at].astype(np.int32)
         flat.dead = n - sum(int(bounds[k + 1] - bounds[k]) for k in flat._terms.values())
         return flat
-
-    def place(self, backing: FileBacking | None) -> None:
-        """Move the per-posting arrays (the low bits, the term frequencies) into `backing`'s
-        files (decision 0035); they are never written after the build."""
-        if backing is not None:
-            self._low = backing.adopt("postings.low", self._low)
-            self._tf = backing.adopt("postings.tf", self._tf)
 
     def __len__(self) -> int:
         """Postings held, dead ones included."""
@@ -115,6 +117,10 @@ class FlatPostings:
     def items(self) -> Iterator[tuple[str, I32, U16]]:
         for term, k in self._terms.items():
             yield (term, *self._slice(int(self._bounds[k]), int(self._bounds[k + 1])))
+
+    def per_posting(self) -> tuple[U16, U16]:
+        """The arrays of one entry per posting (low bits, term frequencies)."""
+        return self._low, self._tf
 
     def nbytes(self) -> int:
         """Arrays, the term dict and its names (the names are shared with nothing else)."""

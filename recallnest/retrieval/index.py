@@ -296,6 +296,15 @@ class SearchIndex:
                 "vectors": self._vectors.nbytes + self._scale.nbytes,
             }
 
+    def file_backed(self) -> int:
+        """Of the bytes `footprint` counts, those held in file-backed mappings (decision
+        0035): resident until the quiet release, in the page cache after it."""
+        with self._lock:
+            if self._backing is None:
+                return 0
+            held = (self._vectors, *self._flat.per_posting())
+            return sum(a.nbytes for a in held if self._backing.holds(a))
+
     # ---- querying --------------------------------------------------------------------------
 
     def mask(self, f: Filter) -> np.ndarray:
@@ -450,8 +459,7 @@ class SearchIndex:
                 sizes.append(len(p))
             positions, tfs = np.concatenate(pos_parts), np.concatenate(tf_parts)
             del pos_parts, tf_parts
-            self._flat = FlatPostings.build(terms, positions, tfs, sizes)
-            self._flat.place(self._backing)
+            self._flat = FlatPostings.build(terms, positions, tfs, sizes, backing=self._backing)
             self._postings = {}
             return True
 
@@ -622,7 +630,11 @@ class SearchIndex:
             bounds = np.zeros(len(counts) + 1, dtype=np.int64)
             np.cumsum(counts, out=bounds[1:])
             positions = np.empty(int(bounds[-1]), dtype=np.int32)
-            weights = np.empty(int(bounds[-1]), dtype=np.uint16)
+            weights = (  # the flat postings' term frequencies as they will stay (decision 0035)
+                self._backing.zeros("postings.tf", (int(bounds[-1]),), np.uint16)
+                if self._backing is not None
+                else np.empty(int(bounds[-1]), dtype=np.uint16)
+            )
             cursor = bounds[:-1].copy()
             for tids, docs, tfs in stream.chunks:
                 if not len(tids):
@@ -653,8 +665,9 @@ class SearchIndex:
             self._chinese[: self.size] |= held >= CHINESE_TERMS
             # A term id that names no term (None) leaves a dead slice until a compaction.
             named = {t: k for k, t in enumerate(stream.terms) if t is not None}
-            self._flat = FlatPostings.build(named, positions, weights, counts, owned=True)
-            self._flat.place(self._backing)
+            self._flat = FlatPostings.build(
+                named, positions, weights, counts, owned=True, backing=self._backing
+            )
 
     def _pend_chunk(
         self,
