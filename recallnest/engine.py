@@ -81,6 +81,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 EMBED_BATCH = 16  # vectors per embedder call (the daemon's background embedding too)
+# Vectors loaded between two hand-overs of the index files' pages during the load (decision
+# 0035): 64k rows of 384-d int8 is 24 MiB.
+LOAD_RELEASE_ROWS = 65_536
 SIMILAR_CANDIDATES = 5
 # Turns older than this (conversation time) are history being read in, by a backfill or a
 # catch-up after downtime, not a live session. Only the newest such session of each project
@@ -315,10 +318,20 @@ class Engine:
             )
             del cols, weights
         self._index.load_posting_stream(snapshot.postings())  # read a chunk at a time
+        # The load's peak is set while the vectors stream in, DuckDB's buffer filling beside
+        # the postings and the int8 matrix (1M turns: ~1.2 GiB of index, +0.5 GiB of buffer,
+        # +0.4 GiB of vectors). The built postings and each stretch of vectors written go to
+        # the page cache as the load goes (decision 0035); the kernel writes them back.
+        self._index.release_pages(flush=False)
         if self.embedder is not None and snapshot.vectors is not None:
             self._index.set_model(self.embedder.model_id, self.embedder.dimensions)
+            written = 0
             for docs, matrix in snapshot.vectors:  # a chunk at a time, quantised as they come
                 self._index.set_vectors(docs, matrix)
+                written += len(docs)
+                if written >= LOAD_RELEASE_ROWS:
+                    self._index.release_pages(flush=False)
+                    written = 0
 
     def release_memory(self, owed_only: bool = False) -> None:
         """Give back what a large pass left behind (issue 22): DuckDB's cached blocks and the

@@ -119,18 +119,21 @@ class FileBacking:
 
     # ---- giving pages back -----------------------------------------------------------------
 
-    def release(self) -> int:
-        """Write the mappings' dirty pages to their files and drop every page from this
-        process (they stay in the page cache until the kernel needs the memory). Returns the
-        bytes mapped. A view read meanwhile faults its pages back in: a shared mapping of a
-        file reads what was written, so nothing is lost."""
+    def release(self, flush: bool = True) -> int:
+        """Drop every page of the mappings from this process (they stay in the page cache
+        until the kernel needs the memory), after writing the dirty ones to their files with
+        `flush` (then they can be reclaimed at once; without it the kernel writes them back
+        within its dirty expiry, ~30 s). Returns the bytes mapped. A view read meanwhile
+        faults its pages back in: a shared mapping of a file reads what was written, so
+        nothing is lost either way."""
         with self._lock:
             maps = [m.map for m in self._files.values()]
         if _DONTNEED is None:
             return 0
         for found in maps:
             try:
-                found.flush()
+                if flush:
+                    found.flush()
                 found.madvise(_DONTNEED)
             except (OSError, ValueError) as exc:  # closed meanwhile, or refused
                 log.debug("could not release an index mapping: %s", exc)

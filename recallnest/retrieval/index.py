@@ -463,12 +463,13 @@ class SearchIndex:
             self._postings = {}
             return True
 
-    def release_pages(self) -> int:
+    def release_pages(self, flush: bool = True) -> int:
         """Hand the file-backed arrays' pages to the page cache (FileBacking.release): the
-        daemon's quiet release. The next search faults back what it reads. Bytes mapped."""
+        daemon's quiet release, and the index load as it goes. The next search faults back
+        what it reads. Bytes mapped."""
         if self._backing is None:
             return 0
-        return self._backing.release()
+        return self._backing.release(flush)
 
     def neighbours(self, rows: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For each row, the previous and next live turn of the same session in conversation
