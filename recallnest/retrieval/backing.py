@@ -18,6 +18,7 @@ once). Growth maps the same file longer: no copy of the rows into anonymous memo
 
 from __future__ import annotations
 
+import errno
 import logging
 import mmap
 import os
@@ -33,6 +34,9 @@ _DONTNEED: int | None = getattr(mmap, "MADV_DONTNEED", None)
 # Arrays smaller than this stay anonymous: a file and two descriptors for a few KiB (tests,
 # a new home) save nothing.
 MIN_FILE_BYTES = 1 << 20
+# A file is made only if its file system keeps this much free beside it: the store's own
+# writes come first (at 1M turns the files take ~640 MiB).
+FREE_MARGIN_BYTES = 1 << 30
 
 
 class _Mapped:
@@ -154,6 +158,7 @@ class FileBacking:
                 return None
             fd = -1
             try:
+                _check_room(self.directory, nbytes)
                 fd = _unnamed_file(self.directory)
                 os.posix_fallocate(fd, 0, nbytes)  # a full disk fails here, not as a SIGBUS
                 mapped = _Mapped(fd, nbytes)
@@ -175,6 +180,18 @@ class FileBacking:
         old = self._files.pop(name, None)
         if old is not None:
             os.close(old.fd)
+
+
+def _check_room(directory: Path, nbytes: int) -> None:
+    """OSError(ENOSPC) unless `directory`'s file system has room for `nbytes` and the margin."""
+    found = os.statvfs(directory)
+    free = found.f_bavail * found.f_frsize
+    if free < nbytes + FREE_MARGIN_BYTES:
+        raise OSError(
+            errno.ENOSPC,
+            f"{free >> 20} MiB free, {(nbytes + FREE_MARGIN_BYTES) >> 20} MiB wanted"
+            f" (the file and a margin of {FREE_MARGIN_BYTES >> 20} MiB for the store)",
+        )
 
 
 def _unnamed_file(directory: Path) -> int:

@@ -148,6 +148,16 @@ def test_no_space_for_the_file_keeps_anonymous_arrays(
     assert index.release_pages() == 0
 
 
+def test_a_nearly_full_disk_is_left_to_the_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(backing_mod, "FREE_MARGIN_BYTES", 1 << 60)  # more than any disk has
+    caplog.set_level(logging.WARNING, logger="recallnest.retrieval.backing")
+    index = loaded(SearchIndex(backing=FileBacking(tmp_path)))
+    assert index.file_backed() == 0
+    assert "a margin of" in caplog.text
+
+
 def test_a_home_that_cannot_be_mapped_keeps_anonymous_arrays(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
