@@ -27,7 +27,10 @@ def rss() -> str:
         k, _, v = ln.partition(":")
         if k in ("VmRSS", "RssAnon", "RssFile", "VmHWM"):
             f[k] = int(v.split()[0]) / 1024
-    return f"RSS {f['VmRSS']:.0f} (anon {f['RssAnon']:.0f}, file {f['RssFile']:.0f}) HWM {f['VmHWM']:.0f}"
+    return (
+        f"RSS {f['VmRSS']:.0f} (anon {f['RssAnon']:.0f}, file {f['RssFile']:.0f})"
+        f" HWM {f['VmHWM']:.0f}"
+    )
 
 
 def main() -> None:

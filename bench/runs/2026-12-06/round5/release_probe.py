@@ -1,7 +1,10 @@
 """The daemon in this process on a copy of a bench home (issue 22, round five, decision 0035):
 RSS by kind after catch-up, after the quiet release, and the wall time of searches over the
 socket right after a release (the first one faults the released pages back) and warm. The
-ids each search returned go to `--ids FILE` (JSON), to compare two codes' top k.
+ids each search returned go to `--ids FILE` (JSON), to compare two codes' top k. Then, with
+`--ops N`, N rounds of the session-start `resume` op and the prompt hook's `recall` op over
+the socket, each right after a release (`Engine.release_memory`, what the idle tick calls)
+and again warm.
 
     PYTHONPATH=<code> python bench/runs/2026-12-06/round5/release_probe.py HOME [--rounds 5]
 """
@@ -20,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from common import TextGen, bench_settings
+from common import PROJECTS, TextGen, bench_settings
 
 import recallnest
 from recallnest.core import heap
@@ -41,6 +44,36 @@ def status() -> str:
     )
 
 
+def ops(engine: Engine, sock: str, rounds: int) -> None:
+    times: dict[str, list[float]] = {}
+    for k in range(rounds):
+        cwd = PROJECTS[k % len(PROJECTS)]
+        asked = {
+            "resume": {"cwd": cwd, "agent": "claude", "source": "startup", "session_id": f"r{k}"},
+            "recall": {
+                "prompt": f"how do we retry the deploy script when the staging run {k} fails?",
+                "cwd": cwd,
+                "session_id": f"p{k}",
+            },
+        }
+        for op, body in asked.items():
+            for label in ("after a release", "warm"):
+                if label == "after a release":
+                    engine.release_memory()
+                    time.sleep(0.5)
+                t = time.perf_counter()
+                protocol.request(
+                    sock, op, {**body, "session_id": f"{body['session_id']}{label[0]}"}, 60.0
+                )
+                times.setdefault(f"{op}, {label}", []).append((time.perf_counter() - t) * 1000)
+    for name, got in times.items():
+        got.sort()
+        print(
+            f"{name}: p50 {got[len(got) // 2]:.1f} p95 {got[int(0.95 * (len(got) - 1))]:.1f}"
+            f" max {got[-1]:.1f} ms ({len(got)})"
+        )
+
+
 def main() -> None:
     heap.limit_arenas()
     ap = argparse.ArgumentParser()
@@ -48,6 +81,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--warm", type=int, default=10)
     ap.add_argument("--ids", type=Path)
+    ap.add_argument("--ops", type=int, default=0)
     args = ap.parse_args()
     print("code:", recallnest.__file__)
     tmp = Path(tempfile.mkdtemp(prefix="rn-release-"))
@@ -93,6 +127,8 @@ def main() -> None:
         )
         if args.ids:
             args.ids.write_text(json.dumps(got, indent=0, sort_keys=True))
+        if args.ops:
+            ops(engine, sock, args.ops)
     finally:
         daemon.stop()
         shutil.rmtree(tmp, ignore_errors=True)

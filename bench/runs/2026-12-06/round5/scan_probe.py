@@ -59,8 +59,11 @@ def main() -> None:
             ("file-backed, after a release", backed, True),
         ):
             got = timed(index, args.n, release)
-            print(f"{name}: p50 {got[len(got) // 2]:.1f} p95 {got[int(0.95 * (len(got) - 1))]:.1f}"
-                  f" max {got[-1]:.1f} ms", flush=True)
+            print(
+                f"{name}: p50 {got[len(got) // 2]:.1f} p95 {got[int(0.95 * (len(got) - 1))]:.1f}"
+                f" max {got[-1]:.1f} ms",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":
