@@ -49,6 +49,7 @@ from recallnest.core.models import (
 from recallnest.core.paths import db_path, ensure_home
 from recallnest.core.text import tokenize
 from recallnest.core.timeparse import as_utc
+from recallnest.retrieval.backing import FileBacking
 from recallnest.retrieval.embed import Embedder, make_embedder
 from recallnest.retrieval.index import Filter, SearchIndex
 from recallnest.retrieval.query import SYNONYM_GROUPS, plan_query
@@ -81,6 +82,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 EMBED_BATCH = 16  # vectors per embedder call (the daemon's background embedding too)
+# Vectors loaded between two hand-overs of the index files' pages during the load (decision
+# 0035): 64k rows of 384-d int8 is 24 MiB.
+LOAD_RELEASE_ROWS = 65_536
 SIMILAR_CANDIDATES = 5
 # Turns older than this (conversation time) are history being read in, by a backfill or a
 # catch-up after downtime, not a live session. Only the newest such session of each project
@@ -180,7 +184,7 @@ class Engine:
         self.embedder = embedder
         self.journal = Journal(settings.home)  # memory writes since the last backup (repair)
         self.embedder_error: str | None = None
-        self._index = SearchIndex()
+        self._index = SearchIndex(backing=FileBacking(settings.home))
         # The index is built by a thread started at open (`_start_index_load`); `index` waits
         # for it. Until then a backfill parses, redacts and stores without it.
         self._index_ready = threading.Event()
@@ -315,10 +319,20 @@ class Engine:
             )
             del cols, weights
         self._index.load_posting_stream(snapshot.postings())  # read a chunk at a time
+        # The load's peak is set while the vectors stream in, DuckDB's buffer filling beside
+        # the postings and the int8 matrix (1M turns: ~1.2 GiB of index, +0.5 GiB of buffer,
+        # +0.4 GiB of vectors). The built postings and each stretch of vectors written go to
+        # the page cache as the load goes (decision 0035); the kernel writes them back.
+        self._index.release_pages(flush=False)
         if self.embedder is not None and snapshot.vectors is not None:
             self._index.set_model(self.embedder.model_id, self.embedder.dimensions)
+            written = 0
             for docs, matrix in snapshot.vectors:  # a chunk at a time, quantised as they come
                 self._index.set_vectors(docs, matrix)
+                written += len(docs)
+                if written >= LOAD_RELEASE_ROWS:
+                    self._index.release_pages(flush=False)
+                    written = 0
 
     def release_memory(self, owed_only: bool = False) -> None:
         """Give back what a large pass left behind (issue 22): DuckDB's cached blocks and the
@@ -342,6 +356,7 @@ class Engine:
             self._release_owed = False
         if self._index_ready.is_set() and self._index_error is None:
             self._index.compact_postings()  # when its dead postings are due for it
+            self._index.release_pages()  # to the page cache, until a search reads them
         heap.drop_caches()  # memo caches a burst of capture or maintenance filled
         heap.release()
 

@@ -16,9 +16,13 @@ postings).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from recallnest.retrieval.backing import FileBacking
 
 I32 = npt.NDArray[np.int32]
 U16 = npt.NDArray[np.uint16]
@@ -50,10 +54,13 @@ class FlatPostings:
         tfs: U16,
         sizes: Sequence[int] | I64,
         owned: bool = False,
+        backing: FileBacking | None = None,
     ) -> FlatPostings:
         """Slice k holds the next sizes[k] postings of `positions` and `tfs`; `terms` names the
         slices (an unnamed one is dead). Positions are sorted within each slice here, in
-        copies unless `owned` (the caller's int32 / uint16 arrays are no use to it after)."""
+        copies unless `owned` (the caller's int32 / uint16 arrays are no use to it after).
+        With `backing`, the per-posting arrays (low bits, term frequencies) are built in its
+        files (decision 0035): written once here, only read after."""
         flat = cls()
         bounds = np.zeros(len(sizes) + 1, dtype=np.int64)
         np.cumsum(np.asarray(sizes, dtype=np.int64), out=bounds[1:])
@@ -67,7 +74,13 @@ class FlatPostings:
         _sort_slices(positions, tfs, bounds)
         # The low bits (a cast keeps them), then the high bits in place of the positions: no
         # temporary array of every posting's int32 beyond the one given (the load's peak).
-        flat._low = positions.astype(np.uint16)
+        if backing is None:
+            flat._low = positions.astype(np.uint16)
+        else:  # straight into the file: no anonymous copy beside it at the load's peak
+            flat._low = backing.zeros("postings.low", (n,), np.uint16)
+            np.copyto(flat._low, positions, casting="unsafe")  # keeps the low 16 bits
+            if not backing.holds(tfs):
+                tfs = backing.adopt("postings.tf", np.ascontiguousarray(tfs, dtype=np.uint16))
         high = positions
         np.right_shift(high, _LOW_BITS, out=high)
         starts = np.zeros(n, dtype=bool)
@@ -104,6 +117,10 @@ class FlatPostings:
     def items(self) -> Iterator[tuple[str, I32, U16]]:
         for term, k in self._terms.items():
             yield (term, *self._slice(int(self._bounds[k]), int(self._bounds[k + 1])))
+
+    def per_posting(self) -> tuple[U16, U16]:
+        """The arrays of one entry per posting (low bits, term frequencies)."""
+        return self._low, self._tf
 
     def nbytes(self) -> int:
         """Arrays, the term dict and its names (the names are shared with nothing else)."""

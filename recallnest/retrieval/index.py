@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from recallnest.retrieval.backing import FileBacking
 from recallnest.retrieval.flat import FlatPostings
 from recallnest.retrieval.rowmaps import DocPositions, RowIds
 from recallnest.store.types import IndexedDoc, PostingBlock, PostingStream
@@ -60,8 +61,12 @@ class Filter:
 class SearchIndex:
     """Thread-safe; every public method takes the lock."""
 
-    def __init__(self, capacity: int = 1024) -> None:
+    def __init__(self, capacity: int = 1024, backing: FileBacking | None = None) -> None:
         self._lock = threading.RLock()
+        # Where the vector matrix and the flat postings live: private file-backed mappings
+        # whose pages `release_pages` hands to the page cache when the daemon is quiet
+        # (decision 0035); None keeps them anonymous (tests, tools).
+        self._backing = backing
         self.size = 0
         self._pos = DocPositions()
         self._ids = RowIds(capacity)
@@ -211,7 +216,10 @@ class SearchIndex:
         self._facets = {k: _grown(v, new) for k, v in self._facets.items()}
         self._ids.grow(new)
         if self._vectors.shape[1]:
-            self._vectors = _grown(self._vectors, new)
+            if self._backing is not None:  # the file grows; its rows are not copied
+                self._vectors = self._backing.grown("vectors", self._vectors, new)
+            else:
+                self._vectors = _grown(self._vectors, new)
 
     # ---- vectors -------------------------------------------------------------------------
 
@@ -220,7 +228,11 @@ class SearchIndex:
             if self.model == model and self._vectors.shape[1] == dimensions:
                 return
             self.model = model
-            self._vectors = np.zeros((len(self._docs), dimensions), dtype=np.int8)
+            shape = (len(self._docs), dimensions)
+            if self._backing is not None:
+                self._vectors = self._backing.zeros("vectors", shape, np.int8)
+            else:
+                self._vectors = np.zeros(shape, dtype=np.int8)
             self._scale[:] = 0.0
             self._has_vec[:] = False
 
@@ -283,6 +295,15 @@ class SearchIndex:
                 "pending": pending,
                 "vectors": self._vectors.nbytes + self._scale.nbytes,
             }
+
+    def file_backed(self) -> int:
+        """Of the bytes `footprint` counts, those held in file-backed mappings (decision
+        0035): resident until the quiet release, in the page cache after it."""
+        with self._lock:
+            if self._backing is None:
+                return 0
+            held = (self._vectors, *self._flat.per_posting())
+            return sum(a.nbytes for a in held if self._backing.holds(a))
 
     # ---- querying --------------------------------------------------------------------------
 
@@ -438,9 +459,17 @@ class SearchIndex:
                 sizes.append(len(p))
             positions, tfs = np.concatenate(pos_parts), np.concatenate(tf_parts)
             del pos_parts, tf_parts
-            self._flat = FlatPostings.build(terms, positions, tfs, sizes)
+            self._flat = FlatPostings.build(terms, positions, tfs, sizes, backing=self._backing)
             self._postings = {}
             return True
+
+    def release_pages(self, flush: bool = True) -> int:
+        """Hand the file-backed arrays' pages to the page cache (FileBacking.release): the
+        daemon's quiet release, and the index load as it goes. The next search faults back
+        what it reads. Bytes mapped."""
+        if self._backing is None:
+            return 0
+        return self._backing.release(flush)
 
     def neighbours(self, rows: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For each row, the previous and next live turn of the same session in conversation
@@ -602,7 +631,11 @@ class SearchIndex:
             bounds = np.zeros(len(counts) + 1, dtype=np.int64)
             np.cumsum(counts, out=bounds[1:])
             positions = np.empty(int(bounds[-1]), dtype=np.int32)
-            weights = np.empty(int(bounds[-1]), dtype=np.uint16)
+            weights = (  # the flat postings' term frequencies as they will stay (decision 0035)
+                self._backing.zeros("postings.tf", (int(bounds[-1]),), np.uint16)
+                if self._backing is not None
+                else np.empty(int(bounds[-1]), dtype=np.uint16)
+            )
             cursor = bounds[:-1].copy()
             for tids, docs, tfs in stream.chunks:
                 if not len(tids):
@@ -633,7 +666,9 @@ class SearchIndex:
             self._chinese[: self.size] |= held >= CHINESE_TERMS
             # A term id that names no term (None) leaves a dead slice until a compaction.
             named = {t: k for k, t in enumerate(stream.terms) if t is not None}
-            self._flat = FlatPostings.build(named, positions, weights, counts, owned=True)
+            self._flat = FlatPostings.build(
+                named, positions, weights, counts, owned=True, backing=self._backing
+            )
 
     def _pend_chunk(
         self,

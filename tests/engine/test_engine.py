@@ -22,7 +22,8 @@ from recallnest.core.errors import NotFoundError, RecallnestError, StoreError
 from recallnest.core.models import GLOBAL_SCOPE, Forgotten, Imported, Turn
 from recallnest.core.schemas import jsonable, memories_of
 from recallnest.engine import Engine, SearchRequest
-from recallnest.retrieval.index import Filter
+from recallnest.retrieval import backing
+from recallnest.retrieval.index import Filter, SearchIndex
 from recallnest.server.handlers import dispatch
 from recallnest.store import Batch, BatchResult, IndexSnapshot, Store
 
@@ -787,6 +788,33 @@ def test_a_later_correction_supersedes_the_fact_and_its_acknowledgement(
     assert any(new_value in t for t in active)
     assert not any(old_value in t for t in active), active
     assert any("Thursdays" in t for t in active)
+
+
+def test_the_quiet_release_hands_the_index_files_pages_back(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index's vectors and flat postings live in files under the home (decision 0035);
+    the release after a pass hands their pages to the page cache and search answers the same
+    after it, from the pages faulted back."""
+    monkeypatch.setattr(backing, "MIN_FILE_BYTES", 0)
+    engine = Engine.open(settings)
+    try:
+        engine.remember("Deploys go through the staging cluster first")
+        engine.remember("We use pnpm, never npm, in this repo")
+        engine.embed_pending()
+        before = ids(search(engine, "pnpm deploys"))
+        assert engine.index.file_backed() > 0
+        released: list[int] = []
+        pages = SearchIndex.release_pages
+        monkeypatch.setattr(
+            SearchIndex, "release_pages", lambda self: released.append(pages(self)) or 0
+        )
+        engine.release_memory()
+        assert released and released[0] > 0
+        assert ids(search(engine, "pnpm deploys")) == before
+        assert [p.name for p in settings.home.iterdir() if "index" in p.name] == []
+    finally:
+        engine.close()
 
 
 def test_a_release_the_store_was_too_busy_for_is_owed_until_done(

@@ -12,11 +12,13 @@ against 4.7, decision 0027).
 from __future__ import annotations
 
 import uuid
+from pathlib import Path
 
 import numpy as np
 import pytest
 from support.indexing import load_postings
 
+from recallnest.retrieval.backing import FileBacking
 from recallnest.retrieval.index import SearchIndex
 
 ROWS = 20_000
@@ -29,13 +31,19 @@ ROW_BYTES = 160  # facets, times, lengths, ids and the id maps, per row (143 mea
 ID_BYTES = 100  # ids and id maps alone, per row: 36 B of id, 4 of doc table, 40 sorted (80)
 POSTING_BYTES = 5.0  # per posting: 2 bytes of position, a uint16 tf, per-term overhead (4.7)
 TERM_BYTES = 160  # per distinct term beyond its postings: its name, a dict slot, a bound (~140)
+# With the engine's file-backed arrays (decision 0035), anonymous bytes a row: ROW_BYTES, a
+# float32 scale, and the postings' per-term overhead shared by the rows (8,000 terms here):
+# 189 measured. Codes or postings back in anonymous memory add 384 or 240 a row.
+ANONYMOUS_ROW_BYTES = 210
 VECTOR_BYTES = DIM + 4  # int8 codes + a float32 scale (decision 0026), no slack after a bulk load
 
 
-def loaded(rows: int = ROWS, dim: int = DIM) -> tuple[SearchIndex, int]:
+def loaded(
+    rows: int = ROWS, dim: int = DIM, index: SearchIndex | None = None
+) -> tuple[SearchIndex, int]:
     """An index as Engine.open builds it; returns it and its number of postings."""
     rng = np.random.default_rng(7)
-    index = SearchIndex()
+    index = index or SearchIndex()
     docs = np.arange(1, rows + 1, dtype=np.int64)
     ids = [str(uuid.UUID(int=int(k))) for k in rng.integers(0, 2**62, rows)]
     index.load_rows(
@@ -107,3 +115,16 @@ def test_a_rare_term_costs_its_name_and_a_slot_not_arrays_of_its_own() -> None:
     postings = index.footprint()["postings"]
     per_term = (postings - len(tids) * 4) / terms_n
     assert per_term <= TERM_BYTES, per_term
+
+
+def test_with_files_the_anonymous_cost_is_the_rows_and_the_scales(tmp_path: Path) -> None:
+    """The engine's index (decision 0035) keeps the int8 codes and the flat postings in
+    file-backed mappings, which the quiet release hands to the page cache: what stays in
+    anonymous memory a row is the per-row arrays, ids and id maps, the vector's float32 scale
+    and the per-term overhead of the postings (their bounds and names)."""
+    index, postings = loaded(index=SearchIndex(backing=FileBacking(tmp_path)))
+    index.position("turn", index.row(5)[1])
+    parts = index.footprint()
+    assert index.file_backed() == ROWS * DIM + 4 * postings  # codes, low bits + tf a posting
+    anonymous = (sum(parts.values()) - index.file_backed()) / ROWS
+    assert anonymous <= ANONYMOUS_ROW_BYTES, (anonymous, parts)
