@@ -2,7 +2,8 @@
 docs/decisions/0037), each tested on variants of our own, both ways: a lower-case statement
 followed by a paste opener on the same line, Ruby test-runner output, and a setting changed
 to a new value, said in Chinese by the user or reported done by the agent, which must retire
-the memory holding the old value."""
+the memory holding the old value; a switch "from X to Y"; and a global memory that this
+project has since given another value."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from test_heldout2_classes import PROJECT, T0, captures
 
 from recallnest.capture.admission import Admitter
 from recallnest.capture.chatter import is_pasted_line
-from recallnest.core.models import Capture
+from recallnest.continuity.compose import ResumeInputs, compose_context
+from recallnest.core.models import GLOBAL_SCOPE, Capture, Memory
 
 DAY = timedelta(days=1)
 
@@ -144,3 +146,84 @@ def test_a_setting_changed_to_a_number_in_chinese_is_captured(said: str, setting
 def test_no_setting_change_without_a_setting(said: str) -> None:
     found = captures(said, "好的。")
     assert not any("改成" in c.text for c in found), found
+
+
+# --------------------------------------------------------------------------- switch from X to Y
+
+
+@pytest.mark.parametrize(
+    ("said", "why"),
+    [
+        (
+            "date handling: move from moment to date-fns. moment added 230 kB to the bundle",
+            "230 kB",
+        ),
+        ("migrate the job queue from celery to dramatiq, celery kept losing acks", "acks"),
+    ],
+)
+def test_a_switch_from_one_thing_to_another_is_a_decision(said: str, why: str) -> None:
+    found = captures(said)
+    assert [c.category for c in found] == ["events"], found
+    assert why in found[0].text
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "switch from main to the release branch and run the linter",
+        "move from the settings tab to the billing page",
+    ],
+)
+def test_moving_between_places_is_no_decision(said: str) -> None:
+    assert captures(said) == []
+
+
+# --------------------------------------------------------------------------- global vs project
+
+
+def resume(*memories: Memory) -> str:
+    inputs = ResumeInputs(PROJECT, "claude", "startup", T0 + 3 * DAY, memories=memories)
+    return compose_context(inputs).text
+
+
+def remembered(text: str, scope: str, category: str, days: int) -> Memory:
+    cap = Capture(category, text, 0.7, 0.8, "test", scope=scope)
+    return Admitter._new(cap, T0 + days * DAY, "test")
+
+
+@pytest.mark.parametrize(
+    ("stale", "newer"),
+    [
+        (
+            "a cart reservation lasts 30 minutes, then the seats go back on sale",
+            "RESERVATION_TTL is 20 minutes now; the banner counts down from it",
+        ),
+        ("老用户续费一律打 8 折，团购的也一样", "续费折扣改成 85 折，财务说毛利撑不住"),
+    ],
+)
+def test_a_global_memory_this_project_gave_a_new_value_is_left_out_here(
+    stale: str, newer: str
+) -> None:
+    text = resume(
+        remembered(stale, GLOBAL_SCOPE, "preferences", 0),
+        remembered(newer, PROJECT, "entities", 1),
+    )
+    assert stale not in text and newer in text, text
+
+
+@pytest.mark.parametrize(
+    ("kept", "newer"),
+    [
+        # Another thing in the same unit: no shared word but the unit.
+        ("keep pre-commit hooks under 10 s", "the nightly export takes 40 s now"),
+        # The project's value is the older one: the global memory is what holds now.
+        ("a cart reservation lasts 30 minutes", "RESERVATION_TTL is 20 minutes"),
+    ],
+)
+def test_a_global_memory_stays_when_nothing_newer_here_replaces_it(kept: str, newer: str) -> None:
+    older = newer.endswith("minutes")
+    text = resume(
+        remembered(kept, GLOBAL_SCOPE, "preferences", 1 if older else 0),
+        remembered(newer, PROJECT, "entities", 0 if older else 1),
+    )
+    assert kept in text, text
