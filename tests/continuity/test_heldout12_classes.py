@@ -112,6 +112,21 @@ def admitted(old: Sequence[str], new: Sequence[str]) -> str:
             "= 50",
             "200",
         ),
+        (
+            "Added MAX_UPLOAD_MB = 8; the form warns before sending anything larger.",
+            [
+                "raise the upload cap please",
+                "MAX_UPLOAD_MB is now 20; the form's hint says 20 too.",
+            ],
+            "= 8",
+            "20",
+        ),
+        (
+            "The worker pulls jobs with batch_size = 50 and parks failures in a dead-letter queue.",
+            ["bigger batches", "Changed batch_size to 200; throughput doubled in the load test."],
+            "= 50",
+            "200",
+        ),
     ],
 )
 def test_a_setting_reported_changed_retires_its_old_value(
@@ -128,9 +143,12 @@ def test_a_setting_reported_changed_retires_its_old_value(
         ("对了，订单超时改成 45 分钟吧，客户反映付款来不及", "订单超时改成 45"),
         ("积分倍率改成 3 倍，老客户嫌力度太小", "积分倍率改成 3"),
         ("那就把重试次数改成 5 次，网络太差了", "重试次数改成 5"),
+        ("make the order timeout 45 minutes, customers can't pay in time", "45 minutes"),
+        ("bump the upload limit to 20 MB, ops says the photos are too blurry", "20 MB"),
+        ("holds: make them 12 minutes. people kept the seats while hunting for a card", "12 min"),
     ],
 )
-def test_a_setting_changed_to_a_number_in_chinese_is_captured(said: str, setting: str) -> None:
+def test_a_setting_changed_to_a_number_is_captured(said: str, setting: str) -> None:
     found = captures(said, "好的。")
     assert any(setting in c.text for c in found), found
 
@@ -141,11 +159,13 @@ def test_a_setting_changed_to_a_number_in_chinese_is_captured(said: str, setting
         "改成 3 个以后试试看？",
         "我把变量名改成了 total_cents",
         "文档里的例子改成 5 个吧",
+        "set the counter to 0 before the loop and rerun it",
+        "make the example list 5 items long",
     ],
 )
 def test_no_setting_change_without_a_setting(said: str) -> None:
     found = captures(said, "好的。")
-    assert not any("改成" in c.text for c in found), found
+    assert not any(word in c.text for word in ("改成", " to 0", "5 items") for c in found), found
 
 
 # --------------------------------------------------------------------------- switch from X to Y
