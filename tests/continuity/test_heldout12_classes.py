@@ -122,6 +122,12 @@ def admitted(old: Sequence[str], new: Sequence[str]) -> str:
             "20",
         ),
         (
+            "Added RESERVE_TTL = 30 min in app/reserve.py; a sweeper frees expired seats.",
+            ["shorter reservations", "RESERVE_TTL is 12 minutes now; the banner reads it too."],
+            "= 30",
+            "12 minutes",
+        ),
+        (
             "The worker pulls jobs with batch_size = 50 and parks failures in a dead-letter queue.",
             ["bigger batches", "Changed batch_size to 200; throughput doubled in the load test."],
             "= 50",
