@@ -118,6 +118,10 @@ BUILD_OUTPUT = re.compile(
     | ^(?:Get|Hit|Ign|Err):\d+\ \S | ^(?:Reading\ package\ lists|Building\ dependency\ tree)\.\.\.
     | ^(?:Setting\ up|Unpacking|Selecting\ previously\ unselected)\ \S
     | ^go:\ (?:downloading|finding|upgraded|added|extracting)\ \S
+    | ^\s*(?:ERR_[A-Z0-9_]{3,}|(?:npm\ |yarn\ )?ERR!)\s+\S           # pnpm/npm error codes
+    | ^Run\ (?:npm|pnpm|yarn|npx|bun|python3?|pip3?|poetry|uv|cargo|go|make|docker|bash|sh
+        |mvn|gradle|bundle|composer|dotnet|\./)\S*(?:\ |$)        # a CI step's header
+    | ^Error:\ Process\ completed\ with\ exit\ code\ \d+
     | ^\s*export\ [A-Za-z_]\w*=                                 # shell environment lines
     | ^\S*(?:c\+\+|g\+\+|gcc|clang(?:\+\+)?|cc|nvcc|rustc|javac)\ -\S   # compiler command lines
     | ^"""

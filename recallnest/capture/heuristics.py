@@ -83,6 +83,7 @@ class Context:
     previous: str | None = None  # the other side's turn this one replies to
     acknowledged: bool = False  # the sentence before was a bare "Understood." / 明白。
     found: bool = False  # a finding was announced before ("Found it.") or this answers "why …?"
+    how_asked: bool = False  # this answers "how do I …?" / "remind me how …"
 
 
 # --------------------------------------------------------------------------- public entry points
@@ -131,6 +132,9 @@ def capture_turn(
         picked = _picked_option(turn.text, said_before)
         if picked is not None:
             signals = [picked]
+        elif not any(s.category == "preferences" for s in signals):
+            countered = _counter_pick(turn.text, said_before)
+            signals = [countered] if countered is not None else signals
     if turn.role == "assistant":
         signals += _verified_fix(gate.sentences, said_before)
     if not signals and gate.reason is None:
@@ -243,6 +247,8 @@ def _not_a_standing_fact(text: str) -> bool:
         or R.NARRATION.match(text)
         or R.REQUEST.search(text)
         or R.ELSEWHERE.match(text)
+        or R.NO_DECISION.search(text)  # "we still haven't decided …": no decision to keep
+        or R.TASK_AT_HAND.match(text)  # 把这个页面的…改成…: this one change
     )
 
 
@@ -263,7 +269,7 @@ def extract(
         nxt = sentences[i + 1] if i + 1 < len(sentences) else None
         acked = i > 0 and _bare_acknowledgement(sentences[i - 1])
         found = (i > 0 and _bare_finding(sentences[i - 1])) or (i == 0 and _answers_why(previous))
-        ctx = Context(role, nxt, after_other_turn, previous, acked, found)
+        ctx = Context(role, nxt, after_other_turn, previous, acked, found, _asks_how(previous))
         signal, used = extract_sentence(sentences[i], ctx)
         if signal is not None and used == 1 and nxt is not None and _reason_follows(signal, nxt):
             signal, used = _with_reason_after(signal, nxt), 2
@@ -307,12 +313,25 @@ def _reason_follows(signal: Signal, nxt: str) -> bool:
     # next sentence that gives its reason ("理由就一条：…", "The reason is …", "That's because
     # …"). Why: a decision kept without the reason said right after it cannot be weighed later
     # (issue 17 item 7). Outcome: the reason joins the decision, and makes no memory of its own.
+    # The reason may also be what went wrong with the old way, said after the decision ("We're
+    # moving refunds to Step Functions. The cron chain kept leaving half-finished refunds.", b28).
     return (
         signal.category == "events"
         and len(signal.text) <= _DECISION_WITH_REASON_MAX
-        and R.REASON_LEAD.match(nxt.strip()) is not None
+        and (R.REASON_LEAD.match(nxt.strip()) is not None or _old_way_failed(nxt))
         and not is_question(nxt)
     )
+
+
+def _old_way_failed(sentence: str) -> bool:
+    # A failure or a cost stated as a fact (no plan, no promise, no memory of its own but the
+    # catch-all fact rule's).
+    if R.DECISION_CAUSE.search(sentence) is None or R.INTENT.match(sentence):
+        return False
+    if R.PROMISE.search(sentence):
+        return False
+    found = classify(sentence, "user")
+    return found is None or found.rule in _GENERIC_FACT_RULES
 
 
 def _fix_follows(signal: Signal, nxt: str) -> bool:
@@ -371,7 +390,15 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
         return None, 1  # someone else's setup is no memory of the user's
     if R.REPORTED_OTHER.match(text) and R.DISAGREE.search(f"{text} {ctx.next_sentence or ''}"):
         return None, 1  # someone else's view the user then disputes or vents about
-    signal = classify(text, ctx.role) or _casual(text, ctx.role)
+    signal = classify(text, ctx.role)
+    if signal is None or (ctx.role == "user" and signal.rule in _GENERIC_FACT_RULES):
+        # Trigger: the catch-all fact rule kept a rule said behind a lead ("in the Go code,
+        # don't …", "sure, go ahead, and keep …"): it names files and tools too. Why: a rule
+        # the tables find once the lead is gone is what was said (b28). Outcome: that rule's.
+        casual = _casual(text, ctx.role)
+        if casual is not None and casual.category != "entities":
+            signal = casual
+        signal = signal or casual
     # Trigger: chit-chat shaped like a routine ("coffee first, then we break stuff"). Why: a
     # chat cue with no task and nothing technical names no step of the work (b26). Outcome:
     # no workflow memory.
@@ -483,7 +510,15 @@ def _acceptable(text: str, rule: R.Rule) -> bool:
         text = re.split(r"[:：]", text, maxsplit=1)[-1]
     if _transient(text):
         return False
-    return not (rule.category == "events" and R.VAGUE_DECISION.search(text))
+    # Trigger: an order about the thing at hand (把这个页面的…改成…，别…). Why: how to make this
+    # one change is no rule for later and no decision (b28). Outcome: neither kind of rule fires.
+    if rule.category in ("preferences", "events") and R.TASK_AT_HAND.match(text):
+        return False
+    # Trigger: the decision words negated or put off ("nothing got decided", 还没拍板, 下个迭代
+    # 再议). Why: a decision not yet taken is no decision (b28). Outcome: no events rule fires.
+    return not (
+        rule.category == "events" and (R.VAGUE_DECISION.search(text) or R.NO_DECISION.search(text))
+    )
 
 
 def _transient(text: str) -> bool:
@@ -811,10 +846,16 @@ def _bare_finding(sentence: str) -> bool:
 
 
 def _answers_why(previous: str | None) -> bool:
-    # A reply to "why did the nightly run take 4h?" states a cause, in whatever words.
+    # A reply to "why did the nightly run take 4h?" states a cause, in whatever words; so does
+    # one to a guess at the cause ("Could the 401s be clock skew?": "no, it was the body. …",
+    # 会不会是字体没嵌进去？: "对，服务器上压根没装中文字体。…", b28), yes or no.
     if previous is None or not is_question(previous):
         return False
-    return R.WHY_QUESTION.search(previous) is not None
+    return R.WHY_QUESTION.search(previous) is not None or R.CAUSE_GUESS.search(previous) is not None
+
+
+def _asks_how(previous: str | None) -> bool:
+    return previous is not None and R.HOW_QUESTION.search(previous) is not None
 
 
 def _bare_acknowledgement(sentence: str) -> bool:
@@ -830,7 +871,13 @@ def _procedure(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     # the assistant worked out or noted is as durable as one the user stated, and blind rows
     # label it so; the rules heard workflows from the user only. Outcome: a workflow, at
     # assistant confidence when the assistant said it.
-    if is_question(text) or R.PROCEDURE_LEAD.search(text) is None:
+    if is_question(text):
+        return None
+    # Trigger: the answer to "how do I …?" / "remind me how …" given as ordered orders ("run
+    # `cargo run --bin import`, eyeball the diff, then bump VERSION", b28). Why: that is the
+    # workflow asked for, with no lead of its own. Outcome: read as one set down for later.
+    answered = ctx.how_asked and R.STEP_ORDER.search(text) is not None
+    if not answered and R.PROCEDURE_LEAD.search(text) is None:
         return None
     if R.PROCEDURE_STEPS.search(text) is None:
         return None
@@ -989,10 +1036,34 @@ def _picked_option(reply_text: str, options_turn: str) -> Signal | None:
     if pick is None:
         return None
     label = next(g for g in pick.groups() if g is not None)
-    option = R.option_text(options_turn, label)
+    label = R.ORDINALS.get(label.casefold(), label)
+    label = R.ZH_NUMBERS.get(label, label)
+    # "second one" names option (2) or option (b), whichever way the other side listed them.
+    option = R.option_text(options_turn, label) or (
+        R.option_text(options_turn, R.LETTER_OF[label]) if label in R.LETTER_OF else None
+    )
     if option is None:
         return None
     return Signal("decision.picked_option", "events", option[:MAX_SENTENCE_CHARS], 0.7, 0.8)
+
+
+def _counter_pick(reply_text: str, other_turn: str) -> Signal | None:
+    # Trigger: the user's reply opens with a bare name the other side did not say, then says
+    # why ("toml. we're moving everything off yaml" after "I'll add the settings as a YAML
+    # file", b28). Why: the name is the user's choice over the other side's plan; the reason
+    # read alone as a team decision and the name was lost. Outcome: a preference of the reply.
+    stated = reply_text.strip()
+    pick = R.BARE_PICK.match(stated)
+    if pick is None or pick.group(1).casefold() in R.NOT_A_PICK:
+        return None
+    name = pick.group(1)
+    if re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", other_turn, re.IGNORECASE):
+        return None  # naming what the other side said is agreeing with it, not a pick
+    if not (R.INTENT.match(other_turn.strip()) or R.PROPOSAL.search(other_turn)):
+        return None  # only a plan or a proposal of the other side can be countered
+    if is_question(stated[pick.end() :]):
+        return None
+    return Signal("preference.counter_pick", "preferences", stated[:MAX_SENTENCE_CHARS], 0.7, 0.8)
 
 
 def _approved_proposal(reply_text: str, proposal_turn: str) -> Signal | None:

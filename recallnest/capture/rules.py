@@ -188,18 +188,31 @@ OPTION_PICK = re.compile(
     r"^(?:(?:ok(?:ay)?|yes|yep|yeah|sure|hmm|let's (?:do|go with)|go with|i'd go with|i'll take"
     r"|we'll take)[,!.]?\s+)*(?:option\s+)?\(?([a-d1-4])\)?(?:[.!,]|\s*$|\s+(?=(?:go|do|please|pls"
     r"|then|it is|that one|sounds)\b))"
-    r"|^(?:(?:好|行|可以|嗯)[，,]?\s*)?(?:那就|就|选|用)?\s*(?:方案\s*)?([A-Da-d一二三四])\s*(?:方案)?\s*(?:吧|了|[，,。！!]|$)",
+    r"|^(?:(?:好|行|可以|嗯)[，,]?\s*)?(?:那就|就|选|用)?\s*(?:方案\s*)?([A-Da-d一二三四])\s*(?:方案)?\s*(?:吧|了|[，,。！!]|$)"
+    # by its place: "second one.", "the first option please", 第二个吧, 选第一种 (b28)
+    r"|^(?:(?:ok(?:ay)?|yes|yep|yeah|sure|hmm|let's (?:do|go with)|go with|i'd go with)[,!.]?\s+)*"
+    r"(?:the\s+)?(first|second|third|fourth)(?:\s+one|\s+option)?(?:[.!,]|\s*$|\s+(?=(?:go|do"
+    r"|please|pls|then|it is|sounds)\b))"
+    r"|^(?:(?:好|行|可以|嗯)[，,]?\s*)?(?:那就|就|选|用)?\s*第([一二三四])(?:个|种|套|项)(?:方案)?\s*"
+    r"(?:吧|了|[，,。！!]|$)",
     _I,
 )
-_ZH_NUMBERS = {"一": "1", "二": "2", "三": "3", "四": "4"}
+# A reply that opens with a bare name, then says why ("toml. we're moving everything off yaml",
+# "zod, the rest of the api already uses it", "pnpm，npm 太慢了"): the name is the user's pick
+# over what the other side said it would use (b28). Words that answer yes or no
+# (`NOT_A_PICK`) are no pick.
+BARE_PICK = re.compile(r"^([A-Za-z][\w.+#-]{1,24})\s*(?:[.!]\s+|[,，。！]\s*)(?=\S)")
+ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4"}
+LETTER_OF = {"1": "a", "2": "b", "3": "c", "4": "d"}
+ZH_NUMBERS = {"一": "1", "二": "2", "三": "3", "四": "4"}
 
 
 def option_text(turn: str, label: str) -> str | None:
     """The text of option `label` ("b", "2", "二") in a turn that lists options: "(b) …",
     "Option B: …", "B) …", "方案二：…"; up to the next option or the end of its sentence."""
-    label = _ZH_NUMBERS.get(label, label)
+    label = ZH_NUMBERS.get(label, label)
     for_label = re.escape(label)
-    zh = "|".join(k for k, v in _ZH_NUMBERS.items() if v == label) or "_"
+    zh = "|".join(k for k, v in ZH_NUMBERS.items() if v == label) or "_"
     start = re.search(
         rf"\(\s*{for_label}\s*\)|\boption\s+{for_label}\b\s*[:：.)-]?|(?:^|\s){for_label}\)"
         rf"|方案\s*(?:{for_label}|{zh})\s*[:：]?",
@@ -283,7 +296,8 @@ REASON_LEAD = re.compile(
 )
 DECISION_CAUSE = re.compile(
     r"\b(?:because|since|we (?:shipped|lost|had|hit|keep)|keeps? (?:failing|breaking|crashing"
-    r"|timing out)|too (?:slow|heavy|big|expensive|brittle)|fail(?:s|ed|ing|ures?)?|broke|bugs?"
+    r"|timing out)|kept (?:failing|breaking|crashing|leaving|dropping|losing|timing out)|timed out"
+    r"|too (?:slow|heavy|big|expensive|brittle)|fail(?:s|ed|ing|ures?)?|broke|bugs?"
     r"|typos?|outages?|incidents?|crash(?:es|ed)?|leaks?|flaky|slow)\b"
     r"|因为|太(?:慢|重|大|贵|麻烦)|总是|老是|经常|报错|出过|挂了|超时|不稳定",
     _I,
@@ -344,6 +358,30 @@ FIX_REPORT = re.compile(
 # with the speaker's change right after it.
 CAUSE_CLAUSE = re.compile(r"\b(?:because|bc|due to|caused by)\b|因为|由于|导致|原因", _I)
 WHY_QUESTION = re.compile(r"\bwhy\b|\bhow come\b|\bwhat caused\b|为什么|为啥|怎么回事|什么原因", _I)
+# A question that guesses at a cause ("Could the 401s be clock skew?", 会不会是字体没嵌进去？):
+# the reply, yes or no, says what the cause was (b28).
+CAUSE_GUESS = re.compile(
+    r"\b(?:could|might|would|can) (?:it|this|that|the [\w' -]{1,40}?) (?:be|have been)\b"
+    r"|\bis it (?:because|due to)\b|\bmaybe it's\b|\bwas it (?:the|a|an|because)\b"
+    r"|会不会是|是不是(?:因为|由于)|难道是|是不是\S{1,20}?(?:导致|引起|的问题)",
+    _I,
+)
+# Someone asking how a thing is done ("remind me how new methods get into the app?", "how do I
+# cut a release?", 发版怎么弄？): a reply with ordered steps is a workflow (b28).
+HOW_QUESTION = re.compile(
+    r"\bhow (?:do|does|did|should|can|to|would) (?:I|we|you|one|new|a|an|the|this|that|it|they)\b"
+    r"|\bremind me how\b|\bwhat(?:'s| is| are) the (?:steps|process|procedure|flow|workflow"
+    r"|recipe)\b|\bwalk me through\b"
+    r"|(?:怎么|如何)(?:弄|做|加|发|配|搞|操作|处理|部署|发布|上线|更新|导入|升级|跑)|步骤是|流程是",
+    _I,
+)
+# A step given as an order: "run `make dump`", "…, then bump VERSION", 先跑…再….
+STEP_ORDER = re.compile(
+    r"(?:^|[:：,;]\s*|\bthen\s+)(?:run|bump|tag|push|commit|open|add|edit|copy|restart|deploy"
+    r"|merge|call|set|build|publish|upload|regenerate|rebuild|eyeball|check|review|update"
+    r"|install|create|apply|trigger|re-?run)\b|先(?:跑|执行|改|加|打|建|运行)",
+    _I,
+)
 
 # Announcing an action yet to happen: no solved case can follow.
 INTENT = re.compile(
@@ -437,6 +475,11 @@ def words(*lines: str) -> frozenset[str]:
     return frozenset(word for line in lines for word in line.split())
 
 
+NOT_A_PICK = words(
+    "yes yeah yep yup no nope nah ok okay sure thanks done fine right correct exactly both",
+    "neither either later now agreed good great hmm wait actually same true false maybe",
+    "perfect cool nice hm well so also and but lol ugh oops sorry please pls",
+)
 NOT_PATHS = words(
     "and/or async/await ci/cd i/o tcp/ip const/let input/output read/write on/off yes/no",
     "true/false client/server",
@@ -449,7 +492,8 @@ FACT_VERB = re.compile(
     r"|strips?|syncs?|backs? up|goes|go to|kept|go(?:es)? (?:through|via|over|out (?:through|via))"
     r"|(?:moved|migrated|switched|cut over) to|reported to|routed (?:to|through)"
     r"|sent (?:to|through|via)"
-    r"|belongs? (?:in|to|under))\b|是|在|放在|存在|监听|用来|用于|负责|代理到|叫"
+    r"|belongs? (?:in|to|under)|lands? in|ends? up in|get(?:s)? written to)\b"
+    r"|是|在|放在|存在|监听|用来|用于|负责|代理到|叫"
     r"|地址|位于|来自|发到|写到|推到|传到|存到|转发|去掉|同步到|用的是|部署在|指向|签名|托管在"
     r"|托管于|跑在|读的"
     r"|powered by|backed by",
@@ -912,6 +956,8 @@ CASE_FIX = Gated(
         r"|\bkeeps? (?:it|them|rss|memory|latency|\w+) (?:under|below|flat|stable)\b"
         r"|\b(?:is|are) gone\b|\bgo(?:es)? through now\b"
         r"|\b(?:is|are|installs?|builds?|runs?) (?:clean|green|fine) now\b"
+        # "the signatures match now", "checksums line up now" (b28)
+        r"|\b(?:match|matches|line up|lines up|validate|validates|verify|verifies) now\b"
         # "it's fine now", "and the map renders again" (b27): the thing works once more
         r"|\b(?:it|they|that)(?:'s|’s| is| are) (?:fine|ok|okay|good) now\b"
         r"|\b(?:the|it|they|everything)\b[^.;,]{0,30}?\b(?:renders|loads|works|finishes|passes"
@@ -969,6 +1015,36 @@ UNFIXED = Gated(
 # statement transient.
 REASON = re.compile(r"\b(?:because|since|until|as long as)\b|因为|由于|直到", _I)
 
+# A decision said not to exist yet: "nothing got decided", "we still haven't picked one",
+# "parking it until the next sprint", 啥也没定下来, 还没拍板, 下个迭代再议. The decision words are
+# there, negated or put off; no rule of the events family may read them as a decision.
+NO_DECISION = Gated(
+    re.compile(
+        r"\b(?:haven't|have not|hasn't|has not|didn't|did not|couldn't|could not|never|not yet)"
+        r"\s+(?:\w+\s+){0,2}?(?:decided|agreed|settled|picked|chosen|chose|made (?:a|the|any)"
+        r" (?:call|decision))\b|\bnothing (?:was |got |has been |is )?(?:decided|settled|agreed"
+        r"|final)\b|\bno (?:decision|call|verdict|conclusion)\b|\bundecided\b|\bup in the air\b"
+        r"|\bstill (?:deciding|debating|discussing|arguing|going back and forth)\b"
+        r"|\b(?:decide|revisit|discuss|settle) (?:it |this |that )?(?:in the |at the )?next"
+        r" (?:sprint|iteration|week|release|quarter|meeting|cycle)\b"
+        r"|(?:没|没有|还没|尚未|未|没能)(?:有)?(?:\S{0,4}?)(?:定下来|决定|拍板|敲定|确定|定论|结论|商量出|讨论出)"
+        r"|(?:啥|什么|哪个)(?:也|都)没(?:定|决定|拍板|敲定|选)|再议|待定|悬而未决"
+        r"|(?:下个?|下一个?)(?:迭代|版本|sprint|周|月|会)(?:再)?(?:定|说|议|讨论|决定)",
+        _I,
+    )
+)
+
+# An order about the thing at hand: 把这个页面的表单校验改成…, "make these two endpoints return
+# 404, don't …". Its "别…" or "统一…" says how to do this one change, not a standing rule (b28);
+# "this project"/这个项目 is no thing at hand.
+TASK_AT_HAND = re.compile(
+    r"^(?:please |pls |can you |could you )?(?:change|make|switch|turn|convert|update|rewrite"
+    r"|fix|move|rename|refactor) (?:this|these|that|those|the current|the above)\b"
+    r"(?! (?:project|repo|repository|codebase|team)\b)"
+    r"|^(?:帮我|麻烦|你)?(?:把|给)(?:这个|这几个|这些|这两个|这里的?|这段|这块|这页|这张|这一页|当前|上面的?)"
+    r"(?!项目|仓库|代码库|工程|团队)",
+    _I,
+)
 VAGUE_DECISION = Gated(
     re.compile(
         rf"\b(?:with|use|keep)\s+{DEICTIC_EN}|(?:就用|就按|那就用){DEICTIC_ZH}"
@@ -1192,6 +1268,9 @@ DECISION_RULES = _table(
             r"|^(?:done|finished|completed)\s*[:：.]\s*(?:renamed|migrated|moved|switched|replaced"
             r"|upgraded|downgraded|pinned|ported|converted|bumped|retired)\b(?:[^.]|\.(?=\w)){0,80}?\b(?:to"
             r"|with|onto)\s+\S"
+            # "Done: the mobile client is on Expo SDK 52 now": a move to a named version (b28)
+            r"|^(?:done|finished|completed)\s*[:：.]\s*(?:the\s+)?[^.;]{0,50}?\b(?:is|are|runs?)"
+            r" (?:now )?on\s+(?:[A-Za-z][\w.+-]*\s+){1,3}?v?\d+(?:\.\d+)*\b"
             r"|^(?:pinned|upgraded|downgraded|bumped|migrated|ported|renamed|switched|moved)\s+"
             r"(?:[^.]|\.(?=\w)){1,60}?\b(?:from\s+\S+(?:\s+\S+)?\s+to|to\s+`?v?\d)"
             # a bare "Done: <edit>" is a progress report (the checkpoint's), not a decision
@@ -1265,7 +1344,10 @@ PROFILE_RULES = _table(
             r"|programmer"
             r"|designer|architect|sre|devops|admin|administrator|maintainer|lead|manager|student"
             r"|researcher|scientist|analyst|founder|cto|consultant|freelancer|contractor|intern"
-            r"|hobbyist|owner)s?\b|\bI lead\b|\bI(?:'m| am) (?:on|in) the [\w-]+ team\b"
+            # roles outside software engineering proper ("I'm a sysadmin who inherited …", b28)
+            r"|hobbyist|owner|sysadmin|sys ?admin|dba|tester|qa|teacher|professor|lecturer"
+            r"|technician|operator|physicist|biologist|chemist|statistician|accountant)s?\b"
+            r"|\bI lead\b|\bI(?:'m| am) (?:on|in) the [\w-]+ team\b"
             # "i teach high school CS": what the user does, said with the verb (b26)
             r"|\bI (?:teach|tutor|lecture)\b(?! (?:you|him|her|them|myself)\b)"
         ),
@@ -1358,6 +1440,20 @@ PROFILE_RULES = _table(
         "profile.zh.setup": (
             r"我(?:这边|这里|本地|自己)(?:是|用的是)\s*(?:windows|mac|macos|macbook|linux|wsl2?|ubuntu"
             r"|arch|fedora|debian)"
+            # the network the user works in: 我这边是纯内网环境, 我这里只能走公司代理 (b28)
+            r"|我(?:这边|这里|本地|们这边|的(?:电脑|机器|开发机))(?:是|在)?(?:纯|完全)?(?:内网|离线|隔离网|局域网"
+            r"|断网)(?:环境)?|我(?:这边|这里|本地)[^，。]{0,8}?(?:只能|必须|得)(?:走|通过|挂)\S{0,4}代理"
+            r"|我(?:这边|这里|本地)(?:访问|连|上)不了外网"
+        ),
+        # The network the user works in: "I'm behind a corporate proxy", "my box is air-gapped",
+        # "no internet on my machine" (b28's 内网环境, in English)
+        "profile.network": (
+            r"\bI(?:'m| am) (?:stuck )?behind (?:a|the|our|my company's) (?:\w+ )?"
+            r"(?:proxy|firewall)|\b(?:my|our) (?:[\w-]+ )?(?:machine|box|network|laptop|workstation"
+            r"|environment|setup)"
+            r" (?:is|are) (?:fully |completely )?(?:air-?gapped|offline|isolated)\b"
+            r"|\bI(?:'m| am) (?:on|in) an? (?:air-?gapped|offline|isolated) (?:network|environment"
+            r"|machine|box)\b|\bno (?:internet|outside network) (?:access )?(?:on|from) my\b"
         ),
         "profile.zh.work": (
             r"(?:我|本人)(?:现在|目前)?(?:在|就职于)\S{0,4}?(?:一家|一个)|我是(?:自学|半路)?转行|我(?:自己|一个人)(?:在)?(?:创业|做产品|开公司)"
@@ -1404,8 +1500,18 @@ UNCONTRACTED = re.compile(
 # codebase:"), an aside ("btw", "honestly", "fyi", "also", "oh and"), a politeness word.
 CASUAL_LEAD = re.compile(
     r"^(?:(?:btw|by the way|honestly|fyi|also|oh and|and|ok(?:ay)?|one more thing|heads up"
-    r"|ugh|tbh)\b[,:—–-]?\s*)*(?:(?:in|for|on|across) (?:this|the|our) (?:repo|repository|project"
-    r"|codebase|code base|monorepo|service|app)\b[,:—–-]?\s*)?(?:(?:pls|please|plz)\b[,]?\s*)?",
+    r"|ugh|tbh)\b[,:—–-]?\s*"
+    # an approval before the rule: "sure, go ahead with the refactor, and keep …" (b28)
+    r"|(?:(?:sure|ok(?:ay)?|yes|yep|yeah|fine)[,!.]?\s+)?(?:go ahead|do it|go for it|sounds good)"
+    r"(?: with [^,;.]{1,40})?[,;]?\s+(?:and|but)\s+)*"
+    r"(?:(?:in|for|on|across) (?:this|the|our) (?:repo|repository|project"
+    r"|codebase|code base|monorepo|service|app)\b[,:—–-]?\s*"
+    # a part of the code named first: "in the Elixir code, …", "for the API handlers: …" (b28)
+    r"|(?:in|for|inside|within|across) (?:the |our |this |any |all |new )?[\w.+#/-]+"
+    r"(?: [\w.+#/-]+){0,3}? (?:code|codebase|tests?|test suite|suite|files?|modules?|services?"
+    r"|components?|scripts?"
+    r"|handlers?|frontend|backend|package|app|api|migrations?|templates?|notebooks?|crates?)"
+    r"\s*[,:—–-]\s*)?(?:(?:pls|please|plz)\b[,]?\s*)?",
     _I,
 )
 # "Can you stop putting a comment above every command?", "could you quit adding emojis": a
@@ -1485,9 +1591,21 @@ PREFERENCE_RULES = _table(
         ),
         # "uv, not pip.": a tool chosen over another, said as a bare contrast.
         "preference.tool_not": rf"^{_TOOL},\s*not\s+{_TOOL}",
+        # "stop sprinkling `# type: ignore` around": whatever the agent keeps doing (b28)
         "preference.stop": (
-            r"^(?:please\s+)?(?:stop|quit)\s+(?:adding|using|writing|putting|doing|generating"
-            r"|creating|including|leaving)\b"
+            r"^(?:please\s+)?(?:stop|quit)\s+(?!(?:working|being|everything|anything|nothing"
+            r"|thing)\b)[a-z]{3,}ing\b"
+        ),
+        # A rule given as the house way: "keep plain asserts like the rest of the suite",
+        # "name them the way the rest of the API does", "none of that getter/setter stuff" (b28).
+        "preference.house_way": (
+            r"^(?:please\s+)?(?:keep|use|write|stick (?:to|with)|follow|stay with|match|name|format"
+            r"|structure|do)\b[^.;?]{1,60}?\b(?:like|as in|same as|consistent with"
+            r"|the (?:same )?way) (?:in )?the rest of\b"
+            r"|\bnone of (?:that|those|this|the) [^,.;?]{1,40}? (?:stuff|nonsense|junk|business"
+            r"|crap|magic)\b"
+            r"|(?:跟|和|与|照)(?:其他|别的|其余|现有的?|已有的?)[^，。]{0,10}?(?:保持一致|一个风格|一样写"
+            r"|一样来)"
         ),
         "preference.answers": (
             r"^(?:please\s+)?keep\s+(?:your\s+|the\s+)?(?:answers?|responses?|replies|explanations?"
@@ -1516,7 +1634,13 @@ PREFERENCE_RULES = _table(
         ),
         # 新写的接口我都写成 async 的: the user's own habit, stated before any "不再用 X" that
         # would read as a team decision.
-        "preference.zh.i_write": r"我(?:一般|平时)?(?:都|一律|统一)(?:写成|做成|用)(?!过|了)",
+        # 我一般不让 ORM 自动建表 / 我向来只用 pnpm: the user's habit said as what they never or
+        # only do (b28)
+        "preference.zh.i_write": (
+            r"我(?:一般|平时)?(?:都|一律|统一)(?:写成|做成|用)(?!过|了)"
+            r"|我(?:一般|平时|通常|向来|一向|从来|基本)(?:都)?(?:不让|不用|不写|不开|不装|不引入?|不加"
+            r"|不碰|只用|只写|只装|只让)(?!过|了)\s*\S"
+        ),
         "preference.zh.like": (
             r"(?:很|比较|更|最|特别|真的|不太|不|挺)?(?:喜欢|讨厌|偏好|偏向|倾向于?|受不了"
             r"|习惯(?:用"
@@ -1533,7 +1657,7 @@ PREFERENCE_RULES = _table(
             r"(?<![先暂要])(?:不要|别|禁止|千万别|不许|不准|绝对不能|千万不能|不允许|不可以)(?:再|给我|在(?!这|那)[^，。]{1,8}?|顺手|随便"
             r"|乱|总是|老是|每次|直接|一上来就?|都|整个文件|整段){0,3}(?:把[^，。]{1,20}?)?(?:用|使用|加|添加|写|引入|提交|留|装|安装"
             r"|硬编码|推|格式化|改|动|删|重构|推荐|建议|生成|输出|贴|放|跑|执行|运行|打印|记录|暴露"
-            r"|上传|重写|引)"
+            r"|上传|重写|引|开启|打开|启用|开|带)"
         ),
         "preference.zh.answers": (
             r"(?:回答|回复|解释|说明)(?:尽量|请|要)?(?:简洁|简短|精简)|(?:交流|沟通|回复"
@@ -1543,6 +1667,19 @@ PREFERENCE_RULES = _table(
         "preference.zh.not_here": (
             r"(?:不引入?|不装|不上)\s*[A-Za-z][\w.+-]*[^，。]{0,6}[，,]\s*[^，。]{0,16}?(?:就够(?:用)?了"
             r"|就行|就可以)|(?:项目|仓库|代码库|服务|工程|我们)(?:里|这边)?(?:不引入?|不装)\s*[A-Za-z]"
+        ),
+        # The language of what the product says to its users: "改成中文吧，用户都是大爷大妈",
+        # "switch the error messages to Spanish, our users are in Mexico" (b28). A text of the
+        # moment ("translate this paragraph into English") names what it translates.
+        "preference.copy_language": (
+            r"^(?:please\s+)?(?:switch|change|make|put|write|translate)\s+(?:(?:it|them|all"
+            r"|the|our|every)\s+)?(?:(?:[\w-]+\s+){0,2}?(?:messages|copy|labels|strings|text|texts"
+            r"|errors|ui|prompts|notifications|emails)\s+)?(?:to|into|in)\s+(?:chinese|english"
+            r"|spanish|german|french|japanese|portuguese|korean|italian|dutch)\b"
+            r"|^(?:都|全部|统一)?(?:改成|换成|改用|写成|用)(?:简体|繁体)?(?:中文|英文|英语|日文|日语)"
+            r"(?:吧|的)?(?:[，,。！!]|$)"
+            r"|(?:提示|文案|报错|界面|错误信息|按钮|菜单)(?:都|全部|统一)?(?:改成|换成|用|写成)"
+            r"(?:简体|繁体)?(?:中文|英文|英语)"
         ),
         # Said for every project (EVERY_PROJECT): a rule meant to follow the user anywhere.
         "preference.every_project": _EVERY_PROJECT,
@@ -1584,6 +1721,7 @@ FIRST_PERSON_PREFERENCES = tuple(
         "preference.zh.i_write",
         "preference.answers",
         "preference.zh.answers",
+        "preference.copy_language",
     }
 )
 RULE_ORDER: tuple[tuple[Rule, ...], ...] = (

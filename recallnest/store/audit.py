@@ -118,7 +118,8 @@ class Audit(StoreBase):
     def rewrite_rows(self, rows: Sequence[tuple[str, int]], rewrite: Rewrite) -> int:
         """Rewrite the text columns of `rows` ((table, rowid)) through `rewrite`, in one
         transaction; keys are kept. A keyword-index term (table `terms`) is dropped with its
-        postings instead. Returns how many rows changed.
+        postings instead, and a sync record (`sync_shadow`) is dropped. Returns how many rows
+        changed.
 
         The rewritten turns' and memories' postings are rebuilt, and the terms dropped, once
         for all the rows: each of those deletes reads every posting (~0.1-0.3 s at 100k rows),
@@ -133,6 +134,14 @@ class Audit(StoreBase):
             texts: list[tuple[str, int, str]] = []
             for table, rowid in rows:
                 if table == "terms":
+                    fixed += 1
+                    continue
+                if table == "sync_shadow":
+                    # The record of what the remotes were sent, secret and all: dropped, so the
+                    # next sync sends the memory again (masked by now) and the remotes' copies
+                    # and log lines are replaced. Masked in place, the record would match the
+                    # masked memory and nothing would be sent.
+                    tx.execute("DELETE FROM sync_shadow WHERE rowid = ?", [rowid])
                     fixed += 1
                     continue
                 changed = _rewrite_row(tx, table, rowid, tables[table][1], rewrite)

@@ -193,3 +193,47 @@ def test_a_team_member_cannot_push_a_personal_memory_onto_a_teammate(tmp_path: P
         assert len(report["rejected"]) == 1
         assert "may not change a memory of scope 'global'" in report["rejected"][0]
         assert texts(bob) == ["The service listens on port 8080"]
+
+
+def test_a_memory_the_redaction_recheck_masks_is_sent_again_and_its_old_line_goes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A secret an older redactor let through was synced; after an upgrade each machine's
+    daemon re-checks its own rows (decision 0031), and the next sync replaces the lines the
+    remote holds: no line of the shared folder opens to the secret any more. Before, the
+    re-check masked the record of what was sent (`sync_shadow`) too, so the masked memory
+    looked already sent and the old line stayed in the folder."""
+    from recallnest.server.rescan import FINGERPRINT_KEY, RedactionRecheck
+    from recallnest.sync.codec import decode
+
+    token = "ghp_" + "Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6J7k8"
+    shared = tmp_path / "shared"
+
+    def shared_lines() -> str:
+        return json.dumps(
+            [
+                decode(line, KEY, json.loads(line)["w"]).fields
+                for path in shared.rglob("*.jsonl")
+                for line in path.read_text().splitlines()
+                if line.strip()
+            ]
+        )
+
+    with homes(tmp_path, "ab", _remote(shared)) as (a, b):
+        mem_id = a.remember("The release bot pushes tags to the quokka repo").id
+        (mem,) = a.store.memories([mem_id])
+        a.apply_memories([replace(mem, text=f"The release bot pushes tags with {token}")])
+        with monkeypatch.context() as older:  # the redactor before the upgrade missed it
+            older.setattr("recallnest.core.redact.redact", lambda text: (text, []))
+            sync_all([a, b])
+        assert token in shared_lines() and any(token in t for t in texts(b))
+
+        for engine in (a, b):  # the upgrade: each daemon re-checks its own store
+            engine.store.set_meta({FINGERPRINT_KEY: "0" * 32})
+            assert RedactionRecheck(engine.settings.home).run(engine)
+        sync_all([a, b])
+        for engine in (a, b):
+            assert not any(token in t for t in texts(engine))
+            assert any("[REDACTED:" in t for t in texts(engine))
+        assert "[REDACTED:" in shared_lines()
+        assert token not in shared_lines()
