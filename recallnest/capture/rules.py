@@ -1175,6 +1175,8 @@ _PLACE = (
 # A setting's name in code (snake_case, or capitals: HOLD_TTL, MAXCONN) and the units of a value.
 _CODE_NAME = r"(?-i:[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_.]+|[A-Z][A-Z0-9]{2,})"
 _UNIT = r"(?:%|ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|[kmgt]i?b|x)"
+# A setting's number: one decimal point at most ("改成 2.4.1" is a version bump, an edit).
+_NUMBER = r"\d+(?:\.\d+)?(?![.\d])"
 # 改成 / 调到 / 设为 …: the verbs that give a setting a new value.
 _ZH_SET_TO = r"(?:改成|改为|调成|调到|设为|设成|调整为|调整到)"
 
@@ -1296,7 +1298,9 @@ DECISION_RULES = _table(
             r"|(?:^|[，,：:；;]\s*)[A-Za-z_][\w.]*\s*(?:已经?|都)" + _ZH_SET_TO + r"了?\s*\d"
             r"|^(?:(?:对了|好|行|嗯|那就?)[，,]?\s*)?(?:把\s*)?[^\s\d，,。！？?的里中这那个把我你他她它]{2,10}"
             + _ZH_SET_TO
-            + r"\s*\d[\d.]*\s*(?:个|秒|分钟|小时|天|周|折|次|倍|%|ms|s|min|h|MB|GB|KB|元|条|页|人)?"
+            + r"\s*"
+            + _NUMBER
+            + r"\s*(?:个|秒|分钟|小时|天|周|折|次|倍|%|ms|s|min|h|MB|GB|KB|元|条|页|人)?"
             r"\s*(?:吧|了)?(?=[，,。；;！!]|$)"
         ),
         # The same in English: "Changed batch_size to 200", "MAX_UPLOAD_MB is now 20" (a code
@@ -1309,7 +1313,11 @@ DECISION_RULES = _table(
             + _CODE_NAME
             + r"`?\s+is\s+(?:now\s+\d|\d[\d.]*\s*[a-z]*\s+now\b)"
             r"|^(?:[^:.?!]{1,30}:\s*)?(?:make|set|change|bump|raise|lower|increase|reduce|cut)\s+"
-            r"(?:the\s+|them\s+|it\s+)?(?:[\w-]+\s+){0,3}?(?:to\s+)?\d[\d.]*\s*" + _UNIT + r"\b"
+            r"(?:the\s+|them\s+|it\s+)?(?:[\w-]+\s+){0,3}?(?:to\s+)?"
+            + _NUMBER
+            + r"\s*"
+            + _UNIT
+            + r"\b"
         ),
         "decision.zh": (
             r"我们决定|(?<![再才])决定(?:了)?(?:用|采用|使用|保留|继续|不|把|从|改)|(?<![搞弄])定了|就这么定|拍板"

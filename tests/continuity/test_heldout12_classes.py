@@ -165,6 +165,7 @@ def test_a_setting_changed_to_a_number_is_captured(said: str, setting: str) -> N
         "改成 3 个以后试试看？",
         "我把变量名改成了 total_cents",
         "文档里的例子改成 5 个吧",
+        "把依赖版本改成 3.11.2，再跑一遍测试",
         "set the counter to 0 before the loop and rerun it",
         "make the example list 5 items long",
     ],
