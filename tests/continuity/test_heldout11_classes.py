@@ -201,6 +201,12 @@ def test_a_plain_word_is_now_is_no_report() -> None:
             "4 s",
         ),
         ("switch to pnpm, stop using npm; the lockfile churn was killing reviews", "churn"),
+        # round 39 (e2e-heldout12): what goes named by "from"
+        (
+            "date handling: move from moment to date-fns. moment added 230 kB to the bundle",
+            "230 kB",
+        ),
+        ("migrate the job queue from celery to dramatiq, celery kept losing acks", "acks"),
     ],
 )
 def test_a_switch_naming_what_goes_is_a_decision_with_its_reason(said: str, why: str) -> None:
@@ -211,7 +217,12 @@ def test_a_switch_naming_what_goes_is_a_decision_with_its_reason(said: str, why:
 
 @pytest.mark.parametrize(
     "said",
-    ["switch to the other branch and run the tests", "move to the next file, it's fine"],
+    [
+        "switch to the other branch and run the tests",
+        "move to the next file, it's fine",
+        "switch from main to the release branch and run the linter",
+        "move from the settings tab to the billing page",
+    ],
 )
 def test_a_switch_of_what_to_look_at_is_no_decision(said: str) -> None:
     assert captures(said) == []

@@ -2,8 +2,9 @@
 docs/decisions/0037), each tested on variants of our own, both ways: a lower-case statement
 followed by a paste opener on the same line, Ruby test-runner output, and a setting changed
 to a new value, said in Chinese by the user or reported done by the agent, which must retire
-the memory holding the old value; a switch "from X to Y"; and a global memory that this
-project has since given another value."""
+the memory holding the old value; and a global memory that this project has since given
+another value. The switch "from X to Y" is tested with the other switches, in
+test_heldout11_classes."""
 
 from __future__ import annotations
 
@@ -176,33 +177,6 @@ def test_no_setting_change_without_a_setting(said: str) -> None:
 
 
 # --------------------------------------------------------------------------- switch from X to Y
-
-
-@pytest.mark.parametrize(
-    ("said", "why"),
-    [
-        (
-            "date handling: move from moment to date-fns. moment added 230 kB to the bundle",
-            "230 kB",
-        ),
-        ("migrate the job queue from celery to dramatiq, celery kept losing acks", "acks"),
-    ],
-)
-def test_a_switch_from_one_thing_to_another_is_a_decision(said: str, why: str) -> None:
-    found = captures(said)
-    assert [c.category for c in found] == ["events"], found
-    assert why in found[0].text
-
-
-@pytest.mark.parametrize(
-    "said",
-    [
-        "switch from main to the release branch and run the linter",
-        "move from the settings tab to the billing page",
-    ],
-)
-def test_moving_between_places_is_no_decision(said: str) -> None:
-    assert captures(said) == []
 
 
 # --------------------------------------------------------------------------- global vs project
