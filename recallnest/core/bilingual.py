@@ -96,6 +96,7 @@ _WRITTEN: tuple[tuple[str, ...], ...] = (
     ("tag", "tags", "git tag", "打标签"),
     # --- version control and review
     ("pull request", "pull requests", "merge request", "pr", "合并请求"),
+    ("description", "descriptions", "描述"),
     ("merge", "merged", "merging", "合并"),
     ("merge conflict", "conflict", "conflicts", "冲突"),
     ("rebase", "rebased", "变基"),

@@ -274,11 +274,12 @@ def _word_terms(word: str) -> tuple[str, ...]:
 
 def _produces(head: str | None) -> frozenset[str]:
     """The index terms of `head`, the noun of what the prompt asks to make, and of its one-word
-    synonyms ("test" -> pytest, 单测)."""
+    synonyms in either language ("test" -> pytest, 单测; "description" -> 描述): a standing rule
+    is often written in the user's other language."""
     if head is None:
         return frozenset()
     out = set(content_terms(head))
-    for _, others in synonym_links(head):
+    for _, others in synonym_links(head, PROMPT_GROUPS):
         out.update(t for o in others if len(alt := content_terms(o)) == 1 for t in alt)
     return frozenset(out)
 

@@ -64,3 +64,18 @@ def test_an_added_memory_passes_only_as_a_rule_about_what_is_made() -> None:
     assert chosen_ids(plan, hits) == []
     found = [SearchHit(kind="memory", id="m1", text=other, score=1.0)]  # found by the ranking
     assert chosen_ids(plan, found) == ["m1"]
+
+
+def test_a_rule_about_what_is_made_may_be_written_in_the_other_language() -> None:
+    """What a prompt asks to make is read in both languages: "draft the description" names
+    描述 and "写测试" names test, so a standing rule written in the user's other language is a
+    rule about it (round 39, blind4: a Chinese PR-description rule for an English prompt)."""
+    from recallnest.retrieval.relevance import makes
+
+    zh_rule = "用户要求所有合并请求的描述都写成两段：改了什么、怎么验证的。"
+    assert makes(
+        analyse_prompt("open a PR for the retry change and draft the description"), zh_rule
+    )
+    en_rule = "The user wants every new test written as a plain pytest function, never a class."
+    assert makes(analyse_prompt("给导出模块写一个测试"), en_rule)
+    assert not makes(analyse_prompt("draft the description of the outage"), en_rule)
