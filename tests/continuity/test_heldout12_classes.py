@@ -129,6 +129,12 @@ def admitted(old: Sequence[str], new: Sequence[str]) -> str:
             "12 minutes",
         ),
         (
+            "加了清理任务：下单 20 分钟后未支付的订单自动取消，库存放回。",
+            ["清理时间也改一下，45 分钟，付款的人老是来不及", "清理时间已改成下单后 45 分钟。"],
+            "20 分钟",
+            "45 分钟",
+        ),
+        (
             "The worker pulls jobs with batch_size = 50 and parks failures in a dead-letter queue.",
             ["bigger batches", "Changed batch_size to 200; throughput doubled in the load test."],
             "= 50",
@@ -153,6 +159,9 @@ def test_a_setting_reported_changed_retires_its_old_value(
         ("make the order timeout 45 minutes, customers can't pay in time", "45 minutes"),
         ("bump the upload limit to 20 MB, ops says the photos are too blurry", "20 MB"),
         ("holds: make them 12 minutes. people kept the seats while hunting for a card", "12 min"),
+        # round 39 (e2e-heldout13): the setting named, then its number; done, words between
+        ("轮询间隔也调一下，15 秒。现在这个太慢了", "15 秒"),
+        ("会话超时改一下，90 分钟，用户老被踢出去", "90 分钟"),
     ],
 )
 def test_a_setting_changed_to_a_number_is_captured(said: str, setting: str) -> None:
@@ -169,6 +178,8 @@ def test_a_setting_changed_to_a_number_is_captured(said: str, setting: str) -> N
         "把依赖版本改成 3.11.2，再跑一遍测试",
         "set the counter to 0 before the loop and rerun it",
         "make the example list 5 items long",
+        "文档也改一下，3 个例子就够",
+        "标题已改成首页顶部 2 行",
     ],
 )
 def test_no_setting_change_without_a_setting(said: str) -> None:
