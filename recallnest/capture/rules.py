@@ -104,7 +104,9 @@ STYLE_DIRECTIVE = (
 TRANSIENT = Gated(
     re.compile(
         r"\b(?:yet|for now|right now|for the moment|this time|today|at the moment|temporarily"
-        r"|for this (?:pr|task|change|one|run|test|file)|again|once more|park\w*|come back to"
+        r"|for this (?:pr|task|change|one|run|test|file)|again|once more|come back to"
+        # parking an idea, not parkrun, Parker or a parking lot (e2e-heldout13)
+        r"|park(?:ing|ed)?\s+(?:it|this|that|them)|(?:let's|lets|we'll|i'll)\s+park"
         r"|(?:revisit|look at) (?:it|this|that) later)\b|先这样|暂时|这次先?试|现在先|先别|先试试"
         r"|再试一次|再跑一次|再说|放一放|回头再|等\S{0,4}再看|改天",
         _I,
@@ -1324,6 +1326,10 @@ DECISION_RULES = _table(
             + r"`?\s+(?:from\s+\S+\s+)?to\s+\d|^`?"
             + _CODE_NAME
             + r"`?\s+is\s+(?:now\s+\d|\d[\d.]*\s*[a-z]*\s+now\b)"
+            # "the dedupe window needs to be 30 seconds", "crossfade should be 5 seconds": a
+            # setting given its new number with a unit, as what it has to be (e2e-heldout13)
+            r"|^(?:the\s+|our\s+)?(?:[\w-]+\s+){0,3}?[\w-]+\s+(?:should|needs?\s+to|has\s+to|must)"
+            r"\s+be\s+(?:set\s+to\s+)?" + _NUMBER + r"\s*" + _UNIT + r"\b"
             r"|^(?:[^:.?!]{1,30}:\s*)?(?:make|set|change|bump|raise|lower|increase|reduce|cut)\s+"
             r"(?:the\s+|them\s+|it\s+)?(?:[\w-]+\s+){0,3}?(?:to\s+)?"
             + _NUMBER

@@ -1,0 +1,66 @@
+"""The failure classes the last blind held-out set of round 39 found (eval/continuity/
+e2e-heldout13, measured once, then read), each tested on variants of our own, both ways: a
+setting given its new number as what it has to be ("the retry delay needs to be 45 seconds"),
+which retires the fact holding the old number, and words holding "park" that are no parking of
+an idea (parkrun, Parker, the parking lot)."""
+
+from __future__ import annotations
+
+import pytest
+from test_heldout2_classes import captures
+from test_heldout12_classes import admitted
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        ("the retry delay needs to be 45 seconds. the upstream throttles anything faster", "45"),
+        (
+            "the session timeout has to be 90 minutes, the night shift keeps getting logged out",
+            "90",
+        ),
+        ("poll interval should be 10 min, the vendor API bills per call", "10 min"),
+        ("our cache TTL must be 2 hours; the price feed only changes twice a day", "2 hours"),
+    ],
+)
+def test_a_setting_said_as_what_it_has_to_be_is_a_decision(said: str, value: str) -> None:
+    found = captures(said, "ok.")
+    assert [c.category for c in found] == ["events"], found
+    assert value in found[0].text
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "it should be 5 minutes before we retry, I think",
+        "there should be 3 replicas behind the balancer?",
+        "the answer must be 42",
+    ],
+)
+def test_no_setting_without_a_named_thing_and_a_unit(said: str) -> None:
+    assert not any(c.rule == "decision.setting" for c in captures(said, "ok."))
+
+
+def test_a_setting_that_has_to_be_another_number_retires_the_old_fact() -> None:
+    text = admitted(
+        ["worker/retry.py waits 10 seconds between attempts and gives up after five."],
+        ["the retry delay needs to be 45 seconds. the upstream throttles anything faster"],
+    )
+    assert "10 seconds" not in text, text
+    assert "45 seconds" in text, text
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "results go to the parkrun API as CSV, one row per finisher",
+        "Parker owns the deploy scripts; the staging host is stg-02",
+        "the parking lot sensors publish to mqtt.lot.local on port 1883",
+    ],
+)
+def test_a_word_holding_park_is_no_parked_idea(said: str) -> None:
+    assert captures(said, "ok."), said
+
+
+def test_parking_an_idea_is_still_for_later() -> None:
+    assert captures("let's park the Redis cluster idea until after the launch", "ok.") == []
