@@ -411,3 +411,14 @@ def is_small_talk(sentence: str) -> bool:
     if _is_cjk_text(text):
         return _LATIN.search(text) is None  # a Latin word in Chinese prose names something
     return _NAME.search(text) is None
+
+
+def names_no_work(sentence: str) -> bool:
+    """No task cue, no technical word and nothing named: a sentence that could be said of any
+    evening ("opening night was friday, completely sold out"). Chit-chat beside an aside."""
+    text = sentence.strip()
+    if TASK.search(text) or _TECH.search(text):
+        return False
+    if _is_cjk_text(text):
+        return _LATIN.search(text) is None
+    return _NAME.search(text) is None

@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
-from recallnest.capture.chatter import is_aside, is_small_talk
+from recallnest.capture.chatter import is_aside, is_small_talk, names_no_work
 from recallnest.capture.rules import (
     CORRECTED_ABOUT,
     RETRACTION,
@@ -261,11 +261,17 @@ def _requests(turns: Sequence[Turn]) -> list[str]:
 def _aside(turns: Sequence[Turn], index: int, request: str) -> bool:
     """Trigger: a user turn of chit-chat that a task word slipped into ("唉今天打球把脚扭了，走路
     都疼，哈哈": 把), answered with no work. Why: it became the summary's "Later:" (e2e-heldout11
-    h11g02). Outcome: no ask, when every sentence of it is chit-chat; one that asks ("can you
-    …", 帮我…) or was acted on stays."""
+    h11g02). Outcome: no ask, when every sentence of it is chit-chat, or names no work beside
+    chit-chat ("opening night was friday, completely sold out. … nobody noticed lol":
+    e2e-heldout13 h13g01); one that asks ("can you …", 帮我…) or was acted on stays."""
     if R.ASK.search(request) or _acted_on(turns, index):
         return False
-    return all(is_aside(sentence) for sentence in split_sentences(request))
+    if all(is_aside(s) for s in split_sentences(request)):
+        return True
+    # the request as cut (its chit-chat sentences gone), beside the chit-chat of the turn
+    said = turns[index].text
+    chatty = is_aside(said) or any(is_aside(s) for s in split_sentences(said))
+    return chatty and all(names_no_work(s) for s in split_sentences(request))
 
 
 def _acted_on(turns: Sequence[Turn], index: int) -> bool:

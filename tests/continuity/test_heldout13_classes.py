@@ -64,3 +64,52 @@ def test_a_word_holding_park_is_no_parked_idea(said: str) -> None:
 
 def test_parking_an_idea_is_still_for_later() -> None:
     assert captures("let's park the Redis cluster idea until after the launch", "ok.") == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "今天有只橘猫在门口叫了一下午，保安说是饿了哈哈",
+        "a customer waited all afternoon at the door, turns out it was the wrong shop lol",
+    ],
+)
+def test_chit_chat_is_no_fact(said: str) -> None:
+    assert captures(said, "好的。") == []
+
+
+@pytest.mark.parametrize(
+    ("aside", "word"),
+    [
+        (
+            "the gala was saturday, completely packed. the mayor tripped on the stage and nobody"
+            " noticed lol",
+            "gala",
+        ),
+        ("周末的婚礼办得挺顺利，来了两百多人。新郎紧张得把誓词念错了哈哈", "婚礼"),
+    ],
+)
+def test_a_sentence_of_no_work_beside_chit_chat_is_no_ask(aside: str, word: str) -> None:
+    """The chit-chat sentence is cut from the request, and what is left ("the gala was
+    saturday, completely packed.") names no work: no ask either (h13g01's "Asked: opening night
+    was friday, completely sold out.")."""
+    from test_heldout11_classes import built
+
+    cp = built(
+        aside,
+        "Congratulations!",
+        "now: a seating chart page for the ushers, so they stop printing lists",
+        "Starting seating/page.py: a small Flask page listing tables and guests.",
+    )
+    assert word not in cp.summary, cp.summary
+    assert "seating chart" in cp.summary, cp.summary
+
+
+def test_a_statement_of_work_beside_chit_chat_stays() -> None:
+    from test_heldout11_classes import built
+
+    cp = built(
+        "add a CSV export of the guest list",
+        "Added export/guests.py writing guests.csv.",
+        "the Postgres upgrade finished friday lol. rotate the TLS certs on the gateway",
+    )
+    assert any("TLS certs" in text for text in (cp.summary, *cp.open_loops)), cp
