@@ -856,6 +856,10 @@ def _shaped_values(text: str) -> dict[str, str]:
     }
 
 
+# A number joined to its unit by a hyphen, as a value's shape: "10-second", "5-minute".
+_HYPHEN_UNIT = re.compile(
+    r"#-(?:ms|millisecond|second|sec|minute|min|hour|hr|day|week|month|year|kb|mb|gb|tb)s?"
+)
 # The number a change report gives: "改成 17", "调到 30 秒", "moved to 3am", "now 45".
 _CHANGED_TO = re.compile(
     r"(?:(?:改成|改为|换成|升到|升级到|调成|调到|降到|\bto|\bnow)\s*[A-Za-z]{0,4}\s?"
@@ -902,7 +906,12 @@ def _resized(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Me
                 return m
             # One number in the clause, so it is the one that changed ("最低支持 iOS 16"; never
             # "the API listens on 8080 and the admin UI on 9090", which would lose the other).
-            other = {v for v, shape in held.items() if shape == "#"}
+            # A number glued to its unit ("a 10-second window") counts as that number.
+            other = {
+                v.split("-", 1)[0]
+                for v, shape in held.items()
+                if shape == "#" or _HYPHEN_UNIT.fullmatch(shape)
+            }
             if (
                 numbers
                 and len(other) == 1
