@@ -1321,8 +1321,8 @@ DECISION_RULES = _table(
         # results rank on gun time, not chip time. the association's rules require it";
         # e2e-heldout13): what is done, and what is not.
         "decision.contrast": (
-            r"^[^.?!]{3,80}?\b(?:on|by|in|with|from|use|uses|to)\s+[\w./-]+"
-            r"(?:\s+[\w./-]+){0,4},\s+not\s+[\w./-]+(?:\s+[\w./-]+){0,2}\s*[.;]\s+\S"
+            r"(?<![^.?!\s])[^.?!]{3,80}?\b(?:on|by|in|with|from|use|uses|to)\s+[\w./-]+"
+            r"(?:\s+[\w./-]+){0,4}, not\s+[\w./-]+(?:\s+[\w./-]+){0,2}\s*[.;]\s+\S"
         ),
         # The same in English: "Changed batch_size to 200", "MAX_UPLOAD_MB is now 20" (a code
         # name: snake_case or capitals), or asked for with a unit ("make the order timeout 45
