@@ -265,9 +265,11 @@ class StoreBase:
             yield
 
     @contextmanager
-    def _lifecycle_tx(self, changes_resume: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
+    def _lifecycle_tx(
+        self, changes_resume: bool = True, memory_ids: Collection[str] | None = None
+    ) -> Iterator[duckdb.DuckDBPyConnection]:
         try:
-            with self.transaction(changes_resume) as tx:
+            with self.transaction(changes_resume, memory_ids) as tx:
                 yield tx
         except duckdb.Error as exc:
             raise StoreError(f"write failed, nothing was stored: {exc}") from exc

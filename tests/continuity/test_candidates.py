@@ -152,3 +152,43 @@ def test_the_service_patches_after_a_capture_and_shows_what_a_fresh_one_shows(
     fresh = Continuity(engine).resume("/p/one", "claude", "startup", "s2", now=NOW)
     assert patched == fresh
     assert patched != first
+
+
+def test_undo_and_history_rows_leave_the_changes_describable(store: Store) -> None:
+    """An automatic change (retier, consolidation) writes its undo entry and history beside
+    the memory rows: those rows are no resume's input, so the change stays described by
+    the ids it wrote (decision 0038: maintenance in a quiet spell made every cached resume
+    read again whole, and the first session start after it paid for it)."""
+    store.write(Batch(memories=[Memory(id="a", scope=GLOBAL_SCOPE, category="profile", text="a")]))
+    before = store.generation
+    undo_id = store.add_undo("retier", ["a"], "[]", "[]", "{}", T0)
+    store.write(Batch(memories=[Memory(id="a", scope=GLOBAL_SCOPE, category="profile", text="a")]))
+    store.add_memory_events([(T0, "retier", "a", None, undo_id)])
+    assert store.generation > before
+    assert store.changes_since(before) == {"a"}
+
+
+def test_the_service_patches_after_a_retier_and_shows_what_a_fresh_one_shows(
+    engine: Engine,
+) -> None:
+    for n in range(8):
+        engine.remember(f"The staging host number {n} is heron-{n}", scope="/p/one")
+    service = engine.continuity
+    service.resume("/p/one", "claude", "startup", "s1", now=NOW)
+    reads = []
+    real = engine.store.resume_memories
+
+    def counted(*args: object, **kwargs: object) -> list[Memory]:
+        reads.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    engine.store.resume_memories = counted  # type: ignore[method-assign]
+    held = engine.store.find_memories({"scope": "/p/one"})
+    promoted = [replace(m, tier="core") for m in held[:2] if m.tier != "core"]
+    assert promoted
+    applied = engine.maintenance._apply("retier", held[:2], promoted, NOW)
+    assert applied.changed == len(promoted)
+    patched = service.resume("/p/one", "claude", "startup", "s2", now=NOW)
+    assert reads == []  # patched from the rows the retier wrote
+    fresh = Continuity(engine).resume("/p/one", "claude", "startup", "s2", now=NOW)
+    assert patched == fresh
