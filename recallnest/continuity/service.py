@@ -40,6 +40,9 @@ RESUME_CANDIDATES_PER_GROUP = 60
 # while idle, so the next session start finds them cached: a cold read costs a scan of every
 # memory (bench/bench_resume_scale.py, "first after a write").
 REWARM_PROJECTS = 4
+# The most changed ids a cached resume input is patched from; more are read whole (the by-id
+# read stays a literal list of primary keys, ~9 ms for 100 at 100k memories: store/sql.py).
+PATCH_MAX_IDS = 100
 # Starts after which the conversation no longer holds what earlier prompts were given.
 PROMPT_RESET_SOURCES = ("clear", "compact")
 MIN_PROMPT_TOKENS = 40  # less budget left than this cannot carry one item with its frame
@@ -215,7 +218,11 @@ class Continuity:
         writes a few rows; reading the best of every group again cost 75-120 ms at 100k), or
         None when only a fresh read can tell (a checkpoint, a forget, a row that fell)."""
         changed = self.engine.store.changes_since(since)
-        if changed is None:
+        # Trigger: more ids than a by-id read answers quickly. Why: ~300 ids piled up by the
+        # retier slices of a quiet spell took 690 ms to read by id right after the release
+        # (a scan beyond the literal list, its blocks evicted; decision 0038). Outcome: the
+        # group reads, 25-85 ms whatever changed.
+        if changed is None or len(changed) > PATCH_MAX_IDS:
             return None
         fresh = self.engine.store.memories(sorted(changed)) if changed else []
         groups = candidate_groups(project)

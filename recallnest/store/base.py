@@ -66,6 +66,12 @@ class StoreBase:
     """The connection a Store owns: a cursor per thread, transactions with after-commit callbacks,
     the resume generation, migrations and the WAL flush."""
 
+    # Bumped as each eviction window of release_memory opens and again as it closes (odd: one
+    # is open). A read that ran out of memory reads again only when it moved since the read
+    # began (facade._outlasting_evictions): it outlasts windows back to back, and a real
+    # out-of-memory still fails at once. A class default: the guarded __init__ reads it first.
+    evictions = 0
+
     def __init__(self, path: Path, read_only: bool = False, memory_mb: int = DB_MEMORY_MB) -> None:
         self.path = path
         self.read_only = read_only
@@ -239,12 +245,14 @@ class StoreBase:
         cur = self._cur()
         try:
             with self.evicting:
+                self.evictions += 1  # before the limit drops: a read failing now sees it
                 try:
                     cur.execute(f"SET memory_limit = '{int(floor_mb)}MiB'")
                 except duckdb.Error as exc:
                     log.debug("could not evict DuckDB's buffer: %s", exc)
                 finally:
                     cur.execute(f"SET memory_limit = '{int(self.memory_mb)}MiB'")
+                    self.evictions += 1
         finally:
             self._write_lock.release()
         return True
@@ -257,9 +265,11 @@ class StoreBase:
             yield
 
     @contextmanager
-    def _lifecycle_tx(self, changes_resume: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
+    def _lifecycle_tx(
+        self, changes_resume: bool = True, memory_ids: Collection[str] | None = None
+    ) -> Iterator[duckdb.DuckDBPyConnection]:
         try:
-            with self.transaction(changes_resume) as tx:
+            with self.transaction(changes_resume, memory_ids) as tx:
                 yield tx
         except duckdb.Error as exc:
             raise StoreError(f"write failed, nothing was stored: {exc}") from exc

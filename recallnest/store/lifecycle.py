@@ -151,7 +151,10 @@ class Lifecycle(StoreBase):
         summary: str,
         at: datetime,
     ) -> int:
-        with self._lifecycle_tx() as tx:
+        # No memory a resume reads changes here (the rows it reads are written by the change
+        # itself, with their ids): a resume's cached candidates stay patchable across a
+        # retier or consolidation slice instead of being read again whole (decision 0038).
+        with self._lifecycle_tx(memory_ids=()) as tx:
             undo_id = _lifecycle_id(tx)
             tx.execute(
                 "INSERT INTO undo_log VALUES (?, ?, ?, ?, ?, ?, ?, NULL)",
@@ -195,7 +198,7 @@ class Lifecycle(StoreBase):
         supersessions shown by `memories history`."""
         if not events:
             return
-        with self._lifecycle_tx() as tx:
+        with self._lifecycle_tx(memory_ids=()) as tx:  # history only: as add_undo
             for at, kind, memory_id_, other, undo_id in events:
                 tx.execute(
                     "INSERT INTO memory_events VALUES (?, ?, ?, ?, ?)",

@@ -10,10 +10,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import duckdb
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.examples import examples
 
+from recallnest.continuity import service as service_module
 from recallnest.continuity.candidates import _round6, patch_candidates
 from recallnest.continuity.service import Continuity
 from recallnest.core.models import GLOBAL_SCOPE, Memory
@@ -152,3 +154,66 @@ def test_the_service_patches_after_a_capture_and_shows_what_a_fresh_one_shows(
     fresh = Continuity(engine).resume("/p/one", "claude", "startup", "s2", now=NOW)
     assert patched == fresh
     assert patched != first
+
+
+def test_undo_and_history_rows_leave_the_changes_describable(store: Store) -> None:
+    """An automatic change (retier, consolidation) writes its undo entry and history beside
+    the memory rows: those rows are no resume's input, so the change stays described by
+    the ids it wrote (decision 0038: maintenance in a quiet spell made every cached resume
+    read again whole, and the first session start after it paid for it)."""
+    store.write(Batch(memories=[Memory(id="a", scope=GLOBAL_SCOPE, category="profile", text="a")]))
+    before = store.generation
+    undo_id = store.add_undo("retier", ["a"], "[]", "[]", "{}", T0)
+    store.write(Batch(memories=[Memory(id="a", scope=GLOBAL_SCOPE, category="profile", text="a")]))
+    store.add_memory_events([(T0, "retier", "a", None, undo_id)])
+    assert store.generation > before
+    assert store.changes_since(before) == {"a"}
+
+
+def test_the_service_patches_after_a_retier_and_shows_what_a_fresh_one_shows(
+    engine: Engine,
+) -> None:
+    for n in range(8):
+        engine.remember(f"The staging host number {n} is heron-{n}", scope="/p/one")
+    service = engine.continuity
+    service.resume("/p/one", "claude", "startup", "s1", now=NOW)
+    reads = []
+    real = engine.store.resume_memories
+
+    def counted(*args: object, **kwargs: object) -> list[Memory]:
+        reads.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    engine.store.resume_memories = counted  # type: ignore[method-assign]
+    held = engine.store.find_memories({"scope": "/p/one"})
+    promoted = [replace(m, tier="core") for m in held[:2] if m.tier != "core"]
+    assert promoted
+    applied = engine.maintenance._apply("retier", held[:2], promoted, NOW)
+    assert applied.changed == len(promoted)
+    patched = service.resume("/p/one", "claude", "startup", "s2", now=NOW)
+    assert reads == []  # patched from the rows the retier wrote
+    fresh = Continuity(engine).resume("/p/one", "claude", "startup", "s2", now=NOW)
+    assert patched == fresh
+
+
+def test_many_changed_memories_are_read_whole_not_patched(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past PATCH_MAX_IDS changed ids the by-id read costs more than the group reads."""
+    monkeypatch.setattr(service_module, "PATCH_MAX_IDS", 3)
+    engine.remember("The staging host is heron", scope="/p/one")
+    service = engine.continuity
+    service.resume("/p/one", "claude", "startup", "s1", now=NOW)
+    reads = []
+    real = engine.store.resume_memories
+
+    def counted(*args: object, **kwargs: object) -> list[Memory]:
+        reads.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    engine.store.resume_memories = counted  # type: ignore[method-assign]
+    for n in range(4):
+        engine.remember(f"The build host number {n} is egret-{n}", scope="/p/one")
+    got = service.resume("/p/one", "claude", "startup", "s2", now=NOW)
+    assert reads == [1]
+    assert got == Continuity(engine).resume("/p/one", "claude", "startup", "s2", now=NOW)

@@ -4,13 +4,16 @@ large read without changing the configured memory_limit."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
 import duckdb
 import pytest
 
+from recallnest.core.errors import StoreError
 from recallnest.core.models import Memory
-from recallnest.store import Batch, Store, base
+from recallnest.store import Batch, Store, base, facade
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -98,6 +101,7 @@ def test_a_read_that_runs_out_of_memory_during_a_release_waits_and_reads_again(
             errors.append(exc)
 
     with store.evicting:
+        store.evictions += 1  # as release_memory opens its window
         for mb in (1, 2, 4, 8, 16):  # the lowest limit DuckDB accepts with this data cached
             try:
                 store._cur().execute(f"SET memory_limit = '{mb}MiB'")
@@ -109,8 +113,63 @@ def test_a_read_that_runs_out_of_memory_during_a_release_waits_and_reads_again(
         reader.join(timeout=0.5)  # it ran out of memory and now waits for the release
         still_waiting = reader.is_alive()
         store._cur().execute(f"SET memory_limit = '{store.memory_mb}MiB'")
+        store.evictions += 1
     reader.join()
     assert still_waiting and not errors and found == [4000], errors[:1]
+
+
+def _read_in_windows(store: Store, windows: int) -> tuple[Callable[..., Any], list[int]]:
+    """A store read that runs out of memory in each of `windows` release windows, one after
+    another (each attempt overlaps a window, as release_memory opens and closes it), then
+    answers."""
+    calls: list[int] = []
+
+    def read(self: Store) -> str:
+        calls.append(1)
+        if len(calls) <= windows:
+            self.evictions += 2  # a window opened and closed while this attempt ran
+            raise duckdb.OutOfMemoryException("could not allocate block (15.8/16.0 MiB used)")
+        return "rows"
+
+    return facade._guarded(read), calls
+
+
+def test_a_read_outlasts_release_windows_back_to_back(store: Store) -> None:
+    """A first search right after catch-up failed although its read was retried once (round
+    five): the index load's release and the idle tick's came back to back, and the retry ran
+    in the second window. Each attempt that overlapped a window is read again."""
+    read, calls = _read_in_windows(store, windows=2)
+    assert read(store) == "rows"
+    assert len(calls) == 3
+
+
+def test_a_real_out_of_memory_is_not_retried(store: Store) -> None:
+    """No window opened while the read ran: the store is really out of memory, and says so
+    at once."""
+    calls: list[int] = []
+
+    def read(self: Store) -> str:
+        calls.append(1)
+        raise duckdb.OutOfMemoryException("could not allocate block")
+
+    with pytest.raises(StoreError, match="could not allocate"):
+        facade._guarded(read)(store)
+    assert len(calls) == 1
+
+
+def test_reads_again_a_bounded_number_of_times(store: Store) -> None:
+    read, calls = _read_in_windows(store, windows=facade.OOM_ATTEMPTS + 5)
+    with pytest.raises(StoreError, match="could not allocate"):
+        read(store)
+    assert len(calls) == facade.OOM_ATTEMPTS
+
+
+def test_release_memory_counts_its_window(store: Store) -> None:
+    """Open and closed again: a read that began before the release sees the count move."""
+    store.write(Batch(memories=memories(400)))
+    before = store.evictions
+    assert store.release_memory(floor_mb=1) is True
+    assert store.evictions == before + 2
 
 
 def test_duckdb_returns_freed_pages_from_a_background_thread(store: Store) -> None:
