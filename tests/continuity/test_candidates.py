@@ -133,14 +133,9 @@ def test_changes_since_is_unknown_after_anything_but_the_memory_write_path(
     assert store.changes_since(-5) is None  # older than the log reaches
 
 
-def test_the_service_patches_after_a_capture_and_shows_what_a_fresh_one_shows(
-    engine: Engine,
-) -> None:
-    for n in range(8):
-        engine.remember(f"The staging host number {n} is heron-{n}", scope="/p/one")
-    service = engine.continuity
-    first = service.resume("/p/one", "claude", "startup", "s1", now=NOW)
-    reads = []
+def count_resume_reads(engine: Engine) -> list[int]:
+    """One entry per group read of the resume's candidates from now on (not a patch)."""
+    reads: list[int] = []
     real = engine.store.resume_memories
 
     def counted(*args: object, **kwargs: object) -> list[Memory]:
@@ -148,6 +143,17 @@ def test_the_service_patches_after_a_capture_and_shows_what_a_fresh_one_shows(
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     engine.store.resume_memories = counted  # type: ignore[method-assign]
+    return reads
+
+
+def test_the_service_patches_after_a_capture_and_shows_what_a_fresh_one_shows(
+    engine: Engine,
+) -> None:
+    for n in range(8):
+        engine.remember(f"The staging host number {n} is heron-{n}", scope="/p/one")
+    service = engine.continuity
+    first = service.resume("/p/one", "claude", "startup", "s1", now=NOW)
+    reads = count_resume_reads(engine)
     engine.remember("We deploy the api with make ship, never by hand", scope="/p/one")
     patched = service.resume("/p/one", "claude", "startup", "s2", now=NOW)
     assert reads == []  # patched from the one row written, not read again
@@ -177,14 +183,7 @@ def test_the_service_patches_after_a_retier_and_shows_what_a_fresh_one_shows(
         engine.remember(f"The staging host number {n} is heron-{n}", scope="/p/one")
     service = engine.continuity
     service.resume("/p/one", "claude", "startup", "s1", now=NOW)
-    reads = []
-    real = engine.store.resume_memories
-
-    def counted(*args: object, **kwargs: object) -> list[Memory]:
-        reads.append(1)
-        return real(*args, **kwargs)  # type: ignore[arg-type]
-
-    engine.store.resume_memories = counted  # type: ignore[method-assign]
+    reads = count_resume_reads(engine)
     held = engine.store.find_memories({"scope": "/p/one"})
     promoted = [replace(m, tier="core") for m in held[:2] if m.tier != "core"]
     assert promoted
@@ -204,14 +203,7 @@ def test_many_changed_memories_are_read_whole_not_patched(
     engine.remember("The staging host is heron", scope="/p/one")
     service = engine.continuity
     service.resume("/p/one", "claude", "startup", "s1", now=NOW)
-    reads = []
-    real = engine.store.resume_memories
-
-    def counted(*args: object, **kwargs: object) -> list[Memory]:
-        reads.append(1)
-        return real(*args, **kwargs)  # type: ignore[arg-type]
-
-    engine.store.resume_memories = counted  # type: ignore[method-assign]
+    reads = count_resume_reads(engine)
     for n in range(4):
         engine.remember(f"The build host number {n} is egret-{n}", scope="/p/one")
     got = service.resume("/p/one", "claude", "startup", "s2", now=NOW)
