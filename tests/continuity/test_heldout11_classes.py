@@ -15,7 +15,7 @@ from test_heldout2_classes import PROJECT, T0, captures, checkpoint, session
 
 from recallnest.capture.admission import Admitter
 from recallnest.continuity.checkpoint import Checkpoint
-from recallnest.core.models import Capture
+from recallnest.core.models import Capture, Memory
 from recallnest.evaluation.e2e import last_session_block
 
 DAY = timedelta(days=1)
@@ -237,13 +237,20 @@ def test_a_change_announced_for_a_named_thing_in_chinese_is_a_correction() -> No
     assert found[0].text.startswith("营业时间有变")
 
 
-def admitted(old: Sequence[str], new: str, rule: str = "entity.fact") -> str:
-    """Admit `new` (a project fact, a day later) over the project facts `old`; the active texts."""
+def project_facts(old: Sequence[str]) -> dict[str, Memory]:
+    """The project facts `old`, stored at T0, by id."""
     held = {}
     for text in old:
-        cap = Capture("entities", text, 0.5, 0.8, "entity.fact", scope=PROJECT)
-        memory = Admitter._new(cap, T0, "test")
+        memory = Admitter._new(
+            Capture("entities", text, 0.5, 0.8, "entity.fact", scope=PROJECT), T0, "test"
+        )
         held[memory.id] = memory
+    return held
+
+
+def admitted(old: Sequence[str], new: str, rule: str = "entity.fact") -> str:
+    """Admit `new` (a project fact, a day later) over the project facts `old`; the active texts."""
+    held = project_facts(old)
     admitter = Admitter(lambda c: list(held.values()))
     admitter.admit(Capture("entities", new, 0.5, 0.8, rule, scope=PROJECT), T0 + DAY, "test")
     held.update(admitter.pending)

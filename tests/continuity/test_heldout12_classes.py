@@ -13,6 +13,7 @@ from datetime import timedelta
 
 import pytest
 from test_heldout2_classes import PROJECT, T0, captures
+from test_heldout11_classes import project_facts
 
 from recallnest.capture.admission import Admitter
 from recallnest.capture.chatter import is_pasted_line
@@ -86,11 +87,7 @@ def test_prose_about_tests_is_not_pasted_output(line: str) -> None:
 def admitted(old: Sequence[str], new: Sequence[str]) -> str:
     """Capture `new` (one session: user, agent, …) a day after the project facts `old` and
     admit what it yields; the active texts."""
-    held = {}
-    for text in old:
-        cap = Capture("entities", text, 0.5, 0.8, "entity.fact", scope=PROJECT)
-        memory = Admitter._new(cap, T0, "test")
-        held[memory.id] = memory
+    held = project_facts(old)
     admitter = Admitter(lambda c: list(held.values()))
     for cap in captures(*new):
         admitter.admit(cap, T0 + DAY, "test")
