@@ -20,6 +20,7 @@ from datetime import datetime
 from recallnest.continuity.compose import ago, fenced, safe_text
 from recallnest.core.marker import CONTEXT_MARKER
 from recallnest.core.models import SearchHit
+from recallnest.core.text import written_in_chinese
 from recallnest.core.tokens import estimate_tokens
 from recallnest.retrieval.relevance import (
     IdfLookup,
@@ -30,7 +31,6 @@ from recallnest.retrieval.relevance import (
     passes,
     relevance,
     rule_lookup,
-    written_in_chinese,
 )
 
 LABEL = (

@@ -19,6 +19,15 @@ from recallnest.core import heap
 
 _TOKEN = re.compile(r"[a-z0-9_]+|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _MAX_TOKEN_CHARS = 40
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+CHINESE_CHARS = 4  # Chinese characters that make a text (a query, a note) Chinese
+
+
+def written_in_chinese(text: str) -> bool:
+    """Whether `text` is Chinese as the embedding sees it (CHINESE_CHARS Chinese characters):
+    e5 ranks a query's own language first whatever it says."""
+    return len(_HAN.findall(text)) >= CHINESE_CHARS
+
 
 STOP_WORDS = frozenset(
     [

@@ -15,7 +15,6 @@ ranking, and the gate's margin is read among them.
 from __future__ import annotations
 
 import argparse
-import re
 import shutil
 import sys
 import tempfile
@@ -28,17 +27,11 @@ from typing import Any
 import numpy as np
 
 from recallnest.core.config import Settings
+from recallnest.core.text import written_in_chinese
 from recallnest.engine import Engine
 from recallnest.evaluation.prompt_recall import load, seed_history
 from recallnest.retrieval.query import plan_query
 from recallnest.retrieval.relevance import analyse_prompt
-
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-MIN_CJK = 4  # Chinese characters that make a text Chinese
-
-
-def chinese(text: str) -> bool:
-    return len(_CJK.findall(text)) >= MIN_CJK
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +90,7 @@ def _report(engine: Engine, sc: Mapping[str, Any]) -> list[str]:
         keep = np.array(
             [i in found and found[i].scope in (project, "global") for i in ids], dtype=bool
         )
-        zh = np.array([i in found and chinese(found[i].text) for i in ids], dtype=bool)
+        zh = np.array([i in found and written_in_chinese(found[i].text) for i in ids], dtype=bool)
         for prompt in session["prompts"]:
             plan = analyse_prompt(prompt["text"])
             if plan.skip is not None:
@@ -107,7 +100,7 @@ def _report(engine: Engine, sc: Mapping[str, Any]) -> list[str]:
             needs = {keys[k] for k in prompt.get("needs", [])}
             needed = np.array([i in needs for i in ids], dtype=bool)
             in_scope = keep & has[rows]
-            other = in_scope & (zh != chinese(plan.query))
+            other = in_scope & (zh != written_in_chinese(plan.query))
             every = pool(cos[rows][in_scope], needed[in_scope])
             across = pool(cos[rows][other], needed[other])
             label = "need" if needs else str(prompt.get("kind", "absent"))[:5]

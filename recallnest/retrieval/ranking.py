@@ -33,14 +33,13 @@ caller; "what is X now" questions use `latest`.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from recallnest.core.errors import ConfigError
-from recallnest.core.text import EXACT_PREFIX
+from recallnest.core.text import EXACT_PREFIX, written_in_chinese
 from recallnest.retrieval.index import KINDS, Filter, SearchIndex
 from recallnest.retrieval.query import QueryPlan
 from recallnest.retrieval.topk import top_k
@@ -209,9 +208,6 @@ def _retrieve(
 
 # ---- the other language -------------------------------------------------------------------
 
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-CHINESE_QUERY_CHARS = 4  # Chinese characters that make a query Chinese
-
 
 @dataclass(frozen=True, slots=True)
 class AcrossLanguage:
@@ -232,7 +228,7 @@ class AcrossLanguage:
 def across_language(index: SearchIndex, text: str, cosine: np.ndarray) -> AcrossLanguage | None:
     """`AcrossLanguage` for the query `text` given the vector channel's cosines (-1 for rows
     it did not scan), or None when fewer than two memories of the other language were."""
-    chinese = len(_CJK.findall(text)) >= CHINESE_QUERY_CHARS
+    chinese = written_in_chinese(text)
     other = index.chinese_mask() if not chinese else ~index.chinese_mask()
     rows = np.flatnonzero(other & index.kind_mask("memory") & (cosine > -0.5))
     if len(rows) < 2:

@@ -441,12 +441,6 @@ def ambiguous(scores: Iterable[float]) -> bool:
     return sum(1 for v in ranked if v >= AMBIGUOUS_SHARE * ranked[0]) > MAX_CLOSE
 
 
-def written_in_chinese(text: str) -> bool:
-    """Whether `text` is a Chinese note (MIN_CJK_CHARS Chinese characters), as e5's cosine
-    sees it: a prompt's own language ranks first whatever it says."""
-    return len(_CJK.findall(text)) >= MIN_CJK_CHARS
-
-
 def across_language_passes(margin: float, z: float, pool: int) -> bool:
     """Whether the memory closest in meaning to a prompt among those in the other language
     (retrieval.ranking.AcrossLanguage) stands out enough to answer it with no shared word."""
