@@ -32,7 +32,7 @@ from recallnest.capture.salience import gate_turn
 # read in rounds 36-38 and are trained on since round 38; b27 was read in round 38 (its classes
 # fixed in the rules) and is trained on since; b28 was read in round 39 (decision 0036) and is
 # trained on since. The next blind batch goes here.
-HELD_OUT: frozenset[str] = frozenset({"b29"})
+HELD_OUT: frozenset[str] = frozenset({"b29", "b30"})
 EPOCHS = 30
 LEARNING_RATE = 0.5
 L2 = 1e-4
