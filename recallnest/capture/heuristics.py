@@ -129,11 +129,13 @@ def capture_turn(
         if approved is not None:
             signals = [*_without_approval(signals, said), approved]
     if turn.role == "user" and said_before is not None and gate.reason in (None, "acknowledgement"):
-        picked = _picked_option(turn.text, said_before)
+        picked = _picked_option(turn.text, said_before) or _named_pick(turn.text, said_before)
         if picked is not None:
             signals = [picked]
         elif not any(s.category == "preferences" for s in signals):
             countered = _counter_pick(turn.text, said_before)
+            if countered is None and all(s.category in ("patterns", "entities") for s in signals):
+                countered = _counter_instruction(turn.text, said_before)
             signals = [countered] if countered is not None else signals
     if turn.role == "assistant":
         signals += _verified_fix(gate.sentences, said_before)
@@ -186,6 +188,8 @@ def _learned(sentences: Sequence[str], role: str) -> list[Signal]:
         return []
     if role != "user" and category in _USER_ONLY:
         return []  # who the user is and what they want is theirs to say
+    if category == "profile" and not _about_the_speaker(" ".join(stated), role):
+        return []
     if category != "cases" and _not_a_standing_fact(" ".join(stated)):
         return []  # what the rules turn down on purpose, the model may not bring back
     text = " ".join(stated).replace("。 ", "。")
@@ -221,7 +225,7 @@ def _second_opinion(signals: list[Signal], sentences: Sequence[str], role: str) 
     if (
         category not in _RELABELLED
         or probability < learned.RELABEL_THRESHOLD
-        or (role != "user" and category == "profile")
+        or (category == "profile" and not _about_the_speaker(whole, role))
     ):
         return signals
     out: list[Signal] = []
@@ -234,6 +238,30 @@ def _second_opinion(signals: list[Signal], sentences: Sequence[str], role: str) 
             )
         out.append(signal)
     return out
+
+
+# The speaker saying something about themselves: I, I'm, my, me, 我 (not 我们).
+_FIRST_PERSON = re.compile(
+    r"(?<![\w'])(?:I|I'm|I've|I'd|[Mm]y|[Mm]e|[Mm]yself|[Mm]ine)(?![\w'])|我(?!们)"
+)
+# What a project's description names as its subject: a system, a site, a service.
+_A_SYSTEM = re.compile(
+    r"系统|平台|网站|小程序|服务端?|后台|项目|\b(?:app|site|service|system|platform|bot|project"
+    r"|repo)\b",
+    re.IGNORECASE,
+)
+
+
+def _about_the_speaker(text: str, role: str) -> bool:
+    # Trigger: the model named a project's description a profile ("茶叶溯源系统 chayuan，Go +
+    # Gin + PostgreSQL。每一批茶生成一个溯源码…", e2e-heldout14 h14x02): a stack reads like a
+    # self-introduction. Why: a profile is global, so the project's facts were shown in every
+    # other project as who the user is, and no change to the project retired them. Outcome:
+    # a profile only from the user, and never for a text that names a system and says
+    # nothing in the first person ("solo indie dev here, shipping on Godot" stays one).
+    if role != "user":
+        return False
+    return _FIRST_PERSON.search(text) is not None or _A_SYSTEM.search(text) is None
 
 
 def _not_a_standing_fact(text: str) -> bool:
@@ -1051,6 +1079,61 @@ def _picked_option(reply_text: str, options_turn: str) -> Signal | None:
     if option is None:
         return None
     return Signal("decision.picked_option", "events", option[:MAX_SENTENCE_CHARS], 0.7, 0.8)
+
+
+def _named_pick(reply_text: str, options_turn: str) -> Signal | None:
+    # Trigger: the other side asked which of two or more ways to go ("either cache the menu …
+    # or put a service worker in front with Workbox. Which way?", "可以用 ECharts，也可以用
+    # AntV G2，你来定？") and the reply opens by naming one of them, then says why ("workbox.
+    # the tablets lose wifi …", "ECharts 吧，组里都用过", "按距离派吧，抢单那套之前试过…"). Why:
+    # the choice was read as a bare word or a preference and lost (round 40: b29, b30).
+    # Outcome: a decision of the reply, its reason with it.
+    if not R.ASKS_WHICH.search(options_turn):
+        return None
+    stated = reply_text.strip()
+    if is_question(stated):
+        return None
+    latin = R.BARE_PICK.match(stated)
+    chinese = R.ZH_PICK.match(stated)
+    if latin is not None and latin.group(1).casefold() not in R.NOT_A_PICK:
+        named = _named_in(latin.group(1), options_turn)
+    elif chinese is not None and chinese.group(1).strip() not in R.NOT_A_ZH_PICK:
+        named = _named_in(chinese.group(1).strip(), options_turn)
+    else:
+        return None
+    if not named:
+        return None
+    return Signal("decision.named_pick", "events", stated[:MAX_SENTENCE_CHARS], 0.7, 0.8)
+
+
+def _named_in(head: str, turn: str) -> bool:
+    """`head` names something `turn` says: a Latin word of three letters or more, or two Chinese
+    characters in a row ("按距离派" in "按距离最近自动派")."""
+    for word in re.findall(r"[A-Za-z][\w.+#-]{2,}", head):
+        if re.search(rf"(?<![\w.-]){re.escape(word)}(?![\w-])", turn, re.IGNORECASE):
+            return True
+    han = "".join(ch if "\u4e00" <= ch <= "\u9fff" else " " for ch in head)
+    return any(run[i : i + 2] in turn for run in han.split() for i in range(len(run) - 1))
+
+
+def _counter_instruction(reply_text: str, other_turn: str) -> Signal | None:
+    # Trigger: the other side said what it will do or just did ("I'll stage everything with
+    # git add -A", "I'll print the timings with print()", 我在每个 service 里都加了 console.log)
+    # and the reply says how instead ("stage files by name please, never git add -A", "logging
+    # module please, …", "not JSON files. we build test data with factory_boy", 日志走 pino，
+    # console.log 提交之前都得删干净). Why: a standing instruction to the agent about how to
+    # work, read alone as a workflow, a fact or nothing (round 40: b29, b30). Outcome: a
+    # preference of the reply's first two statements.
+    if not R.PLAN_OR_ACTION.match(other_turn.strip()):
+        return None
+    said = gate_turn(reply_text)
+    if said.reason is not None:
+        return None
+    stated = [s for s in said.sentences if not is_question(s)]
+    if not stated or not R.INSTRUCTS.search(stated[0]) or R.CORRECTION.match(stated[0]):
+        return None
+    text = " ".join(stated[:2]).replace("。 ", "。")[:MAX_SENTENCE_CHARS]
+    return Signal("preference.counter_instruction", "preferences", text, 0.7, 0.8)
 
 
 def _counter_pick(reply_text: str, other_turn: str) -> Signal | None:

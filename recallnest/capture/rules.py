@@ -204,6 +204,18 @@ OPTION_PICK = re.compile(
 # over what the other side said it would use (b28). Words that answer yes or no
 # (`NOT_A_PICK`) are no pick.
 BARE_PICK = re.compile(r"^([A-Za-z][\w.+#-]{1,24})\s*(?:[.!]\s+|[,，。！]\s*)(?=\S)")
+# The other side asking which of two or more ways to go: "either cache it … or put a service
+# worker in front with Workbox. Which way?", "可以用 ECharts，也可以用 AntV G2，你来定？",
+# "按距离派，还是让阿姨们抢单？" (round 40, b29 / b30).
+ASKS_WHICH = re.compile(
+    r"(?=[^?？]*[?？])(?:\beither\b[^?]{3,240}?\bor\b|\bor\b[^.?]{1,120}\?|\bwhich\b"
+    r"|也可以|还是|或者|你来定|你倾向|哪(?:个|种|一个|一种|样))",
+    _I,
+)
+# A reply that opens by naming its pick, Chinese: "ECharts 吧，…", "按距离派吧，…", "就用 G2 吧".
+ZH_PICK = re.compile(
+    r"^(?:那就|就|用|选)?\s*([^，,。！!？?\s吧][^，,。！!？?吧]{0,11}?)\s*吧(?:[，,。！!]|$)"
+)
 ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4"}
 LETTER_OF = {"1": "a", "2": "b", "3": "c", "4": "d"}
 ZH_NUMBERS = {"一": "1", "二": "2", "三": "3", "四": "4"}
@@ -391,6 +403,21 @@ INTENT = re.compile(
     _I,
 )
 
+# The other side saying what it will do or just did: "I'll stage everything with git add -A",
+# "I'll print the timings with print()", 我在每个 service 里都加了 console.log (round 40).
+PLAN_OR_ACTION = re.compile(
+    r"^(?:i'll|i will|i'm going to|let me|i(?:'ve| have)?\s+(?:added|put|used|wrote|set up"
+    r"|switched|created|made|stubbed|hard-?coded)\b"
+    r"|我(?:先|来|这就|马上|会)|我(?:在[^，。]{0,20}?)?(?:都)?(?:加了|用了|写了|改成了|放了|建了))",
+    _I,
+)
+# What a counter-instruction says: "logging module please", "never git add -A", "not JSON
+# files.", 日志走 pino, …都得删干净, 别…, 不要….
+INSTRUCTS = re.compile(
+    r"\bplease\b|\bpls\b|^(?:no|not|never|don'?t|do not|stop)\b(?!,?\s*\d)|\bnever\b|\binstead\b"
+    r"|^[^,.;]{1,40}, not\b|别|不要|不用|都得|必须|一律|统一|^\S{1,12}走\s*\S|^\S{1,12}用\s*\S",
+    _I,
+)
 # The assistant reading off where code takes a value from ("In session.ts, the TTL is read from
 # the SESSION_TTL env var", 会话 TTL 是从 … 环境变量读取的): the code says it again next time.
 READ_FROM = re.compile(
@@ -477,6 +504,10 @@ def words(*lines: str) -> frozenset[str]:
     return frozenset(word for line in lines for word in line.split())
 
 
+# Chinese replies that leave the choice open: 都行吧, 随便吧, 你定吧.
+NOT_A_ZH_PICK = frozenset(
+    {"好", "行", "算了", "那好", "也行", "可以", "都行", "随便", "你定", "都可以"}
+)
 NOT_A_PICK = words(
     "yes yeah yep yup no nope nah ok okay sure thanks done fine right correct exactly both",
     "neither either later now agreed good great hmm wait actually same true false maybe",
@@ -1176,11 +1207,16 @@ _PLACE = (
 )
 # A setting's name in code (snake_case, or capitals: HOLD_TTL, MAXCONN) and the units of a value.
 _CODE_NAME = r"(?-i:[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_.]+|[A-Z][A-Z0-9]{2,})"
-_UNIT = r"(?:%|ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|[kmgt]i?b|x)"
+_UNIT = (
+    r"(?:%|ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|[kmgt]i?b|x"
+    # money and counts: "raise the deposit to 80 euros", "cap it at 5 retries" (round 40)
+    r"|euros?|eur|€|usd|dollars?|chars?|characters?|digits?|retries|attempts?|workers?|replicas?"
+    r"|threads?|px)"
+)
 # A setting's number: one decimal point at most ("改成 2.4.1" is a version bump, an edit).
 _NUMBER = r"\d+(?:\.\d+)?(?![.\d])"
 # A setting's unit said in Chinese (or in SI), right after its number.
-_ZH_UNIT = r"\s*(?:秒|分钟|小时|天|周|个月|ms|s|min|h|MB|GB|KB|%|折|次|倍)(?![A-Za-z])"
+_ZH_UNIT = r"\s*(?:秒|分钟|小时|天|周|个月|ms|s|min|h|MB|GB|KB|%|折|次|倍|位|台|米|字)(?![A-Za-z])"
 # 改成 / 调到 / 设为 …: the verbs that give a setting a new value.
 _ZH_SET_TO = r"(?:改成|改为|调成|调到|设为|设成|调整为|调整到)"
 
@@ -1275,6 +1311,10 @@ DECISION_RULES = _table(
             r"|upgraded|downgraded|pinned|ported|converted|bumped|retired)\b(?:[^.]|\.(?=\w)){0,80}?\b(?:to"
             r"|with|onto)\s+\S"
             # "Done: the mobile client is on Expo SDK 52 now": a move to a named version (b28)
+            # "Done: the subtitle editor now saves WebVTT instead of SRT": a standing way
+            # replaced, reported done (round 40, b29 / b30)
+            r"|^(?:done|finished|completed)\s*[:：.]\s*(?=[^.;]*\bnow\b)[^.;]{3,140}?\binstead of"
+            r"\s+\S"
             r"|^(?:done|finished|completed)\s*[:：.]\s*(?:the\s+)?[^.;]{0,50}?\b(?:is|are|runs?)"
             r" (?:now )?on\s+(?:[A-Za-z][\w.+-]*\s+){1,3}?v?\d+(?:\.\d+)*\b"
             r"|^(?:pinned|upgraded|downgraded|bumped|migrated|ported|renamed|switched|moved)\s+"
@@ -1288,6 +1328,9 @@ DECISION_RULES = _table(
             r"|^已(?:经)?完成[:：]\s*\S|^(?:这次|本次)?(?:改动|修改|工作)?总结\s*[:：]\s*\S"
             r"|v?\d+\.\d+(?:\.\d+)?\s*(?:已经)?(?:发|上)(?:到)?(?:生产|线上|正式)|已经?接(?:进来|入|上)了"
             r"|我们(?:已经)?把.{1,20}?(?:拆成|合并成|合成|迁到|换成|改成)了?"
+            # 已经把 PDF 生成从 wkhtmltopdf 换成了 Gotenberg: a way replaced, reported done (b29)
+            r"|已(?:经)?把[^，。]{1,30}?从\s*[^，。]{1,30}?(?:换成|改成|切到|切换到|迁到|迁移到|替换成"
+            r"|升级到)了?\s*\S"
             r"|(?:推迟?|延(?:期|后)?|改|定|挪)到\s*[^，。]{1,12}?(?:上线|发布|发版|交付|冻结)"
             # 最低系统版本改成 17 了, 超时调到 30 秒了: a setting changed, reported done
             r"|^[^，。！？?]{2,20}?(?:改成|改为|换成|升到|升级到|调成|调到|降到)了?\s*[A-Za-z0-9][\w.+-]*"
@@ -1304,7 +1347,8 @@ DECISION_RULES = _table(
             + _ZH_SET_TO
             + r"\s*"
             + _NUMBER
-            + r"\s*(?:个|秒|分钟|小时|天|周|折|次|倍|%|ms|s|min|h|MB|GB|KB|元|条|页|人)?"
+            + r"\s*(?:个|秒|分钟|小时|天|周|折|次|倍|%|ms|s|min|h|MB|GB|KB|元|条|页|人|位|台|米"
+            r"|字)?"
             r"\s*(?:吧|了)?(?=[，,。；;！!]|$)"
             # "释放时间也改一下，30 分钟": the setting named, then its new number with a unit;
             # "释放时间已改成预约开始后 30 分钟": reported done, a few words before the number
@@ -1335,8 +1379,19 @@ DECISION_RULES = _table(
             + r"`?\s+is\s+(?:now\s+\d|\d[\d.]*\s*[a-z]*\s+now\b)"
             # "the dedupe window needs to be 30 seconds", "crossfade should be 5 seconds": a
             # setting given its new number with a unit, as what it has to be (e2e-heldout13)
-            r"|^(?:the\s+|our\s+)?(?:[\w-]+\s+){0,3}?[\w-]+\s+(?:should|needs?\s+to|has\s+to|must)"
-            r"\s+be\s+(?:set\s+to\s+)?" + _NUMBER + r"\s*" + _UNIT + r"\b"
+            # "the done rule needs 4 days, not 3": a setting's value said against the old one
+            r"|^(?:the\s+|our\s+)?(?:[\w'-]+\s+){0,4}?(?:needs?|takes?|requires?|gets?|should be"
+            r"|has to be|must be)\s+"
+            + _NUMBER
+            + r"\s*"
+            + _UNIT
+            + r",?\s+not\s+\d"
+            + r"|^(?:the\s+|our\s+)?(?:[\w-]+\s+){0,3}?[\w-]+\s+"
+            r"(?:should|needs?\s+to|has\s+to|must)\s+be\s+(?:set\s+to\s+)?"
+            + _NUMBER
+            + r"\s*"
+            + _UNIT
+            + r"\b"
             r"|^(?:[^:.?!]{1,30}:\s*)?(?:make|set|change|bump|raise|lower|increase|reduce|cut)\s+"
             r"(?:the\s+|them\s+|it\s+)?(?:[\w-]+\s+){0,3}?(?:to\s+)?"
             + _NUMBER

@@ -60,7 +60,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from recallnest.capture.admission import measures
+from recallnest.capture.admission import measures, without_old_value
 from recallnest.continuity.checkpoint import SUMMARY_MAX_CHARS, Checkpoint, clip, drop_repo_state
 from recallnest.core.models import CONTEXT_MARKER, GLOBAL_SCOPE, Memory
 from recallnest.core.redact import redact
@@ -294,7 +294,7 @@ def _checkpoint_items(cp: Checkpoint, now: datetime, after_resumed: bool = False
     state = ", interrupted mid-task" if cp.interrupted else ""
     label = "Since this session" if after_resumed else "Last session"
     head = f"{label} ({ago(now, cp.created_at)}, {safe_text(cp.agent)}{state})"
-    summary = safe_text(cp.summary, SUMMARY_MAX_CHARS)
+    summary = safe_text(_current(cp.summary), SUMMARY_MAX_CHARS)
     items = [_Item("checkpoint", cp.id, summary, f"{head}: ", head=True) if summary else None]
     items += [_Item("loops", cp.id, safe_text(t)) for t in cp.open_loops]
     items += [_Item("next", cp.id, safe_text(t)) for t in cp.next_actions]
@@ -340,8 +340,23 @@ def _rank_key(memory: Memory) -> tuple[bool, float, int, float, str]:
     return (not memory.pinned, -score, _TIER_RANK.get(memory.tier, 3), -recency, memory.id)
 
 
+# The parts of a checkpoint's summary: "Asked: …", "Later: …", "Done: …".
+_SUMMARY_PART = re.compile(r"(?:^|\s)(?=(?:Asked|Later|Done|Then|Discussed): )")
+
+
+def _current(summary: str) -> str:
+    """A summary with each part shown without the value its change replaced (the request
+    "溯源码改成 10 位，12 位太长了，…" becomes "溯源码改成 10 位，…")."""
+    parts = [p for p in _SUMMARY_PART.split(summary) if p]
+    shown = []
+    for part in parts:
+        label, sep, body = part.partition(": ")
+        shown.append(f"{label}{sep}{without_old_value(body)}" if sep else without_old_value(part))
+    return " ".join(shown)
+
+
 def _memory_item(memory: Memory, section: str, now: datetime) -> _Item | None:
-    text = memory.text
+    text = without_old_value(memory.text)
     if memory.category == "cases" and len(text) > ITEM_MAX_CHARS:
         text = _cause_and_fix(text)
     body = safe_text(text)
