@@ -135,6 +135,7 @@ _CJK = "\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef"
 
 _ASSIGNMENT_WORDS = (
     "pass", "pwd", "secret", "token", "key", "auth", "cred", "access_id", "accessid", "access-id",
+    "psk", "_ak", "_sk",
 )  # fmt: skip
 _MAX_KEY = 64
 _IDENT_CHARS = frozenset(string.ascii_lowercase + string.digits + "_.-")
@@ -370,9 +371,20 @@ def _near_word_starts(lowered: str, text: str) -> list[int]:
 
 def _check_near_word(_m: re.Match[str], _text: str, value: str) -> bool:
     """A generated value (random_body: 32+ hex, 24+ of one case and digits, 16+ base62; or
-    40+ of lower-case base32)."""
+    40+ of lower-case base32), or dotted parts that each look generated."""
+    if "." in value:
+        return _dotted_generated(value)
     generated = random_body(value) or base32_body(value)
     return generated and not is_dummy_token(value) and not encoded_text(value)
+
+
+def _dotted_generated(value: str) -> bool:
+    """`<32 hex>.<16 base62>` (an id.secret key pair), not `<hash>.example` or a file name:
+    every part between dots is a generated body, or 8+ characters that look random."""
+    parts = value.split(".")
+    if is_dummy_token(value):
+        return False
+    return all(random_body(p) or (len(p) >= 8 and looks_random(p)) for p in parts)
 
 
 # A copula within reach of a secret word (a noun, its `for <what>` of up to 40, the copula).
@@ -426,6 +438,14 @@ def _short_flag_starts(lowered: str, _text: str) -> list[int]:
 _ORACLE_TOOLS = ("sqlplus", "sqlldr", "expdp", "impdp", "rman", "dgmgrl", "conn")
 
 
+_SQL_VERBS = ("create", "alter", "grant")
+
+
+def _sql_starts(lowered: str, _text: str) -> list[int]:
+    """Offsets of CREATE / ALTER / GRANT, found with str.find."""
+    return sorted(i for verb in _SQL_VERBS for i in _finds(lowered, verb))
+
+
 def _oracle_login_starts(lowered: str, _text: str) -> list[int]:
     """Offsets of the Oracle tool words, found with str.find (a regex tried at every offset
     cost ~10 µs a turn: `conn` is in every "connection")."""
@@ -444,6 +464,44 @@ def _pgpass_starts(subject: str, _text: str) -> list[int]:
             start -= 1
         starts.append(start)
     return sorted(set(starts))
+
+
+# Where a credential-file line can start: past up to 8 blanks, a URL, a path or a quoted path.
+# (Found from the newline, a literal `re` can skip to: a `^` in MULTILINE mode is tried at
+# every offset and cost ~8 us a turn.)
+_OPENER = r"[ \t]{0,8}(?=https?://|davs?://|webdavs?://|/|\")"
+_RESOURCE_LINE_RE = re.compile(r"\n" + _OPENER)
+_RESOURCE_FIRST_RE = re.compile(_OPENER)
+
+
+def _resource_line_starts(subject: str, _text: str) -> list[int]:
+    """Starts of the lines (past their indentation) that open with a URL or a path."""
+    first = _RESOURCE_FIRST_RE.match(subject)
+    rest = [m.end() for m in _RESOURCE_LINE_RE.finditer(subject)]
+    return [first.end(), *rest] if first else rest
+
+
+# The end of the name of an API client's constructor or factory (`new JPushClient(`,
+# `OSSClient(`, `BasicAWSCredentials(`, `Auth.create(`), found with str.find (a regex for the
+# whole name, tried at every offset, cost ~35 us a turn); its arguments: up to 400 characters.
+# (No hints: a substring test costs ~2 us on a turn holding Chinese, a str.find the same.)
+_CLIENT_WORDS = ("Client", "Credential", "Auth")
+_CALL_OPEN_RE = re.compile(r"s?(?:\.create)?[ \t]{0,3}\(")
+_LITERAL_RE = re.compile(r"\"[^\"\n]{0,256}\"|'[^'\n]{0,256}'")
+
+
+def _client_literal_starts(subject: str, _text: str) -> list[int]:
+    """Offsets of the string literals among a client constructor's arguments."""
+    starts: list[int] = []
+    for word in _CLIENT_WORDS:
+        for i in _finds(subject, word):
+            call = _CALL_OPEN_RE.match(subject, i + len(word))
+            if call is None:
+                continue
+            close = subject.find(")", call.end(), call.end() + 400)
+            stop = close if close != -1 else min(len(subject), call.end() + 400)
+            starts.extend(lit.start() for lit in _LITERAL_RE.finditer(subject, call.end(), stop))
+    return sorted(starts)
 
 
 # --- Per-rule checks ----------------------------------------------------------------------------
@@ -587,6 +645,35 @@ def _check_login_pair(_m: re.Match[str], _text: str, value: str) -> bool:
 _NETRC_RE = re.compile(r"(?<![a-z])(?:machine|login|default)[ \t]", re.ASCII)
 
 
+def _check_secrets_line(_m: re.Match[str], _text: str, value: str) -> bool:
+    """The third word of a `<resource> <user> <secret>` line looks like a password: 8+
+    characters, a letter and a digit, both cases or a symbol, no `=` (a mount option)."""
+    if len(value) < 8 or "=" in value or not plausible_value(value, bare=True, key="password"):
+        return False
+    digit, upper, lower = char_classes(value)
+    symbol = any(not c.isalnum() for c in value)
+    return digit and (upper or lower) and ((upper and lower) or symbol)
+
+
+_HEX_CHARS = frozenset(string.hexdigits)
+
+
+def _check_client_literal(_m: re.Match[str], _text: str, value: str) -> bool:
+    """A generated literal: a random body, or 16+ hex with 3+ digits and 3+ letters (24-hex
+    app secrets are too short for random_body's 32); no UUID, no sample, no readable base64."""
+    if is_dummy_token(value) or _UUID_AT_RE.fullmatch(value):
+        return False
+    if set(value) <= _HEX_CHARS:
+        digits = sum(c.isdigit() for c in value)
+        return len(value) >= 16 and digits >= 3 and len(value) - digits >= 3
+    return random_body(value) and not encoded_text(value)
+
+
+def _check_sql(m: re.Match[str], text: str, value: str) -> bool:
+    """A password literal, not a bind or substitution variable (`:pw`, `&pw`, `?`)."""
+    return not value.startswith((":", "&", "?")) and _check_cli(m, text, value)
+
+
 def _check_spaced(m: re.Match[str], text: str, value: str) -> bool:
     """`NAME VALUE` with only a space between (netrc, .pgpass-like prose, CLI output): a
     password line of a netrc file, or a generated value after any secret name."""
@@ -652,6 +739,25 @@ _RULES: tuple[_Rule, ...] = (
         r"(?:-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----)?",
         _always,
         left="",
+    ),
+    # Trigger: a PuTTY key file's `Private-Lines: N` and the base64 lines under it (64 to a
+    # line, the last shorter), and its `Private-MAC:` / `Private-Hash:` (v1). Why: the private
+    # half of the key (encrypted or not), and the MAC that lets a passphrase be tested offline;
+    # the Public-Lines, the comment and the Argon2 salt stay (secrets s40).
+    _rule(
+        "private-key",
+        _SPECIFIC,
+        r"Private-Lines:[ \t]{0,3}\d{1,4}[ \t]{0,3}\r?\n"
+        r"(?P<s>(?:[A-Za-z0-9+/]{64}\r?\n){0,200}[A-Za-z0-9+/]{1,64}={0,2})(?=[ \t]*(?:\r?\n|$))",
+        left="",
+        hints=("private-lines",),
+    ),
+    _rule(
+        "private-key",
+        _SPECIFIC,
+        r"Private-(?:MAC|Hash):[ \t]{0,3}(?P<s>[0-9a-fA-F]{20,128})" + _RIGHT,
+        left="",
+        hints=("private-",),
     ),
     # Trigger: AKIA/ASIA/ABIA/ACCA + 16 upper-case alphanumerics. Why: AWS access key id.
     _token("aws-access-key", r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}"),
@@ -856,14 +962,16 @@ _RULES: tuple[_Rule, ...] = (
         left=_ALNUM + "_",
         lower=True,
     ),
-    # Trigger: --password / --token / --api-key / --client-secret … value. Why: secrets passed
-    # on command lines (docker login, vault, twine, psql wrappers).
+    # Trigger: --password / --passphrase / --token / --api-key / --client-secret … value.
+    # Why: secrets passed on command lines (docker login, vault, twine, psql wrappers, gpg
+    # --passphrase; secrets s40). `--passphrase-file` / `-fd` name a file, not the secret.
     _rule(
         "cli-secret",
         _GENERIC,
         r"--(?:[a-z0-9]{1,20}[-_]){0,4}"
-        r"(?:password|passwd|pass|token|secret|api[-_]?key|access[-_]?key|secret[-_]?key"
-        r"|private[-_]?key|credentials?|auth[-_]?(?:key|token))(?:=|[ \t]{1,3})" + _VALUE,
+        r"(?:password|passwd|passphrase|passcode|pass|token|secret|api[-_]?key|access[-_]?key"
+        r"|secret[-_]?key|private[-_]?key|credentials?|auth[-_]?(?:key|token))(?:=|[ \t]{1,3})"
+        + _VALUE,
         _check_cli,
         left=_WORDISH,
         lower=True,
@@ -901,7 +1009,21 @@ _RULES: tuple[_Rule, ...] = (
             (r"ldap(?:search|add|modify|delete|passwd|whoami)", r"-w[ \t]{1,3}", ("ldap",)),
             (r"(?:un)?zip", r"-P[ \t]{1,3}", ("zip",)),
             (r"7za?", r"-p", ("7z",)),
+            (r"(?:smbmap|crackmapexec|netexec)", r"-p[ \t]{1,3}", ("smbmap", "exec")),
         )
+    ),
+    # Trigger: a Samba tool (smbclient, rpcclient, smbcacls, smbget, samba-tool, net, wbinfo …)
+    # with -U / --user / -a `user%password`. Why: Samba takes the password after a `%` in the
+    # user argument (secrets s40: `smbclient //host/share -U 'frontdesk%…'`); the user stays.
+    _rule(
+        "cli-secret",
+        _GENERIC,
+        r"(?:smb[a-z]{3,8}|rpcclient|samba-tool|net|wbinfo)\b[^\n]{0,200}?[ \t]"
+        r"(?:-U|--user(?:name)?|-a|--authenticate)(?:=|[ \t]{0,3})"
+        r"[\"']?[^\s%'\"]{1,128}%" + _VALUE,
+        _check_cli,
+        left=_WORDISH,
+        hints=("%",),
     ),
     # Trigger: mc alias set / mc config host add <name> <url> <access key> <secret key>. Why:
     # the MinIO client takes both halves of an S3 key pair as its last two words; secrets s39.
@@ -933,6 +1055,37 @@ _RULES: tuple[_Rule, ...] = (
         lower=True,
         starts=_oracle_login_starts,
         hints=_ORACLE_TOOLS,
+    ),
+    # Trigger: CREATE/ALTER USER|ROLE|LOGIN|GROUP … [WITH] [LOGIN] [ENCRYPTED] PASSWORD '…'
+    # (or `PASSWORD = '…'`), … IDENTIFIED [WITH <plugin>] BY [PASSWORD|VALUES] '…' (MySQL,
+    # Oracle's unquoted `IDENTIFIED BY pw`, GRANT … IDENTIFIED BY). Why: SQL that sets an
+    # account's password (secrets s40: `ALTER ROLE … WITH LOGIN PASSWORD '…'`). Outcome: after
+    # PASSWORD only a quoted literal (`PASSWORD EXPIRE`, `PASSWORD NULL` stay); MySQL's
+    # `BY RANDOM PASSWORD` and bind variables (`:pw`, `&pw`) stay.
+    _rule(
+        "password",
+        _GENERIC,
+        r"(?:(?:create|alter)[ \t]{1,3}(?:user|role|login|group)|grant)(?![a-z0-9_])[^;]{0,300}?\s"
+        r"(?:password[ \t]{0,3}=?[ \t]{0,3}(?=['\"])"
+        r"|identified[ \t]{1,3}(?:with[ \t]{1,3}[a-z0-9_'\"]{1,40}[ \t]{1,3})?by[ \t]{1,3}"
+        r"(?:(?:password|values)[ \t]{1,3})?(?!random(?![a-z0-9_])))" + _VALUE,
+        _check_sql,
+        left=_WORDISH,
+        lower=True,
+        starts=_sql_starts,
+        hints=("password", "identified"),
+    ),
+    # Trigger: SET PASSWORD [FOR 'u'@'h'] = '…' or = PASSWORD('…'). Why: MySQL / MariaDB
+    # setting an account's password.
+    _rule(
+        "password",
+        _GENERIC,
+        r"set[ \t]{1,3}password(?![a-z0-9_])[^;=\n]{0,120}=[ \t]{0,3}"
+        r"(?:(?:old_)?password[ \t]{0,3}\([ \t]{0,3})?(?=['\"])" + _VALUE,
+        _check_sql,
+        left=_WORDISH,
+        lower=True,
+        hints=("password",),
     ),
     # Trigger: sshpass -p <pw>. Why: password on the command line.
     _rule(
@@ -983,10 +1136,12 @@ _RULES: tuple[_Rule, ...] = (
     # Trigger: a generated value a few words after a secret word in the same sentence ("key
     # 先用我这个 3f9c2a71…", "the token I made yesterday: 9f8e…"). Why: chat puts words between
     # the name and the value, and lower-case hex has no shape of its own (e2e-heldout10).
+    # A dotted tail of generated parts is part of the value ("key 是 <32 hex>.<16 base62>",
+    # Zhipu's id.secret; secrets s40): the dot had ended the match, which then failed.
     _rule(
         "generic-secret",
         _SHAPE,
-        r"(?P<s>[a-z0-9][a-z0-9_\-]{15,255})(?![a-z0-9_\-/=.])",
+        r"(?P<s>[a-z0-9][a-z0-9_\-]{15,255}(?:\.[a-z0-9_\-]{6,255}){0,2})(?![a-z0-9_\-/=.])",
         _check_near_word,
         left=_WORDISH + "./+=@%$&?#",
         lower=True,
@@ -1061,6 +1216,43 @@ _RULES: tuple[_Rule, ...] = (
         _check_pgpass,
         left="",
         starts=_pgpass_starts,
+    ),
+    # Trigger: a line `<url or mount point> <user> <secret>` and nothing else (davfs2's
+    # secrets file, secrets s40; `"/mnt/my dav" "user" "pw"` quoted). Why: mount helpers
+    # keep a password as the third word of a line that opens with the resource (.netrc and
+    # .pgpass have rules of their own). Outcome: masked when it looks like a password (see
+    # _check_secrets_line): endpoint tables (`/health 200 3ms`) and mount options stay.
+    _rule(
+        "password",
+        _GENERIC,
+        r"(?:(?:https?|davs?|webdavs?)://[^\s\"]{1,512}|/[^\s\"]{0,256}|\"[^\"\n]{1,256}\")"
+        r"[ \t]{1,16}(?:[^\s\"#]{1,128}|\"[^\"\n]{1,128}\")[ \t]{1,16}"
+        r"(?:\"(?P<dq>[^\"\n]{1,256})\"|(?P<bare>[^\s\"#]{1,256}))[ \t]*(?:\r?\n|$)",
+        _check_secrets_line,
+        left="",
+        starts=_resource_line_starts,
+    ),
+    # Trigger: `: PSK "…"`, `: XAUTH "…"` (strongSwan / Libreswan ipsec.secrets).
+    # Why: the pre-shared key or the user's password of a VPN, quoted after its type.
+    _rule(
+        "password",
+        _GENERIC,
+        r":[ \t]{1,3}(?:PSK|XAUTH)[ \t]{1,3}" + _VALUE,
+        _check_cli,
+        left="",
+        hints=("psk", "xauth"),
+    ),
+    # Trigger: a string literal among the arguments of an API client's constructor (`new
+    # JPushClient("<24 hex>", "<24 hex>")`, `BasicAWSCredentials("…", "…")`). Why: SDKs take
+    # the app secret positionally, with no name beside it (secrets s40). Outcome: only
+    # generated-looking literals (_check_client_literal); hosts, names, regions and UUIDs stay.
+    _rule(
+        "generic-secret",
+        _GENERIC,
+        r"(?:\"(?P<dq>[A-Za-z0-9+/=_\-]{16,256})\"|'(?P<sq>[A-Za-z0-9+/=_\-]{16,256})')",
+        _check_client_literal,
+        left="",
+        starts=_client_literal_starts,
     ),
     # Trigger: docker/podman/helm … -p <pw>, ssh-keygen … -N <pw>, openssl -passout pass:<pw>.
     # Why: passwords and key passphrases given on command lines.

@@ -222,6 +222,8 @@ def value_ok(value: str, strength: str, *, bare: bool, key: str) -> bool:
         return len(value) >= 4 and not (value.isalpha() and value.islower())
     if strength == "env":
         return len(value) >= 8 and not value.isdigit()
+    if strength == "psk":
+        return 8 <= len(value) <= 64  # a WPA passphrase (8-63) or its 64-hex key
     return looks_random(value)
 
 
@@ -239,7 +241,7 @@ _NON_SECRET_QUALIFIERS = _words(
     " pagination continuation cursor index max min sync row group shard routing dedup unique"
     " composite registry i18n translation message field column table hot map dict item list"
     " event metric log trace span cancellation cancel lock upload download object bucket file"
-    " blob path meta"
+    " blob path meta gsi lsi range"
 )
 
 
@@ -276,6 +278,17 @@ def key_profile(key: str) -> tuple[str, str] | None:
     if parts[-2:] in (["accesskey", "id"], ["accessid"]) or parts[-1:] == ["accessid"]:
         return ("generic-secret", "weak")
     last = parts[-1]
+    # Trigger: `HUAWEICLOUD_SDK_AK`, `OBS_SK`: the short halves of a cloud key pair (access key
+    # id, secret key; Huawei, Baidu, Qiniu). Why: a bare `sk` is a DynamoDB sort key and
+    # `gsi1_sk` an index's, so a word must come before it and none may name an index; the value
+    # must look generated (strength "pair" is never relaxed to the .env rule's 8 characters).
+    if last in ("ak", "sk"):
+        pair = len(parts) > 1 and not any(p in _NON_SECRET_QUALIFIERS for p in parts[:-1])
+        return ("generic-secret", "pair") if pair else None
+    # Trigger: `psk=` / `wpa_psk=` (wpa_supplicant, hostapd, IPsec). Why: a pre-shared key is
+    # the network's password; WPA takes 8-63 characters, so shorter values are something else.
+    if last == "psk":
+        return ("password", "psk")
     if last in _PASSWORD_PARTS or last.endswith(("password", "passwd")):
         return ("password", "strong")
     # Trigger: a name ending in "pass". Why: `db_pass` is a password but `last_pass`, `bypass`
