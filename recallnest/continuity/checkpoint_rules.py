@@ -201,7 +201,7 @@ ANAPHORIC = re.compile(
     r"^(?:ok(?:ay)?,? |sure,? |yes,? |yeah,? |good idea,? )?(?:let's |we(?:'ll| will| can"
     r"| should) |i(?:'ll| will) |please )?(?:do|try|handle|tackle|fix|add|implement|look at"
     r"|pick up|leave|keep|save)\s+(?:that|it|this|those|these)\b[\w\s]{0,20}[.!。]?$"
-    r"|^(?:那|这)(?:个|些)?(?:就)?(?:下次|以后|之后|回头|明天)(?:再)?(?:做|弄|处理|说|搞)",
+    r"|^(?:那|这)(?:个|些)?(?:就)?(?:下次|以后|之后|回头|明天)(?:再|接着|继续)?(?:做|弄|处理|说|搞)",
     re.IGNORECASE,
 )
 # An assistant line that starts work rather than reporting it ("Starting with the model",

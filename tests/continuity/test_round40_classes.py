@@ -11,10 +11,11 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 import pytest
-from test_heldout2_classes import T0, captures
+from test_heldout2_classes import T0, captures, checkpoint, session
 from test_heldout11_classes import project_facts
 
 from recallnest.capture.admission import Admitter, quoted_change, without_old_value
+from recallnest.capture.chatter import is_small_talk, pasted_kind
 from recallnest.continuity.compose import _current
 
 DAY = timedelta(days=1)
@@ -239,3 +240,69 @@ def test_a_change_is_shown_without_its_old_value(text: str, shown: str) -> None:
 def test_a_checkpoint_summary_keeps_its_labels() -> None:
     summary = "Asked: 提醒改成晚上 20:30，21:30 大家都睡了。 Done: REMIND_AT 改成 20:30。"
     assert _current(summary) == "Asked: 提醒改成晚上 20:30。 Done: REMIND_AT 改成 20:30。"
+
+
+# --------------------------------------------------------------------------- noise and chat
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "W, [2026-11-30T22:14:09.551 #4410]  WARN -- : [Sidekiq] retrying ReceiptJob in 25s",
+        "E, [2026-11-30 22:14:10 #4410] ERROR -- : Errno::ECONNREFUSED (Connection refused)",
+    ],
+)
+def test_a_ruby_logger_line_is_pasted_output(line: str) -> None:
+    assert pasted_kind(line) == "log"
+
+
+def test_prose_with_a_bracketed_date_is_no_log() -> None:
+    assert pasted_kind("we froze the schema on [2026-11-30 09:00] and nothing moved since") is None
+
+
+@pytest.mark.parametrize(
+    ("said", "chat"),
+    [
+        ("our new intern from Porto started today, it's been chaos, fun chaos though", True),
+        ("周末搬家搬了一天，累瘫了", True),
+        ("what a week, the whole office had the flu", True),
+        ("the deploy to Fly was chaos, the health check kept failing", False),
+        ("epic refactor of the parser is done, the Lexer class is gone", False),
+    ],
+)
+def test_how_a_day_went_is_chit_chat(said: str, chat: bool) -> None:
+    assert is_small_talk(said) is chat
+
+
+def test_a_bare_deferral_takes_the_work_named_before_it() -> None:
+    cp = checkpoint(
+        session(
+            "会员积分改成每消费 10 元积 1 分",
+            "积分规则改好了，历史订单没有重算。",
+            "历史订单重算还没做吧？那下次接着做",
+        )
+    )
+    assert cp is not None
+    assert any("历史订单重算" in step for step in cp.next_actions), cp
+    assert not any(loop.startswith("Unanswered") for loop in cp.open_loops), cp
+
+
+@pytest.mark.parametrize(
+    ("said", "category"),
+    [
+        ("我视力不太好是真的，我的眼睛不太好，代码块别用浅色主题截图", "profile"),
+        ("我是视障用户，平时用读屏软件，你给的表格尽量简单", "profile"),
+        ("我现在读初三，周末才有时间写这个小游戏", "profile"),
+        (
+            "whenever a tenant reports a broken heater, step one is `bin/ticket-freeze <unit>`",
+            "patterns",
+        ),
+        (
+            "whenever a runner's chip fails on course I enter the time by hand in overrides.csv",
+            "patterns",
+        ),
+        ("我们的习惯是每个需求一个分支，合并前必须有人 review", "patterns"),
+    ],
+)
+def test_new_profile_and_workflow_phrasings(said: str, category: str) -> None:
+    assert any(c == category for c, _ in kinds(said)), kinds(said)
