@@ -940,7 +940,7 @@ def _resized(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Me
 # A value with its unit, as a change names it: "0.1", "22:00", "3 seconds", "12 位", "80 euro",
 # "提前 3 天" (round 40, e2e-heldout14). The unit is the word after the number, if any.
 _QUOTED_VALUE = re.compile(
-    r"(?<![\w.:])(\d+(?:[.:]\d+)?)(?![\d])\s*(%|€|\$|(?:ms|s|secs?|seconds?|mins?|minutes?|h"
+    r"(?<![\w.:])(\d+(?:[.:]\d+)?)(?!\d|[.:]\d)\s*(%|€|\$|(?:ms|s|secs?|seconds?|mins?|minutes?|h"
     r"|hrs?|hours?|d|days?|weeks?|months?|px|pt|em|[kmgt]i?b|x|euros?|eur|usd|dollars?|chars?"
     r"|characters?|digits?|retries|attempts?|times|items?|rows?|workers?|threads?|cores?"
     r"|replicas?|knots?|km|m|cm|mm)(?![A-Za-z])|分钟|小时|个月|[秒天周位台米字个元块次倍折人条页张份行点号])?",

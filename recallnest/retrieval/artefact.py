@@ -19,7 +19,8 @@ import re
 # "make the template friendlier".
 _EN_VERB = re.compile(
     r"\b(?:write|add|create|draft|generate|implement|build|set up|scaffold|define|"
-    r"put together|prepare|compose)\s+(?P<rest>[^.,;:!?()\n]*)",
+    r"put together|prepare|compose|(?:give|send) me(?=\s+(?:an?|one|some)\b))"
+    r"\s+(?P<rest>[^.,;:!?()\n]*)",
     re.IGNORECASE,
 )
 # Words that end the object: prepositions and conjunctions ("a test *for* the parser").
@@ -44,9 +45,12 @@ _NOT_HEAD = frozenset({
 # 写入, 描写, 加载, 加密, 增加, 建议.
 _ZH = re.compile(
     r"(?:(?<![描改编])写(?![入死好完成错])|添加|(?<![增参追])加(?![载密速班入快上强深])"
-    r"|新建|新增|创建|(?<!创)建(?![议立筑])|生成|起草)"
+    r"|新建|新增|创建|(?<!创)建(?![议立筑])|生成|起草"
+    # 给我一条命令 / 给出一段脚本: asked for, to be made (round 40, test-blind5)
+    r"|(?:给我|给出)(?=(?:一|两|几)?(?:个|条|段|份|篇|张|套|组|版))|给个)"
     r"(?:一下)?(?:一|两|几)?(?:个|条|段|份|篇|张|套|组|版)?"
-    r"(?P<object>[^，。！？,.!?；;：:]+)"
+    # the object ends where a new clause starts: 写一个脚本把日志清掉 -> 脚本
+    r"(?P<object>[^，。！？,.!?；;：:把]+)"
 )
 _ZH_TAIL = re.compile(r"[吧吗呢呀啊了]+$")
 _LATIN_TAIL = re.compile(r"([A-Za-z][A-Za-z0-9_+#.-]*)\s*$")

@@ -134,6 +134,18 @@ _CHATTER = re.compile(
     r"知道了|不用了?|算了|再来|重试|停)[\s，。！？!?,.吧呀啊了]*)+$",
     re.IGNORECASE,
 )
+# A question about how things are in general, not here: "how thick is the ice on an NHL rink
+# usually?", 一般来说冰面多厚 (round 40, test-blind5). It names no one's project, so no note of
+# this one answers it.
+_GENERAL = re.compile(
+    r"\b(?:usually|typically|in general|generally|normally|on average|in most)\b"
+    r"|一般来说|通常来说|一般情况下|业内|行业里",
+    re.IGNORECASE,
+)
+_OURS = re.compile(
+    r"\b(?:we|our|ours|us|my|mine|i|i'm|i've|this|here|you)\b|我们|咱们|我的|我这|这边|这个|你",
+    re.IGNORECASE,
+)
 _DEBUG = re.compile(
     r"\b(?:fail(?:s|ed|ing|ure)?|error|errors|exception|traceback|crash(?:es|ed)?|bug|broken|"
     r"fix|flaky|timeout|timed out|refused|stack ?trace|regression|segfault|panic)\b"
@@ -219,6 +231,8 @@ def analyse_prompt(prompt: str) -> PromptPlan:
     query = " ".join(prose.split())[-MAX_QUERY_CHARS:]
     if not query or _CHATTER.match(query):
         return PromptPlan("", "chatter")
+    if _GENERAL.search(query) and not _OURS.search(query):
+        return PromptPlan("", "general")
     terms = tuple(dict.fromkeys(content_terms(query)))
     names = tuple(exact_tokens(query))
     few_cjk = _CJK.search(query) is not None and len(_CJK.findall(query)) < MIN_CJK_CHARS

@@ -16,6 +16,7 @@ from test_heldout11_classes import project_facts
 
 from recallnest.capture.admission import Admitter, quoted_change, without_old_value
 from recallnest.capture.chatter import is_small_talk, pasted_kind
+from recallnest.continuity import checkpoint_rules as R
 from recallnest.continuity.compose import _current
 
 DAY = timedelta(days=1)
@@ -306,3 +307,14 @@ def test_a_bare_deferral_takes_the_work_named_before_it() -> None:
 )
 def test_new_profile_and_workflow_phrasings(said: str, category: str) -> None:
     assert any(c == category for c, _ in kinds(said)), kinds(said)
+
+
+def test_a_version_upgrade_is_no_quoted_change() -> None:
+    said = "升级把 pandas 从 2.1.4 升到了 2.2.1，2.2 起 read_csv 的默认值变了；修复：锁到 2.1.4"
+    assert quoted_change(said) is None
+    assert without_old_value(said) == said
+
+
+@pytest.mark.parametrize(("said", "works"), [("好了，能打包了👍", True), ("能部署了吗", False)])
+def test_it_works_again_is_no_open_request(said: str, works: bool) -> None:
+    assert bool(R.WORKS_NOW.search(said)) is works

@@ -18,6 +18,10 @@ from recallnest.retrieval.artefact import produced
         ("帮我写一条统计每个城市订单量的 SQL", "sql"),
         ("帮我写一个统计每日活跃用户的脚本", "脚本"),
         ("给订单表加字段", "字段"),
+        # asked for, to be made; the object ends where a new clause starts (round 40)
+        ("给我一条命令，把照片目录同步到 NAS", "命令"),
+        ("give me a command to rotate the nginx logs", "command"),
+        ("写一个脚本把过期的会话删掉", "脚本"),
     ],
 )
 def test_the_head_of_what_is_made(prompt: str, head: str) -> None:
@@ -32,6 +36,8 @@ def test_the_head_of_what_is_made(prompt: str, head: str) -> None:
         "payments 服务刚才发版出问题了，怎么回滚？",  # 出问题 makes nothing
         "数据库迁移前要做什么？",
         "昨天的分区数据有问题，要重新补一下",
+        "给我讲讲这个模块是干什么的",
+        "show me the logs from last night",
     ],
 )
 def test_prompts_that_make_nothing(prompt: str) -> None:

@@ -23,6 +23,9 @@ def flat(terms: Iterable[str]) -> dict[str, float]:
         ("继续", "chatter"),
         ("好的，谢谢", "chatter"),  # two acknowledgements in a row, as in English
         ('```\nTraceback (most recent call last):\n  File "a.py", line 1\n```', "pasted"),
+        # how things are in general, not here (round 40)
+        ("how long does a tennis court's clay usually last?", "general"),
+        ("一般来说游泳池的水多久换一次？", "general"),
     ],
 )
 def test_prompts_that_never_get_notes(prompt: str, reason: str) -> None:
@@ -111,3 +114,14 @@ def test_same_language_synonyms_and_general_words_are_not_a_second_word() -> Non
     assert relevance(docker, "The image resizer is owned by the payments team", flat) == 0.0
     zh = analyse_prompt("payments 服务刚才发版出问题了，怎么回滚？")
     assert relevance(zh, "The feature flag service is owned by the payments team", flat) == 0.0
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "how long does our clay court usually last before resurfacing?",
+        "我们的泳池一般多久换一次水？",
+    ],
+)
+def test_a_general_word_about_our_own_things_is_still_asked(prompt: str) -> None:
+    assert analyse_prompt(prompt).skip is None
