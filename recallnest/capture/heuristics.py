@@ -548,6 +548,12 @@ def _acceptable(text: str, rule: R.Rule) -> bool:
     # one change is no rule for later and no decision (b28). Outcome: neither kind of rule fires.
     if rule.category in ("preferences", "events") and R.TASK_AT_HAND.match(text):
         return False
+    # Trigger: a rule whose object is only a pointer ("don't copy that anywhere else" after a
+    # pasted .env, "never push these"). Why: what "that" was lived in the paste or the turn
+    # before; stored alone, a global preference said nothing (e2e-heldout14 h14g01). Outcome:
+    # no preference.
+    if rule.category == "preferences" and R.POINTER_RULE.match(text):
+        return False
     # Trigger: the decision words negated or put off ("nothing got decided", 还没拍板, 下个迭代
     # 再议). Why: a decision not yet taken is no decision (b28). Outcome: no events rule fires.
     return not (

@@ -419,6 +419,15 @@ INSTRUCTS = re.compile(
     r"|^[^,.;]{1,40}, not\b|别|不要|不用|都得|必须|一律|统一|^\S{1,12}走\s*\S|^\S{1,12}用\s*\S",
     _I,
 )
+# A prohibition whose object is only a pointer: "don't copy that anywhere else", "never push
+# these", 别把这个发出去 (the object named nowhere in the sentence).
+POINTER_RULE = re.compile(
+    r"^(?:please\s+|and\s+|oh\s+and\s+)?(?:don't|do not|never)\s+(?:ever\s+)?[a-z]+\s+"
+    r"(?:that|it|this|these|those|them)(?:\s+(?:anywhere(?: else)?|again|either|to anyone"
+    r"|(?:in|into|to) (?:the )?[\w-]+)){0,2}\s*[.!]?$"
+    r"|^(?:别|不要)把?(?:这个|那个|这些|它)\S{0,6}$",
+    re.IGNORECASE,
+)
 # The assistant reading off where code takes a value from ("In session.ts, the TTL is read from
 # the SESSION_TTL env var", 会话 TTL 是从 … 环境变量读取的): the code says it again next time.
 READ_FROM = re.compile(

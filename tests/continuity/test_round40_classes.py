@@ -347,3 +347,17 @@ def test_a_turn_answered_with_whats_next_is_no_ask(said: str, reply: str) -> Non
     assert cp is not None
     assert said[:12] not in cp.summary, cp.summary
     assert "CSV export" in cp.summary, cp.summary
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("don't copy that anywhere else", False),
+        ("never paste these into Slack", False),
+        ("别把这个发出去", False),
+        ("don't copy the .env anywhere else", True),
+        ("never commit generated files", True),
+    ],
+)
+def test_a_rule_about_a_pointer_alone_is_no_preference(said: str, kept: bool) -> None:
+    assert any(c == "preferences" for c, _ in kinds(said)) is kept
