@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 import pytest
-from test_heldout2_classes import T0, captures, checkpoint, session
-from test_heldout11_classes import project_facts
+from test_heldout2_classes import captures, checkpoint, session
+from test_heldout12_classes import admitted
 
-from recallnest.capture.admission import Admitter, quoted_change, without_old_value
+from recallnest.capture.admission import quoted_change, without_old_value
 from recallnest.capture.chatter import is_small_talk, pasted_kind
 from recallnest.continuity import checkpoint_rules as R
 from recallnest.continuity.compose import _current
@@ -164,15 +164,6 @@ def test_a_self_introduction_without_a_subject_is_still_a_profile() -> None:
 )
 def test_a_change_names_its_old_value(said: str, change: tuple[str, str] | None) -> None:
     assert quoted_change(said) == change
-
-
-def admitted(old: Sequence[str], new: Sequence[str]) -> str:
-    held = project_facts(old)
-    admitter = Admitter(lambda c: list(held.values()))
-    for cap in captures(*new):
-        admitter.admit(cap, T0 + DAY, "test")
-        held.update(admitter.pending)
-    return " | ".join(m.text for m in held.values() if m.status == "active")
 
 
 @pytest.mark.parametrize(
