@@ -3,12 +3,15 @@
 quiet for 30 s after work, so a session started later pays for reading them again.
 
     python bench/bench_hook_quiet.py [--rounds 12] [--quiet 35] [--embedder local]
-        [--keep DIR] [--script PATH]
+        [--keep DIR] [--script PATH] [--phases]
 
 The home is bench_footprint's (100k memories + 100k turns, `--keep DIR` shares its homes); the
 real daemon runs on a copy. Each round waits `--quiet` seconds without a request, then runs
 the installed hook (`recallnest hook session-start`, a fresh process, as an agent does) for a
-project of the home, then once more at once ("warm"). Printed: p50/p95 wall ms of both.
+project of the home, then once more at once ("warm"). Printed: p50/p95 wall ms of both; with
+`--phases`, the hook after quiet runs under strace and its time is split into the process's
+start-up, the daemon's answer, the exit and the rest. Rounds start once the daemon's re-check
+of the copied home's stored texts (if the redactor changed since the home was built) is over.
 """
 
 from __future__ import annotations
@@ -33,10 +36,40 @@ from bench_footprint import (
     model_of,
     proc_status,
     wait_caught_up,
+    wait_recheck,
 )
 from common import PROJECTS, fmt, load1, machine_line, median, note, p95, print_table
 
 from recallnest.server import protocol
+
+STRACE = ["strace", "-f", "--seccomp-bpf", "-ttt", "-e"]
+STRACE += ["trace=execve,connect,sendto,recvfrom,exit_group"]
+PHASES = ("start-up", "daemon", "exit", "outside")
+
+
+def phases(trace: Path, wall_ms: float) -> dict[str, float]:
+    """The hook's ms by phase from its strace (--phases): its start until it connects to the
+    daemon (interpreter, imports, stdin), the request until the last reply bytes, those
+    until the process exits, and the rest of the wall time (spawning it under a loaded
+    machine, strace's own start)."""
+    at: dict[str, float] = {}
+    for line in trace.read_text().splitlines():
+        parts = line.split(maxsplit=2)
+        if len(parts) < 3 or "ENOENT" in line or "resumed>" in parts[2]:
+            continue
+        call, stamp = parts[2].split("(", 1)[0], float(parts[1])
+        at.setdefault(call, stamp)
+        if call == "recvfrom":
+            at["reply"] = stamp  # the last read of the answer
+        if call == "exit_group":
+            at["end"] = stamp
+    traced = (at["end"] - at["execve"]) * 1000
+    return {
+        "start-up": (at["connect"] - at["execve"]) * 1000,
+        "daemon": (at["reply"] - at["sendto"]) * 1000,
+        "exit": (at["end"] - at["reply"]) * 1000,
+        "outside": wall_ms - traced,
+    }
 
 
 def hook_ms(argv: list[str], env: dict[str, str], cwd: str) -> tuple[float, int]:
@@ -62,6 +95,9 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=100_000)
     parser.add_argument("--keep", type=Path)
     parser.add_argument("--script", help="the `recallnest` console script (default: on PATH)")
+    parser.add_argument(
+        "--phases", action="store_true", help="strace the hooks after quiet: ms by phase"
+    )
     args = parser.parse_args()
     script = console_script(args.script)
     note(machine_line())
@@ -81,16 +117,24 @@ def main() -> None:
         warm: list[float] = []
         printed: list[int] = []
         rss: list[float] = []
+        split: list[dict[str, float]] = []
         start_load = load1()
         with daemon(script, env, work / "logs" / "daemon.log") as proc:
             sock = str(work / protocol.SOCKET_NAME)
             wait_caught_up(proc, sock, work / "logs" / "daemon.log", 900.0)
+            rechecked = wait_recheck(work / "logs" / "daemon.log", 900.0)
+            if rechecked:
+                note(f"waited {rechecked:.0f} s for the re-check of the copied home's texts")
             protocol.request(sock, "search", {"query": "deploy script retry"}, 120.0)
             for k in range(args.rounds):
                 time.sleep(args.quiet)
                 rss.append(proc_status(proc.pid)[0])
                 cwd = PROJECTS[k % len(PROJECTS)]
-                took, size = hook_ms(argv, env, cwd)
+                trace = tmp / f"strace-{k}.txt"
+                traced = [*STRACE, "-o", str(trace), *argv] if args.phases else argv
+                took, size = hook_ms(traced, env, cwd)
+                if args.phases:
+                    split.append(phases(trace, took))
                 quiet.append(took)
                 printed.append(size)
                 warm.append(hook_ms(argv, env, cwd)[0])
@@ -107,6 +151,17 @@ def main() -> None:
             ],
         )  # fmt: skip
         note(f"printed {min(printed)}-{max(printed)} characters")
+        if split:
+            print_table(
+                "The hooks after quiet by phase (strace; its own cost is in start-up and outside)",
+                ["phase", "p50 ms", "p95 ms", "max ms", "rounds (ms)"],
+                [
+                    [name, fmt(median(v), 1), fmt(p95(v), 1), fmt(max(v), 1),
+                     ", ".join(f"{x:.0f}" for x in v)]
+                    for name in PHASES
+                    for v in [[row[name] for row in split]]
+                ],
+            )  # fmt: skip
 
 
 if __name__ == "__main__":

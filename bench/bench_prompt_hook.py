@@ -39,6 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench_footprint import wait_recheck
 from bench_resume_scale import OWN, OWN_FACTS, populate
 from common import (
     fmt,
@@ -153,6 +154,9 @@ def main() -> None:
             sock = str(home / protocol.SOCKET_NAME)
             warm = {"prompt": "warm up: which port is zeta?", "cwd": OWN, "session_id": "warm"}
             protocol.request(sock, "recall", warm, 120.0)  # loads the model, if any
+            rechecked = wait_recheck(home / "logs" / "daemon.log", 900.0)
+            if rechecked:
+                note(f"waited {rechecked:.0f} s for the re-check of the copied home's texts")
             argv = [script, "hook", "user-prompt", "--agent", "claude"]
             for k in range(runs):
                 asked = prompts(k)
