@@ -360,7 +360,7 @@ def _near_word_starts(lowered: str, text: str) -> list[int]:
         ]
         if words and not _NEAR_HASH_RE.search(window, words[-1].end()):
             before = window[: words[-1].start()].split()
-            if not (before and qualified_away(before[-1])):
+            if not (before and qualified_away(before[-1], words[-1].group("w") or "")):
                 starts.append(i)
         end = mapped.find(b" ", i)
         if end == -1:
@@ -531,6 +531,11 @@ def _check_bare_token(m: re.Match[str], text: str, value: str) -> bool:
     # keys are far longer); secrets s39 look-alike.
     if len(value) == 56 and value.startswith("RW"):
         return False
+    # A CAPTCHA site key (`data-sitekey="6Lc…"`, `siteKey: …`) is public by design: served in
+    # every page of the site; its secret key has the same shape and is named otherwise
+    # (secrets s41 look-alike).
+    if _SITE_KEY_NAME_RE.search(text, max(0, m.start() - 24), m.start()):
+        return False
     digits = sum(c.isdigit() for c in value)
     upper = sum(c.isupper() for c in value)
     lower = sum(c.islower() for c in value)
@@ -539,6 +544,7 @@ def _check_bare_token(m: re.Match[str], text: str, value: str) -> bool:
     return not encoded_text(value)
 
 
+_SITE_KEY_NAME_RE = re.compile(r"site[-_ ]?key[\"']?[ \t]{0,3}[:=]?[ \t]{0,3}[\"']?\Z", re.I)
 _PEM_BEGIN_RE = re.compile(r"-----BEGIN ([A-Z ]{3,40})-----")
 
 
