@@ -434,6 +434,35 @@ def _short_flag_starts(lowered: str, _text: str) -> list[int]:
     return sorted(starts)
 
 
+# Commands whose short flag, spelled case-sensitively, takes a password or passphrase as its
+# next word, with words one of which must be on the line before it: cqlsh and rdesktop -p,
+# ipmitool, sqlcmd and bcp -P, nodetool -pw, the net-snmp tools' -A (auth) and -X (privacy)
+# passphrases. (snmpwalk's -a and -x name the protocols and ipmitool's -p is a port: the case
+# matters, so these flags are found in the original text.)
+_PASSWORD_FLAGS: dict[str, tuple[str, ...]] = {
+    "-p": ("cqlsh", "rdesktop"),
+    "-P": ("ipmitool", "sqlcmd", "bcp "),
+    "-pw": ("nodetool",),
+    "-A": ("snmp",),
+    "-X": ("snmp",),
+}
+_FLAG_FINDS = tuple({" " + flag[:2] for flag in _PASSWORD_FLAGS})
+
+
+def _password_flag_starts(text: str, _original: str) -> list[int]:
+    """Offsets of the _PASSWORD_FLAGS followed by a blank, on a line naming one of its tools."""
+    starts = []
+    for find in _FLAG_FINDS:
+        for i in _finds(text, find):
+            end = text.find(" ", i + 1)
+            tab = text.find("\t", i + 1, end if end != -1 else len(text))
+            stop = tab if tab != -1 else end
+            tools = _PASSWORD_FLAGS.get(text[i + 1 : stop]) if stop != -1 else None
+            if tools and any(t in text[text.rfind("\n", 0, i) + 1 : i].lower() for t in tools):
+                starts.append(i + 1)
+    return sorted(starts)
+
+
 # Oracle tools that take `user/password@db` (and SQL*Plus's `conn[ect]`).
 _ORACLE_TOOLS = ("sqlplus", "sqlldr", "expdp", "impdp", "rman", "dgmgrl", "conn")
 
@@ -673,6 +702,24 @@ def _check_client_literal(_m: re.Match[str], _text: str, value: str) -> bool:
         digits = sum(c.isdigit() for c in value)
         return len(value) >= 16 and digits >= 3 and len(value) - digits >= 3
     return random_body(value) and not encoded_text(value)
+
+
+def _check_positional_key(m: re.Match[str], text: str, value: str) -> bool:
+    """A key given as a command's word: 8+ characters with a digit, no placeholder or flag."""
+    return len(value) >= 8 and any(c.isdigit() for c in value) and _check_cli(m, text, value)
+
+
+# A crypt(3) hash: `$6$salt$…` (SHA-512), `$5$`, `$1$`, `$2b$10$…` (bcrypt), `$y$` (yescrypt),
+# `$apr1$`; it opens with `$` like a variable, but can be cracked offline.
+_CRYPT_RE = re.compile(r"\$(?:1|2[abxy]?|5|6|7|y|gy|apr1)\$[./0-9A-Za-z$]{8,}")
+
+
+def _check_line_opening(m: re.Match[str], text: str, value: str) -> bool:
+    """A password or crypt hash on a config line that opens with the match."""
+    line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
+    if line.strip():
+        return False
+    return _CRYPT_RE.fullmatch(value) is not None or _check_cli(m, text, value)
 
 
 def _check_sql(m: re.Match[str], text: str, value: str) -> bool:
@@ -923,6 +970,18 @@ _RULES: tuple[_Rule, ...] = (
         r"eyJ[A-Za-z0-9_\-]{8,4096}\.eyJ[A-Za-z0-9_\-]{2,16384}\.[A-Za-z0-9_\-]{0,4096}",
         left=_WORDISH,
     ),
+    # Trigger: a NATS NKEY seed: S, the key's type (U user, A account, O operator, N server, C
+    # cluster, X curve), A, then 55 base32 characters; or the body of a `-----BEGIN USER NKEY
+    # SEED-----` block (a .creds file). Why: the seed is the private key that signs a NATS
+    # connection (secrets s41); public nkeys (U…/A…/N…, 56 characters) and the user JWT stay.
+    _token("nkey-seed", r"S[UAONCX]A[A-Z2-7]{55}", left=_ALNUM + "_-"),
+    _rule(
+        "nkey-seed",
+        _SPECIFIC,
+        r"-----BEGIN[ A-Z]{0,20}NKEY SEED-----[ \t]{0,8}\r?\n[ \t]{0,8}(?P<s>[A-Z2-7]{16,256})",
+        left="",
+        hints=("nkey seed",),
+    ),
     # Trigger: scheme://user:password@host. Why: credentials in DSNs and clone URLs; the user
     # and host are kept for context and only the password is masked.
     _rule(
@@ -1105,6 +1164,85 @@ _RULES: tuple[_Rule, ...] = (
         _check_cli,
         left=_WORDISH,
     ),
+    # Trigger: a short flag of _PASSWORD_FLAGS and its value (`cqlsh … -u ops -p '…'`,
+    # `snmpwalk -v3 … -A '…' -x AES -X '…'`, `ipmitool … -U admin -P …`, `nodetool -pw …`).
+    # Why: each tool took a one-letter flag for its password (secrets s41); the user stays.
+    _rule(
+        "cli-secret",
+        _GENERIC,
+        r"-[A-Za-z]{1,2}[ \t]{1,3}" + _VALUE,
+        _check_cli,
+        left="",
+        starts=_password_flag_starts,
+    ),
+    # Trigger: keytool / jarsigner -storepass, -keypass, -srcstorepass, -deststorepass,
+    # -srckeypass, -destkeypass and a value. Why: the Java keystore's and key's passwords on the
+    # command line (secrets s41: an Android upload key). Outcome: `-storepass:env VAR` and
+    # `-storepass:file path` name where the password is and stay; a bare `-keypass` (prompt)
+    # is followed by a flag and stays.
+    _rule(
+        "cli-secret",
+        _GENERIC,
+        r"-(?:src|dest|new)?(?:store|key)pass[ \t]{1,3}" + _VALUE,
+        _check_cli,
+        left=_WORDISH,
+        hints=("pass ", "pass\t"),
+    ),
+    # Trigger: a CLI's login or install subcommand given the key as a positional word: `wandb
+    # login [--relogin] [--host URL] <key>`, `ngrok authtoken <t>` / `ngrok config add-authtoken
+    # <t>`, `cloudflared service install <token>`. Why: the tool stores the key it is given, so
+    # the command line holds it (secrets s41). Outcome: only a value of 8+ characters with a
+    # digit; `wandb login` alone, its flags, `&& …` and `$WANDB_API_KEY` stay.
+    _rule(
+        "cli-secret",
+        _GENERIC,
+        r"(?:wandb[ \t]{1,3}login|ngrok[ \t]{1,3}(?:config[ \t]{1,3}add-)?authtoken"
+        r"|cloudflared[ \t]{1,3}(?:tunnel[ \t]{1,3})?service[ \t]{1,3}install)"
+        r"(?:[ \t]{1,3}--?[a-z][a-z\-]{0,20}(?:[ \t=]{1,3}https?://[^\s]{1,200})?){0,4}"
+        r"[ \t]{1,3}" + _VALUE,
+        _check_positional_key,
+        left=_WORDISH,
+        hints=("wandb", "ngrok", "cloudflared"),
+    ),
+    # Trigger: `b2 account authorize <keyID> <applicationKey>` (the older `b2
+    # authorize-account`). Why: Backblaze's CLI takes both halves of the key pair as its last
+    # two words (secrets s41); the first rule masks the id, the second the key.
+    *(
+        _rule(
+            "cli-secret",
+            _GENERIC,
+            r"\bb2[ \t]{1,3}(?:account[ \t]{1,3}authorize|authorize[-_]account)"
+            r"(?:[ \t]{1,3}--?[a-z][a-z\-]{0,20}){0,3}[ \t]{1,3}" + pair,
+            _check_positional_key,
+            left=_WORDISH,
+            hints=("authorize",),
+        )
+        for pair in (
+            r"[\"']?(?P<s>[^\s'\"]{8,128})[\"']?(?=[ \t]{1,3}[^\s]{8,})",
+            r"[\"']?[^\s'\"]{8,128}[\"']?[ \t]{1,3}" + _VALUE,
+        )
+    ),
+    # Trigger: haproxy.cfg's `stats auth <user>:<password>`. Why: the login of the stats page
+    # (secrets s41); the user name stays.
+    _rule(
+        "password",
+        _GENERIC,
+        r"stats[ \t]{1,3}auth[ \t]{1,3}[^\s:]{1,64}:" + _VALUE,
+        _check_cli,
+        left=_WORDISH,
+        hints=("stats",),
+    ),
+    # Trigger: a line `user <name> [insecure-]password <password or crypt hash>` (a haproxy
+    # userlist). Why: the password, or a hash that can be cracked offline; the name stays.
+    # Outcome: only at the start of a line, so "the user alice password reset" in prose stays.
+    _rule(
+        "password",
+        _GENERIC,
+        r"user[ \t]{1,3}[^\s]{1,64}[ \t]{1,3}(?:insecure-)?password[ \t]{1,3}" + _VALUE,
+        _check_line_opening,
+        left=_WORDISH,
+        hints=("password",),
+    ),
     # Trigger: an AWS key id, then a slash, colon or space and 40 base64 characters. Why: the
     # pair written in prose or a CSV (`AKIA…/wJalr…`); the secret has no prefix of its own.
     _rule(
@@ -1198,13 +1336,15 @@ _RULES: tuple[_Rule, ...] = (
     # masked when it is no plain word, any other value only when it looks generated.
     # The value ends at Chinese text or punctuation ("SecretId AKID…，SecretKey …"): it ran on
     # over the full-width comma, swallowed the next name, and left that name's value bare
-    # (e2e-heldout12).
+    # (e2e-heldout12). A `user:` before the value (`auth opsview:<pw>`, haproxy's stats auth)
+    # is a user name and stays (secrets s41).
     _rule(
         "generic-secret",
         _GENERIC,
         r"(?P<key>(?:(?:api|access|secret|private|auth|client|bot|admin|master|signing)[ \t])?"
         r"[a-z0-9_.\-]{1,64}+)"
-        rf"[ \t]{{1,3}}(?P<bare>[^\s\"'`,;\\{_CJK}]{{4,512}})(?=[\s,;){_CJK}]|$)",
+        r"[ \t]{1,3}(?:[a-z][a-z0-9_.\-]{0,31}:(?=[^\s:/]))?"
+        rf"(?P<bare>[^\s\"'`,;\\{_CJK}]{{4,512}})(?=[\s,;){_CJK}]|$)",
         _check_spaced,
         left="",
         lower=True,
