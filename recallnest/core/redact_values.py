@@ -183,9 +183,10 @@ def _generated_part(value: str) -> bool:
     return any(len(part) >= 16 and random_body(part) for part in value.split("."))
 
 
-def qualified_away(word: str) -> bool:
-    """`cache`, `public`, `page`…: a word that makes the key or token after it an identifier."""
-    return word in _NON_SECRET_QUALIFIERS
+def qualified_away(word: str, noun: str = "") -> bool:
+    """`cache`, `public`, `page`…: a word that makes the key or token after it an identifier;
+    `site` makes a key public (`site key`), not a token or a secret."""
+    return word in _NON_SECRET_QUALIFIERS or (word == "site" and noun in _SITE_KEY_NOUNS)
 
 
 def plausible_value(value: str, *, bare: bool, key: str) -> bool:
@@ -243,6 +244,11 @@ _NON_SECRET_QUALIFIERS = _words(
     " event metric log trace span cancellation cancel lock upload download object bucket file"
     " blob path meta gsi lsi range"
 )
+# Trigger: "site key 6Lc…", `RECAPTCHA_SITE_KEY`, `siteKey`. Why: a CAPTCHA site key
+# (reCAPTCHA, hCaptcha, Turnstile) is public by design, served in every page's data-sitekey
+# (secrets s41); only `key` is qualified away: `SITE_API_KEY`, `site token`, `site secret` and
+# the CAPTCHA's secret key stay secrets.
+_SITE_KEY_NOUNS = frozenset(("key", "keys"))
 
 
 def _is_weak_part(part: str) -> bool:
@@ -297,7 +303,7 @@ def key_profile(key: str) -> tuple[str, str] | None:
         return ("password", "pass")
     if last in _STRONG_PARTS or last.endswith("secret") or last == "privatekey":
         return ("generic-secret", "strong")
-    if not _is_weak_part(last) or parts == ["key"]:
+    if not _is_weak_part(last) or parts == ["key"] or parts[-2:] == ["site", "key"]:
         return None
     if "private" in parts or "secret" in parts:
         return ("generic-secret", "strong")

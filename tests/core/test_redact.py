@@ -201,6 +201,10 @@ HOSTILE = [
     '"' * 100_000,
     "\\" * 100_000,
     "密码是" * 30_000,
+    " -p " * 30_000,  # one line of short password flags: the tool is looked for 300 back only
+    "snmpwalk -A " * 8_000,
+    "stats auth a:" * 8_000,
+    "S" + "A" * 100_000,
 ]
 
 
