@@ -186,7 +186,16 @@ _MEASURE = re.compile(
     r"|(?<![\w.-])(\d{5,})(?![\w.-])",
     re.IGNORECASE,
 )
-_UNIT_ALIASES = {"minute": "min", "mins": "min", "minutes": "min", "second": "s", "sec": "s"}
+_UNIT_KEYS = {"second": "s", "sec": "s", "minute": "min", "hr": "hour", "h": "hour", "d": "day"}
+
+
+def unit_key(unit: str | None) -> str:
+    """One key per unit however it is written: "seconds", "secs", "s" -> "s"; "minutes",
+    "mins" -> "min"; "hrs", "hours" -> "hour"; "euros" -> "euro"; other units as written."""
+    unit = re.sub(r"\s+", "", (unit or "").casefold())
+    if unit.isascii() and len(unit) > 2 and unit.endswith("s") and unit != "ms":
+        unit = unit[:-1]
+    return _UNIT_KEYS.get(unit, unit)
 
 
 # Words any two counts share ("一共 3 台服务器", "现在一共 5 台显示器"): no sign of the same thing.
@@ -200,8 +209,7 @@ def measures(text: str) -> dict[str, set[str]]:
         if long_id:
             key, value = f"id:{len(long_id)}", long_id
         else:
-            unit = re.sub(r"\s+", "", unit.casefold())
-            key, value = _UNIT_ALIASES.get(unit.rstrip("s"), unit), number
+            key, value = unit_key(unit), number
         out.setdefault(key, set()).add(value)
     return out
 
@@ -958,15 +966,6 @@ _NEW_VALUE_AT = re.compile(
 )
 
 
-def _unit_key(unit: str | None) -> str:
-    unit = (unit or "").casefold()
-    if unit in ("s", "sec", "secs", "second", "seconds", "秒"):
-        return "s"
-    if unit in ("min", "mins", "minute", "minutes", "分"):
-        return "min"
-    return unit.rstrip("s") if unit.isascii() and len(unit) > 3 else unit
-
-
 def quoted_change(text: str) -> tuple[str, str] | None:
     """(new value, old value) of a change that names both: "改成 10 位，12 位太长了" -> ("10",
     "12"), "come down to 0.1. at 0.2 we were …" -> ("0.1", "0.2"); None when it names one."""
@@ -988,11 +987,11 @@ def _quoted(text: str) -> tuple[str, str, str] | None:
     contrast = _INSTEAD_OF.search(text)
     if contrast is not None and _same_size(contrast.group(1), contrast.group(3)):
         unit = _QUOTED_VALUE.match(text, contrast.start())
-        return contrast.group(1), contrast.group(3), _unit_key(unit.group(2) if unit else None)
+        return contrast.group(1), contrast.group(3), unit_key(unit.group(2) if unit else None)
     at = _NEW_VALUE_AT.search(text)
     if at is None:
         return None
-    found = [(m.start(), m.group(1), _unit_key(m.group(2))) for m in _QUOTED_VALUE.finditer(text)]
+    found = [(m.start(), m.group(1), unit_key(m.group(2))) for m in _QUOTED_VALUE.finditer(text)]
     new = next((v for v in found if v[0] == at.end()), None)
     if new is None:
         return None
@@ -1040,8 +1039,7 @@ def _apart(text: str, a: int, b: int) -> bool:
 
 def _holds_quoted(clause: str, value: str, unit: str) -> bool:
     return any(
-        m.group(1) == value and _unit_key(m.group(2)) == unit
-        for m in _QUOTED_VALUE.finditer(clause)
+        m.group(1) == value and unit_key(m.group(2)) == unit for m in _QUOTED_VALUE.finditer(clause)
     )
 
 
@@ -1114,7 +1112,7 @@ def revalued(cap: Capture, target: Memory) -> Memory | None:
     new, old, unit = change
     text = target.text
     for m in reversed(list(_QUOTED_VALUE.finditer(text))):
-        if m.group(1) != old or _unit_key(m.group(2)) != unit:
+        if m.group(1) != old or unit_key(m.group(2)) != unit:
             continue
         said = m.group(2) or ""
         if new == "1" and said.isascii() and said.endswith("s") and len(said) > 2:
@@ -1174,12 +1172,12 @@ def _named_change(said: str, held: str) -> tuple[str, str, str] | None:
     new = _QUOTED_VALUE.match(said, at.end())
     if new is None or not new.group(2):
         return None
-    unit = _unit_key(new.group(2))
+    unit = unit_key(new.group(2))
     name = _name_stems(said[max(0, at.start() - _NAME_REACH) : at.start()])
     if not name:
         return None
     for m in _QUOTED_VALUE.finditer(held):
-        if m.group(1) == new.group(1) or _unit_key(m.group(2)) != unit:
+        if m.group(1) == new.group(1) or unit_key(m.group(2)) != unit:
             continue
         if _name_stems(held[max(0, m.start() - _HELD_REACH) : m.start()]) & name:
             return new.group(1), m.group(1), unit
