@@ -909,13 +909,14 @@ def _siblings(held: dict[str, str], said: dict[str, str], numbers: bool = False)
     )
 
 
-def _shared_words(clause: str, said: frozenset[str]) -> bool:
-    """Whether `clause` shares a keyword with `said` beyond a number and a lone Chinese
-    character: "位" or "天" after a number is its unit, and the number the change quotes is
-    the value, not what it is of (会员卡号 6 位 is no 取件码)."""
-    return any(
-        not w[0].isdigit() and (len(w) > 1 or not _CJK_RUN.fullmatch(w))
-        for w in keyword_tokens(clause) & said
+def subject_words(text: str) -> frozenset[str]:
+    """The keywords of `text` that can say what a value is of: numbers and a lone Chinese
+    character left out ("位" or "天" after a number is its unit, and the number a change quotes
+    is the value: 会员卡号 6 位 is no 取件码)."""
+    return frozenset(
+        w
+        for w in keyword_tokens(text)
+        if not w[0].isdigit() and (len(w) > 1 or not _CJK_RUN.fullmatch(w))
     )
 
 
@@ -942,7 +943,7 @@ def _resized(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Me
                 for v, shape in held.items()
                 if shape == "#" or _HYPHEN_UNIT.fullmatch(shape)
             }
-            if numbers and len(other) == 1 and not other & numbers and _shared_words(clause, said):
+            if numbers and len(other) == 1 and not other & numbers and subject_words(clause) & said:
                 return m
     return None
 
@@ -1047,24 +1048,11 @@ def _holds_quoted_any(clause: str, value: str) -> bool:
     return any(m.group(1) == value for m in _QUOTED_VALUE.finditer(clause))
 
 
-def _subject_stems(text: str) -> set[str]:
-    """Words of `text` cut to five letters, hyphenated words split ("empty-frame" -> "empty",
-    "frame"; "frames" -> "frame"), and its Chinese bigrams; numbers left out."""
-    canon = canonical(text)
-    out = {
-        w[:5]
-        for w in re.findall(r"[a-z][a-z]+", canon.replace("-", " ").replace("_", " "))
-        if w not in _STOP_WORDS and len(w) > 2
-    }
-    for run in _CJK_RUN.findall(canon):
-        out.update(run[i : i + 2] for i in range(len(run) - 1))  # a lone 位 or 天 is a unit
-    return out
-
-
 # Words that say a change, not what changed ("make it 3 seconds": nothing named).
-_CHANGE_STEMS = frozenset(
-    {"make", "chang", "set", "bump", "move", "come", "down", "needs", "shoul", "switc", "raise"}
-    | {"lower", "incre", "decre", "reduc", "cut", "改成", "改为", "换成", "调成", "调到", "一下"}
+_CHANGE_WORDS = frozenset(
+    {"make", "change", "set", "bump", "move", "come", "down", "need", "should", "switch"}
+    | {"raise", "lower", "increase", "decrease", "reduce", "cut", "改成", "改为", "换成", "调成"}
+    | {"调到", "一下"}
 )
 _CLAUSE = re.compile(r"(?<=[，；;。！？!?])\s*|(?<=[.,])\s+")
 _STOPS = ("。", ".", "!", "！")
@@ -1092,7 +1080,7 @@ def without_old_value(text: str) -> str:
     heads = [c for c in kept if _holds_quoted_any(c, new)]
     if len(kept) == len(clauses) or not heads:
         return text
-    if not _subject_stems(_QUOTED_VALUE.sub(" ", heads[0])) - _CHANGE_STEMS:
+    if not subject_words(_QUOTED_VALUE.sub(" ", heads[0])) - _CHANGE_WORDS:
         return text
     joined = "".join(c if c.endswith(("，", "；", "。")) else f"{c} " for c in kept)
     shown = joined.strip().rstrip("，,；;")
@@ -1106,7 +1094,10 @@ def revalued(cap: Capture, target: Memory) -> Memory | None:
     a sentence that says more ("… a Go service polls the mailbox over IMAP every 10 seconds,
     parses the incident and pushes it … through our own ntfy server" after "make it 3
     seconds": the rest of the description stays, at 3 seconds; e2e-heldout14 h14x03)."""
-    change = _quoted(cap.text) or _named_change(cap.text, target.text)
+    change = _quoted(cap.text)
+    if change is None and (setting := _setting_change(cap.text)) is not None:
+        old = _named_old(target.text, setting)
+        change = None if old is None else (setting[0], old, setting[1])
     if change is None:
         return None
     new, old, unit = change
@@ -1131,19 +1122,23 @@ def quoting(cap: Capture, known: Iterable[Memory], when: datetime | None) -> lis
     """The earlier memories a change retires by quoting their value: the change names its new
     value and the old one ("溯源码改成 10 位，12 位太长了", "the empty-frame cutoff has to come
     down to 0.1. at 0.2 we were throwing away half the foxes"), and each of them holds the old
-    value with its unit in a clause about the same thing (a word stem or two Chinese characters
-    in common). Any category but profile: the old value often lives in the project's
-    description or in what the assistant said it built (e2e-heldout14)."""
+    value with its unit in a clause about the same thing (a keyword in common). Any category
+    but profile: the old value often lives in the project's description or in what the
+    assistant said it built (e2e-heldout14). A change that names only its new value retires
+    the value of that unit given to the setting named the same way (`_setting_change`)."""
     change = _quoted(cap.text)
     if change is None:
-        return [m for m in _earlier_active(known, cap, when) if _named_change(cap.text, m.text)]
+        setting = _setting_change(cap.text)
+        if setting is None:
+            return []
+        return [m for m in _earlier_active(known, cap, when) if _named_old(m.text, setting)]
     _, old, unit = change
-    said = _subject_stems(cap.text)
+    said = subject_words(cap.text)
     return [
         m
         for m in _earlier_active(known, cap, when)
         if any(
-            _holds_quoted(clause, old, unit) and _subject_stems(clause) & said
+            _holds_quoted(clause, old, unit) and subject_words(clause) & said
             for clause in _PART.split(m.text)
         )
     ]
@@ -1155,16 +1150,15 @@ _NAME_REACH = 12  # characters before the change verb that name the setting
 _HELD_REACH = 16  # characters before an old value that name what it is of
 
 
-def _name_stems(text: str) -> set[str]:
-    return {
-        stem for stem in _subject_stems(text) if not _FUNCTION_HAN.intersection(stem)
-    } - _CHANGE_STEMS
+def _name_words(text: str) -> frozenset[str]:
+    return frozenset(w for w in subject_words(text) if not _FUNCTION_HAN.intersection(w)) - (
+        _CHANGE_WORDS
+    )
 
 
-def _named_change(said: str, held: str) -> tuple[str, str, str] | None:
-    """(new, old, unit) when `said` changes a setting it names to a value with a unit and
-    `held` gives that setting, named the same way just before, another value of that unit:
-    "学校后勤说起步价改成 4 元" against "quote()：起步 3 元含 1 公里" (e2e-heldout15 h15g02).
+def _setting_change(said: str) -> tuple[str, str, frozenset[str]] | None:
+    """(new value, its unit, the words naming the setting) of a change that names a setting
+    and gives it a value with a unit: "学校后勤说起步价改成 4 元" -> ("4", "元", {起步, 步价, …}).
     Bare numbers never count here: the unit says what kind of value it is."""
     at = _NEW_VALUE_AT.search(said)
     if at is None:
@@ -1172,15 +1166,19 @@ def _named_change(said: str, held: str) -> tuple[str, str, str] | None:
     new = _QUOTED_VALUE.match(said, at.end())
     if new is None or not new.group(2):
         return None
-    unit = unit_key(new.group(2))
-    name = _name_stems(said[max(0, at.start() - _NAME_REACH) : at.start()])
-    if not name:
-        return None
+    name = _name_words(said[max(0, at.start() - _NAME_REACH) : at.start()])
+    return (new.group(1), unit_key(new.group(2)), name) if name else None
+
+
+def _named_old(held: str, setting: tuple[str, str, frozenset[str]]) -> str | None:
+    """The other value of the setting's unit that `held` gives the setting, named the same way
+    just before it ("quote()：起步 3 元含 1 公里" for 起步价改成 4 元, e2e-heldout15 h15g02)."""
+    new, unit, name = setting
     for m in _QUOTED_VALUE.finditer(held):
-        if m.group(1) == new.group(1) or unit_key(m.group(2)) != unit:
+        if m.group(1) == new or unit_key(m.group(2)) != unit:
             continue
-        if _name_stems(held[max(0, m.start() - _HELD_REACH) : m.start()]) & name:
-            return new.group(1), m.group(1), unit
+        if _name_words(held[max(0, m.start() - _HELD_REACH) : m.start()]) & name:
+            return m.group(1)
     return None
 
 
