@@ -512,6 +512,7 @@ _CHANGE = re.compile(
 # The capture rules of a setting given a new value (capture/rules.py), also under a prefix
 # ("confirmed.", "correction.").
 SETTING_RULES = ("decision.setting", "decision.zh.setting")
+_REPLACING = ("insert", "supersede")  # the decisions after which a capture replaces anything
 _NOT_A_VALUE = frozenset(
     re.findall(r"\S+", "a an the it that this there sure yet really only just so very")
 )
@@ -561,7 +562,7 @@ class Admitter:
             target, decision = retimed, replace(decision, action="supersede")
         # A change that quotes the value it replaces retires every memory still holding it
         # (the description and the assistant's report of what it built, e2e-heldout14).
-        quoted = quoting(cap, known.values(), when) if decision.action != "duplicate" else []
+        quoted = quoting(cap, known.values(), when) if decision.action in _REPLACING else []
         if quoted and decision.action == "insert":
             target, decision = quoted[0], replace(decision, action="supersede")
         if decision.action == "insert" or (decision.action == "supersede" and target):

@@ -134,8 +134,9 @@ def capture_turn(
             signals = [picked]
         elif not any(s.category == "preferences" for s in signals):
             countered = _counter_pick(turn.text, said_before)
-            if countered is None and all(s.category in ("patterns", "entities") for s in signals):
-                countered = _counter_instruction(turn.text, said_before)
+            replaceable = all(s.category in ("patterns", "entities") for s in signals)
+            if countered is None and gate.reason is None and replaceable:
+                countered = _counter_instruction(gate.sentences, said_before)
             signals = [countered] if countered is not None else signals
     if turn.role == "assistant":
         signals += _verified_fix(gate.sentences, said_before)
@@ -1122,7 +1123,7 @@ def _named_in(head: str, turn: str) -> bool:
     return any(run[i : i + 2] in turn for run in han.split() for i in range(len(run) - 1))
 
 
-def _counter_instruction(reply_text: str, other_turn: str) -> Signal | None:
+def _counter_instruction(sentences: Sequence[str], other_turn: str) -> Signal | None:
     # Trigger: the other side said what it will do or just did ("I'll stage everything with
     # git add -A", "I'll print the timings with print()", 我在每个 service 里都加了 console.log)
     # and the reply says how instead ("stage files by name please, never git add -A", "logging
@@ -1132,10 +1133,7 @@ def _counter_instruction(reply_text: str, other_turn: str) -> Signal | None:
     # preference of the reply's first two statements.
     if not R.PLAN_OR_ACTION.match(other_turn.strip()):
         return None
-    said = gate_turn(reply_text)
-    if said.reason is not None:
-        return None
-    stated = [s for s in said.sentences if not is_question(s)]
+    stated = [s for s in sentences if not is_question(s)]
     if not stated or not R.INSTRUCTS.search(stated[0]) or R.CORRECTION.match(stated[0]):
         return None
     text = " ".join(stated[:2]).replace("。 ", "。")[:MAX_SENTENCE_CHARS]

@@ -407,9 +407,9 @@ INTENT = re.compile(
 # The other side saying what it will do or just did: "I'll stage everything with git add -A",
 # "I'll print the timings with print()", 我在每个 service 里都加了 console.log (round 40).
 PLAN_OR_ACTION = re.compile(
-    r"^(?:i'll|i will|i'm going to|let me|i(?:'ve| have)?\s+(?:added|put|used|wrote|set up"
-    r"|switched|created|made|stubbed|hard-?coded)\b"
-    r"|我(?:先|来|这就|马上|会)|我(?:在[^，。]{0,20}?)?(?:都)?(?:加了|用了|写了|改成了|放了|建了))",
+    INTENT.pattern + r"|^(?:i(?:'ve| have)?\s+(?:added|put|used|wrote|set up|switched|created"
+    r"|made|stubbed|hard-?coded)\b|我会|我(?:在[^，。]{0,20}?)?(?:都)?(?:加了|用了|写了|改成了"
+    r"|放了|建了))",
     _I,
 )
 # What a counter-instruction says: "logging module please", "never git add -A", "not JSON
