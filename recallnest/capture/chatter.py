@@ -411,7 +411,9 @@ def is_small_talk(sentence: str) -> bool:
         rest = _FAREWELL.sub(" ", text)
         return TASK.search(rest) is None and _TECH.search(rest) is None
     if _OUTING.search(text):  # "flying tonight, so let's keep it short": a request, still chat
-        return _TECH.search(text) is None
+        # A long sentence around the word is the work ("... fixed it and the last flight logged
+        # all the way to 31 km", b31): an outing is chit-chat only as short as a farewell.
+        return _TECH.search(text) is None and len(text.split()) <= _FAREWELL_MAX_WORDS
     if not _CHAT.search(text) or TASK.search(text) or _TECH.search(text):
         return False
     if _is_cjk_text(text):

@@ -138,10 +138,13 @@ def capture_turn(
             if countered is None and gate.reason is None and replaceable:
                 countered = _counter_instruction(gate.sentences, said_before)
             signals = [countered] if countered is not None else signals
+        if not signals and gate.reason is None:
+            signals = _moved_value(gate.sentences, said_before)
     if turn.role == "assistant":
         signals += _verified_fix(gate.sentences, said_before)
     if not signals and gate.reason is None:
-        signals = _learned(gate.sentences, turn.role)
+        asked = said_before is not None and R.ASKS_STEPS.search(said_before) is not None
+        signals = _learned(gate.sentences, turn.role, steps_asked=asked)
     elif gate.reason is None:
         signals = _second_opinion(signals, gate.sentences, turn.role)
     signals = [part for signal in signals for part in _by_scope(signal, project)]
@@ -163,7 +166,7 @@ def _undangled(text: str) -> str:
     return _DANGLING.sub("", text)
 
 
-def _learned(sentences: Sequence[str], role: str) -> list[Signal]:
+def _learned(sentences: Sequence[str], role: str, steps_asked: bool = False) -> list[Signal]:
     # Trigger: the gate kept prose, no rule fired, and the learned model names a category with
     # probability >= learned.THRESHOLD. Why: the rules miss new phrasings ("solo indie dev
     # here, shipping on Godot 4"); the model, trained on the labelled dev split, generalises
@@ -187,7 +190,10 @@ def _learned(sentences: Sequence[str], role: str) -> list[Signal]:
         return []
     if category == "none" or probability < learned.THRESHOLD:
         return []
-    if role != "user" and category in _USER_ONLY:
+    # The steps the user asked to be reminded of ("remind me what the steps are when a new
+    # clinic joins" -> "Create the clinic …, add …, run …, and only then …", b31) are the
+    # project's workflow in the assistant's words, not its own plan.
+    if role != "user" and category in _USER_ONLY and not (steps_asked and category == "patterns"):
         return []  # who the user is and what they want is theirs to say
     if category == "profile" and not _about_the_speaker(" ".join(stated), role):
         return []
@@ -1115,12 +1121,52 @@ def _named_pick(reply_text: str, options_turn: str) -> Signal | None:
 
 def _named_in(head: str, turn: str) -> bool:
     """`head` names something `turn` says: a Latin word of three letters or more, or two Chinese
-    characters in a row ("按距离派" in "按距离最近自动派")."""
-    for word in re.findall(r"[A-Za-z][\w.+#-]{2,}", head):
+    characters in a row ("按距离派" in "按距离最近自动派"), or a two-letter acronym ("接腾讯云 IM
+    吧" after "还是接第三方 IM？", b31)."""
+    for word in re.findall(r"[A-Za-z][\w.+#-]{2,}|\b[A-Z]{2}\b", head):
         if re.search(rf"(?<![\w.-]){re.escape(word)}(?![\w-])", turn, re.IGNORECASE):
             return True
     han = "".join(ch if "\u4e00" <= ch <= "\u9fff" else " " for ch in head)
     return any(run[i : i + 2] in turn for run in han.split() for i in range(len(run) - 1))
+
+
+# A value made of a word and a number: a serial port, an interface, a slot, a pin (COM5, eth1,
+# ttyUSB0, GPIO17); versions and plain numbers are not read this way.
+_SHAPED_VALUE = re.compile(r"(?<![\w.-])([A-Za-z]{2,8})(\d{1,4})(?![\w-]|\.\w)")
+_NOW = re.compile(r"\bnow\b|\bthese days\b|现在|目前", re.IGNORECASE)
+
+
+def _moved_value(sentences: Sequence[str], other_turn: str) -> list[Signal]:
+    # Trigger: the other side named a thing at one value ("the finish-line mat reader on COM3")
+    # and the reply puts it at another of the same shape, now ("finish mat's on COM5 now.").
+    # Why: a correction said without "no", read alone as nothing at all (b31). Outcome: the
+    # corrected fact, with the next sentence when it says what the old value is now.
+    first = sentences[0]
+    if is_question(first) or _NOW.search(first) is None:
+        return []
+    said = {(a.casefold(), b) for a, b in _SHAPED_VALUE.findall(other_turn)}
+    moved = [
+        (a, b)
+        for a, b in _SHAPED_VALUE.findall(first)
+        if (a.casefold(), b) not in said and any(x == a.casefold() for x, _ in said)
+    ]
+    if not moved:
+        return []
+    shared = _words(first) & _words(other_turn)
+    if not shared:
+        return []
+    text = first
+    if len(sentences) > 1 and any(f"{a}{b}".casefold() in sentences[1].casefold() for a, b in said):
+        text = f"{first} {sentences[1]}"
+    return [Signal("correction.moved_value", "entities", text[:MAX_SENTENCE_CHARS], 0.7, 0.9)]
+
+
+def _words(text: str) -> set[str]:
+    """Latin words of four letters or more, their first four letters (finish / finish-line)."""
+    return {w[:4] for w in re.findall(r"[a-z]{4,}", text.casefold())} - _SHARED_STOP
+
+
+_SHARED_STOP = frozenset({"that", "this", "with", "from", "have", "will", "then", "there", "what"})
 
 
 def _counter_instruction(sentences: Sequence[str], other_turn: str) -> Signal | None:

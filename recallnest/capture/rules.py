@@ -212,6 +212,13 @@ ASKS_WHICH = re.compile(
     r"|也可以|还是|或者|你来定|你倾向|哪(?:个|种|一个|一种|样))",
     _I,
 )
+# The user asking how a recurring job is done: "remind me what the steps are when …", "how do
+# we cut a release again?", 发版的步骤是什么来着 (b31).
+ASKS_STEPS = re.compile(
+    r"\b(?:what(?:'s| are| were)? the steps|remind me (?:how|what)|walk me through|how do (?:I|we)"
+    r"\b[^?]{3,80}\bagain)\b|(?:步骤|流程)(?:是什么|是啥|有哪些)|怎么(?:弄|做|操作|搞)来着",
+    _I,
+)
 # A reply that opens by naming its pick, Chinese: "ECharts 吧，…", "按距离派吧，…", "就用 G2 吧".
 ZH_PICK = re.compile(
     r"^(?:那就|就|用|选)?\s*([^，,。！!？?\s吧][^，,。！!？?吧]{0,11}?)\s*吧(?:[，,。！!]|$)"
@@ -994,7 +1001,7 @@ CASE_FIX = Gated(
         r"|后就好|(?<![不没])正常了|(?<![不没])恢复|就没了|(?<![不没太])稳定了|(?<![不没])成功|搞定"
         r"|降到|缩短到|就通过了|就行了|没再出现|不再出现|快了\S{0,4}倍|(?:改用|换成)\S+\s*(?:后|之后)"
         r"|就不会(?:再)?|不再(?:报错|出现|报|崩|超时|失败|丢)|对上了|问题解决|就稳定"
-        r"|没再(?:报|出)"
+        r"|没再(?:报|出)|再(?:也)?没(?:有)?(?:出现|报|复现|出过)"  # 就再没出现过 (b31)
         # the change holds: "keeps it under 1 GB", "has been stable for two hours"
         r"|\bkeeps? (?:it|them|rss|memory|latency|\w+) (?:under|below|flat|stable)\b"
         r"|\b(?:is|are) gone\b|\bgo(?:es)? through now\b"
@@ -1085,7 +1092,9 @@ TASK_AT_HAND = re.compile(
     r"|fix|move|rename|refactor) (?:this|these|that|those|the current|the above)\b"
     r"(?! (?:project|repo|repository|codebase|team)\b)"
     r"|^(?:帮我|麻烦|你)?(?:把|给)(?:这个|这几个|这些|这两个|这里的?|这段|这块|这页|这张|这一页|当前|上面的?)"
-    r"(?!项目|仓库|代码库|工程|团队)",
+    r"(?!项目|仓库|代码库|工程|团队)"
+    # 帮我把 README 里的部署步骤翻译成英文，Markdown 格式别动: a job for now, with its terms (b31)
+    r"|^(?:请|麻烦)?你?帮我把(?!.*(?:以后|今后|往后|一律|每次|所有|永远|都要|都得))",
     _I,
 )
 VAGUE_DECISION = Gated(
@@ -1107,6 +1116,8 @@ PATTERN_RULES = _table(
             # "Release process for this package: bump …, tag …, push."
             r"|^(?:[\w-]+\s+){0,2}(?:workflow|process|procedure|routine|checklist)"
             r"(?:\s+(?:for|of)\s+[^:：]{1,40})?\s*[:：]\s*\S"
+            # "how I cut a release of the timing app: tag on main, let CI build …" (b31)
+            r"|^(?:here's |this is )?how (?:I|we) [^:：?]{3,60}[:：]\s*\S[^.]*,"
             r"|(?:我们|团队|组里)的?(?:习惯|做法|惯例)(?:是|一般是|都是)"
             r"|(?:流程|约定|规范|惯例|规矩|步骤)(?:是"
             r"|如下|：|:)[：:]?\s*\S"
@@ -1176,6 +1187,11 @@ PATTERN_RULES = _table(
             r"|^(?:every time|each time|whenever|any time|anytime)\b[^,]{3,80},\s*"
             r"(?:(?:I|we)\s+(?:always\s+|just\s+|first\s+)?[a-z]+|step (?:one|1)\b|first\b"
             r"|the first (?:thing|step))"
+            # "every Friday before a distribution day I run the expiry report and print …": a
+            # routine on a calendar, whatever it also says against (b31)
+            r"|^(?:every|each)\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekday|morning"
+            r"|evening|night|week|month|quarter|sprint|release|payday)\b[^,.;]{0,60}?\b(?:I|we)"
+            r"\s+(?:always\s+|first\s+)?[a-z]+"
             r"|每次.{1,24}?(?:都要|都得|要|得|需要"
             r"|记得"
             r"|必须)"
@@ -1456,7 +1472,13 @@ PROFILE_RULES = _table(
             r"|researcher|scientist|analyst|founder|cto|consultant|freelancer|contractor|intern"
             # roles outside software engineering proper ("I'm a sysadmin who inherited …", b28)
             r"|hobbyist|owner|sysadmin|sys ?admin|dba|tester|qa|teacher|professor|lecturer"
-            r"|technician|operator|physicist|biologist|chemist|statistician|accountant)s?\b"
+            r"|technician|operator|physicist|biologist|chemist|statistician|accountant"
+            # occupations of users who code on the side ("I'm the finance controller here", b31)
+            r"|controller|interpreter|translator|nurse|doctor|physician|pharmacist|lawyer|paralegal"
+            r"|clerk|officer|director|editor|writer|journalist|coordinator|organi[sz]er|planner"
+            r"|bookkeeper|librarian|electrician|mechanic|farmer|chef|coach|volunteer|vet"
+            r"|veterinarian|dentist|pilot|dispatcher|surveyor|paramedic|therapist|economist"
+            r"|auditor|actuary|photographer|musician|producer|treasurer|secretary)s?\b"
             r"|\bI lead\b|\bI(?:'m| am) (?:on|in) the [\w-]+ team\b"
             # "i teach high school CS": what the user does, said with the verb (b26)
             r"|\bI (?:teach|tutor|lecture)\b(?! (?:you|him|her|them|myself)\b)"
@@ -1649,7 +1671,10 @@ PREFERENCE_RULES = _table(
             r"|leave|commit|push|force-push|install|import|hardcode|hard-code|mock|generate)\b"
             r"|^(?:please\s+)?(?:don't|do not)\s+(?!worry|know|think|mind|care|get|see|understand"
             r"|have|need|want|feel|sweat|bother(?! with))\w+"
-            r"|^no\s+(?:more\s+)?[\w\s-]{2,40}?\s+(?:ever|anywhere|at all|please)\b|^no more\s+\w+"
+            # "no pie charts, ever", also after the place it holds for ("in the Kotlin bits, no
+            # `!!` please", "for the charts in the monthly report: no …", b31).
+            r"|^(?:(?:in|for|on) [^,:;]{1,50}?[,:]\s+)?no\s+(?:more\s+)?[\w\s`!?.-]{2,40}?,?\s+"
+            r"(?:ever|anywhere|at all|please)\b|^no more\s+\w+"
             r"|^(?:please|pls)\s+(?:use|avoid|write|prefer|stick)\b|\bI'd take\b.*\bover\b"
         ),
         "preference.like": (
@@ -1740,7 +1765,9 @@ PREFERENCE_RULES = _table(
             r"一律|统一(?:用|使用|交给|成|为|写成)?|全部(?:用|使用)|都(?:用|使用)(?!过)|永远"
             r"|总是(?!搞混|搞错|弄错|弄混|忘|记不|分不清|想不起)"
             r"|一直(?:都)?(?:用|使用)|从来不(?:用|写|装)|宁愿|宁可|尽量(?!了)\S|能(?:用|不用"
-            r"|少)\S{0,12}就(?:用|不用|少|别)|\S都(?:要|得|必须)(?:写|加|用|带|有)|(?:不用|不需要"
+            r"|少)\S{0,12}就(?:用|不用|少|别)|\S都(?:要|得|必须)(?:写|加|用|带|有)"
+            r"|\S都(?:显示|展示|格式化|渲染)(?:成|为)"  # 页面上的时间都显示成“3 分钟前” (b31)
+            r"|(?:不用|不需要"
             r"|别)(?:管|考虑|支持)(?!它|这|那)|(?:以后|今后|往后|从现在开始|从今以后)(?:都|一律"
             r"|统一"
             r"|全部|请|就|也)?(?:用|别|不要|不用|使用|写|给|交给|改用|换成)"
@@ -1822,7 +1849,10 @@ AGENT_STYLE = re.compile(
     r"^(?:when(?:ever)?|if) you (?:write|add|create|generate|make)\b[^,]{0,40}?,?\s*(?:make"
     r"|do|keep|write|have) (?:them|it|those|each)\b"
     # "when you hand me a regex, walk through it …": how the agent gives the user things (b27)
-    r"|^(?:when(?:ever)?|if) you (?:hand|give|send|show|paste) me\b[^,]{1,40},",
+    r"|^(?:when(?:ever)?|if) you (?:hand|give|send|show|paste) me\b[^,]{1,40},"
+    # "when you write tests for X, freeze time … instead of calling now()": the way to do it,
+    # said against another way, is how the agent should work, not a step to add (b31).
+    r"|^(?:when(?:ever)?|if) you \w+\b[^,]{1,60},[^,]*?\b(?:instead of|rather than)\b",
     _I,
 )
 
