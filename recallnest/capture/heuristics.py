@@ -174,8 +174,12 @@ def _learned(sentences: Sequence[str], role: str, steps_asked: bool = False) -> 
     # its sentences without questions, cut at MAX_SENTENCE_CHARS.
     # Chit-chat is no memory, whatever the model reads into it (e2e-heldout13).
     stated = [s for s in sentences if not is_question(s) and not is_small_talk(s)]
-    # A reply opening with "no," / 不对 is the rules' to judge (it may decline an offer).
+    # A reply opening with "no," / 不对 is the rules' to judge (it may decline an offer); so is
+    # an assistant's one-sentence "明白：数据库用 MySQL 8。": it restates what the user said,
+    # which the user's own turn holds (what a longer reply adds is still read).
     if not stated or R.CORRECTION.match(stated[0]):
+        return []
+    if role != "user" and len(stated) == 1 and R.CONFIRMATION.match(stated[0]):
         return []
     category, probability = learned.predict(" ".join(stated), role)  # the turn, as trained
     # Where the code takes a value from is read off the code again: that sentence goes, not

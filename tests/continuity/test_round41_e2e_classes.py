@@ -1,0 +1,125 @@
+"""The failure classes e2e-heldout15 left when round 41 read it again (docs/decisions/0043),
+each tested on variants of our own, both ways: "no matter which" is no question, work put off
+to later after chit-chat is the next step, a game's score is chit-chat, the words said before a
+pasted instruction file are the user's own, and a pasted command line is no statement."""
+
+from __future__ import annotations
+
+import pytest
+from test_heldout2_classes import captures, checkpoint, session
+
+from recallnest.capture.chatter import is_small_talk
+from recallnest.capture.salience import classify_line, is_question, split_sentences
+from recallnest.core.injected import strip_injected
+
+
+@pytest.mark.parametrize(
+    ("said", "asks"),
+    [
+        ("不管在哪个仓库：commit message 一律写英文", False),
+        ("无论谁来值班，告警都先发到飞书群", False),
+        ("不论用什么数据库，迁移脚本都要能回滚", False),
+        ("不管哪个项目都用 pnpm 吗", True),
+        ("这个项目用哪个包管理器", True),
+    ],
+)
+def test_no_matter_which_asks_nothing(said: str, asks: bool) -> None:
+    assert is_question(said) is asks
+
+
+def test_a_rule_for_every_project_said_with_no_matter_which_is_kept_global() -> None:
+    found = captures("先说个通用的规矩，不管在哪个仓库：commit message 一律写英文")
+    assert any(c.category == "preferences" and "英文" in c.text for c in found), found
+
+
+def test_an_emoji_ends_a_sentence_before_a_new_one() -> None:
+    assert split_sentences("去爬山了，腿都废了😂 下次做导出功能") == [
+        "去爬山了，腿都废了😂",
+        "下次做导出功能",
+    ]
+    # A lower-case English continuation stays with its sentence.
+    assert len(split_sentences("shipped the sync job 🚀 it runs hourly now")) == 1
+
+
+@pytest.mark.parametrize(
+    "said", ["下次做家人共享的收藏夹", "下一步接短信验证码登录", "下次再加夜间模式"]
+)
+def test_work_put_off_to_later_is_no_chit_chat(said: str) -> None:
+    assert not is_small_talk(said)
+
+
+def test_the_next_step_after_chit_chat_in_the_same_turn_is_kept() -> None:
+    cp = checkpoint(
+        session(
+            "导出 CSV 的按钮加上",
+            "加好了，导出按当前筛选条件走。",
+            "好。周末带娃去了海洋馆，看了一下午企鹅，累瘫了😂 下次做家人共享的收藏夹，先不弄",
+        )
+    )
+    assert cp is not None
+    assert any("共享的收藏夹" in step for step in cp.next_actions), cp
+
+
+@pytest.mark.parametrize(
+    ("said", "chat"),
+    [
+        ("lost 3-0 on Saturday, half the team was hungover", True),
+        ("we drew 2-2 last night, great game", True),
+        ("周末 3 比 1 赢了，门将神了", True),
+        ("the importer lost 3-0 in the comparison against the old one", False),
+        ("store the final score as 3-1 in matches.json", False),
+    ],
+)
+def test_a_games_score_is_chit_chat(said: str, chat: bool) -> None:
+    assert is_small_talk(said) is chat
+
+
+def test_a_score_left_unanswered_is_no_open_loop() -> None:
+    cp = checkpoint(
+        session(
+            "add the league table page",
+            "Added /table, sorted by points then goal difference.",
+            "lost 3-0 on Saturday, our striker forgot his boots. anyway, cheers",
+        )
+    )
+    assert cp is not None
+    assert not any("3-0" in loop for loop in cp.open_loops), cp
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        (
+            "后台是 paocai，FastAPI 跑在 Fly 上。这是老仓库的 CLAUDE.md，你看下：\n\n"
+            "# CLAUDE.md\n- 提交前跑 ruff\n- 不要改 alembic 的版本号",
+            "后台是 paocai，FastAPI 跑在 Fly 上。",
+        ),
+        (
+            "the bot runs on Deno Deploy with KV. here's the AGENTS.md from the old repo, adapt it:"
+            "\n## Rules\n- never push to main\n- run deno fmt",
+            "the bot runs on Deno Deploy with KV.",
+        ),
+        ("Here's our GEMINI.md:\n\n# GEMINI.md\n- use pnpm", ""),
+        ("# AGENTS.md\n- use uv, never pip", ""),
+    ],
+)
+def test_the_words_before_a_pasted_instruction_file_are_kept(said: str, kept: str) -> None:
+    rest, injected = strip_injected(said)
+    assert rest == kept
+    assert injected is (kept == "")
+    assert "never push" not in rest and "ruff" not in rest
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [
+        ('curl "https://api.example.com/v1/route?origin=1.2,3.4&mode=walk"', "code"),
+        ("docker run -p 8080:80 nginx", "code"),
+        ("git push --force-with-lease", "code"),
+        ("curl https://api.example.com returns an empty body since the deploy", "text"),
+        ("git push --force is forbidden on main", "text"),
+        ("npm install works now", "text"),
+    ],
+)
+def test_a_pasted_command_line_is_no_statement(line: str, kind: str) -> None:
+    assert classify_line(line) == kind
