@@ -34,7 +34,7 @@ from recallnest.capture.salience import gate_turn
 # trained on since; b29 and b30 were read in round 40 (decision 0042) and are trained on since.
 # b31 was measured once at the end of round 40 and read in round 41 (decision 0043); trained on
 # since. Round 41's own blind batches are added here as they are committed.
-HELD_OUT: frozenset[str] = frozenset()
+HELD_OUT: frozenset[str] = frozenset({"b32"})
 EPOCHS = 30
 LEARNING_RATE = 0.5
 L2 = 1e-4
