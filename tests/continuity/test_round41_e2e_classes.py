@@ -123,3 +123,46 @@ def test_the_words_before_a_pasted_instruction_file_are_kept(said: str, kept: st
 )
 def test_a_pasted_command_line_is_no_statement(line: str, kind: str) -> None:
     assert classify_line(line) == kind
+
+
+# --------------------------------------------------------------------------- e2e-heldout16
+
+
+def test_a_question_after_a_lower_case_period_is_its_own_sentence() -> None:
+    said = (
+        "heads up, the vendor added two more gates, so it's 9 lanes now, not the 7 I gave you. "
+        "does the admin page list the idle lanes per gate?"
+    )
+    assert split_sentences(said) == [
+        "heads up, the vendor added two more gates, so it's 9 lanes now, not the 7 I gave you.",
+        "does the admin page list the idle lanes per gate?",
+    ]
+    # A short question about the statement before it stays with it: the turn asks.
+    short = "I always forget whether `git switch -c` or `git checkout -b` keeps my edits. which?"
+    assert len(split_sentences(short)) == 1
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "单次配送改成 30 分钟一单",
+        "体验课改成 40 分钟一节。原来太长了，小朋友坐不住",
+    ],
+)
+def test_a_chinese_setting_with_its_per_unit_is_a_decision(said: str) -> None:
+    assert any(c.category == "events" for c in captures(said))
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "补货周期那个 7 天统一不行，店长说了：生鲜 2 天，日用品 14 天，按品类来",
+        "超时时间 60 秒太长了，支付回调 10 秒，查询接口 3 秒，分开配",
+    ],
+)
+def test_a_chinese_value_turned_down_with_what_holds_instead_is_a_decision(said: str) -> None:
+    assert any(c.category == "events" for c in captures(said))
+
+
+def test_a_value_turned_down_with_nothing_after_it_is_no_decision() -> None:
+    assert not any(c.category == "events" for c in captures("这个 7 天不行吧？"))
