@@ -8,21 +8,9 @@ from __future__ import annotations
 
 import pytest
 from support.capturing import capture
+from test_round39_classes import kept, none_of
 
 from recallnest.capture.chatter import is_small_talk
-from recallnest.core.models import Capture
-
-
-def kept(found: list[Capture], category: str, *values: str) -> None:
-    assert any(
-        c.category == category and all(v.lower() in c.text.lower() for v in values) for c in found
-    ), [(c.category, c.rule, c.text) for c in found]
-
-
-def none_of(found: list[Capture], category: str) -> None:
-    assert [c for c in found if c.category == category] == [], [
-        (c.category, c.rule, c.text) for c in found
-    ]
 
 
 @pytest.mark.parametrize(
