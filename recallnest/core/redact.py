@@ -96,6 +96,7 @@ _VALUE_GROUPS = ("s", "edq", "dq", "sq", "bare")
 _SPECIFIC, _STRUCTURAL, _GENERIC, _SHAPE = 0, 1, 2, 3  # _SHAPE: known by its shape alone
 
 _ALNUM = string.ascii_letters + string.digits
+_ASCII_LETTERS = frozenset(string.ascii_letters)
 _WORDISH = _ALNUM + "_-"
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
@@ -559,10 +560,65 @@ def _check_bare_token(m: re.Match[str], text: str, value: str) -> bool:
     lower = sum(c.islower() for c in value)
     if min(digits, upper, lower) < 3 or not random_body(value) or is_dummy_token(value):
         return False
-    return not encoded_text(value)
+    return not encoded_text(value) and not _named_id(text, m.start())
 
 
 _SITE_KEY_NAME_RE = re.compile(r"site[-_ ]?key[\"']?[ \t]{0,3}[:=]?[ \t]{0,3}[\"']?\Z", re.I)
+_ID_WORDS = frozenset(("id", "ids", "openid", "unionid", "uid", "guid", "uuid"))
+_NAME_CHARS = frozenset(string.ascii_letters + string.digits + "_.-")
+_ID_REACH = 64
+
+
+def _named_id(text: str, start: int) -> bool:
+    """The value at `start` is given as an id: `openid`, `unionid 是 …`, `"user_id": "…"`,
+    `deploymentId=…`, `Team ID …`, and no credential's id (`secret_id`, `access_key_id`: see
+    key_profile).
+
+    Trigger: a WeChat unionid `o6_bmBb…` after its name (secrets s42 look-alike). Why: its
+    shape is a vendor token's, but an openid or unionid names a user to an app, like any id;
+    it grants nothing. (Read backwards from the value, a bounded walk: a regex searched over
+    the window cost ~10 us a token inside a private key block.)"""
+    lo = max(0, start - _ID_REACH)
+    i = _skip_back(text, start, lo, " \t\"'“「")
+    if i > lo and text[i - 1] in ":=：是为為":
+        i -= 1
+    elif text.endswith((" is", " are"), lo, i):
+        i = text.rfind(" ", lo, i)
+    i = end = _skip_back(text, i, lo, " \t\"'")
+    while i > lo and text[i - 1] in _NAME_CHARS:
+        i -= 1
+    name = text[i:end]
+    low, camel = name.lower(), name.removesuffix("s")
+    is_id = (
+        low in _ID_WORDS
+        or low.endswith(("_id", "-id", ".id", "_ids", "-ids"))
+        # `userId`, `teamID`; not `PAID`, `VALID`.
+        or (len(camel) > 2 and camel.endswith(("Id", "ID")) and not camel[-3].isupper())
+    )
+    if not is_id or key_profile(name) is not None:
+        return False
+    # The words before a spaced name are part of it: `user id`, but `secret id`, `access key
+    # id` name a credential's id half.
+    for _ in range(2):
+        word_end = i - 1
+        i = word_end
+        while i > lo and text[i - 1] in _ASCII_LETTERS:
+            i -= 1
+        if word_end < 1 or text[word_end] not in " \t" or not 2 <= word_end - i <= 20:
+            break
+        name = f"{text[i:word_end]}_{name}"
+        if key_profile(name) is not None:
+            return False
+    return True
+
+
+def _skip_back(text: str, i: int, lo: int, chars: str) -> int:
+    """`i` moved back over the characters of `chars`, not below `lo`."""
+    while i > lo and text[i - 1] in chars:
+        i -= 1
+    return i
+
+
 _PEM_BEGIN_RE = re.compile(r"-----BEGIN ([A-Z ]{3,40})-----")
 
 
@@ -625,14 +681,16 @@ def _check_query_key(_m: re.Match[str], _text: str, value: str) -> bool:
     )
 
 
-def _check_vendor(m: re.Match[str], _text: str, value: str) -> bool:
-    """`<vendor>_<random>`: a short prefix that is no identifier's, then a generated body."""
+def _check_vendor(m: re.Match[str], text: str, value: str) -> bool:
+    """`<vendor>_<random>`: a short prefix that is no identifier's, then a generated body, not
+    given as an id (`unionid 是 o6_…`)."""
     if not vendor_prefix_ok(m["pfx"]) or is_dummy_token(value):
         return False
     # Trigger: a body in parts (`or-v1-<64 hex>`, `auth-<17>-<32>`). Why: short version or
     # kind words dilute the body's randomness; its longest part carries it.
     body = m["body"]
-    return random_body(body) or random_body(max(re.split(r"[_\-.]", body), key=len))
+    generated = random_body(body) or random_body(max(re.split(r"[_\-.]", body), key=len))
+    return generated and not _named_id(text, m.start())
 
 
 _PASSWORD_NOUNS = ("pass", "pw", "pwd")
