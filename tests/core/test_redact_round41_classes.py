@@ -22,6 +22,62 @@ def assert_masked_keeping(text: str, secret: str, *kept: str) -> None:
         assert part in masked, (part, masked)
 
 
+# --- Short key names in a query string -------------------------------------------------------
+
+QUERY_KEYS = {
+    "baidu-ak": (
+        "curl 'https://api.map.baidu.com/place/v2/search?query=cafe&region=shanghai&output=json"
+        "&ak=Tz8qLm2Vx7Kp4Rw9Nc3Yb6Hd1Jf5Gs0A'",
+        "Tz8qLm2Vx7Kp4Rw9Nc3Yb6Hd1Jf5Gs0A",
+        ("region=shanghai", "output=json"),
+    ),
+    "ak-zh": (
+        "又接了个地理编码：https://api.example.cn/geo?addr=深圳"
+        "&ak=Lq9Wx3Zv7Kr2Mt8Np4Bc6Hy1 ，返回 gcj02",
+        "Lq9Wx3Zv7Kr2Mt8Np4Bc6Hy1",
+        ("addr=深圳", "返回 gcj02"),
+    ),
+    "appkey": (
+        "https://open.example.cn/api/v2/weather?appkey=Mq7Zr4Lx9Kp2Wv8Nc3Tb6Yd1&city=101010100",
+        "Mq7Zr4Lx9Kp2Wv8Nc3Tb6Yd1",
+        ("city=101010100",),
+    ),
+    "sk-alone": (
+        "https://api.example.cn/v3/sign?sk=Px5Ln9Qz2Wk7Mt4Vr8Bj3Hd6&ts=1700000000",
+        "Px5Ln9Qz2Wk7Mt4Vr8Bj3Hd6",
+        ("ts=1700000000",),
+    ),
+    "sk-beside-ak": (
+        "https://api.example.cn/sign?ak=Rj4Kz8Lm2Qx7Vt9Nb3Hc6Wp1&sk=Px5Ln9Qz2Wk7Mt4Vr8Bj3Hd6Cs1Ty0",
+        "Px5Ln9Qz2Wk7Mt4Vr8Bj3Hd6Cs1Ty0",
+        ("api.example.cn/sign",),
+    ),
+    "ak-upper-case": (
+        "GET /geo?AK=Wc3Vb8Nm2Lk7Jh4Gf9Ds1Aq6&city=hz",
+        "Wc3Vb8Nm2Lk7Jh4Gf9Ds1Aq6",
+        ("city=hz",),
+    ),
+    "appkey-zh": (
+        "接口是 https://open.example.cn/sms/send"
+        "?appkey=Zt6Qm2Lx8Kv4Wn9Rc3Bh7Yd1&mobile=138 ，发验证码用",
+        "Zt6Qm2Lx8Kv4Wn9Rc3Bh7Yd1",
+        ("mobile=138", "发验证码用"),
+    ),
+    # Short and readable values of the same names stay.
+    "readable-values-stay": (
+        "/search?sk=price&ak=1&appkey=demo&q=tea&ak=Rj4Kz8Lm2Qx7Vt9Nb3Hc6Wp1",
+        "Rj4Kz8Lm2Qx7Vt9Nb3Hc6Wp1",
+        ("sk=price", "ak=1", "appkey=demo"),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(QUERY_KEYS))
+def test_query_key_is_masked(name: str) -> None:
+    text, secret, kept = QUERY_KEYS[name]
+    assert_masked_keeping(text, secret, *kept)
+
+
 # --- Ids with a token's shape: deployment, project and team ids, openid and unionid -------------
 
 IDS = {
