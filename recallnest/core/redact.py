@@ -48,6 +48,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from recallnest.core.redact_commands import password_arg_starts
 from recallnest.core.redact_shapes import (
     base32_body,
     continuation_end,
@@ -180,16 +181,29 @@ def _spaced_value(lowered: str, end: int) -> bool:
     return len(core) >= 4 and not core.isalpha()
 
 
-@lru_cache(maxsize=2)  # the names and the prose rule look for the same words in a text
-def _word_hits(lowered: str) -> list[int]:
-    """Sorted offsets of the secret words (`pass`, `secret`, `token`, `key`, …)."""
-    hits: list[int] = []
+@lru_cache(maxsize=2)  # the names, the prose rule and the commands look for the same words
+def _word_offsets(lowered: str) -> dict[str, list[int]]:
+    """The offsets of each secret word (`pass`, `secret`, `token`, `key`, …) that occurs."""
+    offsets: dict[str, list[int]] = {}
     for word in _ASSIGNMENT_WORDS:
         i = lowered.find(word)
+        if i == -1:
+            continue
+        found = offsets[word] = []
         while i != -1:
-            hits.append(i)
+            found.append(i)
             i = lowered.find(word, i + len(word))
-    return sorted(hits)
+    return offsets
+
+
+@lru_cache(maxsize=2)
+def _word_hits(lowered: str) -> list[int]:
+    """Sorted offsets of the secret words."""
+    hits: list[int] = []
+    for found in _word_offsets(lowered).values():
+        hits += found
+    hits.sort()
+    return hits
 
 
 @lru_cache(maxsize=2)  # two rules ask for the names of the same text
@@ -420,12 +434,13 @@ def _finds(lowered: str, word: str) -> list[int]:
 # Commands whose short flag, spelled case-sensitively, takes a password or passphrase as its
 # next word, with words one of which must be on the line before it: `… login -p` (docker,
 # podman, helm registry), ssh-keygen -P/-N, cqlsh and rdesktop -p, ipmitool, sqlcmd and bcp
-# -P, nodetool -pw, the net-snmp tools' -A (auth) and -X (privacy) passphrases. (`docker run
+# -P, nodetool -pw, the net-snmp tools' -A (auth) and -X (privacy) passphrases, iwctl's -P
+# (a Wi-Fi passphrase, secrets s42's class) and -p (an 802.1X password). (`docker run
 # -p 8080:80` publishes a port, snmpwalk's -a and -x name protocols and ipmitool's -p is a
 # port: the tool and the case matter, so the flags are found in the original text.)
 _PASSWORD_FLAGS: dict[str, tuple[str, ...]] = {
-    "-p": ("login", "ssh-keygen", "cqlsh", "rdesktop"),
-    "-P": ("login", "ssh-keygen", "ipmitool", "sqlcmd", "bcp "),
+    "-p": ("login", "ssh-keygen", "cqlsh", "rdesktop", "iwctl"),
+    "-P": ("login", "ssh-keygen", "ipmitool", "sqlcmd", "bcp ", "iwctl"),
     "-n": ("ssh-keygen",),
     "-N": ("ssh-keygen",),
     "-pw": ("nodetool",),
@@ -527,6 +542,17 @@ def _query_starts(lowered: str, _text: str) -> list[int]:
     """Offsets of `?` and `&`, where a query parameter starts (a one-character str.find is
     fast; the names the rule wants cost ~1 us a turn each to look for)."""
     return sorted([*_finds(lowered, "?"), *_finds(lowered, "&")])
+
+
+_COMMAND_WORDS = ("pass", "psk", "auth")
+
+
+def _command_password_starts(lowered: str, text: str) -> list[int]:
+    """Offsets of the passwords of the commands in recallnest.core.redact_commands; the secret
+    words found for the names mark some of them (`htpasswd`, `change_password`, nmcli's
+    `password`, `cf auth`)."""
+    offsets = _word_offsets(lowered)
+    return password_arg_starts(lowered, text, {w: offsets.get(w, ()) for w in _COMMAND_WORDS})
 
 
 # --- Per-rule checks ----------------------------------------------------------------------------
@@ -755,6 +781,23 @@ def _check_client_literal(_m: re.Match[str], _text: str, value: str) -> bool:
         digits = sum(c.isdigit() for c in value)
         return len(value) >= 16 and digits >= 3 and len(value) - digits >= 3
     return random_body(value) and not encoded_text(value)
+
+
+# `PASSWORD`, `NEW_PASS`, `DB_SECRET`: a placeholder in the documentation's style.
+_SCREAMING_WORD_RE = re.compile(r"[A-Z][A-Z_]*")
+
+
+def _check_command_password(m: re.Match[str], _text: str, value: str) -> bool:
+    """A listed command's password word: 4+ characters, no placeholder, variable, port, flag
+    or path; unquoted, no plain lower-case word either (prose goes on after `upx login`)."""
+    core = value.strip()
+    if len(core) < 4 or PORT_RE.match(core) or _SCREAMING_WORD_RE.fullmatch(core):
+        return False
+    if is_stopword(core):
+        return False
+    if m.start("bare") == -1:
+        return plausible_value(core, bare=False, key="password")
+    return value_ok(core, "pass", bare=True, key="password")
 
 
 def _check_positional_key(m: re.Match[str], text: str, value: str) -> bool:
@@ -1256,6 +1299,22 @@ _RULES: tuple[_Rule, ...] = (
         left=_WORDISH,
         hints=("authorize",),
     ),
+    # Trigger: a known tool's command that takes the password as a positional word or after a
+    # keyword of its own: `rabbitmqctl add_user <user> <pw>`, `upx login <bucket> <operator>
+    # <pw>`, `pocketbase superuser upsert <email> <pw>`, `htpasswd -b`, `wpa_passphrase <ssid>
+    # <pw>`, `nmcli dev wifi connect <ssid> password <pw>` (the table is in
+    # recallnest.core.redact_commands). Why: no name stands beside the password, only the
+    # tool's grammar says which word it is (secrets s42, e2e-heldout16). Outcome: the user,
+    # the bucket and the SSID stay; placeholders, variables and plain words stay.
+    _rule(
+        "password",
+        _GENERIC,
+        _VALUE,
+        _check_command_password,
+        left="",
+        lower=True,
+        starts=_command_password_starts,
+    ),
     # Trigger: haproxy.cfg's `stats auth <user>:<password>`, and a userlist's line `user <name>
     # [insecure-]password <password or crypt hash>`. Why: the logins of the stats page and of
     # the userlist (secrets s41); a hash can be cracked offline; the user name stays. Outcome:
@@ -1673,6 +1732,7 @@ def find_secrets(text: str) -> list[Redaction]:
         return []
     # The caches share a text's secret words between rules within this call; cleared so a
     # benchmark repeating one text measures the work a new text costs.
+    _word_offsets.cache_clear()
     _word_hits.cache_clear()
     _names.cache_clear()
     candidates = _candidates(text)
