@@ -96,6 +96,7 @@ def hostile_inputs() -> dict[str, str]:
         "'/hook/<17 letters>/' x 5k": "/hook/abcdefghijklmnopq/" * 5_000,
         "'redis-cli -a ' x 10k": "redis-cli -a " * 10_000,
         "'sqlplus a/' x 10k": "sqlplus a/" * 10_000,
+        "'upx login ' x 10k": "upx login " * 10_000,
     }
 
 

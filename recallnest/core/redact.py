@@ -3,10 +3,11 @@
 Owns the catalogue of secret shapes (provider tokens, vendor-prefixed tokens by shape, private
 key blocks, JWTs, passwords in URLs and tokens as a URL's user name, auth headers and cookies,
 CLI flags, secret-named assignments in code, JSON, YAML, INI, netrc and .env text, secrets
-stated in prose, .pgpass lines, tokens wrapped onto a second line) and the policy for values
-that only look like secrets (placeholders). The value and name policy lives in
-`recallnest.core.redact_values`, the shape tests of generated tokens in
-`recallnest.core.redact_shapes`.
+stated in prose, .pgpass lines, tokens wrapped onto a second line, passwords given to known
+commands as positional words) and the policy for values that only look like secrets
+(placeholders, ids). The value and name policy lives in `recallnest.core.redact_values`, the
+shape tests of generated tokens in `recallnest.core.redact_shapes`, the grammar of the commands
+that take a password positionally in `recallnest.core.redact_commands`.
 
 Must not: do I/O, log, read the environment, or use anything but the standard library (the
 regex engine is `re`). It runs on every captured turn, so patterns are compiled at import time,
@@ -48,6 +49,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from recallnest.core.redact_commands import password_arg_starts
 from recallnest.core.redact_shapes import (
     base32_body,
     continuation_end,
@@ -96,6 +98,7 @@ _VALUE_GROUPS = ("s", "edq", "dq", "sq", "bare")
 _SPECIFIC, _STRUCTURAL, _GENERIC, _SHAPE = 0, 1, 2, 3  # _SHAPE: known by its shape alone
 
 _ALNUM = string.ascii_letters + string.digits
+_ASCII_LETTERS = frozenset(string.ascii_letters)
 _WORDISH = _ALNUM + "_-"
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
@@ -179,16 +182,29 @@ def _spaced_value(lowered: str, end: int) -> bool:
     return len(core) >= 4 and not core.isalpha()
 
 
-@lru_cache(maxsize=2)  # the names and the prose rule look for the same words in a text
-def _word_hits(lowered: str) -> list[int]:
-    """Sorted offsets of the secret words (`pass`, `secret`, `token`, `key`, …)."""
-    hits: list[int] = []
+@lru_cache(maxsize=2)  # the names, the prose rule and the commands look for the same words
+def _word_offsets(lowered: str) -> dict[str, list[int]]:
+    """The offsets of each secret word (`pass`, `secret`, `token`, `key`, …) that occurs."""
+    offsets: dict[str, list[int]] = {}
     for word in _ASSIGNMENT_WORDS:
         i = lowered.find(word)
+        if i == -1:
+            continue
+        found = offsets[word] = []
         while i != -1:
-            hits.append(i)
+            found.append(i)
             i = lowered.find(word, i + len(word))
-    return sorted(hits)
+    return offsets
+
+
+@lru_cache(maxsize=2)
+def _word_hits(lowered: str) -> list[int]:
+    """Sorted offsets of the secret words."""
+    hits: list[int] = []
+    for found in _word_offsets(lowered).values():
+        hits += found
+    hits.sort()
+    return hits
 
 
 @lru_cache(maxsize=2)  # two rules ask for the names of the same text
@@ -419,12 +435,13 @@ def _finds(lowered: str, word: str) -> list[int]:
 # Commands whose short flag, spelled case-sensitively, takes a password or passphrase as its
 # next word, with words one of which must be on the line before it: `… login -p` (docker,
 # podman, helm registry), ssh-keygen -P/-N, cqlsh and rdesktop -p, ipmitool, sqlcmd and bcp
-# -P, nodetool -pw, the net-snmp tools' -A (auth) and -X (privacy) passphrases. (`docker run
+# -P, nodetool -pw, the net-snmp tools' -A (auth) and -X (privacy) passphrases, iwctl's -P
+# (a Wi-Fi passphrase, secrets s42's class) and -p (an 802.1X password). (`docker run
 # -p 8080:80` publishes a port, snmpwalk's -a and -x name protocols and ipmitool's -p is a
 # port: the tool and the case matter, so the flags are found in the original text.)
 _PASSWORD_FLAGS: dict[str, tuple[str, ...]] = {
-    "-p": ("login", "ssh-keygen", "cqlsh", "rdesktop"),
-    "-P": ("login", "ssh-keygen", "ipmitool", "sqlcmd", "bcp "),
+    "-p": ("login", "ssh-keygen", "cqlsh", "rdesktop", "iwctl"),
+    "-P": ("login", "ssh-keygen", "ipmitool", "sqlcmd", "bcp ", "iwctl"),
     "-n": ("ssh-keygen",),
     "-N": ("ssh-keygen",),
     "-pw": ("nodetool",),
@@ -522,6 +539,23 @@ def _client_literal_starts(subject: str, _text: str) -> list[int]:
     return sorted(starts)
 
 
+def _query_starts(lowered: str, _text: str) -> list[int]:
+    """Offsets of `?` and `&`, where a query parameter starts (a one-character str.find is
+    fast; the names the rule wants cost ~1 us a turn each to look for)."""
+    return sorted([*_finds(lowered, "?"), *_finds(lowered, "&")])
+
+
+_COMMAND_WORDS = ("pass", "psk", "auth")
+
+
+def _command_password_starts(lowered: str, text: str) -> list[int]:
+    """Offsets of the passwords of the commands in recallnest.core.redact_commands; the secret
+    words found for the names mark some of them (`htpasswd`, `change_password`, nmcli's
+    `password`, `cf auth`)."""
+    offsets = _word_offsets(lowered)
+    return password_arg_starts(lowered, text, {w: offsets.get(w, ()) for w in _COMMAND_WORDS})
+
+
 # --- Per-rule checks ----------------------------------------------------------------------------
 
 
@@ -559,10 +593,65 @@ def _check_bare_token(m: re.Match[str], text: str, value: str) -> bool:
     lower = sum(c.islower() for c in value)
     if min(digits, upper, lower) < 3 or not random_body(value) or is_dummy_token(value):
         return False
-    return not encoded_text(value)
+    return not encoded_text(value) and not _named_id(text, m.start())
 
 
 _SITE_KEY_NAME_RE = re.compile(r"site[-_ ]?key[\"']?[ \t]{0,3}[:=]?[ \t]{0,3}[\"']?\Z", re.I)
+_ID_WORDS = frozenset(("id", "ids", "openid", "unionid", "uid", "guid", "uuid"))
+_NAME_CHARS = frozenset(string.ascii_letters + string.digits + "_.-")
+_ID_REACH = 64
+
+
+def _named_id(text: str, start: int) -> bool:
+    """The value at `start` is given as an id: `openid`, `unionid 是 …`, `"user_id": "…"`,
+    `deploymentId=…`, `Team ID …`, and no credential's id (`secret_id`, `access_key_id`: see
+    key_profile).
+
+    Trigger: a WeChat unionid `o6_bmBb…` after its name (secrets s42 look-alike). Why: its
+    shape is a vendor token's, but an openid or unionid names a user to an app, like any id;
+    it grants nothing. (Read backwards from the value, a bounded walk: a regex searched over
+    the window cost ~10 us a token inside a private key block.)"""
+    lo = max(0, start - _ID_REACH)
+    i = _skip_back(text, start, lo, " \t\"'“「")
+    if i > lo and text[i - 1] in ":=：是为為":
+        i -= 1
+    elif text.endswith((" is", " are"), lo, i):
+        i = text.rfind(" ", lo, i)
+    i = end = _skip_back(text, i, lo, " \t\"'")
+    while i > lo and text[i - 1] in _NAME_CHARS:
+        i -= 1
+    name = text[i:end]
+    low, camel = name.lower(), name.removesuffix("s")
+    is_id = (
+        low in _ID_WORDS
+        or low.endswith(("_id", "-id", ".id", "_ids", "-ids"))
+        # `userId`, `teamID`; not `PAID`, `VALID`.
+        or (len(camel) > 2 and camel.endswith(("Id", "ID")) and not camel[-3].isupper())
+    )
+    if not is_id or key_profile(name) is not None:
+        return False
+    # The words before a spaced name are part of it: `user id`, but `secret id`, `access key
+    # id` name a credential's id half.
+    for _ in range(2):
+        word_end = i - 1
+        i = word_end
+        while i > lo and text[i - 1] in _ASCII_LETTERS:
+            i -= 1
+        if word_end < 1 or text[word_end] not in " \t" or not 2 <= word_end - i <= 20:
+            break
+        name = f"{text[i:word_end]}_{name}"
+        if key_profile(name) is not None:
+            return False
+    return True
+
+
+def _skip_back(text: str, i: int, lo: int, chars: str) -> int:
+    """`i` moved back over the characters of `chars`, not below `lo`."""
+    while i > lo and text[i - 1] in chars:
+        i -= 1
+    return i
+
+
 _PEM_BEGIN_RE = re.compile(r"-----BEGIN ([A-Z ]{3,40})-----")
 
 
@@ -625,14 +714,16 @@ def _check_query_key(_m: re.Match[str], _text: str, value: str) -> bool:
     )
 
 
-def _check_vendor(m: re.Match[str], _text: str, value: str) -> bool:
-    """`<vendor>_<random>`: a short prefix that is no identifier's, then a generated body."""
+def _check_vendor(m: re.Match[str], text: str, value: str) -> bool:
+    """`<vendor>_<random>`: a short prefix that is no identifier's, then a generated body, not
+    given as an id (`unionid 是 o6_…`)."""
     if not vendor_prefix_ok(m["pfx"]) or is_dummy_token(value):
         return False
     # Trigger: a body in parts (`or-v1-<64 hex>`, `auth-<17>-<32>`). Why: short version or
     # kind words dilute the body's randomness; its longest part carries it.
     body = m["body"]
-    return random_body(body) or random_body(max(re.split(r"[_\-.]", body), key=len))
+    generated = random_body(body) or random_body(max(re.split(r"[_\-.]", body), key=len))
+    return generated and not _named_id(text, m.start())
 
 
 _PASSWORD_NOUNS = ("pass", "pw", "pwd")
@@ -691,6 +782,23 @@ def _check_client_literal(_m: re.Match[str], _text: str, value: str) -> bool:
         digits = sum(c.isdigit() for c in value)
         return len(value) >= 16 and digits >= 3 and len(value) - digits >= 3
     return random_body(value) and not encoded_text(value)
+
+
+# `PASSWORD`, `NEW_PASS`, `DB_SECRET`: a placeholder in the documentation's style.
+_SCREAMING_WORD_RE = re.compile(r"[A-Z][A-Z_]*")
+
+
+def _check_command_password(m: re.Match[str], _text: str, value: str) -> bool:
+    """A listed command's password word: 4+ characters, no placeholder, variable, port, flag
+    or path; unquoted, no plain lower-case word either (prose goes on after `upx login`)."""
+    core = value.strip()
+    if len(core) < 4 or PORT_RE.match(core) or _SCREAMING_WORD_RE.fullmatch(core):
+        return False
+    if is_stopword(core):
+        return False
+    if m.start("bare") == -1:
+        return plausible_value(core, bare=False, key="password")
+    return value_ok(core, "pass", bare=True, key="password")
 
 
 def _check_positional_key(m: re.Match[str], text: str, value: str) -> bool:
@@ -915,15 +1023,20 @@ _RULES: tuple[_Rule, ...] = (
         left="",
         hints=("hook",),
     ),
-    # Trigger: `?key=` / `&key=` in a URL with a generated value (WeCom's webhook, many APIs).
-    # Why: a bare `key` is ambiguous in code, but a random value in a query string is an API key.
+    # Trigger: `?key=` / `&key=` in a URL with a generated value (WeCom's webhook, many APIs),
+    # and the other short key names of query strings: `ak=` (Baidu Maps), `sk=`, `appkey=`,
+    # `app_key=`, `accesskey=`, `secret_key=` (secrets s42). Why: a bare `key` or `ak` is
+    # ambiguous in code (a dict key, a sort key), but a random value in a query string is an
+    # API key. Outcome: short or readable values (`?sk=price`, `&key=name`) stay.
     _rule(
         "url-query-key",
         _SPECIFIC,
-        r"[?&](?:key|apikey|api_key|access_key)=(?P<s>[A-Za-z0-9_\-]{16,256})(?![A-Za-z0-9_\-])",
+        r"[?&](?:key|api[_\-]?key|app[_\-]?key|access[_\-]?key|secret[_\-]?key|ak|sk)="
+        r"(?P<s>[A-Za-z0-9_\-]{16,256})(?![A-Za-z0-9_\-])",
         _check_query_key,
         left="",
-        hints=("key=",),
+        lower=True,
+        starts=_query_starts,
     ),
     # Trigger: AccountKey= / SharedAccessKey= in a connection string. Why: Azure storage and
     # Service Bus keys (base64).
@@ -1186,6 +1299,22 @@ _RULES: tuple[_Rule, ...] = (
         _check_positional_key,
         left=_WORDISH,
         hints=("authorize",),
+    ),
+    # Trigger: a known tool's command that takes the password as a positional word or after a
+    # keyword of its own: `rabbitmqctl add_user <user> <pw>`, `upx login <bucket> <operator>
+    # <pw>`, `pocketbase superuser upsert <email> <pw>`, `htpasswd -b`, `wpa_passphrase <ssid>
+    # <pw>`, `nmcli dev wifi connect <ssid> password <pw>` (the table is in
+    # recallnest.core.redact_commands). Why: no name stands beside the password, only the
+    # tool's grammar says which word it is (secrets s42, e2e-heldout16). Outcome: the user,
+    # the bucket and the SSID stay; placeholders, variables and plain words stay.
+    _rule(
+        "password",
+        _GENERIC,
+        _VALUE,
+        _check_command_password,
+        left="",
+        lower=True,
+        starts=_command_password_starts,
     ),
     # Trigger: haproxy.cfg's `stats auth <user>:<password>`, and a userlist's line `user <name>
     # [insecure-]password <password or crypt hash>`. Why: the logins of the stats page and of
@@ -1604,6 +1733,7 @@ def find_secrets(text: str) -> list[Redaction]:
         return []
     # The caches share a text's secret words between rules within this call; cleared so a
     # benchmark repeating one text measures the work a new text costs.
+    _word_offsets.cache_clear()
     _word_hits.cache_clear()
     _names.cache_clear()
     candidates = _candidates(text)

@@ -23,10 +23,12 @@ __all__ = [
 ]
 
 # Prefixes of identifiers that look like vendor tokens but are not secrets: API object ids
-# (Anthropic, OpenAI, Stripe), publishable keys, hash names (lockfiles, integrity), cloud
-# resource ids, and words that start snake_case names.
+# (Anthropic, OpenAI, Stripe; Vercel's deployments, projects, teams and integration configs,
+# secrets s42), publishable keys, hash names (lockfiles, integrity), cloud resource ids, and
+# words that start snake_case names.
 _ID_PREFIX_WORDS = (
     "msg toolu req cus pi ch evt sub acct price prod in txn file run asst thread call chatcmpl"
+    " dpl prj team icfg"
     " org proj user batch ftjob pk phc sha sha1 sha224 sha256 sha384 sha512 md5 blake2b h1 css"
     " jsx data i vol ami sg subnet vpc snap eni test tests spec fixture fix feat chore api app"
     " v1 v2 id uuid ref refs tmp build dist main src lib node com io www http https img icon"

@@ -61,6 +61,7 @@ FAST_PATH = {
     "recallnest.server.pidfile",  # autostart's probe of the daemon lock (one copy of it)
     # Only when the hook logs a line (rare): the redactor and its helpers.
     "recallnest.core.redact",
+    "recallnest.core.redact_commands",
     "recallnest.core.redact_shapes",
     "recallnest.core.redact_values",
 }
