@@ -128,8 +128,16 @@ def capture_turn(
         approved = _approved_proposal(said, said_before)
         if approved is not None:
             signals = [*_without_approval(signals, said), approved]
+    if turn.role == "user" and said_before is not None and gate.reason is None:
+        if all(s.category == "entities" for s in signals):
+            signals = _about_you(gate.sentences, said_before) or signals
     if turn.role == "user" and said_before is not None and gate.reason in (None, "acknowledgement"):
         picked = _picked_option(turn.text, said_before) or _named_pick(turn.text, said_before)
+        # A pick read off the reply's first words yields to what a rule found in it ("本机跑。
+        # 公司发的电脑装的是统信 UOS…": who the user is, b31).
+        yields = picked is not None and picked.rule == OPENING_PICK
+        if yields and any(s.category in ("profile", "preferences") for s in signals):
+            picked = None
         if picked is not None:
             signals = [picked]
         elif not any(s.category == "preferences" for s in signals):
@@ -140,6 +148,7 @@ def capture_turn(
             signals = [countered] if countered is not None else signals
         if not signals and gate.reason is None:
             signals = _moved_value(gate.sentences, said_before)
+
     if turn.role == "assistant":
         signals += _verified_fix(gate.sentences, said_before)
     if not signals and gate.reason is None:
@@ -983,7 +992,10 @@ def _solved_case(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
         and (R.FIX_REPORT.match(nxt) is not None or (diagnosis and _reports_change(nxt)))
         and (diagnosis or not _SPEAKER.match(text))
     )
-    caused = fix_next and R.CAUSE_CLAUSE.search(text) is not None
+    # "… showed empty boxes because Helvetica has no glyphs for them. I embedded Noto Sans and
+    # the letters print properly now." (b32): the cause, then a fix reported as working.
+    fixed_next = nxt is not None and not is_question(nxt) and R.CASE_FIX.search(nxt) is not None
+    caused = (fix_next or fixed_next) and R.CAUSE_CLAUSE.search(text) is not None
     if not diagnosis and not caused and not R.CASE_ERROR.search(text):
         return None
     if R.CASE_FIX.search(text):
@@ -1116,11 +1128,20 @@ def _named_pick(reply_text: str, options_turn: str) -> Signal | None:
         named = _named_in(latin.group(1), options_turn)
     elif chinese is not None and chinese.group(1).strip() not in R.NOT_A_ZH_PICK:
         named = _named_in(chinese.group(1).strip(), options_turn)
+    elif (opening := R.ZH_OPTION_OPENING.match(stated)) is not None:
+        # "每天早上 7 点出一份，…" after "每天出一份还是每周出一份？" (b32): the reply opens with
+        # the words of one option, no 吧.
+        if opening.group(0) in options_turn and opening.group(0) not in R.NOT_A_ZH_PICK:
+            return Signal(OPENING_PICK, "events", stated[:MAX_SENTENCE_CHARS], 0.7, 0.8)
+        return None
     else:
         return None
     if not named:
         return None
     return Signal("decision.named_pick", "events", stated[:MAX_SENTENCE_CHARS], 0.7, 0.8)
+
+
+OPENING_PICK = "decision.named_pick.opening"
 
 
 def _named_in(head: str, turn: str) -> bool:
@@ -1132,6 +1153,20 @@ def _named_in(head: str, turn: str) -> bool:
             return True
     han = "".join(ch if "\u4e00" <= ch <= "\u9fff" else " " for ch in head)
     return any(run[i : i + 2] in turn for run in han.split() for i in range(len(run) - 1))
+
+
+def _about_you(sentences: Sequence[str], other_turn: str) -> list[Signal]:
+    # Trigger: the other side asked about the user's own setup ("你平时用什么编辑器？",
+    # "which OS are you on?") and the reply answers it ("HBuilderX，公司的项目全是 uni-app",
+    # b32). Why: the answer is who the user is and how they work, read alone as a bare fact
+    # or nothing. Outcome: a profile of the reply's first statements.
+    if not R.ASKS_ABOUT_YOU.search(other_turn):
+        return []
+    stated = [s for s in sentences if not is_question(s)]
+    if not stated:
+        return []
+    text = " ".join(stated[:2]).replace("。 ", "。")[:MAX_SENTENCE_CHARS]
+    return [Signal("profile.answer", "profile", text, 0.7, 0.8)]
 
 
 # A value made of a word and a number: a serial port, an interface, a slot, a pin (COM5, eth1,
@@ -1173,6 +1208,9 @@ def _words(text: str) -> set[str]:
 _SHARED_STOP = frozenset({"that", "this", "with", "from", "have", "will", "then", "there", "what"})
 
 
+_FACT_MOVED = re.compile(r"\b(?:any ?more|no longer|moved (?:to|over to|off)|these days)\b", re.I)
+
+
 def _counter_instruction(sentences: Sequence[str], other_turn: str) -> Signal | None:
     # Trigger: the other side said what it will do or just did ("I'll stage everything with
     # git add -A", "I'll print the timings with print()", 我在每个 service 里都加了 console.log)
@@ -1185,6 +1223,10 @@ def _counter_instruction(sentences: Sequence[str], other_turn: str) -> Signal | 
         return None
     stated = [s for s in sentences if not is_question(s)]
     if not stated or not R.INSTRUCTS.search(stated[0]) or R.CORRECTION.match(stated[0]):
+        return None
+    # "not Gmail any more, the tower moved to Fastmail last spring": how things are now, a
+    # fact the plan got wrong, not how the agent should work (b32).
+    if _FACT_MOVED.search(stated[0]):
         return None
     text = " ".join(stated[:2]).replace("。 ", "。")[:MAX_SENTENCE_CHARS]
     return Signal("preference.counter_instruction", "preferences", text, 0.7, 0.8)

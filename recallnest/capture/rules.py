@@ -215,8 +215,21 @@ ASKS_WHICH = re.compile(
 # The user asking how a recurring job is done: "remind me what the steps are when …", "how do
 # we cut a release again?", 发版的步骤是什么来着 (b31).
 ASKS_STEPS = re.compile(
-    r"\b(?:what(?:'s| are| were)? the steps|remind me (?:how|what)|walk me through|how do (?:I|we)"
+    r"\b(?:what(?:'s| are| were)? the steps|what(?:'s| is) the (?:routine|process|procedure"
+    r"|drill|checklist)\b|remind me (?:how|what)|walk me through|how do (?:I|we)"
     r"\b[^?]{3,80}\bagain)\b|(?:步骤|流程)(?:是什么|是啥|有哪些)|怎么(?:弄|做|操作|搞)来着",
+    _I,
+)
+# The first two Chinese characters of a reply, when they are not a pronoun's ("每天", "按距离").
+ZH_OPTION_OPENING = re.compile(r"(?![我你他她它这那都])[\u4e00-\u9fff]{2}")
+# The other side asking about the user's own setup: "你平时用什么编辑器？", "what OS are you on?",
+# "which shell do you use?" (b32).
+ASKS_ABOUT_YOU = re.compile(
+    r"你(?:平时|一般|平常|现在)?(?:用|使用)(?:的是|的)?(?:什么|哪个|哪种|啥)(?:编辑器|IDE|系统|电脑|终端|shell"
+    r"|浏览器|手机|输入法)|\bwhat (?:editor|ide|os|operating system|shell|terminal|machine|laptop"
+    r"|browser) (?:do|are) you\b|\bwhich (?:editor|ide|os|shell|terminal|browser) do you"
+    r" (?:use|prefer)\b"
+    r"|\bwhat are you (?:on|running)\b",
     _I,
 )
 # A reply that opens by naming its pick, Chinese: "ECharts 吧，…", "按距离派吧，…", "就用 G2 吧".
@@ -1005,6 +1018,9 @@ CASE_FIX = Gated(
         # the change holds: "keeps it under 1 GB", "has been stable for two hours"
         r"|\bkeeps? (?:it|them|rss|memory|latency|\w+) (?:under|below|flat|stable)\b"
         r"|\b(?:is|are) gone\b|\bgo(?:es)? through now\b"
+        # "the circumflexed letters print properly now" (b32)
+        r"|\b(?:print|render|show|display|load|sync|upload|save|send|match)(?:s|es)? (?:properly"
+        r"|correctly|fine|right) now\b"
         r"|\b(?:is|are|installs?|builds?|runs?) (?:clean|green|fine) now\b"
         # "the signatures match now", "checksums line up now" (b28)
         r"|\b(?:match|matches|line up|lines up|validate|validates|verify|verifies) now\b"
@@ -1122,7 +1138,9 @@ PATTERN_RULES = _table(
             r"|(?:流程|约定|规范|惯例|规矩|步骤)(?:是"
             r"|如下|：|:)[：:]?\s*\S"
             # 我们发版是这样的：release 分支打 tag，…，最后在 Rancher 上点升级 (b26)
-            r"|是这样(?:的|做的|走的|弄的)?\s*[：:].{2,80}?[，,；;]\s*(?:然后|再|接着|最后|之后)"
+            r"|是这(?:样|么)(?:的|做的|走的|弄的)?\s*[：:].{2,80}?[，,；;]\s*(?:然后|再|接着|最后|之后)"
+            # 入库是这么走的：粮车先过磅…，…以后才能开入库单 (b32)
+            r"|是这(?:样|么)(?:做|走|弄)的\s*[：:].{2,80}?(?:先|以后|之后|才能|才)"
         ),
         "pattern.sequence": (
             r"\b(?:always|never|must|needs?(?: to)?|requires?|make sure to|should|ha(?:ve"
@@ -1164,6 +1182,8 @@ PATTERN_RULES = _table(
             r"|happen (?:only )?on)\s+(?:mondays|tuesdays|wednesdays|thursdays|fridays|weekdays)\b"
             r"|(?:只在|只有|只)?(?:周|星期)[一二三四五](?:和(?:周|星期)[一二三四五])?(?:才)?(?:发布|上线|部署"
             r"|发版)"
+            # 我们发版固定周二下午 (b32)
+            r"|(?:发版|发布|上线|部署)(?:时间)?(?:固定|都|只)(?:在)?(?:每)?(?:周|星期)[一二三四五六日]"
         ),
         "pattern.scoped_rule": (
             r"^(?:anything|everything|any change|all changes|every change|any pr|any code)\s+"
@@ -1187,6 +1207,9 @@ PATTERN_RULES = _table(
             r"|^(?:every time|each time|whenever|any time|anytime)\b[^,]{3,80},\s*"
             r"(?:(?:I|we)\s+(?:always\s+|just\s+|first\s+)?[a-z]+|step (?:one|1)\b|first\b"
             r"|the first (?:thing|step))"
+            # "whenever I touch a firing schedule I dry-run it on kiln 2 …" (b32): no comma
+            r"|^(?:every time|each time|whenever|any time|anytime) I\b[^,]{3,60}?\bI\s+"
+            r"(?:always\s+|first\s+)?[a-z]+"
             # "every Friday before a distribution day I run the expiry report and print …": a
             # routine on a calendar, whatever it also says against (b31)
             r"|^(?:every|each)\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekday|morning"
@@ -1363,6 +1386,8 @@ DECISION_RULES = _table(
             r"|^已(?:经)?完成[:：]\s*\S|^(?:这次|本次)?(?:改动|修改|工作)?总结\s*[:：]\s*\S"
             r"|v?\d+\.\d+(?:\.\d+)?\s*(?:已经)?(?:发|上)(?:到)?(?:生产|线上|正式)|已经?接(?:进来|入|上)了"
             r"|我们(?:已经)?把.{1,20}?(?:拆成|合并成|合成|迁到|换成|改成)了?"
+            # 已经把民宿房态改成从云掌柜同步了 (b32): a move to a new source, reported done
+            r"|^已经?把[^，。]{1,20}?(?:改成|换成|改为)从\s*[^，。]{1,20}?(?:同步|读|拉|取|获取|导入)了"
             # 已经把 PDF 生成从 wkhtmltopdf 换成了 Gotenberg: a way replaced, reported done (b29)
             r"|已(?:经)?把[^，。]{1,30}?从\s*[^，。]{1,30}?(?:换成|改成|切到|切换到|迁到|迁移到|替换成"
             r"|升级到)了?\s*\S"
@@ -1583,6 +1608,8 @@ PROFILE_RULES = _table(
             r"|之前"
             r"|原来)?是(?:做|搞|干|写)[^，。,]{1,12}?(?:的|出身)|我在\S{1,12}(?:当|做|担任"
             r"|任)\S{0,6}(?:工程师|负责人|经理|架构师|主管|组长|leader|lead)"
+            # 我在殡仪馆管信息这一块 (b32): where the user works and what they look after there
+            r"|我在[\u4e00-\u9fff]{2,10}?(?:管|负责|做)[\u4e00-\u9fffA-Za-z]{1,8}?(?:这一?块|这摊|这边)"
         ),
         "profile.zh.setup": (
             r"我(?:这边|这里|本地|自己)(?:是|用的是)\s*(?:windows|mac|macos|macbook|linux|wsl2?|ubuntu"
@@ -1684,6 +1711,8 @@ PREFERENCE_RULES = _table(
             # `!!` please", "for the charts in the monthly report: no …", b31).
             r"|^(?:(?:in|for|on) [^,:;]{1,50}?[,:]\s+)?no\s+(?:more\s+)?[\w\s`!?.-]{2,40}?,?\s+"
             r"(?:ever|anywhere|at all|please)\b|^no more\s+\w+"
+            # "in the Go services, no bare `go func()` calls." (b32): the place says it is a rule
+            r"|^(?:in|for|on) (?:the |our |all )?[^,:;]{1,50}?[,:]\s+no\s+[^.;,]{2,40}?(?:[.;]|$)"
             r"|^(?:please|pls)\s+(?:use|avoid|write|prefer|stick)\b|\bI'd take\b.*\bover\b"
         ),
         "preference.like": (
@@ -1728,6 +1757,15 @@ PREFERENCE_RULES = _table(
         "preference.for_me": (
             r"\b(?:you (?:hand|give|send|write|show|generate|paste) me|you write for me)\b.{0,40}?"
             r"\b(?:should|must|needs? to|needs|has to|have to|always)\b"
+        ),
+        # A house rule given as a spec: "Swiss invoices: apostrophe for thousands, 1'250.00, not
+        # a comma", "app store release notes: plain words, no version number …, and never …"
+        # (b32). A diagnosis or a correction said the same way is not one.
+        "preference.spec": (
+            r"^(?!(?:root cause|the cause|cause|fix|the fix|correction|update|note|error|problem"
+            r"|issue|done|status|result|todo|context|background|why|reason|found it|turns out"
+            r"|edit|ps|fyi|heads up)\b)[\w\s'-]{3,40}:\s+(?![^,]*\b(?:is|are|was|were)\b)"
+            r"(?:[^.:]|\.(?=\d)){2,80}?,\s+(?:and\s+)?(?:not|no|never)\s+\S"
         ),
         "preference.only": (
             r"^(?!only\b)[\w\s+/.-]{2,40}?\s+only\s*[,;:—–-]\s*(?:no|nothing|never)\b"
@@ -1776,6 +1814,7 @@ PREFERENCE_RULES = _table(
             r"|一直(?:都)?(?:用|使用)|从来不(?:用|写|装)|宁愿|宁可|尽量(?!了)\S|能(?:用|不用"
             r"|少)\S{0,12}就(?:用|不用|少|别)|\S都(?:要|得|必须)(?:写|加|用|带|有)"
             r"|\S都(?:显示|展示|格式化|渲染)(?:成|为)"  # 页面上的时间都显示成“3 分钟前” (b31)
+            r"|\S(?:在页面上|页面上|界面上)?只(?:露|显示|展示)(?:前|后)"  # 身份证号只露前三位 (b32)
             r"|(?:不用|不需要"
             r"|别)(?:管|考虑|支持)(?!它|这|那)|(?:以后|今后|往后|从现在开始|从今以后)(?:都|一律"
             r"|统一"
@@ -1861,7 +1900,9 @@ AGENT_STYLE = re.compile(
     r"|^(?:when(?:ever)?|if) you (?:hand|give|send|show|paste) me\b[^,]{1,40},"
     # "when you write tests for X, freeze time … instead of calling now()": the way to do it,
     # said against another way, is how the agent should work, not a step to add (b31).
-    r"|^(?:when(?:ever)?|if) you \w+\b[^,]{1,60},[^,]*?\b(?:instead of|rather than)\b",
+    r"|^(?:when(?:ever)?|if) you \w+\b[^,]{1,60},[^,]*?\b(?:instead of|rather than)\b"
+    # "when you make branches for me put the ticket number first" (b32): done for the user
+    r"|^(?:when(?:ever)?|if) you \w+\b[^,.]{1,40}?\bfor me\b",
     _I,
 )
 

@@ -292,6 +292,7 @@ _QUESTION_ZH = re.compile(
 _CONCESSIVE = re.compile(
     r"(?:不管|无论|不论|甭管)(?:在|是|用|换|给)?(?:哪个|哪种|哪一个|哪|什么|谁|怎么|多少|几)"
 )
+_EMBEDDED = re.compile(r"(?:让|告诉|通知)[^，。？?]{0,8}?知道[^，。？?]{0,24}")
 _QUESTION_ZH_ANY = re.compile(
     r"是不是|有没有|能不能|什么区别|多少来着|为什么|为啥|咋|怎么回事|怎么办|哪个|怎么(?!都|样都)|好还是"
     r"|还是.{1,20}好$|用\s*[^\s，,。]+\s*还是\s*[^\s，,。]+$"
@@ -393,6 +394,8 @@ def is_question(sentence: str) -> bool:
         return True
     # "不管在哪个项目：…" / 无论谁来改: "no matter which" asks nothing (e2e-heldout15 h15x02).
     s = _CONCESSIVE.sub("", s)
+    # "让她们知道有人打电话来问该怎么答": a question told to someone, not asked (b32).
+    s = _EMBEDDED.sub("", s)
     if _QUESTION_START.match(s) or _QUESTION_ZH.search(s):
         return True
     return not s.endswith(("。", ".", "！", "!")) and bool(_QUESTION_ZH_ANY.search(s))

@@ -166,3 +166,107 @@ def test_a_long_sentence_about_a_flight_is_work_not_chit_chat() -> None:
         "flight recorded all the way to the end"
     )
     assert is_small_talk("long flight tomorrow, so keep it short")
+
+
+# --------------------------------------------------------------------------- b32 (read)
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        ("in the Rust crates, no bare `unwrap()` calls. map the error and return it", "unwrap"),
+        (
+            "Norwegian receipts: comma for decimals, 12,50 kr, not a point and never a dollar "
+            "sign. the cashiers read them aloud",
+            "comma for decimals",
+        ),
+        (
+            "push notifications: one line, no emoji in the title, and never 'Don't miss out'. "
+            "the members hate hype",
+            "push notifications",
+        ),
+    ],
+)
+def test_a_house_rule_given_as_a_spec_is_a_preference(said: str, value: str) -> None:
+    kept(capture(said), "preferences", value)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "correction on the port: the broker is on 8883, not 1883. I mixed up the two sites",
+        "root cause: the cron ran in UTC, not local time, so the report was a day late",
+    ],
+)
+def test_a_fact_or_a_cause_given_after_a_colon_is_no_house_rule(said: str) -> None:
+    none_of(capture(said), "preferences")
+
+
+def test_work_done_for_the_user_the_agents_way_is_a_preference() -> None:
+    said = "when you open PRs for me put the ticket key in the title, like OPS-12, not at the end"
+    kept(capture(said), "preferences", "ticket key")
+
+
+def test_a_fact_that_moved_is_no_counter_instruction() -> None:
+    found = capture(
+        "not Jenkins any more, the builds moved to Buildkite in March. it's ops-ci now",
+        previous="I'll trigger the nightly build from Jenkins.",
+    )
+    kept(found, "entities", "Buildkite")
+    none_of(found, "preferences")
+
+
+def test_a_cause_then_a_fix_that_works_now_is_a_case() -> None:
+    found = capture(
+        "The invoices showed question marks for the Polish ł because the default Courier font "
+        "has no glyph for it. I switched to DejaVu Sans and the names print correctly now.",
+        role="assistant",
+    )
+    kept(found, "cases", "DejaVu Sans")
+
+
+def test_whenever_i_do_x_i_do_y_is_a_workflow() -> None:
+    found = capture(
+        "whenever I change a price list I preview it on the staging till before it reaches a shop"
+    )
+    kept(found, "patterns", "staging till")
+    none_of(found, "preferences")
+
+
+def test_the_routine_the_user_asked_for_is_a_workflow_in_the_assistants_words() -> None:
+    steps = (
+        "Add the volunteer to volunteers.csv with their shift, run `make badges` to print the "
+        "badge, then send the welcome pack from templates/welcome.md before their first day."
+    )
+    found = capture(
+        steps, role="assistant", previous="what's the routine again when a volunteer joins?"
+    )
+    kept(found, "patterns", "volunteers.csv")
+
+
+@pytest.mark.parametrize(
+    ("said", "category", "value"),
+    [
+        ("我在图书馆管系统这一块，借阅系统是我接手的", "profile", "图书馆"),
+        ("手机号在页面上只显示后四位，导出的报表里才给全号", "preferences", "后四位"),
+        ("我们上线固定周四晚上，周一从来不上；上线前先在群里通知一下门店店长", "patterns", "周四"),
+        ("已经把会员积分改成从 CRM 同步了，本地那张 points 表只读保留", "events", "CRM"),
+    ],
+)
+def test_chinese_classes_of_b32(said: str, category: str, value: str) -> None:
+    kept(capture(said, role="assistant" if said.startswith("已经") else "user"), category, value)
+
+
+def test_an_answer_about_the_users_own_setup_is_a_profile() -> None:
+    found = capture(
+        "Sublime Text，公司的项目都是 PHP，别的编辑器很少开", previous="你平时用什么编辑器？"
+    )
+    kept(found, "profile", "Sublime Text")
+
+
+def test_a_pick_said_with_the_options_words_is_a_decision() -> None:
+    found = capture(
+        "每周一早上出一份，库存低于安全线的单独标黄。日报没人看",
+        previous="库存报表你想每天出一份还是每周一出一份？",
+    )
+    kept(found, "events", "每周一")
