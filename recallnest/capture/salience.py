@@ -87,6 +87,7 @@ _CODE = re.compile(
     | [;{}]\s*$ | ^\s*[}\])] | ^\s*//
     | ^\s*[\w.\[\]]+\s*(?:=|\+=|:=)\s*\S | ^\s*[\w./]+\(.*\)\s*$ | ^\s*[\w-]+:\s*$
     | ^(?:\ {4,}|\t)\S
+    | ^\s*https?://\S+\s*$
     | ^\s*(?:curl|wget|http|ssh|scp|rsync|docker|kubectl|helm|npm|npx|pnpm|yarn|pip|git|psql
         |mysql|redis-cli|mongosh|aws|gcloud|az|terraform|go|cargo|python3?|node|deno|bun|ffmpeg
         |openssl|gh|wrangler|vercel|flyctl|fly|heroku|firebase)\ +(?:[a-z][\w-]*\ +){0,2}

@@ -131,7 +131,8 @@ TODO = re.compile(
 # A sentence that is a plan from its first words ("下一步做柜门异常告警", "next step: handle the
 # upload error", "next time: the crash reporter"): a failure word inside it names the work.
 PLAN_OPENING = re.compile(
-    r"^(?:ok(?:ay)?,? |好的?，?\s*)?(?:next(?: steps?| time| session| up)?\b|下一步|下次|回头)",
+    r"^(?:ok(?:ay)?,? |好的?，?\s*)?(?:next(?: steps?| time| session| up)?\b"
+    r"|下一步|下次|下回|回头)",
     re.IGNORECASE,
 )
 NEXT = re.compile(
@@ -142,7 +143,7 @@ NEXT = re.compile(
     # to a named later time is the next step (e2e-heldout5 h5g02).
     r"|\b(?:do|try|handle|tackle|fix|finish|pick up|continue|start)\s+(?:that|it|this|those"
     r"|these)\s+(?:(?:in )?(?:the )?next (?:session|sprint|week)|tomorrow)\b"
-    r"|接下来|下一步|然后(?:我们?)?(?:再|会|要)|之后(?:我们?)?(?:再|会|要)|下次",
+    r"|接下来|下一步|然后(?:我们?)?(?:再|会|要)|之后(?:我们?)?(?:再|会|要)|下次|下回",
     re.IGNORECASE,
 )
 FAILURE = re.compile(

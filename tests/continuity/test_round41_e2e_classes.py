@@ -5,12 +5,15 @@ pasted instruction file are the user's own, and a pasted command line is no stat
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
-from test_heldout2_classes import captures, checkpoint, session
+from test_heldout2_classes import PROJECT, T0, captures, checkpoint, session
 from test_heldout12_classes import admitted
 
 from recallnest.capture.chatter import is_small_talk
 from recallnest.capture.salience import classify_line, is_question, split_sentences
+from recallnest.continuity.checkpoint import build_checkpoint
 from recallnest.core.injected import strip_injected
 
 
@@ -190,3 +193,87 @@ def test_a_sentence_restating_the_value_in_another_unit_is_not_rewritten() -> No
         ["the alert needs 4 days, not 3. we got two false alarms last week"],
     )
     assert "72 hours" not in held, held
+
+
+def test_a_value_replaced_with_words_between_it_and_the_old_one_is_a_quoted_change() -> None:
+    held = admitted(
+        ["Vue 3 and Supabase. the league runs on a 10-team table."],
+        ["the committee says it's a 12-team table from spring, not 10. two clubs joined"],
+    )
+    assert "10-team" not in held, held
+
+
+@pytest.mark.parametrize(
+    ("said", "chat"),
+    [
+        ("ta. off early, my lass has her school play tonight, she's a tree", True),
+        ("今天去菜市场买了条鲈鱼，晚上清蒸。", True),
+        ("low tide's at 09:40 tomorrow so we're walking the dog on the sands", True),
+        ("restart the worker at 09:40 after the backup", False),
+    ],
+)
+def test_more_chit_chat_of_a_users_day(said: str, chat: bool) -> None:
+    assert is_small_talk(said) is chat
+
+
+def test_work_put_off_with_xia_hui_is_the_next_step() -> None:
+    cp = checkpoint(
+        session(
+            "积分兑换加上",
+            "加好了，兑换记录写 points_log。",
+            "今天去菜市场买了条鲈鱼，晚上清蒸。下回做积分过期提醒，不急",
+        )
+    )
+    assert cp is not None
+    assert any("积分过期提醒" in step for step in cp.next_actions), cp
+    assert not any("鲈鱼" in loop for loop in cp.open_loops), cp
+
+
+@pytest.mark.parametrize(
+    ("said", "kind"),
+    [
+        ("https://api.example.gov.cn/push?app_id=ab12&date=2026-12-03", "code"),
+        ("docs: https://example.com/guide", "text"),
+    ],
+)
+def test_a_bare_url_line_is_no_statement(said: str, kind: str) -> None:
+    assert classify_line(said) == kind
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "报名以后只认微信支付，不收现金了。对账太麻烦",
+        "members can reserve 3 lanes ahead at most, no further. someone hogged the pool",
+    ],
+)
+def test_a_rule_from_now_on_or_a_limit_is_a_decision(said: str) -> None:
+    assert any(c.category == "events" for c in captures(said))
+
+
+def test_a_command_with_its_paths_is_no_profile() -> None:
+    found = captures(
+        "照片存七牛，我平时是命令行传的：qshell qupload2 --src-dir=./photos --bucket=img"
+    )
+    assert not any(c.category == "profile" for c in found), found
+
+
+def test_a_carried_loop_quoting_a_replaced_term_is_dropped() -> None:
+    earlier = checkpoint(
+        session(
+            "这个 worktree 做退换货。从签收算，普通商品 7 天，大件家具退货期 15 天，规则先写进去"
+        )
+    )
+    assert earlier is not None and earlier.open_loops
+    later = build_checkpoint(
+        "s2",
+        "gemini",
+        PROJECT,
+        session("大件家具那条得改，平台去年就改成 30 天了", "大件家具退货期改成 30 天。"),
+        [],
+        "idle",
+        T0 + timedelta(days=1),
+        earlier=earlier,
+    )
+    assert later is not None
+    assert not any("15 天" in item for item in (*later.open_loops, *later.next_actions)), later
