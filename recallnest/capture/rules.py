@@ -577,6 +577,9 @@ STRONG_FACT = Gated(
 HEDGE = Gated(
     re.compile(
         r"\b(?:looks like|seems|maybe|probably|i think|i guess|perhaps|might|not sure|i wonder)\b"
+        # options weighed, none taken: "One option is moving the scorer to WebSockets, the
+        # other is to keep polling" (b32)
+        r"|\b(?:one|the first) option (?:is|would be)\b"
         r"|\b(?:forget|forgot)\b|好像|可能|也许|大概|估计|不确定|忘了|记不住|记不清|想不起",
         _I,
     )

@@ -270,3 +270,14 @@ def test_a_pick_said_with_the_options_words_is_a_decision() -> None:
         previous="库存报表你想每天出一份还是每周一出一份？",
     )
     kept(found, "events", "每周一")
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "One option is moving the export to a nightly job, the other is to keep it on demand.",
+        "The first option would be Redis streams; the second is plain Postgres LISTEN/NOTIFY.",
+    ],
+)
+def test_options_weighed_with_none_taken_are_no_fact(said: str) -> None:
+    assert capture(said, role="assistant") == []
