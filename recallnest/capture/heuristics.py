@@ -1208,7 +1208,7 @@ def _moved_value(sentences: Sequence[str], other_turn: str) -> list[Signal]:
 
 def _words(text: str) -> set[str]:
     """Latin words of four letters or more, their first four letters (finish / finish-line)."""
-    return {w[:4] for w in re.findall(r"[a-z]{4,}", text.casefold())} - _SHARED_STOP
+    return {w[:4] for w in re.findall(r"[a-z]{4,}", text.casefold()) if w not in _SHARED_STOP}
 
 
 _SHARED_STOP = frozenset({"that", "this", "with", "from", "have", "will", "then", "there", "what"})
