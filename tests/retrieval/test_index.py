@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from support.indexing import load_postings
 
-from recallnest.retrieval.index import BM25_B, BM25_K1, Filter, SearchIndex
+from recallnest.retrieval.index import BM25_B, BM25_K1, GATHER_SHARE, Filter, SearchIndex
 from recallnest.store import IndexedDoc, PostingBlock
 from recallnest.store.types import PostingStream
 
@@ -492,6 +492,27 @@ def test_a_masked_cosine_scans_only_the_rows_the_mask_keeps() -> None:
     assert not scores[~kept].any()
     none = index.cosine(rows[4], np.zeros(index.size, dtype=bool))
     assert not none[0].any() and not none[1].any()
+
+
+def test_a_mask_keeping_most_rows_gives_the_same_cosines_as_gathering_them() -> None:
+    """A mask that keeps most rows is scanned whole and the rest zeroed (GATHER_SHARE): the
+    same cosines and the same rows with a vector as the gathered scan of the same mask."""
+    rng = np.random.default_rng(8)
+    rows = rng.standard_normal((1_300, 16)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    index = SearchIndex()
+    index.add([doc(k + 1, {"a": 1}, project=f"/p{k % 5}") for k in range(len(rows))])
+    index.set_model("m", 16)
+    index.set_vectors(list(range(1, len(rows) - 50)), rows[: len(rows) - 51])
+    index.remove([9])
+    mask = ~index.mask(Filter(equals={"project": "/p2"}))  # four rows in five
+    scores, has = index.cosine(rows[4], mask)
+    keep = mask & index.cosine(rows[4])[1]
+    gathered, gathered_has = index._cosine_rows(rows[4], np.flatnonzero(keep))
+    assert int(keep.sum()) >= GATHER_SHARE * index.size
+    assert has.tolist() == gathered_has.tolist() == keep.tolist()
+    assert np.allclose(scores, gathered, rtol=0, atol=1e-6)
+    assert not scores[~keep].any()
 
 
 def test_set_model_change_drops_vectors() -> None:
