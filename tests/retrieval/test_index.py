@@ -471,17 +471,24 @@ def test_quantised_cosines_stay_within_two_thousandths_of_float32() -> None:
     assert float(back @ rows[7]) > 0.9999
 
 
-def test_a_masked_cosine_scans_only_the_rows_the_mask_keeps() -> None:
-    """A filtered search scans only its rows (issue 23): the same cosines there as a full
-    scan, across several scan blocks, and nothing (0, no vector) elsewhere."""
-    rng = np.random.default_rng(5)
+def _projects_index(seed: int, projects: int, dead: int) -> tuple[np.ndarray, SearchIndex]:
+    """1,300 rows over `projects` projects, several scan blocks; the last 51 without a vector
+    and the row of doc `dead` removed."""
+    rng = np.random.default_rng(seed)
     rows = rng.standard_normal((1_300, 16)).astype(np.float32)
     rows /= np.linalg.norm(rows, axis=1, keepdims=True)
     index = SearchIndex()
-    index.add([doc(k + 1, {"a": 1}, project=f"/p{k % 3}") for k in range(len(rows))])
+    index.add([doc(k + 1, {"a": 1}, project=f"/p{k % projects}") for k in range(len(rows))])
     index.set_model("m", 16)
-    index.set_vectors(list(range(1, len(rows) - 50)), rows[: len(rows) - 51])  # last 51 none
-    index.remove([7])  # a dead row inside the mask
+    index.set_vectors(list(range(1, len(rows) - 50)), rows[: len(rows) - 51])
+    index.remove([dead])
+    return rows, index
+
+
+def test_a_masked_cosine_scans_only_the_rows_the_mask_keeps() -> None:
+    """A filtered search scans only its rows (issue 23): the same cosines there as a full
+    scan, across several scan blocks, and nothing (0, no vector) elsewhere."""
+    rows, index = _projects_index(seed=5, projects=3, dead=7)
     mask = index.mask(Filter(equals={"project": "/p1"}))
     full, full_has = index.cosine(rows[4])
     scores, has = index.cosine(rows[4], mask)
@@ -497,14 +504,7 @@ def test_a_masked_cosine_scans_only_the_rows_the_mask_keeps() -> None:
 def test_a_mask_keeping_most_rows_gives_the_same_cosines_as_gathering_them() -> None:
     """A mask that keeps most rows is scanned whole and the rest zeroed (GATHER_SHARE): the
     same cosines and the same rows with a vector as the gathered scan of the same mask."""
-    rng = np.random.default_rng(8)
-    rows = rng.standard_normal((1_300, 16)).astype(np.float32)
-    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
-    index = SearchIndex()
-    index.add([doc(k + 1, {"a": 1}, project=f"/p{k % 5}") for k in range(len(rows))])
-    index.set_model("m", 16)
-    index.set_vectors(list(range(1, len(rows) - 50)), rows[: len(rows) - 51])
-    index.remove([9])
+    rows, index = _projects_index(seed=8, projects=5, dead=9)
     mask = ~index.mask(Filter(equals={"project": "/p2"}))  # four rows in five
     scores, has = index.cosine(rows[4], mask)
     keep = mask & index.cosine(rows[4])[1]
