@@ -469,8 +469,13 @@ def _password_flag_starts(text: str, _original: str) -> list[int]:
     return starts
 
 
-# Oracle tools that take `user/password@db` (and SQL*Plus's `conn[ect]`).
-_ORACLE_TOOLS = ("sqlplus", "sqlldr", "expdp", "impdp", "rman", "dgmgrl", "conn")
+# Oracle tools that take `user/password@db` (and SQL*Plus's `conn[ect]`), Dameng's (DM8)
+# disql, dexp and dimp, which took Oracle's login string (secrets s43), and the `userid=`
+# parameter of exp/imp/sqlldr and dexp/dimp.
+_ORACLE_TOOLS = (
+    "sqlplus", "sqlldr", "expdp", "impdp", "rman", "dgmgrl", "conn", "disql", "dexp", "dimp",
+    "userid",
+)  # fmt: skip
 
 
 _SQL_VERBS = ("create", "alter", "grant")
@@ -937,6 +942,10 @@ _RULES: tuple[_Rule, ...] = (
     _token("github-fine-grained-token", r"github_pat_[A-Za-z0-9_]{60,251}"),
     # Trigger: glpat-/gldt-/glrt-/… + 20+ characters. Why: GitLab personal, deploy, runner tokens.
     _token("gitlab-token", r"gl(?:pat|dt|rt|ptt|ft|soat|cbt)-[A-Za-z0-9_\-]{20,64}"),
+    # Trigger: pat + 14 alphanumerics + `.` + 64 hex. Why: an Airtable personal access token
+    # (its id, then its secret; secrets s43): the prefix is too long for the vendor-token shape,
+    # and the `app…` base and `tbl…` table ids beside it are no secrets and stay.
+    _token("airtable-token", r"pat[A-Za-z0-9]{14}\.[0-9a-f]{64}", hints=("pat",)),
     # Trigger: sk-ant- + 32+ characters. Why: Anthropic API and admin keys (before OpenAI's sk-).
     _token("anthropic-api-key", r"sk-ant-[A-Za-z0-9_\-]{32,200}", left=_WORDISH),
     # Trigger: sk-[proj-|svcacct-|admin-] + 32+ characters mixing digits and both cases.
@@ -1202,12 +1211,15 @@ _RULES: tuple[_Rule, ...] = (
         )
     ),
     # Trigger: sqlplus/sqlldr/expdp/impdp/rman/dgmgrl user/<pw>[@db], or SQL*Plus `conn[ect]
-    # user/<pw>@db`. Why: Oracle's login string carries the password between / and @.
+    # user/<pw>@db`; Dameng's disql/dexp/dimp user/<pw>@host:port, and `userid=user/<pw>`
+    # (secrets s43: `disql SYSDBA/…@10.6.0.20:5236`). Why: Oracle's login string carries the
+    # password between / and @. Outcome: `disql SYSDBA@host` (a prompt) and paths stay.
     _rule(
         "cli-secret",
         _GENERIC,
-        r"(?:(?:sqlplus|sqlldr|expdp|impdp|rman|dgmgrl)(?:[ \t]{1,3}-[a-z]{1,10})*"
-        r"|conn(?:ect)?)[ \t]{1,3}[\"']?[a-z0-9_$#]{1,30}/"
+        r"(?:(?:sqlplus|sqlldr|expdp|impdp|rman|dgmgrl|disql|dexp|dimp)(?:[ \t]{1,3}-[a-z]{1,10})*"
+        r"[ \t]{1,3}(?:userid[ \t]{0,3}=[ \t]{0,3})?|conn(?:ect)?[ \t]{1,3}"
+        r"|userid[ \t]{0,3}=[ \t]{0,3})[\"']?[a-z0-9_$#]{1,30}/"
         r"(?P<s>[^\s/@\"']{1,128})(?=@|[\"']?(?:\s|$))",
         _check_cli,
         left=_WORDISH,
