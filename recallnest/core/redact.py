@@ -234,6 +234,8 @@ def _check_assignment(m: re.Match[str], text: str, value: str) -> bool:
     if profile is None:
         return False
     strength, bare = profile[1], m.start("bare") != -1
+    if m["sep"] == "(" and not _setter_literal(m, key, text):
+        return False
     # Trigger: a bare value ending in a separator (`credential: password: X`, `a == b:`).
     # Why: it is the next name, not a value; its own assignment is found on its own.
     if bare and _NEXT_NAME_RE.match(value):
@@ -259,6 +261,19 @@ def _check_assignment(m: re.Match[str], text: str, value: str) -> bool:
 
 
 _NEXT_NAME_RE = re.compile(r"^[A-Za-z_][\w.\-]{0,63}:$")
+# `setPassword`, `SetApiKey`, `set_password`: the last dotted part of a setter's name.
+_SETTER_RE = re.compile(r"(?:^|\.)(?:set[A-Z]|set_|Set[A-Z])[A-Za-z0-9_]{0,60}$")
+# The literal is the call's only argument.
+_CALL_CLOSE_RE = re.compile(r"[ \t]{0,3}\)")
+
+
+def _setter_literal(m: re.Match[str], key: str, text: str) -> bool:
+    """`name(` is a setter given a quoted literal and nothing else: `getPassword("name")`,
+    `hash_password(pw)` and `setPassword(a, "b")` pass names or values of other things."""
+    if m.start("dq") == -1 and m.start("sq") == -1:
+        return False
+    return _SETTER_RE.search(key) is not None and _CALL_CLOSE_RE.match(text, m.end()) is not None
+
 
 
 def _is_code_context(m: re.Match[str], key: str, value: str, text: str) -> bool:
@@ -447,12 +462,31 @@ _PASSWORD_FLAGS: dict[str, tuple[str, ...]] = {
     "-pw": ("nodetool",),
     "-A": ("snmp",),
     "-X": ("snmp",),
+    # net-snmp's clients: -c is the v1/v2c community (secrets s43); snmpd's -c is a file.
+    "-c": (
+        "snmpwalk", "snmpget", "snmpbulk", "snmpset", "snmptable", "snmptrap ", "snmpinform",
+        "snmpdf", "snmpstatus", "snmpnetstat", "snmpdelta", "snmptest",
+    ),
 }
 _FLAG_REACH = 300
 # One scan for all of them (four str.find cost ~4.5 us a turn holding Chinese, this ~1).
 _PASSWORD_FLAG_RE = re.compile(
     " (" + "|".join(sorted(map(re.escape, _PASSWORD_FLAGS), key=len, reverse=True)) + ")[ \t]"
 )
+
+
+# The communities every SNMP agent ships with: published defaults, like `changeme`.
+_DEFAULT_COMMUNITIES = frozenset(("public", "private"))
+
+
+def _check_community(m: re.Match[str], text: str, value: str) -> bool:
+    return value.lower() not in _DEFAULT_COMMUNITIES and _check_cli(m, text, value)
+
+
+def _check_password_flag(m: re.Match[str], text: str, value: str) -> bool:
+    if text.startswith("-c", m.start()):
+        return _check_community(m, text, value)
+    return _check_cli(m, text, value)
 
 
 def _password_flag_starts(text: str, _original: str) -> list[int]:
@@ -1514,9 +1548,24 @@ _RULES: tuple[_Rule, ...] = (
         "cli-secret",
         _GENERIC,
         r"-[A-Za-z]{1,2}[ \t]{1,3}" + _VALUE,
-        _check_cli,
+        _check_password_flag,
         left="",
         starts=_password_flag_starts,
+    ),
+    # Trigger: an SNMP community in an agent's configuration: IOS `snmp-server community <c>
+    # RO`, snmpd.conf's `rocommunity <c> [source]` / `rwcommunity`, and `com2sec <name>
+    # <source> <c>`. Why: a v1/v2c community is the agent's password, sent in the clear (secrets
+    # s43 leaked it on snmpwalk's -c). Outcome: the defaults `public` / `private` stay.
+    _rule(
+        "password",
+        _GENERIC,
+        r"(?:snmp-server[ \t]{1,3}community|r[ow]community6?"
+        r"|com2sec6?(?:[ \t]{1,3}-cn[ \t]{1,3}[^\s]{1,64})?[ \t]{1,3}[^\s]{1,64}[ \t]{1,3}[^\s]{1,128})"
+        r"[ \t]{1,3}" + _VALUE,
+        _check_community,
+        left=_WORDISH,
+        lower=True,
+        hints=("community", "com2sec"),
     ),
     # Trigger: openssl -passin / -passout pass:<pw>. Why: a key's passphrase on the command line.
     _rule(
@@ -1527,7 +1576,9 @@ _RULES: tuple[_Rule, ...] = (
         left=_WORDISH,
         hints=("pass:",),
     ),
-    # Trigger: a secret-looking name, then = : := => 是 为 (optionally `: type =`), then a value.
+    # Trigger: a secret-looking name, then = : := => 是 为 (optionally `: type =`), then a value;
+    # or a setter of a secret-named property given one string literal (`setPassword("…")`,
+    # `cfg.setMasterSecret("…")`, `user.set_password("…")`; secrets s43: ArduinoOTA, Getui).
     # Why: .env, export, docker -e, JSON, YAML, TOML, code, connection strings and chatter; the
     # name decides how sure we must be about the value (see key_profile / value_ok).
     _rule(
@@ -1537,7 +1588,8 @@ _RULES: tuple[_Rule, ...] = (
         r"[a-z0-9_.\-]{1,64}+)"
         r"\\?[\"']?"
         r"(?:[ \t]{0,3}:[ \t]{0,3}[a-z_][a-z0-9_.\[\], |]{0,40}+(?==))?"
-        r"[ \t]{0,3}(?P<sep>:=|=>|={1,3}|:|是|为|為|就是|：)[ \t]{0,3}[“「]?" + _VALUE,
+        r"[ \t]{0,3}(?P<sep>:=|=>|={1,3}|:|是|为|為|就是|：|\((?=[ \t]{0,3}[\"']))[ \t]{0,3}[“「]?"
+        + _VALUE,
         _check_assignment,
         left="",
         lower=True,
