@@ -1304,6 +1304,19 @@ _RULES: tuple[_Rule, ...] = (
         _check_cli,
         left=_WORDISH,
     ),
+    # Trigger: etcdctl … --user[=]user:<pw>, `etcdctl user add user:<pw>`, ETCDCTL_USER=user:<pw>.
+    # Why: etcd's client takes the password after the user's colon (secrets s43); `--user
+    # root` alone prompts for it and stays, and so does docker's `--user 1000:1000`.
+    _rule(
+        "cli-secret",
+        _GENERIC,
+        r"(?:etcdctl\b[^\n]{0,300}?[ \t](?:--user[ \t=]{1,3}|user[ \t]{1,3}add[ \t]{1,3})"
+        r"|etcdctl_user[ \t]{0,3}[=:][ \t]{0,3})[\"']?[^\s:\"']{1,128}:" + _VALUE,
+        _check_cli,
+        left=_WORDISH,
+        lower=True,
+        hints=("etcdctl",),
+    ),
     # Trigger: keytool / jarsigner -storepass, -keypass, -srcstorepass, -deststorepass,
     # -srckeypass, -destkeypass and a value. Why: the Java keystore's and key's passwords on the
     # command line (secrets s41: an Android upload key). Outcome: `-storepass:env VAR` and
