@@ -138,7 +138,7 @@ _CJK = "\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef"
 
 _ASSIGNMENT_WORDS = (
     "pass", "pwd", "secret", "token", "key", "auth", "cred", "access_id", "accessid", "access-id",
-    "psk", "_ak", "_sk",
+    "psk", "_ak", "_sk", "security", "jscode",
 )  # fmt: skip
 _MAX_KEY = 64
 _IDENT_CHARS = frozenset(string.ascii_lowercase + string.digits + "_.-")
@@ -273,7 +273,6 @@ def _setter_literal(m: re.Match[str], key: str, text: str) -> bool:
     if m.start("dq") == -1 and m.start("sq") == -1:
         return False
     return _SETTER_RE.search(key) is not None and _CALL_CLOSE_RE.match(text, m.end()) is not None
-
 
 
 def _is_code_context(m: re.Match[str], key: str, value: str, text: str) -> bool:
@@ -464,8 +463,18 @@ _PASSWORD_FLAGS: dict[str, tuple[str, ...]] = {
     "-X": ("snmp",),
     # net-snmp's clients: -c is the v1/v2c community (secrets s43); snmpd's -c is a file.
     "-c": (
-        "snmpwalk", "snmpget", "snmpbulk", "snmpset", "snmptable", "snmptrap ", "snmpinform",
-        "snmpdf", "snmpstatus", "snmpnetstat", "snmpdelta", "snmptest",
+        "snmpwalk",
+        "snmpget",
+        "snmpbulk",
+        "snmpset",
+        "snmptable",
+        "snmptrap ",
+        "snmpinform",
+        "snmpdf",
+        "snmpstatus",
+        "snmpnetstat",
+        "snmpdelta",
+        "snmptest",
     ),
 }
 _FLAG_REACH = 300
@@ -1573,7 +1582,8 @@ _RULES: tuple[_Rule, ...] = (
         "password",
         _GENERIC,
         r"(?:snmp-server[ \t]{1,3}community|r[ow]community6?"
-        r"|com2sec6?(?:[ \t]{1,3}-cn[ \t]{1,3}[^\s]{1,64})?[ \t]{1,3}[^\s]{1,64}[ \t]{1,3}[^\s]{1,128})"
+        r"|com2sec6?(?:[ \t]{1,3}-cn[ \t]{1,3}[^\s]{1,64})?"
+        r"[ \t]{1,3}[^\s]{1,64}[ \t]{1,3}[^\s]{1,128})"
         r"[ \t]{1,3}" + _VALUE,
         _check_community,
         left=_WORDISH,
