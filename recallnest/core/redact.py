@@ -138,7 +138,7 @@ _CJK = "\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef"
 
 _ASSIGNMENT_WORDS = (
     "pass", "pwd", "secret", "token", "key", "auth", "cred", "access_id", "accessid", "access-id",
-    "psk", "_ak", "_sk",
+    "psk", "_ak", "_sk", "security", "jscode",
 )  # fmt: skip
 _MAX_KEY = 64
 _IDENT_CHARS = frozenset(string.ascii_lowercase + string.digits + "_.-")
@@ -234,6 +234,8 @@ def _check_assignment(m: re.Match[str], text: str, value: str) -> bool:
     if profile is None:
         return False
     strength, bare = profile[1], m.start("bare") != -1
+    if m["sep"] == "(" and not _setter_literal(m, key, text):
+        return False
     # Trigger: a bare value ending in a separator (`credential: password: X`, `a == b:`).
     # Why: it is the next name, not a value; its own assignment is found on its own.
     if bare and _NEXT_NAME_RE.match(value):
@@ -259,6 +261,18 @@ def _check_assignment(m: re.Match[str], text: str, value: str) -> bool:
 
 
 _NEXT_NAME_RE = re.compile(r"^[A-Za-z_][\w.\-]{0,63}:$")
+# `setPassword`, `SetApiKey`, `set_password`: the last dotted part of a setter's name.
+_SETTER_RE = re.compile(r"(?:^|\.)(?:set[A-Z]|set_|Set[A-Z])[A-Za-z0-9_]{0,60}$")
+# The literal is the call's only argument.
+_CALL_CLOSE_RE = re.compile(r"[ \t]{0,3}\)")
+
+
+def _setter_literal(m: re.Match[str], key: str, text: str) -> bool:
+    """`name(` is a setter given a quoted literal and nothing else: `getPassword("name")`,
+    `hash_password(pw)` and `setPassword(a, "b")` pass names or values of other things."""
+    if m.start("dq") == -1 and m.start("sq") == -1:
+        return False
+    return _SETTER_RE.search(key) is not None and _CALL_CLOSE_RE.match(text, m.end()) is not None
 
 
 def _is_code_context(m: re.Match[str], key: str, value: str, text: str) -> bool:
@@ -447,12 +461,41 @@ _PASSWORD_FLAGS: dict[str, tuple[str, ...]] = {
     "-pw": ("nodetool",),
     "-A": ("snmp",),
     "-X": ("snmp",),
+    # net-snmp's clients: -c is the v1/v2c community (secrets s43); snmpd's -c is a file.
+    "-c": (
+        "snmpwalk",
+        "snmpget",
+        "snmpbulk",
+        "snmpset",
+        "snmptable",
+        "snmptrap ",
+        "snmpinform",
+        "snmpdf",
+        "snmpstatus",
+        "snmpnetstat",
+        "snmpdelta",
+        "snmptest",
+    ),
 }
 _FLAG_REACH = 300
 # One scan for all of them (four str.find cost ~4.5 us a turn holding Chinese, this ~1).
 _PASSWORD_FLAG_RE = re.compile(
     " (" + "|".join(sorted(map(re.escape, _PASSWORD_FLAGS), key=len, reverse=True)) + ")[ \t]"
 )
+
+
+# The communities every SNMP agent ships with: published defaults, like `changeme`.
+_DEFAULT_COMMUNITIES = frozenset(("public", "private"))
+
+
+def _check_community(m: re.Match[str], text: str, value: str) -> bool:
+    return value.lower() not in _DEFAULT_COMMUNITIES and _check_cli(m, text, value)
+
+
+def _check_password_flag(m: re.Match[str], text: str, value: str) -> bool:
+    if text.startswith("-c", m.start()):
+        return _check_community(m, text, value)
+    return _check_cli(m, text, value)
 
 
 def _password_flag_starts(text: str, _original: str) -> list[int]:
@@ -469,8 +512,13 @@ def _password_flag_starts(text: str, _original: str) -> list[int]:
     return starts
 
 
-# Oracle tools that take `user/password@db` (and SQL*Plus's `conn[ect]`).
-_ORACLE_TOOLS = ("sqlplus", "sqlldr", "expdp", "impdp", "rman", "dgmgrl", "conn")
+# Oracle tools that take `user/password@db` (and SQL*Plus's `conn[ect]`), Dameng's (DM8)
+# disql, dexp and dimp, which took Oracle's login string (secrets s43), and the `userid=`
+# parameter of exp/imp/sqlldr and dexp/dimp.
+_ORACLE_TOOLS = (
+    "sqlplus", "sqlldr", "expdp", "impdp", "rman", "dgmgrl", "conn", "disql", "dexp", "dimp",
+    "userid",
+)  # fmt: skip
 
 
 _SQL_VERBS = ("create", "alter", "grant")
@@ -937,6 +985,10 @@ _RULES: tuple[_Rule, ...] = (
     _token("github-fine-grained-token", r"github_pat_[A-Za-z0-9_]{60,251}"),
     # Trigger: glpat-/gldt-/glrt-/… + 20+ characters. Why: GitLab personal, deploy, runner tokens.
     _token("gitlab-token", r"gl(?:pat|dt|rt|ptt|ft|soat|cbt)-[A-Za-z0-9_\-]{20,64}"),
+    # Trigger: pat + 14 alphanumerics + `.` + 64 hex. Why: an Airtable personal access token
+    # (its id, then its secret; secrets s43): the prefix is too long for the vendor-token shape,
+    # and the `app…` base and `tbl…` table ids beside it are no secrets and stay.
+    _token("airtable-token", r"pat[A-Za-z0-9]{14}\.[0-9a-f]{64}", hints=("pat",)),
     # Trigger: sk-ant- + 32+ characters. Why: Anthropic API and admin keys (before OpenAI's sk-).
     _token("anthropic-api-key", r"sk-ant-[A-Za-z0-9_\-]{32,200}", left=_WORDISH),
     # Trigger: sk-[proj-|svcacct-|admin-] + 32+ characters mixing digits and both cases.
@@ -1202,12 +1254,15 @@ _RULES: tuple[_Rule, ...] = (
         )
     ),
     # Trigger: sqlplus/sqlldr/expdp/impdp/rman/dgmgrl user/<pw>[@db], or SQL*Plus `conn[ect]
-    # user/<pw>@db`. Why: Oracle's login string carries the password between / and @.
+    # user/<pw>@db`; Dameng's disql/dexp/dimp user/<pw>@host:port, and `userid=user/<pw>`
+    # (secrets s43: `disql SYSDBA/…@10.6.0.20:5236`). Why: Oracle's login string carries the
+    # password between / and @. Outcome: `disql SYSDBA@host` (a prompt) and paths stay.
     _rule(
         "cli-secret",
         _GENERIC,
-        r"(?:(?:sqlplus|sqlldr|expdp|impdp|rman|dgmgrl)(?:[ \t]{1,3}-[a-z]{1,10})*"
-        r"|conn(?:ect)?)[ \t]{1,3}[\"']?[a-z0-9_$#]{1,30}/"
+        r"(?:(?:sqlplus|sqlldr|expdp|impdp|rman|dgmgrl|disql|dexp|dimp)(?:[ \t]{1,3}-[a-z]{1,10})*"
+        r"[ \t]{1,3}(?:userid[ \t]{0,3}=[ \t]{0,3})?|conn(?:ect)?[ \t]{1,3}"
+        r"|userid[ \t]{0,3}=[ \t]{0,3})[\"']?[a-z0-9_$#]{1,30}/"
         r"(?P<s>[^\s/@\"']{1,128})(?=@|[\"']?(?:\s|$))",
         _check_cli,
         left=_WORDISH,
@@ -1257,6 +1312,19 @@ _RULES: tuple[_Rule, ...] = (
         r"curl\b[^\n]{0,300}?[ \t](?:-u|--user)[ \t]{1,3}[\"']?[^\s:\"']{1,128}:" + _VALUE,
         _check_cli,
         left=_WORDISH,
+    ),
+    # Trigger: etcdctl … --user[=]user:<pw>, `etcdctl user add user:<pw>`, ETCDCTL_USER=user:<pw>.
+    # Why: etcd's client takes the password after the user's colon (secrets s43); `--user
+    # root` alone prompts for it and stays, and so does docker's `--user 1000:1000`.
+    _rule(
+        "cli-secret",
+        _GENERIC,
+        r"(?:etcdctl\b[^\n]{0,300}?[ \t](?:--user[ \t=]{1,3}|user[ \t]{1,3}add[ \t]{1,3})"
+        r"|etcdctl_user[ \t]{0,3}[=:][ \t]{0,3})[\"']?[^\s:\"']{1,128}:" + _VALUE,
+        _check_cli,
+        left=_WORDISH,
+        lower=True,
+        hints=("etcdctl",),
     ),
     # Trigger: keytool / jarsigner -storepass, -keypass, -srcstorepass, -deststorepass,
     # -srckeypass, -destkeypass and a value. Why: the Java keystore's and key's passwords on the
@@ -1502,9 +1570,25 @@ _RULES: tuple[_Rule, ...] = (
         "cli-secret",
         _GENERIC,
         r"-[A-Za-z]{1,2}[ \t]{1,3}" + _VALUE,
-        _check_cli,
+        _check_password_flag,
         left="",
         starts=_password_flag_starts,
+    ),
+    # Trigger: an SNMP community in an agent's configuration: IOS `snmp-server community <c>
+    # RO`, snmpd.conf's `rocommunity <c> [source]` / `rwcommunity`, and `com2sec <name>
+    # <source> <c>`. Why: a v1/v2c community is the agent's password, sent in the clear (secrets
+    # s43 leaked it on snmpwalk's -c). Outcome: the defaults `public` / `private` stay.
+    _rule(
+        "password",
+        _GENERIC,
+        r"(?:snmp-server[ \t]{1,3}community|r[ow]community6?"
+        r"|com2sec6?(?:[ \t]{1,3}-cn[ \t]{1,3}[^\s]{1,64})?"
+        r"[ \t]{1,3}[^\s]{1,64}[ \t]{1,3}[^\s]{1,128})"
+        r"[ \t]{1,3}" + _VALUE,
+        _check_community,
+        left=_WORDISH,
+        lower=True,
+        hints=("community", "com2sec"),
     ),
     # Trigger: openssl -passin / -passout pass:<pw>. Why: a key's passphrase on the command line.
     _rule(
@@ -1515,7 +1599,9 @@ _RULES: tuple[_Rule, ...] = (
         left=_WORDISH,
         hints=("pass:",),
     ),
-    # Trigger: a secret-looking name, then = : := => 是 为 (optionally `: type =`), then a value.
+    # Trigger: a secret-looking name, then = : := => 是 为 (optionally `: type =`), then a value;
+    # or a setter of a secret-named property given one string literal (`setPassword("…")`,
+    # `cfg.setMasterSecret("…")`, `user.set_password("…")`; secrets s43: ArduinoOTA, Getui).
     # Why: .env, export, docker -e, JSON, YAML, TOML, code, connection strings and chatter; the
     # name decides how sure we must be about the value (see key_profile / value_ok).
     _rule(
@@ -1525,7 +1611,8 @@ _RULES: tuple[_Rule, ...] = (
         r"[a-z0-9_.\-]{1,64}+)"
         r"\\?[\"']?"
         r"(?:[ \t]{0,3}:[ \t]{0,3}[a-z_][a-z0-9_.\[\], |]{0,40}+(?==))?"
-        r"[ \t]{0,3}(?P<sep>:=|=>|={1,3}|:|是|为|為|就是|：)[ \t]{0,3}[“「]?" + _VALUE,
+        r"[ \t]{0,3}(?P<sep>:=|=>|={1,3}|:|是|为|為|就是|：|\((?=[ \t]{0,3}[\"']))[ \t]{0,3}[“「]?"
+        + _VALUE,
         _check_assignment,
         left="",
         lower=True,

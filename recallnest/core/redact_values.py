@@ -303,6 +303,13 @@ def key_profile(key: str) -> tuple[str, str] | None:
         return ("password", "pass")
     if last in _STRONG_PARTS or last.endswith("secret") or last == "privatekey":
         return ("generic-secret", "strong")
+    # Trigger: `securityJsCode`, `AMAP_SECURITY_CODE`, `jscode` (AMap's JS API security key,
+    # secrets s43). Why: the map key's secret half, sent with it to sign requests; the name
+    # says "code", so a generated value is needed (strength "weak"): `error_code` stays.
+    if last in ("jscode", "securitycode") or (
+        last == "code" and parts[-2:-1] in (["js"], ["security"])
+    ):
+        return ("generic-secret", "weak")
     if not _is_weak_part(last) or parts == ["key"] or parts[-2:] == ["site", "key"]:
         return None
     if "private" in parts or "secret" in parts:
