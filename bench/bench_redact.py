@@ -97,6 +97,12 @@ def hostile_inputs() -> dict[str, str]:
         "'redis-cli -a ' x 10k": "redis-cli -a " * 10_000,
         "'sqlplus a/' x 10k": "sqlplus a/" * 10_000,
         "'upx login ' x 10k": "upx login " * 10_000,
+        "'nmcli password ' x 10k": "nmcli password " * 10_000,
+        "'&ak=<16> ' x 10k": "&ak=Rj4Kz8Lm2Qx7Vt9N " * 10_000,
+        "'snmpwalk -c ' x 10k": "snmpwalk -c " * 10_000,
+        "'etcdctl --user a:' x 10k": "etcdctl --user a:" * 10_000,
+        "'securityJsCode: ' x 10k": "securityJsCode: " * 10_000,
+        "'patAAAAAAAAAAAAAA.' x 10k": "patAAAAAAAAAAAAAA." * 10_000,
     }
 
 
