@@ -1161,19 +1161,14 @@ def revalued(cap: Capture, target: Memory) -> Memory | None:
     )
 
 
-_TIME_UNITS: tuple[str, ...] = ("ms", "s", "sec", "min", "minute", "h", "hour", "d", "day")
-_TIME_UNITS += ("week", "month", "秒", "分钟", "小时", "天", "周", "个月")
-
-
 def _restated(clause: str, old: str, unit: str) -> bool:
     """`clause` holds `old` and says the same amount again in another unit ("the trailing 3
     days (72 hours)"): a rewrite of one would leave the other stale (e2e-heldout14 h14c01)."""
     values = [(m.group(1), unit_key(m.group(2))) for m in _QUOTED_VALUE.finditer(clause)]
     if (old, unit) not in values:
         return False
-    time = {unit_key(u) for u in _TIME_UNITS}
-    others = [u for v, u in values if (v, u) != (old, unit) and u]
-    return any(u == unit or (u in time and unit in time) for u in others)
+    again = bool(unit) and sum(u == unit for _, u in values) > 1
+    return again or len(_DURATION.findall(clause)) > 1
 
 
 def quoting(cap: Capture, known: Iterable[Memory], when: datetime | None) -> list[Memory]:

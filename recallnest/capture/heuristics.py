@@ -43,6 +43,7 @@ from dataclasses import dataclass, replace
 from recallnest.capture import learned
 from recallnest.capture import reply as reply
 from recallnest.capture import rules as R
+from recallnest.capture.admission import keyword_tokens
 from recallnest.capture.chatter import is_small_talk
 from recallnest.capture.literal_gate import fold
 from recallnest.capture.literal_gate import gate as literals_of
@@ -1178,7 +1179,6 @@ def _about_you(sentences: Sequence[str], other_turn: str) -> list[Signal]:
 # A value made of a word and a number: a serial port, an interface, a slot, a pin (COM5, eth1,
 # ttyUSB0, GPIO17); versions and plain numbers are not read this way.
 _SHAPED_VALUE = re.compile(r"(?<![\w.-])([A-Za-z]{2,8})(\d{1,4})(?![\w-]|\.\w)")
-_NOW = re.compile(r"\bnow\b|\bthese days\b|现在|目前", re.IGNORECASE)
 
 
 def _moved_value(sentences: Sequence[str], other_turn: str) -> list[Signal]:
@@ -1187,7 +1187,7 @@ def _moved_value(sentences: Sequence[str], other_turn: str) -> list[Signal]:
     # Why: a correction said without "no", read alone as nothing at all (b31). Outcome: the
     # corrected fact, with the next sentence when it says what the old value is now.
     first = sentences[0]
-    if is_question(first) or _NOW.search(first) is None:
+    if is_question(first) or R.NOW.search(first) is None:
         return []
     said = {(a.casefold(), b) for a, b in _SHAPED_VALUE.findall(other_turn)}
     moved = [
@@ -1197,8 +1197,7 @@ def _moved_value(sentences: Sequence[str], other_turn: str) -> list[Signal]:
     ]
     if not moved:
         return []
-    shared = _words(first) & _words(other_turn)
-    if not shared:
+    if not _named(first) & _named(other_turn):
         return []
     text = first
     if len(sentences) > 1 and any(f"{a}{b}".casefold() in sentences[1].casefold() for a, b in said):
@@ -1206,12 +1205,9 @@ def _moved_value(sentences: Sequence[str], other_turn: str) -> list[Signal]:
     return [Signal("correction.moved_value", "entities", text[:MAX_SENTENCE_CHARS], 0.7, 0.9)]
 
 
-def _words(text: str) -> set[str]:
-    """Latin words of four letters or more, their first four letters (finish / finish-line)."""
-    return {w[:4] for w in re.findall(r"[a-z]{4,}", text.casefold()) if w not in _SHARED_STOP}
-
-
-_SHARED_STOP = frozenset({"that", "this", "with", "from", "have", "will", "then", "there", "what"})
+def _named(text: str) -> frozenset[str]:
+    """The keywords of `text` that are no value (finish, mat, reader; not com3)."""
+    return frozenset(w for w in keyword_tokens(text) if not any(c.isdigit() for c in w))
 
 
 _FACT_MOVED = re.compile(r"\b(?:any ?more|no longer|moved (?:to|over to|off)|these days)\b", re.I)

@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
-from recallnest.capture.admission import same_measure
+from recallnest.capture.admission import measures, same_measure
 from recallnest.capture.chatter import is_aside, is_small_talk, names_no_work
 from recallnest.capture.rules import (
     CORRECTED_ABOUT,
@@ -547,7 +547,7 @@ def _carried(
     finished = [_words(t) for t in done_texts]
     # "之前定价那条整个收回，当我没说": a withdrawal closes the loop it names.
     withdrawn = [_words(_withdrawn(s.text)) for s in sentences if s.role == "user"]
-    said_now = [s.text for s in sentences if s.role == "user"]
+    said_now = [s.text for s in sentences if s.role == "user" and measures(s.text)]
     out = []
     for item in (*earlier.open_loops, *earlier.next_actions):
         text = item.removeprefix(_CARRIED)
