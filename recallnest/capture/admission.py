@@ -964,7 +964,7 @@ def _resized(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Me
 # Latin label with its Chinese classifier, or a run of Chinese characters.
 _KEYED_VALUE = re.compile(
     r"(?<![\w.])([A-Z][A-Z0-9]*_[A-Z0-9_]+|[A-Za-z][\w.]{0,11}\s*[\u4e00-\u9fff]?"
-    r"|[\u4e00-\u9fff]{2,6})\s*(?:改成|改为|调成|调到|降到|升到|还是|是|为|=|:|：)?\s*"
+    r"|[\u4e00-\u9fff]{2,6}?)\s*(?:改成|改为|调成|调到|降到|升到|还是|是|为|=|:|：)?\s*"
     r"(\d+(?:[.:]\d+)?)(?![\d.:])"
 )
 # Names too common to say what a number is of.
@@ -1022,7 +1022,19 @@ def _order(items: str) -> tuple[str, ...]:
 
 def _rekeyed(said: dict[str, str], held: dict[str, str]) -> bool:
     """Whether `held` gives another number to a name `said` gives one to."""
-    return any(key in said and said[key] != value for key, value in held.items())
+    return bool(_renumbered(said, held))
+
+
+def _renumbered(said: dict[str, str], held: dict[str, str]) -> list[tuple[str, str]]:
+    """(new, old) of each name both give a number to, when the numbers differ. A Chinese name
+    may carry the words before it ("里银卡" in "coupon.go 里银卡改成 0.85"): one name ending
+    the other is the same name."""
+    out = []
+    for key, value in held.items():
+        same = [k for k in said if k == key or (k.endswith(key) or key.endswith(k))]
+        if same and said[same[0]] != value:
+            out.append((said[same[0]], value))
+    return out
 
 
 # A value with its unit, as a change names it: "0.1", "22:00", "3 seconds", "12 位", "80 euro",
@@ -1063,6 +1075,13 @@ _INSTEAD_OF = re.compile(
 )
 
 
+_KEPT_AT = re.compile(
+    r"(?:还是|仍是|仍然是|依旧是?|照旧|不变[，,]?|\bstill(?: at)?|\bstays?(?: at)?|\bremains?(?: at)?"
+    r"|\bunchanged at)\s*$",
+    re.IGNORECASE,
+)
+
+
 def _quoted(text: str) -> tuple[str, str, str] | None:
     """`quoted_change` and the unit both values share ("4 days, not 3": days)."""
     contrast = _INSTEAD_OF.search(text)
@@ -1079,6 +1098,8 @@ def _quoted(text: str) -> tuple[str, str, str] | None:
     old = [
         v for v in found if v[1] != new[1] and v[2] == new[2] and (":" in v[1]) == (":" in new[1])
     ]
+    # "金卡还是 0.8", "the cap stays 5": a value said to stay is no old value (round 42).
+    old = [v for v in old if not _KEPT_AT.search(text[max(0, v[0] - 12) : v[0]])]
     if not new[2]:
         # Bare numbers: only one of as many digits, said in a clause of its own ("改成晚上 22:00，
         # 仓库说 23:00 截单…"); "bump workers to 8 in the 2 regions" names two things.
@@ -1131,8 +1152,7 @@ def _change_of(cap: Capture, target: Memory) -> tuple[str, str, str] | None:
     """(new value, old value, unit) of the change `cap` makes to `target`: quoted in the change
     itself, or the value `target` gives the setting the change names. A name both give a
     number to decides first: in "B 档改成 0.25，A 档还是 0.35" the 0.35 is kept, not replaced."""
-    said, held = _keyed_values(cap.text), _keyed_values(target.text)
-    moved = [(said[k], v) for k, v in held.items() if k in said and said[k] != v]
+    moved = _renumbered(_keyed_values(cap.text), _keyed_values(target.text))
     if moved:
         return moved[0][0], moved[0][1], ""
     change = _quoted(cap.text)

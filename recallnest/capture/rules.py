@@ -1297,7 +1297,7 @@ VALUE_CHANGE = re.compile(
     r"|放宽到|收紧到|减到|加到|应该是)[^，,。；;！!？?\d]{0,8}?"
     + _NEW_VALUE
     + r"|\b(?:now|changed|moved|bumped|raised|lowered|reduced|increased|shortened|extended)\b"
-    r"[^.;!?，。]{0,40}?(?:\b(?:at|to|by|is|are|of|every)\s+|\s)"
+    r"[^.;!?，。]{0,40}?(?:\b(?:at|to|by|is|are|of|every)\s+|\s)[(（]?"
     + _NEW_VALUE
     + r"|(?<![\w.])"
     + _NEW_VALUE

@@ -1,0 +1,135 @@
+"""The failure classes the seventeenth blind held-out set found (eval/continuity/e2e-heldout17,
+eval/RESULTS.md), each tested on phrasings of our own, both ways: a value changed in a later
+session in words no setting rule knew, so the old value stayed in "This project"; a number
+given to a name ("B 档 0.2", KEY=2) or an order that changed; a decision opened by "再定一条";
+wildlife asides."""
+
+from __future__ import annotations
+
+import pytest
+from test_heldout2_classes import captures
+from test_heldout7_classes import kept
+
+from recallnest.capture.heuristics import VALUE_CHANGED
+
+# --------------------------------------------------------------------------- the change is heard
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Scheduler 的重试间隔改成 90 秒。",
+        "导出任务改成 03:30（EXPORT_AT=0330），群里的说明也同步改了。",
+        "The nightly export now runs at 02:30 instead, and the status page says so.",
+        "Sessions now expire after 45 minutes (SESSION_TTL_MIN=45).",
+        "The leaderboard now ranks by wins, then goal difference, then name.",
+    ],
+)
+def test_a_value_changed_in_new_words_is_a_decision(said: str) -> None:
+    found = captures("ok", said)
+    assert any(c.rule == VALUE_CHANGED and c.category == "events" for c in found), found
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "把首页的推荐位改成 3 个",  # a bare count: an edit
+        "why is the timeout now 30 seconds?",  # a question
+        "The build got slow because the cache key now changes on every run, 4 minutes to 9.",
+    ],
+)
+def test_edits_questions_and_causes_are_no_value_change(said: str) -> None:
+    found = captures("ok", said)
+    assert not [c for c in found if c.rule == VALUE_CHANGED], found
+
+
+# --------------------------------------------------------------------------- the old one goes
+
+
+@pytest.mark.parametrize(
+    ("first", "later", "old", "new"),
+    [
+        (
+            ("折扣系数：金卡 0.8，银卡 0.9，普通会员不打折", "好的，记下了。"),
+            ("会员折扣要调", "coupon.go 里银卡改成 0.85，金卡还是 0.8，单测一起改了。"),
+            "0.9",
+            "0.85",
+        ),
+        (
+            ("drafts should go away after a month", "Added jobs/cleanup.py: drafts older than "
+             "30 days are deleted every night (DRAFT_TTL_DAYS=30)."),  # fmt: skip
+            ("a month is too long, people hoard junk", "Drafts are now kept for two weeks "
+             "(DRAFT_TTL_DAYS=14), and the settings page says the same."),  # fmt: skip
+            "DRAFT_TTL_DAYS=30",
+            "DRAFT_TTL_DAYS=14",
+        ),
+        (
+            ("search results order?", "Read it: search/rank.py sorts results by relevance, then "
+             "date, then title, and api/search.py pages them 20 at a time."),  # fmt: skip
+            ("product wants newest first", "search/rank.py now sorts results by date, then "
+             "relevance, then title, and the help page matches."),  # fmt: skip
+            "relevance, then date",
+            "date, then relevance",
+        ),
+        (
+            ("离座太久的座位要释放", "加了 src/seat/idle.ts：离座规则是离开超过 40 分钟没回来，座位自动释放。"),
+            ("40 分钟太长了", "idle.ts 的释放时间改成 15 分钟。"),
+            "40 分钟",
+            "15 分钟",
+        ),
+    ],
+)
+def test_a_later_change_retires_the_old_value(
+    first: tuple[str, ...], later: tuple[str, ...], old: str, new: str
+) -> None:
+    assert old in kept(first)  # the old value was a memory
+    text = kept(first, later)
+    assert new in text and old not in text, text
+
+
+@pytest.mark.parametrize(
+    ("first", "later", "stays"),
+    [
+        # another name's number: both stay
+        (
+            ("折扣系数：金卡 0.8，银卡 0.9", "记下了。"),
+            ("积分系数也定一下", "points.go 里积分系数改成 1.5，别的没动。"),
+            "银卡 0.9",
+        ),
+        # another thing sorted: both stay
+        (
+            ("how do invoices sort?", "Read it: billing/invoices.py sorts invoices by due date, "
+             "then customer, and billing/pdf.py renders them."),  # fmt: skip
+            ("and search?", "search/rank.py now sorts results by date, then relevance."),
+            "due date, then customer",
+        ),
+    ],
+)
+def test_a_change_of_something_else_retires_nothing(
+    first: tuple[str, ...], later: tuple[str, ...], stays: str
+) -> None:
+    assert stays in kept(first)
+    assert stays in kept(first, later)
+
+
+# --------------------------------------------------------------------------- decisions, asides
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["再定一条：退款只退回原支付渠道，不退到余额。", "还有，再定个事：周报改成周五下午发。"],
+)
+def test_a_decision_opened_by_one_more_rule_is_kept(said: str) -> None:
+    assert any(c.category == "events" for c in captures(said)), captures(said)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "昨晚院子里来了一只刺猬，孩子们可兴奋了",
+        "saw two deer by the car park this morning, lovely start to the day",
+        "傍晚的彩虹特别好看，大家都跑出去拍照",
+    ],
+)
+def test_wildlife_and_sky_asides_are_no_memory(said: str) -> None:
+    assert captures(said) == []
