@@ -1076,8 +1076,8 @@ _INSTEAD_OF = re.compile(
 
 
 _KEPT_AT = re.compile(
-    r"(?:还是|仍是|仍然是|依旧是?|照旧|不变[，,]?|\bstill(?: at)?|\bstays?(?: at)?|\bremains?(?: at)?"
-    r"|\bunchanged at)\s*$",
+    r"(?:还是|仍是|仍然是|依旧是?|照旧|不变[，,]?|\bstill(?: at)?|\bstays?(?: at)?"
+    r"|\bremains?(?: at)?|\bunchanged at)\s*$",
     re.IGNORECASE,
 )
 

@@ -248,7 +248,9 @@ def _as_value_change(signal: Signal) -> Signal:
     # ("price.go 里 B 档改成 0.25，A 档还是 0.35，C 档不收", e2e-heldout17 h17c04). Why: read as a
     # fact it sat beside the memory of the old value ("品相系数：A 档 0.35，B 档 0.2"), which
     # only a change retires. Outcome: the same text as that change.
-    if signal.rule not in _GENERIC_FACT_RULES or not R.VALUE_CHANGE.search(signal.text):
+    if signal.rule not in _GENERIC_FACT_RULES:
+        return signal
+    if not (R.VALUE_CHANGE.search(signal.text) or R.SWITCH_REPORT.match(signal.text)):
         return signal
     if R.CAUSE_CLAUSE.search(signal.text):
         return signal
@@ -1243,6 +1245,14 @@ def _named(text: str) -> frozenset[str]:
     return frozenset(w for w in keyword_tokens(text) if not any(c.isdigit() for c in w))
 
 
+# A plain "no" to a plan: the declining word alone, not "actually" or "that's wrong" (those
+# correct a fact the plan got wrong).
+_DECLINE = re.compile(r"^(?:(?:ok(?:ay)?|hmm|oh)[.,!]?\s+)?(?:no+(?:pe)?|nah)\b", re.I)
+# How instead, after a plan declined: what to keep to, not what to do once ("wait for the
+# backup first" is this task's).
+_HOW_INSTEAD = re.compile(
+    r"(?:just\s+)?(?:keep|stick (?:to|with)|use|stay (?:on|with)|write|print|log)\b", re.I
+)
 _FACT_MOVED = re.compile(r"\b(?:any ?more|no longer|moved (?:to|over to|off)|these days)\b", re.I)
 
 
@@ -1257,7 +1267,15 @@ def _counter_instruction(sentences: Sequence[str], other_turn: str) -> Signal | 
     if not R.PLAN_OR_ACTION.match(other_turn.strip()):
         return None
     stated = [s for s in sentences if not is_question(s)]
-    if not stated or not R.INSTRUCTS.search(stated[0]) or R.CORRECTION.match(stated[0]):
+    lead = R.CORRECTION.match(stated[0]) if stated else None
+    if lead is not None and _DECLINE.match(lead.group(0)):
+        # "nah keep the output greppable, one line per file, no bars" after "I'll add a tqdm
+        # progress bar" (b33): the plan declined, then how to work instead: that is the rule
+        # (what follows a "no" otherwise corrects a fact the plan got wrong).
+        stated = [stated[0][lead.end() :], *stated[1:]]
+        if not _HOW_INSTEAD.match(stated[0]):
+            return None
+    elif not stated or lead is not None or not R.INSTRUCTS.search(stated[0]):
         return None
     # "not Gmail any more, the tower moved to Fastmail last spring": how things are now, a
     # fact the plan got wrong, not how the agent should work (b32).

@@ -146,9 +146,11 @@ NARRATION = re.compile(
     r"|here's|here is|i (?:updated|added|changed|removed|moved|renamed|fixed|wired|refactored"
     r"|created|wrote|ran|set|replaced)\b|running|我先|让我|我来|我已经|已经|现在|接下来|下面"
     r"|我这就|我马上|我(?:给|把|刚|刚刚|又|顺便|也)\S|looking at|checking|reading|after reading"
-    r"|i looked|i checked|查看了|看了一下|查了一下|正在|我现在(?:去|就|来)"
+    # ("看了一下：<what was found>", "I looked through the repo: …" open a finding, b33)
+    r"|i looked(?![^:.]{0,40}:\s*\S)|i checked(?![^:.]{0,40}:\s*\S)"
+    r"|(?:查看了|看了一下|查了一下)(?![^，。]{0,10}[：:]\s*\S)|正在|我现在(?:去|就|来)"
     r"|我(?:接下来|下一步|待会儿?|等会儿?|一会儿?)(?:去|就|来|再|先)?"
-    r"|我(?:看|查|检查|翻|读)(?:了|过))",
+    r"|我(?:看|查|检查|翻|读)(?:了|过)(?![^，。]{0,10}[：:]\s*\S))",
     _I,
 )
 
@@ -203,7 +205,10 @@ OPTION_PICK = re.compile(
 # "zod, the rest of the api already uses it", "pnpm，npm 太慢了"): the name is the user's pick
 # over what the other side said it would use (b28). Words that answer yes or no
 # (`NOT_A_PICK`) are no pick.
-BARE_PICK = re.compile(r"^([A-Za-z][\w.+#-]{1,24})\s*(?:[.!]\s+|[,，。！]\s*)(?=\S)")
+# (also with its amount: "flat £2 no matter how late" after "per day or as a flat fee?", b33)
+BARE_PICK = re.compile(
+    r"^([A-Za-z][\w.+#-]{1,24})\s*(?:[.!]\s+|[,，。！]\s*|\s+(?=[£$€¥]\s?\d))(?=\S)"
+)
 # The other side asking which of two or more ways to go: "either cache it … or put a service
 # worker in front with Workbox. Which way?", "可以用 ECharts，也可以用 AntV G2，你来定？",
 # "按距离派，还是让阿姨们抢单？" (round 40, b29 / b30).
@@ -217,7 +222,8 @@ ASKS_WHICH = re.compile(
 ASKS_STEPS = re.compile(
     r"\b(?:what(?:'s| are| were)? the steps|what(?:'s| is) the (?:routine|process|procedure"
     r"|drill|checklist)\b|remind me (?:how|what)|walk me through|how do (?:I|we)"
-    r"\b[^?]{3,80}\bagain)\b|(?:步骤|流程)(?:是什么|是啥|有哪些)|怎么(?:弄|做|操作|搞)来着",
+    r"\b[^?]{3,80}\bagain)\b|(?:步骤|流程)(?:是什么|是啥|有哪些)|怎么(?:弄|做|操作|搞)来着"
+    r"|(?:要|得|需要)?(?:做|走)?哪(?:几|些)步|要做哪些(?:事|准备)",
     _I,
 )
 # The first two Chinese characters of a reply, when they are not a pronoun's ("每天", "按距离").
@@ -386,7 +392,12 @@ FIX_REPORT = re.compile(
     r"|^(?:我们?|已经?|随后|然后|后来)?(?:已经?)?(?:把|在|给|将)[^。；]{1,40}?(?:改|换|加|去掉|删|设|调|关"
     r"|开|补|升|降|拆|合|挪|移|固定|锁)"
     r"|^(?:我们?)?(?:已经?|刚)(?:改|换|加|去掉|删|设|调|关|开|补|升|降|回滚|固定|锁)"
-    r"|^(?:我们?|随后|然后)(?:又|也|就)?(?:加|改|换|去掉|删|调|关|开|补|升|降|拆|挪)(?:了|上|成)",
+    r"|^(?:我们?|随后|然后)(?:又|也|就)?(?:加|改|换|去掉|删|调|关|开|补|升|降|拆|挪)(?:了|上|成)"
+    # "现在压缩前先按 EXIF Orientation 转正，再去掉 EXIF。" (b33): what the code does now,
+    # step by step, after the cause
+    r"|^现在[^，。]{0,8}?(?:改成|改为|会|先|统一|一律)\S"
+    # a stopgap until the real fix: "Until the vented case arrives, uploads skip frames …" (b33)
+    r"|^until\b[^,]{3,60},\s+\S",
     _I,
 )
 # A cause given in a clause ("…ran twice because both hosts had the job", 是因为…): a case only
@@ -587,7 +598,10 @@ HEDGE = Gated(
 
 REQUEST = Gated(
     re.compile(
-        r"\bplease\b|\bpls\b|请(?!求|教|假|问|客)|麻烦|帮我(?:看|查|改|弄|修|配|写|加|处理)"
+        # (请 after "我都会…" or before a person asks someone else: "我都会随机抽 20 页请馆里老师
+        # 人工校一遍", b33)
+        r"\bplease\b|\bpls\b|(?<!都会)(?<!会)请(?!求|教|假|问|客|馆里|老师|同事|专家|师傅|人)"
+        r"|麻烦|帮我(?:看|查|改|弄|修|配|写|加|处理)"
         r"|一直(?:超时|卡|慢)|\bfor me[.!]?\s*$",
         _I,
     )
@@ -633,7 +647,10 @@ _EVERY_PROJECT = (
     rf"|\b(?:all|every one|each|any) of (?:my|our) (?:own )?{_PROJECTS}{_PHRASE_END}"
     rf"|\b(?:any|every) {_PROJECTS} (?:of mine|of ours|i (?:work|touch|open|own|start"
     r"|create|maintain))\b"
-    rf"|\bacross (?:(?:my|our|all|the) )?{_PROJECTS}{_PHRASE_END}"
+    # "across the codebase" is this one ("swap calcAvg … across the codebase + update the
+    # tests pls", b33): only more than one repository is every project
+    r"|\bacross (?:(?:my|our|all|the) )?(?:projects|repos|repositories|codebases|code bases"
+    rf"|workspaces){_PHRASE_END}|\bacross all {_PROJECTS}{_PHRASE_END}"
     r"|\b(?:whatever|whichever|no matter (?:the|which|what)|regardless of (?:the |which )?)"
     rf"(?: the)? {_PROJECTS}\b"
     r"|\bwherever (?:i|we) (?:work|code|am|go)\b"
@@ -660,7 +677,8 @@ PROJECT_THINGS = re.compile(
     _RETENTION
     + r"|\b(?:publish\w*|deploy\w*|releas(?:e|es|ing)|prod|production|staging|pipelines?|ci"
     r"|migrations?|seed(?: script| data)?|feature flags?|clusters?|buckets?|monorepo|lockfile"
-    r"|the \w+ (?:service|server|worker|database|db|table|job|script|workflow)s?|our \w+"
+    r"|the \w+ (?:service|server|worker|database|db|table|job|script|workflow|app|site|page"
+    r"|dashboard|portal|form)s?|our \w+"
     r"|the (?:fetcher|importer|exporter|scheduler|crawler|scraper|worker|bot|cli|daemon|backend"
     r"|frontend|api|sdk|uploader|consumer|producer))\b"
     r"|(?-i:\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b)|(?:^|\s)\.{0,2}/?[\w.-]+/[\w./*-]+|`[^`]+`"
@@ -1031,7 +1049,10 @@ CASE_FIX = Gated(
         r"|\b(?:it|they|that)(?:'s|’s| is| are) (?:fine|ok|okay|good) now\b"
         r"|\b(?:the|it|they|everything)\b[^.;,]{0,30}?\b(?:renders|loads|works|finishes|passes"
         r"|starts|runs|builds|connects|exits|boots)\b[^.;,]{0,20}?\bagain\b"
-        r"|\b(?:has|have) been stable\b|\bstable (?:all night|since|for (?:\w+ )?(?:hours?|days?))",
+        r"|\b(?:has|have) been stable\b|\bstable (?:all night|since|for (?:\w+ )?(?:hours?|days?))"
+        # "pinned the tablets to 5GHz only and its been solid all week" (b33)
+        r"|\b(?:it'?s|it has|has|have|they'?ve) been (?:solid|fine|rock solid|stable|good|clean)"
+        r"(?: ever)? (?:since|all (?:week|day|night|month)|for (?:\w+ )?(?:hours?|days?|weeks?))",
         _I,
     )
 )
@@ -1040,10 +1061,13 @@ _SYMPTOM_EN = (
     r"flaky|flakes?|fail(?:s|ed|ing|ures?)?|crash(?:es|ed|ing)?|errors?|timeouts?|timing out"
     r"|timed out|hangs?|hanging|leaks?|leaking|oom|ooms|segfaults?|resets?|deadlocks?|slowdowns?"
     r"|outages?|[45]\d\ds?|white screens?|blank pages?"
+    # "hospice wifi dying every day ~12:30 was the ward kitchen microwave" (b33)
+    r"|dying|dies|died|drops? out|dropping out|cutting out|cuts out|freez(?:es|ing)|froze"
+    r"|blurry|fogg(?:y|ed|ing)|garbled"
 )
 _SYMPTOM_ZH = (
     r"白屏|乱码|超时|报错|崩溃?|闪退|卡顿?|收不到|打不开|连不上|起不来|溢出|失败|丢失|变慢|很慢"
-    r"|不生效|重启|(?<!\d)[45]\d\d(?!\d)"
+    r"|不生效|重启|(?<!\d)[45]\d\d(?!\d)|是歪的|歪了|错位|重影|串了"
 )
 
 # A diagnosis stated as settled: "Root cause: …", "The root cause was …", 确认是时区问题：…,
@@ -1063,11 +1087,13 @@ DIAGNOSIS = re.compile(
     rf"|\b(?:{_SYMPTOM_EN})\b[^.;?]{{0,40}}?\b(?:because|was caused by|were caused by)\b"
     r"(?!\s+(?:I|we|you)\b)"
     rf"|^(?:the |our |those |these |all the )?(?:[\w/.`-]+ ){{0,4}}?(?:{_SYMPTOM_EN})\b"
-    r"(?: [\w/.`-]+){0,5}? (?:was|were|weren't|wasn't|turned out to be)\s+(?!(?:still|fixed"
+    r"(?: [\w/.`~:-]+){0,5}? (?:was|were|weren't|wasn't|turned out to be)\s+(?!(?:still|fixed"
     r"|gone|back|happening|intermittent)\b)\S"
     rf"|(?:{_SYMPTOM_ZH})[^，。？?]{{0,12}}?(?:是因为|是由于|的原因是|不是[^，。]{{1,12}}?(?:的事|的问题"
     r"|导致的)?[，,]\s*(?:而)?是)"
-    r"|(?:NaN|溢出|乱码|白屏|闪退|段错误)\s*是(?!否|不是)\S{2}",
+    r"|(?:NaN|溢出|乱码|白屏|闪退|段错误)\s*是(?!否|不是)\S{2}"
+    # "商品图上传后是歪的：手机照片的方向信息存在 EXIF 里，…" (b33): the symptom, then why
+    rf"|(?:{_SYMPTOM_ZH})[的了]?\s*[：:]\s*\S{{4}}",
     _I,
 )
 
@@ -1211,13 +1237,19 @@ PATTERN_RULES = _table(
             r"(?:(?:I|we)\s+(?:always\s+|just\s+|first\s+)?[a-z]+|step (?:one|1)\b|first\b"
             r"|the first (?:thing|step))"
             # "whenever I touch a firing schedule I dry-run it on kiln 2 …" (b32): no comma
-            r"|^(?:every time|each time|whenever|any time|anytime) I\b[^,]{3,60}?\bI\s+"
-            r"(?:always\s+|first\s+)?[a-z]+"
+            r"|^(?:every time|each time|whenever|any time|anytime) (?:I|we)\b[^,]{3,60}?\b(?:I|we)"
+            r"\s+(?:always\s+|first\s+)?[a-z]+"
+            # "my routine when a new tuning customer books: add them to the CRM, pull …" (b33)
+            r"|^(?:my|our) (?:usual )?(?:routine|drill|checklist) (?:when|whenever|for|after|before"
+            r"|once)\b[^:：]{3,60}[:：]\s*\S"
             # "every Friday before a distribution day I run the expiry report and print …": a
             # routine on a calendar, whatever it also says against (b31)
             r"|^(?:every|each)\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekday|morning"
             r"|evening|night|week|month|quarter|sprint|release|payday)\b[^,.;]{0,60}?\b(?:I|we)"
             r"\s+(?:always\s+|first\s+)?[a-z]+"
+            # "古籍 OCR 结果上线前，我都会随机抽 20 页…" (b33): before or after something, what
+            # the speaker always does
+            r"|[^，。]{2,24}(?:前|之前|后|之后|的时候)[，,]\s*(?:我|我们)(?:都|一般都|通常都|每次都)会\S"
             r"|每次.{1,24}?(?:都要|都得|要|得|需要"
             r"|记得"
             r"|必须)"
@@ -1291,6 +1323,12 @@ _NEW_VALUE = (
     r"(?:\d{1,2}:\d{2}(?!\d)|\d{1,2}\s?(?:am|pm)\b|\d+\.\d+(?![.\d])|\d+(?:\.\d+)?\s*(?:"
     + _UNIT[3:-1]
     + r"|mins?\b|分钟|小时|个月|[秒天周年折倍%元])(?![A-Za-z])|[A-Z][A-Z0-9]*_[A-Z0-9_]+\s*=\s*\d)"
+)
+# A way replaced, reported done: "Switched the practice rota from weekly cron emails to an iCal
+# feed …" (b33).
+SWITCH_REPORT = re.compile(
+    r"^(?:switched|moved|migrated|replaced|swapped)\b[^.;]{3,80}?\bfrom\b[^.;]{2,60}?\b(?:to|with)\b",
+    _I,
 )
 VALUE_CHANGE = re.compile(
     r"(?:改成|改为|调成|调到|设为|设成|调整为|调整到|降到|降为|升到|缩短到|缩短为|延长到|延长为|提高到"
@@ -1432,6 +1470,13 @@ DECISION_RULES = _table(
         # ("已把 MAX_UPLOAD_MB 改成 20", "batch_size 已改成 200"), or asked for by its Chinese
         # name ("订单超时改成 45 分钟吧"). The name is a compact noun (no 的/里/这…: "文档里的例子
         # 改成 5 个" is an edit, not a setting); the memory it retires is found by admission.
+        # The other side's decision agreed to and restated as what will be: "Fine by me: props in
+        # all four rooms will report to the one Mosquitto broker on the game-master PC." (b33)
+        "decision.agreed": (
+            r"^(?:fine by me|agreed|good call|sounds good|makes sense|deal|works for me)\s*[:,—–-]"
+            r"\s+[^.?!]{3,120}?\b(?:will|'ll|is going to|are going to|goes|go|stays?|from now on)"
+            r"\b[^?]*$"
+        ),
         # A limit set on what users may do: "members can book 7 days ahead at most, no further"
         # (e2e-heldout16 h16g01), "guests may bring 2 visitors at most"
         "decision.limit": (
@@ -1681,7 +1726,8 @@ PROFILE_RULES = _table(
             r"|本人)(?:主要|平时|日常|一般|目前)(?:主要|基本上?|都|一般)*(?:写|用|做|在|搞)"
             # 我前年就转后端了 / 我去年从测试转到开发了: a change of role
             r"|我[^，。把将]{0,6}?(?:转(?:行|岗)?(?:到|做|去)?|转到)\s*(?:前端|后端|全栈|客户端"
-            r"|移动端|开发|测试|运维|产品|管理|数据|算法|嵌入式|[A-Za-z]{2,})|(?:^|[，,]\s*)(?:我)?(?:之前|以前)?(?:做|写|干"
+            r"|移动端|开发|测试|运维|产品|管理|数据|算法|嵌入式|[A-Za-z]{2,})|(?:^|[，,]\s*)(?:我|本人)?(?:之前|以前)?"
+            r"(?:做|写|干"
             r"|用)了\S{1,4}年|我(?:人在|住在)|我(?:在|人在)\S{2,6}(?:工作|生活|上班)|时区是"
             r"|我对.{1,20}(?:不太熟|不熟|很熟|比较熟|熟悉|了解|不了解|是新手)|我的(?:电脑|开发机"
             r"|笔记本|系统|编辑器|ide|终端|shell|职位|岗位|工作|技术栈|github)(?:是|用的是)"
@@ -1757,6 +1803,16 @@ PREFERENCE_RULES = _table(
             r"(?:ever|anywhere|at all|please)\b|^no more\s+\w+"
             # "in the Go services, no bare `go func()` calls." (b32): the place says it is a rule
             r"|^(?:in|for|on) (?:the |our |all )?[^,:;]{1,50}?[,:]\s+no\s+[^.;,]{2,40}?(?:[.;]|$)"
+            # the place after it: "no ORMs in the reporting service pls" (b33), "no mocks in
+            # the integration tests, they hit the real db"
+            r"|^no\s+(?!(?:the|it|that|this|we|you|i|not|no|but|one|way|idea|problem|worries"
+            r"|luck|need|rush|change|changes|clue|reply|response|longer|errors?|warnings?|issues?"
+            r"|problems?|failures?|crash(?:es)?|results?|output|data|hits|matches|difference"
+            r"|rows|records|entries|sign|trace|mention)\b)[\w`.-]+(?:\s+[\w`.-]+)?\s+"
+            r"(?:in|on|for|inside|anywhere in)\s+(?!this\s+(?:pr|commit|branch|change|time|one"
+            r"|round|release|ticket|session|run)\b|(?:now|today|the moment)\b)"
+            r"(?:the\s+|our\s+|this\s+|any\s+|my\s+)?[\w./`-]+"
+            r"(?:\s+[\w./`-]+){0,3}?\s*(?:,?\s*(?:pls|please|ever|thanks)\b|[.;,]|$)"
             r"|^(?:please|pls)\s+(?:use|avoid|write|prefer|stick)\b|\bI'd take\b.*\bover\b"
         ),
         "preference.like": (
@@ -1811,6 +1867,23 @@ PREFERENCE_RULES = _table(
             r"|edit|ps|fyi|heads up)\b)[\w\s'-]{3,40}:\s+(?![^,]*\b(?:is|are|was|were)\b)"
             r"(?:[^.:]|\.(?=\d)){2,80}?,\s+(?:and\s+)?(?:not|no|never)\s+\S"
         ),
+        # A naming convention: "branch names: ticket number first then a slug, like 482-…"
+        # (b33), "commit messages: imperative, under 60 chars", "test file names: …_test.go"
+        "preference.naming": (
+            r"^(?:our\s+|the\s+)?(?:branch|commit|file|tag|table|column|variable|test(?: file)?"
+            r"|image|bucket|release|migration|env(?:ironment)? var(?:iable)?|topic|queue|route"
+            r"|endpoint|component|class|function|method|key|metric|log)s?\s+(?:names?|naming"
+            r"|messages?|titles?|subjects?|prefix(?:es)?)\s*[:：]\s*\S"
+            r"|^(?:分支|提交信息|提交|文件|表|字段|变量|标签|镜像|接口|路由|组件)(?:名|命名|名称|信息)?"
+            r"(?:规则|规范|格式)\s*[:：]\s*\S"
+        ),
+        # what holds for everything of a kind: "anything the nurses see in the hospice app: 18px
+        # minimum body text and nothing lighter than #555 for greys" (b33)
+        "preference.scope_rule": (
+            r"^(?:anything|everything|all|any|every)\s[^:：]{3,60}[:：]\s+[^.]*?\b(?:minimum|maximum"
+            r"|at least|at most|no more than|no less than|nothing (?:lighter|smaller|bigger|larger"
+            r"|longer|shorter|darker|less|more|under|over)|never|always|only)\b"
+        ),
         "preference.only": (
             r"^(?!only\b)[\w\s+/.-]{2,40}?\s+only\s*[,;:—–-]\s*(?:no|nothing|never)\b"
         ),
@@ -1853,7 +1926,10 @@ PREFERENCE_RULES = _table(
             r"\s*[—–:,-]+\s*\S"
         ),
         "preference.zh.always": (
-            r"一律|统一(?:用|使用|交给|成|为|写成)?|全部(?:用|使用)|都(?:用|使用)(?!过)|永远"
+            # a kind of thing and how it goes from now on: "删除这种操作别弹确认框了，改成 toast
+            # 里带个“撤销”按钮" (b33)
+            r"^[^，。]{1,10}?(?:这种|这类|此类|这一类)(?:操作|情况|场景|页面|弹窗|提示|按钮|请求|消息"
+            r"|通知|数据|文件)[^，。]{0,3}?(?:都|一律|统一|就)?(?:别|不要|不用|改成|改用|走|用)\S|一律|统一(?:用|使用|交给|成|为|写成)?|全部(?:用|使用)|都(?:用|使用)(?!过)|永远"
             r"|总是(?!搞混|搞错|弄错|弄混|忘|记不|分不清|想不起)"
             r"|一直(?:都)?(?:用|使用)|从来不(?:用|写|装)|宁愿|宁可|尽量(?!了)\S|能(?:用|不用"
             r"|少)\S{0,12}就(?:用|不用|少|别)|\S都(?:要|得|必须)(?:写|加|用|带|有)"
@@ -1964,6 +2040,9 @@ FIRST_PERSON_PREFERENCES = tuple(
         "preference.answers",
         "preference.zh.answers",
         "preference.copy_language",
+        # a naming convention is a rule, before the sequence its words may read as ("ticket
+        # number first then a slug", b33)
+        "preference.naming",
     }
 )
 RULE_ORDER: tuple[tuple[Rule, ...], ...] = (

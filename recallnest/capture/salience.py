@@ -268,7 +268,8 @@ _UNDERSCORE_BOLD = re.compile(r"__([^_\n]*\s[^_\n]*)__")
 # a lower-case correction marker ("I checked. no, the port is 9090"), which opens a new statement.
 # A period standing alone as a token ("COPY . . 写在…", "git add . 之后") is code, not an end.
 _SENTENCE_END = re.compile(
-    r"(?<=[。！？])|(?<=[.!?])(?<!\s\.)\s+(?=[A-Z0-9\"'`(\[\u4e00-\u9fff])|(?<=[!?])\s+"
+    r"(?<=[。！？])|(?<=[.!?])(?<!\s\.)(?<!e\.g\.)(?<!i\.e\.)\s+(?=[A-Z0-9\"'`(\[\u4e00-\u9fff])"
+    r"|(?<=[!?])\s+"
     r"|(?<=\.)\s+(?=(?:no|nope|nah|actually|wait|correction)\b[\s,:;—–-])"
     # "累瘫了😂 下次做家人共享药箱": in chat an emoji ends its sentence (e2e-heldout15 h15x02)
     r"|(?<=[\U0001F300-\U0001FAFF\u2600-\u27BF])\s+(?=[A-Z\u4e00-\u9fff])"

@@ -34,8 +34,9 @@ from recallnest.capture.salience import gate_turn
 # trained on since; b29 and b30 were read in round 40 (decision 0042) and are trained on since.
 # b31 was measured once at the end of round 40 and read in round 41 (decision 0043); b32 was
 # written in round 41, measured once, then read (its classes fixed); both trained on since.
-# b33 is round 41's second blind batch, measured once at the end of the round: held out.
-HELD_OUT: frozenset[str] = frozenset({"b33"})
+# b33 was round 41's second blind batch, measured once at the end of that round, read in round
+# 42 (decision 0044) and trained on since. b34 is round 42's blind batch: held out.
+HELD_OUT: frozenset[str] = frozenset({"b34"})
 EPOCHS = 30
 LEARNING_RATE = 0.5
 L2 = 1e-4

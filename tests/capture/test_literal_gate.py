@@ -47,8 +47,10 @@ def test_only_ascii_letters_and_four_others_fold_to_ascii_under_ignorecase() -> 
 
 
 def test_most_searched_capture_patterns_have_a_gate() -> None:
+    # A pattern anchored at the start needs none: `re` tries it at one offset only.
+    anchored = [n for n, i in GATED.items() if i.pattern.pattern.startswith("^(?:")]
     gated = [name for name, item in GATED.items() if gate(item.pattern) is not None]
-    assert len(gated) >= 0.8 * len(GATED), gated  # most searches are skipped on most sentences
+    assert len(gated) >= 0.8 * (len(GATED) - len(anchored)), gated  # most searches are skipped
 
 
 @pytest.mark.parametrize("name", sorted(GATED))

@@ -56,23 +56,38 @@ def test_edits_questions_and_causes_are_no_value_change(said: str) -> None:
             "0.85",
         ),
         (
-            ("drafts should go away after a month", "Added jobs/cleanup.py: drafts older than "
-             "30 days are deleted every night (DRAFT_TTL_DAYS=30)."),  # fmt: skip
-            ("a month is too long, people hoard junk", "Drafts are now kept for two weeks "
-             "(DRAFT_TTL_DAYS=14), and the settings page says the same."),  # fmt: skip
+            (
+                "drafts should go away after a month",
+                "Added jobs/cleanup.py: drafts older than "
+                "30 days are deleted every night (DRAFT_TTL_DAYS=30).",
+            ),  # fmt: skip
+            (
+                "a month is too long, people hoard junk",
+                "Drafts are now kept for two weeks "
+                "(DRAFT_TTL_DAYS=14), and the settings page says the same.",
+            ),  # fmt: skip
             "DRAFT_TTL_DAYS=30",
             "DRAFT_TTL_DAYS=14",
         ),
         (
-            ("search results order?", "Read it: search/rank.py sorts results by relevance, then "
-             "date, then title, and api/search.py pages them 20 at a time."),  # fmt: skip
-            ("product wants newest first", "search/rank.py now sorts results by date, then "
-             "relevance, then title, and the help page matches."),  # fmt: skip
+            (
+                "search results order?",
+                "Read it: search/rank.py sorts results by relevance, then "
+                "date, then title, and api/search.py pages them 20 at a time.",
+            ),  # fmt: skip
+            (
+                "product wants newest first",
+                "search/rank.py now sorts results by date, then "
+                "relevance, then title, and the help page matches.",
+            ),  # fmt: skip
             "relevance, then date",
             "date, then relevance",
         ),
         (
-            ("离座太久的座位要释放", "加了 src/seat/idle.ts：离座规则是离开超过 40 分钟没回来，座位自动释放。"),
+            (
+                "离座太久的座位要释放",
+                "加了 src/seat/idle.ts：离座规则是离开超过 40 分钟没回来，座位自动释放。",
+            ),
             ("40 分钟太长了", "idle.ts 的释放时间改成 15 分钟。"),
             "40 分钟",
             "15 分钟",
@@ -98,8 +113,11 @@ def test_a_later_change_retires_the_old_value(
         ),
         # another thing sorted: both stay
         (
-            ("how do invoices sort?", "Read it: billing/invoices.py sorts invoices by due date, "
-             "then customer, and billing/pdf.py renders them."),  # fmt: skip
+            (
+                "how do invoices sort?",
+                "Read it: billing/invoices.py sorts invoices by due date, "
+                "then customer, and billing/pdf.py renders them.",
+            ),  # fmt: skip
             ("and search?", "search/rank.py now sorts results by date, then relevance."),
             "due date, then customer",
         ),
