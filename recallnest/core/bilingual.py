@@ -106,6 +106,7 @@ _WRITTEN: tuple[tuple[str, ...], ...] = (
     ("approval", "approve", "approved", "sign-off", "审批", "批准"),
     # --- code
     ("refactor", "refactoring", "refactored", "重构"),
+    ("rewrite", "rewrites", "rewrote", "rewritten", "rewriting", "重写"),
     ("variable", "variables", "变量"),
     ("function", "functions", "函数"),
     ("module", "modules", "模块"),
@@ -271,6 +272,20 @@ _WRITTEN: tuple[tuple[str, ...], ...] = (
     ("afternoon", "下午"),
     ("evening", "night", "tonight", "晚上"),
     ("midnight", "overnight", "凌晨"),
+    ("noon", "midday", "lunchtime", "lunch time", "中午", "午间"),
+    # --- the physical things the apps people build watch: sensors, readings, cold rooms
+    ("alarm", "alarms", "alert", "alerts", "alerting", "告警", "报警"),
+    ("sensor", "sensors", "传感器"),
+    ("probe", "probes", "探头"),
+    ("temperature", "temperatures", "温度"),
+    ("humidity", "湿度"),
+    ("reading", "readings", "读数"),
+    ("threshold", "thresholds", "阈值"),
+    ("curve", "line chart", "曲线", "折线图"),
+    ("fridge", "refrigerator", "冰箱"),
+    ("freezer", "freezers", "冷柜", "冰柜"),
+    ("cold room", "cold storage", "冷库"),
+    ("power cut", "power outage", "停电", "断电"),
     ("deadline", "deadlines", "截止日期", "截止时间"),
     # --- more of the same kinds: debugging, lifecycle, data flow, commerce
     ("debug", "debugging", "debugger", "调试"),

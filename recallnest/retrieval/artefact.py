@@ -57,9 +57,26 @@ _LATIN_TAIL = re.compile(r"([A-Za-z][A-Za-z0-9_+#.-]*)\s*$")
 _CJK_TAIL = re.compile(r"([\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2})$")
 
 
+# A request to change code that is there: "rewrite membership_sync.py so it's cleaner",
+# "refactor the billing module", 把 waiver 模块整个重构一下, 重写这个函数 (test-blind8). What it
+# makes is code: a convention about how code changes are handed back (diffs, not whole files)
+# answers it.
+_CODE_CHANGE = re.compile(
+    r"\b(?:rewrite|refactor|restructure|rework|clean up|tidy up)\s+(?:the\s+|this\s+|my\s+|our\s+)?"
+    r"(?:[\w-]+\.(?:py|ts|tsx|js|go|rs|rb|java|kt|php|cs|swift|ex|exs|c|cpp)\b|[\w-]+\s+(?:module"
+    r"|file|class|function|component|service|handler|script)s?\b)"
+    r"|(?:重构|重写)",
+    re.IGNORECASE,
+)
+CODE = "code"
+
+
 def produced(prompt: str) -> str | None:
-    """The head noun of the thing `prompt` asks to write, add or create, lower-cased; None
-    when it asks for no such thing."""
+    """The head noun of the thing `prompt` asks to write, add or create, lower-cased ("code"
+    for a request to rewrite or refactor code that is there); None when it asks for no such
+    thing."""
+    if _CODE_CHANGE.search(prompt):
+        return CODE
     m = _EN_VERB.search(prompt)
     if m is not None and (head := _english_head(m.group("rest").split())) is not None:
         return head

@@ -64,3 +64,22 @@ def test_a_gerund_ends_the_object_once_it_has_a_noun() -> None:
 )
 def test_chinese_verbs_inside_other_words_make_nothing(prompt: str, head: str | None) -> None:
     assert produced(prompt) == head
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "rewrite invoice_export.py so it reads better and send it back",
+        "refactor the billing module, it has grown too big",
+        "把 coupon 模块整个重构一下",
+        "这个函数帮我重写一遍",
+    ],
+)
+def test_a_request_to_change_existing_code_makes_code(prompt: str) -> None:
+    """Round 42 (test-blind8): the convention about how code changes come back (diffs, not
+    whole files) answers these; before, nothing was made and it was never weighed."""
+    assert produced(prompt) == "code"
+
+
+def test_rewriting_a_text_is_no_code_change() -> None:
+    assert produced("rewrite this paragraph so it sounds friendlier") is None

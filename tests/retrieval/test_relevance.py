@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import pytest
 
-from recallnest.retrieval.relevance import ambiguous, analyse_prompt, passes, relevance
+from recallnest.retrieval.relevance import ambiguous, analyse_prompt, makes, passes, relevance
 
 
 def flat(terms: Iterable[str]) -> dict[str, float]:
@@ -125,3 +125,33 @@ def test_same_language_synonyms_and_general_words_are_not_a_second_word() -> Non
 )
 def test_a_general_word_about_our_own_things_is_still_asked(prompt: str) -> None:
     assert analyse_prompt(prompt).skip is None
+
+
+@pytest.mark.parametrize(
+    ("prompt", "note"),
+    [
+        (
+            "the cold room temperature chart has a gap around lunchtime again",
+            "冷库的温度曲线每天中午都会断一截：网关插在后厨插排上，中午跳闸。",
+        ),
+        (
+            "冰箱的温度探头又报警了",
+            "The fridge temperature probe alarms when the door is left open.",
+        ),
+    ],
+)
+def test_everyday_things_apps_watch_are_shared_across_languages(prompt: str, note: str) -> None:
+    """Round 42 (test-blind8): a sensor reading asked about in one language, stored in the
+    other, shared no word before the vocabulary had sensors, readings and times of day."""
+    plan = analyse_prompt(prompt)
+    score = relevance(plan, note, flat, memory=True)
+    assert passes(score, score, "memory")
+
+
+def test_a_code_change_request_is_answered_by_how_code_comes_back() -> None:
+    """Before round 42 the rule shared no word with the prompt and weighed 0."""
+    plan = analyse_prompt("rewrite invoice_export.py so it reads better and send it back")
+    rule = "The user wants code changes as unified diffs of the changed parts, not whole files."
+    assert makes(plan, rule)
+    assert relevance(plan, rule, flat, memory=True) > 0.0
+    assert not makes(plan, "invoice_export.py writes one CSV per customer to exports/.")
