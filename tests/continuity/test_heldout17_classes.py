@@ -60,12 +60,12 @@ def test_edits_questions_and_causes_are_no_value_change(said: str) -> None:
                 "drafts should go away after a month",
                 "Added jobs/cleanup.py: drafts older than "
                 "30 days are deleted every night (DRAFT_TTL_DAYS=30).",
-            ),  # fmt: skip
+            ),
             (
                 "a month is too long, people hoard junk",
                 "Drafts are now kept for two weeks "
                 "(DRAFT_TTL_DAYS=14), and the settings page says the same.",
-            ),  # fmt: skip
+            ),
             "DRAFT_TTL_DAYS=30",
             "DRAFT_TTL_DAYS=14",
         ),
@@ -74,12 +74,12 @@ def test_edits_questions_and_causes_are_no_value_change(said: str) -> None:
                 "search results order?",
                 "Read it: search/rank.py sorts results by relevance, then "
                 "date, then title, and api/search.py pages them 20 at a time.",
-            ),  # fmt: skip
+            ),
             (
                 "product wants newest first",
                 "search/rank.py now sorts results by date, then "
                 "relevance, then title, and the help page matches.",
-            ),  # fmt: skip
+            ),
             "relevance, then date",
             "date, then relevance",
         ),
@@ -117,7 +117,7 @@ def test_a_later_change_retires_the_old_value(
                 "how do invoices sort?",
                 "Read it: billing/invoices.py sorts invoices by due date, "
                 "then customer, and billing/pdf.py renders them.",
-            ),  # fmt: skip
+            ),
             ("and search?", "search/rank.py now sorts results by date, then relevance."),
             "due date, then customer",
         ),
