@@ -963,8 +963,10 @@ def _resized(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Me
 # 改成 0.25", "A 档还是 0.35" (e2e-heldout17 h17c01, h17c04). The name is a code name, a short
 # Latin label with its Chinese classifier, or a run of Chinese characters.
 _KEYED_VALUE = re.compile(
-    r"(?<![\w.])([A-Z][A-Z0-9]*_[A-Z0-9_]+|[A-Za-z][\w.]{0,11}\s*[\u4e00-\u9fff]?"
-    r"|[\u4e00-\u9fff]{2,6}?)\s*(?:改成|改为|调成|调到|降到|升到|还是|是|为|=|:|：)?\s*"
+    r"(?<![\w.])([A-Z][A-Z0-9]*_[A-Z0-9_]+|[a-z][a-z0-9]*_[a-z0-9_]+"
+    # (an English word before a number names nothing: "every 45 s instead of 20", h15x01)
+    r"|[A-Za-z][\w.]{0,11}\s*[\u4e00-\u9fff]|[\u4e00-\u9fff]{2,6}?)"
+    r"\s*(?:改成|改为|调成|调到|降到|升到|还是|是|为|=|:|：|is(?: now)?\s|to\s)?\s*"
     r"(\d+(?:[.:]\d+)?)(?![\d.:])"
 )
 # Names too common to say what a number is of.
@@ -977,8 +979,9 @@ _NOT_A_KEY = frozenset(
 # number to the label the clause opened with.
 _FILLER_KEYS = frozenset(
     {"应该", "应当", "其实", "实际", "实际上", "之前", "原来"}
-    | {"应该是", "应当是", "其实是", "实际是"}
+    | {"应该是", "应当是", "其实是", "实际是", "现在", "现在是", "目前", "目前是"}
 )
+_CODE_KEY = re.compile(r"(?<![\w])(?:[A-Z][A-Z0-9]*_[A-Z0-9_]+|[a-z][a-z0-9]*_[a-z0-9_]+)(?![\w])")
 _OPENING_LABEL = re.compile(r"(?<![\w.])[A-Za-z][\w.]{0,11}\s*[\u4e00-\u9fff]")
 
 
@@ -987,9 +990,11 @@ def _keyed_values(text: str) -> dict[str, str]:
     for match in _KEYED_VALUE.finditer(text):
         name, value = match.groups()
         if name in _FILLER_KEYS:
-            clause = re.split(r"[。；;.!?！？]", text[: match.start()])[-1]
+            # "比例从 settings.COMMISSION_RATE 读，现在是 0.08": the code name said before it
+            clause = re.split(r"[。；;!?！？]|\.\s", text[: match.start()])[-1]
+            code = _CODE_KEY.findall(clause)
             opening = _OPENING_LABEL.search(clause)
-            name = opening.group(0) if opening else name
+            name = code[-1] if code else opening.group(0) if opening else name
         key = re.sub(r"\s+", "", name).casefold()
         if key in _NOT_A_KEY or key.isdigit() or len(key) < 2:
             continue

@@ -1470,6 +1470,11 @@ DECISION_RULES = _table(
         # ("已把 MAX_UPLOAD_MB 改成 20", "batch_size 已改成 200"), or asked for by its Chinese
         # name ("订单超时改成 45 分钟吧"). The name is a compact noun (no 的/里/这…: "文档里的例子
         # 改成 5 个" is an edit, not a setting); the memory it retires is found by admission.
+        # A way chosen against the other one, in Chinese: "退款直接走微信支付 APIv3 原路退回，不做
+        # 余额退款：…" (e2e-heldout15 h15c02), "发货都走顺丰，不走自提"
+        "decision.zh.route": (
+            r"(?:直接|都|一律|统一|只)?走\s*[^，,。；;]{2,30}[，,]\s*不(?:做|走|支持|接)[^，,。；;]{2,20}"
+        ),
         # The other side's decision agreed to and restated as what will be: "Fine by me: props in
         # all four rooms will report to the one Mosquitto broker on the game-master PC." (b33)
         "decision.agreed": (

