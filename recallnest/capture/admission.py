@@ -1054,8 +1054,9 @@ _QUOTED_VALUE = re.compile(
 # Where a change gives its new value: "改成 15 分钟", "改成晚上 22:00", "make it 3 seconds",
 # "has to come down to 0.1", "should be 80 euro".
 _NEW_VALUE_AT = re.compile(
-    r"(?:改成|改为|换成|调成|调到|降到|升到|设为|设成|\bmake it|\bto|\bshould be"
-    r"|\bneeds?(?: to be)?|\bhas to be|\brequires|\btakes|\bnow)"
+    r"(?:改成|改为|换成|调成|调到|降到|升到|设为|设成|调整为|调整到|\bmake it|\bto|\bshould be"
+    # "10 minutes is too twitchy … use 20", "go with 48" (round 42)
+    r"|\bneeds?(?: to be)?|\bhas to be|\brequires|\btakes|\bnow|\buse|\bgo with|\bgo for)"
     r"\s*(?:[A-Za-z]{0,4}\s|[\u4e00-\u9fff]{0,3}\s?)?(?=\d)",
     re.IGNORECASE,
 )
@@ -1105,7 +1106,15 @@ def _quoted(text: str) -> tuple[str, str, str] | None:
     ]
     # "金卡还是 0.8", "the cap stays 5": a value said to stay is no old value (round 42).
     old = [v for v in old if not _KEPT_AT.search(text[max(0, v[0] - 12) : v[0]])]
-    if not new[2]:
+    if not new[2] and not old:
+        # "24 hours is too short … make it 48": the new value bare, the old one with its
+        # unit, as many digits, in a clause apart (round 42)
+        old = [
+            v
+            for v in found
+            if v[1] != new[1] and v[2] and _same_size(v[1], new[1]) and _apart(text, v[0], new[0])
+        ]
+    elif not new[2]:
         # Bare numbers: only one of as many digits, said in a clause of its own ("改成晚上 22:00，
         # 仓库说 23:00 截单…"); "bump workers to 8 in the 2 regions" names two things.
         old = [v for v in old if _same_size(v[1], new[1]) and _apart(text, v[0], new[0])]
@@ -1124,7 +1133,8 @@ def _quoted(text: str) -> tuple[str, str, str] | None:
         return None
     # Several: the one said next to the new value is the one it replaces ("改成 15 分钟，30 分钟
     # 太长了，好多外卖车停 25 分钟…").
-    return new[1], min(old, key=lambda v: abs(v[0] - new[0]))[1], new[2]
+    near = min(old, key=lambda v: abs(v[0] - new[0]))
+    return new[1], near[1], new[2] or near[2]
 
 
 def _same_size(a: str, b: str) -> bool:
@@ -1223,7 +1233,9 @@ def without_old_value(text: str) -> str:
     heads = [c for c in kept if _holds_quoted_any(c, new)]
     if len(kept) == len(clauses) or not heads:
         return text
-    if not subject_words(_QUOTED_VALUE.sub(" ", heads[0])) - _CHANGE_WORDS:
+    # What is left must still say what it is about, in the new value's clause or beside it
+    # ("instructors lose the slot. make it 48", round 42).
+    if not any(subject_words(_QUOTED_VALUE.sub(" ", c)) - _CHANGE_WORDS for c in kept):
         return text
     joined = "".join(c if c.endswith(("，", "；", "。")) else f"{c} " for c in kept)
     shown = joined.strip().rstrip("，,；;")

