@@ -371,8 +371,11 @@ def extract(
         signal, used = extract_sentence(sentences[i], ctx)
         if signal is not None and used == 1 and nxt is not None and _reason_follows(signal, nxt):
             signal, used = _with_reason_after(signal, nxt), 2
-        elif signal is not None and used == 1 and nxt is not None and _stack_follows(
-            signal, sentences[i], nxt
+        elif (
+            signal is not None
+            and used == 1
+            and nxt is not None
+            and _stack_follows(signal, sentences[i], nxt)
         ):
             signal, used = _with_reason_after(signal, nxt), 2  # what it is, then what it runs on
         elif signal is not None and used == 1 and nxt is not None and _fix_follows(signal, nxt):
