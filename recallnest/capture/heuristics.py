@@ -248,7 +248,9 @@ def _changes_a_value(text: str) -> bool:
     slow because the cache key now changes …" is a case); a reason after it is the change's
     own ("problems stay up for 8 weeks now … because the tourists get confused")."""
     change = R.VALUE_CHANGE.search(text) or R.SWITCH_REPORT.match(text)
-    if change is None:
+    # "I set CHUNK_SIZE = 32 in src/world/chunk.h." narrates the change being tried, which the
+    # user may revert in the next breath (e2e-heldout5 h5g02): the rules' narration veto.
+    if change is None or R.NARRATION.match(text.strip()):
         return False
     cause = R.CAUSE_CLAUSE.search(text)
     return cause is None or cause.start() > change.start()

