@@ -19,6 +19,7 @@ __all__ = [
     "TYPE_NAME_RE",
     "char_classes",
     "has_sample_word",
+    "is_public_key",
     "is_dummy_token",
     "is_placeholder",
     "is_stopword",
@@ -189,11 +190,24 @@ def qualified_away(word: str, noun: str = "") -> bool:
     return word in _NON_SECRET_QUALIFIERS or (word == "site" and noun in _SITE_KEY_NOUNS)
 
 
+# Trigger: a Mapbox public token (`pk.eyJ…`, its secret ones open `sk.`) or a Stripe
+# publishable key (`pk_live_…`, `pk_test_…`) under a token or key name (`mapboxgl.accessToken
+# = 'pk.eyJ…'`, secrets s44 look-alike). Why: both are public client keys, shipped in every
+# page that uses them; masking them protects nothing. Outcome: kept wherever they stand.
+_PUBLIC_KEY_RE = re.compile(r"pk\.eyJ|pk_(?:live|test)_", re.ASCII)
+
+
+def is_public_key(value: str) -> bool:
+    """A public client key by its prefix: Mapbox's `pk.eyJ…`, Stripe's `pk_live_…`."""
+    return _PUBLIC_KEY_RE.match(value.strip("\"'")) is not None
+
+
 def plausible_value(value: str, *, bare: bool, key: str) -> bool:
-    """Not a placeholder, stop word, path, URL or code reference."""
+    """Not a placeholder, stop word, public key, path, URL or code reference."""
     return not (
         is_placeholder(value)
         or is_stopword(value)
+        or is_public_key(value)
         or value.lstrip().startswith("=")
         or _flag_shaped(value)
         or _is_path_or_url(value)

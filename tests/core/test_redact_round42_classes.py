@@ -1,0 +1,78 @@
+"""Credential classes that reached the store in round 41's third blind secrets batch (s44)
+and in the transcripts of a blind end-to-end test, each on values and phrasings of our own,
+and the look-alikes of each class that must stay.
+
+Classes: a public client key by its prefix (Mapbox `pk.eyJ…`, Stripe `pk_live_…`), which is
+kept.
+
+Every leak here was stored before the round's change, and every look-alike stands beside a
+leak of the same rule, so it fails until the rule exists."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from test_redact_round41b_classes import assert_masked_keeping
+
+from recallnest.core.redact import redact
+
+LEAKS: dict[str, tuple[str, str, tuple[str, ...]]] = {
+}
+
+
+@pytest.mark.parametrize("name", sorted(LEAKS))
+def test_leak_is_masked(name: str) -> None:
+    text, secret, kept = LEAKS[name]
+    assert_masked_keeping(text, secret, *kept)
+
+
+# Each look-alike beside a leak of the same rule, so the test fails until the rule exists and
+# keeps failing if the rule grows too wide.
+LOOKALIKES: dict[str, tuple[str, str, str]] = {
+    # A public client key stays; a secret key of the same vendor beside it does not.
+    "mapbox-public-token": (
+        "mapboxgl.accessToken = 'pk.eyJ1IjoibWFyaW5hLW9wcyIsImEiOiJjbHg3cTJ6a3QwMXZ4MmpxNnA4bzR3"
+        "eGd6In0.Q7vLk2XmN9pRt4WzY8bH3c'; MAPBOX_DOWNLOADS_TOKEN=sk.eyJ1IjoibWFyaW5hLW9wcyIsImEiOiJjbHg3"
+        "cTN6YnQwMnZ4M2pxN3A5bzV3eGh6In0.Zt5Rm8Kq2Lw7Vx3Nb9Jc4D",
+        "sk.eyJ1IjoibWFyaW5hLW9wcyIsImEiOiJjbHg3cTN6YnQwMnZ4M2pxN3A5bzV3eGh6In0",
+        "mapboxgl.accessToken = 'pk.eyJ1IjoibWFyaW5hLW9wcyIsImEiOiJjbHg3cTJ6a3QwMXZ4MmpxNnA4bzR3"
+        "eGd6In0.Q7vLk2XmN9pRt4WzY8bH3c'",
+    ),
+    "mapbox-public-token-env": (
+        "MAPBOX_ACCESS_TOKEN=pk.eyJ1IjoiZG9jay1tYXAiLCJhIjoiY2x6OHA0bTF3MGJ4cTJrcXZ0NnIzOWg1eCJ9"
+        ".Wm4Tq9Lx2Kv7Rz3Nb8Hc5P\nMAPBOX_SECRET=sk.eyJ1IjoiZG9jay1tYXAiLCJhIjoiY2x6OHA1bjJ4MGN5cjN"
+        "scnd1N3M0MGk2eSJ9.Hv3Qm7Lz2Xk9Tn4Rw8Bc6J",
+        "sk.eyJ1IjoiZG9jay1tYXAiLCJhIjoiY2x6OHA1bjJ4MGN5cjNscnd1N3M0MGk2eSJ9",
+        "MAPBOX_ACCESS_TOKEN=pk.eyJ1IjoiZG9jay1tYXAiLCJhIjoiY2x6OHA0bTF3MGJ4cTJrcXZ0NnIzOWg1eCJ9"
+        ".Wm4Tq9Lx2Kv7Rz3Nb8Hc5P",
+    ),
+    "stripe-publishable-under-key-name": (
+        "STRIPE_PUBLISHABLE_KEY=pk_live_51Nq8LmZ2Xv7Tk4Rw9Yb3Pc6Hd\n"
+        "STRIPE_SECRET_KEY=sk_live_51Nq8LmZ2Xv7Tk4Rw9Yb3Pc6Hd0Wq",
+        "sk_live_51Nq8LmZ2Xv7Tk4Rw9Yb3Pc6Hd0Wq",
+        "STRIPE_PUBLISHABLE_KEY=pk_live_51Nq8LmZ2Xv7Tk4Rw9Yb3Pc6Hd",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOOKALIKES))
+def test_lookalike_is_kept(name: str) -> None:
+    text, secret, kept = LOOKALIKES[name]
+    assert_masked_keeping(text, secret, kept)
+
+
+# --- Hostile input: each new pattern with repetition stays linear ----------------------------
+
+HOSTILE: dict[str, Callable[[int], str]] = {
+    "pk-token": lambda n: "accessToken = 'pk.eyJ" * n,
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_input_stays_linear(name: str) -> None:
+    """Hostile repetitions of the new rules' words complete and mask idempotently; their time
+    is measured by bench/bench_redact.py, not asserted here (no wall-clock thresholds in unit
+    tests)."""
+    masked, _kinds = redact(HOSTILE[name](8_000))
+    assert redact(masked) == (masked, ())
