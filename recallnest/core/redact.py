@@ -69,6 +69,7 @@ from recallnest.core.redact_values import (
     looks_random,
     plausible_value,
     qualified_away,
+    random_letters,
     value_ok,
 )
 
@@ -785,7 +786,9 @@ def _check_copula(m: re.Match[str], text: str, value: str) -> bool:
         return False
     if m["key"].startswith(_PASSWORD_NOUNS):
         core = value.rstrip(".,:;!?")  # "… only the password is masked." ends a sentence
-        return len(core) >= 6 and not core.isalpha() and not is_stopword(core)
+        # Letters only read as prose (`is required`) unless they read as no word.
+        letters = core.isalpha() and not random_letters(core)
+        return len(core) >= 6 and not letters and not is_stopword(core)
     return looks_random(value)
 
 

@@ -27,6 +27,7 @@ __all__ = [
     "looks_random",
     "plausible_value",
     "qualified_away",
+    "random_letters",
     "value_ok",
 ]
 
@@ -226,6 +227,40 @@ def _flag_shaped(value: str) -> bool:
         return False
     rest = value.lstrip("-")
     return not (len(rest) >= 16 and random_body(rest.rstrip("=")))
+
+
+# Pairs of consonants common inside English words (`th`, `str`'s `st` and `tr`, `ng`, `ck`);
+# `y` counts as a vowel.
+_WORD_PAIRS = _words(
+    "bb bl br cc ch ck cl cr ct dd dg dr ds ff fl fr gg gh gl gr gs ht kn ks lc ld lf lk ll lm"
+    " lp ls lt lv mb mm mn mp ms nc nd nf ng nk nl nn ns nt ph pl pp pr ps pt rb rc rd rf rg rh"
+    " rk rl rm rn rp rr rs rt rv sc sh sk sl sm sn sp sq ss st sw tc th tr ts tt tw wh wl wn wr"
+    " xt zz"
+)
+_VOWELS = frozenset("aeiouy")
+_MIN_RANDOM_LETTERS = 12
+_MIN_RARE_PAIRS = 4
+
+
+def random_letters(value: str) -> bool:
+    """12+ letters of one case that read as no word: 4+ pairs of consonants that English
+    words rarely hold (`mf`, `jt`, `cn`).
+
+    Trigger: "the smtp password is imfweijtdscnotjs" (a blind test's transcript; a Google app
+    password is 16 such letters). Why: a password of letters only was taken for prose, like
+    "is required"; random letters hold a rare pair about every third position, English words
+    one or two in all (`straightforward`: tf, rw). Outcome: words stay; 16 random letters
+    pass nine times in ten, 12 three times in four (the rest stay unmasked, as before)."""
+    if len(value) < _MIN_RANDOM_LETTERS or not value.isascii() or not value.isalpha():
+        return False
+    if not (value.islower() or value.isupper()):
+        return False
+    low = value.lower()
+    rare = sum(
+        a not in _VOWELS and b not in _VOWELS and a + b not in _WORD_PAIRS
+        for a, b in itertools.pairwise(low)
+    )
+    return rare >= _MIN_RARE_PAIRS
 
 
 def value_ok(value: str, strength: str, *, bare: bool, key: str) -> bool:

@@ -2,8 +2,8 @@
 and in the transcripts of a blind end-to-end test, each on values and phrasings of our own,
 and the look-alikes of each class that must stay.
 
-Classes: a public client key by its prefix (Mapbox `pk.eyJ…`, Stripe `pk_live_…`), which is
-kept.
+Classes: a password of random letters stated in prose ("the smtp password is …"); a public
+client key by its prefix (Mapbox `pk.eyJ…`, Stripe `pk_live_…`), which is kept.
 
 Every leak here was stored before the round's change, and every look-alike stands beside a
 leak of the same rule, so it fails until the rule exists."""
@@ -18,6 +18,17 @@ from test_redact_round41b_classes import assert_masked_keeping
 from recallnest.core.redact import redact
 
 LEAKS: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    # --- A password of random letters, stated in prose ---------------------------------------
+    "password-is-random-letters": (
+        "the billing mailbox smtp password is qhtvdkwmbzrplxfn for the test sends",
+        "qhtvdkwmbzrplxfn",
+        ("billing mailbox smtp password is", "for the test sends"),
+    ),
+    "password-is-upper-letters": (
+        "the wifi password was KRZTPVWQMDHX, printed on the router",
+        "KRZTPVWQMDHX",
+        ("printed on the router",),
+    ),
 }
 
 
@@ -30,6 +41,37 @@ def test_leak_is_masked(name: str) -> None:
 # Each look-alike beside a leak of the same rule, so the test fails until the rule exists and
 # keeps failing if the rule grows too wide.
 LOOKALIKES: dict[str, tuple[str, str, str]] = {
+    # A password described, not given: words, placeholders and variables stay.
+    "password-is-word": (
+        "the password is straightforward to rotate; the smtp password is qhtvdkwmbzrplxfn",
+        "qhtvdkwmbzrplxfn",
+        "the password is straightforward to rotate",
+    ),
+    "password-is-required": (
+        "the password is required, and the relay password is wvkzqhjtmrdbnxcp",
+        "wvkzqhjtmrdbnxcp",
+        "the password is required",
+    ),
+    "password-is-hashed": (
+        "the password is hashed with argon2; the old admin password was psktrvmzqwhdlnbf",
+        "psktrvmzqwhdlnbf",
+        "the password is hashed with argon2",
+    ),
+    "password-is-placeholder": (
+        "the password is your_password until setup, then the password is nbvcxzlkjhgfdsqw",
+        "nbvcxzlkjhgfdsqw",
+        "the password is your_password until setup",
+    ),
+    "password-is-stars": (
+        "the password is ************, the real password is zxcvbnmlkjhgtrfd",
+        "zxcvbnmlkjhgtrfd",
+        "the password is ************",
+    ),
+    "password-is-variable": (
+        "the password is $SMTP_PASSWORD in CI, locally the password is mnbvcxzqwrtplkjh",
+        "mnbvcxzqwrtplkjh",
+        "the password is $SMTP_PASSWORD in CI",
+    ),
     # A public client key stays; a secret key of the same vendor beside it does not.
     "mapbox-public-token": (
         "mapboxgl.accessToken = 'pk.eyJ1IjoibWFyaW5hLW9wcyIsImEiOiJjbHg3cTJ6a3QwMXZ4MmpxNnA4bzR3"
@@ -66,6 +108,7 @@ def test_lookalike_is_kept(name: str) -> None:
 
 HOSTILE: dict[str, Callable[[int], str]] = {
     "pk-token": lambda n: "accessToken = 'pk.eyJ" * n,
+    "password-is": lambda n: "password is " * n,
 }
 
 
