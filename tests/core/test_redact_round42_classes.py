@@ -29,6 +29,18 @@ LEAKS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "KRZTPVWQMDHX",
         ("printed on the router",),
     ),
+    # --- A key at the end of a sentence, a few words after its noun ---------------------------
+    "key-is-hex-sentence-end": (
+        "for the call transcripts we use Deepgram, the key is 4f0a9c2e7b1d83a6c5e2f9b0d7a41c3e.",
+        "4f0a9c2e7b1d83a6c5e2f9b0d7a41c3e",
+        ("we use Deepgram, the key is", "."),
+    ),
+    "token-then-next-sentence": (
+        "Rev.ai handles the rest; my token there: 02d9e6b3f8a1c74e5b0d2f9a6c3e8b17. Rotate it "
+        "monthly.",
+        "02d9e6b3f8a1c74e5b0d2f9a6c3e8b17",
+        ("Rev.ai handles the rest", ". Rotate it monthly."),
+    ),
 }
 
 
@@ -72,11 +84,24 @@ LOOKALIKES: dict[str, tuple[str, str, str]] = {
         "mnbvcxzqwrtplkjh",
         "the password is $SMTP_PASSWORD in CI",
     ),
+    # A hash or a file name after the noun stays, sentence end or not.
+    "cache-key-sentence-end": (
+        "the cache key is 9c4e1a7f2b8d05e3c6a9f1b4d7e02a58. For Speechmatics the key is "
+        "b7e3a90c4f2d16e8a5c0b9d3f7e14a62.",
+        "b7e3a90c4f2d16e8a5c0b9d3f7e14a62",
+        "the cache key is 9c4e1a7f2b8d05e3c6a9f1b4d7e02a58.",
+    ),
+    "key-file-name": (
+        "the key file is 3e8b1c6f9a2d47e0b5c8f1a4d7e03b96.json; the key is "
+        "5a1f8c3e0b7d29f4a6c1e8b3d0f72c94.",
+        "5a1f8c3e0b7d29f4a6c1e8b3d0f72c94",
+        "the key file is 3e8b1c6f9a2d47e0b5c8f1a4d7e03b96.json",
+    ),
     # A public client key stays; a secret key of the same vendor beside it does not.
     "mapbox-public-token": (
         "mapboxgl.accessToken = 'pk.eyJ1IjoibWFyaW5hLW9wcyIsImEiOiJjbHg3cTJ6a3QwMXZ4MmpxNnA4bzR3"
-        "eGd6In0.Q7vLk2XmN9pRt4WzY8bH3c'; MAPBOX_DOWNLOADS_TOKEN=sk.eyJ1IjoibWFyaW5hLW9wcyIsImEiOiJjbHg3"
-        "cTN6YnQwMnZ4M2pxN3A5bzV3eGh6In0.Zt5Rm8Kq2Lw7Vx3Nb9Jc4D",
+        "eGd6In0.Q7vLk2XmN9pRt4WzY8bH3c';\nMAPBOX_DOWNLOADS_TOKEN=sk.eyJ1IjoibWFyaW5hLW9wcyIsImEiOi"
+        "JjbHg3cTN6YnQwMnZ4M2pxN3A5bzV3eGh6In0.Zt5Rm8Kq2Lw7Vx3Nb9Jc4D",
         "sk.eyJ1IjoibWFyaW5hLW9wcyIsImEiOiJjbHg3cTN6YnQwMnZ4M2pxN3A5bzV3eGh6In0",
         "mapboxgl.accessToken = 'pk.eyJ1IjoibWFyaW5hLW9wcyIsImEiOiJjbHg3cTJ6a3QwMXZ4MmpxNnA4bzR3"
         "eGd6In0.Q7vLk2XmN9pRt4WzY8bH3c'",
