@@ -400,13 +400,19 @@ def _near_word_starts(lowered: str, text: str) -> list[int]:
     return starts
 
 
-def _check_near_word(_m: re.Match[str], _text: str, value: str) -> bool:
+def _check_near_word(m: re.Match[str], text: str, value: str) -> bool:
     """A generated value (random_body: 32+ hex, 24+ of one case and digits, 16+ base62; or
-    40+ of lower-case base32), or dotted parts that each look generated."""
+    40+ of lower-case base32), or dotted parts that each look generated; not given as an id.
+
+    Trigger: "…，AUTH TOKEN <32 hex>，应用 AppID <32 hex>" (Ronglian's SMS keys, secrets s44).
+    Why: the token's noun is still within reach of the app id after it, but an id named as
+    one (`AppID`, `app_id`, `Template ID`) grants nothing (see _named_id)."""
     if "." in value:
-        return _dotted_generated(value)
-    generated = random_body(value) or base32_body(value)
-    return generated and not is_dummy_token(value) and not encoded_text(value)
+        generated = _dotted_generated(value)
+    else:
+        generated = random_body(value) or base32_body(value)
+        generated = generated and not is_dummy_token(value) and not encoded_text(value)
+    return generated and not _named_id(text, m.start())
 
 
 def _dotted_generated(value: str) -> bool:

@@ -41,6 +41,19 @@ LEAKS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "02d9e6b3f8a1c74e5b0d2f9a6c3e8b17",
         ("Rev.ai handles the rest", ". Rotate it monthly."),
     ),
+    # --- An SMS platform's auth token beside its ids (Ronglian / 容联云) ---------------------
+    "ronglian-auth-token-zh": (
+        "短信走容联云，auth token 是 3c9e27b05d1f48a6e2b7c0d4f9a18e53，AppId 是 "
+        "8aa4c2f17e0b3d95a6c1f8e2b7d04c39，签名用「码头通」",
+        "3c9e27b05d1f48a6e2b7c0d4f9a18e53",
+        ("8aa4c2f17e0b3d95a6c1f8e2b7d04c39", "签名用「码头通」"),
+    ),
+    "ronglian-auth-token-caps": (
+        "容联云：AUTH TOKEN 71d0e4b9a26c3f85e0b7d2a4c9f1e368，应用 AppID "
+        "2bf05e8c1a7d49e3b6c0f2a8d5e17b94，模板 ID 940215",
+        "71d0e4b9a26c3f85e0b7d2a4c9f1e368",
+        ("2bf05e8c1a7d49e3b6c0f2a8d5e17b94", "模板 ID 940215"),
+    ),
 }
 
 
@@ -96,6 +109,17 @@ LOOKALIKES: dict[str, tuple[str, str, str]] = {
         "5a1f8c3e0b7d29f4a6c1e8b3d0f72c94.",
         "5a1f8c3e0b7d29f4a6c1e8b3d0f72c94",
         "the key file is 3e8b1c6f9a2d47e0b5c8f1a4d7e03b96.json",
+    ),
+    # An id named as one, a few words after a token's noun, stays.
+    "token-then-app-id": (
+        "SMS token 6e1b9d4a2f7c05e8b3a6d9f0c2e74b18, AppID 4d8a2f6c0e9b17d3a5c8f1e0b2d64a97",
+        "6e1b9d4a2f7c05e8b3a6d9f0c2e74b18",
+        "AppID 4d8a2f6c0e9b17d3a5c8f1e0b2d64a97",
+    ),
+    "token-then-template-id": (
+        "token: 0f7c3a9e5b2d84f1a6c0e9b3d7f25a18, templateId 5c2e9a7f1b4d06e8c3a5f9b2d0e71c46",
+        "0f7c3a9e5b2d84f1a6c0e9b3d7f25a18",
+        "templateId 5c2e9a7f1b4d06e8c3a5f9b2d0e71c46",
     ),
     # A public client key stays; a secret key of the same vendor beside it does not.
     "mapbox-public-token": (
