@@ -139,7 +139,7 @@ _CJK = "\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef"
 
 _ASSIGNMENT_WORDS = (
     "pass", "pwd", "secret", "token", "key", "auth", "cred", "access_id", "accessid", "access-id",
-    "psk", "_ak", "_sk", "security", "jscode",
+    "psk", "_ak", "_sk", "security", "jscode", "certificate",
 )  # fmt: skip
 _MAX_KEY = 64
 _IDENT_CHARS = frozenset(string.ascii_lowercase + string.digits + "_.-")
@@ -357,9 +357,12 @@ def _long_run_starts(subject: str, _text: str) -> list[int]:
 
 # A secret word a few words before a value, in the same sentence: "key 先用我这个 3f9c…",
 # "the token I generated: 9f8e…". Words naming a hash or an id between them make it one.
+# "App Certificate 是 <32 hex>" too: Agora's signing secret beside its public App ID (secrets
+# s44); a certificate alone (TLS) is public.
 _NEAR_WORD_RE = re.compile(
     r"(?<![a-z0-9_])(?P<w>key|keys|apikey|token|tokens|secret|secrets|password|passwd|pwd"
-    r"|passphrase|credentials?|pats?)(?![a-z0-9_])|密钥|秘钥|令牌|密码|口令|凭证|凭据"
+    r"|passphrase|credentials?|pats?|app[ \t]?certificates?)(?![a-z0-9_])"
+    r"|密钥|秘钥|令牌|密码|口令|凭证|凭据"
 )
 _NEAR_HASH_RE = re.compile(
     r"(?<![a-z0-9])(?:sha\d*|md5|hash|digest|checksum|fingerprint|commit|rev|ids?|uuid|etag"
@@ -368,7 +371,7 @@ _NEAR_HASH_RE = re.compile(
 _SENTENCE_END_RE = re.compile(r"[\n。！？；]|[.!?;](?:\s|$)")
 _NEAR_REACH = 40
 _NEAR_RUN = b"a" * 16
-_NEAR_HINTS: tuple[str, ...] = ("key", "token", "secret", "pass", "pwd", "cred", "pat")
+_NEAR_HINTS: tuple[str, ...] = ("key", "token", "secret", "pass", "pwd", "cred", "pat", "certif")
 _NEAR_HINTS += ("密钥", "秘钥", "令牌", "密码", "口令", "凭证", "凭据")
 
 

@@ -359,6 +359,12 @@ def key_profile(key: str) -> tuple[str, str] | None:
         last == "code" and parts[-2:-1] in (["js"], ["security"])
     ):
         return ("generic-secret", "weak")
+    # Trigger: `appCertificate`, `AGORA_APP_CERTIFICATE`, "App Certificate 是 <32 hex>"
+    # (Agora's, secrets s44). Why: the app's signing secret beside its public App ID, from
+    # which tokens are made; a TLS `ssl_certificate` names a file or a public certificate.
+    # A generated value is needed (strength "weak").
+    if last == "appcertificate" or parts[-2:] == ["app", "certificate"]:
+        return ("generic-secret", "weak")
     if not _is_weak_part(last) or parts == ["key"] or parts[-2:] == ["site", "key"]:
         return None
     if "private" in parts or "secret" in parts:

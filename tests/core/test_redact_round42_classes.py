@@ -2,8 +2,10 @@
 and in the transcripts of a blind end-to-end test, each on values and phrasings of our own,
 and the look-alikes of each class that must stay.
 
-Classes: a password of random letters stated in prose ("the smtp password is …"); a public
-client key by its prefix (Mapbox `pk.eyJ…`, Stripe `pk_live_…`), which is kept.
+Classes: a key at the end of a sentence after its noun ("…, the key is <hex>."); an id
+named as one after a token's noun (`AppID`, Ronglian SMS); an app certificate (Agora's
+signing secret); a password of random letters stated in prose ("the smtp password is …");
+a public client key by its prefix (Mapbox `pk.eyJ…`, Stripe `pk_live_…`), which is kept.
 
 Every leak here was stored before the round's change, and every look-alike stands beside a
 leak of the same rule, so it fails until the rule exists."""
@@ -53,6 +55,24 @@ LEAKS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "2bf05e8c1a7d49e3b6c0f2a8d5e17b94，模板 ID 940215",
         "71d0e4b9a26c3f85e0b7d2a4c9f1e368",
         ("2bf05e8c1a7d49e3b6c0f2a8d5e17b94", "模板 ID 940215"),
+    ),
+    # --- A real-time SDK's app certificate beside its public app id (Agora / 声网) ----------
+    "agora-app-certificate-zh": (
+        "声网后台：App ID 是 c71e0a9d4b2f58e3a6d1c9b0e7f24a85，App Certificate 是 "
+        "5b0e8d3c7a1f49e2b6d0c8a4f7e13b92，token 服务要用",
+        "5b0e8d3c7a1f49e2b6d0c8a4f7e13b92",
+        ("App ID 是 c71e0a9d4b2f58e3a6d1c9b0e7f24a85", "token 服务要用"),
+    ),
+    "agora-app-certificate-env": (
+        "AGORA_APP_ID=c71e0a9d4b2f58e3a6d1c9b0e7f24a85\n"
+        "AGORA_APP_CERTIFICATE=9d2f6b0e4a8c13e7b5d9f2a6c0e48b71",
+        "9d2f6b0e4a8c13e7b5d9f2a6c0e48b71",
+        ("AGORA_APP_ID=c71e0a9d4b2f58e3a6d1c9b0e7f24a85",),
+    ),
+    "agora-app-certificate-code": (
+        'const appCertificate = "e4a0c8f2b6d19e5a3c7f0b4d8e26a1c9";',
+        "e4a0c8f2b6d19e5a3c7f0b4d8e26a1c9",
+        ("const appCertificate",),
     ),
 }
 
@@ -121,6 +141,19 @@ LOOKALIKES: dict[str, tuple[str, str, str]] = {
         "0f7c3a9e5b2d84f1a6c0e9b3d7f25a18",
         "templateId 5c2e9a7f1b4d06e8c3a5f9b2d0e71c46",
     ),
+    # A TLS certificate's file, fingerprint or serial stays.
+    "tls-certificate-file": (
+        "ssl_certificate /etc/nginx/certs/8c1f5a9e3b7d20f4a6c8e1b5d9f37a02.pem;\n"
+        "agora appCertificate: 0c6e2a8f4b1d97e3a5c9f0b2d6e48a17",
+        "0c6e2a8f4b1d97e3a5c9f0b2d6e48a17",
+        "ssl_certificate /etc/nginx/certs/8c1f5a9e3b7d20f4a6c8e1b5d9f37a02.pem;",
+    ),
+    "tls-certificate-fingerprint": (
+        "the certificate fingerprint is 3f9a1c7e5b2d08f4a6c1e9b3d7f05a2c8e4b6d10, and the "
+        "App Certificate is 7a3e9c1f5b0d84e2a6c8f4b0d2e96a13",
+        "7a3e9c1f5b0d84e2a6c8f4b0d2e96a13",
+        "the certificate fingerprint is 3f9a1c7e5b2d08f4a6c1e9b3d7f05a2c8e4b6d10",
+    ),
     # A public client key stays; a secret key of the same vendor beside it does not.
     "mapbox-public-token": (
         "mapboxgl.accessToken = 'pk.eyJ1IjoibWFyaW5hLW9wcyIsImEiOiJjbHg3cTJ6a3QwMXZ4MmpxNnA4bzR3"
@@ -158,6 +191,7 @@ def test_lookalike_is_kept(name: str) -> None:
 HOSTILE: dict[str, Callable[[int], str]] = {
     "pk-token": lambda n: "accessToken = 'pk.eyJ" * n,
     "password-is": lambda n: "password is " * n,
+    "app-certificate": lambda n: "App Certificate 是 " * n,
 }
 
 
