@@ -1199,13 +1199,18 @@ _RULES: tuple[_Rule, ...] = (
         left=_WORDISH,
         lower=True,
     ),
-    # Trigger: mysql/mariadb … -p<password>. Why: the password is glued to the flag.
+    # Trigger: mysql/mariadb … -p<password>, and the clients that took MySQL's flags: OceanBase's
+    # obclient, TDengine's taos and taosdump (secrets s44: `obclient -h… -P2881 -uu@t#c
+    # -p'…'`, `taos -h … -u root -p<pw>`), mysqlsh, mycli. Why: the password is glued to the
+    # flag. Outcome: `-P2881` (a port) and `-p` alone (a prompt) stay.
     _rule(
         "cli-secret",
         _GENERIC,
-        r"(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?[ \t]-p" + _VALUE,
+        r"(?:mysql[a-z]{0,6}|mariadb(?:-[a-z]{1,10})?|obclient|taos(?:dump)?|mycli)\b"
+        r"[^\n]{0,200}?[ \t]-p" + _VALUE,
         _check_cli,
         left=_WORDISH,
+        hints=("mysql", "mariadb", "obclient", "taos", "mycli"),
     ),
     # Trigger: a client whose short password flag takes the password as its next word:
     # redis-cli -a, mosquitto_pub/_sub/_rr -P, mongo/mongosh/mongodump/… -p, rabbitmqadmin -p,

@@ -2,10 +2,11 @@
 and in the transcripts of a blind end-to-end test, each on values and phrasings of our own,
 and the look-alikes of each class that must stay.
 
-Classes: a key at the end of a sentence after its noun ("…, the key is <hex>."); an id
-named as one after a token's noun (`AppID`, Ronglian SMS); an app certificate (Agora's
-signing secret); a password of random letters stated in prose ("the smtp password is …");
-a public client key by its prefix (Mapbox `pk.eyJ…`, Stripe `pk_live_…`), which is kept.
+Classes: a key at the end of a sentence after its noun ("…, the key is <hex>."); an id named as
+one after a token's noun (`AppID`, Ronglian SMS); an app certificate (Agora's signing secret);
+a password of random letters stated in prose ("the smtp password is …"); MySQL-style clients'
+glued -p (obclient, taos); a public client key by its prefix (Mapbox `pk.eyJ…`, Stripe
+`pk_live_…`), which is kept.
 
 Every leak here was stored before the round's change, and every look-alike stands beside a
 leak of the same rule, so it fails until the rule exists."""
@@ -73,6 +74,23 @@ LEAKS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         'const appCertificate = "e4a0c8f2b6d19e5a3c7f0b4d8e26a1c9";',
         "e4a0c8f2b6d19e5a3c7f0b4d8e26a1c9",
         ("const appCertificate",),
+    ),
+    # --- MySQL-style clients with the password glued to -p ---------------------------------
+    "obclient-glued-quoted": (
+        "进 OceanBase 看一下：obclient -h10.2.0.7 -P2881 -uapp@biz_tenant#obprod -p'Vt8qLm2Zx7Kw'"
+        " -Dorders -A",
+        "Vt8qLm2Zx7Kw",
+        ("-P2881", "-uapp@biz_tenant#obprod", "-Dorders -A"),
+    ),
+    "taos-glued": (
+        "TDengine 里查：taos -h tdnode2 -P 6030 -u ingest -pQm7xLz2Vt9Kw -s 'show databases;'",
+        "Qm7xLz2Vt9Kw",
+        ("-h tdnode2 -P 6030 -u ingest", "show databases;"),
+    ),
+    "taosdump-glued": (
+        "taosdump -h tdnode2 -u root -pHn4Rx8Wq2Lv -o /backup/td",
+        "Hn4Rx8Wq2Lv",
+        ("-u root", "-o /backup/td"),
     ),
 }
 
@@ -154,6 +172,18 @@ LOOKALIKES: dict[str, tuple[str, str, str]] = {
         "7a3e9c1f5b0d84e2a6c8f4b0d2e96a13",
         "the certificate fingerprint is 3f9a1c7e5b2d08f4a6c1e9b3d7f05a2c8e4b6d10",
     ),
+    # A -p alone prompts for the password; -P is a port.
+    "obclient-prompt": (
+        "obclient -h10.2.0.7 -P2881 -uroot@sys -p\n"
+        "obclient -h10.2.0.7 -P2881 -uroot@sys -pKx9Wm3Tq7Lz",
+        "Kx9Wm3Tq7Lz",
+        "obclient -h10.2.0.7 -P2881 -uroot@sys -p\n",
+    ),
+    "taos-prompt-port": (
+        "taos -h tdnode2 -P 6030 -u ingest -p  (it asks)\ntaos -u ingest -pWz5Nq8Lx3Rv",
+        "Wz5Nq8Lx3Rv",
+        "taos -h tdnode2 -P 6030 -u ingest -p  (it asks)",
+    ),
     # A public client key stays; a secret key of the same vendor beside it does not.
     "mapbox-public-token": (
         "mapboxgl.accessToken = 'pk.eyJ1IjoibWFyaW5hLW9wcyIsImEiOiJjbHg3cTJ6a3QwMXZ4MmpxNnA4bzR3"
@@ -192,6 +222,8 @@ HOSTILE: dict[str, Callable[[int], str]] = {
     "pk-token": lambda n: "accessToken = 'pk.eyJ" * n,
     "password-is": lambda n: "password is " * n,
     "app-certificate": lambda n: "App Certificate 是 " * n,
+    "taos-p": lambda n: "taos -p" * n,
+    "obclient-line": lambda n: "obclient " + "-x " * (8 * n),
 }
 
 
