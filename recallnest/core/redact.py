@@ -890,6 +890,10 @@ def _check_spaced(m: re.Match[str], text: str, value: str) -> bool:
     profile = key_profile(key)
     if profile is None or value.isalpha():  # `token expiry`, `password field`: prose
         return False
+    # Trigger: `/p:$RDP_PASSWORD /size:1920x1080`. Why: a variable's use, not a name given the
+    # word after it; that word is the command's next argument.
+    if text[m.start() - 1 : m.start()] in ("$", "%"):
+        return False
     if profile[0] == "password" and _NETRC_RE.search(text, max(0, m.start() - 200), m.start()):
         return value_ok(value, "pass", bare=True, key=key)
     if len(value) < 12 or not any(c.isdigit() for c in value):

@@ -184,6 +184,13 @@ LOOKALIKES: dict[str, tuple[str, str, str]] = {
         "Wz5Nq8Lx3Rv",
         "taos -h tdnode2 -P 6030 -u ingest -p  (it asks)",
     ),
+    # A secret-named variable's use, then the command's next argument, stays.
+    "variable-then-argument": (
+        "connect.ps1 $RDP_PASSWORD /size:1920x1080\nmachine ftp.corp login ops password "
+        "Hq7Lx2Vz9Km",
+        "Hq7Lx2Vz9Km",
+        "connect.ps1 $RDP_PASSWORD /size:1920x1080",
+    ),
     # A public client key stays; a secret key of the same vendor beside it does not.
     "mapbox-public-token": (
         "mapboxgl.accessToken = 'pk.eyJ1IjoibWFyaW5hLW9wcyIsImEiOiJjbHg3cTJ6a3QwMXZ4MmpxNnA4bzR3"
