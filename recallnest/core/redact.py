@@ -1326,6 +1326,20 @@ _RULES: tuple[_Rule, ...] = (
     _rule(
         "cli-secret", _GENERIC, r"sshpass[ \t]{1,3}-p[ \t]{0,3}" + _VALUE, _check_cli, left=_WORDISH
     ),
+    # Trigger: the Windows-style switches of FreeRDP's clients (xfreerdp, wlfreerdp,
+    # sdl-freerdp, wfreerdp, their `3` builds): `/p:<pw>`, the gateway's `/gp:<pw>` and
+    # `/pth:<NTLM hash>`; and `cmdkey … /pass:<pw>` (secrets s44: `xfreerdp /v:… /u:… /p:…`).
+    # Why: an RDP login's password on the command line, after a colon instead of a blank
+    # (rdesktop's -p is in _PASSWORD_FLAGS). Outcome: the host (/v:) and the user (/u:) stay.
+    _rule(
+        "cli-secret",
+        _GENERIC,
+        r"(?:(?:[xw]l?|sdl-)?freerdp3?|cmdkey)\b[^\n]{0,300}?[ \t]/(?:p|gp|pth|pass):" + _VALUE,
+        _check_cli,
+        left=_WORDISH,
+        lower=True,
+        hints=("freerdp", "cmdkey"),
+    ),
     # Trigger: curl … -u user:<pw>. Why: basic-auth password on the command line.
     _rule(
         "cli-secret",

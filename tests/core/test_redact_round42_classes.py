@@ -92,6 +92,27 @@ LEAKS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "Hn4Rx8Wq2Lv",
         ("-u root", "-o /backup/td"),
     ),
+    # --- Windows-style /p: switches of RDP clients, and cmdkey's /pass: -------------------
+    "xfreerdp-p": (
+        "jump to the PLC hall: xfreerdp /v:10.9.1.4 /u:plc-ops /p:Tq7Lm2Vx9Kw /cert:ignore",
+        "Tq7Lm2Vx9Kw",
+        ("/v:10.9.1.4", "/u:plc-ops", "/cert:ignore"),
+    ),
+    "xfreerdp3-quoted-gateway": (
+        'xfreerdp3 /v:rdp.corp /u:ops /gp:"Hz4 Lq8!Wm" /g:gw.corp +clipboard',
+        "Hz4 Lq8!Wm",
+        ("/v:rdp.corp", "/g:gw.corp +clipboard"),
+    ),
+    "xfreerdp-pass-the-hash": (
+        "xfreerdp /v:fs01 /u:Administrator /pth:c3f1a8e07b2d94e6a5c0b8d1f4e72a39",
+        "c3f1a8e07b2d94e6a5c0b8d1f4e72a39",
+        ("/u:Administrator",),
+    ),
+    "cmdkey-pass": (
+        "cmdkey /generic:TERMSRV/jump01 /user:CORP\\ops /pass:Nx3Kq8Wz2Lv",
+        "Nx3Kq8Wz2Lv",
+        ("/generic:TERMSRV/jump01", "/user:CORP\\ops"),
+    ),
 }
 
 
@@ -184,6 +205,22 @@ LOOKALIKES: dict[str, tuple[str, str, str]] = {
         "Wz5Nq8Lx3Rv",
         "taos -h tdnode2 -P 6030 -u ingest -p  (it asks)",
     ),
+    # An RDP line with no password (it prompts), a variable, or cmdkey listing keys stays.
+    "xfreerdp-prompt": (
+        "xfreerdp /v:jump /u:ops /size:1920x1080\nxfreerdp /v:jump /u:ops /p:Rw5Kx8Lq2Zt",
+        "Rw5Kx8Lq2Zt",
+        "xfreerdp /v:jump /u:ops /size:1920x1080",
+    ),
+    "xfreerdp-variable": (
+        "xfreerdp /v:jump /u:ops /p:$RDP_PASSWORD /size:1920x1080\nor xfreerdp /p:Rw5Kx8Lq2Zt",
+        "Rw5Kx8Lq2Zt",
+        "/p:$RDP_PASSWORD /size:1920x1080",
+    ),
+    "cmdkey-list": (
+        "cmdkey /list:TERMSRV/* shows it; cmdkey /add:fs01 /user:ops /pass:Rw5Kx8Lq2Zt",
+        "Rw5Kx8Lq2Zt",
+        "cmdkey /list:TERMSRV/* shows it",
+    ),
     # A secret-named variable's use, then the command's next argument, stays.
     "variable-then-argument": (
         "connect.ps1 $RDP_PASSWORD /size:1920x1080\nmachine ftp.corp login ops password "
@@ -230,6 +267,8 @@ HOSTILE: dict[str, Callable[[int], str]] = {
     "password-is": lambda n: "password is " * n,
     "app-certificate": lambda n: "App Certificate 是 " * n,
     "taos-p": lambda n: "taos -p" * n,
+    "xfreerdp-p": lambda n: "xfreerdp /p:" * n,
+    "xfreerdp-line": lambda n: "xfreerdp " + "/x " * (8 * n),
     "obclient-line": lambda n: "obclient " + "-x " * (8 * n),
 }
 
