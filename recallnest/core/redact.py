@@ -614,6 +614,40 @@ def _command_password_starts(lowered: str, text: str) -> list[int]:
     return password_arg_starts(lowered, text, {w: offsets.get(w, ()) for w in _COMMAND_WORDS})
 
 
+# PowerShell's `ConvertTo-SecureString` given the password as plain text: its literal after the
+# cmdlet (past `-String`, `-AsPlainText`, `-Force`), or piped into it (`'…' | ConvertTo-…`).
+_SECURESTRING = "convertto-securestring"
+_PLAINTEXT_FLAG = "-asplaintext"
+_SECURESTRING_ARG_RE = re.compile(
+    r"(?:[ \t]{1,3}-(?:asplaintext|force|string)(?::\$true)?){0,3}[ \t]{1,3}(?!-)"
+)
+_SECURESTRING_REACH = 300
+
+
+def _securestring_starts(lowered: str, _text: str) -> list[int]:
+    """Offsets of the literals given to ConvertTo-SecureString -AsPlainText, on its line."""
+    starts = []
+    for i in _finds(lowered, _SECURESTRING):
+        line_start = lowered.rfind("\n", max(0, i - _SECURESTRING_REACH), i) + 1
+        newline = lowered.find("\n", i, i + _SECURESTRING_REACH)
+        line_end = min(len(lowered), i + _SECURESTRING_REACH) if newline == -1 else newline
+        # Without -AsPlainText the string is an encrypted one (ConvertFrom-SecureString's).
+        if lowered.find(_PLAINTEXT_FLAG, line_start, line_end) == -1:
+            continue
+        arg = _SECURESTRING_ARG_RE.match(lowered, i + len(_SECURESTRING), line_end)
+        if arg:
+            starts.append(arg.end())
+        # Piped: a blank, `|`, a blank, then back from the closing quote to its opening one.
+        j = _skip_back(lowered, i, line_start, " \t")
+        if j > line_start and lowered[j - 1] == "|":
+            j = _skip_back(lowered, j - 1, line_start, " \t")
+            quote = lowered[j - 1] if j > line_start else ""
+            opening = lowered.rfind(quote, line_start, j - 1) if quote in ("'", '"') else -1
+            if opening != -1:
+                starts.append(opening)
+    return sorted(starts)
+
+
 # --- Per-rule checks ----------------------------------------------------------------------------
 
 
@@ -859,6 +893,13 @@ def _check_command_password(m: re.Match[str], _text: str, value: str) -> bool:
     if m.start("bare") == -1:
         return plausible_value(core, bare=False, key="password")
     return value_ok(core, "pass", bare=True, key="password")
+
+
+def _check_securestring(m: re.Match[str], _text: str, value: str) -> bool:
+    """A literal of 4+ characters, no placeholder or variable (`$env:PW`), no expression
+    (`(Get-Content pw.txt)`) or path."""
+    bare = m.start("bare") != -1
+    return len(value) >= 4 and plausible_value(value, bare=bare, key="password")
 
 
 def _check_positional_key(m: re.Match[str], text: str, value: str) -> bool:
@@ -1339,6 +1380,21 @@ _RULES: tuple[_Rule, ...] = (
         left=_WORDISH,
         lower=True,
         hints=("freerdp", "cmdkey"),
+    ),
+    # Trigger: PowerShell's `ConvertTo-SecureString "<pw>" -AsPlainText -Force` (or `-String
+    # "<pw>"`, or `"<pw>" | ConvertTo-SecureString -AsPlainText`), secrets s44: a service
+    # account's password made into a PSCredential. Why: -AsPlainText says the literal is the
+    # password itself. Outcome: variables (`$env:PW`), `(Get-Content …)` and an encrypted
+    # string without -AsPlainText stay.
+    _rule(
+        "password",
+        _GENERIC,
+        _VALUE,
+        _check_securestring,
+        left="",
+        lower=True,
+        starts=_securestring_starts,
+        hints=(_SECURESTRING,),
     ),
     # Trigger: curl … -u user:<pw>. Why: basic-auth password on the command line.
     _rule(

@@ -113,6 +113,23 @@ LEAKS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "Nx3Kq8Wz2Lv",
         ("/generic:TERMSRV/jump01", "/user:CORP\\ops"),
     ),
+    # --- PowerShell's ConvertTo-SecureString given plain text -------------------------------
+    "securestring-literal": (
+        '$pw = ConvertTo-SecureString "Kz8!mQ2vLx9" -AsPlainText -Force\n'
+        '$cred = New-Object PSCredential("LAB\\svc-backup", $pw)',
+        "Kz8!mQ2vLx9",
+        ('PSCredential("LAB\\svc-backup", $pw)', "-AsPlainText -Force"),
+    ),
+    "securestring-string-flag": (
+        "$s = ConvertTo-SecureString -String 'Tr4#nW8qZv' -AsPlainText -Force",
+        "Tr4#nW8qZv",
+        ("-AsPlainText -Force",),
+    ),
+    "securestring-piped": (
+        "[pscredential]::new('ops', ('Hq3$Lv7Xz!' | ConvertTo-SecureString -AsPlainText -Force))",
+        "Hq3$Lv7Xz!",
+        ("[pscredential]::new('ops',",),
+    ),
 }
 
 
@@ -221,6 +238,25 @@ LOOKALIKES: dict[str, tuple[str, str, str]] = {
         "Rw5Kx8Lq2Zt",
         "cmdkey /list:TERMSRV/* shows it",
     ),
+    # A variable, a file read or an encrypted string (no -AsPlainText) stays.
+    "securestring-variable": (
+        "$a = ConvertTo-SecureString $env:SVC_PASSWORD -AsPlainText -Force\n"
+        "$b = ConvertTo-SecureString 'Wd6#Kq9Lz' -AsPlainText -Force",
+        "Wd6#Kq9Lz",
+        "ConvertTo-SecureString $env:SVC_PASSWORD -AsPlainText",
+    ),
+    "securestring-file": (
+        "$a = Get-Content .\\cred.txt | ConvertTo-SecureString -AsPlainText -Force\n"
+        "$b = ConvertTo-SecureString 'Wd6#Kq9Lz' -AsPlainText -Force",
+        "Wd6#Kq9Lz",
+        "Get-Content .\\cred.txt | ConvertTo-SecureString",
+    ),
+    "securestring-encrypted": (
+        '$a = ConvertTo-SecureString "76492d1116743f0423413b16050a5345MgB8AEQAdQBz" -Key $k\n'
+        "$b = ConvertTo-SecureString 'Wd6#Kq9Lz' -AsPlainText -Force",
+        "Wd6#Kq9Lz",
+        '"76492d1116743f0423413b16050a5345MgB8AEQAdQBz" -Key $k',
+    ),
     # A secret-named variable's use, then the command's next argument, stays.
     "variable-then-argument": (
         "connect.ps1 $RDP_PASSWORD /size:1920x1080\nmachine ftp.corp login ops password "
@@ -268,6 +304,8 @@ HOSTILE: dict[str, Callable[[int], str]] = {
     "app-certificate": lambda n: "App Certificate 是 " * n,
     "taos-p": lambda n: "taos -p" * n,
     "xfreerdp-p": lambda n: "xfreerdp /p:" * n,
+    "securestring": lambda n: "ConvertTo-SecureString -AsPlainText " * n,
+    "securestring-piped": lambda n: "'a' | ConvertTo-SecureString -AsPlainText |" * n,
     "xfreerdp-line": lambda n: "xfreerdp " + "/x " * (8 * n),
     "obclient-line": lambda n: "obclient " + "-x " * (8 * n),
 }
