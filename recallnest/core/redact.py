@@ -902,6 +902,23 @@ def _check_securestring(m: re.Match[str], _text: str, value: str) -> bool:
     return len(value) >= 4 and plausible_value(value, bare=bare, key="password")
 
 
+def _defined_name(m: re.Match[str], text: str) -> str:
+    group = "key" if m.start("key") != -1 else "ckey"
+    return text[m.start(group) : m.end(group)]
+
+
+def _check_defined_constant(m: re.Match[str], text: str, value: str) -> bool:
+    """A secret-named constant's literal, judged as an assignment's quoted value would be."""
+    key = _defined_name(m, text)
+    profile = key_profile(key)
+    return profile is not None and value_ok(value, profile[1], bare=False, key=key)
+
+
+def _defined_constant_kind(m: re.Match[str], text: str) -> str:
+    profile = key_profile(_defined_name(m, text))
+    return profile[0] if profile else "generic-secret"
+
+
 def _check_positional_key(m: re.Match[str], text: str, value: str) -> bool:
     """A key given as a command's word: 8+ characters with a digit, no placeholder or flag."""
     return len(value) >= 8 and any(c.isdigit() for c in value) and _check_cli(m, text, value)
@@ -1712,6 +1729,24 @@ _RULES: tuple[_Rule, ...] = (
         lower=True,
         kind_of=_assignment_kind,
         starts=_assignment_starts,
+    ),
+    # Trigger: a constant defined to a string literal under a secret name: PHP's `define(
+    # 'DB_PASSWORD', '…' );` (wp-config.php, secrets s44; its AUTH_KEY… salts too) and C's
+    # `#define WIFI_PASSWORD "…"` (an Arduino sketch's arduino_secrets.h). Why: the name and
+    # the value are a call's two arguments or a directive's two words, with no `=` between.
+    # Outcome: the name decides as for assignments (DB_NAME, DB_USER and SECRET_SSID stay;
+    # a key needs a generated value); calls and placeholders (`'put your unique phrase
+    # here'`) stay.
+    _rule(
+        "generic-secret",
+        _GENERIC,
+        r"(?:define[ \t]{0,3}\([ \t]{0,3}[\"'](?P<key>[a-z0-9_]{1,64})[\"'][ \t]{0,3},"
+        r"|#[ \t]{0,3}define[ \t]{1,3}(?P<ckey>[a-z0-9_]{1,64}))[ \t]{0,8}(?=[\"'])" + _VALUE,
+        _check_defined_constant,
+        left=_WORDISH,
+        lower=True,
+        kind_of=_defined_constant_kind,
+        hints=("define",),
     ),
     # Trigger: 密码/口令/密钥/令牌… followed by : = 是 为. Why: secrets given in Chinese chatter.
     _rule(

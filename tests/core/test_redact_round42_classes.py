@@ -130,6 +130,23 @@ LEAKS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "Hq3$Lv7Xz!",
         ("[pscredential]::new('ops',",),
     ),
+    # --- A constant defined to a secret literal (PHP define, C #define) ---------------------
+    "php-define-db-password": (
+        "define( 'DB_NAME', 'harbour_wp' );\ndefine( 'DB_USER', 'harbour_wp' );\n"
+        "define( 'DB_PASSWORD', 'Lq7mZ2xV9kTe' );\ndefine( 'DB_HOST', 'localhost' );",
+        "Lq7mZ2xV9kTe",
+        ("define( 'DB_NAME', 'harbour_wp' );", "define( 'DB_USER', 'harbour_wp' );", "localhost"),
+    ),
+    "php-define-double-quoted-salt-key": (
+        'define("SECURE_AUTH_KEY", "x7;Qm|8+K2v#Zt@9Lp!w4R(e1N~s6Bh^");',
+        "x7;Qm|8+K2v#Zt@9Lp!w4R(e1N~s6Bh^",
+        ('define("SECURE_AUTH_KEY", ',),
+    ),
+    "c-define-wifi-pass": (
+        '// arduino_secrets.h\n#define SECRET_SSID "PierNet-5G"\n#define SECRET_PASS "Tq8!vLm2Zx"',
+        "Tq8!vLm2Zx",
+        ('#define SECRET_SSID "PierNet-5G"',),
+    ),
 }
 
 
@@ -257,6 +274,20 @@ LOOKALIKES: dict[str, tuple[str, str, str]] = {
         "Wd6#Kq9Lz",
         '"76492d1116743f0423413b16050a5345MgB8AEQAdQBz" -Key $k',
     ),
+    # A constant that is no secret, a call and WordPress's placeholder stay.
+    "php-define-call-and-placeholder": (
+        "define( 'DB_PASSWORD', getenv('WP_DB_PASSWORD') );\n"
+        "define('AUTH_KEY', 'put your unique phrase here');\n"
+        "define('LOGGED_IN_KEY', 'Zt@9Lp!w4R(e1N~s6Bh^x7;Qm|8+K2v#');",
+        "Zt@9Lp!w4R(e1N~s6Bh^x7;Qm|8+K2v#",
+        "define( 'DB_PASSWORD', getenv('WP_DB_PASSWORD') );\n"
+        "define('AUTH_KEY', 'put your unique phrase here');",
+    ),
+    "c-define-not-secret": (
+        '#define OTA_HOSTNAME "gate-b"\n#define LED_PIN 13\n#define OTA_PASSWORD "Mv4#Kq8Lz"',
+        "Mv4#Kq8Lz",
+        '#define OTA_HOSTNAME "gate-b"\n#define LED_PIN 13',
+    ),
     # A secret-named variable's use, then the command's next argument, stays.
     "variable-then-argument": (
         "connect.ps1 $RDP_PASSWORD /size:1920x1080\nmachine ftp.corp login ops password "
@@ -304,6 +335,8 @@ HOSTILE: dict[str, Callable[[int], str]] = {
     "app-certificate": lambda n: "App Certificate 是 " * n,
     "taos-p": lambda n: "taos -p" * n,
     "xfreerdp-p": lambda n: "xfreerdp /p:" * n,
+    "php-define": lambda n: "define('DB_PASSWORD', " * n,
+    "c-define": lambda n: "#define SECRET_PASS " * n,
     "securestring": lambda n: "ConvertTo-SecureString -AsPlainText " * n,
     "securestring-piped": lambda n: "'a' | ConvertTo-SecureString -AsPlainText |" * n,
     "xfreerdp-line": lambda n: "xfreerdp " + "/x " * (8 * n),
