@@ -648,6 +648,34 @@ def _securestring_starts(lowered: str, _text: str) -> list[int]:
     return sorted(starts)
 
 
+# The value of an OpenTelemetry exporter's headers variable (`OTEL_EXPORTER_OTLP_HEADERS`, its
+# _TRACES_/_METRICS_/_LOGS_ forms): `name=value` pairs separated by commas.
+_OTLP_HEADERS_RE = re.compile(
+    r"otel_exporter_otlp(?:_[a-z]{1,10})?_headers[\"']?[ \t]{0,3}[=:][ \t]{0,3}[\"']?"
+    r"([^\s\"']{1,4096})"
+)
+_MAX_HEADERS = 16
+
+
+def _otlp_header_starts(lowered: str, _text: str) -> list[int]:
+    """Offsets of the values of the credential headers in an OTLP headers list."""
+    starts = []
+    for m in _OTLP_HEADERS_RE.finditer(lowered):
+        pos = m.start(1)
+        for pair in m[1].split(",", _MAX_HEADERS)[:_MAX_HEADERS]:
+            name, sep, _value = pair.partition("=")
+            if sep and _credential_header(name.strip()):
+                starts.append(pos + len(name) + 1)
+            pos += len(pair) + 1
+    return starts
+
+
+def _credential_header(name: str) -> bool:
+    """`x-honeycomb-team`, `api-key`, `dd-api-key`, `x-sf-token`, `authorization`: a header
+    that carries the exporter's key (Honeycomb names its key the team's)."""
+    return name.endswith(("authorization", "-team")) or key_profile(name) is not None
+
+
 # --- Per-rule checks ----------------------------------------------------------------------------
 
 
@@ -917,6 +945,15 @@ def _check_defined_constant(m: re.Match[str], text: str, value: str) -> bool:
 def _defined_constant_kind(m: re.Match[str], text: str) -> str:
     profile = key_profile(_defined_name(m, text))
     return profile[0] if profile else "generic-secret"
+
+
+def _check_header_value(_m: re.Match[str], _text: str, value: str) -> bool:
+    """An OTLP header's credential: 8+ characters, no placeholder (`${HONEYCOMB_KEY}`)."""
+    return (
+        len(value) >= 8
+        and plausible_value(value, bare=False, key="")
+        and not (is_dummy_token(value))
+    )
 
 
 def _check_positional_key(m: re.Match[str], text: str, value: str) -> bool:
@@ -1397,6 +1434,22 @@ _RULES: tuple[_Rule, ...] = (
         left=_WORDISH,
         lower=True,
         hints=("freerdp", "cmdkey"),
+    ),
+    # Trigger: a credential header in an OpenTelemetry exporter's headers variable:
+    # `OTEL_EXPORTER_OTLP_HEADERS="x-honeycomb-team=<key>,x-honeycomb-dataset=…"` (secrets
+    # s44), `api-key=` (New Relic), `dd-api-key=`, `x-sf-token=`, `authorization=Basic%20…`.
+    # Why: the list is one value under a name that says nothing of secrets, and the header
+    # names inside it (`x-honeycomb-team`) are no assignment's names. Outcome: only the
+    # credential's value is masked; the dataset, the other headers and placeholders stay.
+    _rule(
+        "generic-secret",
+        _GENERIC,
+        r"(?P<s>[^\s\"',]{1,1024})",
+        _check_header_value,
+        left="",
+        lower=True,
+        starts=_otlp_header_starts,
+        hints=("otel_exporter_otlp",),
     ),
     # Trigger: PowerShell's `ConvertTo-SecureString "<pw>" -AsPlainText -Force` (or `-String
     # "<pw>"`, or `"<pw>" | ConvertTo-SecureString -AsPlainText`), secrets s44: a service

@@ -147,6 +147,26 @@ LEAKS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "Tq8!vLm2Zx",
         ('#define SECRET_SSID "PierNet-5G"',),
     ),
+    # --- Credential headers in an OpenTelemetry exporter's headers list ---------------------
+    "otlp-honeycomb-team": (
+        "export OTEL_EXPORTER_OTLP_ENDPOINT=https://api.honeycomb.io\n"
+        'export OTEL_EXPORTER_OTLP_HEADERS="x-honeycomb-team=Wq8zLm2Kx7Tn4Rv9Yb3Pc6,'
+        'x-honeycomb-dataset=pier-api"',
+        "Wq8zLm2Kx7Tn4Rv9Yb3Pc6",
+        ("x-honeycomb-team=", "x-honeycomb-dataset=pier-api", "https://api.honeycomb.io"),
+    ),
+    "otlp-basic-authorization": (
+        "OTEL_EXPORTER_OTLP_TRACES_HEADERS=Authorization=Basic%20NzQ2MTIzOmdsY19leUp2SWpvaU1q"
+        "QXhOVFF6TWlJc0ltNGlPaUpx,X-Scope-OrgID=746123",
+        "NzQ2MTIzOmdsY19leUp2SWpvaU1qQXhOVFF6TWlJc0ltNGlPaUpx",
+        ("X-Scope-OrgID=746123",),
+    ),
+    "otlp-yaml-classic-team-key": (
+        "environment:\n  OTEL_EXPORTER_OTLP_HEADERS: "
+        '"x-honeycomb-dataset=gate,x-honeycomb-team=c4f81a9e2b7d03f6a5e8c1b4d9f27a06"',
+        "c4f81a9e2b7d03f6a5e8c1b4d9f27a06",
+        ("x-honeycomb-dataset=gate",),
+    ),
 }
 
 
@@ -288,6 +308,19 @@ LOOKALIKES: dict[str, tuple[str, str, str]] = {
         "Mv4#Kq8Lz",
         '#define OTA_HOSTNAME "gate-b"\n#define LED_PIN 13',
     ),
+    # An OTLP headers list with a placeholder or no credential header stays.
+    "otlp-placeholder": (
+        'OTEL_EXPORTER_OTLP_HEADERS="x-honeycomb-team=${HONEYCOMB_API_KEY},x-honeycomb-dataset=a"'
+        '\nOTEL_EXPORTER_OTLP_LOGS_HEADERS="x-honeycomb-team=Hv3Qm7Lz2Xk9Tn4Rw8Bc6J"',
+        "Hv3Qm7Lz2Xk9Tn4Rw8Bc6J",
+        'OTEL_EXPORTER_OTLP_HEADERS="x-honeycomb-team=${HONEYCOMB_API_KEY},x-honeycomb-dataset=a"',
+    ),
+    "otlp-plain-headers": (
+        'OTEL_EXPORTER_OTLP_HEADERS="x-scope-orgid=tenant-7,x-team-name=platform"\n'
+        'OTEL_EXPORTER_OTLP_METRICS_HEADERS="x-honeycomb-team=Hv3Qm7Lz2Xk9Tn4Rw8Bc6J"',
+        "Hv3Qm7Lz2Xk9Tn4Rw8Bc6J",
+        'OTEL_EXPORTER_OTLP_HEADERS="x-scope-orgid=tenant-7,x-team-name=platform"',
+    ),
     # A secret-named variable's use, then the command's next argument, stays.
     "variable-then-argument": (
         "connect.ps1 $RDP_PASSWORD /size:1920x1080\nmachine ftp.corp login ops password "
@@ -335,6 +368,8 @@ HOSTILE: dict[str, Callable[[int], str]] = {
     "app-certificate": lambda n: "App Certificate 是 " * n,
     "taos-p": lambda n: "taos -p" * n,
     "xfreerdp-p": lambda n: "xfreerdp /p:" * n,
+    "otlp-headers": lambda n: "OTEL_EXPORTER_OTLP_HEADERS=" * n,
+    "otlp-pairs": lambda n: "OTEL_EXPORTER_OTLP_HEADERS=" + "x-team=a," * n,
     "php-define": lambda n: "define('DB_PASSWORD', " * n,
     "c-define": lambda n: "#define SECRET_PASS " * n,
     "securestring": lambda n: "ConvertTo-SecureString -AsPlainText " * n,
