@@ -956,6 +956,13 @@ def _check_header_value(_m: re.Match[str], _text: str, value: str) -> bool:
     )
 
 
+def _check_pushover_key(_m: re.Match[str], _text: str, value: str) -> bool:
+    """Generated: 3+ digits among the letters (a name of 30 letters may end in one), no
+    sample."""
+    digits = sum(c.isdigit() for c in value)
+    return digits >= 3 and looks_random(value) and not is_dummy_token(value)
+
+
 def _check_positional_key(m: re.Match[str], text: str, value: str) -> bool:
     """A key given as a command's word: 8+ characters with a digit, no placeholder or flag."""
     return len(value) >= 8 and any(c.isdigit() for c in value) and _check_cli(m, text, value)
@@ -1450,6 +1457,21 @@ _RULES: tuple[_Rule, ...] = (
         lower=True,
         starts=_otlp_header_starts,
         hints=("otel_exporter_otlp",),
+    ),
+    # Trigger: a Pushover user or group key (30 letters and digits) as `user=`, `"user": …`,
+    # `user_key`, `PUSHOVER_USER=` in a text about Pushover (a blind test's transcript: `curl
+    # --form-string "token=…" --form-string "user=…" https://api.pushover.net/…` masked the
+    # token only). Why: Pushover's API takes the key as `user`, a name that elsewhere is a
+    # login. Outcome: other texts' `user=` stay, and so do names (`user=ops`) in Pushover's.
+    _rule(
+        "generic-secret",
+        _GENERIC,
+        r"(?:pushover[_\-]?)?user(?:[_\-]?key)?\\?[\"']?[ \t]{0,3}[:=][ \t]{0,3}\\?[\"']?"
+        r"(?P<s>[a-z0-9]{30})(?![a-z0-9_\-])",
+        _check_pushover_key,
+        left=_ALNUM + "_",
+        lower=True,
+        hints=("pushover",),
     ),
     # Trigger: PowerShell's `ConvertTo-SecureString "<pw>" -AsPlainText -Force` (or `-String
     # "<pw>"`, or `"<pw>" | ConvertTo-SecureString -AsPlainText`), secrets s44: a service

@@ -167,6 +167,25 @@ LEAKS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "c4f81a9e2b7d03f6a5e8c1b4d9f27a06",
         ("x-honeycomb-dataset=gate",),
     ),
+    # --- A Pushover user key, in a text about Pushover --------------------------------------
+    "pushover-form-user": (
+        'curl -s --form-string "token=a7k2m9q4x8v3n6b1z5w0r4t8y2u6i3" --form-string '
+        '"user=h3j8k1m6n9p2q5r7s0t4v8w1x6y3z9" --form-string "message=backup ok" '
+        "https://api.pushover.net/1/messages.json",
+        "h3j8k1m6n9p2q5r7s0t4v8w1x6y3z9",
+        ('"message=backup ok"', "https://api.pushover.net/1/messages.json"),
+    ),
+    "pushover-json-user": (
+        'notify via Pushover: {"user": "g2k9m4w8x3v7n1b5z0r6t2y8u4i9o3", "priority": 1, '
+        '"token": os.environ["PUSHOVER_TOKEN"]}',
+        "g2k9m4w8x3v7n1b5z0r6t2y8u4i9o3",
+        ('"priority": 1', "notify via Pushover"),
+    ),
+    "pushover-env-user": (
+        "PUSHOVER_USER=q8w2e6r1t5y9u3i7o0p4a8s2d6f1g5\nPUSHOVER_DEVICE=nas",
+        "q8w2e6r1t5y9u3i7o0p4a8s2d6f1g5",
+        ("PUSHOVER_DEVICE=nas",),
+    ),
 }
 
 
@@ -321,6 +340,13 @@ LOOKALIKES: dict[str, tuple[str, str, str]] = {
         "Hv3Qm7Lz2Xk9Tn4Rw8Bc6J",
         'OTEL_EXPORTER_OTLP_HEADERS="x-scope-orgid=tenant-7,x-team-name=platform"',
     ),
+    # A user's name in a text about Pushover stays.
+    "pushover-user-name": (
+        "pushover: user=opsbot and user=harbourmasteropsnotifications1 for the group, "
+        "user=m4n8b2v6c1x5z9l3k7j0h4g8f2d6s1 for me",
+        "m4n8b2v6c1x5z9l3k7j0h4g8f2d6s1",
+        "pushover: user=opsbot and user=harbourmasteropsnotifications1 for the group",
+    ),
     # A secret-named variable's use, then the command's next argument, stays.
     "variable-then-argument": (
         "connect.ps1 $RDP_PASSWORD /size:1920x1080\nmachine ftp.corp login ops password "
@@ -368,6 +394,7 @@ HOSTILE: dict[str, Callable[[int], str]] = {
     "app-certificate": lambda n: "App Certificate 是 " * n,
     "taos-p": lambda n: "taos -p" * n,
     "xfreerdp-p": lambda n: "xfreerdp /p:" * n,
+    "pushover-user": lambda n: "pushover user=" * n,
     "otlp-headers": lambda n: "OTEL_EXPORTER_OTLP_HEADERS=" * n,
     "otlp-pairs": lambda n: "OTEL_EXPORTER_OTLP_HEADERS=" + "x-team=a," * n,
     "php-define": lambda n: "define('DB_PASSWORD', " * n,
