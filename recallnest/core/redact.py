@@ -676,6 +676,44 @@ def _credential_header(name: str) -> bool:
     return name.endswith(("authorization", "-team")) or key_profile(name) is not None
 
 
+# OpenVPN's `auth-user-pass <file>` reads a file of two lines, the user then the password.
+_AUTH_FILE_DIRECTIVE = "auth-user-pass"
+_AUTH_FILE_WORDS = ("auth", "cred", "pass", "login")
+_LINE_WORD_RE = re.compile(r"[ \t]{0,8}([^\s]{1,128})[ \t]*(?:\r?\n|\Z)")
+_HEREDOC_RE = re.compile(r"<<-?[ \t]{0,3}[\"']?([a-z_]{1,16})")
+_INTRO_REACH = 200
+
+
+def _auth_file_starts(lowered: str, _text: str) -> list[int]:
+    """Offsets of the second of two one-word lines shown as an auth file: right after a line
+    that names one (auth, cred, pass, login) and ends in a colon or opens a heredoc, and
+    followed by no third such line (a list of words is no auth file)."""
+    starts = []
+    for i in _finds(lowered, "\n"):
+        line_start = lowered.rfind("\n", max(0, i - _INTRO_REACH), i) + 1
+        line_start = max(line_start, i - _INTRO_REACH)
+        end = _skip_back(lowered, i, line_start, " \t\r")
+        heredoc = None
+        if lowered.find("<<", line_start, end) != -1:
+            heredoc = _HEREDOC_RE.search(lowered, line_start, end)
+        if not (heredoc or (end > line_start and lowered[end - 1] in ":：")):
+            continue
+        if not any(lowered.find(w, line_start, end) != -1 for w in _AUTH_FILE_WORDS):
+            continue
+        user = _LINE_WORD_RE.match(lowered, i + 1)
+        password = _LINE_WORD_RE.match(lowered, user.end()) if user else None
+        if user is None or password is None or password.end() == user.end():
+            continue
+        # A third one-word line makes a list of words, unless it ends the heredoc (Chinese
+        # prose has no blanks: a line of it is no word).
+        third = _LINE_WORD_RE.match(lowered, password.end())
+        more = third is not None and third[1].isascii() and password.end() < len(lowered)
+        if more and not (heredoc and third and third[1] == heredoc[1]):
+            continue
+        starts.append(password.start(1))
+    return starts
+
+
 # --- Per-rule checks ----------------------------------------------------------------------------
 
 
@@ -961,6 +999,12 @@ def _check_pushover_key(_m: re.Match[str], _text: str, value: str) -> bool:
     sample."""
     digits = sum(c.isdigit() for c in value)
     return digits >= 3 and looks_random(value) and not is_dummy_token(value)
+
+
+def _check_auth_file_password(m: re.Match[str], text: str, value: str) -> bool:
+    """A password line: nothing names it, so it must look like one (_check_secrets_line: 8+
+    characters, a letter and a digit, both cases or a symbol); `persist-tun` is a directive."""
+    return _check_secrets_line(m, text, value)
 
 
 def _check_positional_key(m: re.Match[str], text: str, value: str) -> bool:
@@ -1472,6 +1516,21 @@ _RULES: tuple[_Rule, ...] = (
         left=_ALNUM + "_",
         lower=True,
         hints=("pushover",),
+    ),
+    # Trigger: an OpenVPN `auth-user-pass` file shown in the text: a line naming it that ends
+    # in a colon or opens a heredoc, then the user's line and the password's line, and no
+    # third one-word line (secrets s44: "…/auth.txt is just two lines:"). Why: the file is
+    # nothing but the two values, no name stands beside the password. Outcome: only in texts
+    # naming auth-user-pass; lists of words, the user and plain words stay.
+    _rule(
+        "password",
+        _GENERIC,
+        r"(?P<bare>[^\s]{1,128})",
+        _check_auth_file_password,
+        left="",
+        lower=True,
+        starts=_auth_file_starts,
+        hints=(_AUTH_FILE_DIRECTIVE,),
     ),
     # Trigger: PowerShell's `ConvertTo-SecureString "<pw>" -AsPlainText -Force` (or `-String
     # "<pw>"`, or `"<pw>" | ConvertTo-SecureString -AsPlainText`), secrets s44: a service

@@ -186,6 +186,24 @@ LEAKS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "q8w2e6r1t5y9u3i7o0p4a8s2d6f1g5",
         ("PUSHOVER_DEVICE=nas",),
     ),
+    # --- An OpenVPN auth-user-pass file shown in the text ----------------------------------
+    "openvpn-auth-file-colon": (
+        "the branch router's /etc/openvpn/login.conf holds two lines:\nbranch-vpn-07\n"
+        "Xr5tQm8LzW2k\nand its client.ovpn says auth-user-pass login.conf",
+        "Xr5tQm8LzW2k",
+        ("two lines:\nbranch-vpn-07\n", "auth-user-pass login.conf"),
+    ),
+    "openvpn-auth-file-heredoc": (
+        "cat > /etc/openvpn/creds.txt <<'EOF'\nbranch-07\nZq4!mLx8Tv2\nEOF\n"
+        "then add auth-user-pass /etc/openvpn/creds.txt to client.ovpn",
+        "Zq4!mLx8Tv2",
+        ("branch-07\n", "\nEOF\n"),
+    ),
+    "openvpn-auth-file-zh": (
+        "auth-user-pass 用的 auth.txt 两行：\nkiosk-3\nHq8#vLm2Zx\n第一行是用户名",
+        "Hq8#vLm2Zx",
+        ("kiosk-3", "第一行是用户名"),
+    ),
 }
 
 
@@ -347,6 +365,25 @@ LOOKALIKES: dict[str, tuple[str, str, str]] = {
         "m4n8b2v6c1x5z9l3k7j0h4g8f2d6s1",
         "pushover: user=opsbot and user=harbourmasteropsnotifications1 for the group",
     ),
+    # Directives, a list of words and a variable under an auth line stay.
+    "openvpn-directives": (
+        "client.ovpn auth options:\npersist-key\npersist-tun\nauth-user-pass pass.txt\n\n"
+        "pass.txt is two lines:\nops\nTq3#Lw9Zx5",
+        "Tq3#Lw9Zx5",
+        "client.ovpn auth options:\npersist-key\npersist-tun\n",
+    ),
+    "openvpn-word-list": (
+        "auth-user-pass accounts, one per line:\nops\nbackup-07\nmonitor-2a\n\n"
+        "and auth.txt:\nops\nTq3#Lw9Zx5",
+        "Tq3#Lw9Zx5",
+        "one per line:\nops\nbackup-07\nmonitor-2a\n",
+    ),
+    "openvpn-variable": (
+        "auth-user-pass login.txt, login.txt:\nops\n$VPN_PASSWORD\n\nthe real auth.txt:\n"
+        "ops\nTq3#Lw9Zx5",
+        "Tq3#Lw9Zx5",
+        "login.txt:\nops\n$VPN_PASSWORD\n",
+    ),
     # A secret-named variable's use, then the command's next argument, stays.
     "variable-then-argument": (
         "connect.ps1 $RDP_PASSWORD /size:1920x1080\nmachine ftp.corp login ops password "
@@ -394,6 +431,8 @@ HOSTILE: dict[str, Callable[[int], str]] = {
     "app-certificate": lambda n: "App Certificate 是 " * n,
     "taos-p": lambda n: "taos -p" * n,
     "xfreerdp-p": lambda n: "xfreerdp /p:" * n,
+    "auth-file-lines": lambda n: "auth-user-pass auth:\n" * n,
+    "auth-file-words": lambda n: "auth-user-pass auth:\nops\nTq3#Lw9Zx5\n" * n,
     "pushover-user": lambda n: "pushover user=" * n,
     "otlp-headers": lambda n: "OTEL_EXPORTER_OTLP_HEADERS=" * n,
     "otlp-pairs": lambda n: "OTEL_EXPORTER_OTLP_HEADERS=" + "x-team=a," * n,
