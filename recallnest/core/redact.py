@@ -2,12 +2,14 @@
 
 Owns the catalogue of secret shapes (provider tokens, vendor-prefixed tokens by shape, private
 key blocks, JWTs, passwords in URLs and tokens as a URL's user name, auth headers and cookies,
-CLI flags, secret-named assignments in code, JSON, YAML, INI, netrc and .env text, secrets
-stated in prose, .pgpass lines, tokens wrapped onto a second line, passwords given to known
-commands as positional words) and the policy for values that only look like secrets
-(placeholders, ids). The value and name policy lives in `recallnest.core.redact_values`, the
-shape tests of generated tokens in `recallnest.core.redact_shapes`, the grammar of the commands
-that take a password positionally in `recallnest.core.redact_commands`.
+credential headers in OpenTelemetry header lists, CLI flags, secret-named assignments and
+defined constants in code, JSON, YAML, INI, netrc and .env text, secrets stated in prose,
+.pgpass lines, an OpenVPN auth file's password line, tokens wrapped onto a second line,
+passwords given to known commands as positional words) and the policy for values that only
+look like secrets (placeholders, ids, public client keys). The value and name policy lives in
+`recallnest.core.redact_values`, the shape tests of generated tokens in
+`recallnest.core.redact_shapes`, the grammar of the commands that take a password positionally
+in `recallnest.core.redact_commands`.
 
 Must not: do I/O, log, read the environment, or use anything but the standard library (the
 regex engine is `re`). It runs on every captured turn, so patterns are compiled at import time,
