@@ -2,12 +2,14 @@
 
 Owns the catalogue of secret shapes (provider tokens, vendor-prefixed tokens by shape, private
 key blocks, JWTs, passwords in URLs and tokens as a URL's user name, auth headers and cookies,
-CLI flags, secret-named assignments in code, JSON, YAML, INI, netrc and .env text, secrets
-stated in prose, .pgpass lines, tokens wrapped onto a second line, passwords given to known
-commands as positional words) and the policy for values that only look like secrets
-(placeholders, ids). The value and name policy lives in `recallnest.core.redact_values`, the
-shape tests of generated tokens in `recallnest.core.redact_shapes`, the grammar of the commands
-that take a password positionally in `recallnest.core.redact_commands`.
+credential headers in OpenTelemetry header lists, CLI flags, secret-named assignments and
+defined constants in code, JSON, YAML, INI, netrc and .env text, secrets stated in prose,
+.pgpass lines, an OpenVPN auth file's password line, tokens wrapped onto a second line,
+passwords given to known commands as positional words) and the policy for values that only
+look like secrets (placeholders, ids, public client keys). The value and name policy lives in
+`recallnest.core.redact_values`, the shape tests of generated tokens in
+`recallnest.core.redact_shapes`, the grammar of the commands that take a password positionally
+in `recallnest.core.redact_commands`.
 
 Must not: do I/O, log, read the environment, or use anything but the standard library (the
 regex engine is `re`). It runs on every captured turn, so patterns are compiled at import time,
@@ -69,6 +71,7 @@ from recallnest.core.redact_values import (
     looks_random,
     plausible_value,
     qualified_away,
+    random_letters,
     value_ok,
 )
 
@@ -138,7 +141,7 @@ _CJK = "\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef"
 
 _ASSIGNMENT_WORDS = (
     "pass", "pwd", "secret", "token", "key", "auth", "cred", "access_id", "accessid", "access-id",
-    "psk", "_ak", "_sk", "security", "jscode",
+    "psk", "_ak", "_sk", "security", "jscode", "certificate",
 )  # fmt: skip
 _MAX_KEY = 64
 _IDENT_CHARS = frozenset(string.ascii_lowercase + string.digits + "_.-")
@@ -356,9 +359,12 @@ def _long_run_starts(subject: str, _text: str) -> list[int]:
 
 # A secret word a few words before a value, in the same sentence: "key 先用我这个 3f9c…",
 # "the token I generated: 9f8e…". Words naming a hash or an id between them make it one.
+# "App Certificate 是 <32 hex>" too: Agora's signing secret beside its public App ID (secrets
+# s44); a certificate alone (TLS) is public.
 _NEAR_WORD_RE = re.compile(
     r"(?<![a-z0-9_])(?P<w>key|keys|apikey|token|tokens|secret|secrets|password|passwd|pwd"
-    r"|passphrase|credentials?|pats?)(?![a-z0-9_])|密钥|秘钥|令牌|密码|口令|凭证|凭据"
+    r"|passphrase|credentials?|pats?|app[ \t]?certificates?)(?![a-z0-9_])"
+    r"|密钥|秘钥|令牌|密码|口令|凭证|凭据"
 )
 _NEAR_HASH_RE = re.compile(
     r"(?<![a-z0-9])(?:sha\d*|md5|hash|digest|checksum|fingerprint|commit|rev|ids?|uuid|etag"
@@ -367,7 +373,7 @@ _NEAR_HASH_RE = re.compile(
 _SENTENCE_END_RE = re.compile(r"[\n。！？；]|[.!?;](?:\s|$)")
 _NEAR_REACH = 40
 _NEAR_RUN = b"a" * 16
-_NEAR_HINTS: tuple[str, ...] = ("key", "token", "secret", "pass", "pwd", "cred", "pat")
+_NEAR_HINTS: tuple[str, ...] = ("key", "token", "secret", "pass", "pwd", "cred", "pat", "certif")
 _NEAR_HINTS += ("密钥", "秘钥", "令牌", "密码", "口令", "凭证", "凭据")
 
 
@@ -399,13 +405,19 @@ def _near_word_starts(lowered: str, text: str) -> list[int]:
     return starts
 
 
-def _check_near_word(_m: re.Match[str], _text: str, value: str) -> bool:
+def _check_near_word(m: re.Match[str], text: str, value: str) -> bool:
     """A generated value (random_body: 32+ hex, 24+ of one case and digits, 16+ base62; or
-    40+ of lower-case base32), or dotted parts that each look generated."""
+    40+ of lower-case base32), or dotted parts that each look generated; not given as an id.
+
+    Trigger: "…，AUTH TOKEN <32 hex>，应用 AppID <32 hex>" (Ronglian's SMS keys, secrets s44).
+    Why: the token's noun is still within reach of the app id after it, but an id named as
+    one (`AppID`, `app_id`, `Template ID`) grants nothing (see _named_id)."""
     if "." in value:
-        return _dotted_generated(value)
-    generated = random_body(value) or base32_body(value)
-    return generated and not is_dummy_token(value) and not encoded_text(value)
+        generated = _dotted_generated(value)
+    else:
+        generated = random_body(value) or base32_body(value)
+        generated = generated and not is_dummy_token(value) and not encoded_text(value)
+    return generated and not _named_id(text, m.start())
 
 
 def _dotted_generated(value: str) -> bool:
@@ -604,6 +616,106 @@ def _command_password_starts(lowered: str, text: str) -> list[int]:
     return password_arg_starts(lowered, text, {w: offsets.get(w, ()) for w in _COMMAND_WORDS})
 
 
+# PowerShell's `ConvertTo-SecureString` given the password as plain text: its literal after the
+# cmdlet (past `-String`, `-AsPlainText`, `-Force`), or piped into it (`'…' | ConvertTo-…`).
+_SECURESTRING = "convertto-securestring"
+_PLAINTEXT_FLAG = "-asplaintext"
+_SECURESTRING_ARG_RE = re.compile(
+    r"(?:[ \t]{1,3}-(?:asplaintext|force|string)(?::\$true)?){0,3}[ \t]{1,3}(?!-)"
+)
+_SECURESTRING_REACH = 300
+
+
+def _securestring_starts(lowered: str, _text: str) -> list[int]:
+    """Offsets of the literals given to ConvertTo-SecureString -AsPlainText, on its line."""
+    starts = []
+    for i in _finds(lowered, _SECURESTRING):
+        line_start = lowered.rfind("\n", max(0, i - _SECURESTRING_REACH), i) + 1
+        newline = lowered.find("\n", i, i + _SECURESTRING_REACH)
+        line_end = min(len(lowered), i + _SECURESTRING_REACH) if newline == -1 else newline
+        # Without -AsPlainText the string is an encrypted one (ConvertFrom-SecureString's).
+        if lowered.find(_PLAINTEXT_FLAG, line_start, line_end) == -1:
+            continue
+        arg = _SECURESTRING_ARG_RE.match(lowered, i + len(_SECURESTRING), line_end)
+        if arg:
+            starts.append(arg.end())
+        # Piped: a blank, `|`, a blank, then back from the closing quote to its opening one.
+        j = _skip_back(lowered, i, line_start, " \t")
+        if j > line_start and lowered[j - 1] == "|":
+            j = _skip_back(lowered, j - 1, line_start, " \t")
+            quote = lowered[j - 1] if j > line_start else ""
+            opening = lowered.rfind(quote, line_start, j - 1) if quote in ("'", '"') else -1
+            if opening != -1:
+                starts.append(opening)
+    return sorted(starts)
+
+
+# The value of an OpenTelemetry exporter's headers variable (`OTEL_EXPORTER_OTLP_HEADERS`, its
+# _TRACES_/_METRICS_/_LOGS_ forms): `name=value` pairs separated by commas.
+_OTLP_HEADERS_RE = re.compile(
+    r"otel_exporter_otlp(?:_[a-z]{1,10})?_headers[\"']?[ \t]{0,3}[=:][ \t]{0,3}[\"']?"
+    r"([^\s\"']{1,4096})"
+)
+_MAX_HEADERS = 16
+
+
+def _otlp_header_starts(lowered: str, _text: str) -> list[int]:
+    """Offsets of the values of the credential headers in an OTLP headers list."""
+    starts = []
+    for m in _OTLP_HEADERS_RE.finditer(lowered):
+        pos = m.start(1)
+        for pair in m[1].split(",", _MAX_HEADERS)[:_MAX_HEADERS]:
+            name, sep, _value = pair.partition("=")
+            if sep and _credential_header(name.strip()):
+                starts.append(pos + len(name) + 1)
+            pos += len(pair) + 1
+    return starts
+
+
+def _credential_header(name: str) -> bool:
+    """`x-honeycomb-team`, `api-key`, `dd-api-key`, `x-sf-token`, `authorization`: a header
+    that carries the exporter's key (Honeycomb names its key the team's)."""
+    return name.endswith(("authorization", "-team")) or key_profile(name) is not None
+
+
+# OpenVPN's `auth-user-pass <file>` reads a file of two lines, the user then the password.
+_AUTH_FILE_DIRECTIVE = "auth-user-pass"
+_AUTH_FILE_WORDS = ("auth", "cred", "pass", "login")
+_LINE_WORD_RE = re.compile(r"[ \t]{0,8}([^\s]{1,128})[ \t]*(?:\r?\n|\Z)")
+_HEREDOC_RE = re.compile(r"<<-?[ \t]{0,3}[\"']?([a-z_]{1,16})")
+_INTRO_REACH = 200
+
+
+def _auth_file_starts(lowered: str, _text: str) -> list[int]:
+    """Offsets of the second of two one-word lines shown as an auth file: right after a line
+    that names one (auth, cred, pass, login) and ends in a colon or opens a heredoc, and
+    followed by no third such line (a list of words is no auth file)."""
+    starts = []
+    for i in _finds(lowered, "\n"):
+        line_start = lowered.rfind("\n", max(0, i - _INTRO_REACH), i) + 1
+        line_start = max(line_start, i - _INTRO_REACH)
+        end = _skip_back(lowered, i, line_start, " \t\r")
+        heredoc = None
+        if lowered.find("<<", line_start, end) != -1:
+            heredoc = _HEREDOC_RE.search(lowered, line_start, end)
+        if not (heredoc or (end > line_start and lowered[end - 1] in ":：")):
+            continue
+        if not any(lowered.find(w, line_start, end) != -1 for w in _AUTH_FILE_WORDS):
+            continue
+        user = _LINE_WORD_RE.match(lowered, i + 1)
+        password = _LINE_WORD_RE.match(lowered, user.end()) if user else None
+        if user is None or password is None or password.end() == user.end():
+            continue
+        # A third one-word line makes a list of words, unless it ends the heredoc (Chinese
+        # prose has no blanks: a line of it is no word).
+        third = _LINE_WORD_RE.match(lowered, password.end())
+        more = third is not None and third[1].isascii() and password.end() < len(lowered)
+        if more and not (heredoc and third and third[1] == heredoc[1]):
+            continue
+        starts.append(password.start(1))
+    return starts
+
+
 # --- Per-rule checks ----------------------------------------------------------------------------
 
 
@@ -785,7 +897,9 @@ def _check_copula(m: re.Match[str], text: str, value: str) -> bool:
         return False
     if m["key"].startswith(_PASSWORD_NOUNS):
         core = value.rstrip(".,:;!?")  # "… only the password is masked." ends a sentence
-        return len(core) >= 6 and not core.isalpha() and not is_stopword(core)
+        # Letters only read as prose (`is required`) unless they read as no word.
+        letters = core.isalpha() and not random_letters(core)
+        return len(core) >= 6 and not letters and not is_stopword(core)
     return looks_random(value)
 
 
@@ -849,6 +963,52 @@ def _check_command_password(m: re.Match[str], _text: str, value: str) -> bool:
     return value_ok(core, "pass", bare=True, key="password")
 
 
+def _check_securestring(m: re.Match[str], _text: str, value: str) -> bool:
+    """A literal of 4+ characters, no placeholder or variable (`$env:PW`), no expression
+    (`(Get-Content pw.txt)`) or path."""
+    bare = m.start("bare") != -1
+    return len(value) >= 4 and plausible_value(value, bare=bare, key="password")
+
+
+def _defined_name(m: re.Match[str], text: str) -> str:
+    group = "key" if m.start("key") != -1 else "ckey"
+    return text[m.start(group) : m.end(group)]
+
+
+def _check_defined_constant(m: re.Match[str], text: str, value: str) -> bool:
+    """A secret-named constant's literal, judged as an assignment's quoted value would be."""
+    key = _defined_name(m, text)
+    profile = key_profile(key)
+    return profile is not None and value_ok(value, profile[1], bare=False, key=key)
+
+
+def _defined_constant_kind(m: re.Match[str], text: str) -> str:
+    profile = key_profile(_defined_name(m, text))
+    return profile[0] if profile else "generic-secret"
+
+
+def _check_header_value(_m: re.Match[str], _text: str, value: str) -> bool:
+    """An OTLP header's credential: 8+ characters, no placeholder (`${HONEYCOMB_KEY}`)."""
+    return (
+        len(value) >= 8
+        and plausible_value(value, bare=False, key="")
+        and not (is_dummy_token(value))
+    )
+
+
+def _check_pushover_key(_m: re.Match[str], _text: str, value: str) -> bool:
+    """Generated: 3+ digits among the letters (a name of 30 letters may end in one), no
+    sample."""
+    digits = sum(c.isdigit() for c in value)
+    return digits >= 3 and looks_random(value) and not is_dummy_token(value)
+
+
+def _check_auth_file_password(m: re.Match[str], text: str, value: str) -> bool:
+    """A password line: nothing names it, so it must look like one (_check_secrets_line: 8+
+    characters, a letter and a digit, both cases or a symbol); `persist-tun` is a directive."""
+    return _check_secrets_line(m, text, value)
+
+
 def _check_positional_key(m: re.Match[str], text: str, value: str) -> bool:
     """A key given as a command's word: 8+ characters with a digit, no placeholder or flag."""
     return len(value) >= 8 and any(c.isdigit() for c in value) and _check_cli(m, text, value)
@@ -877,6 +1037,10 @@ def _check_spaced(m: re.Match[str], text: str, value: str) -> bool:
     key = _key_of(m, text)
     profile = key_profile(key)
     if profile is None or value.isalpha():  # `token expiry`, `password field`: prose
+        return False
+    # Trigger: `/p:$RDP_PASSWORD /size:1920x1080`. Why: a variable's use, not a name given the
+    # word after it; that word is the command's next argument.
+    if text[m.start() - 1 : m.start()] in ("$", "%"):
         return False
     if profile[0] == "password" and _NETRC_RE.search(text, max(0, m.start() - 200), m.start()):
         return value_ok(value, "pass", bare=True, key=key)
@@ -1187,13 +1351,26 @@ _RULES: tuple[_Rule, ...] = (
         left=_WORDISH,
         lower=True,
     ),
-    # Trigger: mysql/mariadb … -p<password>. Why: the password is glued to the flag.
+    # Trigger: mysql/mariadb … -p<password>, and the clients that took MySQL's flags: OceanBase's
+    # obclient, TDengine's taos and taosdump (secrets s44: `obclient -h… -P2881 -uu@t#c
+    # -p'…'`, `taos -h … -u root -p<pw>`), mysqlsh, mycli. Why: the password is glued to the
+    # flag. Outcome: `-P2881` (a port) and `-p` alone (a prompt) stay.
+    # (Two rules: with the names of all the tools in one pattern, opening with different
+    # letters, `re` tried far more offsets; the MySQL one runs on every text, as it did.)
     _rule(
         "cli-secret",
         _GENERIC,
-        r"(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?[ \t]-p" + _VALUE,
+        r"(?:mysql[a-z]{0,6}|mariadb(?:-[a-z]{1,10})?|mycli)\b[^\n]{0,200}?[ \t]-p" + _VALUE,
         _check_cli,
         left=_WORDISH,
+    ),
+    _rule(
+        "cli-secret",
+        _GENERIC,
+        r"(?:obclient|taos(?:dump)?)\b[^\n]{0,200}?[ \t]-p" + _VALUE,
+        _check_cli,
+        left=_WORDISH,
+        hints=("obclient", "taos"),
     ),
     # Trigger: a client whose short password flag takes the password as its next word:
     # redis-cli -a, mosquitto_pub/_sub/_rr -P, mongo/mongosh/mongodump/… -p, rabbitmqadmin -p,
@@ -1304,6 +1481,81 @@ _RULES: tuple[_Rule, ...] = (
     # Trigger: sshpass -p <pw>. Why: password on the command line.
     _rule(
         "cli-secret", _GENERIC, r"sshpass[ \t]{1,3}-p[ \t]{0,3}" + _VALUE, _check_cli, left=_WORDISH
+    ),
+    # Trigger: the Windows-style switches of FreeRDP's clients (xfreerdp, wlfreerdp,
+    # sdl-freerdp, wfreerdp, their `3` builds): `/p:<pw>`, the gateway's `/gp:<pw>` and
+    # `/pth:<NTLM hash>`; and `cmdkey … /pass:<pw>` (secrets s44: `xfreerdp /v:… /u:… /p:…`).
+    # Why: an RDP login's password on the command line, after a colon instead of a blank
+    # (rdesktop's -p is in _PASSWORD_FLAGS). Outcome: the host (/v:) and the user (/u:) stay.
+    _rule(
+        "cli-secret",
+        _GENERIC,
+        r"(?:(?:[xw]l?|sdl-)?freerdp3?|cmdkey)\b[^\n]{0,300}?[ \t]/(?:p|gp|pth|pass):" + _VALUE,
+        _check_cli,
+        left=_WORDISH,
+        lower=True,
+        hints=("freerdp", "cmdkey"),
+    ),
+    # Trigger: a credential header in an OpenTelemetry exporter's headers variable:
+    # `OTEL_EXPORTER_OTLP_HEADERS="x-honeycomb-team=<key>,x-honeycomb-dataset=…"` (secrets
+    # s44), `api-key=` (New Relic), `dd-api-key=`, `x-sf-token=`, `authorization=Basic%20…`.
+    # Why: the list is one value under a name that says nothing of secrets, and the header
+    # names inside it (`x-honeycomb-team`) are no assignment's names. Outcome: only the
+    # credential's value is masked; the dataset, the other headers and placeholders stay.
+    _rule(
+        "generic-secret",
+        _GENERIC,
+        r"(?P<s>[^\s\"',]{1,1024})",
+        _check_header_value,
+        left="",
+        lower=True,
+        starts=_otlp_header_starts,
+        hints=("otel_exporter_otlp",),
+    ),
+    # Trigger: a Pushover user or group key (30 letters and digits) as `user=`, `"user": …`,
+    # `user_key`, `PUSHOVER_USER=` in a text about Pushover (a blind test's transcript: `curl
+    # --form-string "token=…" --form-string "user=…" https://api.pushover.net/…` masked the
+    # token only). Why: Pushover's API takes the key as `user`, a name that elsewhere is a
+    # login. Outcome: other texts' `user=` stay, and so do names (`user=ops`) in Pushover's.
+    _rule(
+        "generic-secret",
+        _GENERIC,
+        r"(?:pushover[_\-]?)?user(?:[_\-]?key)?\\?[\"']?[ \t]{0,3}[:=][ \t]{0,3}\\?[\"']?"
+        r"(?P<s>[a-z0-9]{30})(?![a-z0-9_\-])",
+        _check_pushover_key,
+        left=_ALNUM + "_",
+        lower=True,
+        hints=("pushover",),
+    ),
+    # Trigger: an OpenVPN `auth-user-pass` file shown in the text: a line naming it that ends
+    # in a colon or opens a heredoc, then the user's line and the password's line, and no
+    # third one-word line (secrets s44: "…/auth.txt is just two lines:"). Why: the file is
+    # nothing but the two values, no name stands beside the password. Outcome: only in texts
+    # naming auth-user-pass; lists of words, the user and plain words stay.
+    _rule(
+        "password",
+        _GENERIC,
+        r"(?P<bare>[^\s]{1,128})",
+        _check_auth_file_password,
+        left="",
+        lower=True,
+        starts=_auth_file_starts,
+        hints=(_AUTH_FILE_DIRECTIVE,),
+    ),
+    # Trigger: PowerShell's `ConvertTo-SecureString "<pw>" -AsPlainText -Force` (or `-String
+    # "<pw>"`, or `"<pw>" | ConvertTo-SecureString -AsPlainText`), secrets s44: a service
+    # account's password made into a PSCredential. Why: -AsPlainText says the literal is the
+    # password itself. Outcome: variables (`$env:PW`), `(Get-Content …)` and an encrypted
+    # string without -AsPlainText stay.
+    _rule(
+        "password",
+        _GENERIC,
+        _VALUE,
+        _check_securestring,
+        left="",
+        lower=True,
+        starts=_securestring_starts,
+        hints=(_SECURESTRING,),
     ),
     # Trigger: curl … -u user:<pw>. Why: basic-auth password on the command line.
     _rule(
@@ -1444,10 +1696,13 @@ _RULES: tuple[_Rule, ...] = (
     # the name and the value, and lower-case hex has no shape of its own (e2e-heldout10).
     # A dotted tail of generated parts is part of the value ("key 是 <32 hex>.<16 base62>",
     # Zhipu's id.secret; secrets s40): the dot had ended the match, which then failed.
+    # A dot that ends the sentence ends the value ("…, the key is <32 hex>." in a blind test's
+    # transcript): only a dot before more token characters continues it.
     _rule(
         "generic-secret",
         _SHAPE,
-        r"(?P<s>[a-z0-9][a-z0-9_\-]{15,255}(?:\.[a-z0-9_\-]{6,255}){0,2})(?![a-z0-9_\-/=.])",
+        r"(?P<s>[a-z0-9][a-z0-9_\-]{15,255}(?:\.[a-z0-9_\-]{6,255}){0,2})"
+        r"(?![a-z0-9_\-/=]|\.[a-z0-9_\-/=])",
         _check_near_word,
         left=_WORDISH + "./+=@%$&?#",
         lower=True,
@@ -1618,6 +1873,24 @@ _RULES: tuple[_Rule, ...] = (
         lower=True,
         kind_of=_assignment_kind,
         starts=_assignment_starts,
+    ),
+    # Trigger: a constant defined to a string literal under a secret name: PHP's `define(
+    # 'DB_PASSWORD', '…' );` (wp-config.php, secrets s44; its AUTH_KEY… salts too) and C's
+    # `#define WIFI_PASSWORD "…"` (an Arduino sketch's arduino_secrets.h). Why: the name and
+    # the value are a call's two arguments or a directive's two words, with no `=` between.
+    # Outcome: the name decides as for assignments (DB_NAME, DB_USER and SECRET_SSID stay;
+    # a key needs a generated value); calls and placeholders (`'put your unique phrase
+    # here'`) stay.
+    _rule(
+        "generic-secret",
+        _GENERIC,
+        r"(?:define[ \t]{0,3}\([ \t]{0,3}[\"'](?P<key>[a-z0-9_]{1,64})[\"'][ \t]{0,3},"
+        r"|#[ \t]{0,3}define[ \t]{1,3}(?P<ckey>[a-z0-9_]{1,64}))[ \t]{0,8}(?=[\"'])" + _VALUE,
+        _check_defined_constant,
+        left=_WORDISH,
+        lower=True,
+        kind_of=_defined_constant_kind,
+        hints=("define",),
     ),
     # Trigger: 密码/口令/密钥/令牌… followed by : = 是 为. Why: secrets given in Chinese chatter.
     _rule(

@@ -21,11 +21,13 @@ __all__ = [
     "has_sample_word",
     "is_dummy_token",
     "is_placeholder",
+    "is_public_key",
     "is_stopword",
     "key_profile",
     "looks_random",
     "plausible_value",
     "qualified_away",
+    "random_letters",
     "value_ok",
 ]
 
@@ -189,11 +191,24 @@ def qualified_away(word: str, noun: str = "") -> bool:
     return word in _NON_SECRET_QUALIFIERS or (word == "site" and noun in _SITE_KEY_NOUNS)
 
 
+# Trigger: a Mapbox public token (`pk.eyJ…`, its secret ones open `sk.`) or a Stripe
+# publishable key (`pk_live_…`, `pk_test_…`) under a token or key name (`mapboxgl.accessToken
+# = 'pk.eyJ…'`, secrets s44 look-alike). Why: both are public client keys, shipped in every
+# page that uses them; masking them protects nothing. Outcome: kept wherever they stand.
+_PUBLIC_KEY_RE = re.compile(r"pk\.eyJ|pk_(?:live|test)_", re.ASCII)
+
+
+def is_public_key(value: str) -> bool:
+    """A public client key by its prefix: Mapbox's `pk.eyJ…`, Stripe's `pk_live_…`."""
+    return _PUBLIC_KEY_RE.match(value.strip("\"'")) is not None
+
+
 def plausible_value(value: str, *, bare: bool, key: str) -> bool:
-    """Not a placeholder, stop word, path, URL or code reference."""
+    """Not a placeholder, stop word, public key, path, URL or code reference."""
     return not (
         is_placeholder(value)
         or is_stopword(value)
+        or is_public_key(value)
         or value.lstrip().startswith("=")
         or _flag_shaped(value)
         or _is_path_or_url(value)
@@ -212,6 +227,40 @@ def _flag_shaped(value: str) -> bool:
         return False
     rest = value.lstrip("-")
     return not (len(rest) >= 16 and random_body(rest.rstrip("=")))
+
+
+# Pairs of consonants common inside English words (`th`, `str`'s `st` and `tr`, `ng`, `ck`);
+# `y` counts as a vowel.
+_WORD_PAIRS = _words(
+    "bb bl br cc ch ck cl cr ct dd dg dr ds ff fl fr gg gh gl gr gs ht kn ks lc ld lf lk ll lm"
+    " lp ls lt lv mb mm mn mp ms nc nd nf ng nk nl nn ns nt ph pl pp pr ps pt rb rc rd rf rg rh"
+    " rk rl rm rn rp rr rs rt rv sc sh sk sl sm sn sp sq ss st sw tc th tr ts tt tw wh wl wn wr"
+    " xt zz"
+)
+_VOWELS = frozenset("aeiouy")
+_MIN_RANDOM_LETTERS = 12
+_MIN_RARE_PAIRS = 4
+
+
+def random_letters(value: str) -> bool:
+    """12+ letters of one case that read as no word: 4+ pairs of consonants that English
+    words rarely hold (`mf`, `jt`, `cn`).
+
+    Trigger: "the smtp password is imfweijtdscnotjs" (a blind test's transcript; a Google app
+    password is 16 such letters). Why: a password of letters only was taken for prose, like
+    "is required"; random letters hold a rare pair about every third position, English words
+    one or two in all (`straightforward`: tf, rw). Outcome: words stay; 16 random letters
+    pass nine times in ten, 12 three times in four (the rest stay unmasked, as before)."""
+    if len(value) < _MIN_RANDOM_LETTERS or not value.isascii() or not value.isalpha():
+        return False
+    if not (value.islower() or value.isupper()):
+        return False
+    low = value.lower()
+    rare = sum(
+        a not in _VOWELS and b not in _VOWELS and a + b not in _WORD_PAIRS
+        for a, b in itertools.pairwise(low)
+    )
+    return rare >= _MIN_RARE_PAIRS
 
 
 def value_ok(value: str, strength: str, *, bare: bool, key: str) -> bool:
@@ -309,6 +358,12 @@ def key_profile(key: str) -> tuple[str, str] | None:
     if last in ("jscode", "securitycode") or (
         last == "code" and parts[-2:-1] in (["js"], ["security"])
     ):
+        return ("generic-secret", "weak")
+    # Trigger: `appCertificate`, `AGORA_APP_CERTIFICATE`, "App Certificate 是 <32 hex>"
+    # (Agora's, secrets s44). Why: the app's signing secret beside its public App ID, from
+    # which tokens are made; a TLS `ssl_certificate` names a file or a public certificate.
+    # A generated value is needed (strength "weak").
+    if last == "appcertificate" or parts[-2:] == ["app", "certificate"]:
         return ("generic-secret", "weak")
     if not _is_weak_part(last) or parts == ["key"] or parts[-2:] == ["site", "key"]:
         return None
