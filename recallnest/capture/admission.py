@@ -178,7 +178,7 @@ def same_attribute(new: str, old: str) -> bool | None:
 _MEASURE = re.compile(
     r"(?<![\w.])(\d+(?:\.\d+)?)\s*(/\s*(?:min|minute|s|sec|second|h|hr|hour|day)\b|ms\b|s\b"
     r"|secs?\b|seconds?\b|mins?\b|minutes?\b|hours?\b|days?\b|[kmgt]i?b\b|%|rps\b|qps\b"
-    r"|req/s\b|个|秒|分钟|小时|天"
+    r"|req/s\b|kg\b|g\b|lbs?\b|mv\b|v\b|kw\b|w\b|°c|℃|cm\b|mm\b|km\b|hz\b|mhz\b|db\b|个|秒|分钟|小时|天"
     # A count with a Chinese classifier of things (8 片场地 -> 6 片; e2e-heldout11 h11g02).
     r"|片|台|张|块|间|辆|套|座|层"
     # A discount (9 折 -> 95 折; e2e-heldout12 h12g02).
@@ -891,7 +891,8 @@ _HYPHEN_UNIT = re.compile(
 )
 # The number a change report gives: "改成 17", "调到 30 秒", "moved to 3am", "now 45".
 _CHANGED_TO = re.compile(
-    r"(?:(?:改成|改为|换成|升到|升级到|调成|调到|降到|\bto|\bnow)\s*[A-Za-z]{0,4}\s?"
+    r"(?:(?:改成|改为|换成|升到|升级到|调成|调到|降到|\bto|\bnow"
+    r"|\bmake (?:it|them|that|the [\w-]+(?: [\w-]+)?))\s*[A-Za-z]{0,4}\s?"
     # "释放时间也改一下，30 分钟" (e2e-heldout13): the number after the change asked for
     r"|(?:改|调)一?下[，,]\s*"
     # "the dedupe window needs to be 30 seconds" (e2e-heldout13)
@@ -899,7 +900,7 @@ _CHANGED_TO = re.compile(
     # "HOLD_TTL is 10 minutes now" (e2e-heldout12): the value before the "now"
     r"|\bis\s+(?=\d+\s*[A-Za-z%]{0,8}\s+now\b)"
     # "problems stay up for 8 weeks now" (e2e-heldout16 h16c01)
-    r"|\bfor\s+(?=\d+\s*[A-Za-z%]{0,8}\s+now\b))(\d+)",
+    r"|\bfor\s+(?=\d+\s*[A-Za-z%]{0,8}\s+now\b))-?(\d+)",
     re.IGNORECASE,
 )
 
@@ -952,6 +953,10 @@ def _resized(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Me
             held = _shaped_values(clause)
             if _siblings(held, values):
                 return m
+            # Another value in the same unit, about something both name: "if a hive loses
+            # more than 1.5 kg within 10 minutes" after "make the threshold 2 kg" (h18c01).
+            if new_units and same_measure(cap.text, clause):
+                return m
             # One number in the clause, so it is the one that changed ("最低支持 iOS 16"; never
             # "the API listens on 8080 and the admin UI on 9090", which would lose the other).
             # A number glued to its unit ("a 10-second window") counts as that number.
@@ -962,7 +967,15 @@ def _resized(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Me
             }
             # ... in the same unit when the change gives one: "12 位数字" is no label size in mm
             # (e2e-heldout16 h16x04), "Codec 8" no reporting period of 10 seconds (h13x03).
-            one = numbers and len(other) == 1 and not other & numbers
+            # Of the same sign, too: "state 4" is no cloud limit of -12 (e2e-heldout18 h18x03).
+            one = (
+                numbers
+                and len(other) == 1
+                and not other & numbers
+                and any(
+                    _negative(clause, o) == _negative(cap.text, n) for o in other for n in numbers
+                )
+            )
             if (
                 one
                 and subject_words(clause) & said
@@ -1041,6 +1054,11 @@ def _order(items: str) -> tuple[str, ...]:
 _DIMENSIONS = re.compile(r"(\d+)\s*[×xX*]\s*\d+\s*(mm|cm|px|pt|in|m|厘米|毫米)(?![A-Za-z])")
 
 
+def _negative(text: str, number: str) -> bool:
+    """Whether `text` says `number` with a minus sign ("-15 C", "is now -12")."""
+    return re.search(rf"(?<![\w.-])-\s?{re.escape(number)}(?![\d.])", text) is not None
+
+
 def _units(text: str, numbers: set[str]) -> set[str]:
     """The units `text` gives these numbers ("" left out); "30×20 mm" gives 30 its mm."""
     found = {
@@ -1075,7 +1093,7 @@ _QUOTED_VALUE = re.compile(
     r"(?<![\w.:])(\d+(?:[.:]\d+)?)(?!\d|[.:]\d)(?:-|\s*)(%|€|\$|(?:ms|s|secs?|seconds?|mins?|minutes?|h"
     r"|hrs?|hours?|d|days?|weeks?|months?|px|pt|em|[kmgt]i?b|x|euros?|eur|usd|dollars?|chars?"
     r"|characters?|digits?|retries|attempts?|times|items?|rows?|workers?|threads?|cores?"
-    r"|replicas?|knots?|km|m|cm|mm)(?![A-Za-z])|分钟|小时|个月|[秒天周位台米字个元块次倍折人条页张份行点号])?",
+    r"|replicas?|knots?|km|m|cm|mm|kg|g|lbs?|mv|v|kw|w|°c|hz|mhz|db)(?![A-Za-z])|℃|分钟|小时|个月|[秒天周位台米字个元块次倍折人条页张份行点号])?",
     re.IGNORECASE,
 )
 # Where a change gives its new value: "改成 15 分钟", "改成晚上 22:00", "make it 3 seconds",
@@ -1292,6 +1310,12 @@ def revalued(cap: Capture, target: Memory) -> Memory | None:
         sep = text[m.end(1) : m.start(2)] if m.group(2) else ""
         end = m.end(2) if m.group(2) else m.end(1)
         text = text[: m.start(1)] + new + sep + said + text[end:]
+    # ... and where a code name holds it bare: "（DWELL_MINUTES = 20）" (e2e-heldout18 h18g02)
+    text = re.sub(
+        rf"(?<![\w.])([A-Z][A-Z0-9]*_[A-Z0-9_]+\s*=\s*){re.escape(old)}(?![\d.])",
+        rf"\g<1>{new}",
+        text,
+    )
     if text == target.text:
         return None
     return replace(

