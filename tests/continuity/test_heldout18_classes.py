@@ -47,7 +47,8 @@ def test_units_of_the_physical_world_and_signed_values_are_value_changes(said: s
         ),
         (
             (
-                "close the vents when inside-minus-outside is colder than -5 C. that's our frost line",
+                "close the vents when inside-minus-outside is colder than -5 C. "
+                "that's our frost line",
                 "ok",
             ),
             ("", "FROST_LIMIT_C is now -3, and the vents close after 2 readings under it."),
