@@ -560,6 +560,16 @@ class Admitter:
         if decision.action == "insert" and chosen:
             target = _swapped(cap, known.values(), when) or _resized(cap, known.values(), when)
             decision = replace(decision, action="supersede") if target else decision
+        # A code name given another number ("UPLINK_HZ is 437_550_000" after "… UPLINK_HZ =
+        # 437_525_000 …") replaces it whatever rule heard it: the name is the setting's own.
+        if decision.action == "insert" and cap.category in _FACT_CATEGORIES:
+            coded = _code_keyed(cap.text)
+            target = next(
+                (m for m in _earlier_active(known.values(), cap, when)
+                 if m.category in _FACT_CATEGORIES and _rekeyed(coded, _code_keyed(m.text))),
+                None,
+            ) if coded else None  # fmt: skip
+            decision = replace(decision, action="supersede") if target else decision
         retimed = None
         if decision.action == "insert" and (retimed := _retimed(cap, known.values(), when)):
             target, decision = retimed, replace(decision, action="supersede")
@@ -993,7 +1003,7 @@ _KEYED_VALUE = re.compile(
     # (an English word before a number names nothing: "every 45 s instead of 20", h15x01)
     r"|[A-Za-z][\w.]{0,11}\s*[\u4e00-\u9fff]|[\u4e00-\u9fff]{2,6}?)"
     r"\s*(?:改成|改为|调成|调到|降到|升到|还是|是|为|=|:|：|is(?: now)?\s|to\s)?\s*"
-    r"(\d+(?:[.:]\d+)?)(?![\d.:])"
+    r"(\d[\d_]*(?:[.:]\d+)?)(?![\d.:_])"
 )
 # Names too common to say what a number is of.
 _NOT_A_KEY = frozenset(
@@ -1068,6 +1078,11 @@ def _units(text: str, numbers: set[str]) -> set[str]:
     }
     sized = {unit_key(m.group(2)) for m in _DIMENSIONS.finditer(text) if m.group(1) in numbers}
     return found | sized
+
+
+def _code_keyed(text: str) -> dict[str, str]:
+    """`_keyed_values` of code names only (UPLINK_HZ, batch_size)."""
+    return {k: v for k, v in _keyed_values(text).items() if "_" in k and k.isascii()}
 
 
 def _rekeyed(said: dict[str, str], held: dict[str, str]) -> bool:

@@ -104,3 +104,14 @@ def test_a_limit_and_a_code_named_setting_are_memories(said: str, role: str, cat
 
 def test_a_code_named_setting_narrated_as_it_is_tried_is_no_fact() -> None:
     assert not captures("ok", "I set MAX_SEATS_PER_ORDER = 4 in config.py to try it.")
+
+
+def test_a_code_name_given_another_number_replaces_it_whatever_rule_heard_it() -> None:
+    """e2e-heldout11 h11x01 (a regression seen at the end of round 42): "Added … with
+    UPLINK_HZ = 437_525_000 …" became a fact, and "UPLINK_HZ is 437_550_000 in config.py"
+    (another fact) did not retire it."""
+    first = ("", "Added radio/config.py with DOWNLINK_HZ = 145_825_000 and the rig on port 4532.")
+    later = ("", "DOWNLINK_HZ is 145_870_000 in config.py; the rig profile was regenerated.")
+    assert "145_825_000" in kept(first)
+    text = kept(first, later)
+    assert "145_870_000" in text and "145_825_000" not in text, text
