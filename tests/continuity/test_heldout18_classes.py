@@ -115,3 +115,11 @@ def test_a_code_name_given_another_number_replaces_it_whatever_rule_heard_it() -
     assert "145_825_000" in kept(first)
     text = kept(first, later)
     assert "145_870_000" in text and "145_825_000" not in text, text
+
+
+def test_a_colon_inside_a_quoted_format_is_no_scope_lead() -> None:
+    """e2e-heldout9 h9g02 (a regression seen at the end of round 42): the ASCII colon of the
+    format “模块: 做了什么” was read as the end of a scope lead, and the rule became "所有项目:
+    做了什么”"."""
+    found = captures("还有条通用的：我所有项目的 commit message 都用中文写，格式是“模块: 做了什么”")
+    assert any("commit message" in c.text and c.scope == "global" for c in found), found
