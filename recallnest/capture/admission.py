@@ -31,7 +31,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Literal
 
-from recallnest.capture.rules import WITHDRAWAL_RULE, words
+from recallnest.capture.rules import CODE_KEY_NAME, SETTING_NAME, WITHDRAWAL_RULE, words
 from recallnest.core import heap
 from recallnest.core.aliases import SUBJECT_TERMS, AliasTable, canonical, subject_value
 from recallnest.core.bilingual import english_glosses
@@ -999,9 +999,10 @@ def _resized(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Me
 # 改成 0.25", "A 档还是 0.35" (e2e-heldout17 h17c01, h17c04). The name is a code name, a short
 # Latin label with its Chinese classifier, or a run of Chinese characters.
 _KEYED_VALUE = re.compile(
-    r"(?<![\w.])([A-Z][A-Z0-9]*_[A-Z0-9_]+|[a-z][a-z0-9]*_[a-z0-9_]+"
+    r"(?<![\w.])("
+    + CODE_KEY_NAME
     # (an English word before a number names nothing: "every 45 s instead of 20", h15x01)
-    r"|[A-Za-z][\w.]{0,11}\s*[\u4e00-\u9fff]|[\u4e00-\u9fff]{2,6}?)"
+    + r"|[A-Za-z][\w.]{0,11}\s*[\u4e00-\u9fff]|[\u4e00-\u9fff]{2,6}?)"
     r"\s*(?:改成|改为|调成|调到|降到|升到|还是|是|为|=|:|：|is(?: now)?\s|to\s)?\s*"
     r"(\d[\d_]*(?:[.:]\d+)?)(?![\d.:_])"
 )
@@ -1017,7 +1018,7 @@ _FILLER_KEYS = frozenset(
     {"应该", "应当", "其实", "实际", "实际上", "之前", "原来"}
     | {"应该是", "应当是", "其实是", "实际是", "现在", "现在是", "目前", "目前是"}
 )
-_CODE_KEY = re.compile(r"(?<![\w])(?:[A-Z][A-Z0-9]*_[A-Z0-9_]+|[a-z][a-z0-9]*_[a-z0-9_]+)(?![\w])")
+_CODE_KEY = re.compile(rf"(?<![\w])(?:{CODE_KEY_NAME})(?![\w])")
 _OPENING_LABEL = re.compile(r"(?<![\w.])[A-Za-z][\w.]{0,11}\s*[\u4e00-\u9fff]")
 
 
@@ -1327,7 +1328,7 @@ def revalued(cap: Capture, target: Memory) -> Memory | None:
         text = text[: m.start(1)] + new + sep + said + text[end:]
     # ... and where a code name holds it bare: "（DWELL_MINUTES = 20）" (e2e-heldout18 h18g02)
     text = re.sub(
-        rf"(?<![\w.])([A-Z][A-Z0-9]*_[A-Z0-9_]+\s*=\s*){re.escape(old)}(?![\d.])",
+        rf"(?<![\w.])({SETTING_NAME}\s*=\s*){re.escape(old)}(?![\d.])",
         rf"\g<1>{new}",
         text,
     )

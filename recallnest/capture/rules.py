@@ -1312,6 +1312,10 @@ _UNIT = (
     # what the apps people build measure: "make the threshold 2 kg" (e2e-heldout18)
     r"|kg|g|lbs?|mV|V|kW|W|°C|℃|cm|mm|km|Hz|kHz|MHz|dB|lux)"
 )
+# A setting's name as code writes it in capitals (HOLD_TTL, MAX_SLOTS_PER_DAY), and any code
+# name with an underscore (batch_size too): what admission keys a changed number by.
+SETTING_NAME = r"[A-Z][A-Z0-9]*_[A-Z0-9_]+"
+CODE_KEY_NAME = SETTING_NAME + r"|[a-z][a-z0-9]*_[a-z0-9_]+"
 # A setting's number: one decimal point at most ("改成 2.4.1" is a version bump, an edit).
 _NUMBER = r"\d+(?:\.\d+)?(?![.\d])"
 # A setting's unit said in Chinese (or in SI), right after its number.
@@ -1328,7 +1332,9 @@ _ZH_SET_TO = r"(?:改成|改为|调成|调到|设为|设成|调整为|调整到)
 _NEW_VALUE = (
     r"(?:\d{1,2}:\d{2}(?!\d)|\d{1,2}\s?(?:am|pm)\b|\d+\.\d+(?![.\d])|\d+(?:\.\d+)?\s*(?:"
     + _UNIT[3:-1]
-    + r"|mins?\b|分钟|小时|个月|[秒天周年折倍%元])(?![A-Za-z])|[A-Z][A-Z0-9]*_[A-Z0-9_]+\s*=\s*\d)"
+    + r"|mins?\b|分钟|小时|个月|[秒天周年折倍%元])(?![A-Za-z])|"
+    + SETTING_NAME
+    + r"\s*=\s*\d)"
 )
 # A way replaced, reported done: "Switched the practice rota from weekly cron emails to an iCal
 # feed …" (b33).
@@ -1338,7 +1344,7 @@ SWITCH_REPORT = re.compile(
 )
 # A setting named in code with its value, in prose: "…加了每日上限校验，MAX_SLOTS_PER_DAY = 2，超了
 # 就提示…" (e2e-heldout18 h18c02): what the project is set to, checkable.
-CODE_SETTING = re.compile(r"(?<![\w.])[A-Z][A-Z0-9]*_[A-Z0-9_]+\s*(?:=|is)\s*-?\d")
+CODE_SETTING = re.compile(r"(?<![\w.])" + SETTING_NAME + r"\s*(?:=|is)\s*-?\d")
 VALUE_CHANGE = re.compile(
     r"(?:改成|改为|调成|调到|设为|设成|调整为|调整到|降到|降为|升到|缩短到|缩短为|延长到|延长为|提高到"
     r"|放宽到|收紧到|减到|加到|应该是)[^，,。；;！!？?\d]{0,8}?"
@@ -1351,7 +1357,9 @@ VALUE_CHANGE = re.compile(
     + _NEW_VALUE
     + r"[^.;!?]{0,30}?\bnow\b"
     # a code name given a bare number: "DWELL_MINUTES 改成 30" (e2e-heldout18)
-    + r"|(?-i:\b[A-Z][A-Z0-9]*_[A-Z0-9_]+)\s*(?:改成|改为|调成|调到|设为|设成|is now|now|to)\s*-?\d"
+    + r"|(?-i:\b"
+    + SETTING_NAME
+    + r")\s*(?:改成|改为|调成|调到|设为|设成|is now|now|to)\s*-?\d"
     # "make the threshold 2 kg", "make it 45 minutes" (e2e-heldout18)
     + r"|\bmake (?:it|them|that|the [\w-]+(?: [\w-]+)?) (?:to )?(?:"
     + _NEW_VALUE
