@@ -433,6 +433,12 @@ _DEFINITION = re.compile(
 )
 
 
+def defines(sentence: str) -> bool:
+    """Whether `sentence` says what a thing is ("cragboard is the route-setting board for our
+    bouldering gym")."""
+    return _DEFINITION.match(sentence.strip()) is not None
+
+
 _LAUGH = re.compile(r"\b(?:lol|lmao|haha\w*|hehe\w*)\b|哈哈|嘿嘿|😂", re.IGNORECASE)
 
 
@@ -440,8 +446,7 @@ def is_small_talk(sentence: str) -> bool:
     """True for chit-chat (weather, coffee, family, sleep, feelings, "lol"…): a chit-chat cue
     and neither a task cue nor a technical token, so dropping it loses nothing of the work."""
     text = sentence.strip()
-    defined = _DEFINITION.match(text)
-    if defined and not _CHAT.search(text.split(" ", 1)[0]) and not _LAUGH.search(text):
+    if defines(text) and not _CHAT.search(text.split(" ", 1)[0]) and not _LAUGH.search(text):
         return False
     farewell = _FAREWELL.search(text) is not None and len(text.split()) <= _FAREWELL_MAX_WORDS
     if farewell:  # the filler's own words ("quick test") do not make it about the work

@@ -44,7 +44,7 @@ from recallnest.capture import learned
 from recallnest.capture import reply as reply
 from recallnest.capture import rules as R
 from recallnest.capture.admission import keyword_tokens
-from recallnest.capture.chatter import is_small_talk
+from recallnest.capture.chatter import defines, is_small_talk
 from recallnest.capture.literal_gate import fold
 from recallnest.capture.literal_gate import gate as literals_of
 from recallnest.capture.polarity import negated_cut
@@ -482,7 +482,6 @@ def _old_way_failed(sentence: str) -> bool:
 # "cragboard is the route-setting board for our bouldering gym." / "Django 5 with HTMX,
 # Postgres on the same box." (e2e-heldout16 h16c01): what a project is, then what it is built
 # with, in a sentence of names and no verb of its own.
-_DEFINES = re.compile(r"^[\w.-]+ (?:is|are) (?:the|our|an?|my) ", re.I)
 _STACK = re.compile(
     r"^(?:[A-Z][\w.+#-]*(?: \d[\w.]*)?|[a-z]+\.js)(?:\s*(?:\+|,|/|&|with|and|on|plus)\s*"
     r"(?:[A-Z][\w.+#-]*|[a-z]+\.js))+"
@@ -492,7 +491,7 @@ _STACK = re.compile(
 def _stack_follows(signal: Signal, sentence: str, nxt: str) -> bool:
     return (
         signal.rule in _GENERIC_FACT_RULES
-        and _DEFINES.match(sentence.strip()) is not None
+        and defines(sentence)
         and _STACK.match(nxt.strip()) is not None
     )
 
