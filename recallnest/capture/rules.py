@@ -104,7 +104,9 @@ STYLE_DIRECTIVE = (
 TRANSIENT = Gated(
     re.compile(
         r"\b(?:yet|for now|right now|for the moment|this time|today|at the moment|temporarily"
-        r"|for this (?:pr|task|change|one|run|test|file)|again|once more|come back to"
+        r"|for this (?:pr|task|change|one|run|test|file)|once more|come back to"
+        # "…and never again" (b34) stresses the rule; "works/matches again" reports a fix
+        r"|(?<!\bnever )(?<!\bworks )(?<!\bmatches )(?<!\bworking )again"
         # parking an idea, not parkrun, Parker or a parking lot (e2e-heldout13)
         r"|park(?:ing|ed)?\s+(?:it|this|that|them)|(?:let's|lets|we'll|i'll)\s+park"
         r"|(?:revisit|look at) (?:it|this|that) later)\b|先这样|暂时|这次先?试|现在先|先别|先试试"
@@ -209,6 +211,14 @@ OPTION_PICK = re.compile(
 BARE_PICK = re.compile(
     r"^([A-Za-z][\w.+#-]{1,24})\s*(?:[.!]\s+|[,，。！]\s*|\s+(?=[£$€¥]\s?\d))(?=\S)"
 )
+# The same with a name of two or three words: "Font scale. most of our setters came up in …"
+# after "the V-scale or the Font scale?" (b34); the whole name must be one the other side gave.
+PHRASE_PICK = re.compile(r"^([A-Za-z][\w.+#-]*(?:[ -][A-Za-z][\w.+#-]*){1,2})\s*[.!]\s+(?=\S)")
+# A Chinese reply that opens with its condition and the option it takes: "超过 8 度就直接打电话，
+# 光发微信没人看" after "要不要同时打电话？还是只发微信？" (b34).
+ZH_CONDITION_PICK = re.compile(
+    r"^[^，,。？?]{1,24}?就(?:直接|先|只|都)?([\u4e00-\u9fff]{2,6})(?=[，,。！!]|$)"
+)
 # The other side asking which of two or more ways to go: "either cache it … or put a service
 # worker in front with Workbox. Which way?", "可以用 ECharts，也可以用 AntV G2，你来定？",
 # "按距离派，还是让阿姨们抢单？" (round 40, b29 / b30).
@@ -235,7 +245,14 @@ ASKS_ABOUT_YOU = re.compile(
     r"|浏览器|手机|输入法)|\bwhat (?:editor|ide|os|operating system|shell|terminal|machine|laptop"
     r"|browser) (?:do|are) you\b|\bwhich (?:editor|ide|os|shell|terminal|browser) do you"
     r" (?:use|prefer)\b"
-    r"|\bwhat are you (?:on|running)\b",
+    r"|\bwhat are you (?:on|running)\b"
+    # "Which shell and OS are you on?", "Are you on macOS or Linux?", 你电脑是 Windows 还是 Mac？
+    # (b34): the question names the setup, the user is asked what theirs is
+    r"|\bwhich (?:[\w-]+ (?:and|or|/) )?(?:editor|ide|os|shell|terminal|browser|distro|machine"
+    r"|laptop|phone)s? (?:are|do) you (?:on|using|running|use|have)\b"
+    r"|\bare you (?:on|using|running) (?:a |an )?(?:mac\w*|windows|linux|wsl|ubuntu|chromebook"
+    r"|android|ios|iphone|[\w-]+ or [\w-]+\?)"
+    r"|你(?:的)?(?:电脑|系统|笔记本|手机|开发机|机器)(?:是|用的是|装的是)[^？?。]{1,16}?还是",
     _I,
 )
 # A reply that opens by naming its pick, Chinese: "ECharts 吧，…", "按距离派吧，…", "就用 G2 吧".
@@ -312,7 +329,8 @@ WORKS_NOW = re.compile(
 CHANGE_REPORT = re.compile(
     r"\b(?:I|we)(?:'ve| have)? (?:set|changed|fixed|added|updated|replaced|removed|moved"
     r"|switched|bumped|pinned|granted|restarted|configured|enabled|disabled|raised|lowered"
-    r"|increased|renamed|reverted|patched)\b|^(?:Set|Changed|Fixed|Added|Updated|Replaced"
+    r"|increased|renamed|reverted|patched|halved|doubled|converted|shortened|widened|trimmed"
+    r"|normali[sz]ed)\b|^(?:Set|Changed|Fixed|Added|Updated|Replaced"
     r"|Removed|Switched|Bumped|Pinned|Granted|Restarted|Configured|Enabled|Disabled|Raised"
     r"|Lowered|Increased|Renamed|Reverted|Patched)\b|已(?:经)?(?:补上|修复|改|加|更新|替换|删除"
     r"|重启|配置|开启|关闭|调)|改成了|换成了|补上了|加上了|^(?:改成|改为|换成|改用)",
@@ -392,7 +410,8 @@ FIX_REPORT = re.compile(
     r"|wrapped|excluded|limited|capped|split|rewrote|rewritten|dropped|turned|put|marked|forced"
     r"|routed|pointed|scoped|guarded|deduplicated|debounced|serialized|throttled|upgraded"
     r"|downgraded|migrated|swapped|deleted|killed|cleared|flushed|regenerated|rebuilt|installed"
-    r"|uninstalled|applied|backported|exported|wired|gated|moved|kept)\b"
+    r"|uninstalled|applied|backported|exported|wired|gated|moved|kept|halved|doubled|converted"
+    r"|shortened|widened|trimmed|normali[sz]ed)\b"
     r"|^(?:我们?|已经?|随后|然后|后来)?(?:已经?)?(?:把|在|给|将)[^。；]{1,40}?(?:改|换|加|去掉|删|设|调|关"
     r"|开|补|升|降|拆|合|挪|移|固定|锁)"
     r"|^(?:我们?)?(?:已经?|刚)(?:改|换|加|去掉|删|设|调|关|开|补|升|降|回滚|固定|锁)"
@@ -404,6 +423,16 @@ FIX_REPORT = re.compile(
     r"|^until\b[^,]{3,60},\s+\S",
     _I,
 )
+# A fix clause after the cause in the same sentence: the speaker's change ("I halved
+# ticks_per_degree in dome.toml"), a setting it now has ("with orphans: 1 … the page count
+# matches again"), 入库前加了坐标转换 (b34).
+FIX_CLAUSE = re.compile(
+    r"^(?:so\s+|and\s+)?(?:with|after (?:setting|adding|changing|switching))\b"
+    r"|^[^，,。]{0,12}?(?:加了|改了|换了|去掉了|调了|补了|删了|关了|开了|改成|换成|改为)",
+    _I,
+)
+# What holds after the change: "it now parks right on target", "matches again", 现在…对得上了.
+FIX_OUTCOME = re.compile(r"\b(?:now|again)\b|现在[^，。；]{1,30}?了|就(?:好|正常|对)了", _I)
 # A cause given in a clause ("…ran twice because both hosts had the job", 是因为…): a case only
 # with the speaker's change right after it.
 CAUSE_CLAUSE = re.compile(r"\b(?:because|bc|due to|caused by)\b|因为|由于|导致|原因", _I)
@@ -591,7 +620,9 @@ STRONG_FACT = Gated(
 
 HEDGE = Gated(
     re.compile(
-        r"\b(?:looks like|seems|maybe|probably|i think|i guess|perhaps|might|not sure|i wonder)\b"
+        r"\b(?:looks like|seems|maybe|probably|i think|i guess|perhaps|might|not sure|i wonder"
+        # "no clue which one we're on tbh" (b34): what the speaker does not know is no fact
+        r"|no clue|no idea|dunno|idk)\b"
         # options weighed, none taken: "One option is moving the scorer to WebSockets, the
         # other is to keep polling" (b32)
         r"|\b(?:one|the first) option (?:is|would be)\b"
@@ -658,6 +689,9 @@ _EVERY_PROJECT = (
     r"|\b(?:whatever|whichever|no matter (?:the|which|what)|regardless of (?:the |which )?)"
     rf"(?: the)? {_PROJECTS}\b"
     r"|\bwherever (?:i|we) (?:work|code|am|go)\b"
+    # "and one for everything I do: commit messages in the imperative" (e2e-heldout18 h18g03)
+    r"|\b(?:for|in) (?:everything|anything|all the (?:code|work|stuff)) (?:i|we) (?:do|write"
+    r"|touch|work on|build|ship|commit)\b|\b(?:for|to) (?:everything|anything) of (?:mine|ours)\b"
     r"|(?:所有|每个|每一个|任何|全部|各个)(?:的)?(?:项目|仓库|代码库|工程)"
     r"|(?:不管|无论|不论)(?:在|是)?(?:哪个|什么|哪一个|哪)(?:项目|仓库|代码库|工程)"
 )
@@ -949,6 +983,9 @@ PROCEDURE_LEAD = re.compile(
     r"|^(?!(?:no|some|every|any)thing\b)[A-Za-z]+ing\b[^:：.;]{1,50}?\s*[:：]\s*"
     r"(?!(?:I|we|I've|we've)\b|[a-z]+ed\b)"
     r"|^[\w -]{3,50}? (?:goes|works|is done|runs) (?:like this|as follows)\s*[:：]"
+    # "End-of-season routine for the wall: export …, reset …, then tag …" (b34)
+    r"|^(?:[\w-]+ ){0,3}?(?:routine|checklist|procedure|drill|playbook|runbook)"
+    r"(?: for [^:：]{1,50}?)?\s*[:：]\s*(?!(?:I|we)\b)"
     r"|^[^，。：:；]{2,24}?(?:的(?:步骤|流程|做法|办法)|是(?:这么|这样|如下)(?:处理|做|弄|办|走)的)\s*[:：]"
     r"|^[^，。：:；\s]{2,12}\s*[:：]\s*先(?![不别])[^，。了]{1,40}[，,]",
     _I,
@@ -1419,7 +1456,11 @@ DECISION_RULES = _table(
             r"|switching|replacing|retiring|deprecating|sunsetting|dropping|adopting|rolling out"
             r"|move"
             r"|migrate|switch|replace|retire|deprecate|sunset|adopt|roll out)\b|\bwe(?:'ve"
-            r"| have)?\s+(?:switched|moved|migrated|changed)\b.{0,40}\b(?:from|to)\b|\bwe(?:'ll"
+            r"| have)?\s+(?:switched|moved|migrated|changed)\b.{0,40}\b(?:from|to)\b"
+            # "the brigade moves from the old POCSAG pagers to the Divera 24/7 app on march 1st"
+            # (b34): a group the user belongs to, moving over
+            r"|\b(?:the|our) (?:[\w-]+ ){0,2}?[\w-]+ (?:moves|switches|migrates|is (?:moving"
+            r"|switching|migrating)|goes over) (?:over )?from\b.{2,60}?\bto\b|\bwe(?:'ll"
             r"| will)\s+(?:go with|use|keep|stick with|stay (?:on|with)|switch to|move to|store"
             r"|adopt|drop)\b"
             # "going with 24h and 2h before the shift, …": the subject left out (e2e-heldout10)
@@ -1668,8 +1709,15 @@ PROFILE_RULES = _table(
             r" reader\b|我(?:是)?(?:色弱|色盲|红绿色盲|左撇子|读写障碍|视力不好)"
             # 我是听障人士 / 我眼睛不太好 / 我手腕有腱鞘炎: what the agent has to work around
             # (round 40, b29 / b30)
-            r"|我(?:是)?(?:听障|视障|弱视|残障|聋人|盲人)|我(?:的)?(?:眼睛|视力|听力|手腕|颈椎|腰)"
-            r"(?:不太好|不好|不行|很差|有问题|受过伤)"
+            r"|我(?:是)?(?:听障|视障|弱视|残障|聋人|盲人)|我(?:的)?(?:左|右)?(?:眼睛|视力|听力|手腕|手指|手臂|胳膊"
+            r"|肩膀|颈椎|腰|手|眼)(?:不太好|不好|不行|很差|有问题|受过伤|受伤了?|骨折了?|有伤|动不了)"
+            # 现在只能右手单手打字 (b34): how the user can type at all
+            r"|我?(?:现在|目前|平时)?只能(?:用)?(?:左手|右手|单手|一只手)|单手打字"
+            r"|\bI can only (?:type|code|use the keyboard) (?:with )?(?:one hand"
+            r"|my (?:left|right) hand)"
+            r"|\bI(?:'m| am) (?:typing|coding) (?:with )?one[- ]hand(?:ed)?\b"
+            r"|\bmy (?:left |right )?(?:wrist|hand|arm|shoulder|eyes?|eyesight) (?:is|are)"
+            r" (?:injured|broken|in a cast|bad|not great|getting worse)\b"
             r"|我(?:的)?(?:英语|英文)(?:不太好|一般|不好|很差)"
         ),
         "profile.languages": (
@@ -1824,7 +1872,8 @@ PREFERENCE_RULES = _table(
     {
         "preference.always_never": (
             r"^(?:please\s+)?(?:always|never)\s+(?!mind\b)\w+|\b(?:you|we)\s+should\s+(?:always"
-            r"|never)\b|\bI\s+(?:always|never|usually)\s+(?:use|want|prefer|write|go with|work with"
+            r"|never)\b(?! have \w+(?:ed|en|wn|ne)\b)"  # not "should never have shipped" (regret)
+            r"|\bI\s+(?:always|never|usually)\s+(?:use|want|prefer|write|go with|work with"
             r"|put|like|keep)\b"
         ),
         "preference.dont": (
@@ -1850,6 +1899,14 @@ PREFERENCE_RULES = _table(
             r"(?:the\s+|our\s+|this\s+|any\s+|my\s+)?[\w./`-]+"
             r"(?:\s+[\w./`-]+){0,3}?\s*(?:,?\s*(?:pls|please|ever|thanks)\b|[.;,]|$)"
             r"|^(?:please|pls)\s+(?:use|avoid|write|prefer|stick)\b|\bI'd take\b.*\bover\b"
+            # "transcript exports must never reflow: …" (b34): what may never happen to a thing
+            r"|^(?!(?:i|we|you|he|she|they|it|that|this)\b)(?:the |our |all |any )?"
+            r"(?:[\w-]+\s+){0,3}?[\w-]+\s+(?:must|should|may)\s+never"
+            r"\s+(?:be\s+|get\s+)?\w+"
+            # "in the migration files it's one statement per file pls, don't bundle five ALTERs
+            # together" (b34): a way asked for, then what not to do instead
+            r"|^[^.;:?]{3,80}?\b(?:pls|please),\s+(?:and\s+)?(?:don't|do not|never)\s+(?!worry|know"
+            r"|think|mind|care|get|see|understand|have|need|want|feel|sweat|bother|ask|forget)\w+"
         ),
         "preference.like": (
             r"\bI(?:'m| am)?\s*(?:really\s+|truly\s+|strongly\s+)?(?:like|love|prefer|hate|dislike"
@@ -1902,6 +1959,12 @@ PREFERENCE_RULES = _table(
             r"|issue|done|status|result|todo|context|background|why|reason|found it|turns out"
             r"|edit|ps|fyi|heads up)\b)[\w\s'-]{3,40}:\s+(?![^,]*\b(?:is|are|was|were)\b)"
             r"(?:[^.:]|\.(?=\d)){2,80}?,\s+(?:and\s+)?(?:not|no|never)\s+\S"
+        ),
+        # A rule announced as one: "hard rule: 25 numbered lines per page, …" (e2e-heldout18
+        # h18x01), "house rule: …", 硬性规定：…
+        "preference.house_rule": (
+            r"^(?:(?:one|a|the|our|my|house|hard|strict|golden|firm|big|non-negotiable|iron)\s+)+"
+            r"rules?(?:\s+here)?\s*[:：]\s*\S|^(?:硬性|铁)?(?:规矩|规定|铁律)\s*[:：]\s*\S"
         ),
         # A naming convention: "branch names: ticket number first then a slug, like 482-…"
         # (b33), "commit messages: imperative, under 60 chars", "test file names: …_test.go"
@@ -1965,7 +2028,7 @@ PREFERENCE_RULES = _table(
             # a kind of thing and how it goes from now on: "删除这种操作别弹确认框了，改成 toast
             # 里带个“撤销”按钮" (b33)
             r"^[^，。]{1,10}?(?:这种|这类|此类|这一类)(?:操作|情况|场景|页面|弹窗|提示|按钮|请求|消息"
-            r"|通知|数据|文件)[^，。]{0,3}?(?:都|一律|统一|就)?(?:别|不要|不用|改成|改用|走|用)\S|一律|统一(?:用|使用|交给|成|为|写成)?|全部(?:用|使用)|都(?:用|使用)(?!过)|永远"
+            r"|通知|数据|文件)[^，。]{0,3}?(?:都|一律|统一|就)?(?:别|不要|不用|改成|改用|走|用)\S|一律|统一(?!(?:装|发|配|买|采购|安装|分配)的)(?:用|使用|交给|成|为|写成)?|全部(?:用|使用)|都(?:用|使用)(?!过)|永远"
             r"|总是(?!搞混|搞错|弄错|弄混|忘|记不|分不清|想不起)"
             r"|一直(?:都)?(?:用|使用)|从来不(?:用|写|装)|宁愿|宁可|尽量(?!了)\S|能(?:用|不用"
             r"|少)\S{0,12}就(?:用|不用|少|别)|\S都(?:要|得|必须)(?:写|加|用|带|有)"

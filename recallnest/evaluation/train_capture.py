@@ -35,8 +35,10 @@ from recallnest.capture.salience import gate_turn
 # b31 was measured once at the end of round 40 and read in round 41 (decision 0043); b32 was
 # written in round 41, measured once, then read (its classes fixed); both trained on since.
 # b33 was round 41's second blind batch, measured once at the end of that round, read in round
-# 42 (decision 0044) and trained on since. b34 is round 42's blind batch: held out.
-HELD_OUT: frozenset[str] = frozenset({"b34"})
+# 42 (decision 0044) and trained on since. b34 was round 42's blind batch, measured once at
+# the end of that round, read in round 43 (decision 0045) and trained on since. b35 is the
+# batch written for round 43's end (committed only then): held out.
+HELD_OUT: frozenset[str] = frozenset({"b35"})
 EPOCHS = 30
 LEARNING_RATE = 0.5
 L2 = 1e-4
