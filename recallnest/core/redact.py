@@ -177,12 +177,13 @@ def _spaced_starts(lowered: str, text: str) -> list[int]:
 
 
 def _spaced_value(lowered: str, end: int) -> bool:
-    """A space, then a word that is not letters only (`password field` is prose)."""
+    """A space, then a word that is not letters only (`password field` is prose), unless
+    they are random letters."""
     if lowered[end : end + 1] not in (" ", "\t"):
         return False
     word = lowered[end : end + 80].split(None, 1)
     core = word[0].rstrip(".,;:!?)'\"") if word else ""
-    return len(core) >= 4 and not core.isalpha()
+    return len(core) >= 4 and (not core.isalpha() or random_letters(core))
 
 
 @lru_cache(maxsize=2)  # the names, the prose rule and the commands look for the same words
@@ -283,15 +284,17 @@ def _is_code_context(m: re.Match[str], key: str, value: str, text: str) -> bool:
     sep, sep_start = m["sep"], m.start("sep")
     # Trigger: `name = Name` with spaces, a value of letters and underscores only. Why: Python,
     # JS or Go assigning a variable, constant or class; .env lines have no space before `=`.
+    # Random letters are no name: INI files space their `=` too (`password = BqxDp…` in
+    # my.cnf, round 43).
     if sep == "=" and text[sep_start - 1] in " \t" and PLAIN_NAME_RE.match(value):
-        return True
+        return not random_letters(value)
     if sep != ":":
         return False
     # Trigger: `name: PascalCase` followed by , ) ] | or =. Why: a parameter or field type.
     # (At the end of the text or line nothing follows: `token: P3xK9qLm2Vb7…` is a value.)
     after = text[m.end() : m.end() + 2].lstrip(" \t")[:1]
     if TYPE_NAME_RE.match(value) and after and after in ",)]|=":
-        return True
+        return not random_letters(value)
     # Trigger: the bare English word "pass" before a colon. Why: "single pass: remove …".
     return key.lower() == "pass"
 
@@ -311,7 +314,8 @@ def _check_zh(m: re.Match[str], text: str, value: str) -> bool:
 
 def _check_zh_spaced(m: re.Match[str], text: str, value: str) -> bool:
     symbol = any(not c.isalnum() for c in value)
-    return value_ok(value, "pass", bare=True, key=m["zhkey"]) and (symbol or char_classes(value)[0])
+    generated = symbol or char_classes(value)[0] or random_letters(value)
+    return value_ok(value, "pass", bare=True, key=m["zhkey"]) and generated
 
 
 def _zh_kind(m: re.Match[str], _text: str) -> str:
@@ -914,7 +918,9 @@ def _check_login_pair(_m: re.Match[str], _text: str, value: str) -> bool:
     core = value.rstrip(".,:;!?")
     if len(core) < 6 or _VERSION_RE.match(core) or not any(c.isalpha() for c in core):
         return False
-    if core.isalpha() or not plausible_value(core, bare=True, key="password"):
+    if (core.isalpha() and not random_letters(core)) or not plausible_value(
+        core, bare=True, key="password"
+    ):
         return False
     return not is_stopword(core)
 
@@ -1036,7 +1042,9 @@ def _check_spaced(m: re.Match[str], text: str, value: str) -> bool:
     password line of a netrc file, or a generated value after any secret name."""
     key = _key_of(m, text)
     profile = key_profile(key)
-    if profile is None or value.isalpha():  # `token expiry`, `password field`: prose
+    # `token expiry`, `password field`: prose; random letters are not (round 43).
+    letters = value.isalpha() and not random_letters(value)
+    if profile is None or letters:
         return False
     # Trigger: `/p:$RDP_PASSWORD /size:1920x1080`. Why: a variable's use, not a name given the
     # word after it; that word is the command's next argument.
@@ -1044,7 +1052,7 @@ def _check_spaced(m: re.Match[str], text: str, value: str) -> bool:
         return False
     if profile[0] == "password" and _NETRC_RE.search(text, max(0, m.start() - 200), m.start()):
         return value_ok(value, "pass", bare=True, key=key)
-    if len(value) < 12 or not any(c.isdigit() for c in value):
+    if not random_letters(value) and (len(value) < 12 or not any(c.isdigit() for c in value)):
         return False
     return looks_random(value) and plausible_value(value, bare=True, key=key)
 

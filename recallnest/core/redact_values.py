@@ -11,7 +11,7 @@ import itertools
 import re
 from functools import lru_cache
 
-from recallnest.core.redact_shapes import random_body, wordy
+from recallnest.core.redact_shapes import random_body, random_letters, wordy
 
 __all__ = [
     "PLAIN_NAME_RE",
@@ -86,7 +86,10 @@ def is_placeholder(value: str) -> bool:
         return True
     if has_sample_word(value):
         return True
-    return _DESCRIPTIVE_RE.match(value) is not None and _SECRET_WORD_RE.search(value) is not None
+    # Trigger: random letters that hold `key` or `pass` by chance (`mtzkeyqwxtdjxgzr`, round
+    # 43). Why: a descriptive value reads as words; random letters do not.
+    descriptive = _DESCRIPTIVE_RE.match(value) is not None and not random_letters(value)
+    return descriptive and _SECRET_WORD_RE.search(value) is not None
 
 
 def has_sample_word(value: str) -> bool:
@@ -137,9 +140,12 @@ def char_classes(value: str) -> tuple[bool, bool, bool]:
 def looks_random(value: str) -> bool:
     """High-entropy enough to be a generated key rather than a word, name or number.
 
-    Letters-only values must be long and switch case often: `protocolVersion` switches once,
-    random base62 about every other letter.
+    Letters-only values must read as no word (random_letters: `BqxDpHVCFWAKOnHr`, not
+    `protocolVersion`), or be long and switch case often, as random base62 does about every
+    other letter.
     """
+    if random_letters(value):
+        return True
     if len(value) < 12 or len(set(value)) < 8 or any(c.isspace() for c in value):
         return False
     digit, upper, lower = char_classes(value)
@@ -174,7 +180,9 @@ def _is_code_ref(value: str, key: str) -> bool:
         return True
     # Trigger: a lower/snake/camelCase identifier. Why: only names that mention a secret are
     # taken as references (`auth`, `db_password`), so `hunter_two` is still masked.
-    return _IDENTIFIER_RE.match(value) is not None and _SECRET_WORD_RE.search(value) is not None
+    # (Random letters holding such a word by chance are no name: see random_letters.)
+    named = _IDENTIFIER_RE.match(value) is not None and _SECRET_WORD_RE.search(value) is not None
+    return named and not random_letters(value)
 
 
 def _generated_part(value: str) -> bool:
@@ -229,47 +237,16 @@ def _flag_shaped(value: str) -> bool:
     return not (len(rest) >= 16 and random_body(rest.rstrip("=")))
 
 
-# Pairs of consonants common inside English words (`th`, `str`'s `st` and `tr`, `ng`, `ck`);
-# `y` counts as a vowel.
-_WORD_PAIRS = _words(
-    "bb bl br cc ch ck cl cr ct dd dg dr ds ff fl fr gg gh gl gr gs ht kn ks lc ld lf lk ll lm"
-    " lp ls lt lv mb mm mn mp ms nc nd nf ng nk nl nn ns nt ph pl pp pr ps pt rb rc rd rf rg rh"
-    " rk rl rm rn rp rr rs rt rv sc sh sk sl sm sn sp sq ss st sw tc th tr ts tt tw wh wl wn wr"
-    " xt zz"
-)
-_VOWELS = frozenset("aeiouy")
-_MIN_RANDOM_LETTERS = 12
-_MIN_RARE_PAIRS = 4
-
-
-def random_letters(value: str) -> bool:
-    """12+ letters of one case that read as no word: 4+ pairs of consonants that English
-    words rarely hold (`mf`, `jt`, `cn`).
-
-    Trigger: "the smtp password is imfweijtdscnotjs" (a blind test's transcript; a Google app
-    password is 16 such letters). Why: a password of letters only was taken for prose, like
-    "is required"; random letters hold a rare pair about every third position, English words
-    one or two in all (`straightforward`: tf, rw). Outcome: words stay; 16 random letters
-    pass nine times in ten, 12 three times in four (the rest stay unmasked, as before)."""
-    if len(value) < _MIN_RANDOM_LETTERS or not value.isascii() or not value.isalpha():
-        return False
-    if not (value.islower() or value.isupper()):
-        return False
-    low = value.lower()
-    rare = sum(
-        a not in _VOWELS and b not in _VOWELS and a + b not in _WORD_PAIRS
-        for a, b in itertools.pairwise(low)
-    )
-    return rare >= _MIN_RARE_PAIRS
-
-
 def value_ok(value: str, strength: str, *, bare: bool, key: str) -> bool:
     if not plausible_value(value, bare=bare, key=key):
         return False
     if strength == "strong":
         return len(value.strip()) >= 4
     if strength == "pass":
-        return len(value) >= 4 and not (value.isalpha() and value.islower())
+        # A plain lower-case word after `…_pass` is prose (`bypass: enabled`); random
+        # letters are a password (`db_pass: eeuhzmxs…`, round 43).
+        word = value.isalpha() and value.islower() and not random_letters(value)
+        return len(value) >= 4 and not word
     if strength == "env":
         return len(value) >= 8 and not value.isdigit()
     if strength == "psk":
