@@ -141,7 +141,7 @@ _CJK = "\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef"
 
 _ASSIGNMENT_WORDS = (
     "pass", "pwd", "secret", "token", "key", "auth", "cred", "access_id", "accessid", "access-id",
-    "psk", "_ak", "_sk", "security", "jscode", "certificate",
+    "psk", "_ak", "_sk", "security", "jscode", "certificate", "salt",
 )  # fmt: skip
 _MAX_KEY = 64
 _IDENT_CHARS = frozenset(string.ascii_lowercase + string.digits + "_.-")
@@ -1864,7 +1864,9 @@ _RULES: tuple[_Rule, ...] = (
     ),
     # Trigger: a secret-looking name, then = : := => 是 为 (optionally `: type =`), then a value;
     # or a setter of a secret-named property given one string literal (`setPassword("…")`,
-    # `cfg.setMasterSecret("…")`, `user.set_password("…")`; secrets s43: ArduinoOTA, Getui).
+    # `cfg.setMasterSecret("…")`, `user.set_password("…")`; secrets s43: ArduinoOTA, Getui);
+    # the name may be a quoted subscript (`app.config['SECRET_KEY'] = …`, Drupal's
+    # `$settings['hash_salt'] = …`; round 43).
     # Why: .env, export, docker -e, JSON, YAML, TOML, code, connection strings and chatter; the
     # name decides how sure we must be about the value (see key_profile / value_ok).
     _rule(
@@ -1872,7 +1874,7 @@ _RULES: tuple[_Rule, ...] = (
         _GENERIC,
         r"(?P<key>(?:(?:api|access|secret|private|auth|client|bot|admin|master|signing)[ \t])?"
         r"[a-z0-9_.\-]{1,64}+)"
-        r"\\?[\"']?"
+        r"(?:\\?[\"']\]|\\?[\"']?)"
         r"(?:[ \t]{0,3}:[ \t]{0,3}[a-z_][a-z0-9_.\[\], |]{0,40}+(?==))?"
         r"[ \t]{0,3}(?P<sep>:=|=>|={1,3}|:|是|为|為|就是|：|\((?=[ \t]{0,3}[\"']))[ \t]{0,3}[“「]?"
         + _VALUE,
@@ -1887,13 +1889,15 @@ _RULES: tuple[_Rule, ...] = (
     # `#define WIFI_PASSWORD "…"` (an Arduino sketch's arduino_secrets.h). Why: the name and
     # the value are a call's two arguments or a directive's two words, with no `=` between.
     # Outcome: the name decides as for assignments (DB_NAME, DB_USER and SECRET_SSID stay;
-    # a key needs a generated value); calls and placeholders (`'put your unique phrase
-    # here'`) stay.
+    # a key or a salt needs a generated value: random_printable takes WordPress's 64
+    # characters of symbols and spaces); calls and placeholders (`'put your unique phrase
+    # here'`) stay. WordPress aligns the values with up to 9 spaces after the comma (its
+    # AUTH_KEY had 9, past the 8 allowed: round 43).
     _rule(
         "generic-secret",
         _GENERIC,
         r"(?:define[ \t]{0,3}\([ \t]{0,3}[\"'](?P<key>[a-z0-9_]{1,64})[\"'][ \t]{0,3},"
-        r"|#[ \t]{0,3}define[ \t]{1,3}(?P<ckey>[a-z0-9_]{1,64}))[ \t]{0,8}(?=[\"'])" + _VALUE,
+        r"|#[ \t]{0,3}define[ \t]{1,3}(?P<ckey>[a-z0-9_]{1,64}))[ \t]{0,16}(?=[\"'])" + _VALUE,
         _check_defined_constant,
         left=_WORDISH,
         lower=True,

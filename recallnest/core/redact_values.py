@@ -11,7 +11,7 @@ import itertools
 import re
 from functools import lru_cache
 
-from recallnest.core.redact_shapes import random_body, random_letters, wordy
+from recallnest.core.redact_shapes import random_body, random_letters, random_printable, wordy
 
 __all__ = [
     "PLAIN_NAME_RE",
@@ -28,6 +28,7 @@ __all__ = [
     "plausible_value",
     "qualified_away",
     "random_letters",
+    "random_printable",
     "value_ok",
 ]
 
@@ -81,6 +82,11 @@ _MIN_RANDOM_REST = 20
 
 def is_placeholder(value: str) -> bool:
     value = value.strip()
+    # Trigger: a generated salt holding `{}`, `%s`, `...` or opening with `$` by chance
+    # (WordPress's keys, round 43). Why: those marks make a template only in a value that is
+    # otherwise readable; in one drawn from all of printable ASCII they are noise.
+    if "[REDACTED:" not in value and random_printable(value):
+        return False
     # (`pass:<pw>.` ends a sentence: the placeholder is `<pw>`.)
     if _PLACEHOLDER_RE.search(value) or _PLACEHOLDER_RE.search(value.rstrip(".,;:!?")):
         return True
@@ -142,9 +148,10 @@ def looks_random(value: str) -> bool:
 
     Letters-only values must read as no word (random_letters: `BqxDpHVCFWAKOnHr`, not
     `protocolVersion`), or be long and switch case often, as random base62 does about every
-    other letter.
+    other letter. A value drawn from all of printable ASCII, spaces included, is generated
+    too (random_printable: WordPress's salts).
     """
-    if random_letters(value):
+    if random_letters(value) or random_printable(value):
         return True
     if len(value) < 12 or len(set(value)) < 8 or any(c.isspace() for c in value):
         return False
@@ -213,6 +220,9 @@ def is_public_key(value: str) -> bool:
 
 def plausible_value(value: str, *, bare: bool, key: str) -> bool:
     """Not a placeholder, stop word, public key, path, URL or code reference."""
+    # A generated salt may open with `-` or `=`, or hold brackets (see random_printable).
+    if "[REDACTED:" not in value and random_printable(value.strip()):
+        return True
     return not (
         is_placeholder(value)
         or is_stopword(value)
@@ -342,6 +352,13 @@ def key_profile(key: str) -> tuple[str, str] | None:
     # A generated value is needed (strength "weak").
     if last == "appcertificate" or parts[-2:] == ["app", "certificate"]:
         return ("generic-secret", "weak")
+    # Trigger: WordPress's `AUTH_SALT` / `NONCE_SALT`, Drupal's `hash_salt`, `HASHIDS_SALT`,
+    # Flask-Security's `SECURITY_PASSWORD_SALT` (round 43). Why: a site's salts key its
+    # cookies and tokens like its secret key; a generated value is needed (strength "weak"),
+    # so `SALT_ROUNDS = 12` and `salt = bcrypt.gensalt()` stay, and WordPress's
+    # `WP_CACHE_KEY_SALT` is a cache prefix.
+    if last == "salt":
+        return None if "cache" in parts else ("generic-secret", "weak")
     if not _is_weak_part(last) or parts == ["key"] or parts[-2:] == ["site", "key"]:
         return None
     if "private" in parts or "secret" in parts:

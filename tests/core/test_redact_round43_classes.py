@@ -1,9 +1,11 @@
 """Round 43's leak classes, each as a class on values and phrasings of our own (the values drawn
 from /dev/urandom), and the look-alikes of each class that must stay.
 
-Classes: passwords, secrets and tokens of random letters only (`password = BqxDp…` in an INI
-file, `db_pass: eeuh…`, "the admin password is wcUr…"), where words, placeholders and code
-names stay.
+Classes: WordPress-style salts and keys (`define( 'NONCE_SALT', '…' )`, 64 characters of
+letters, digits, symbols and spaces; any define(), const or subscript of a *_KEY / *_SALT /
+*_SECRET with a generated value); passwords, secrets and tokens of random letters only
+(`password = BqxDp…` in an INI file, `db_pass: eeuh…`, "the admin password is wcUr…"), where
+words, placeholders and code names stay.
 
 Every leak here was stored before the round's change, and every look-alike stands beside a
 leak of the same class, so it fails until the class is handled."""
@@ -17,7 +19,75 @@ from test_redact_round41b_classes import assert_masked_keeping
 
 from recallnest.core.redact import redact
 
+# WordPress-style salts: 64 characters of its generator's alphabet (letters, digits, symbols
+# and the space), from /dev/urandom.
+SALT_1 = "F&zW)>]#N:/hy3);wkJe}NR3vgpC};TU2x7NeU<cz|]bmeHO#ueC.$?tg{%zVv@f"
+SALT_2 = "S5LMuVTP]]pi]#b%7d=~sdFk)k5_U~s[7q<dRsz/@CsH$[Q6m3tonRO=v%%q>Ios"
+SALT_3 = "Bt&tw ]lY<&mr.`9< `M{w#cr^KF<~-KSD?w]ANKUz2ucfoC#38IlG:zBhGM8*2."
+SALT_4 = "$C}E`6+Fm<~#AX`XT=T?{}Fs*7 re<5H(Ag<,I.*~(:]404p^<%s{Gl_=XW&wVo"
+SALT_5 = "cfv$X*LQtrcFYT*|uZ*.8$N0 #}R7v;kNf4{kpEDL(WbZ)z>MkTq{%;:r& OUjjd"
+SALT_6 = "|6!b%?wVg2`4[0.p!Y?ui>Z :.WcBj:!@Fe*b1;71:D}0m2s=ErXUWBiOA$3L.}K"
+
 LEAKS: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    # --- WordPress salts and keys, and other defined or const salts, keys and secrets -------
+    "wp-config-aligned-auth-key": (
+        "$table_prefix = 'wp_';\n"
+        "define( 'AUTH_KEY',         '" + SALT_1 + "' );\n"
+        "define( 'WP_DEBUG', false );",
+        SALT_1,
+        ("$table_prefix = 'wp_';", "define( 'AUTH_KEY',", "define( 'WP_DEBUG', false );"),
+    ),
+    "wp-config-nonce-salt-double-quoted": (
+        'define( "NONCE_SALT", "' + SALT_2 + '" );',
+        SALT_2,
+        ('define( "NONCE_SALT", ',),
+    ),
+    "wp-config-salt-with-spaces": (
+        "define('SECURE_AUTH_SALT', '" + SALT_3 + "');",
+        SALT_3,
+        ("define('SECURE_AUTH_SALT', ",),
+    ),
+    # A salt that opens with `$` or holds `{}` and `%s` by chance is no placeholder.
+    "wp-config-salt-placeholder-chars": (
+        "define('LOGGED_IN_KEY', '" + SALT_4 + "');",
+        SALT_4,
+        ("define('LOGGED_IN_KEY', ",),
+    ),
+    "php-class-const-salt": (
+        "final class Tokens {\n    private const HASH_SALT = '" + SALT_5 + "';\n}",
+        SALT_5,
+        ("private const HASH_SALT = ",),
+    ),
+    "js-const-cookie-key": (
+        'const COOKIE_KEY = "AP9m(<>D5]7#W;OI3S5wPl0x)H@{/d;Wq&[+{Prs";',
+        "AP9m(<>D5]7#W;OI3S5wPl0x)H@{/d;Wq&[+{Prs",
+        ("const COOKIE_KEY = ",),
+    ),
+    "compose-wordpress-env-salt": (
+        "services:\n  wordpress:\n    environment:\n"
+        "      WORDPRESS_DB_NAME: wordpress\n"
+        "      WORDPRESS_AUTH_SALT: '" + SALT_6 + "'",
+        SALT_6,
+        ("WORDPRESS_DB_NAME: wordpress", "WORDPRESS_AUTH_SALT: "),
+    ),
+    "env-hash-salt": (
+        "HASHIDS_SALT=im19JZtgZZ0s}%cU}NGBoW_XKa63@,%%m*?D;-72\nHASHIDS_MIN_LENGTH=8",
+        "im19JZtgZZ0s}%cU}NGBoW_XKa63@,%%m*?D;-72",
+        ("HASHIDS_MIN_LENGTH=8",),
+    ),
+    # A salt or secret key assigned to a subscript (Drupal's settings.php, Flask's config).
+    "drupal-hash-salt": (
+        "$settings['hash_salt'] = '@Y_6~%WKO!/Wf3=HmZPu_B|[<rF(jl1j~w<Y0U}z';\n"
+        "$settings['update_free_access'] = FALSE;",
+        "@Y_6~%WKO!/Wf3=HmZPu_B|[<rF(jl1j~w<Y0U}z",
+        ("$settings['hash_salt'] = ", "$settings['update_free_access'] = FALSE;"),
+    ),
+    "flask-config-secret-key": (
+        "app.config['SESSION_TYPE'] = 'filesystem'\n"
+        "app.config['SECRET_KEY'] = 'NUL8OdbObYSFSdoHXFCHN9gRIVdnGC'",
+        "NUL8OdbObYSFSdoHXFCHN9gRIVdnGC",
+        ("app.config['SESSION_TYPE'] = 'filesystem'", "app.config['SECRET_KEY'] = "),
+    ),
     # --- Passwords, secrets and tokens of random letters only -------------------------------
     "ini-spaced-password-mixed": (
         "[client]\nuser = backup\npassword = BqxDpHVCFWAKOnHr\nhost = db.tide.lan",
@@ -87,6 +157,39 @@ def test_leak_is_masked(name: str) -> None:
 # Each look-alike beside a leak of the same class, so the test fails until the class is
 # handled and keeps failing if the rule grows too wide.
 LOOKALIKES: dict[str, tuple[str, str, str]] = {
+    # WordPress settings that are no secret, its placeholder, a call, a cache prefix.
+    "wp-config-settings": (
+        "define( 'DB_NAME', 'wordpress' );\ndefine( 'WP_DEBUG', true );\n"
+        "define( 'DB_CHARSET', 'utf8mb4' );\n$table_prefix = 'wp_';\n"
+        "define( 'AUTH_KEY',         '" + SALT_1 + "' );",
+        SALT_1,
+        "define( 'DB_NAME', 'wordpress' );\ndefine( 'WP_DEBUG', true );\n"
+        "define( 'DB_CHARSET', 'utf8mb4' );\n$table_prefix = 'wp_';",
+    ),
+    "wp-config-placeholder-and-env": (
+        "define( 'NONCE_SALT',       'put your unique phrase here' );\n"
+        "define( 'AUTH_SALT', getenv_docker('WORDPRESS_AUTH_SALT', '') );\n"
+        "define( 'WP_CACHE_KEY_SALT', 'tide.example.org:' );\n"
+        "define( 'SECURE_AUTH_SALT', '" + SALT_2 + "' );",
+        SALT_2,
+        "define( 'NONCE_SALT',       'put your unique phrase here' );\n"
+        "define( 'AUTH_SALT', getenv_docker('WORDPRESS_AUTH_SALT', '') );\n"
+        "define( 'WP_CACHE_KEY_SALT', 'tide.example.org:' );",
+    ),
+    "salt-code-and-numbers": (
+        "SALT_ROUNDS = 12\nsalt = bcrypt.gensalt()\nconst SALT_LENGTH = 16;\n"
+        "HASHIDS_SALT=im19JZtgZZ0s}%cU}NGBoW_XKa63@,%%m*?D;-72",
+        "im19JZtgZZ0s}%cU}NGBoW_XKa63@,%%m*?D;-72",
+        "SALT_ROUNDS = 12\nsalt = bcrypt.gensalt()\nconst SALT_LENGTH = 16;",
+    ),
+    "subscript-settings": (
+        "app.config['JWT_TOKEN_LOCATION'] = ['headers']\n"
+        "$settings['hash_salt'] = file_get_contents('/home/site/salt.txt');\n"
+        "app.config['SECRET_KEY'] = 'h9TXDPOSRdE13UvjssFcIkJSQW4uHU'",
+        "h9TXDPOSRdE13UvjssFcIkJSQW4uHU",
+        "app.config['JWT_TOKEN_LOCATION'] = ['headers']\n"
+        "$settings['hash_salt'] = file_get_contents('/home/site/salt.txt');",
+    ),
     # Words, placeholders, variables and code names in a password or token slot stay.
     "password-words-and-placeholders": (
         "password: changeme\nsecret: mySecretName\npassword: ${DB_PASSWORD}\n"
@@ -126,7 +229,9 @@ def test_lookalike_is_kept(name: str) -> None:
 # --- Hostile input: each new pattern with repetition completes -------------------------------
 
 HOSTILE: dict[str, Callable[[int], str]] = {
+    "define-padding": lambda n: "define('AUTH_KEY'," + " " * 15 + "'" * n,
     "letters": lambda n: "password = " + "qzx" * n,
+    "printable": lambda n: "define('NONCE_SALT', '" + "|&^%$#@!<>{}[]" * n + "')",
 }
 
 
