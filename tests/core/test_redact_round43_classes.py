@@ -53,6 +53,17 @@ LEAKS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         SALT_4,
         ("define('LOGGED_IN_KEY', ",),
     ),
+    # A salt wrapped in `<…>` or holding `x:://` by chance is no template and no URL.
+    "wp-config-salt-wrapped-by-chance": (
+        "define( 'AUTH_SALT', '<mggVD_?O4-SaviT?.1LHPdtlov9j5[vd)iq(%GbHRTA, 9XBwN`OEeGM5!n8>' );",
+        "<mggVD_?O4-SaviT?.1LHPdtlov9j5[vd)iq(%GbHRTA, 9XBwN`OEeGM5!n8>",
+        ("define( 'AUTH_SALT', ",),
+    ),
+    "wp-config-salt-colon-slashes": (
+        "define( 'NONCE_KEY', '^WHkWw 2:XmC>%nK716S+u%5=[1/*]Dd<?;,Kp:://ud&E/zoID,&Lz<(9~.a' );",
+        "^WHkWw 2:XmC>%nK716S+u%5=[1/*]Dd<?;,Kp:://ud&E/zoID,&Lz<(9~.a",
+        ("define( 'NONCE_KEY', ",),
+    ),
     "php-class-const-salt": (
         "final class Tokens {\n    private const HASH_SALT = '" + SALT_5 + "';\n}",
         SALT_5,
@@ -175,6 +186,16 @@ LOOKALIKES: dict[str, tuple[str, str, str]] = {
         "define( 'NONCE_SALT',       'put your unique phrase here' );\n"
         "define( 'AUTH_SALT', getenv_docker('WORDPRESS_AUTH_SALT', '') );\n"
         "define( 'WP_CACHE_KEY_SALT', 'tide.example.org:' );",
+    ),
+    "salt-templates": (
+        "define( 'AUTH_KEY', '<your-unique-phrase-here>' );\n"
+        "WORDPRESS_NONCE_SALT: '${WP_NONCE_SALT}'\n"
+        "SECURE_AUTH_SALT: \"{{ lookup('env', 'WP_SECURE_AUTH_SALT') }}\"\n"
+        "AUTH_SALT: '" + SALT_1 + "'",
+        SALT_1,
+        "define( 'AUTH_KEY', '<your-unique-phrase-here>' );\n"
+        "WORDPRESS_NONCE_SALT: '${WP_NONCE_SALT}'\n"
+        "SECURE_AUTH_SALT: \"{{ lookup('env', 'WP_SECURE_AUTH_SALT') }}\"",
     ),
     "salt-code-and-numbers": (
         "SALT_ROUNDS = 12\nsalt = bcrypt.gensalt()\nconst SALT_LENGTH = 16;\n"
