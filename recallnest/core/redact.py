@@ -682,6 +682,133 @@ def _credential_header(name: str) -> bool:
     return name.endswith(("authorization", "-team")) or key_profile(name) is not None
 
 
+# Credential headers in a headers map: YAML (`headers:` and an indented block, or a flow map
+# `{…}`), JSON (`"headers": {…}`), HCL (`headers = {…}`), and lists of name/value pairs
+# (`headers: [{name: x-api-key, value: …}]`, Postman's `"header": [{"key": …, "value": …}]`,
+# YAML's `- name: …` / `value: …`); and curl's `-H` / `--header "Name: value"`.
+_HEADERS_OPEN_RE = re.compile(
+    r"s?[\"']?[ \t]{0,3}(?::|=>?)[ \t]{0,3}"
+    r"(?:(?P<map>\{)|(?P<list>\[)|(?P<block>(?:#[^\n]{0,200})?\r?\n))"
+)
+# An entry of a map: after `{`, `,` or a line break, a name, then `:`, `=` or `=>`.
+_HEADER_ENTRY_RE = re.compile(
+    r"[{,\n][ \t]{0,24}(?:-[ \t]{1,3})?[\"']?(?P<name>[a-z][a-z0-9_\-]{0,63})[\"']?"
+    r"[ \t]{0,3}(?:=>|[:=])[ \t]{0,3}"
+)
+_HEADER_WORD_RE = re.compile(r"[\"']?([a-z][a-z0-9_\-]{0,63})")
+_PAIR_NAMES = ("name", "key", "header")
+_CURL_HEADER_RE = re.compile(
+    r"(?:-h|--header)(?:[ \t]{1,3}|=)[\"']?(?P<name>[a-z][a-z0-9_\-]{0,63})[ \t]{0,3}:[ \t]{0,3}"
+)
+# `Authorization: Api-Token <token>`: the scheme is no secret (the authorization rule knows
+# the common ones; Dynatrace's, Elastic's `ApiKey` and others are read here).
+_AUTH_SCHEME_RE = re.compile(r"[a-z][a-z0-9\-]{1,20}[ \t]{1,3}(?=[^\s\"'])")
+_HEADERS_REACH = 4096
+_PAIR_REACH = 300
+_MAX_BLOCK_LINES = 64
+
+
+def _header_block_starts(lowered: str, text: str) -> list[int]:
+    """Offsets of the values of credential headers (see _credential_header) in headers maps
+    and curl header arguments."""
+    starts: list[int] = []
+    covered = 0  # a map or block read already (a `header` word inside it is no new one)
+    for i in _finds(lowered, "header"):
+        opening = _HEADERS_OPEN_RE.match(lowered, i + len("header")) if i >= covered else None
+        if opening is None:
+            continue
+        if opening["block"] is not None:
+            line_start = lowered.rfind("\n", 0, i) + 1
+            indent = len(lowered[line_start:i]) - len(lowered[line_start:i].lstrip(" \t-"))
+            covered, found = _yaml_header_values(lowered, opening.end(), indent)
+        else:
+            covered = _closing(lowered, opening.end() - 1)
+            found = _map_header_values(lowered, opening.end() - 1, covered)
+        starts += found
+    for i in _finds(lowered, "-h"):
+        if text[i + 1] == "H" or lowered.startswith("--header", i - 1):
+            curl = _CURL_HEADER_RE.match(lowered, i - 1 if lowered[i - 1 : i] == "-" else i)
+            if curl and _credential_header(curl["name"]):
+                starts.append(_header_value_start(lowered, curl.end(), curl["name"]))
+    return sorted(set(starts))
+
+
+_BRACKET_RE = re.compile(r"[{}\[\]]")
+
+
+def _closing(lowered: str, opening: int) -> int:
+    """The offset of the bracket that closes the one at `opening` (or the reach's end)."""
+    depth, limit = 0, min(len(lowered), opening + _HEADERS_REACH)
+    for bracket in _BRACKET_RE.finditer(lowered, opening, limit):
+        depth += 1 if bracket[0] in "{[" else -1
+        if depth == 0:
+            return bracket.start()
+    return limit
+
+
+def _map_header_values(lowered: str, start: int, end: int) -> list[int]:
+    """Credential headers' values in a `{…}` map or a `[…]` list of name/value pairs."""
+    found = []
+    for entry in _HEADER_ENTRY_RE.finditer(lowered, start, end):
+        name = entry["name"]
+        if name in _PAIR_NAMES:
+            header = _HEADER_WORD_RE.match(lowered, entry.end())
+            if header and _credential_header(header[1]):
+                # Its `value` entry, in the same object, within _PAIR_REACH either side.
+                lo = lowered.rfind("{", max(start, entry.start() - _PAIR_REACH), entry.start() + 1)
+                hi = lowered.find("}", entry.end(), min(end, entry.end() + _PAIR_REACH))
+                lo = max(start, entry.start() - _PAIR_REACH) if lo == -1 else lo
+                hi = min(end, entry.end() + _PAIR_REACH) if hi == -1 else hi
+                for other in _HEADER_ENTRY_RE.finditer(lowered, lo, hi):
+                    if other["name"] == "value":
+                        found.append(_header_value_start(lowered, other.end(), header[1]))
+        elif _credential_header(name):
+            found.append(_header_value_start(lowered, entry.end(), name))
+    return found
+
+
+def _yaml_header_values(lowered: str, pos: int, indent: int) -> tuple[int, list[int]]:
+    """(the block's end, credential headers' values) in the YAML block indented under a
+    `headers:` line."""
+    found: list[int] = []
+    pending = ""  # a `- name: <credential header>` item waiting for its `value:`
+    for _ in range(_MAX_BLOCK_LINES):
+        if pos >= len(lowered):
+            break
+        end = lowered.find("\n", pos)
+        end = len(lowered) if end == -1 else end
+        line = lowered[pos:end]
+        body = line.lstrip(" \t")
+        if body and not body.startswith("#"):
+            if len(line) - len(body) <= indent:
+                break
+            if body.startswith("-"):
+                pending = ""
+            entry = _HEADER_ENTRY_RE.match(lowered, pos - 1)
+            if entry:
+                name = entry["name"]
+                if name in _PAIR_NAMES:
+                    header = _HEADER_WORD_RE.match(lowered, entry.end())
+                    pending = header[1] if header and _credential_header(header[1]) else ""
+                elif name == "value" and pending:
+                    found.append(_header_value_start(lowered, entry.end(), pending))
+                elif _credential_header(name):
+                    found.append(_header_value_start(lowered, entry.end(), name))
+        pos = end + 1
+    return pos, found
+
+
+def _header_value_start(lowered: str, pos: int, name: str) -> int:
+    """Past an opening quote, and an authorization's scheme word."""
+    if lowered[pos : pos + 1] in ("'", '"'):
+        pos += 1
+    if name.endswith("authorization"):
+        scheme = _AUTH_SCHEME_RE.match(lowered, pos)
+        if scheme:
+            pos = scheme.end()
+    return pos
+
+
 # OpenVPN's `auth-user-pass <file>` reads a file of two lines, the user then the password.
 _AUTH_FILE_DIRECTIVE = "auth-user-pass"
 _AUTH_FILE_WORDS = ("auth", "cred", "pass", "login")
@@ -1000,6 +1127,22 @@ def _check_header_value(_m: re.Match[str], _text: str, value: str) -> bool:
         and plausible_value(value, bare=False, key="")
         and not (is_dummy_token(value))
     )
+
+
+# A bare value that is a name in code (`apiKey`, `process.env.HONEYCOMB_KEY`), not a literal.
+_CODE_NAME_RE = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
+
+
+def _check_header_block_value(m: re.Match[str], text: str, value: str) -> bool:
+    """A credential header's value in a headers map: 8+ characters, no placeholder
+    (`${env:HONEYCOMB_API_KEY}`, `<your-key>`); unquoted, no name in code unless it looks
+    generated (a YAML value is unquoted too: `x-honeycomb-team: pKM1…`)."""
+    if not _check_header_value(m, text, value):
+        return False
+    quoted = m.start() > 0 and text[m.start() - 1] in "'\""
+    if quoted or not _CODE_NAME_RE.match(value):
+        return True
+    return random_body(value) or looks_random(value)
 
 
 def _check_pushover_key(_m: re.Match[str], _text: str, value: str) -> bool:
@@ -1519,6 +1662,25 @@ _RULES: tuple[_Rule, ...] = (
         lower=True,
         starts=_otlp_header_starts,
         hints=("otel_exporter_otlp",),
+    ),
+    # Trigger: a credential header (`x-honeycomb-team`, `x-api-key`, `dd-api-key`,
+    # `x-auth-token`, `authorization`, …; see _credential_header) in a headers map: an
+    # OpenTelemetry collector's `headers:` block, JSON's `"headers": {…}`, HCL's `headers = {…}`,
+    # a list of name/value pairs (Postman's `"header": [{"key": …, "value": …}]`), and curl's
+    # `-H "X-Honeycomb-Team: …"` (round 43). Why: the header's name is no assignment's name
+    # (`x-honeycomb-team`), or its value need not look generated to be a key (Honeycomb's
+    # are letters and digits, sometimes letters only). Outcome: the value alone is masked;
+    # other headers, names without values, lists of allowed headers, placeholders and names
+    # in code (`'x-api-key': apiKey`) stay.
+    _rule(
+        "generic-secret",
+        _GENERIC,
+        r"(?P<s>[^\s\"'`,;}\])]{1,1024})",
+        _check_header_block_value,
+        left="",
+        lower=True,
+        starts=_header_block_starts,
+        hints=("header", "-h"),
     ),
     # Trigger: a Pushover user or group key (30 letters and digits) as `user=`, `"user": …`,
     # `user_key`, `PUSHOVER_USER=` in a text about Pushover (a blind test's transcript: `curl

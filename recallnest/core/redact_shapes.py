@@ -268,8 +268,8 @@ _MIN_PRINTABLE = 20
 
 def random_printable(value: str) -> bool:
     """20+ characters drawn from all of printable ASCII: letters, digits and 3+ different
-    symbols (a sixteenth of the value or more), a few spaces at most, letter runs 5 long or less
-    on average (or letters that read as no word), no words, no URL, not wrapped as a template
+    symbols (a sixteenth of the value or more), a few spaces at most, letters that read as no
+    word (runs 3 long or less on average under 10 letters), no URL, not wrapped as a template
     (`${…}`, `<…>`), and a generated body's entropy.
 
     Trigger: WordPress's keys and salts (`define( 'NONCE_SALT', '…' )`: 64 characters with
@@ -288,9 +288,14 @@ def random_printable(value: str) -> bool:
     spaces = sum(c.isspace() for c in value)
     if len(set(symbols)) < 3 or len(symbols) * 16 < n or letters * 4 < n or spaces * 8 > n:
         return False
-    # Names and words make long letter runs; random letters may too, by chance, but then
-    # they read as no word.
+    # Names and words read as words (`${env:HONEYCOMB_API_KEY`: envhoneycombapikey); fewer
+    # than 10 letters must come in short runs.
     runs = _LETTER_RUN_RE.findall(value)
-    if wordy(value) or (sum(map(len, runs)) > 5 * len(runs) and not random_letters("".join(runs))):
+    letters_only = "".join(runs)
+    if wordy(value) or not (
+        random_letters(letters_only)
+        if len(letters_only) >= _MIN_RANDOM_LETTERS
+        else len(letters_only) <= 3 * len(runs)
+    ):
         return False
     return entropy(value) >= _floor(n)

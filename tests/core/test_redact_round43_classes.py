@@ -3,7 +3,9 @@ from /dev/urandom), and the look-alikes of each class that must stay.
 
 Classes: WordPress-style salts and keys (`define( 'NONCE_SALT', '…' )`, 64 characters of
 letters, digits, symbols and spaces; any define(), const or subscript of a *_KEY / *_SALT /
-*_SECRET with a generated value); passwords, secrets and tokens of random letters only
+*_SECRET with a generated value); credential headers in the `headers:` maps of YAML, JSON and
+HCL (an OpenTelemetry collector's `x-honeycomb-team`, `x-api-key`, `dd-api-key`, …, also as a
+`name:`/`value:` list and curl's `-H`); passwords, secrets and tokens of random letters only
 (`password = BqxDp…` in an INI file, `db_pass: eeuh…`, "the admin password is wcUr…"), where
 words, placeholders and code names stay.
 
@@ -98,6 +100,70 @@ LEAKS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "app.config['SECRET_KEY'] = 'NUL8OdbObYSFSdoHXFCHN9gRIVdnGC'",
         "NUL8OdbObYSFSdoHXFCHN9gRIVdnGC",
         ("app.config['SESSION_TYPE'] = 'filesystem'", "app.config['SECRET_KEY'] = "),
+    ),
+    # --- Credential headers in YAML / JSON / HCL headers maps -------------------------------
+    "otel-yaml-honeycomb-team": (
+        "exporters:\n  otlp:\n    endpoint: api.honeycomb.io:443\n    headers:\n"
+        "      x-honeycomb-team: pKM1KdVWlTKskGf5j6qLt3\n      x-honeycomb-dataset: tide-api\n",
+        "pKM1KdVWlTKskGf5j6qLt3",
+        ("x-honeycomb-dataset: tide-api", "endpoint: api.honeycomb.io:443", "x-honeycomb-team: "),
+    ),
+    "otel-yaml-quoted-team": (
+        "exporters:\n  otlphttp/hny:\n    headers:\n"
+        '      "x-honeycomb-team": "Tg88qw9HROsWJqNsAsMfTN"\n'
+        '      "x-honeycomb-dataset": "berths"\n',
+        "Tg88qw9HROsWJqNsAsMfTN",
+        ('"x-honeycomb-dataset": "berths"',),
+    ),
+    "otel-yaml-team-letters-only": (
+        "  otlp:\n    headers:\n      x-honeycomb-team: yczyempkfgmhobsktuwj\n",
+        "yczyempkfgmhobsktuwj",
+        ("x-honeycomb-team: ",),
+    ),
+    "otel-yaml-vendor-headers": (
+        "    headers:\n      dd-api-key: be6a7c9aca3c0053f6552e4c5c8ae151\n"
+        "      x-auth-token: bqdvcrehcyuohtlpdbfq\n      x-request-id: collector-7\n",
+        "bqdvcrehcyuohtlpdbfq",
+        ("x-request-id: collector-7",),
+    ),
+    "otel-json-headers": (
+        '{"exporters": {"otlp": {"endpoint": "api.honeycomb.io:443", "headers": '
+        '{"x-honeycomb-team": "oLIPtlitb8d6vvHCpqEFsU", "x-honeycomb-dataset": "pier"}}}}',
+        "oLIPtlitb8d6vvHCpqEFsU",
+        ('"x-honeycomb-dataset": "pier"', '"endpoint": "api.honeycomb.io:443"'),
+    ),
+    "yaml-flow-headers-api-key": (
+        "exporter:\n  headers: {api-key: ctemklfzigdzkkol, x-scope-orgid: tenant-4}\n",
+        "ctemklfzigdzkkol",
+        ("x-scope-orgid: tenant-4}",),
+    ),
+    "hcl-headers-map": (
+        'exporter "otlp" {\n  headers = {\n    "x-honeycomb-team" = "Oq49neGpJlbTIvlZ2Swts7"\n'
+        '    "x-honeycomb-dataset" = "gate"\n  }\n}',
+        "Oq49neGpJlbTIvlZ2Swts7",
+        ('"x-honeycomb-dataset" = "gate"',),
+    ),
+    "yaml-headers-name-value-list": (
+        "headers:\n  - name: x-api-key\n    value: noglozoboxjsmezu\n"
+        "  - name: x-tenant\n    value: marina\n",
+        "noglozoboxjsmezu",
+        ("- name: x-api-key", "value: marina"),
+    ),
+    "postman-header-list": (
+        '"header": [{"key": "X-Honeycomb-Team", "value": "a2fc268ba5e785c9c60cfe766d99ede5", '
+        '"type": "text"}, {"key": "Content-Type", "value": "application/json"}]',
+        "a2fc268ba5e785c9c60cfe766d99ede5",
+        ('"value": "application/json"', '"key": "X-Honeycomb-Team"'),
+    ),
+    "yaml-authorization-api-token": (
+        "    headers:\n      Authorization: Api-Token yjfjvclsbyxxeacdmqvtrwkz\n",
+        "yjfjvclsbyxxeacdmqvtrwkz",
+        ("Authorization: Api-Token ",),
+    ),
+    "curl-honeycomb-header": (
+        'curl https://api.honeycomb.io/1/auth -H "X-Honeycomb-Team: xfklkrvjvqrcgbtd"',
+        "xfklkrvjvqrcgbtd",
+        ("https://api.honeycomb.io/1/auth", "X-Honeycomb-Team: "),
     ),
     # --- Passwords, secrets and tokens of random letters only -------------------------------
     "ini-spaced-password-mixed": (
@@ -211,6 +277,44 @@ LOOKALIKES: dict[str, tuple[str, str, str]] = {
         "app.config['JWT_TOKEN_LOCATION'] = ['headers']\n"
         "$settings['hash_salt'] = file_get_contents('/home/site/salt.txt');",
     ),
+    # Header names without values, lists of allowed headers, placeholders and code.
+    "headers-names-only": (
+        "cors:\n  allowed_headers: [x-api-key, authorization, x-honeycomb-team]\n"
+        "  expose_headers:\n    - x-request-id\n"
+        "exporters:\n  otlp:\n    headers:\n      x-honeycomb-team: pKM1KdVWlTKskGf5j6qLt3\n",
+        "pKM1KdVWlTKskGf5j6qLt3",
+        "cors:\n  allowed_headers: [x-api-key, authorization, x-honeycomb-team]\n"
+        "  expose_headers:\n    - x-request-id\n",
+    ),
+    "headers-placeholders": (
+        "    headers:\n      x-honeycomb-team: ${env:HONEYCOMB_API_KEY}\n"
+        '      "x-api-key": "${API_KEY}"\n      dd-api-key: <your-datadog-api-key>\n'
+        "  otlp/2:\n    headers:\n      x-honeycomb-team: Tg88qw9HROsWJqNsAsMfTN\n",
+        "Tg88qw9HROsWJqNsAsMfTN",
+        "    headers:\n      x-honeycomb-team: ${env:HONEYCOMB_API_KEY}\n"
+        '      "x-api-key": "${API_KEY}"\n      dd-api-key: <your-datadog-api-key>\n',
+    ),
+    "headers-in-code": (
+        "const res = await fetch(url, { headers: { 'x-api-key': apiKey, "
+        "'x-honeycomb-team': process.env.HONEYCOMB_KEY } });\n"
+        "headers = {'x-api-key': 'oLIPtlitb8d6vvHCpqEFsU'}",
+        "oLIPtlitb8d6vvHCpqEFsU",
+        "headers: { 'x-api-key': apiKey, 'x-honeycomb-team': process.env.HONEYCOMB_KEY }",
+    ),
+    "headers-without-credentials": (
+        "    headers:\n      x-honeycomb-dataset: tide-api\n      x-scope-orgid: tenant-7\n"
+        "      content-type: application/json\n"
+        "    headers:\n      x-api-key: noglozoboxjsmezu\n",
+        "noglozoboxjsmezu",
+        "    headers:\n      x-honeycomb-dataset: tide-api\n      x-scope-orgid: tenant-7\n"
+        "      content-type: application/json\n",
+    ),
+    "header-named-in-prose": (
+        "set the x-honeycomb-team header to your ingest key; "
+        'curl -H "X-Honeycomb-Team: xfklkrvjvqrcgbtd" https://api.honeycomb.io/1/auth',
+        "xfklkrvjvqrcgbtd",
+        "set the x-honeycomb-team header to your ingest key;",
+    ),
     # Words, placeholders, variables and code names in a password or token slot stay.
     "password-words-and-placeholders": (
         "password: changeme\nsecret: mySecretName\npassword: ${DB_PASSWORD}\n"
@@ -251,6 +355,11 @@ def test_lookalike_is_kept(name: str) -> None:
 
 HOSTILE: dict[str, Callable[[int], str]] = {
     "define-padding": lambda n: "define('AUTH_KEY'," + " " * 15 + "'" * n,
+    "headers-colons": lambda n: "headers:\n" + "  x-api-key: a\n" * n,
+    "headers-open-brace": lambda n: "headers: {" * n,
+    "headers-list": lambda n: 'headers: [{"name": "x-api-key", ' * n,
+    "headers-words": lambda n: "headers " * n,
+    "curl-header": lambda n: '-H "x-api-key: ' * n,
     "letters": lambda n: "password = " + "qzx" * n,
     "printable": lambda n: "define('NONCE_SALT', '" + "|&^%$#@!<>{}[]" * n + "')",
 }
