@@ -1145,11 +1145,38 @@ def _check_header_block_value(m: re.Match[str], text: str, value: str) -> bool:
     return random_body(value) or looks_random(value)
 
 
-def _check_pushover_key(_m: re.Match[str], _text: str, value: str) -> bool:
-    """Generated: 3+ digits among the letters (a name of 30 letters may end in one), no
-    sample."""
-    digits = sum(c.isdigit() for c in value)
-    return digits >= 3 and looks_random(value) and not is_dummy_token(value)
+def _pushover_key(value: str) -> bool:
+    """30 letters and digits, generated: the letters read as no word (a name of 30 letters,
+    `harbourmasteropsnotifications1`, does), or 3+ digits and a random look; no sample.
+
+    Trigger: `user=u8vz…` with two digits (round 43: 3+ digits were needed, and a key of
+    random letters and digits has fewer one time in nine)."""
+    if is_dummy_token(value):
+        return False
+    letters = "".join(c for c in value if c.isalpha())
+    digits = len(value) - len(letters)
+    return random_letters(letters) or (digits >= 3 and looks_random(value))
+
+
+def _check_pushover_key(m: re.Match[str], text: str, value: str) -> bool:
+    """A generated key (_pushover_key); under a bare `user` or `token`, in a text about
+    Pushover only (elsewhere they are a login's or any service's)."""
+    if m["name"] in ("user", "token") and "pushover" not in text.lower():
+        return False
+    return _pushover_key(value)
+
+
+def _check_pushover_url(_m: re.Match[str], _text: str, value: str) -> bool:
+    user, _at, token = value.partition("@")
+    return _pushover_key(user) or _pushover_key(token)
+
+
+_PUSHOVER_WORDS = ("pushover", "user", "group", "app", "api", "token")
+
+
+def _pushover_starts(lowered: str, _text: str) -> list[int]:
+    """Offsets of the words that open a Pushover key's slot."""
+    return sorted(i for word in _PUSHOVER_WORDS for i in _finds(lowered, word))
 
 
 def _check_auth_file_password(m: re.Match[str], text: str, value: str) -> bool:
@@ -1682,20 +1709,39 @@ _RULES: tuple[_Rule, ...] = (
         starts=_header_block_starts,
         hints=("header", "-h"),
     ),
-    # Trigger: a Pushover user or group key (30 letters and digits) as `user=`, `"user": …`,
-    # `user_key`, `PUSHOVER_USER=` in a text about Pushover (a blind test's transcript: `curl
-    # --form-string "token=…" --form-string "user=…" https://api.pushover.net/…` masked the
-    # token only). Why: Pushover's API takes the key as `user`, a name that elsewhere is a
-    # login. Outcome: other texts' `user=` stay, and so do names (`user=ops`) in Pushover's.
+    # Trigger: a Pushover user, group or app key (30 letters and digits) in its slot: any
+    # PUSHOVER_* name (`PUSHOVER_APP=`), `user key` / `user_key` / `userKey`, `group key`,
+    # `app token` / `application token` / `api token`, with `:`, `=` or `is`; and a bare
+    # `user=` / `token=` in a text about Pushover (a blind test's `curl --form-string
+    # "user=…" https://api.pushover.net/…`). Round 43: the word "Pushover" is often absent
+    # ("user key: u…"), and a key may hold fewer than 3 digits. Why: Pushover's API takes the
+    # key as `user`, a name that elsewhere is a login, and `user key` is no secret's name.
+    # Outcome: other texts' `user=` and names (`user=ops`, a 30-letter group name) stay, and
+    # so do Pushover's other settings (PUSHOVER_SOUND=cosmic).
     _rule(
         "generic-secret",
         _GENERIC,
-        r"(?:pushover[_\-]?)?user(?:[_\-]?key)?\\?[\"']?[ \t]{0,3}[:=][ \t]{0,3}\\?[\"']?"
+        r"(?P<name>pushover[_\-]?[a-z_\-]{0,24}|(?:user|group)[ _\-]?key"
+        r"|app(?:lication)?[ _\-]?(?:token|key)|api[ _\-]?token|user|token)"
+        r"\\?[\"']?(?:[ \t]{0,3}[:=]|[ \t]{1,3}is)[ \t]{0,3}\\?[\"']?"
         r"(?P<s>[a-z0-9]{30})(?![a-z0-9_\-])",
         _check_pushover_key,
         left=_ALNUM + "_",
         lower=True,
-        hints=("pushover",),
+        starts=_pushover_starts,
+        hints=_PUSHOVER_WORDS,
+    ),
+    # Trigger: Apprise's Pushover URL, `pover://<user key>@<app token>[/device]` (round 43).
+    # Why: both halves are Pushover keys; the token stands where a host would, so the URL
+    # rules leave it. Outcome: both are masked when either looks generated.
+    _rule(
+        "generic-secret",
+        _SPECIFIC,
+        r"(?:pover|pushover)://(?P<s>[a-z0-9]{30}@[a-z0-9]{30})(?![a-z0-9_\-])",
+        _check_pushover_url,
+        left=_ALNUM,
+        lower=True,
+        hints=("pover://", "pushover://"),
     ),
     # Trigger: an OpenVPN `auth-user-pass` file shown in the text: a line naming it that ends
     # in a colon or opens a heredoc, then the user's line and the password's line, and no

@@ -7,7 +7,8 @@ letters, digits, symbols and spaces; any define(), const or subscript of a *_KEY
 HCL (an OpenTelemetry collector's `x-honeycomb-team`, `x-api-key`, `dd-api-key`, …, also as a
 `name:`/`value:` list and curl's `-H`); passwords, secrets and tokens of random letters only
 (`password = BqxDp…` in an INI file, `db_pass: eeuh…`, "the admin password is wcUr…"), where
-words, placeholders and code names stay.
+words, placeholders and code names stay; Pushover user and app keys named by their slot (`user
+key`, `app token`, PUSHOVER_*, Apprise's `pover://`) with no "Pushover" nearby.
 
 Every leak here was stored before the round's change, and every look-alike stands beside a
 leak of the same class, so it fails until the class is handled."""
@@ -222,6 +223,39 @@ LEAKS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "mtzkeyqwxtdjxgzr",
         ("password: ",),
     ),
+    # --- Pushover keys named by their slot, no "Pushover" nearby ----------------------------
+    "user-key-prose": (
+        "notify script: user key: uxtnxolmv9h7kgzyo5drdhpv9nu3m7, sound: cosmic",
+        "uxtnxolmv9h7kgzyo5drdhpv9nu3m7",
+        ("sound: cosmic",),
+    ),
+    "app-token-prose-two-digits": (
+        "the app token is abtbntiavftidrugniff9d6favbgqk and the user key is "
+        "uz8hploawapbolncn8kmux9t88zesn",
+        "abtbntiavftidrugniff9d6favbgqk",
+        ("and the user key is",),
+    ),
+    "pushover-app-env": (
+        "PUSHOVER_APP=avxykmhdp7yv4afucanvsjhqpjcqwe\nPUSHOVER_SOUND=cosmic",
+        "avxykmhdp7yv4afucanvsjhqpjcqwe",
+        ("PUSHOVER_SOUND=cosmic",),
+    ),
+    "curl-form-user-two-digits": (
+        'curl -s -F "token=$PO_TOKEN" -F "user=u8vztxbhdujkrnpcawurlypdqxkmsj" '
+        '-F "message=pump 2 offline" https://api.pushover.net/1/messages.json',
+        "u8vztxbhdujkrnpcawurlypdqxkmsj",
+        ('"message=pump 2 offline"', "https://api.pushover.net/1/messages.json"),
+    ),
+    "apprise-pover-url": (
+        "APPRISE_URLS=pover://up48evrst8cek70gnuen0ml4a45nvc@a24wj47kq5gxxs7ucc3m8an6oyoidx",
+        "a24wj47kq5gxxs7ucc3m8an6oyoidx",
+        ("APPRISE_URLS=pover://",),
+    ),
+    "apprise-pover-url-user": (
+        "APPRISE_URLS=pover://up48evrst8cek70gnuen0ml4a45nvc@a24wj47kq5gxxs7ucc3m8an6oyoidx",
+        "up48evrst8cek70gnuen0ml4a45nvc",
+        ("APPRISE_URLS=pover://",),
+    ),
 }
 
 
@@ -342,6 +376,20 @@ LOOKALIKES: dict[str, tuple[str, str, str]] = {
         "ctemklfzigdzkkolwqpx",
         "api_key: required\ntoken: authentication\nauth: basic\ntoken_type: bearer",
     ),
+    # Pushover's other settings, names and prose stay.
+    "pushover-settings": (
+        "PUSHOVER_SOUND=cosmic\nPUSHOVER_PRIORITY=1\nPUSHOVER_DEVICE=ops-phone\n"
+        "user key: the one on your dashboard\nPUSHOVER_APP=avxykmhdp7yv4afucanvsjhqpjcqwe",
+        "avxykmhdp7yv4afucanvsjhqpjcqwe",
+        "PUSHOVER_SOUND=cosmic\nPUSHOVER_PRIORITY=1\nPUSHOVER_DEVICE=ops-phone\n"
+        "user key: the one on your dashboard",
+    ),
+    "user-names-elsewhere": (
+        "ldap bind: user=harbourmasteropsnotifications1 group=opsteam\n"
+        "user key: uxtnxolmv9h7kgzyo5drdhpv9nu3m7",
+        "uxtnxolmv9h7kgzyo5drdhpv9nu3m7",
+        "ldap bind: user=harbourmasteropsnotifications1 group=opsteam",
+    ),
 }
 
 
@@ -360,6 +408,8 @@ HOSTILE: dict[str, Callable[[int], str]] = {
     "headers-list": lambda n: 'headers: [{"name": "x-api-key", ' * n,
     "headers-words": lambda n: "headers " * n,
     "curl-header": lambda n: '-H "x-api-key: ' * n,
+    "pushover-names": lambda n: "user key: " * n,
+    "pover-url": lambda n: "pover://" * n,
     "letters": lambda n: "password = " + "qzx" * n,
     "printable": lambda n: "define('NONCE_SALT', '" + "|&^%$#@!<>{}[]" * n + "')",
 }
