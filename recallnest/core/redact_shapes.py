@@ -207,6 +207,7 @@ _PAIR_LEVEL = {
     for j, c in enumerate(row)
 }
 _MIN_RANDOM_LETTERS = 10
+_MAX_RANDOM_LETTERS = 256  # no password is longer (and the score is a loop in Python)
 
 
 def random_letters(value: str) -> bool:
@@ -223,7 +224,9 @@ def random_letters(value: str) -> bool:
     `mySecretName`, `refreshToken`) stay; one word in ~370 and one code name in ~30 of 10+
     letters reads as random (`defaultfmt`, `JSONRPCMessage`): masked if it fills a secret's
     slot."""
-    if len(value) < _MIN_RANDOM_LETTERS or not value.isascii() or not value.isalpha():
+    if not _MIN_RANDOM_LETTERS <= len(value) <= _MAX_RANDOM_LETTERS:
+        return False
+    if not value.isalpha() or not value.isascii():
         return False
     if _letters_score(value.lower()) < 0:
         return True
@@ -264,6 +267,7 @@ _WRAPPED_RE = re.compile(
 )
 _SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]{1,20}://")
 _MIN_PRINTABLE = 20
+_MAX_PRINTABLE = 512
 
 
 def random_printable(value: str) -> bool:
@@ -279,7 +283,9 @@ def random_printable(value: str) -> bool:
     templates, paths, expressions and prose hold words or long names. Outcome: 64 such
     characters pass always, 32 about 999 times in 1000, 20 about 97 in 100."""
     n = len(value)
-    if n < _MIN_PRINTABLE or not value.isascii() or _WRAPPED_RE.match(value):
+    if not _MIN_PRINTABLE <= n <= _MAX_PRINTABLE or value.isalnum() or not value.isascii():
+        return False
+    if _WRAPPED_RE.match(value):
         return False
     if _SCHEME_RE.search(value):  # a URL (`a:://b` in a salt is none)
         return False

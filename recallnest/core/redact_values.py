@@ -82,14 +82,12 @@ _MIN_RANDOM_REST = 20
 
 def is_placeholder(value: str) -> bool:
     value = value.strip()
-    # Trigger: a generated salt holding `{}`, `%s`, `...` or opening with `$` by chance
-    # (WordPress's keys, round 43). Why: those marks make a template only in a value that is
-    # otherwise readable; in one drawn from all of printable ASCII they are noise.
-    if "[REDACTED:" not in value and random_printable(value):
-        return False
     # (`pass:<pw>.` ends a sentence: the placeholder is `<pw>`.)
     if _PLACEHOLDER_RE.search(value) or _PLACEHOLDER_RE.search(value.rstrip(".,;:!?")):
-        return True
+        # Trigger: a generated salt holding `{}`, `%s`, `...` or opening with `$` by chance
+        # (WordPress's keys, round 43). Why: those marks make a template only in a value
+        # that is otherwise readable; in one drawn from all of printable ASCII they are noise.
+        return "[REDACTED:" in value or not random_printable(value)
     if has_sample_word(value):
         return True
     # Trigger: random letters that hold `key` or `pass` by chance (`mtzkeyqwxtdjxgzr`, round
@@ -151,17 +149,18 @@ def looks_random(value: str) -> bool:
     other letter. A value drawn from all of printable ASCII, spaces included, is generated
     too (random_printable: WordPress's salts).
     """
-    if random_letters(value) or random_printable(value):
+    if value.isalpha() and random_letters(value):
         return True
     if len(value) < 12 or len(set(value)) < 8 or any(c.isspace() for c in value):
-        return False
+        return random_printable(value)
     digit, upper, lower = char_classes(value)
     if _SLUG_RE.match(value):
         return False
     if digit:
-        return upper or lower
+        return upper or lower or random_printable(value)
     switches = sum(a.isupper() != b.isupper() for a, b in itertools.pairwise(value))
-    return upper and lower and len(value) >= 24 and switches * 4 >= len(value)
+    long_switching = upper and lower and len(value) >= 24 and switches * 4 >= len(value)
+    return long_switching or random_printable(value)
 
 
 def _is_path_or_url(value: str) -> bool:
@@ -220,10 +219,7 @@ def is_public_key(value: str) -> bool:
 
 def plausible_value(value: str, *, bare: bool, key: str) -> bool:
     """Not a placeholder, stop word, public key, path, URL or code reference."""
-    # A generated salt may open with `-` or `=`, or hold brackets (see random_printable).
-    if "[REDACTED:" not in value and random_printable(value.strip()):
-        return True
-    return not (
+    implausible = (
         is_placeholder(value)
         or is_stopword(value)
         or is_public_key(value)
@@ -232,6 +228,8 @@ def plausible_value(value: str, *, bare: bool, key: str) -> bool:
         or _is_path_or_url(value)
         or (bare and _is_code_ref(value, key))
     )
+    # A generated salt may open with `-` or `=`, or hold brackets (see random_printable).
+    return not implausible or ("[REDACTED:" not in value and random_printable(value.strip()))
 
 
 def _flag_shaped(value: str) -> bool:
