@@ -2,12 +2,13 @@
 
 Owns the catalogue of secret shapes (provider tokens, vendor-prefixed tokens by shape, private
 key blocks, JWTs, passwords in URLs and tokens as a URL's user name, auth headers and cookies,
-credential headers in OpenTelemetry header lists, CLI flags, secret-named assignments and
-defined constants in code, JSON, YAML, INI, netrc and .env text, secrets stated in prose,
-.pgpass lines, an OpenVPN auth file's password line, tokens wrapped onto a second line,
-passwords given to known commands as positional words) and the policy for values that only
-look like secrets (placeholders, ids, public client keys). The value and name policy lives in
-`recallnest.core.redact_values`, the shape tests of generated tokens in
+credential headers in OpenTelemetry header lists and in headers maps, Pushover keys by their
+slot, CLI flags, secret-named assignments and defined constants in code, JSON, YAML, INI,
+netrc and .env text, secrets stated in prose, .pgpass lines, an OpenVPN auth file's password
+line, tokens wrapped onto a second line, passwords given to known commands as positional
+words) and the policy for values that only look like secrets (placeholders, ids, public
+client keys). The value and name policy lives in `recallnest.core.redact_values`, the shape
+tests of generated tokens (and of letters and printable characters drawn at random) in
 `recallnest.core.redact_shapes`, the grammar of the commands that take a password positionally
 in `recallnest.core.redact_commands`.
 
@@ -25,17 +26,25 @@ Policy decisions:
   ``secret``. Those are published defaults: masking them protects nothing and would hide that a
   default is still in use. ``example`` / ``placeholder`` inside a value whose rest is a
   generated body of 20+ characters is no hint but a pasted value, and is masked.
-- Names ending in key/token/auth (``api_key``, ``x-api-key``) only mask high-entropy values;
-  password/secret/credential/private names mask any non-placeholder value of 4+ characters;
-  names ending in ``pass`` (``db_pass``, but also ``last_pass``) need a value that is not a plain
-  lower-case word; SCREAMING_CASE ``NAME=value`` lines (.env, ``export``, ``docker -e``) mask any
-  non-placeholder value of 8+ characters. A bare ``key`` is ambiguous (dict, cache, sort key)
-  and is not a secret name.
+- Names ending in key/token/auth/salt (``api_key``, ``x-api-key``, ``NONCE_SALT``) only mask
+  high-entropy values; password/secret/credential/private names mask any non-placeholder value
+  of 4+ characters; names ending in ``pass`` (``db_pass``, but also ``last_pass``) need a value
+  that is not a plain lower-case word; SCREAMING_CASE ``NAME=value`` lines (.env, ``export``,
+  ``docker -e``) mask any non-placeholder value of 8+ characters. A bare ``key`` is ambiguous
+  (dict, cache, sort key) and is not a secret name.
+- High entropy includes 10+ letters only that read as no word (``BqxDpHVCFWAKOnHr``, judged by
+  a letter-pair model of English words and code names: `redact_shapes.random_letters`) and
+  20+ characters drawn from all of printable ASCII, spaces and ``{}``/``%s`` included
+  (WordPress's salts: `redact_shapes.random_printable`). Words and camel-case names stay
+  where the name asks for a generated value (``token: authentication``, ``secret =
+  generateSecret``); under a password or secret name any non-placeholder value is still
+  masked, words included (``password: sunshine``), except a descriptive one (``secret:
+  mySecretName``, ``password: changeme``).
 - Code is not a secret: identifiers that name a secret (``password=db_password``, ``token:
   apiKey``), dotted or called expressions (``os.environ[...]``), ``name = other_name`` with
-  spaces, and ``name: TypeName,`` annotations are left alone. The price: ``password = hunter``
-  (letters only, spaced like code) is not masked; ``PASSWORD=hunter`` and ``password: hunter``
-  are.
+  spaces, and ``name: TypeName,`` annotations are left alone, unless the name is random
+  letters (an INI file's ``password = BqxDp…``). The price: ``password = hunter`` (a word,
+  spaced like code) is not masked; ``PASSWORD=hunter`` and ``password: hunter`` are.
 - Overlaps: candidates are ordered by start, then specificity (provider formats before headers
   before generic assignments), then length. The earliest names the kind and the union of
   overlapping spans is masked, so a partial overlap never leaks the tail of a secret.
