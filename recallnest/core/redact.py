@@ -149,7 +149,7 @@ _CJK = "\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef"
 # --- Assignments: NAME = value, "name": "value", name: value, name 是 value ------------------
 
 _ASSIGNMENT_WORDS = (
-    "pass", "pwd", "secret", "token", "key", "auth", "cred", "access_id", "accessid", "access-id",
+    "pass", "pw", "secret", "token", "key", "auth", "cred", "access_id", "accessid", "access-id",
     "psk", "_ak", "_sk", "security", "jscode", "certificate", "salt",
 )  # fmt: skip
 _MAX_KEY = 64
@@ -698,9 +698,12 @@ def _credential_header(name: str) -> bool:
 
 
 # Credential headers in a headers map: YAML (`headers:` and an indented block, or a flow map
-# `{…}`), JSON (`"headers": {…}`), HCL (`headers = {…}`), and lists of name/value pairs
-# (`headers: [{name: x-api-key, value: …}]`, Postman's `"header": [{"key": …, "value": …}]`,
-# YAML's `- name: …` / `value: …`); and curl's `-H` / `--header "Name: value"`.
+# `{…}`), JSON (`"headers": {…}`), HCL (`headers = {…}`), TOML (a `[….headers]` table), and
+# lists of name/value pairs (`headers: [{name: x-api-key, value: …}]`, Postman's `"header":
+# [{"key": …, "value": …}]`, YAML's `- name: …` / `value: …`); a header and its value after
+# `header` and a space (Fluent Bit's `Header X-Honeycomb-Team …`, nginx's `proxy_set_header
+# … "…";`); curl's `-H` / `--header "Name: value"`; and Honeycomb's `X-Honeycomb-Team: …`
+# wherever it is given a value (a raw request's header lines).
 _HEADERS_OPEN_RE = re.compile(
     r"s?[\"']?[ \t]{0,3}(?::|=>?)[ \t]{0,3}"
     r"(?:(?P<map>\{)|(?P<list>\[)|(?P<block>(?:#[^\n]{0,200})?\r?\n))"
@@ -711,6 +714,11 @@ _HEADER_ENTRY_RE = re.compile(
     r"[ \t]{0,3}(?:=>|[:=])[ \t]{0,3}"
 )
 _HEADER_WORD_RE = re.compile(r"[\"']?([a-z][a-z0-9_\-]{0,63})")
+_HEADER_TABLE_RE = re.compile(r"s?\][ \t]{0,8}\r?\n")
+_HEADER_SPACED_RE = re.compile(
+    r"s?[ \t]{1,8}[\"']?(?P<name>[a-z][a-z0-9_\-]{0,63})[\"']?[ \t]{1,8}(?=[^\s:=])"
+)
+_HEADER_ASSIGNED_RE = re.compile(r"[\"']?[ \t]{0,3}[:=][ \t]{0,3}(?=[^\s])")
 _PAIR_NAMES = ("name", "key", "header")
 _CURL_HEADER_RE = re.compile(
     r"(?:-h|--header)(?:[ \t]{1,3}|=)[\"']?(?P<name>[a-z][a-z0-9_\-]{0,63})[ \t]{0,3}:[ \t]{0,3}"
@@ -729,8 +737,18 @@ def _header_block_starts(lowered: str, text: str) -> list[int]:
     starts: list[int] = []
     covered = 0  # a map or block read already (a `header` word inside it is no new one)
     for i in _finds(lowered, "header"):
-        opening = _HEADERS_OPEN_RE.match(lowered, i + len("header")) if i >= covered else None
+        if i < covered:
+            continue
+        after = i + len("header")
+        opening = _HEADERS_OPEN_RE.match(lowered, after)
         if opening is None:
+            if table := _HEADER_TABLE_RE.match(lowered, after):
+                covered, found = _table_header_values(lowered, table.end())
+                starts += found
+            elif (spaced := _HEADER_SPACED_RE.match(lowered, after)) and _credential_header(
+                spaced["name"]
+            ):
+                starts.append(_header_value_start(lowered, spaced.end(), spaced["name"]))
             continue
         if opening["block"] is not None:
             line_start = lowered.rfind("\n", 0, i) + 1
@@ -745,7 +763,26 @@ def _header_block_starts(lowered: str, text: str) -> list[int]:
             curl = _CURL_HEADER_RE.match(lowered, i - 1 if lowered[i - 1 : i] == "-" else i)
             if curl and _credential_header(curl["name"]):
                 starts.append(_header_value_start(lowered, curl.end(), curl["name"]))
+    for i in _finds(lowered, "-honeycomb-team"):
+        value = _HEADER_ASSIGNED_RE.match(lowered, i + len("-honeycomb-team"))
+        if value:
+            starts.append(_header_value_start(lowered, value.end(), "x-honeycomb-team"))
     return sorted(set(starts))
+
+
+def _table_header_values(lowered: str, pos: int) -> tuple[int, list[int]]:
+    """(the table's end, credential headers' values) in a TOML table of headers: its
+    `name = value` lines up to the next `[table]`."""
+    found: list[int] = []
+    for _ in range(_MAX_BLOCK_LINES):
+        if pos >= len(lowered) or lowered.startswith("[", pos):
+            break
+        entry = _HEADER_ENTRY_RE.match(lowered, pos - 1)
+        if entry and _credential_header(entry["name"]):
+            found.append(_header_value_start(lowered, entry.end(), entry["name"]))
+        end = lowered.find("\n", pos)
+        pos = len(lowered) if end == -1 else end + 1
+    return pos, found
 
 
 _BRACKET_RE = re.compile(r"[{}\[\]]")
@@ -2146,6 +2183,20 @@ _RULES: tuple[_Rule, ...] = (
         lower=True,
         kind_of=_defined_constant_kind,
         hints=("define",),
+    ),
+    # Trigger: WP-CLI's `wp config set <NAME> <value>` (`wp config set NONCE_SALT '…'`,
+    # round 43). Why: it writes the define() of wp-config.php, so the name decides as there.
+    # Outcome: `wp config set WP_DEBUG true` and the other settings stay.
+    _rule(
+        "generic-secret",
+        _GENERIC,
+        r"wp[ \t]{1,3}config[ \t]{1,3}set(?:[ \t]{1,3}--?[a-z][a-z\-]{0,20}(?:=[^\s]{0,64})?){0,3}"
+        r"[ \t]{1,3}[\"']?(?P<key>[a-z0-9_]{1,64})[\"']?[ \t]{1,3}" + _VALUE,
+        _check_defined_constant,
+        left=_WORDISH,
+        lower=True,
+        kind_of=_defined_constant_kind,
+        hints=("config set",),
     ),
     # Trigger: 密码/口令/密钥/令牌… followed by : = 是 为. Why: secrets given in Chinese chatter.
     _rule(

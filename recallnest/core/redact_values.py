@@ -265,7 +265,7 @@ def value_ok(value: str, strength: str, *, bare: bool, key: str) -> bool:
 # --- Secret-looking names ----------------------------------------------------------------------
 
 _NAME_PART_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
-_PASSWORD_PARTS = _words("password passwd pwd passphrase passcode")
+_PASSWORD_PARTS = _words("password passwd pwd pw passphrase passcode")  # pw: round 43
 _STRONG_PARTS = _words("secret secrets credential credentials creds")
 _KEY_COMPOUNDS = _words("apikey accesskey secretkey authkey masterkey signingkey encryptionkey")
 _IGNORED_SUFFIXES = _words("value val b64 base64 raw hex base confirmation confirm plain data")

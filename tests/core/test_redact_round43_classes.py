@@ -2,13 +2,15 @@
 from /dev/urandom), and the look-alikes of each class that must stay.
 
 Classes: WordPress-style salts and keys (`define( 'NONCE_SALT', '…' )`, 64 characters of
-letters, digits, symbols and spaces; any define(), const or subscript of a *_KEY / *_SALT /
-*_SECRET with a generated value); credential headers in the `headers:` maps of YAML, JSON and
-HCL (an OpenTelemetry collector's `x-honeycomb-team`, `x-api-key`, `dd-api-key`, …, also as a
-`name:`/`value:` list and curl's `-H`); passwords, secrets and tokens of random letters only
-(`password = BqxDp…` in an INI file, `db_pass: eeuh…`, "the admin password is wcUr…"), where
-words, placeholders and code names stay; Pushover user and app keys named by their slot (`user
-key`, `app token`, PUSHOVER_*, Apprise's `pover://`) with no "Pushover" nearby.
+letters, digits, symbols and spaces; any define(), const, subscript or `wp config set` of a
+*_KEY / *_SALT / *_SECRET with a generated value); credential headers in headers maps (an
+OpenTelemetry collector's `headers:` block with `x-honeycomb-team`, `x-api-key`,
+`dd-api-key`, …, JSON, HCL, TOML tables, `name:`/`value:` lists, Fluent Bit's and nginx's
+`header <name> <value>`, curl's `-H`, a raw request's header lines); passwords, secrets and
+tokens of random letters only (`password = BqxDp…` in an INI file, `db_pass: eeuh…`, "the
+admin password is wcUr…", `pw: …`), where words, placeholders and code names stay; Pushover
+user and app keys named by their slot (`user key`, `app token`, PUSHOVER_*, Apprise's
+`pover://`) with no "Pushover" nearby.
 
 Every leak here was stored before the round's change, and every look-alike stands beside a
 leak of the same class, so it fails until the class is handled."""
@@ -89,6 +91,13 @@ LEAKS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "im19JZtgZZ0s}%cU}NGBoW_XKa63@,%%m*?D;-72",
         ("HASHIDS_MIN_LENGTH=8",),
     ),
+    "wp-cli-config-set-salt": (
+        "wp config set NONCE_SALT '"
+        + SALT_2
+        + "' --type=constant\nwp config set WP_DEBUG true --raw",
+        SALT_2,
+        ("wp config set NONCE_SALT ", "wp config set WP_DEBUG true --raw"),
+    ),
     # A salt or secret key assigned to a subscript (Drupal's settings.php, Flask's config).
     "drupal-hash-salt": (
         "$settings['hash_salt'] = '@Y_6~%WKO!/Wf3=HmZPu_B|[<rF(jl1j~w<Y0U}z';\n"
@@ -166,6 +175,30 @@ LEAKS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "xfklkrvjvqrcgbtd",
         ("https://api.honeycomb.io/1/auth", "X-Honeycomb-Team: "),
     ),
+    "fluent-bit-header-line": (
+        "[OUTPUT]\n    Name  http\n    Host  api.honeycomb.io\n"
+        "    Header X-Honeycomb-Team ncsatghraycwlrryow\n    Header X-Honeycomb-Dataset quay\n",
+        "ncsatghraycwlrryow",
+        ("Header X-Honeycomb-Dataset quay", "Host  api.honeycomb.io"),
+    ),
+    "nginx-proxy-set-header": (
+        'location /otel/ {\n  proxy_set_header X-Api-Key "njuerzarinddetpkom";\n'
+        "  proxy_pass https://collector:4318/;\n}",
+        "njuerzarinddetpkom",
+        ("proxy_pass https://collector:4318/;",),
+    ),
+    "toml-headers-table": (
+        '[sinks.honeycomb.request.headers]\n"x-honeycomb-team" = "ASLHtElcRdztYC8W2v3PvU"\n'
+        '"x-honeycomb-dataset" = "quay"\n\n[sinks.honeycomb.encoding]\ncodec = "json"',
+        "ASLHtElcRdztYC8W2v3PvU",
+        ('"x-honeycomb-dataset" = "quay"', 'codec = "json"'),
+    ),
+    "raw-request-header-line": (
+        "POST https://api.honeycomb.io/1/batch/quay HTTP/1.1\n"
+        "X-Honeycomb-Team: ubudoxhmdmayndifrv\nContent-Type: application/json",
+        "ubudoxhmdmayndifrv",
+        ("Content-Type: application/json", "POST https://api.honeycomb.io/1/batch/quay"),
+    ),
     # --- Passwords, secrets and tokens of random letters only -------------------------------
     "ini-spaced-password-mixed": (
         "[client]\nuser = backup\npassword = BqxDpHVCFWAKOnHr\nhost = db.tide.lan",
@@ -222,6 +255,11 @@ LEAKS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "password: mtzkeyqwxtdjxgzr",
         "mtzkeyqwxtdjxgzr",
         ("password: ",),
+    ),
+    "pw-slot-letters": (
+        "mqtt:\n  user: quay-sensor\n  pw: hFgOeoOyknsrYV",
+        "hFgOeoOyknsrYV",
+        ("user: quay-sensor",),
     ),
     # --- Pushover keys named by their slot, no "Pushover" nearby ----------------------------
     "user-key-prose": (
@@ -349,6 +387,12 @@ LOOKALIKES: dict[str, tuple[str, str, str]] = {
         "xfklkrvjvqrcgbtd",
         "set the x-honeycomb-team header to your ingest key;",
     ),
+    "header-named-in-prose-spaced": (
+        "the header x-honeycomb-team identifies your team and the header x-api-key holds "
+        'the key; nginx: proxy_set_header X-Api-Key "njuerzarinddetpkom";',
+        "njuerzarinddetpkom",
+        "the header x-honeycomb-team identifies your team and the header x-api-key holds the key;",
+    ),
     # Words, placeholders, variables and code names in a password or token slot stay.
     "password-words-and-placeholders": (
         "password: changeme\nsecret: mySecretName\npassword: ${DB_PASSWORD}\n"
@@ -375,6 +419,11 @@ LOOKALIKES: dict[str, tuple[str, str, str]] = {
         "token: ctemklfzigdzkkolwqpx",
         "ctemklfzigdzkkolwqpx",
         "api_key: required\ntoken: authentication\nauth: basic\ntoken_type: bearer",
+    ),
+    "pwd-command-and-code": (
+        "cd /srv/quay && pwd\ncwd = pwd = os.getcwd()\nadmin_pw = get_pw()\npw: WrtpQxpyjRRtkF",
+        "WrtpQxpyjRRtkF",
+        "cd /srv/quay && pwd\ncwd = pwd = os.getcwd()\nadmin_pw = get_pw()",
     ),
     # Pushover's other settings, names and prose stay.
     "pushover-settings": (
