@@ -305,7 +305,9 @@ def _is_code_context(m: re.Match[str], key: str, value: str, text: str) -> bool:
     if TYPE_NAME_RE.match(value) and after and after in ",)]|=":
         return not random_letters(value)
     # Trigger: the bare English word "pass" before a colon. Why: "single pass: remove …".
-    return key.lower() == "pass"
+    # A value that is no word is a password (`pass: Tq8!vLm2Zx`, `pass: hKqzWm…`; round 43).
+    word = value.isalpha() and not random_letters(value)
+    return key.lower() == "pass" and word
 
 
 def _assignment_kind(m: re.Match[str], text: str) -> str:
@@ -702,8 +704,9 @@ def _credential_header(name: str) -> bool:
 # lists of name/value pairs (`headers: [{name: x-api-key, value: …}]`, Postman's `"header":
 # [{"key": …, "value": …}]`, YAML's `- name: …` / `value: …`); a header and its value after
 # `header` and a space (Fluent Bit's `Header X-Honeycomb-Team …`, nginx's `proxy_set_header
-# … "…";`); curl's `-H` / `--header "Name: value"`; and Honeycomb's `X-Honeycomb-Team: …`
-# wherever it is given a value (a raw request's header lines).
+# … "…";`) or given to a call (`Header.Set("X-Api-Key", "…")`); curl's `-H` / `--header
+# "Name: value"`; and Honeycomb's `X-Honeycomb-Team: …` wherever it is given a value (a raw
+# request's header lines).
 _HEADERS_OPEN_RE = re.compile(
     r"s?[\"']?[ \t]{0,3}(?::|=>?)[ \t]{0,3}"
     r"(?:(?P<map>\{)|(?P<list>\[)|(?P<block>(?:#[^\n]{0,200})?\r?\n))"
@@ -715,6 +718,12 @@ _HEADER_ENTRY_RE = re.compile(
 )
 _HEADER_WORD_RE = re.compile(r"[\"']?([a-z][a-z0-9_\-]{0,63})")
 _HEADER_TABLE_RE = re.compile(r"s?\][ \t]{0,8}\r?\n")
+# A header set by a call: Go's `req.Header.Set("X-Api-Key", "…")`, `setRequestHeader('…',
+# '…')`, OkHttp's `addHeader(…)`, .NET's `DefaultRequestHeaders.Add(…)`, `headers.append(…)`.
+_HEADER_CALL_RE = re.compile(
+    r"s?(?:\.[a-z]{2,12})?[ \t]{0,3}\([ \t]{0,3}[\"'](?P<name>[a-z][a-z0-9_\-]{0,63})[\"']"
+    r"[ \t]{0,3},[ \t]{0,3}"
+)
 _HEADER_SPACED_RE = re.compile(
     r"s?[ \t]{1,8}[\"']?(?P<name>[a-z][a-z0-9_\-]{0,63})[\"']?[ \t]{1,8}(?=[^\s:=])"
 )
@@ -749,6 +758,10 @@ def _header_block_starts(lowered: str, text: str) -> list[int]:
                 spaced["name"]
             ):
                 starts.append(_header_value_start(lowered, spaced.end(), spaced["name"]))
+            elif (call := _HEADER_CALL_RE.match(lowered, after)) and _credential_header(
+                call["name"]
+            ):
+                starts.append(_header_value_start(lowered, call.end(), call["name"]))
             continue
         if opening["block"] is not None:
             line_start = lowered.rfind("\n", 0, i) + 1

@@ -199,6 +199,15 @@ LEAKS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "ubudoxhmdmayndifrv",
         ("Content-Type: application/json", "POST https://api.honeycomb.io/1/batch/quay"),
     ),
+    "header-set-by-call": (
+        'req.Header.Set("X-Honeycomb-Team", "daglzszrdbpepvvhze")\n'
+        'req.Header.Set("Content-Type", "application/json")',
+        "daglzszrdbpepvvhze",
+        (
+            'req.Header.Set("Content-Type", "application/json")',
+            'req.Header.Set("X-Honeycomb-Team", ',
+        ),
+    ),
     # --- Passwords, secrets and tokens of random letters only -------------------------------
     "ini-spaced-password-mixed": (
         "[client]\nuser = backup\npassword = BqxDpHVCFWAKOnHr\nhost = db.tide.lan",
@@ -260,6 +269,11 @@ LEAKS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "mqtt:\n  user: quay-sensor\n  pw: hFgOeoOyknsrYV",
         "hFgOeoOyknsrYV",
         ("user: quay-sensor",),
+    ),
+    "pass-slot-letters": (
+        "ftp:\n  user: quay-cam\n  pass: OajlqFTzoMIUso",
+        "OajlqFTzoMIUso",
+        ("user: quay-cam",),
     ),
     # --- Pushover keys named by their slot, no "Pushover" nearby ----------------------------
     "user-key-prose": (
@@ -424,6 +438,12 @@ LOOKALIKES: dict[str, tuple[str, str, str]] = {
         "cd /srv/quay && pwd\ncwd = pwd = os.getcwd()\nadmin_pw = get_pw()\npw: WrtpQxpyjRRtkF",
         "WrtpQxpyjRRtkF",
         "cd /srv/quay && pwd\ncwd = pwd = os.getcwd()\nadmin_pw = get_pw()",
+    ),
+    "header-call-with-variable": (
+        'req.Header.Set("X-Api-Key", apiKey)\nsingle pass: Remove the stale rows\n'
+        'xhr.setRequestHeader("X-Api-Key", "htxezcbvhprmbfbchl")',
+        "htxezcbvhprmbfbchl",
+        'req.Header.Set("X-Api-Key", apiKey)\nsingle pass: Remove the stale rows',
     ),
     # Pushover's other settings, names and prose stay.
     "pushover-settings": (
