@@ -103,6 +103,14 @@ def hostile_inputs() -> dict[str, str]:
         "'etcdctl --user a:' x 10k": "etcdctl --user a:" * 10_000,
         "'securityJsCode: ' x 10k": "securityJsCode: " * 10_000,
         "'patAAAAAAAAAAAAAA.' x 10k": "patAAAAAAAAAAAAAA." * 10_000,
+        "'headers: {' x 10k": "headers: {" * 10_000,
+        "'headers:\\n  x-api-key: a\\n' x 5k": "headers:\n" + "  x-api-key: a\n" * 5_000,
+        '\'"header": [{"key": "x-api-key", \' x 5k': '"header": [{"key": "x-api-key", ' * 5_000,
+        "'-H \"x-api-key: ' x 10k": '-H "x-api-key: ' * 10_000,
+        "'user key: <30 alnum> ' x 5k": "user key: u8vztxbhdujkrnpcawurlypdqxkmsj " * 5_000,
+        "'password = ' + 'qzx' x 30k": "password = " + "qzx" * 30_000,
+        "'define('NONCE_SALT', '|&^%$#@!<>{}[]' x 5k": "define('NONCE_SALT', '"
+        + "|&^%$#@!<>{}[]" * 5_000,
     }
 
 

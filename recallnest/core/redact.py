@@ -2,12 +2,13 @@
 
 Owns the catalogue of secret shapes (provider tokens, vendor-prefixed tokens by shape, private
 key blocks, JWTs, passwords in URLs and tokens as a URL's user name, auth headers and cookies,
-credential headers in OpenTelemetry header lists, CLI flags, secret-named assignments and
-defined constants in code, JSON, YAML, INI, netrc and .env text, secrets stated in prose,
-.pgpass lines, an OpenVPN auth file's password line, tokens wrapped onto a second line,
-passwords given to known commands as positional words) and the policy for values that only
-look like secrets (placeholders, ids, public client keys). The value and name policy lives in
-`recallnest.core.redact_values`, the shape tests of generated tokens in
+credential headers in OpenTelemetry header lists and in headers maps, Pushover keys by their
+slot, CLI flags, secret-named assignments and defined constants in code, JSON, YAML, INI,
+netrc and .env text, secrets stated in prose, .pgpass lines, an OpenVPN auth file's password
+line, tokens wrapped onto a second line, passwords given to known commands as positional
+words) and the policy for values that only look like secrets (placeholders, ids, public
+client keys). The value and name policy lives in `recallnest.core.redact_values`, the shape
+tests of generated tokens (and of letters and printable characters drawn at random) in
 `recallnest.core.redact_shapes`, the grammar of the commands that take a password positionally
 in `recallnest.core.redact_commands`.
 
@@ -25,17 +26,25 @@ Policy decisions:
   ``secret``. Those are published defaults: masking them protects nothing and would hide that a
   default is still in use. ``example`` / ``placeholder`` inside a value whose rest is a
   generated body of 20+ characters is no hint but a pasted value, and is masked.
-- Names ending in key/token/auth (``api_key``, ``x-api-key``) only mask high-entropy values;
-  password/secret/credential/private names mask any non-placeholder value of 4+ characters;
-  names ending in ``pass`` (``db_pass``, but also ``last_pass``) need a value that is not a plain
-  lower-case word; SCREAMING_CASE ``NAME=value`` lines (.env, ``export``, ``docker -e``) mask any
-  non-placeholder value of 8+ characters. A bare ``key`` is ambiguous (dict, cache, sort key)
-  and is not a secret name.
+- Names ending in key/token/auth/salt (``api_key``, ``x-api-key``, ``NONCE_SALT``) only mask
+  high-entropy values; password/secret/credential/private names mask any non-placeholder value
+  of 4+ characters; names ending in ``pass`` (``db_pass``, but also ``last_pass``) need a value
+  that is not a plain lower-case word; SCREAMING_CASE ``NAME=value`` lines (.env, ``export``,
+  ``docker -e``) mask any non-placeholder value of 8+ characters. A bare ``key`` is ambiguous
+  (dict, cache, sort key) and is not a secret name.
+- High entropy includes 10+ letters only that read as no word (``BqxDpHVCFWAKOnHr``, judged by
+  a letter-pair model of English words and code names: `redact_shapes.random_letters`) and
+  20+ characters drawn from all of printable ASCII, spaces and ``{}``/``%s`` included
+  (WordPress's salts: `redact_shapes.random_printable`). Words and camel-case names stay
+  where the name asks for a generated value (``token: authentication``, ``secret =
+  generateSecret``); under a password or secret name any non-placeholder value is still
+  masked, words included (``password: sunshine``), except a descriptive one (``secret:
+  mySecretName``, ``password: changeme``).
 - Code is not a secret: identifiers that name a secret (``password=db_password``, ``token:
   apiKey``), dotted or called expressions (``os.environ[...]``), ``name = other_name`` with
-  spaces, and ``name: TypeName,`` annotations are left alone. The price: ``password = hunter``
-  (letters only, spaced like code) is not masked; ``PASSWORD=hunter`` and ``password: hunter``
-  are.
+  spaces, and ``name: TypeName,`` annotations are left alone, unless the name is random
+  letters (an INI file's ``password = BqxDp…``). The price: ``password = hunter`` (a word,
+  spaced like code) is not masked; ``PASSWORD=hunter`` and ``password: hunter`` are.
 - Overlaps: candidates are ordered by start, then specificity (provider formats before headers
   before generic assignments), then length. The earliest names the kind and the union of
   overlapping spans is masked, so a partial overlap never leaks the tail of a secret.
@@ -140,8 +149,8 @@ _CJK = "\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef"
 # --- Assignments: NAME = value, "name": "value", name: value, name 是 value ------------------
 
 _ASSIGNMENT_WORDS = (
-    "pass", "pwd", "secret", "token", "key", "auth", "cred", "access_id", "accessid", "access-id",
-    "psk", "_ak", "_sk", "security", "jscode", "certificate",
+    "pass", "pw", "secret", "token", "key", "auth", "cred", "access_id", "accessid", "access-id",
+    "psk", "_ak", "_sk", "security", "jscode", "certificate", "salt",
 )  # fmt: skip
 _MAX_KEY = 64
 _IDENT_CHARS = frozenset(string.ascii_lowercase + string.digits + "_.-")
@@ -177,12 +186,13 @@ def _spaced_starts(lowered: str, text: str) -> list[int]:
 
 
 def _spaced_value(lowered: str, end: int) -> bool:
-    """A space, then a word that is not letters only (`password field` is prose)."""
+    """A space, then a word that is not letters only (`password field` is prose), unless
+    they are random letters."""
     if lowered[end : end + 1] not in (" ", "\t"):
         return False
     word = lowered[end : end + 80].split(None, 1)
     core = word[0].rstrip(".,;:!?)'\"") if word else ""
-    return len(core) >= 4 and not core.isalpha()
+    return len(core) >= 4 and (not core.isalpha() or random_letters(core))
 
 
 @lru_cache(maxsize=2)  # the names, the prose rule and the commands look for the same words
@@ -283,17 +293,21 @@ def _is_code_context(m: re.Match[str], key: str, value: str, text: str) -> bool:
     sep, sep_start = m["sep"], m.start("sep")
     # Trigger: `name = Name` with spaces, a value of letters and underscores only. Why: Python,
     # JS or Go assigning a variable, constant or class; .env lines have no space before `=`.
+    # Random letters are no name: INI files space their `=` too (`password = BqxDp…` in
+    # my.cnf, round 43).
     if sep == "=" and text[sep_start - 1] in " \t" and PLAIN_NAME_RE.match(value):
-        return True
+        return not random_letters(value)
     if sep != ":":
         return False
     # Trigger: `name: PascalCase` followed by , ) ] | or =. Why: a parameter or field type.
     # (At the end of the text or line nothing follows: `token: P3xK9qLm2Vb7…` is a value.)
     after = text[m.end() : m.end() + 2].lstrip(" \t")[:1]
     if TYPE_NAME_RE.match(value) and after and after in ",)]|=":
-        return True
+        return not random_letters(value)
     # Trigger: the bare English word "pass" before a colon. Why: "single pass: remove …".
-    return key.lower() == "pass"
+    # A value that is no word is a password (`pass: Tq8!vLm2Zx`, `pass: hKqzWm…`; round 43).
+    word = value.isalpha() and not random_letters(value)
+    return key.lower() == "pass" and word
 
 
 def _assignment_kind(m: re.Match[str], text: str) -> str:
@@ -311,7 +325,8 @@ def _check_zh(m: re.Match[str], text: str, value: str) -> bool:
 
 def _check_zh_spaced(m: re.Match[str], text: str, value: str) -> bool:
     symbol = any(not c.isalnum() for c in value)
-    return value_ok(value, "pass", bare=True, key=m["zhkey"]) and (symbol or char_classes(value)[0])
+    generated = symbol or char_classes(value)[0] or random_letters(value)
+    return value_ok(value, "pass", bare=True, key=m["zhkey"]) and generated
 
 
 def _zh_kind(m: re.Match[str], _text: str) -> str:
@@ -330,6 +345,12 @@ _PREFIX_CHARS = frozenset(string.ascii_letters + string.digits + ".")
 _SEPARATOR_RE = re.compile(r"[_\-.]")
 _DIGIT_RE = re.compile(r"[0-9]")
 _UUID_AT_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
+
+
+@lru_cache(maxsize=2)  # the near-word and Pushover rules map the same lower-cased text
+def _ascii(lowered: str) -> bytes:
+    """One byte per code point (non-ASCII becomes `?`), so offsets stay those of the text."""
+    return lowered.encode("ascii", "replace")
 
 
 def _long_run_starts(subject: str, _text: str) -> list[int]:
@@ -381,7 +402,7 @@ def _near_word_starts(lowered: str, text: str) -> list[int]:
     """Runs of 16+ token characters with a secret word before them in the same sentence,
     within _NEAR_REACH characters, no hash or id word between, not `cache key`/`public key`.
     `PAT` (a personal access token) counts only in capitals: "pat" is a word too."""
-    mapped = lowered.encode("ascii", "replace").translate(_CLASSES)
+    mapped = _ascii(lowered).translate(_CLASSES)
     starts = []
     i = mapped.find(_NEAR_RUN)
     while i != -1:
@@ -678,6 +699,181 @@ def _credential_header(name: str) -> bool:
     return name.endswith(("authorization", "-team")) or key_profile(name) is not None
 
 
+# Credential headers in a headers map: YAML (`headers:` and an indented block, or a flow map
+# `{…}`), JSON (`"headers": {…}`), HCL (`headers = {…}`), TOML (a `[….headers]` table), and
+# lists of name/value pairs (`headers: [{name: x-api-key, value: …}]`, Postman's `"header":
+# [{"key": …, "value": …}]`, YAML's `- name: …` / `value: …`); a header and its value after
+# `header` and a space (Fluent Bit's `Header X-Honeycomb-Team …`, nginx's `proxy_set_header
+# … "…";`) or given to a call (`Header.Set("X-Api-Key", "…")`); curl's `-H` / `--header
+# "Name: value"`; and Honeycomb's `X-Honeycomb-Team: …` wherever it is given a value (a raw
+# request's header lines).
+_HEADERS_OPEN_RE = re.compile(
+    r"s?[\"']?[ \t]{0,3}(?::|=>?)[ \t]{0,3}"
+    r"(?:(?P<map>\{)|(?P<list>\[)|(?P<block>(?:#[^\n]{0,200})?\r?\n))"
+)
+# An entry of a map: after `{`, `,` or a line break, a name, then `:`, `=` or `=>`.
+_HEADER_ENTRY_RE = re.compile(
+    r"[{,\n][ \t]{0,24}(?:-[ \t]{1,3})?[\"']?(?P<name>[a-z][a-z0-9_\-]{0,63})[\"']?"
+    r"[ \t]{0,3}(?:=>|[:=])[ \t]{0,3}"
+)
+_HEADER_WORD_RE = re.compile(r"[\"']?([a-z][a-z0-9_\-]{0,63})")
+_HEADER_TABLE_RE = re.compile(r"s?\][ \t]{0,8}\r?\n")
+# A header set by a call: Go's `req.Header.Set("X-Api-Key", "…")`, `setRequestHeader('…',
+# '…')`, OkHttp's `addHeader(…)`, .NET's `DefaultRequestHeaders.Add(…)`, `headers.append(…)`.
+_HEADER_CALL_RE = re.compile(
+    r"s?(?:\.[a-z]{2,12})?[ \t]{0,3}\([ \t]{0,3}[\"'](?P<name>[a-z][a-z0-9_\-]{0,63})[\"']"
+    r"[ \t]{0,3},[ \t]{0,3}"
+)
+_HEADER_SPACED_RE = re.compile(
+    r"s?[ \t]{1,8}[\"']?(?P<name>[a-z][a-z0-9_\-]{0,63})[\"']?[ \t]{1,8}(?=[^\s:=])"
+)
+_HEADER_ASSIGNED_RE = re.compile(r"[\"']?[ \t]{0,3}[:=][ \t]{0,3}(?=[^\s])")
+_PAIR_NAMES = ("name", "key", "header")
+_CURL_HEADER_RE = re.compile(
+    r"(?:-h|--header)(?:[ \t]{1,3}|=)[\"']?(?P<name>[a-z][a-z0-9_\-]{0,63})[ \t]{0,3}:[ \t]{0,3}"
+)
+# `Authorization: Api-Token <token>`: the scheme is no secret (the authorization rule knows
+# the common ones; Dynatrace's, Elastic's `ApiKey` and others are read here).
+_AUTH_SCHEME_RE = re.compile(r"[a-z][a-z0-9\-]{1,20}[ \t]{1,3}(?=[^\s\"'])")
+_HEADERS_REACH = 4096
+_PAIR_REACH = 300
+_MAX_BLOCK_LINES = 64
+
+
+def _header_block_starts(lowered: str, text: str) -> list[int]:
+    """Offsets of the values of credential headers (see _credential_header) in headers maps
+    and curl header arguments."""
+    starts: list[int] = []
+    covered = 0  # a map or block read already (a `header` word inside it is no new one)
+    for i in _finds(lowered, "header"):
+        if i < covered:
+            continue
+        after = i + len("header")
+        opening = _HEADERS_OPEN_RE.match(lowered, after)
+        if opening is None:
+            if table := _HEADER_TABLE_RE.match(lowered, after):
+                covered, found = _table_header_values(lowered, table.end())
+                starts += found
+            elif (spaced := _HEADER_SPACED_RE.match(lowered, after)) and _credential_header(
+                spaced["name"]
+            ):
+                starts.append(_header_value_start(lowered, spaced.end(), spaced["name"]))
+            elif (call := _HEADER_CALL_RE.match(lowered, after)) and _credential_header(
+                call["name"]
+            ):
+                starts.append(_header_value_start(lowered, call.end(), call["name"]))
+            continue
+        if opening["block"] is not None:
+            line_start = lowered.rfind("\n", 0, i) + 1
+            indent = len(lowered[line_start:i]) - len(lowered[line_start:i].lstrip(" \t-"))
+            covered, found = _yaml_header_values(lowered, opening.end(), indent)
+        else:
+            covered = _closing(lowered, opening.end() - 1)
+            found = _map_header_values(lowered, opening.end() - 1, covered)
+        starts += found
+    for i in _finds(lowered, "-h"):
+        if text[i + 1] == "H" or lowered.startswith("--header", i - 1):
+            curl = _CURL_HEADER_RE.match(lowered, i - 1 if lowered[i - 1 : i] == "-" else i)
+            if curl and _credential_header(curl["name"]):
+                starts.append(_header_value_start(lowered, curl.end(), curl["name"]))
+    for i in _finds(lowered, "-honeycomb-team"):
+        value = _HEADER_ASSIGNED_RE.match(lowered, i + len("-honeycomb-team"))
+        if value:
+            starts.append(_header_value_start(lowered, value.end(), "x-honeycomb-team"))
+    return sorted(set(starts))
+
+
+def _table_header_values(lowered: str, pos: int) -> tuple[int, list[int]]:
+    """(the table's end, credential headers' values) in a TOML table of headers: its
+    `name = value` lines up to the next `[table]`."""
+    found: list[int] = []
+    for _ in range(_MAX_BLOCK_LINES):
+        if pos >= len(lowered) or lowered.startswith("[", pos):
+            break
+        entry = _HEADER_ENTRY_RE.match(lowered, pos - 1)
+        if entry and _credential_header(entry["name"]):
+            found.append(_header_value_start(lowered, entry.end(), entry["name"]))
+        end = lowered.find("\n", pos)
+        pos = len(lowered) if end == -1 else end + 1
+    return pos, found
+
+
+_BRACKET_RE = re.compile(r"[{}\[\]]")
+
+
+def _closing(lowered: str, opening: int) -> int:
+    """The offset of the bracket that closes the one at `opening` (or the reach's end)."""
+    depth, limit = 0, min(len(lowered), opening + _HEADERS_REACH)
+    for bracket in _BRACKET_RE.finditer(lowered, opening, limit):
+        depth += 1 if bracket[0] in "{[" else -1
+        if depth == 0:
+            return bracket.start()
+    return limit
+
+
+def _map_header_values(lowered: str, start: int, end: int) -> list[int]:
+    """Credential headers' values in a `{…}` map or a `[…]` list of name/value pairs."""
+    found = []
+    for entry in _HEADER_ENTRY_RE.finditer(lowered, start, end):
+        name = entry["name"]
+        if name in _PAIR_NAMES:
+            header = _HEADER_WORD_RE.match(lowered, entry.end())
+            if header and _credential_header(header[1]):
+                # Its `value` entry, in the same object, within _PAIR_REACH either side.
+                lo = lowered.rfind("{", max(start, entry.start() - _PAIR_REACH), entry.start() + 1)
+                hi = lowered.find("}", entry.end(), min(end, entry.end() + _PAIR_REACH))
+                lo = max(start, entry.start() - _PAIR_REACH) if lo == -1 else lo
+                hi = min(end, entry.end() + _PAIR_REACH) if hi == -1 else hi
+                for other in _HEADER_ENTRY_RE.finditer(lowered, lo, hi):
+                    if other["name"] == "value":
+                        found.append(_header_value_start(lowered, other.end(), header[1]))
+        elif _credential_header(name):
+            found.append(_header_value_start(lowered, entry.end(), name))
+    return found
+
+
+def _yaml_header_values(lowered: str, pos: int, indent: int) -> tuple[int, list[int]]:
+    """(the block's end, credential headers' values) in the YAML block indented under a
+    `headers:` line."""
+    found: list[int] = []
+    pending = ""  # a `- name: <credential header>` item waiting for its `value:`
+    for _ in range(_MAX_BLOCK_LINES):
+        if pos >= len(lowered):
+            break
+        end = lowered.find("\n", pos)
+        end = len(lowered) if end == -1 else end
+        line = lowered[pos:end]
+        body = line.lstrip(" \t")
+        if body and not body.startswith("#"):
+            if len(line) - len(body) <= indent:
+                break
+            if body.startswith("-"):
+                pending = ""
+            entry = _HEADER_ENTRY_RE.match(lowered, pos - 1)
+            if entry:
+                name = entry["name"]
+                if name in _PAIR_NAMES:
+                    header = _HEADER_WORD_RE.match(lowered, entry.end())
+                    pending = header[1] if header and _credential_header(header[1]) else ""
+                elif name == "value" and pending:
+                    found.append(_header_value_start(lowered, entry.end(), pending))
+                elif _credential_header(name):
+                    found.append(_header_value_start(lowered, entry.end(), name))
+        pos = end + 1
+    return pos, found
+
+
+def _header_value_start(lowered: str, pos: int, name: str) -> int:
+    """Past an opening quote, and an authorization's scheme word."""
+    if lowered[pos : pos + 1] in ("'", '"'):
+        pos += 1
+    if name.endswith("authorization"):
+        scheme = _AUTH_SCHEME_RE.match(lowered, pos)
+        if scheme:
+            pos = scheme.end()
+    return pos
+
+
 # OpenVPN's `auth-user-pass <file>` reads a file of two lines, the user then the password.
 _AUTH_FILE_DIRECTIVE = "auth-user-pass"
 _AUTH_FILE_WORDS = ("auth", "cred", "pass", "login")
@@ -914,7 +1110,9 @@ def _check_login_pair(_m: re.Match[str], _text: str, value: str) -> bool:
     core = value.rstrip(".,:;!?")
     if len(core) < 6 or _VERSION_RE.match(core) or not any(c.isalpha() for c in core):
         return False
-    if core.isalpha() or not plausible_value(core, bare=True, key="password"):
+    if (core.isalpha() and not random_letters(core)) or not plausible_value(
+        core, bare=True, key="password"
+    ):
         return False
     return not is_stopword(core)
 
@@ -996,11 +1194,79 @@ def _check_header_value(_m: re.Match[str], _text: str, value: str) -> bool:
     )
 
 
-def _check_pushover_key(_m: re.Match[str], _text: str, value: str) -> bool:
-    """Generated: 3+ digits among the letters (a name of 30 letters may end in one), no
-    sample."""
-    digits = sum(c.isdigit() for c in value)
-    return digits >= 3 and looks_random(value) and not is_dummy_token(value)
+# A bare value that is a name in code (`apiKey`, `process.env.HONEYCOMB_KEY`), not a literal.
+_CODE_NAME_RE = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
+
+
+def _check_header_block_value(m: re.Match[str], text: str, value: str) -> bool:
+    """A credential header's value in a headers map: 8+ characters, no placeholder
+    (`${env:HONEYCOMB_API_KEY}`, `<your-key>`); unquoted, no name in code unless it looks
+    generated (a YAML value is unquoted too: `x-honeycomb-team: pKM1…`)."""
+    if not _check_header_value(m, text, value):
+        return False
+    quoted = m.start() > 0 and text[m.start() - 1] in "'\""
+    if quoted or not _CODE_NAME_RE.match(value):
+        return True
+    return random_body(value) or looks_random(value)
+
+
+def _pushover_key(value: str) -> bool:
+    """30 letters and digits, generated: the letters read as no word (a name of 30 letters,
+    `harbourmasteropsnotifications1`, does), or 3+ digits and a random look; no sample.
+
+    Trigger: `user=u8vz…` with two digits (round 43: 3+ digits were needed, and a key of
+    random letters and digits has fewer one time in nine)."""
+    if is_dummy_token(value):
+        return False
+    letters = "".join(c for c in value if c.isalpha())
+    digits = len(value) - len(letters)
+    return random_letters(letters) or (digits >= 3 and looks_random(value))
+
+
+# The slot right before a Pushover key: a PUSHOVER_* name, user/group key, app/application/api
+# token or key, or a bare user/token; then `:`, `=` or `is` (read back from the key).
+_PUSHOVER_SLOT_RE = re.compile(
+    r"(?<![a-z0-9_])(?P<name>pushover[_\-]?[a-z_\-]{0,24}|(?:user|group)[ _\-]?key"
+    r"|app(?:lication)?[ _\-]?(?:token|key)|api[ _\-]?token|user|token)"
+    r"\\?[\"']?(?:[ \t]{0,3}[:=]|[ \t]{1,3}is)[ \t]{0,3}\\?[\"']?\Z"
+)
+_SLOT_REACH = 48
+
+
+def _check_pushover_key(m: re.Match[str], text: str, value: str) -> bool:
+    """A generated key (_pushover_key) in a Pushover slot; under a bare `user` or `token`,
+    in a text about Pushover only (elsewhere they are a login's or any service's)."""
+    slot = _PUSHOVER_SLOT_RE.search(m.string, max(0, m.start() - _SLOT_REACH), m.start())
+    if slot is None or (slot["name"] in ("user", "token") and "pushover" not in m.string):
+        return False
+    return _pushover_key(value)
+
+
+def _check_pushover_url(_m: re.Match[str], _text: str, value: str) -> bool:
+    user, _at, token = value.partition("@")
+    return _pushover_key(user) or _pushover_key(token)
+
+
+_ALNUM_BYTES = _ALNUM.encode()
+_ALNUM_CLASSES = bytes(ord("a") if b in _ALNUM_BYTES else ord(" ") for b in range(256))
+_KEY_RUN = b"a" * 30
+
+
+def _pushover_starts(lowered: str, _text: str) -> list[int]:
+    """Offsets of runs of exactly 30 letters and digits (found with str.find on a copy of the
+    text mapped to one letter per class; finding the slot words first cost ~9 us a turn:
+    `user`, `api` and `token` are in most texts, and looking for them as hints ~2)."""
+    mapped = _ascii(lowered).translate(_ALNUM_CLASSES)
+    starts = []
+    i = mapped.find(_KEY_RUN)
+    while i != -1:
+        end = mapped.find(b" ", i)
+        if (end == -1 and len(mapped) - i == 30) or end - i == 30:
+            starts.append(i)
+        if end == -1:
+            break
+        i = mapped.find(_KEY_RUN, end)
+    return starts
 
 
 def _check_auth_file_password(m: re.Match[str], text: str, value: str) -> bool:
@@ -1036,7 +1302,9 @@ def _check_spaced(m: re.Match[str], text: str, value: str) -> bool:
     password line of a netrc file, or a generated value after any secret name."""
     key = _key_of(m, text)
     profile = key_profile(key)
-    if profile is None or value.isalpha():  # `token expiry`, `password field`: prose
+    # `token expiry`, `password field`: prose; random letters are not (round 43).
+    letters = value.isalpha() and not random_letters(value)
+    if profile is None or letters:
         return False
     # Trigger: `/p:$RDP_PASSWORD /size:1920x1080`. Why: a variable's use, not a name given the
     # word after it; that word is the command's next argument.
@@ -1044,7 +1312,7 @@ def _check_spaced(m: re.Match[str], text: str, value: str) -> bool:
         return False
     if profile[0] == "password" and _NETRC_RE.search(text, max(0, m.start() - 200), m.start()):
         return value_ok(value, "pass", bare=True, key=key)
-    if len(value) < 12 or not any(c.isdigit() for c in value):
+    if not random_letters(value) and (len(value) < 12 or not any(c.isdigit() for c in value)):
         return False
     return looks_random(value) and plausible_value(value, bare=True, key=key)
 
@@ -1512,20 +1780,53 @@ _RULES: tuple[_Rule, ...] = (
         starts=_otlp_header_starts,
         hints=("otel_exporter_otlp",),
     ),
-    # Trigger: a Pushover user or group key (30 letters and digits) as `user=`, `"user": …`,
-    # `user_key`, `PUSHOVER_USER=` in a text about Pushover (a blind test's transcript: `curl
-    # --form-string "token=…" --form-string "user=…" https://api.pushover.net/…` masked the
-    # token only). Why: Pushover's API takes the key as `user`, a name that elsewhere is a
-    # login. Outcome: other texts' `user=` stay, and so do names (`user=ops`) in Pushover's.
+    # Trigger: a credential header (`x-honeycomb-team`, `x-api-key`, `dd-api-key`,
+    # `x-auth-token`, `authorization`, …; see _credential_header) in a headers map: an
+    # OpenTelemetry collector's `headers:` block, JSON's `"headers": {…}`, HCL's `headers = {…}`,
+    # a list of name/value pairs (Postman's `"header": [{"key": …, "value": …}]`), and curl's
+    # `-H "X-Honeycomb-Team: …"` (round 43). Why: the header's name is no assignment's name
+    # (`x-honeycomb-team`), or its value need not look generated to be a key (Honeycomb's
+    # are letters and digits, sometimes letters only). Outcome: the value alone is masked;
+    # other headers, names without values, lists of allowed headers, placeholders and names
+    # in code (`'x-api-key': apiKey`) stay.
     _rule(
         "generic-secret",
         _GENERIC,
-        r"(?:pushover[_\-]?)?user(?:[_\-]?key)?\\?[\"']?[ \t]{0,3}[:=][ \t]{0,3}\\?[\"']?"
+        r"(?P<s>[^\s\"'`,;}\])]{1,1024})",
+        _check_header_block_value,
+        left="",
+        lower=True,
+        starts=_header_block_starts,  # (no hints: it looks for the same two words)
+    ),
+    # Trigger: a Pushover user, group or app key (30 letters and digits) in its slot: any
+    # PUSHOVER_* name (`PUSHOVER_APP=`), `user key` / `user_key` / `userKey`, `group key`,
+    # `app token` / `application token` / `api token`, with `:`, `=` or `is`; and a bare
+    # `user=` / `token=` in a text about Pushover (a blind test's `curl --form-string
+    # "user=…" https://api.pushover.net/…`). Round 43: the word "Pushover" is often absent
+    # ("user key: u…"), and a key may hold fewer than 3 digits. Why: Pushover's API takes the
+    # key as `user`, a name that elsewhere is a login, and `user key` is no secret's name.
+    # Outcome: other texts' `user=` and names (`user=ops`, a 30-letter group name) stay, and
+    # so do Pushover's other settings (PUSHOVER_SOUND=cosmic).
+    _rule(
+        "generic-secret",
+        _GENERIC,
         r"(?P<s>[a-z0-9]{30})(?![a-z0-9_\-])",
         _check_pushover_key,
-        left=_ALNUM + "_",
+        left=_ALNUM,
         lower=True,
-        hints=("pushover",),
+        starts=_pushover_starts,
+    ),
+    # Trigger: Apprise's Pushover URL, `pover://<user key>@<app token>[/device]` (round 43).
+    # Why: both halves are Pushover keys; the token stands where a host would, so the URL
+    # rules leave it. Outcome: both are masked when either looks generated.
+    _rule(
+        "generic-secret",
+        _SPECIFIC,
+        r"pover://(?P<s>[a-z0-9]{30}@[a-z0-9]{30})(?![a-z0-9_\-])",
+        _check_pushover_url,
+        left=_ALNUM,
+        lower=True,
+        hints=("pover://",),
     ),
     # Trigger: an OpenVPN `auth-user-pass` file shown in the text: a line naming it that ends
     # in a colon or opens a heredoc, then the user's line and the password's line, and no
@@ -1856,7 +2157,9 @@ _RULES: tuple[_Rule, ...] = (
     ),
     # Trigger: a secret-looking name, then = : := => 是 为 (optionally `: type =`), then a value;
     # or a setter of a secret-named property given one string literal (`setPassword("…")`,
-    # `cfg.setMasterSecret("…")`, `user.set_password("…")`; secrets s43: ArduinoOTA, Getui).
+    # `cfg.setMasterSecret("…")`, `user.set_password("…")`; secrets s43: ArduinoOTA, Getui);
+    # the name may be a quoted subscript (`app.config['SECRET_KEY'] = …`, Drupal's
+    # `$settings['hash_salt'] = …`; round 43).
     # Why: .env, export, docker -e, JSON, YAML, TOML, code, connection strings and chatter; the
     # name decides how sure we must be about the value (see key_profile / value_ok).
     _rule(
@@ -1864,7 +2167,7 @@ _RULES: tuple[_Rule, ...] = (
         _GENERIC,
         r"(?P<key>(?:(?:api|access|secret|private|auth|client|bot|admin|master|signing)[ \t])?"
         r"[a-z0-9_.\-]{1,64}+)"
-        r"\\?[\"']?"
+        r"(?:\\?[\"']\]|\\?[\"']?)"
         r"(?:[ \t]{0,3}:[ \t]{0,3}[a-z_][a-z0-9_.\[\], |]{0,40}+(?==))?"
         r"[ \t]{0,3}(?P<sep>:=|=>|={1,3}|:|是|为|為|就是|：|\((?=[ \t]{0,3}[\"']))[ \t]{0,3}[“「]?"
         + _VALUE,
@@ -1879,18 +2182,34 @@ _RULES: tuple[_Rule, ...] = (
     # `#define WIFI_PASSWORD "…"` (an Arduino sketch's arduino_secrets.h). Why: the name and
     # the value are a call's two arguments or a directive's two words, with no `=` between.
     # Outcome: the name decides as for assignments (DB_NAME, DB_USER and SECRET_SSID stay;
-    # a key needs a generated value); calls and placeholders (`'put your unique phrase
-    # here'`) stay.
+    # a key or a salt needs a generated value: random_printable takes WordPress's 64
+    # characters of symbols and spaces); calls and placeholders (`'put your unique phrase
+    # here'`) stay. WordPress aligns the values with up to 9 spaces after the comma (its
+    # AUTH_KEY had 9, past the 8 allowed: round 43).
     _rule(
         "generic-secret",
         _GENERIC,
         r"(?:define[ \t]{0,3}\([ \t]{0,3}[\"'](?P<key>[a-z0-9_]{1,64})[\"'][ \t]{0,3},"
-        r"|#[ \t]{0,3}define[ \t]{1,3}(?P<ckey>[a-z0-9_]{1,64}))[ \t]{0,8}(?=[\"'])" + _VALUE,
+        r"|#[ \t]{0,3}define[ \t]{1,3}(?P<ckey>[a-z0-9_]{1,64}))[ \t]{0,16}(?=[\"'])" + _VALUE,
         _check_defined_constant,
         left=_WORDISH,
         lower=True,
         kind_of=_defined_constant_kind,
         hints=("define",),
+    ),
+    # Trigger: WP-CLI's `wp config set <NAME> <value>` (`wp config set NONCE_SALT '…'`,
+    # round 43). Why: it writes the define() of wp-config.php, so the name decides as there.
+    # Outcome: `wp config set WP_DEBUG true` and the other settings stay.
+    _rule(
+        "generic-secret",
+        _GENERIC,
+        r"wp[ \t]{1,3}config[ \t]{1,3}set(?:[ \t]{1,3}--?[a-z][a-z\-]{0,20}(?:=[^\s]{0,64})?){0,3}"
+        r"[ \t]{1,3}[\"']?(?P<key>[a-z0-9_]{1,64})[\"']?[ \t]{1,3}" + _VALUE,
+        _check_defined_constant,
+        left=_WORDISH,
+        lower=True,
+        kind_of=_defined_constant_kind,
+        hints=("config set",),
     ),
     # Trigger: 密码/口令/密钥/令牌… followed by : = 是 为. Why: secrets given in Chinese chatter.
     _rule(
@@ -2096,6 +2415,7 @@ def find_secrets(text: str) -> list[Redaction]:
     _word_offsets.cache_clear()
     _word_hits.cache_clear()
     _names.cache_clear()
+    _ascii.cache_clear()
     candidates = _candidates(text)
     return _wrapped(text, _rescan(text, candidates)) if candidates else []
 

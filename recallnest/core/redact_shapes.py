@@ -18,6 +18,8 @@ __all__ = [
     "continuation_end",
     "encoded_text",
     "random_body",
+    "random_letters",
+    "random_printable",
     "vendor_prefix_ok",
     "wordy",
 ]
@@ -159,3 +161,147 @@ def continuation_end(text: str, end: int) -> int | None:
     has_alpha = any(c.isalpha() for c in chunk)
     mixed_case = any(c.isupper() for c in chunk) and any(c.islower() for c in chunk)
     return m.end(1) if has_digit and has_alpha and (mixed_case or len(chunk) >= 16) else None
+
+
+# --- Letters that read as no word -------------------------------------------------------------
+
+# A first-order Markov model of the letters of English words and code names, as the log ratio
+# (in halves of a nat, clamped to [-6, +3]) of each letter after another against letters drawn
+# uniformly at random: `a` = -6.0, `m` = 0, `s` = +3.0. `_LETTER_FIRST` holds the ratio of each
+# first letter. Written by `python -m eval.secrets.letter_pairs` (the word list of Debian's
+# wamerican and the names of Python's standard library; its docstring has the measurements).
+_LETTER_FIRST = "nlmmokllnhjnlnnlhnonmjjiki"
+_LETTER_PAIRS = (
+    "lmnmijmimfkomogmgonplkjiki",  # a
+    "pnljoighokgpjioignmjnggglg",  # b
+    "phljoigoneomihphgnknmgfeke",  # c
+    "nkkmqkkipigmjjnigmnkmijgkf",  # d
+    "mjmollkikfhnlojlippnikjljg",  # e
+    "ojjkoojgpgfohioienlmngggke",  # f
+    "oiiipimnoegnkmnieonjnhhfkg",  # g
+    "pjiiqigipehkkjphemlmmfjele",  # h
+    "mknmnlmfgfinmqnlgmonhleicl",  # i
+    "pjjjpijjnhmihgpkgikhphihih",  # j
+    "nkjjqjjlphjnjmmjgloklgkeld",  # k
+    "oijlpjigpejojiojdhmlmigeoe",  # l
+    "pmiipifgpdgjmjooehmimffdkd",  # m
+    "ninnokpingkjilmihiookjhfig",  # n
+    "llmmjklhlfknnpmmfonmnlmjih",  # o
+    "oiiipignoehnhiongommmfhcld",  # p
+    "ljjijhjikfhkjjiilllisiighh",  # q
+    "pkllpjkipfkkllokfmonmjidle",  # r
+    "minioiinoekllkmmihoqngkdkd",  # s
+    "oikipjgnpdfljinidonmmgjflh",  # t
+    "mmmmmklgmfionpjmdoooghfhfi",  # u
+    "pjihrhhhpefihhnheijikihfig",  # v
+    "pkjlpjinpejlinojfmnjihjjig",  # w
+    "nlnlomhloghkkilohjkpljipmh",  # x
+    "nlmlnkkjnginnnmofmonkjljnk",  # y
+    "oiijqhgjpeglihmihhiijhijkq",  # z
+)
+_LEVEL_ZERO = ord("m")
+_FIRST_LEVEL = {chr(ord("a") + i): ord(c) - _LEVEL_ZERO for i, c in enumerate(_LETTER_FIRST)}
+_PAIR_LEVEL = {
+    chr(ord("a") + i) + chr(ord("a") + j): ord(c) - _LEVEL_ZERO
+    for i, row in enumerate(_LETTER_PAIRS)
+    for j, c in enumerate(row)
+}
+_MIN_RANDOM_LETTERS = 10
+_MAX_RANDOM_LETTERS = 256  # no password is longer (and the score is a loop in Python)
+
+
+def random_letters(value: str) -> bool:
+    """10+ ASCII letters, of any case, more likely drawn at random than read: their pairs are
+    scored by the model above and the sum is below zero.
+
+    Trigger: "password = BqxDpHVCFWAKOnHr", "the smtp password is imfweijtdscnotjs", `token:
+    ctemklfz…` (round 43: letters only were taken for words or code names, and kept; the rule
+    it replaces, 4+ rare consonant pairs in 12+ letters of one case, missed one in ten of 16
+    random letters and every mixed-case value). Why: random letters hold pairs English and
+    code names rarely do (`qz`, `xf`, `kw`) about every other position. Outcome: 16 random
+    letters of one case are masked 199 times in 200 (of both cases 998 in 1000), 12 about 98.5
+    in 100, 10 about 98 in 100; words and camel-case names read as words (`straightforward`,
+    `mySecretName`, `refreshToken`) stay; one word in ~370 and one code name in ~30 of 10+
+    letters reads as random (`defaultfmt`, `JSONRPCMessage`): masked if it fills a secret's
+    slot."""
+    if not _MIN_RANDOM_LETTERS <= len(value) <= _MAX_RANDOM_LETTERS:
+        return False
+    if not value.isalpha() or not value.isascii():
+        return False
+    if _letters_score(value.lower()) < 0:
+        return True
+    if value.islower() or value.isupper():
+        return False
+    # Mixed case: read again as a camel-case name, part by part; a part of one or two letters
+    # that is no short word (`Xn`, `q`) costs two nats. Random case makes many such parts,
+    # names few (`getValueOrDefault`: Or). It takes the misses of 16 random letters of both
+    # cases from ~5 to ~1.5 in 1000, and the names read as random from ~2.9 to ~3.2 %.
+    score = 0
+    for part in _CASE_PART_RE.findall(value):
+        low = part.lower()
+        score += _letters_score(low)
+        if len(low) <= 2 and low not in _SHORT_WORDS:
+            score -= _SHORT_PART_COST
+    return score < -_SHORT_PART_COST
+
+
+_CASE_PART_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
+_SHORT_WORDS = frozenset((
+    "a", "an", "as", "at", "be", "by", "db", "do", "go", "id", "if", "in", "io", "is", "it",
+    "me", "my", "no", "of", "ok", "on", "or", "so", "to", "ui", "up", "us", "ux", "we",
+))  # fmt: skip
+_SHORT_PART_COST = 4  # halves of a nat
+
+
+def _letters_score(low: str) -> int:
+    """The summed ratio of lower-case letters, in halves of a nat."""
+    return _FIRST_LEVEL[low[0]] + sum(_PAIR_LEVEL[low[i : i + 2]] for i in range(len(low) - 1))
+
+
+_LETTER_RUN_RE = re.compile(r"[A-Za-z]+")
+# `${env:HONEYCOMB_API_KEY}`, `{{ lookup('env', 'SALT') }}`, `<your-salt>`, `%SALT%`, `$(cat
+# salt)`: a template or a reference wrapped whole around names, dots, quotes and spaces (a salt
+# may open with `<` and close with `>` by chance, with `!@#^&*` and the like inside).
+_WRAPPED_RE = re.compile(
+    r"^(?:\$?\{\{?[\w .:/|,'\"()\-]*\}?\}|<[\w .:/|\-]*>|%[\w.:\-]*%|\$\([^()]*\))$"
+)
+_SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]{1,20}://")
+_MIN_PRINTABLE = 20
+_MAX_PRINTABLE = 512
+
+
+def random_printable(value: str) -> bool:
+    """20+ characters drawn from all of printable ASCII: letters, digits and 3+ different
+    symbols (a sixteenth of the value or more), a few spaces at most, letters that read as no
+    word (runs 3 long or less on average under 10 letters), no URL, not wrapped as a template
+    (`${…}`, `<…>`), and a generated body's entropy.
+
+    Trigger: WordPress's keys and salts (`define( 'NONCE_SALT', '…' )`: 64 characters with
+    `|&^%$#@!<>{}[]` and spaces), which looks_random refused for a space and the placeholder
+    test took for a template when `{}`, `%s` or a leading `$` came up by chance (round 43).
+    Why: a value that switches between letters, digits and symbols this often was generated;
+    templates, paths, expressions and prose hold words or long names. Outcome: 64 such
+    characters pass always, 32 about 999 times in 1000, 20 about 97 in 100."""
+    n = len(value)
+    if not _MIN_PRINTABLE <= n <= _MAX_PRINTABLE or value.isalnum() or not value.isascii():
+        return False
+    if _WRAPPED_RE.match(value):
+        return False
+    if _SCHEME_RE.search(value):  # a URL (`a:://b` in a salt is none)
+        return False
+    symbols = [c for c in value if not c.isalnum() and not c.isspace()]
+    letters = sum(c.isalpha() for c in value)
+    spaces = sum(c.isspace() for c in value)
+    if len(set(symbols)) < 3 or len(symbols) * 16 < n or letters * 4 < n or spaces * 8 > n:
+        return False
+    # Names and words read as words (`${env:HONEYCOMB_API_KEY`: envhoneycombapikey); fewer
+    # than 10 letters must come in short runs.
+    runs = _LETTER_RUN_RE.findall(value)
+    letters_only = "".join(runs)
+    if wordy(value) or not (
+        random_letters(letters_only)
+        if len(letters_only) >= _MIN_RANDOM_LETTERS
+        else len(letters_only) <= 3 * len(runs)
+    ):
+        return False
+    return entropy(value) >= _floor(n)

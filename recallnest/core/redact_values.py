@@ -11,7 +11,7 @@ import itertools
 import re
 from functools import lru_cache
 
-from recallnest.core.redact_shapes import random_body, wordy
+from recallnest.core.redact_shapes import random_body, random_letters, random_printable, wordy
 
 __all__ = [
     "PLAIN_NAME_RE",
@@ -28,6 +28,7 @@ __all__ = [
     "plausible_value",
     "qualified_away",
     "random_letters",
+    "random_printable",
     "value_ok",
 ]
 
@@ -83,10 +84,16 @@ def is_placeholder(value: str) -> bool:
     value = value.strip()
     # (`pass:<pw>.` ends a sentence: the placeholder is `<pw>`.)
     if _PLACEHOLDER_RE.search(value) or _PLACEHOLDER_RE.search(value.rstrip(".,;:!?")):
-        return True
+        # Trigger: a generated salt holding `{}`, `%s`, `...` or opening with `$` by chance
+        # (WordPress's keys, round 43). Why: those marks make a template only in a value
+        # that is otherwise readable; in one drawn from all of printable ASCII they are noise.
+        return "[REDACTED:" in value or not random_printable(value)
     if has_sample_word(value):
         return True
-    return _DESCRIPTIVE_RE.match(value) is not None and _SECRET_WORD_RE.search(value) is not None
+    # Trigger: random letters that hold `key` or `pass` by chance (`mtzkeyqwxtdjxgzr`, round
+    # 43). Why: a descriptive value reads as words; random letters do not.
+    descriptive = _DESCRIPTIVE_RE.match(value) is not None and not random_letters(value)
+    return descriptive and _SECRET_WORD_RE.search(value) is not None
 
 
 def has_sample_word(value: str) -> bool:
@@ -137,18 +144,23 @@ def char_classes(value: str) -> tuple[bool, bool, bool]:
 def looks_random(value: str) -> bool:
     """High-entropy enough to be a generated key rather than a word, name or number.
 
-    Letters-only values must be long and switch case often: `protocolVersion` switches once,
-    random base62 about every other letter.
+    Letters-only values must read as no word (random_letters: `BqxDpHVCFWAKOnHr`, not
+    `protocolVersion`), or be long and switch case often, as random base62 does about every
+    other letter. A value drawn from all of printable ASCII, spaces included, is generated
+    too (random_printable: WordPress's salts).
     """
+    if value.isalpha() and random_letters(value):
+        return True
     if len(value) < 12 or len(set(value)) < 8 or any(c.isspace() for c in value):
-        return False
+        return random_printable(value)
     digit, upper, lower = char_classes(value)
     if _SLUG_RE.match(value):
         return False
     if digit:
-        return upper or lower
+        return upper or lower or random_printable(value)
     switches = sum(a.isupper() != b.isupper() for a, b in itertools.pairwise(value))
-    return upper and lower and len(value) >= 24 and switches * 4 >= len(value)
+    long_switching = upper and lower and len(value) >= 24 and switches * 4 >= len(value)
+    return long_switching or random_printable(value)
 
 
 def _is_path_or_url(value: str) -> bool:
@@ -174,7 +186,9 @@ def _is_code_ref(value: str, key: str) -> bool:
         return True
     # Trigger: a lower/snake/camelCase identifier. Why: only names that mention a secret are
     # taken as references (`auth`, `db_password`), so `hunter_two` is still masked.
-    return _IDENTIFIER_RE.match(value) is not None and _SECRET_WORD_RE.search(value) is not None
+    # (Random letters holding such a word by chance are no name: see random_letters.)
+    named = _IDENTIFIER_RE.match(value) is not None and _SECRET_WORD_RE.search(value) is not None
+    return named and not random_letters(value)
 
 
 def _generated_part(value: str) -> bool:
@@ -205,7 +219,7 @@ def is_public_key(value: str) -> bool:
 
 def plausible_value(value: str, *, bare: bool, key: str) -> bool:
     """Not a placeholder, stop word, public key, path, URL or code reference."""
-    return not (
+    implausible = (
         is_placeholder(value)
         or is_stopword(value)
         or is_public_key(value)
@@ -214,6 +228,8 @@ def plausible_value(value: str, *, bare: bool, key: str) -> bool:
         or _is_path_or_url(value)
         or (bare and _is_code_ref(value, key))
     )
+    # A generated salt may open with `-` or `=`, or hold brackets (see random_printable).
+    return not implausible or ("[REDACTED:" not in value and random_printable(value.strip()))
 
 
 def _flag_shaped(value: str) -> bool:
@@ -229,47 +245,16 @@ def _flag_shaped(value: str) -> bool:
     return not (len(rest) >= 16 and random_body(rest.rstrip("=")))
 
 
-# Pairs of consonants common inside English words (`th`, `str`'s `st` and `tr`, `ng`, `ck`);
-# `y` counts as a vowel.
-_WORD_PAIRS = _words(
-    "bb bl br cc ch ck cl cr ct dd dg dr ds ff fl fr gg gh gl gr gs ht kn ks lc ld lf lk ll lm"
-    " lp ls lt lv mb mm mn mp ms nc nd nf ng nk nl nn ns nt ph pl pp pr ps pt rb rc rd rf rg rh"
-    " rk rl rm rn rp rr rs rt rv sc sh sk sl sm sn sp sq ss st sw tc th tr ts tt tw wh wl wn wr"
-    " xt zz"
-)
-_VOWELS = frozenset("aeiouy")
-_MIN_RANDOM_LETTERS = 12
-_MIN_RARE_PAIRS = 4
-
-
-def random_letters(value: str) -> bool:
-    """12+ letters of one case that read as no word: 4+ pairs of consonants that English
-    words rarely hold (`mf`, `jt`, `cn`).
-
-    Trigger: "the smtp password is imfweijtdscnotjs" (a blind test's transcript; a Google app
-    password is 16 such letters). Why: a password of letters only was taken for prose, like
-    "is required"; random letters hold a rare pair about every third position, English words
-    one or two in all (`straightforward`: tf, rw). Outcome: words stay; 16 random letters
-    pass nine times in ten, 12 three times in four (the rest stay unmasked, as before)."""
-    if len(value) < _MIN_RANDOM_LETTERS or not value.isascii() or not value.isalpha():
-        return False
-    if not (value.islower() or value.isupper()):
-        return False
-    low = value.lower()
-    rare = sum(
-        a not in _VOWELS and b not in _VOWELS and a + b not in _WORD_PAIRS
-        for a, b in itertools.pairwise(low)
-    )
-    return rare >= _MIN_RARE_PAIRS
-
-
 def value_ok(value: str, strength: str, *, bare: bool, key: str) -> bool:
     if not plausible_value(value, bare=bare, key=key):
         return False
     if strength == "strong":
         return len(value.strip()) >= 4
     if strength == "pass":
-        return len(value) >= 4 and not (value.isalpha() and value.islower())
+        # A plain lower-case word after `…_pass` is prose (`bypass: enabled`); random
+        # letters are a password (`db_pass: eeuhzmxs…`, round 43).
+        word = value.isalpha() and value.islower() and not random_letters(value)
+        return len(value) >= 4 and not word
     if strength == "env":
         return len(value) >= 8 and not value.isdigit()
     if strength == "psk":
@@ -280,7 +265,7 @@ def value_ok(value: str, strength: str, *, bare: bool, key: str) -> bool:
 # --- Secret-looking names ----------------------------------------------------------------------
 
 _NAME_PART_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
-_PASSWORD_PARTS = _words("password passwd pwd passphrase passcode")
+_PASSWORD_PARTS = _words("password passwd pwd pw passphrase passcode")  # pw: round 43
 _STRONG_PARTS = _words("secret secrets credential credentials creds")
 _KEY_COMPOUNDS = _words("apikey accesskey secretkey authkey masterkey signingkey encryptionkey")
 _IGNORED_SUFFIXES = _words("value val b64 base64 raw hex base confirmation confirm plain data")
@@ -365,6 +350,13 @@ def key_profile(key: str) -> tuple[str, str] | None:
     # A generated value is needed (strength "weak").
     if last == "appcertificate" or parts[-2:] == ["app", "certificate"]:
         return ("generic-secret", "weak")
+    # Trigger: WordPress's `AUTH_SALT` / `NONCE_SALT`, Drupal's `hash_salt`, `HASHIDS_SALT`,
+    # Flask-Security's `SECURITY_PASSWORD_SALT` (round 43). Why: a site's salts key its
+    # cookies and tokens like its secret key; a generated value is needed (strength "weak"),
+    # so `SALT_ROUNDS = 12` and `salt = bcrypt.gensalt()` stay, and WordPress's
+    # `WP_CACHE_KEY_SALT` is a cache prefix.
+    if last == "salt":
+        return None if "cache" in parts else ("generic-secret", "weak")
     if not _is_weak_part(last) or parts == ["key"] or parts[-2:] == ["site", "key"]:
         return None
     if "private" in parts or "secret" in parts:
