@@ -26,3 +26,26 @@ def test_a_comment_block_does_not_take_a_rule_about_something_else() -> None:
     prompt = "add a comment block above the retry decorator saying why it waits"
     other = "日志统一用英文写，不要写拼音。"
     assert chosen_ids(prompt, [_memory(other)]) == []
+
+
+METRIC = "The user wants metric units (kilograms, metres) in every app and export."
+
+
+def test_a_unit_asked_for_takes_the_global_units_convention() -> None:
+    """Which unit a value is in is how it is shown: the global units rule answers on one
+    shared word, as it does for a chart or a report (test-blind's class)."""
+    prompt = "should the parcel weight column be in pounds or kilograms?"
+    assert chosen_ids(prompt, [_memory(METRIC)]) == ["m1"]
+    metric_zh = "用户要求所有项目一律用公制单位（公斤、米）。"
+    assert chosen_ids("新加的包裹字段用公斤还是磅？", [_memory(metric_zh)]) == ["m1"]
+
+
+def test_a_value_said_with_its_unit_asks_nothing_about_units() -> None:
+    assert chosen_ids("what crate fits a 12 m mast, any ideas?", [_memory(METRIC)]) == []
+    assert chosen_ids("the 30 kg parcels keep failing the scale check", [_memory(METRIC)]) == []
+    assert chosen_ids("the sync now finishes in seconds, keep the metres", [_memory(METRIC)]) == []
+
+
+def test_a_project_units_rule_still_needs_two_shared_words() -> None:
+    prompt = "should the parcel weight column be in pounds or kilograms?"
+    assert chosen_ids(prompt, [_memory(METRIC, project="depot")]) == []
