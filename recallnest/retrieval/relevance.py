@@ -101,6 +101,20 @@ _RULE = re.compile(
 ACROSS_POOL_MIN = 20
 ACROSS_MARGIN = 0.012
 ACROSS_Z = 2.5
+# A prompt proposing what a standing rule rules out ("put the problems up as Font grades only"
+# against "... never Font alone"; 油耗单位要不要换成升 against 不要换算成升) is when the rule
+# matters most, and it often shares few words with it: a rule whose never-clause holds a word
+# the prompt says gets this much more. Not for a failure being reported (intent debug): a
+# pasted build error naming a .yaml file proposes nothing against "不要用 YAML" (round 43;
+# eval/prompt-recall dev + test: 10 candidates get it, 8 of them needed; the other two are
+# dev's price-with-two-decimals trap, which passed already, and a note the session held).
+FORBIDDEN_BONUS = 0.1
+_FORBIDS = re.compile(
+    r"\b(?:never|don't|do not|must not|mustn't|should not|shouldn't|avoid|not|instead of|"
+    r"rather than)\b(?P<what>[^,.;:!?()，。；：！？]*)"
+    r"|(?:禁止|不要|不能|不允许|不得|严禁|切勿|别)(?P<zh>[^,.;:!?()，。；：！？（）]*)",
+    re.IGNORECASE,
+)
 QUERY_WEIGHT = 0.6  # share of the prompt covered, against the share of the candidate covered
 MIN_TERMS = 2  # distinct content terms a prompt needs, unless it names something
 MIN_CJK_CHARS = 4
@@ -350,7 +364,8 @@ def relevance(
     `idf` gives the weight of each term (SearchIndex.idf). `memory`: the text is a memory, not a
     raw turn; worded as a rule, it answers a prompt asking to make what it names (`makes`).
     `standing`: a memory of no project; a convention about how values are shown, it answers on
-    one shared word a prompt asking for something shown (`presents`)."""
+    one shared word a prompt asking for something shown (`presents`). A rule ruling out what
+    the prompt proposes weighs more (FORBIDDEN_BONUS)."""
     if not plan.terms:
         return 0.0
     doc_terms = set(content_terms(text))
@@ -380,7 +395,16 @@ def relevance(
     covered = sum(weight[t] for t in matched) + SYNONYM_SHARE * sum(weight[t] for t in by_synonym)
     offered = sum(weight[t] for t in doc_terms) or 1.0
     score = QUERY_WEIGHT * covered / asked + (1 - QUERY_WEIGHT) * covered / offered
+    if rule and plan.intent != "debug" and not forbidden(text).isdisjoint(matched):
+        score += FORBIDDEN_BONUS
     return score + (NAME_BONUS if named else 0.0) + (ARTEFACT_BONUS if made else 0.0)
+
+
+def forbidden(text: str) -> frozenset[str]:
+    """The content terms of what the rule `text` rules out: each clause after never, do not,
+    avoid, instead of, 禁止, 不要 ... up to its end (see FORBIDDEN_BONUS)."""
+    clauses = (m.group("what") or m.group("zh") or "" for m in _FORBIDS.finditer(text))
+    return frozenset(t for clause in clauses for t in content_terms(clause))
 
 
 def _said_otherwise(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from support.recall import chosen_ids
 
 from recallnest.core.models import SearchHit
+from recallnest.retrieval.relevance import forbidden
 
 
 def _memory(text: str, project: str | None = None, id: str = "m1") -> SearchHit:
@@ -49,3 +50,35 @@ def test_a_value_said_with_its_unit_asks_nothing_about_units() -> None:
 def test_a_project_units_rule_still_needs_two_shared_words() -> None:
     prompt = "should the parcel weight column be in pounds or kilograms?"
     assert chosen_ids(prompt, [_memory(METRIC, project="depot")]) == []
+
+
+STICKERS = (
+    "The depot lead wants every parcel sticker to carry the recipient name in large print with "
+    "the tracking code in brackets beneath it; never tracking codes alone, because drivers sort "
+    "the vans by name at the loading door each morning."
+)
+
+
+def test_a_prompt_proposing_what_a_rule_rules_out_takes_the_rule() -> None:
+    """The prompt asks for what the rule's never-clause names: the moment the rule matters
+    most, though it shares few words with the prompt (test-blind8: 'Font grades only' against
+    '... never Font alone')."""
+    prompt = "should the new labels just show tracking codes? looks tidier to me"
+    assert chosen_ids(prompt, [_memory(STICKERS)]) == ["m1"]
+
+
+def test_words_outside_the_never_clause_get_no_such_weight() -> None:
+    prompt = "should the new labels just show the recipient name? looks tidier to me"
+    assert chosen_ids(prompt, [_memory(STICKERS)]) == []
+
+
+def test_a_failure_naming_what_a_rule_rules_out_proposes_nothing() -> None:
+    """A pasted error or a crash report mentions the thing; it does not propose doing it."""
+    prompt = "the label printer crashed on tracking codes, traceback attached"
+    assert chosen_ids(prompt, [_memory(STICKERS)]) == []
+
+
+def test_what_a_rule_rules_out() -> None:
+    assert forbidden(STICKERS) == frozenset({"track", "code", "alon"})
+    assert forbidden("新功能上线一律先挂开关；禁止直接改数据库里的菜单表。") >= {"数据", "菜单"}
+    assert forbidden("The user wants type hints on every public function.") == frozenset()
