@@ -101,6 +101,16 @@ _RULE = re.compile(
 ACROSS_POOL_MIN = 20
 ACROSS_MARGIN = 0.012
 ACROSS_Z = 2.5
+# Among fewer notes of the other language (an English project's few Chinese conventions, the
+# English prompt asking about one) a z-score means nothing, and a margin alone let a trap in
+# (dev: 0.033). The closest of them answers when it stands out by the margin a note of the
+# prompt's own language needs (continuity.recall.SEMANTIC_MARGIN) and also says one of the
+# prompt's words in its language (`says_otherwise`: 格式 for format), so its lead is not the
+# language's offset alone (round 43; dev + test: the answers' margins 0.033-0.079, the
+# negatives' best 0.0332 and that one says none of its prompt's words).
+ACROSS_FEW_MIN = 2
+ACROSS_FEW_MARGIN = 0.034
+ACROSS_FEW_PART = "across_few"
 # A prompt proposing what a standing rule rules out ("put the problems up as Font grades only"
 # against "... never Font alone"; 油耗单位要不要换成升 against 不要换算成升) is when the rule
 # matters most, and it often shares few words with it: a rule whose never-clause holds a word
@@ -502,10 +512,28 @@ def across_language_passes(margin: float, z: float, pool: int) -> bool:
     return pool >= ACROSS_POOL_MIN and margin >= ACROSS_MARGIN and z >= ACROSS_Z
 
 
+def across_few_passes(margin: float, pool: int) -> bool:
+    """Whether that memory, one of too few of its language for a z-score, stands out enough
+    to answer the prompt when it also says one of its words (`says_otherwise`)."""
+    return ACROSS_FEW_MIN <= pool < ACROSS_POOL_MIN and margin >= ACROSS_FEW_MARGIN
+
+
 def across_language(explain: Explain | None) -> bool:
     """Whether a search hit was marked as the other language's clear closest memory
     (Engine.search_with_affinities)."""
     return explain is not None and "across_z" in explain.parts
+
+
+def across_few(explain: Explain | None) -> bool:
+    """Whether a search hit was marked as the closest of the few memories of the other
+    language (`across_few_passes`): it answers only if it `says_otherwise`."""
+    return explain is not None and ACROSS_FEW_PART in explain.parts
+
+
+def says_otherwise(plan: PromptPlan, text: str) -> bool:
+    """Whether `text` says one of the prompt's words in the other language (plan.links)."""
+    doc_terms = set(content_terms(text))
+    return any(not link.same_language and link.found(doc_terms) for link in plan.links)
 
 
 def passes(score: float, best: float, kind: str, floor: float = RELEVANCE_MIN) -> bool:

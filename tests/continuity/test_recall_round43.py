@@ -5,8 +5,14 @@ from __future__ import annotations
 
 from support.recall import chosen_ids
 
-from recallnest.core.models import SearchHit
-from recallnest.retrieval.relevance import forbidden
+from recallnest.core.models import Explain, SearchHit
+from recallnest.retrieval.relevance import (
+    ACROSS_FEW_MARGIN,
+    ACROSS_FEW_PART,
+    ACROSS_POOL_MIN,
+    across_few_passes,
+    forbidden,
+)
 
 
 def _memory(text: str, project: str | None = None, id: str = "m1") -> SearchHit:
@@ -82,3 +88,32 @@ def test_what_a_rule_rules_out() -> None:
     assert forbidden(STICKERS) == frozenset({"track", "code", "alon"})
     assert forbidden("新功能上线一律先挂开关；禁止直接改数据库里的菜单表。") >= {"数据", "菜单"}
     assert forbidden("The user wants type hints on every public function.") == frozenset()
+
+
+ISO_ZH = "接口返回的时间统一用 ISO 8601 格式，带时区。"
+
+
+def _few(text: str, margin: float = 0.04) -> SearchHit:
+    why = Explain(ranks={}, parts={"across_margin": margin, ACROSS_FEW_PART: 1.0})
+    return SearchHit(kind="memory", id="m1", text=text, score=0.0, project="svc", explain=why)
+
+
+def test_the_closest_of_few_notes_in_the_other_language_answers_on_a_translated_word() -> None:
+    """An English project's few Chinese conventions: the closest one to an English prompt,
+    standing out by the same-language margin, answers when it says one of the prompt's words
+    in Chinese (format -> 格式); dev-bridge's class, where the pool (6) is too small for the
+    large-pool rule's z-score."""
+    prompt = "Which format should timestamps in webhook payloads use?"
+    assert chosen_ids(prompt, [_few(ISO_ZH)]) == ["m1"]
+
+
+def test_the_closest_of_few_notes_says_none_of_the_prompts_words() -> None:
+    prompt = "Write a blog post about how our team uses Docker"
+    assert chosen_ids(prompt, [_few(ISO_ZH)]) == []
+
+
+def test_few_notes_need_the_margin_and_are_not_the_large_pool_rule() -> None:
+    assert across_few_passes(ACROSS_FEW_MARGIN, 6)
+    assert not across_few_passes(ACROSS_FEW_MARGIN - 0.001, 6)
+    assert not across_few_passes(0.2, 1)  # a note alone in its language stands out of nothing
+    assert not across_few_passes(0.2, ACROSS_POOL_MIN)  # the z-score rule's pool
