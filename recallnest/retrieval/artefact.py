@@ -19,7 +19,10 @@ import re
 # "make the template friendlier".
 _EN_VERB = re.compile(
     r"\b(?:write|add|create|draft|generate|implement|build|set up|scaffold|define|"
-    r"put together|prepare|compose|(?:give|send) me(?=\s+(?:an?|one|some)\b))"
+    r"put together|prepare|compose|(?:give|send) me(?=\s+(?:an?|one|some)\b|"
+    # "give me the command to pull ...": the X to do something is made for it; "give me the
+    # logs", "the link to the dashboard" hand over what is there
+    r"\s+the\s+[\w-]+\s+to\s+(?!(?:the|a|an|my|our|your|this|that|it|them)\b)[a-z]+))"
     r"\s+(?P<rest>[^.,;:!?()\n]*)",
     re.IGNORECASE,
 )

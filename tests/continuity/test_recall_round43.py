@@ -117,3 +117,9 @@ def test_few_notes_need_the_margin_and_are_not_the_large_pool_rule() -> None:
     assert not across_few_passes(ACROSS_FEW_MARGIN - 0.001, 6)
     assert not across_few_passes(0.2, 1)  # a note alone in its language stands out of nothing
     assert not across_few_passes(0.2, ACROSS_POOL_MIN)  # the z-score rule's pool
+
+
+def test_the_command_to_do_something_takes_the_command_convention() -> None:
+    rule = "The user wants shell commands as one pasteable block, no leading $ prompt."
+    prompt = "give me the command to copy yesterday's backups onto the NAS"
+    assert chosen_ids(prompt, [_memory(rule)]) == ["m1"]

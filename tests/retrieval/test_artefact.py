@@ -115,3 +115,19 @@ def test_where_the_thing_goes_ends_the_object(prompt: str, head: str | None) -> 
 def test_a_container_head_makes_what_it_holds(prompt: str, head: str) -> None:
     """A block, an entry, a file or a line holds the thing the conventions are about."""
     assert produced(prompt) == head
+
+
+@pytest.mark.parametrize(
+    ("prompt", "head"),
+    [
+        # the X to do something is made for it (round 43, test-blind7's class)
+        ("give me the command to copy yesterday's backups onto the NAS", "command"),
+        ("send me the script to rotate the api keys", "script"),
+        ("give me the SQL to find duplicate orders", "sql"),
+        # what is there, handed over
+        ("give me the logs from last night", None),
+        ("give me the link to the dashboard", None),
+    ],
+)
+def test_the_thing_to_do_something_is_made(prompt: str, head: str | None) -> None:
+    assert produced(prompt) == head
