@@ -122,7 +122,7 @@ FORBIDDEN_BONUS = 0.1
 _FORBIDS = re.compile(
     r"\b(?:never|don't|do not|must not|mustn't|should not|shouldn't|avoid|not|instead of|"
     r"rather than)\b(?P<what>[^,.;:!?()，。；：！？]*)"
-    r"|(?:禁止|不要|不能|不允许|不得|严禁|切勿|别)(?P<zh>[^,.;:!?()，。；：！？（）]*)",
+    r"|(?:禁止|不要|不能|不允许|不得|严禁|切勿)(?P<zh>[^,.;:!?()，。；：！？（）]*)",
     re.IGNORECASE,
 )
 QUERY_WEIGHT = 0.6  # share of the prompt covered, against the share of the candidate covered

@@ -123,3 +123,8 @@ def test_the_command_to_do_something_takes_the_command_convention() -> None:
     rule = "The user wants shell commands as one pasteable block, no leading $ prompt."
     prompt = "give me the command to copy yesterday's backups onto the NAS"
     assert chosen_ids(prompt, [_memory(rule)]) == ["m1"]
+
+
+def test_a_character_of_another_word_is_no_prohibition() -> None:
+    """别 alone would read 级别 (level), 区别, 识别 as 'don't'."""
+    assert forbidden("日志级别统一用 INFO，生产环境也一样。") == frozenset()
