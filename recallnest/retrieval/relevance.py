@@ -106,8 +106,8 @@ ACROSS_Z = 2.5
 # (dev: 0.033). The closest of them answers when it stands out by the margin a note of the
 # prompt's own language needs (continuity.recall.SEMANTIC_MARGIN) and also says one of the
 # prompt's words in its language (`says_otherwise`: 格式 for format), so its lead is not the
-# language's offset alone (round 43; dev + test: the answers' margins 0.033-0.079, the
-# negatives' best 0.0332 and that one says none of its prompt's words).
+# language's offset alone (round 43; dev + test: the negatives' best 0.0332, and it says none
+# of its prompt's words; the five notes over 0.034 are all needed).
 ACROSS_FEW_MIN = 2
 ACROSS_FEW_MARGIN = 0.034
 ACROSS_FEW_PART = "across_few"
@@ -116,7 +116,7 @@ ACROSS_FEW_PART = "across_few"
 # matters most, and it often shares few words with it: a rule whose never-clause holds a word
 # the prompt says gets this much more. Not for a failure being reported (intent debug): a
 # pasted build error naming a .yaml file proposes nothing against "不要用 YAML" (round 43;
-# eval/prompt-recall dev + test: 10 candidates get it, 8 of them needed; the other two are
+# eval/prompt-recall dev + test: 9 candidates get it, 7 of them needed; the other two are
 # dev's price-with-two-decimals trap, which passed already, and a note the session held).
 FORBIDDEN_BONUS = 0.1
 _FORBIDS = re.compile(
