@@ -62,10 +62,12 @@ from recallnest.retrieval.ranking import (
     retrieve,
 )
 from recallnest.retrieval.relevance import (
+    ACROSS_FEW_PART,
     COSINE_FLOORS,
     PROMPT_GROUPS,
     RULE_PART,
     RULE_TERMS,
+    across_few_passes,
     across_language_passes,
     is_rule,
 )
@@ -701,10 +703,13 @@ class Engine:
         """`hits` with the memory closest in meaning in the other language marked (its
         `explain` carries ACROSS_PARTS), added when it was not among them, if it stands out
         enough to pass the prompt gate (relevance.across_language_passes)."""
-        if not across_language_passes(found.margin, found.z, found.pool):
+        if across_language_passes(found.margin, found.z, found.pool):
+            why = Explain(ranks={}, parts={"across_margin": found.margin, "across_z": found.z})
+        elif across_few_passes(found.margin, found.pool):
+            why = Explain(ranks={}, parts={"across_margin": found.margin, ACROSS_FEW_PART: 1.0})
+        else:
             return hits
         row_id = self.index.row(found.position)[1]
-        why = Explain(ranks={}, parts={"across_margin": found.margin, "across_z": found.z})
         marked = [replace(h, explain=why) if h.id == row_id else h for h in hits]
         if any(h.id == row_id for h in hits):
             return marked

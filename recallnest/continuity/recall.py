@@ -25,12 +25,14 @@ from recallnest.core.tokens import estimate_tokens
 from recallnest.retrieval.relevance import (
     IdfLookup,
     PromptPlan,
+    across_few,
     across_language,
     ambiguous,
     makes,
     passes,
     relevance,
     rule_lookup,
+    says_otherwise,
 )
 
 LABEL = (
@@ -132,7 +134,11 @@ def choose(
     for score, hit in scored:
         kind = hit.kind
         lexical = passes(score, best, kind)
-        semantic = kind == "memory" and (near.stands_out(hit.id) or across_language(hit.explain))
+        semantic = kind == "memory" and (
+            near.stands_out(hit.id)
+            or across_language(hit.explain)
+            or (across_few(hit.explain) and says_otherwise(plan, hit.text))
+        )
         if len(chosen) == MAX_ITEMS or not (lexical or semantic):
             continue
         words = _words(hit.text)

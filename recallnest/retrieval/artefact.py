@@ -19,15 +19,32 @@ import re
 # "make the template friendlier".
 _EN_VERB = re.compile(
     r"\b(?:write|add|create|draft|generate|implement|build|set up|scaffold|define|"
-    r"put together|prepare|compose|(?:give|send) me(?=\s+(?:an?|one|some)\b))"
+    r"put together|prepare|compose|(?:give|send) me(?=\s+(?:an?|one|some)\b|"
+    # "give me the command to pull ...": the X to do something is made for it; "give me the
+    # logs", "the link to the dashboard" hand over what is there
+    r"\s+the\s+[\w-]+\s+to\s+(?!(?:the|a|an|my|our|your|this|that|it|them)\b)[a-z]+))"
     r"\s+(?P<rest>[^.,;:!?()\n]*)",
     re.IGNORECASE,
 )
-# Words that end the object: prepositions and conjunctions ("a test *for* the parser").
+# Words that end the object: prepositions and conjunctions ("a test *for* the parser"), those
+# saying where or when it goes too ("a comment block *above* the cron", "a log line *before*
+# the retry"): without them the object ran on past MAX_OBJECT_WORDS and the request was not read.
 # fmt: off
 _AFTER_OBJECT = frozenset({
     "for", "to", "in", "into", "on", "of", "about", "that", "which", "with", "from", "so",
     "where", "when", "under", "at", "covering", "and", "or", "than", "like", "as", "if",
+    "above", "below", "beneath", "underneath", "before", "after", "behind", "beside",
+    "inside", "within", "around", "between", "across", "onto", "per", "via", "through",
+    "without", "until", "near", "alongside",
+})
+# fmt: on
+# Heads that say what holds the thing made, not what it is: "a comment block" is comments, "a
+# test file" tests, "a changelog entry" a changelog, "a log line" logging; the word before such
+# a head is what the conventions are about.
+# fmt: off
+_CONTAINERS = frozenset({
+    "block", "blocks", "section", "sections", "entry", "entries", "line", "lines", "snippet",
+    "snippets", "stub", "stubs", "file", "files",
 })
 # fmt: on
 MAX_OBJECT_WORDS = 4
@@ -94,13 +111,17 @@ def _english_head(words: list[str]) -> str | None:
     a preposition, at a gerund once it has a noun ("a migration *adding* a column"; "a logging
     helper" goes on), or at the clause's end; an object longer than MAX_OBJECT_WORDS is not
     one (the verb was not a request)."""
-    head: str | None = None
+    nouns: list[str] = []
     for n, word in enumerate(words):
         w = word.lower()
-        if w in _AFTER_OBJECT or (head and w.endswith("ing") and len(w) > 5):
-            return head
+        if w in _AFTER_OBJECT or (nouns and w.endswith("ing") and len(w) > 5):
+            break
+        if nouns and w == "next" and words[n + 1 : n + 2] == ["to"]:
+            break
         if n == MAX_OBJECT_WORDS:
             return None
         if w not in _NOT_HEAD and re.fullmatch(r"[a-z][\w.+#-]*", w):
-            head = w
-    return head
+            nouns.append(w)
+    if len(nouns) > 1 and nouns[-1] in _CONTAINERS:
+        return nouns[-2]  # a comment block, a test file: what it holds
+    return nouns[-1] if nouns else None

@@ -83,3 +83,51 @@ def test_a_request_to_change_existing_code_makes_code(prompt: str) -> None:
 
 def test_rewriting_a_text_is_no_code_change() -> None:
     assert produced("rewrite this paragraph so it sounds friendlier") is None
+
+
+@pytest.mark.parametrize(
+    ("prompt", "head"),
+    [
+        # where or when it goes ends the object (round 43, test-blind9): the object ran on past
+        # four words and the request was not read at all
+        ("add a comment block above the hold-expiry cron explaining what it does", "comment"),
+        ("add a log line before the retry loop", "log"),
+        ("put a health check behind the load balancer", None),  # put makes nothing
+        ("write a docstring above the public function", "docstring"),
+        ("write a fixture next to the parser tests", "fixture"),
+        ("write the next chapter of the guide", "chapter"),  # next as a word of the object
+    ],
+)
+def test_where_the_thing_goes_ends_the_object(prompt: str, head: str | None) -> None:
+    assert produced(prompt) == head
+
+
+@pytest.mark.parametrize(
+    ("prompt", "head"),
+    [
+        ("add a comment block for the retry logic", "comment"),
+        ("Add a changelog entry for the CSV import fix", "changelog"),
+        ("write a test file for the exporter", "test"),
+        ("add a file", "file"),  # nothing else names what it holds
+        ("Write a migration guide for the API v2 clients", "guide"),  # a guide is no container
+    ],
+)
+def test_a_container_head_makes_what_it_holds(prompt: str, head: str) -> None:
+    """A block, an entry, a file or a line holds the thing the conventions are about."""
+    assert produced(prompt) == head
+
+
+@pytest.mark.parametrize(
+    ("prompt", "head"),
+    [
+        # the X to do something is made for it (round 43, test-blind7's class)
+        ("give me the command to copy yesterday's backups onto the NAS", "command"),
+        ("send me the script to rotate the api keys", "script"),
+        ("give me the SQL to find duplicate orders", "sql"),
+        # what is there, handed over
+        ("give me the logs from last night", None),
+        ("give me the link to the dashboard", None),
+    ],
+)
+def test_the_thing_to_do_something_is_made(prompt: str, head: str | None) -> None:
+    assert produced(prompt) == head
