@@ -226,9 +226,21 @@ def same_measure(new: str, old: str) -> bool:
     if not units or any(a[u] & b[u] for u in units):
         return False
     numbers = {v for u in units for v in a[u] | b[u]}
-    # The unit is no thing both name: "2 hours after closing" is not about "24 hours before".
-    shared = keyword_tokens(new) & keyword_tokens(old)
-    return bool(shared - numbers - units - _QUANTITY_WORDS)
+    if _other_side(new, old):
+        return False
+    return bool((keyword_tokens(new) & keyword_tokens(old)) - numbers - _QUANTITY_WORDS)
+
+
+# The side of an event a value falls on: "2 hours after closing", "24 hours before".
+_SIDED = re.compile(r"\d\s*[A-Za-z]{0,8}\s+(before|after|ahead|prior|earlier|later)\b", re.I)
+
+
+def _other_side(new: str, old: str) -> bool:
+    """Both give their value a side of an event, and not the same one: "the invoice job runs
+    2 hours after closing" is no new value of "the reminder goes out 24 hours before"."""
+    a = {m.casefold() for m in _SIDED.findall(new)}
+    b = {m.casefold() for m in _SIDED.findall(old)}
+    return bool(a and b and not a & b)
 
 
 def replaced_measures(cap: Capture, target: Memory) -> set[str]:
@@ -962,7 +974,6 @@ def _resized(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Me
     keyed = _keyed_values(cap.text)
     numbers = set(_CHANGED_TO.findall(cap.text))  # the new value, not the old one it may quote
     new_units = _units(cap.text, numbers)
-    by_unit: list[tuple[Memory, frozenset[str]]] = []
     for m in _earlier_active(known, cap, when):
         # Sentences too: an English description holds several numbers, one a sentence ("…
         # Django 5 and Postgres. clients pay a 50 euro deposit …", e2e-heldout14).
@@ -999,28 +1010,16 @@ def _resized(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Me
                     _negative(clause, o) == _negative(cap.text, n) for o in other for n in numbers
                 )
             )
-            # (the unit is no shared subject: "2 hours after closing" is not about "24 hours
-            # before" the visit) ...
-            if not one or (new_units and not _units(clause, other) & new_units):
-                continue
-            if (subject_words(clause) - _units(clause, other)) & said:
+            # (never a value on the other side of an event: "2 hours after closing" is not
+            # "24 hours before" the visit)
+            if (
+                one
+                and subject_words(clause) & said
+                and (not new_units or _units(clause, other) & new_units)
+                and not _other_side(cap.text, clause)
+            ):
                 return m
-            # ... unless the change is asked for in so many words ("lower the cap to 4
-            # hours") and one old value of that unit is all there is to change ("Uploads
-            # whose estimate is over 6 hours are rejected", e2e-heldout13 h13g03)
-            if new_units and _LOWER_OR_RAISE.search(cap.text):
-                by_unit.append((m, frozenset(other)))
-    if by_unit and len({old for _, old in by_unit}) == 1:
-        return by_unit[0][0]
     return None
-
-
-# A change asked for in so many words: "lower the cap to 4 hours", "bump it up to 20 MB".
-_LOWER_OR_RAISE = re.compile(
-    r"\b(?:lower|raise|reduce|increase|cut|bump|drop|extend|shorten|lengthen|tighten|loosen)"
-    r"\b[^.;!?]{0,30}?\bto\s+\d|(?:降到|升到|缩短到|延长到|提高到|放宽到|收紧到)\s*\d",
-    re.IGNORECASE,
-)
 
 
 # A number with the name it is given right before it: "REMINDER_DAYS_BEFORE=2", "B 档 0.2" / "B 档
