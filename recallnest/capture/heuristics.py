@@ -130,7 +130,7 @@ def capture_turn(
         if approved is not None:
             signals = [*_without_approval(signals, said), approved]
     answering = turn.role == "user" and said_before is not None and gate.reason is None
-    if answering and not any(s.category == "profile" for s in signals):
+    if answering and all(s.category == "entities" for s in signals):
         signals = _with_about_you(signals, gate.sentences, said_before or "")
     if turn.role == "user" and said_before is not None and gate.reason in (None, "acknowledgement"):
         picked = _picked_option(turn.text, said_before) or _named_pick(turn.text, said_before)
@@ -1162,7 +1162,16 @@ def _cause_fix_outcome(text: str) -> bool:
     if _SPEAKER.match(head) or R.CAUSE_CLAUSE.search(head) is None:
         return False
     fix = R.FIX_REPORT.match(tail) or R.FIX_CLAUSE.match(tail) or R.CHANGE_REPORT.search(tail)
-    return fix is not None and R.FIX_OUTCOME.search(tail) is not None
+    # (a fix that would help, or an outcome that did not come, solved nothing: "with a shared
+    # poller it would be fine now", "after adding the banner nobody clicked it again")
+    return fix is not None and R.FIX_OUTCOME.search(tail) is not None and not _UNSOLVED.search(tail)
+
+
+_UNSOLVED = re.compile(
+    r"\b(?:would|could|might|should|will|won't|wouldn't|may|no|not|never|nobody|nothing|none"
+    r"|isn't|aren't|doesn't|don't|didn't)\b|不会|没有|没人|还没|仍然|依然|还是不",
+    re.IGNORECASE,
+)
 
 
 def _finding_with_body(text: str) -> bool:
@@ -1319,9 +1328,9 @@ def _named_in(head: str, turn: str) -> bool:
 def _with_about_you(
     signals: list[Signal], sentences: Sequence[str], other_turn: str
 ) -> list[Signal]:
-    # The answer to "which OS are you on?" is who the user is even when a rule read its first
-    # sentence as something else ("银河麒麟 V10，单位统一装的，…" as a rule, b34): the profile
-    # takes the place of what was read in the sentences it keeps; the rest stays.
+    # The answer to "which OS are you on?" is who the user is, where the rules read only facts:
+    # the profile takes the place of the facts read in the sentences it keeps; a fact of a
+    # later sentence stays.
     about = _about_you(sentences, other_turn)
     if not about:
         return signals

@@ -249,10 +249,10 @@ ASKS_ABOUT_YOU = re.compile(
     # "Which shell and OS are you on?", "Are you on macOS or Linux?", 你电脑是 Windows 还是 Mac？
     # (b34): the question names the setup, the user is asked what theirs is
     r"|\bwhich (?:[\w-]+ (?:and|or|/) )?(?:editor|ide|os|shell|terminal|browser|distro|machine"
-    r"|laptop|phone)s? (?:are|do) you (?:on|using|running|use|have)\b"
+    r"|laptop|phone)s? (?:are|do) you (?:on|using|running|use)\b"
     r"|\bare you (?:on|using|running) (?:a |an )?(?:mac\w*|windows|linux|wsl|ubuntu|chromebook"
-    r"|android|ios|iphone|[\w-]+ or [\w-]+\?)"
-    r"|你(?:的)?(?:电脑|系统|笔记本|手机|开发机|机器)(?:是|用的是|装的是)[^？?。]{1,16}?还是",
+    r"|android|ios|iphone)\b"
+    r"|你(?:的)?(?:电脑|笔记本|手机|开发机|机器)(?:是|用的是|装的是)[^？?。]{1,16}?还是",
     _I,
 )
 # A reply that opens by naming its pick, Chinese: "ECharts 吧，…", "按距离派吧，…", "就用 G2 吧".
@@ -622,7 +622,8 @@ HEDGE = Gated(
     re.compile(
         r"\b(?:looks like|seems|maybe|probably|i think|i guess|perhaps|might|not sure|i wonder"
         # "no clue which one we're on tbh" (b34): what the speaker does not know is no fact
-        r"|no clue|no idea|dunno|idk)\b"
+        r"|dunno|idk)\b|(?<!\bhad )\bno (?:clue|idea) (?:which|what|whether|if|how|where|when"
+        r"|why|who)\b"
         # options weighed, none taken: "One option is moving the scorer to WebSockets, the
         # other is to keep polling" (b32)
         r"|\b(?:one|the first) option (?:is|would be)\b"
@@ -691,7 +692,8 @@ _EVERY_PROJECT = (
     r"|\bwherever (?:i|we) (?:work|code|am|go)\b"
     # "and one for everything I do: commit messages in the imperative" (e2e-heldout18 h18g03)
     r"|\b(?:for|in) (?:everything|anything|all the (?:code|work|stuff)) (?:i|we) (?:do|write"
-    r"|touch|work on|build|ship|commit)\b|\b(?:for|to) (?:everything|anything) of (?:mine|ours)\b"
+    r"|touch|work on|build|ship|commit)\b(?![^:：]{0,30}\b(?:in this|here)\b)"
+    r"|\b(?:for|to) (?:everything|anything) of (?:mine|ours)\b"
     r"|(?:所有|每个|每一个|任何|全部|各个)(?:的)?(?:项目|仓库|代码库|工程)"
     r"|(?:不管|无论|不论)(?:在|是)?(?:哪个|什么|哪一个|哪)(?:项目|仓库|代码库|工程)"
 )
@@ -1465,7 +1467,13 @@ DECISION_RULES = _table(
             # "the brigade moves from the old POCSAG pagers to the Divera 24/7 app on march 1st"
             # (b34): a group the user belongs to, moving over
             r"|\b(?:the|our) (?:[\w-]+ ){0,2}?[\w-]+ (?:moves|switches|migrates|is (?:moving"
-            r"|switching|migrating)|goes over) (?:over )?from\b.{2,60}?\bto\b|\bwe(?:'ll"
+            r"|switching|migrating)|goes over) (?:over )?from\b.{2,60}?\bto\b.{2,60}?"
+            # ... on a date: a move planned, not a state moving ("the status moves from
+            # pending to shipped when the label prints")
+            r"\b(?:on|in|by|from|starting|after|next|this)\s+(?:the\s+)?(?:\d|(?:jan|feb|mar|apr"
+            r"|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+            r"|week|month|year|season|term|spring|summer|autumn|fall|winter|quarter|q[1-4]\b)"
+            r"|\bwe(?:'ll"
             r"| will)\s+(?:go with|use|keep|stick with|stay (?:on|with)|switch to|move to|store"
             r"|adopt|drop)\b"
             # "going with 24h and 2h before the shift, …": the subject left out (e2e-heldout10)
@@ -1906,7 +1914,7 @@ PREFERENCE_RULES = _table(
             r"|^(?:please|pls)\s+(?:use|avoid|write|prefer|stick)\b|\bI'd take\b.*\bover\b"
             # "transcript exports must never reflow: …" (b34): what may never happen to a thing
             r"|^(?!(?:i|we|you|he|she|they|it|that|this)\b)(?:the |our |all |any )?"
-            r"(?:[\w-]+\s+){0,3}?[\w-]+\s+(?:must|should|may)\s+never"
+            r"(?:[\w-]+\s+){0,3}?[\w-]+\s+(?:must|should|may)\s+never(?!\s+have\b)"
             r"\s+(?:be\s+|get\s+)?\w+"
             # "in the migration files it's one statement per file pls, don't bundle five ALTERs
             # together" (b34): a way asked for, then what not to do instead
@@ -1968,8 +1976,8 @@ PREFERENCE_RULES = _table(
         # A rule announced as one: "hard rule: 25 numbered lines per page, …" (e2e-heldout18
         # h18x01), "house rule: …", 硬性规定：…
         "preference.house_rule": (
-            r"^(?:(?:one|a|the|our|my|house|hard|strict|golden|firm|big|non-negotiable|iron)\s+)+"
-            r"rules?(?:\s+here)?\s*[:：]\s*\S|^(?:硬性|铁)?(?:规矩|规定|铁律)\s*[:：]\s*\S"
+            r"^(?:(?:one|a|the|our|my)\s+)?(?:house|hard|strict|golden|firm|big|non-negotiable"
+            r"|iron)\s+rules?(?:\s+here)?\s*[:：]\s*\S|^(?:硬性|铁)?(?:规矩|规定|铁律)\s*[:：]\s*\S"
         ),
         # A naming convention: "branch names: ticket number first then a slug, like 482-…"
         # (b33), "commit messages: imperative, under 60 chars", "test file names: …_test.go"

@@ -58,7 +58,7 @@ def test_a_pasted_build_error_leaves_only_the_users_words() -> None:
         ),
         (
             "the clinic app is Django on Render; the reminder text goes out 24 hours before",
-            "nobody reads them a day ahead. send them 2 hours before the visit",
+            "ok. The reminder job now sends 2 hours before the visit.",
             "24 hours",
             "2 hours",
         ),
