@@ -67,6 +67,7 @@ from recallnest.core.redact_shapes import (
     encoded_text,
     random_body,
     vendor_prefix_ok,
+    wordy,
 )
 from recallnest.core.redact_values import (
     PLAIN_NAME_RE,
@@ -257,6 +258,11 @@ def _check_assignment(m: re.Match[str], text: str, value: str) -> bool:
     # segment of an identifier (`arn:aws:secretsmanager:…:secret:<name>`), not an assignment.
     if m["sep"] == ":" and m.start() > 0 and text[m.start() - 1] == ":":
         return False
+    # Trigger: `https://gitlab+deploy-token-4417203:<token>@gitlab.com/…` (secrets s45). Why:
+    # the name is a URL's user, its colon the userinfo's; the URL rules mask the password
+    # there and keep the host and path, which a value read to the next space would take.
+    if m["sep"] == ":" and _URL_AUTHORITY_RE.search(text, max(0, m.start() - 300), m.start()):
+        return False
     # Trigger: `ShadowPass::record`, `std::string`. Why: a C++/Rust path, not `pass: value`.
     if m["sep"] == ":" and text.startswith(":", m.end("sep")):
         return False
@@ -273,6 +279,7 @@ def _check_assignment(m: re.Match[str], text: str, value: str) -> bool:
     return value_ok(value, strength, bare=bare, key=key)
 
 
+_URL_AUTHORITY_RE = re.compile(r"://[^\s/@'\"<>]*\Z")
 _NEXT_NAME_RE = re.compile(r"^[A-Za-z_][\w.\-]{0,63}:$")
 # `setPassword`, `SetApiKey`, `set_password`: the last dotted part of a setter's name.
 _SETTER_RE = re.compile(r"(?:^|\.)(?:set[A-Z]|set_|Set[A-Z])[A-Za-z0-9_]{0,60}$")
@@ -282,10 +289,18 @@ _CALL_CLOSE_RE = re.compile(r"[ \t]{0,3}\)")
 
 def _setter_literal(m: re.Match[str], key: str, text: str) -> bool:
     """`name(` is a setter given a quoted literal and nothing else: `getPassword("name")`,
-    `hash_password(pw)` and `setPassword(a, "b")` pass names or values of other things."""
+    `hash_password(pw)` and `setPassword(a, "b")` pass names or values of other things. A
+    builder's step named for the secret is one too: `.clientSecret("…")`, `.password("…")`
+    (Youzan's TokenParameter, secrets s45); `.secretKeyRef(x)` passes no literal."""
     if m.start("dq") == -1 and m.start("sq") == -1:
         return False
-    return _SETTER_RE.search(key) is not None and _CALL_CLOSE_RE.match(text, m.end()) is not None
+    if _CALL_CLOSE_RE.match(text, m.end()) is None:
+        return False
+    if _SETTER_RE.search(key) is not None:
+        return True
+    step = "." in key or (m.start("key") > 0 and text[m.start("key") - 1] == ".")
+    profile = key_profile(key.rsplit(".", 1)[-1])
+    return step and profile is not None and profile[1] == "strong"
 
 
 def _is_code_context(m: re.Match[str], key: str, value: str, text: str) -> bool:
@@ -925,6 +940,12 @@ def _cased_token(_m: re.Match[str], _text: str, value: str) -> bool:
     return upper and lower and not is_dummy_token(value)
 
 
+def _generated_user(_m: re.Match[str], _text: str, value: str) -> bool:
+    """A basic-auth user that is a generated key: letters and digits mixed, no word."""
+    digit, upper, lower = char_classes(value)
+    return digit and (upper or lower) and not is_dummy_token(value) and not wordy(value)
+
+
 def _mixed_token(_m: re.Match[str], _text: str, value: str) -> bool:
     """Random tokens mix digits and both cases; `sk-learn-tutorial` style words do not."""
     return all(char_classes(value)) and not is_dummy_token(value)
@@ -1397,6 +1418,19 @@ _RULES: tuple[_Rule, ...] = (
     _token("cloud-access-key-id", r"LTAI[A-Za-z0-9]{12,30}", _mixed_token, hints=("ltai",)),
     _token("cloud-access-key-id", r"AKID[A-Za-z0-9]{32}", _mixed_token, hints=("akid",)),
     _token("cloud-access-key-id", r"GOOG1[A-Z0-9]{20,70}", hints=("goog1",)),
+    # Trigger: Tencent Cloud IM's UserSig signer given its app id and key: `new
+    # TLSSigAPIv2.Api(1400…, '<64 hex>')`, `TLSSigAPIv2(1400…, "…")`, Go's `GenUserSig(1400…,
+    # "…", …)` (secrets s45). Why: the key signs every user's login ticket; it is an argument,
+    # no name beside it.
+    _rule(
+        "generic-secret",
+        _SPECIFIC,
+        r"(?:tlssigapi(?:v2)?(?:\.api)?|genusersig\w{0,20})[ \t]{0,3}\([ \t]{0,3}\d{6,12}"
+        r"[ \t]{0,3},[ \t]{0,3}[\"'](?P<s>[0-9a-z]{32,128})[\"']",
+        hints=("tlssigapi", "genusersig"),
+        lower=True,
+        left="",
+    ),
     # Trigger: dapi + 32 hex (an optional -N suffix). Why: Databricks personal access token.
     _token("databricks-token", r"dapi[0-9a-f]{32}(?:-\d{1,2})?", hints=("dapi",)),
     # Trigger: 40 base64 characters after an aws…secret…key name. Why: AWS secret keys have no
@@ -1864,6 +1898,17 @@ _RULES: tuple[_Rule, ...] = (
         _GENERIC,
         r"curl\b[^\n]{0,300}?[ \t](?:-u|--user)[ \t]{1,3}[\"']?[^\s:\"']{1,128}:" + _VALUE,
         _check_cli,
+        left=_WORDISH,
+    ),
+    # Trigger: curl … --user "<key>:<secret>" whose user is itself a generated key (Mailjet's
+    # API key beside its secret key, Stripe's `-u sk_…:`, secrets s45). Why: the service takes
+    # its key as the basic-auth user; a user name that reads as a name (`api`, `admin`,
+    # `deploy-bot`) stays.
+    _rule(
+        "cli-secret",
+        _GENERIC,
+        r"curl\b[^\n]{0,300}?[ \t](?:-u|--user)[ \t]{1,3}[\"']?(?P<s>[A-Za-z0-9_\-]{20,128})(?=:)",
+        _generated_user,
         left=_WORDISH,
     ),
     # Trigger: etcdctl … --user[=]user:<pw>, `etcdctl user add user:<pw>`, ETCDCTL_USER=user:<pw>.

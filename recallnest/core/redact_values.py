@@ -267,7 +267,10 @@ def value_ok(value: str, strength: str, *, bare: bool, key: str) -> bool:
 _NAME_PART_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _PASSWORD_PARTS = _words("password passwd pwd pw passphrase passcode")  # pw: round 43
 _STRONG_PARTS = _words("secret secrets credential credentials creds")
-_KEY_COMPOUNDS = _words("apikey accesskey secretkey authkey masterkey signingkey encryptionkey")
+# (`ukey`: a user key, Feieyun's cloud printer `define('UKEY', '…')`, secrets s45)
+_KEY_COMPOUNDS = _words(
+    "apikey accesskey secretkey authkey masterkey signingkey encryptionkey ukey"
+)
 _IGNORED_SUFFIXES = _words("value val b64 base64 raw hex base confirmation confirm plain data")
 # Trigger: a weak word (key/token) qualified by one of these. Why: `cache_key`, `public_key`,
 # `next_page_token`, `s3_object_key` name identifiers, not credentials.
