@@ -587,10 +587,14 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
     # (e2e-heldout13). Outcome: no fact.
     if signal is not None and signal.rule == "entity.fact" and is_small_talk(text):
         return None, 1
-    # …and "one coffee per hour, not one per day lol" is no decision of how many go to whom.
-    if signal is not None and signal.rule == "decision.granularity" and is_small_talk(text):
+    # "one coffee per hour, not one per day lol" is no decision of how many go to whom, and
+    # "we're taking the dog off the lead and onto the beach lol" is no move of the work either.
+    if signal is not None and signal.rule in _CASUAL_DECISIONS and is_small_talk(text):
         return None, 1
     return signal, 1
+
+
+_CASUAL_DECISIONS = frozenset({"decision.granularity", "decision.going_with"})
 
 
 def _casual(text: str, role: str) -> Signal | None:

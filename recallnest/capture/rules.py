@@ -252,7 +252,10 @@ ASKS_ABOUT_YOU = re.compile(
     r"|laptop|phone)s? (?:are|do) you (?:on|using|running|use)\b"
     r"|\bare you (?:on|using|running) (?:a |an )?(?:mac\w*|windows|linux|wsl|ubuntu|chromebook"
     r"|android|ios|iphone)\b"
-    r"|你(?:的)?(?:电脑|笔记本|手机|开发机|机器)(?:是|用的是|装的是)[^？?。]{1,16}?还是",
+    r"|你(?:的)?(?:电脑|笔记本|手机|开发机|机器)(?:是|用的是|装的是)[^？?。]{1,16}?还是"
+    # "你电脑上 Node 是哪个版本？", "what Node version are you on?" (b35)
+    r"|你(?:的)?(?:电脑|机器|开发机|笔记本)(?:上|里)[^？?。]{0,16}?(?:哪个|什么|多少)版本"
+    r"|\bwhat (?:[\w.+-]+ )?version (?:of [\w.+-]+ )?(?:are you on|do you have|are you running)\b",
     _I,
 )
 # A reply that opens by naming its pick, Chinese: "ECharts 吧，…", "按距离派吧，…", "就用 G2 吧".
@@ -1000,7 +1003,10 @@ PROCEDURE_LEAD = re.compile(
 )
 PROCEDURE_STEPS = re.compile(
     r"\bthen\b|→|->|先.{1,60}?(?:再|然后|最后|事后)|[，,；;]\s*(?:再|然后|接着|最后)"
-    r"|(?:like this|as follows)\s*[:：][^,]+,[^,]+,",
+    r"|(?:like this|as follows)\s*[:：][^,]+,[^,]+,"
+    # "Release routine for the lanes: build …, load it on lane 12 …, and roll it out …" (b35)
+    r"|(?:routine|checklist|procedure|playbook|runbook)\b[^:：]{0,60}[:：][^,，]{3,}[,，][^,，]{3,}"
+    r"[,，]",
     _I,
 )
 ON_EVENT = re.compile(r"\b(?:every time|each time|whenever|any time)\b|每次|每当", _I)
@@ -1256,6 +1262,8 @@ PATTERN_RULES = _table(
             r"|从\s*[\w/.-]+\s*(?:拉|切|开|建)[^，。]{0,20}分支|合(?:回|到|并到)\s*[A-Za-z][\w/-]*"
         ),
         "pattern.schedule": (
+            # "每天下班前雷打不动三件事：核对…、导出…、…拍照传群里" (b35)
+            r"(?:每天|每周|每月|每次)[^，。：:]{0,12}?(?:[一二三四五六七八九两几\d]+)件事\s*[:：]\S|"
             r"\b(?:deploys?|releases?|merges?|prod deploys?)\b.{0,20}?\b(?:only )?(?:on|go out on"
             r"|happen (?:only )?on)\s+(?:mondays|tuesdays|wednesdays|thursdays|fridays|weekdays)\b"
             r"|(?:只在|只有|只)?(?:周|星期)[一二三四五](?:和(?:周|星期)[一二三四五])?(?:才)?(?:发布|上线|部署"
@@ -1474,6 +1482,10 @@ DECISION_RULES = _table(
             r"|with)\b|\bwe(?:'re| are)\s+(?:sticking with|staying (?:with|on)|moving to"
             r"|keeping|sticking to|switching to"
             r"|standardi[sz]ing on|going with|dropping|migrating to)\b|\b(?:the|our) plan is to\b"
+            # "we're pulling the sensors off Ubidots and onto our own InfluxDB box", "we're
+            # going back to the front desk tablet" (b35)
+            r"|\bwe(?:'re| are)\s+(?:pulling|taking|moving)\b.{0,40}?\boff\b.{0,40}?\bon(?:to)?\b"
+            r"|\bwe(?:'re| are)\s+(?:going|switching|moving) back to\b"
             r"|\bwe(?:'re| are)? plan(?:ning)? to\b|\bwe(?:'re| are| will|'ll)\s+(?:moving"
             r"|migrating"
             r"|switching|replacing|retiring|deprecating|sunsetting|dropping|adopting|rolling out"
@@ -1667,6 +1679,9 @@ DECISION_RULES = _table(
             + r"\b"
         ),
         "decision.zh": (
+            # "下学期开始化学实验室领药品不填纸质单了，全在系统里扫码登记" (b35): from a set time on
+            r"(?:从)?(?:下学期|下个?月|下周|明年|下季度|下赛季|新学期|开学|年后|节后)(?:开始|起)[^，。]{0,24}?"
+            r"(?:不再?|改|全|都|统一|一律)\S|"
             r"我们决定|(?<![再才])决定(?:了)?(?:用|采用|使用|保留|继续|不|把|从|改)|(?<![搞弄])定了|就这么定|拍板"
             r"|最终(?:方案|确定|决定|选择|选)|商量好了|讨论(?:下来|之后|过后|了很久)|达成一致|敲定"
             r"|选定|已确认|那就(?:用|上|按|选)|(?:我们|咱们)就(?:用|按|选)"
@@ -1979,6 +1994,9 @@ PREFERENCE_RULES = _table(
         "preference.for_me": (
             r"\b(?:you (?:hand|give|send|write|show|generate|paste) me|you write for me)\b.{0,40}?"
             r"\b(?:should|must|needs? to|needs|has to|have to|always)\b"
+            # "whatever you generate for the overdue notices: one A5 page max, 14pt minimum" (b35)
+            r"|^(?:whatever|anything|everything) (?:you|u) (?:generate|write|make|produce|print"
+            r"|render|send)\b[^:：]{0,60}[:：]\s*\S"
         ),
         # A house rule given as a spec: "Swiss invoices: apostrophe for thousands, 1'250.00, not
         # a comma", "app store release notes: plain words, no version number …, and never …"
@@ -2065,6 +2083,8 @@ PREFERENCE_RULES = _table(
             r"|\S都加(?:上)?(?![了过])(?![^，。]*了\s*[。！!]?$)\S"
             r"|\S都(?:显示|展示|格式化|渲染)(?:成|为)"  # 页面上的时间都显示成“3 分钟前” (b31)
             r"|\S(?:在页面上|页面上|界面上)?只(?:露|显示|展示)(?:前|后)"  # 身份证号只露前三位 (b32)
+            # "按钮别光写“确定”，写清楚要干啥" (b35): not only this, say that
+            r"|别(?:光|只|老)(?:写|用|给|放|显示|提示)\S"
             r"|(?:不用|不需要"
             r"|别)(?:管|考虑|支持)(?!它|这|那)|(?:以后|今后|往后|从现在开始|从今以后)(?:都|一律"
             r"|统一"
@@ -2147,7 +2167,7 @@ AGENT_STYLE = re.compile(
     r"^(?:when(?:ever)?|if) you (?:write|add|create|generate|make)\b[^,]{0,40}?,?\s*(?:make"
     r"|do|keep|write|have) (?:them|it|those|each)\b"
     # "when you hand me a regex, walk through it …": how the agent gives the user things (b27)
-    r"|^(?:when(?:ever)?|if) you (?:hand|give|send|show|paste) me\b[^,]{1,40},"
+    r"|^(?:when(?:ever)?|if) (?:you|u) (?:hand|give|send|show|paste) me\b[^,]{1,40},"
     # "when you write tests for X, freeze time … instead of calling now()": the way to do it,
     # said against another way, is how the agent should work, not a step to add (b31).
     r"|^(?:when(?:ever)?|if) you \w+\b[^,]{1,60},[^,]*?\b(?:instead of|rather than)\b"
