@@ -154,7 +154,7 @@ def capture_turn(
         signals += _verified_fix(gate.sentences, said_before)
     if not signals and gate.reason is None:
         asked = said_before is not None and R.ASKS_STEPS.search(said_before) is not None
-        signals = _learned(gate.sentences, turn.role, steps_asked=asked)
+        signals = [_as_value_change(s) for s in _learned(gate.sentences, turn.role, asked)]
         signals = signals or _value_changed(gate.sentences)
     elif gate.reason is None:
         signals = _second_opinion(signals, gate.sentences, turn.role)
@@ -315,9 +315,15 @@ def _as_value_change(signal: Signal) -> Signal:
     # ("price.go 里 B 档改成 0.25，A 档还是 0.35，C 档不收", e2e-heldout17 h17c04). Why: read as a
     # fact it sat beside the memory of the old value ("品相系数：A 档 0.35，B 档 0.2"), which
     # only a change retires. Outcome: the same text as that change.
-    if signal.rule not in _GENERIC_FACT_RULES or not _changes_a_value(signal.text):
+    # So did the learned model's guess of a fact or an event ("problems stay up for 8 weeks
+    # now", e2e-heldout16 h16c01 once the model was retrained with b35).
+    guessed = signal.rule.startswith(_LEARNED_RULES) and signal.category in ("entities", "events")
+    if not (signal.rule in _GENERIC_FACT_RULES or guessed) or not _changes_a_value(signal.text):
         return signal
     return replace(signal, rule=VALUE_CHANGED, category="events")
+
+
+_LEARNED_RULES = ("learned.", "entity.fact.learned.")
 
 
 # The catch-all fact rule: any sentence with a concrete token and a fact verb (`_fact`), so it

@@ -4,10 +4,11 @@ given anew by a code name or as "noon" ("check out at 11:00" -> "12:00")."""
 
 from __future__ import annotations
 
+import pytest
 from test_heldout2_classes import captures
 from test_heldout7_classes import kept
 
-from recallnest.capture.heuristics import VALUE_CHANGED
+from recallnest.capture.heuristics import VALUE_CHANGED, Signal, _as_value_change
 
 
 def test_a_code_name_covering_a_new_range_is_a_value_change() -> None:
@@ -75,3 +76,19 @@ def test_a_factor_of_another_thing_stays() -> None:
         ("ok", "会员折扣系数改成 0.9，结算页同步显示“会员九折”。"),
     )
     assert "× 1.2" in text, text
+
+
+@pytest.mark.parametrize(
+    "rule", ["learned.events", "entity.fact.learned.events", "learned.entities"]
+)
+def test_a_change_the_model_heard_is_a_value_change(rule: str) -> None:
+    said = "scrap the ten-day thing, nobody keeps up. bookings stay open for 14 days now"
+    category = rule.rsplit(".", 1)[-1]
+    signal = _as_value_change(Signal(rule, category, said, 0.6, 0.6))
+    assert signal.rule == VALUE_CHANGED and signal.category == "events", signal
+
+
+def test_a_preference_the_model_heard_stays_one() -> None:
+    said = "keep answers short, 3 sentences max now"
+    signal = _as_value_change(Signal("learned.preferences", "preferences", said, 0.6, 0.6))
+    assert signal.category == "preferences", signal
