@@ -202,10 +202,21 @@ _CONVENTIONS = re.compile(
 # A line that reads as a pasted log, stack trace or code rather than prose.
 _CODE_LINE = re.compile(
     r"^\s*(?:[{}\[\]()<>;#$>|]|//|/\*|\*|at\s+\S+\(|File \"|Traceback|\d{4}-\d\d-\d\d[T ]"
-    r"|\[\d|(?:def|class|import|from|return|const|let|var|function|fn|pub|package|if|for|"
-    r"while|else|try|except|catch)\b|[A-Z]+\s*[:|]\s|\w+\.\w+\(|\S+:\d+)"
+    r"|\[\d|[A-Z]+\s*[:|]\s|\w+\.\w+\(|\S+:\d+)"
     r"|[;{}]\s*$|^\s{4,}\S|^\t",
 )
+# A line opening with a keyword is code when it is short (import os, return None) or has
+# code's punctuation (def f(x):, for i in range(3):, let x = 1); a sentence of words opening
+# with one is prose: "catch report says 212 fish last week ...", "if the deploy fails ...",
+# "let me know ...", "from now on ..." (test-blind10: the catch report read as code, then as
+# chatter, and nothing was searched).
+_KEYWORD_LINE = re.compile(
+    r"^\s*(?:def|class|import|from|return|const|let|var|function|fn|pub|package|if|for|"
+    r"while|else|try|except|catch)\b",
+    re.IGNORECASE,
+)
+_CODE_PUNCTUATION = re.compile(r"[=;{}]|\w\(|[:{]\s*$|^\s*from\s+[\w.]+\s+import\b")
+KEYWORD_PROSE_WORDS = 6  # words a keyword-led line without code punctuation needs to be prose
 _FENCED = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.MULTILINE | re.DOTALL)
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _FUNCTION_CJK = frozenset(
@@ -344,10 +355,19 @@ def _prose(text: str) -> tuple[str, bool]:
     fenced = _FENCED.search(text) is not None
     body = _FENCED.sub(" ", text)
     lines = [line for line in body.splitlines() if line.strip()]
-    code = [line for line in lines if _CODE_LINE.search(line)]
-    prose = [line for line in lines if not _CODE_LINE.search(line)]
+    code = [line for line in lines if _is_code(line)]
+    prose = [line for line in lines if not _is_code(line)]
     mostly_code = len(lines) >= 4 and len(code) >= 0.6 * len(lines)
     return "\n".join(prose), fenced or mostly_code
+
+
+def _is_code(line: str) -> bool:
+    """Whether `line` reads as pasted code or log rather than prose (`_KEYWORD_LINE`)."""
+    if _CODE_LINE.search(line):
+        return True
+    if not _KEYWORD_LINE.match(line):
+        return False
+    return len(line.split()) < KEYWORD_PROSE_WORDS or _CODE_PUNCTUATION.search(line) is not None
 
 
 def _intent(query: str, head: str | None) -> Intent:

@@ -1,0 +1,46 @@
+"""Prompt recall, the classes of test-blind10 (issue 23), read after its one measurement."""
+
+from __future__ import annotations
+
+from support.recall import chosen_ids
+
+from recallnest.core.models import SearchHit
+from recallnest.retrieval.relevance import analyse_prompt
+
+
+def _memory(text: str, project: str | None = None, id: str = "m1") -> SearchHit:
+    return SearchHit(kind="memory", id=id, text=text, score=1.0, project=project)
+
+
+def test_a_sentence_opening_with_a_code_keyword_is_prose() -> None:
+    """'catch', 'if', 'for', 'let', 'from' open sentences too: a line of words with no code
+    punctuation is searched, not skipped as pasted code (test-blind10: the catch report)."""
+    for prompt in (
+        "catch report says 212 fish last week, the bailiff reckons it was half that",
+        "if the nightly deploy fails again what do we roll back to",
+        "for the invoice export which currency symbol do we show",
+        "let me know which queue the refund worker reads from",
+    ):
+        plan = analyse_prompt(prompt)
+        assert plan.skip is None, prompt
+        assert plan.terms
+
+
+def test_code_opening_with_a_keyword_is_still_code() -> None:
+    for line in (
+        "import numpy as np",
+        "from collections import defaultdict, OrderedDict, Counter, deque",
+        "for i in range(10):",
+        "return base // 2 if peg >= 25 else base",
+        "def peg_price(peg: int, kind: str) -> int:",
+    ):
+        assert analyse_prompt(line).skip is not None, line
+
+
+def test_a_keyword_led_question_reaches_its_case() -> None:
+    case = _memory(
+        "Weekly catch totals came out double because anglers filled in both the paper card "
+        "and the web form; the import now dedupes on ticket number plus date."
+    )
+    prompt = "catch totals doubled again this week, didnt we fix the import dedupe once"
+    assert chosen_ids(prompt, [case]) == ["m1"]
