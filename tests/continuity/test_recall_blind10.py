@@ -44,3 +44,29 @@ def test_a_keyword_led_question_reaches_its_case() -> None:
     )
     prompt = "catch totals doubled again this week, didnt we fix the import dedupe once"
     assert chosen_ids(prompt, [case]) == ["m1"]
+
+
+BARRIER_TURN = (
+    "The barrier's Raspberry Pi lost its clock in last night's power cut and booted on "
+    "yesterday's date, so every ticket for today looked not yet valid. I installed chrony so it "
+    "syncs at boot."
+)
+
+
+def _turn(text: str, id: str = "t1") -> SearchHit:
+    return SearchHit(kind="turn", id=id, text=text, score=1.0, project="p")
+
+
+def test_a_prompt_saying_it_happened_again_takes_the_past_turn_at_the_memory_bar() -> None:
+    """'again', 'last time', 又, 上次 point back at an earlier conversation: its raw turn needs
+    no more than a memory would (test-blind10: the barrier after another power cut)."""
+    prompt = (
+        "the barrier is refusing early holders again after a power cut, "
+        "drivers queueing on the lane"
+    )
+    assert chosen_ids(prompt, [_turn(BARRIER_TURN)]) == ["t1"]
+
+
+def test_without_again_a_raw_turn_still_needs_the_turns_bar() -> None:
+    prompt = "the barrier is refusing early holders after a power cut, drivers queueing on the lane"
+    assert chosen_ids(prompt, [_turn(BARRIER_TURN)]) == []
