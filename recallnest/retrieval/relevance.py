@@ -171,6 +171,11 @@ _PRESENTATION = re.compile(
 # needs no more than a memory does (TURN_EXTRA is for turns a prompt did not point back at;
 # test-blind10: the barrier's power cut, 0.274 under the turns' 0.34).
 _RECURS = re.compile(r"\b(?:again|last time|once already)\b|又|上次|上回", re.IGNORECASE)
+# A thing named by its number ("peg 27", "room 12", "port 8081") is in a range the note states
+# for the same noun ("pegs 25 to 30 are reserved for juniors", "rooms 10-14 are on floor 2"):
+# the number is a word the note says (test-blind10: peg 27 against pegs 25-30, 0.231).
+_NUMBERED = re.compile(r"\b([a-z]+) #?(\d{1,6})\b", re.IGNORECASE)
+_RANGE = re.compile(r"\b([a-z]+) #?(\d{1,6}) ?(?:-|–|to|through) ?#?(\d{1,6})\b", re.IGNORECASE)
 _CHATTER = re.compile(
     r"^(?:(?:ok(?:ay)?|k|yes|yep|yeah|no|nope|sure|thanks?(?: you)?|thx|ty|great|nice|cool|"
     r"perfect|awesome|good|lgtm|done|hi|hello|hey|continue|go on|go ahead|proceed|next|"
@@ -272,6 +277,8 @@ class PromptPlan:
     produces: frozenset[str] = frozenset()
     presents: bool = False  # asks for something shown to people (`_PRESENTS`)
     recurs: bool = False  # says it happened before (`_RECURS`): a past turn is what it asks for
+    # (the term of a noun, the number after it) said in the prompt: "peg 27" -> ("peg", 27)
+    numbered: tuple[tuple[str, int], ...] = ()
 
     @property
     def profile(self) -> str:
@@ -307,7 +314,35 @@ def analyse_prompt(prompt: str) -> PromptPlan:
         _produces(head),
         _PRESENTS.search(query) is not None,
         _RECURS.search(query) is not None,
+        _numbered(query),
     )
+
+
+def _numbered(query: str) -> tuple[tuple[str, int], ...]:
+    """The nouns of `query` said with a number after them, as (index term, number)."""
+    out = []
+    for m in _NUMBERED.finditer(query):
+        noun = _word_terms(m.group(1).lower())
+        if len(noun) == 1:
+            out.append((noun[0], int(m.group(2))))
+    return tuple(out)
+
+
+def _in_range(plan: PromptPlan, text: str) -> set[str]:
+    """The prompt's number terms that fall in a range `text` states for the same noun."""
+    if not plan.numbered:
+        return set()
+    ranges = [
+        (noun[0], int(m.group(2)), int(m.group(3)))
+        for m in _RANGE.finditer(text)
+        if len(noun := _word_terms(m.group(1).lower())) == 1
+    ]
+    return {
+        str(n)
+        for term, n in plan.numbered
+        for noun, low, high in ranges
+        if term == noun and low <= n <= high and str(n) in plan.terms
+    }
 
 
 def _links(query: str, terms: Sequence[str]) -> tuple[Link, ...]:
@@ -415,6 +450,7 @@ def relevance(
     typical = sum(known) / len(known) if known else 1.0
     weight = {t: w if w > 0 else 0.0 if _CJK.match(t) else typical for t, w in weight.items()}
     matched = [t for t in plan.terms if t in doc_terms]
+    matched += sorted(_in_range(plan, text) - set(matched))
     rule = memory and is_rule(text)
     linked, by_synonym = _said_otherwise(plan, doc_terms, set(matched), weight, rule)
     if not any(weight[t] for t in plan.terms):

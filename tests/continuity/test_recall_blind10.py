@@ -70,3 +70,26 @@ def test_a_prompt_saying_it_happened_again_takes_the_past_turn_at_the_memory_bar
 def test_without_again_a_raw_turn_still_needs_the_turns_bar() -> None:
     prompt = "the barrier is refusing early holders after a power cut, drivers queueing on the lane"
     assert chosen_ids(prompt, [_turn(BARRIER_TURN)]) == []
+
+
+PEGS = (
+    "Main lake pegs are numbered 1 to 24 and the small lake pegs 25 to 30; pegs 25-30 are "
+    "reserved for junior anglers under 16, and the adult has to book the neighbouring peg."
+)
+
+
+def test_a_number_in_a_range_the_note_states_for_its_noun_is_a_shared_word() -> None:
+    """'peg 27' is one of 'pegs 25 to 30': the note says the prompt's number (test-blind10)."""
+    assert chosen_ids("can my son fish peg 27 on his own?", [_memory(PEGS)]) == ["m1"]
+    rooms = "Rooms 10-14 are on the second floor and have no lift access."
+    assert chosen_ids("can a wheelchair user book room 12 for the weekend?", [_memory(rooms)]) == [
+        "m1"
+    ]
+
+
+def test_a_number_outside_the_range_or_of_another_noun_is_not() -> None:
+    assert chosen_ids("can my son fish peg 31 on his own?", [_memory(PEGS)]) == []
+    rooms = "Rooms 10-14 are on the second floor and have no lift access."
+    assert (
+        chosen_ids("can a wheelchair user book table 12 for the weekend?", [_memory(rooms)]) == []
+    )
