@@ -32,7 +32,13 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Literal
 
-from recallnest.capture.rules import CODE_KEY_NAME, SETTING_NAME, WITHDRAWAL_RULE, words
+from recallnest.capture.rules import (
+    CHANGE_FROM_TO,
+    CODE_KEY_NAME,
+    SETTING_NAME,
+    WITHDRAWAL_RULE,
+    words,
+)
 from recallnest.core import heap
 from recallnest.core.aliases import SUBJECT_TERMS, AliasTable, canonical, subject_value
 from recallnest.core.bilingual import english_glosses
@@ -580,23 +586,17 @@ class Admitter:
             decision = replace(decision, action="supersede") if target else decision
         # A code name given another number ("UPLINK_HZ is 437_550_000" after "… UPLINK_HZ =
         # 437_525_000 …") replaces it whatever rule heard it: the name is the setting's own.
-        if decision.action == "insert" and cap.category in _FACT_CATEGORIES:
-            coded = _code_keyed(cap.text)
-            target = next(
-                (m for m in _earlier_active(known.values(), cap, when)
-                 if m.category in _FACT_CATEGORIES and _rekeyed(coded, _code_keyed(m.text))),
-                None,
-            ) if coded else None  # fmt: skip
-            decision = replace(decision, action="supersede") if target else decision
         # A code name said to be gone ("BOIL_MINUTES 常量去掉了，改成按 category 取", "MAX_SEATS
         # was removed") retires the value it held (e2e-heldout16 h16c02).
         if decision.action == "insert" and cap.category in _FACT_CATEGORIES:
+            coded = _code_keyed(cap.text)
             gone = {m.group(1).casefold() for m in _GONE_CODE.finditer(cap.text)}
             target = next(
                 (m for m in _earlier_active(known.values(), cap, when)
-                 if m.category in _FACT_CATEGORIES and gone & set(_code_keyed(m.text))),
+                 if m.category in _FACT_CATEGORIES
+                 and (_rekeyed(coded, held := _code_keyed(m.text)) or gone & held.keys())),
                 None,
-            ) if gone else None  # fmt: skip
+            ) if coded or gone else None  # fmt: skip
             decision = replace(decision, action="supersede") if target else decision
         retimed = None
         if decision.action == "insert" and (retimed := _retimed(cap, known.values(), when)):
@@ -1254,11 +1254,9 @@ _KEPT_AT = re.compile(
 )
 
 
-_FROM_TO = re.compile(
-    r"\b(?:change|changed|from|bump|move|raise|lower|take)\s+(?:it\s+)?(?:from\s+)?"
-    r"(\d+(?:\.\d+)?)\s*(?:to|->|→)\s*(\d+(?:\.\d+)?)(?![\d.])",
-    re.IGNORECASE,
-)
+def _written_units(text: str, values: tuple[str, ...]) -> list[str]:
+    """The units `text` gives these values, as written ("48 hours isnt enough … 48 to 72")."""
+    return [m.group(2) for m in _QUOTED_VALUE.finditer(text) if m.group(1) in values and m.group(2)]
 
 
 def _quoted(text: str) -> tuple[str, str, str] | None:
@@ -1269,14 +1267,10 @@ def _quoted(text: str) -> tuple[str, str, str] | None:
         return contrast.group(1), contrast.group(3), unit_key(unit.group(2) if unit else None)
     # "48 hours isnt enough … change 48 to 72" (e2e-heldout19 h19x01): both bare, side by
     # side; the unit is the one either number is given elsewhere in the text.
-    moved = _FROM_TO.search(text)
+    moved = CHANGE_FROM_TO.search(text)
     if moved is not None and _same_size(moved.group(1), moved.group(2)):
         old, new = moved.group(1), moved.group(2)
-        units = {
-            unit_key(m.group(2))
-            for m in _QUOTED_VALUE.finditer(text)
-            if m.group(1) in (old, new) and m.group(2)
-        }
+        units = {unit_key(u) for u in _written_units(text, (old, new))}
         if len(units) == 1:
             return new, old, units.pop()
     at = _NEW_VALUE_AT.search(text)
@@ -1419,13 +1413,9 @@ def without_old_value(text: str) -> str:
         if _holds_quoted_any(clause, old) and _holds_quoted_any(clause, new):
             # "change 48 to 72" says the new value too: kept as "change to 72 hours"
             # (e2e-heldout19 h19x01)
-            moved = _FROM_TO.search(clause)
+            moved = CHANGE_FROM_TO.search(clause)
             if moved is not None and moved.group(1) == old and moved.group(2) == new:
-                written = [
-                    m.group(2)
-                    for m in _QUOTED_VALUE.finditer(text)
-                    if m.group(1) in (old, new) and m.group(2)
-                ]
+                written = _written_units(text, (old, new))
                 said = f"to {new} {written[0]}" if written else f"to {new}"
                 start = moved.start(1)
                 if clause[max(0, start - 5) : start].casefold() == "from ":
@@ -1606,16 +1596,19 @@ def _unit_of(value: re.Match[str], text: str) -> str:
     unit = unit_key(value.group(2))
     if unit:
         return "x" if unit == "倍" else unit
-    if _TIMES_BEFORE.search(text, 0, value.start()):
+    before = text[max(0, value.start() - _CODE_NAME_REACH) : value.start()]
+    if _TIMES_BEFORE.search(before):
         return "x"
     # a code name whose last word is the unit: "REMINDER_LEAD_DAYS = 14", "BOIL_MINUTES = 40"
     # (e2e-heldout19 h19c01, e2e-heldout16 h16c02)
-    if (coded := _UNIT_NAMED.search(text, 0, value.start())) is not None:
+    if (coded := _UNIT_NAMED.search(before)) is not None:
         return unit_key(_CODE_UNITS.get(coded.group(1).casefold(), coded.group(1)))
     if _CLOCK.fullmatch(value.group(1)):
         return "clock"
-    lead = text[max(0, value.start() - _NAME_REACH) : value.start()]
-    return "x" if _FACTOR_NAME.search(lead) else ""
+    return "x" if _FACTOR_NAME.search(before[-_NAME_REACH:]) else ""
+
+
+_CODE_NAME_REACH = 64  # characters before a value that may hold its code name
 
 
 _UNIT_NAMED = re.compile(
@@ -1671,7 +1664,7 @@ def _named_old(held: str, setting: tuple[str, str, frozenset[str]]) -> str | Non
         words = re.findall(r"[a-z]+", before.casefold())
         named |= {a + b for a, b in itertools.pairwise(words)}
         # ("within REMINDER_LEAD_DAYS = 14" names the reminder: a code name's words count)
-        named |= subject_words(" ".join(re.findall(r"[a-z]+", before.casefold())))
+        named |= subject_words(" ".join(words))
         if overlap := len(named & name):
             scored[m.group(1)] = max(scored.get(m.group(1), 0), overlap)
     # The value named best; none when two values are named as well ("the reminder job runs at

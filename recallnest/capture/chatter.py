@@ -126,6 +126,7 @@ BUILD_OUTPUT = re.compile(
     | ^\s*(?:>\s*)?\d+\s*\|(?:\s|$) | ^\s*\|\s*[\^~]+\s*$  # a code frame: gutter, caret
     | ^(?:Type|Syntax|Reference|Range|Compile|Build|Module\ parse)\ error:\ \S  # Next.js, webpack
     | ^Failed\ to\ compile\.?\s*$ | ^\s*error\ TS\d+:\ \S
+    | ^\s+\d+:\d+\s+(?:error|warning)\s | ^\s*✖\ \d+\ problems?\b        # eslint (b35)
     | ^\s*export\ [A-Za-z_]\w*=                                 # shell environment lines
     | ^\S*(?:c\+\+|g\+\+|gcc|clang(?:\+\+)?|cc|nvcc|rustc|javac)\ -\S   # compiler command lines
     | ^"""
@@ -456,7 +457,7 @@ _LAUGH = re.compile(r"\b(?:lol|lmao|haha\w*|hehe\w*)\b|哈哈|嘿嘿|😂", re.I
 
 
 _HOUSEHOLD_DOER = re.compile(_HOUSEHOLD_PET)
-_HOUSEHOLD = re.compile(r"[把给]")
+_ORDER_MARKS = re.compile(r"[把给]")
 
 
 def is_small_talk(sentence: str) -> bool:
@@ -480,7 +481,7 @@ def is_small_talk(sentence: str) -> bool:
     # dinghy out after lunch" (e2e-heldout16 h16x01).
     # What a pet did to the speaker's things is no order ("我家狗昨天把我新买的球拍
     # 啃了", e2e-heldout18 h18g04): its 把 and 给 name no task.
-    asked = _HOUSEHOLD.sub(" ", text) if _HOUSEHOLD_DOER.search(text) else text
+    asked = _ORDER_MARKS.sub(" ", text) if _HOUSEHOLD_DOER.search(text) else text
     if not _CHAT.search(text) or TASK.search(_CLOCK.sub(" ", asked)) or _TECH.search(text):
         return False
     if _is_cjk_text(text):

@@ -317,13 +317,10 @@ def _as_value_change(signal: Signal) -> Signal:
     # only a change retires. Outcome: the same text as that change.
     # So did the learned model's guess of a fact or an event ("problems stay up for 8 weeks
     # now", e2e-heldout16 h16c01 once the model was retrained with b35).
-    guessed = signal.rule.startswith(_LEARNED_RULES) and signal.category in ("entities", "events")
+    guessed = ".learned." in f".{signal.rule}" and signal.category in ("entities", "events")
     if not (signal.rule in _GENERIC_FACT_RULES or guessed) or not _changes_a_value(signal.text):
         return signal
     return replace(signal, rule=VALUE_CHANGED, category="events")
-
-
-_LEARNED_RULES = ("learned.", "entity.fact.learned.")
 
 
 # The catch-all fact rule: any sentence with a concrete token and a fact verb (`_fact`), so it
@@ -1348,7 +1345,7 @@ def _with_about_you(
     if not about:
         return signals
     said = about[0].text
-    rest = [s for s in signals if s.category == "events" or s.text[:24] not in said]
+    rest = [s for s in signals if s.text[:24] not in said]
     return [*about, *rest]
 
 

@@ -327,13 +327,16 @@ WORKS_NOW = re.compile(
     r"|^(?:好了|好啦|可以了|行了|ok了?)[，,]\s*\S{1,10}?(?:正常|好|通|成功|恢复)了",
     _I,
 )
+# What a fix did to a value's size or form: "I halved ticks_per_degree" (b34); a change verb
+# of CHANGE_REPORT and FIX_REPORT alike.
+_RESHAPED = r"halved|doubled|converted|shortened|widened|trimmed|normali[sz]ed"
 # A report of a change made (the fix the user then confirms): "I set the role to X",
 # "Replaced float with Decimal", 已补上, 改成了.
 CHANGE_REPORT = re.compile(
     r"\b(?:I|we)(?:'ve| have)? (?:set|changed|fixed|added|updated|replaced|removed|moved"
     r"|switched|bumped|pinned|granted|restarted|configured|enabled|disabled|raised|lowered"
-    r"|increased|renamed|reverted|patched|halved|doubled|converted|shortened|widened|trimmed"
-    r"|normali[sz]ed)\b|^(?:Set|Changed|Fixed|Added|Updated|Replaced"
+    rf"|increased|renamed|reverted|patched|{_RESHAPED})\b|^(?:Set|Changed|Fixed|Added|Updated"
+    r"|Replaced"
     r"|Removed|Switched|Bumped|Pinned|Granted|Restarted|Configured|Enabled|Disabled|Raised"
     r"|Lowered|Increased|Renamed|Reverted|Patched)\b|已(?:经)?(?:补上|修复|改|加|更新|替换|删除"
     r"|重启|配置|开启|关闭|调)|改成了|换成了|补上了|加上了|^(?:改成|改为|换成|改用)",
@@ -413,8 +416,7 @@ FIX_REPORT = re.compile(
     r"|wrapped|excluded|limited|capped|split|rewrote|rewritten|dropped|turned|put|marked|forced"
     r"|routed|pointed|scoped|guarded|deduplicated|debounced|serialized|throttled|upgraded"
     r"|downgraded|migrated|swapped|deleted|killed|cleared|flushed|regenerated|rebuilt|installed"
-    r"|uninstalled|applied|backported|exported|wired|gated|moved|kept|halved|doubled|converted"
-    r"|shortened|widened|trimmed|normali[sz]ed)\b"
+    rf"|uninstalled|applied|backported|exported|wired|gated|moved|kept|{_RESHAPED})\b"
     r"|^(?:我们?|已经?|随后|然后|后来)?(?:已经?)?(?:把|在|给|将)[^。；]{1,40}?(?:改|换|加|去掉|删|设|调|关"
     r"|开|补|升|降|拆|合|挪|移|固定|锁)"
     r"|^(?:我们?)?(?:已经?|刚)(?:改|换|加|去掉|删|设|调|关|开|补|升|降|回滚|固定|锁)"
@@ -976,6 +978,8 @@ STANDING = re.compile(
 # the repeatable way is: …", "the flow we agreed on: …", 以后…的顺序：…, 排查套路：先…, 以后 X 再
 # 报错，先…), then ordered steps (`PROCEDURE_STEPS`). Not a promise ("I'll remember to …", 我下
 # 次会记得…): those have no lead.
+# What a named list of steps is called: "End-of-season routine for the wall: …" (b34).
+ROUTINE_NOUN = r"(?:routine|checklist|procedure|drill|playbook|runbook)"
 PROCEDURE_LEAD = re.compile(
     r"^(?:for (?:next time|the future|future [\w -]{1,30}?|later)\s*[:：,—–-]?\s*)?"
     r"(?:(?:the )?(?:repeatable|reliable|working|right|safe|proper|usual|known-good) (?:way"
@@ -995,7 +999,7 @@ PROCEDURE_LEAD = re.compile(
     r"(?!(?:I|we|I've|we've)\b|[a-z]+ed\b)"
     r"|^[\w -]{3,50}? (?:goes|works|is done|runs) (?:like this|as follows)\s*[:：]"
     # "End-of-season routine for the wall: export …, reset …, then tag …" (b34)
-    r"|^(?:[\w-]+ ){0,3}?(?:routine|checklist|procedure|drill|playbook|runbook)"
+    rf"|^(?:[\w-]+ ){{0,3}}?{ROUTINE_NOUN}"
     r"(?: for [^:：]{1,50}?)?\s*[:：]\s*(?!(?:I|we)\b)"
     r"|^[^，。：:；]{2,24}?(?:的(?:步骤|流程|做法|办法)|是(?:这么|这样|如下)(?:处理|做|弄|办|走)的)\s*[:：]"
     r"|^[^，。：:；\s]{2,12}\s*[:：]\s*先(?![不别])[^，。了]{1,40}[，,]",
@@ -1005,7 +1009,7 @@ PROCEDURE_STEPS = re.compile(
     r"\bthen\b|→|->|先.{1,60}?(?:再|然后|最后|事后)|[，,；;]\s*(?:再|然后|接着|最后)"
     r"|(?:like this|as follows)\s*[:：][^,]+,[^,]+,"
     # "Release routine for the lanes: build …, load it on lane 12 …, and roll it out …" (b35)
-    r"|(?:routine|checklist|procedure|playbook|runbook)\b[^:：]{0,60}[:：][^,，]{3,}[,，][^,，]{3,}"
+    rf"|{ROUTINE_NOUN}\b[^:：]{{0,60}}[:：][^,，]{{3,}}[,，][^,，]{{3,}}"
     r"[,，]",
     _I,
 )
@@ -1398,6 +1402,13 @@ SWITCH_REPORT = re.compile(
 # A setting named in code with its value, in prose: "…加了每日上限校验，MAX_SLOTS_PER_DAY = 2，超了
 # 就提示…" (e2e-heldout18 h18c02): what the project is set to, checkable.
 CODE_SETTING = re.compile(r"(?<![\w.])" + SETTING_NAME + r"\s*(?:=|is)\s*-?\d")
+# One number for another, both said: "change 48 to 72", "bump it from 3 to 5" (the old value
+# and the new one; admission reads them from CHANGE_FROM_TO).
+_CHANGE_FROM_TO = (
+    r"\b(?:change|changed|bump|raise|lower|move|take)\s+(?:it\s+|that\s+)?(?:from\s+)?"
+    r"(\d+(?:\.\d+)?)\s*(?:to|->|→)\s*(\d+(?:\.\d+)?)(?![\d.])"
+)
+CHANGE_FROM_TO = re.compile(_CHANGE_FROM_TO, re.IGNORECASE)
 VALUE_CHANGE = re.compile(
     r"(?:改成|改为|调成|调到|设为|设成|调整为|调整到|降到|降为|升到|缩短到|缩短为|延长到|延长为|提高到"
     r"|放宽到|收紧到|减到|加到|应该是)[^，,。；;！!？?\d]{0,8}?"
@@ -1424,10 +1435,10 @@ VALUE_CHANGE = re.compile(
     # (or a signed number: "make the cloud limit -12, our sensor reads warm")
     + r"|-\d+(?:\.\d+)?\b)"
     # one number for another: "change 48 to 72" (e2e-heldout19 h19x01)
-    + r"|\b(?:change|bump|raise|lower|move|take)\s+(?:it\s+|that\s+)?(?:from\s+)?\d+(?:\.\d+)?"
-    r"\s*(?:to|->|→)\s*\d+(?:\.\d+)?(?![\d.])"
+    + r"|"
+    + _CHANGE_FROM_TO
     # an order given anew: "League.rank/1 now sorts by points, then head-to-head, then …"
-     + r"|\bnow\s+(?:sorts?|ranks?|orders?)\s+(?:\w+\s+)?by\s+[^.;]+?,\s*then\b",
+    + r"|\bnow\s+(?:sorts?|ranks?|orders?)\s+(?:\w+\s+)?by\s+[^.;]+?,\s*then\b",
     re.IGNORECASE,
 )
 

@@ -75,7 +75,6 @@ _TOOL_OUTPUT = re.compile(
     | ^\s*\|.*\|\s*$ | ^\s*[\[{]\s*$ | ^\s*"[^"]+"\s*:\s | ^\s*[\]}],?\s*$
     | ^[0-9a-f]{7,40}\ \S | ^Events:\s*$
     | ^\s*(?:/|~/)[\w.\-/]+\.\w{1,5}\s*$                 # a file path alone: eslint's head line
-    | ^\s+\d+:\d+\s+(?:error|warning)\s | ^\s*✖\ \d+\ problems?\b
     """,
     re.VERBOSE,
 )
