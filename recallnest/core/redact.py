@@ -136,6 +136,7 @@ _NON_ASCII = r"\x7f-\U0010ffff"
 # Unquoted value: printable ASCII up to whitespace, a quote, comma, semicolon or backslash.
 _BARE = rf"[^\x00-\x20\"'`,;\\{_NON_ASCII}]"
 # A value: escaped-quoted (JSON inside JSON), double-, single-quoted or bare.
+_QUOTED = r'(?:"(?P<dq>(?:[^"\\\r\n]|\\.){1,1024})"' r"|'(?P<sq>[^'\r\n]{1,1024})')"
 _VALUE = (
     r'(?:\\"(?P<edq>[^"\\\r\n]{1,1024})\\"'
     r'|"(?P<dq>(?:[^"\\\r\n]|\\.){1,1024})"'
@@ -1120,6 +1121,16 @@ def _check_copula(m: re.Match[str], text: str, value: str) -> bool:
     return looks_random(value)
 
 
+def _check_pair_label(m: re.Match[str], text: str, value: str) -> bool:
+    return plausible_value(value, bare=m.start("bare") != -1, key="sk") and looks_random(value)
+
+
+def _check_basic_pair(m: re.Match[str], text: str, value: str) -> bool:
+    core = value.strip()
+    letters = core.isalpha() and not random_letters(core)
+    return plausible_value(core, bare=False, key="password") and len(core) >= 6 and not letters
+
+
 _LOGIN_WORDS = ("账号", "帐号", "账户", "帳號", "登录", "登陆", "登入")
 _LOGIN_HINTS = ("log", "cred", "account", "acct", *_LOGIN_WORDS)
 _VERSION_RE = re.compile(r"^v?\d+(?:\.\d+)+[a-z]?$", re.ASCII)
@@ -1575,6 +1586,9 @@ _RULES: tuple[_Rule, ...] = (
     _token("shopify-token", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"),
     # Trigger: key- + 32 hex. Why: Mailgun API key; a preceding word (`cache-key-…`) rules it out.
     _token("mailgun-api-key", r"key-[0-9a-f]{32}", left=_WORDISH),
+    # Trigger: 32 hex, 8 hex, 8 hex joined by dashes. Why: Mailgun's private API keys since
+    # 2021 (secrets s46); no UUID, hash or id has this shape.
+    _token("mailgun-api-key", r"[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}", left=_WORDISH),
     # Trigger: 8–10 digit bot id, ":AA", 33 more characters. Why: Telegram bot token.
     _rule(
         "telegram-bot-token",
@@ -2265,6 +2279,30 @@ _RULES: tuple[_Rule, ...] = (
         _check_zh,
         left="",
         kind_of=_zh_kind,
+    ),
+    # Trigger: a bare AK or SK (upper case, a word of its own), then : = 是 为 or "is", then a
+    # value. Why: the halves of a cloud key pair as chat names them ("七牛的 AK 是 …，SK 是 …",
+    # secrets s46); a lower-case `sk` is a sort key. Outcome: masked when the value looks
+    # generated; "AK 是 47 型步枪" stays.
+    _rule(
+        "generic-secret",
+        _GENERIC,
+        r"(?<![A-Za-z0-9_])(?P<key>AK|SK)[ \t]{0,3}(?:[:=：]|是|为|為|is)[ \t]{0,3}" + _VALUE,
+        _check_pair_label,
+        left="",
+    ),
+    # Trigger: auth=("user", "…") or HTTPBasicAuth("user", "…") (Python requests, httpx).
+    # Why: the second member of a basic-auth pair is the password or API key (Mailgun's
+    # `auth=("api", key)`, secrets s46). Outcome: a literal is masked unless it is a
+    # placeholder or a plain word; a variable (`auth=("api", key)`) is no literal.
+    _rule(
+        "password",
+        _GENERIC,
+        r"(?:\bauth[ \t]*=[ \t]*\(|BasicAuth\()[ \t]*(?:\"[^\"\n]{0,64}\"|'[^'\n]{0,64}')"
+        r"[ \t]*,[ \t]*" + _QUOTED,
+        _check_basic_pair,
+        left="",
+        hints=("auth",),
     ),
     # Trigger: 密码/口令/密钥… then only a space, then a value ("账号 device_admin，密码 Qw7!zP3#").
     # Why: chat drops the colon; the value still sits right after the word. Outcome: masked

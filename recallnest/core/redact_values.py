@@ -37,6 +37,8 @@ __all__ = [
 
 _PLACEHOLDER_RE = re.compile(
     r"\[REDACTED:|^\$|^%\(|^![a-z_]{2,12}$|^%[A-Za-z_]\w*%$|^<.*>$|^\{.*\}$|^(.)\1*$"
+    # `JWT_SECRET=<generate with openssl rand -hex 32>`: the bare value ends at the first space
+    r"|^<[A-Za-z][a-z_-]*$"
     r"|xxxx|\*\*\*|\.\.\.|…"
     r"|^your|here$|^replace|^insert|^enter[-_ ]|^dummy|^sample|^redacted|^todo$|^tbd$"
     r"|^change[-_ ]?me$|^(?:password|passwd|pass|pwd|secret|token|user|none|null|nil|undefined)$"
