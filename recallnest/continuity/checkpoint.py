@@ -440,7 +440,9 @@ def _failures(turns: Sequence[Turn], sentences: Sequence[_Sentence]) -> list[str
         state = R.failure_state(s.text)
         # A report of work done after the failure ("parse_amount now strips it") answers it,
         # unless it says the failure stands.
-        reported = state is None and s.role == "assistant" and R.DONE.search(s.text)
+        # ("现在 Notify 失败后会重试": what the code now does when it fails is a report too)
+        done = s.role == "assistant" and R.DONE.search(s.text) is not None
+        reported = done and (state is None or R.STILL_FAILING.search(s.text) is None)
         if state == "fixed" or reported or R.WORKS_NOW.search(s.text):
             pending.clear()
         elif state == "fail":

@@ -37,13 +37,13 @@ Start reasons (the caller passes the ids already sent to this session in `alread
 - startup: everything that fits; `already_sent` is ignored (a new session has nothing).
 - resume, fork, clear: only items not in `already_sent` (a resumed transcript still holds the
   earlier notes; after /clear the user asked for a clean slate, so old notes are not pushed
-  back). A checkpoint of the very session being resumed is skipped: the session has it. When
-  a newer session of the project ran after the resumed one, its checkpoint is headed "Since
-  this session" instead of "Last session" (decision 0029).
-  On resume and fork, memories captured from that session itself (`held`, found by the
-  caller from their evidence) are skipped too: its transcript holds what was said, even when
-  nothing was recorded as sent (a daemon restart). Nothing new → the marker plus a one-line
-  reminder.
+  back). A checkpoint of the very session being resumed is skipped: the session has it, and
+  so are memories captured from that session itself (`held`, found by the caller from their
+  evidence): its transcript holds what was said, even when nothing was recorded as sent (a
+  daemon restart). When a newer session of the project ran after the resumed one, the newer
+  checkpoint is "Last session" and the resumed session's own follows as "Resumed session",
+  without what later sessions changed, its memories shown too (decision 0047). Nothing new →
+  the marker plus a one-line reminder.
 - compact: compaction dropped or paraphrased the earlier notes, so the essentials are sent
   again even if already sent (the checkpoint and the top preferences), plus anything new.
 
@@ -61,7 +61,16 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from recallnest.capture.admission import measures, without_old_value
+from recallnest.capture.rules import FIX_REPORT
 from recallnest.continuity.checkpoint import SUMMARY_MAX_CHARS, Checkpoint, clip, drop_repo_state
+from recallnest.continuity.stale import (
+    current,
+    revalued,
+    sentences,
+    settled,
+    unit_of_name,
+    values,
+)
 from recallnest.core.models import CONTEXT_MARKER, GLOBAL_SCOPE, Memory
 from recallnest.core.redact import redact
 from recallnest.core.terminal import UNSAFE_CATEGORIES
@@ -137,8 +146,13 @@ class ResumeInputs:
     already_sent: frozenset[str] = frozenset()
     session_id: str | None = None
     held: frozenset[str] = frozenset()
-    # The checkpoint is of a session that ran after the one being resumed (decision 0029).
-    after_resumed: bool = False
+    # The resumed session's own checkpoint when `checkpoint` is of a session that ran after it:
+    # shown after the newer one, headed "Resumed session" (decision 0047).
+    resumed: Checkpoint | None = None
+
+    @property
+    def after_resumed(self) -> bool:
+        return self.resumed is not None and self.source in _TRANSCRIPT_KEPT
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,29 +301,69 @@ def _usable_checkpoint(inputs: ResumeInputs) -> Checkpoint | None:
     return cp
 
 
-def _checkpoint_items(cp: Checkpoint, now: datetime, after_resumed: bool = False) -> list[_Item]:
+def _checkpoint_items(cp: Checkpoint, now: datetime, resumed: bool = False) -> list[_Item]:
     """Lines of the checkpoint in priority order (summary, loops, next, decided, files, ran).
-    Resuming an older session, the project's newest session is what happened since it, not
-    the session being continued, and says so (decision 0029)."""
+    Of a resumed older session (`resumed`), the head and its Decided/Files/Ran lines only,
+    headed "Resumed session": what it left open, the newer checkpoint carries while it is
+    open (decision 0047)."""
     state = ", interrupted mid-task" if cp.interrupted else ""
-    label = "Since this session" if after_resumed else "Last session"
+    label = "Resumed session" if resumed else "Last session"
+    section = "resumed" if resumed else "checkpoint"
     head = f"{label} ({ago(now, cp.created_at)}, {safe_text(cp.agent)}{state})"
-    summary = safe_text(_current(cp.summary), SUMMARY_MAX_CHARS)
-    items = [_Item("checkpoint", cp.id, summary, f"{head}: ", head=True) if summary else None]
-    items += [_Item("loops", cp.id, safe_text(t)) for t in cp.open_loops]
-    items += [_Item("next", cp.id, safe_text(t)) for t in cp.next_actions]
-    for label, values, sep in (
+    summary = safe_text(settled(_current(cp.summary)), SUMMARY_MAX_CHARS)
+    items = [_Item(section, cp.id, summary, f"{head}: ", head=True) if summary else None]
+    if not resumed:
+        items += [_Item("loops", cp.id, safe_text(t)) for t in cp.open_loops]
+        items += [_Item("next", cp.id, safe_text(t)) for t in cp.next_actions]
+    for label, said, sep in (
         ("Decided", cp.decisions, "; "),
         ("Files", cp.files, ", "),
         ("Ran", cp.commands, "; "),
     ):
-        joined = clip(sep.join(v for v in (safe_text(v) for v in values) if v), SUMMARY_MAX_CHARS)
-        items.append(_Item("checkpoint", cp.id, joined, f"{label}: ") if joined else None)
+        joined = clip(sep.join(v for v in (safe_text(v) for v in said) if v), SUMMARY_MAX_CHARS)
+        items.append(_Item(section, cp.id, joined, f"{label}: ") if joined else None)
     found = [item for item in items if item is not None and item.body]
     if found and found[0].head:
         return found
     # No summary survived: the head still names when and where the work was.
-    return [_Item("checkpoint", cp.id, "", f"{head}.", head=True), *found]
+    return [_Item(section, cp.id, "", f"{head}.", head=True), *found]
+
+
+def _resumed_items(inputs: ResumeInputs, resumed: Checkpoint) -> tuple[list[_Item], set[str]]:
+    """The resumed session's checkpoint lines and the ids of its own memories that later
+    sessions changed (decision 0047). A memory of the session is left out when a newer memory
+    or the newer checkpoint gives another value for what it says ("--batch-size 8" after
+    "--batch-size 4"); a line of its checkpoint loses such sentences, and those its own kept
+    memories restate with another value ("loans are 7 days" before "loans are 14 days" was
+    said in the same session). The head stays, emptied of a summary no longer true, so the
+    session is still named."""
+    usable = [m for m in inputs.memories if _usable(m, inputs)]
+    newer = [m.text for m in usable if _newer(m, resumed.created_at)]
+    if inputs.checkpoint is not None:
+        cp = inputs.checkpoint
+        newer += [cp.summary, *cp.decisions, *cp.open_loops, *cp.next_actions]
+    said = [(text, found) for text in newer if (found := values(text))]
+    own = [m for m in usable if m.id in inputs.held]
+    stale = {m.id for m in own if _restated(m.text, said)}
+    said += [(m.text, found) for m in own if m.id not in stale and (found := values(m.text))]
+    kept: list[_Item] = []
+    for item in _checkpoint_items(resumed, inputs.now, resumed=True):
+        body = current(item.body, said)
+        if body:
+            kept.append(replace(item, body=body))
+        elif item.head:
+            kept.append(replace(item, body="", prefix=item.prefix.rstrip(": ") + "."))
+    return kept, stale
+
+
+def _restated(text: str, said: Sequence[tuple[str, dict[str, set[str]]]]) -> bool:
+    held = values(text)
+    return bool(held) and any(revalued(found, held, other, text) for other, found in said)
+
+
+def _newer(memory: Memory, since: datetime | None) -> bool:
+    made = memory.updated_at or memory.created_at
+    return since is None or (made is not None and as_utc(made) > as_utc(since))
 
 
 # --------------------------------------------------------------------------- memories
@@ -340,6 +394,20 @@ def _rank_key(memory: Memory) -> tuple[bool, float, int, float, str]:
     return (not memory.pinned, -score, _TIER_RANK.get(memory.tier, 3), -recency, memory.id)
 
 
+# A clause of a sentence: what a comma or semicolon sets apart.
+_CLAUSE = re.compile(r"(?<=[，,；;])\s*")
+
+
+def _unmasked(text: str) -> str:
+    """`text` without the clauses that hold a masked secret: "短信走阿里云，AccessKey ID 是
+    [REDACTED:…]，Secret 是 [REDACTED:…]，签名用青禾溯源" keeps its first and last clause
+    (e2e-heldout11 h11c04: what the key is was never the point, and says nothing masked)."""
+    if "[REDACTED" not in text:
+        return text
+    clauses = [c for c in _CLAUSE.split(text) if "[REDACTED" not in c]
+    return " ".join(clauses).strip(" ，,；;")
+
+
 # The parts of a checkpoint's summary: "Asked: …", "Later: …", "Done: …".
 _SUMMARY_PART = re.compile(r"(?:^|\s)(?=(?:Asked|Later|Done|Then|Discussed): )")
 
@@ -351,7 +419,9 @@ def _current(summary: str) -> str:
     shown = []
     for part in parts:
         label, sep, body = part.partition(": ")
-        shown.append(f"{label}{sep}{without_old_value(body)}" if sep else without_old_value(part))
+        body = _unmasked(without_old_value(body if sep else part))
+        if body:
+            shown.append(f"{label}{sep}{body}" if sep else body)
     return " ".join(shown)
 
 
@@ -386,7 +456,8 @@ def _cause_and_fix(text: str) -> str:
     from the tick counter and integrate positions in fixed-point" keeps the fix, which a plain
     cut at ITEM_MAX_CHARS drops (e2e-heldout9: the fix was all a user needed)."""
     sentences = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
-    fix = next((s for s in sentences[1:] if _FIX.match(s)), None)
+    # (a fix as capture reads one after a cause, "Times are now stored in UTC …" too)
+    fix = next((s for s in sentences[1:] if _FIX.match(s) or FIX_REPORT.match(s)), None)
     if fix is None:
         return text
     room = ITEM_MAX_CHARS - len(fix) - 2
@@ -447,14 +518,19 @@ def _candidates(inputs: ResumeInputs, scale: float, resending: bool) -> list[_It
     items: list[_Item] = []
     cp = _usable_checkpoint(inputs)
     if cp is not None:
-        items = _checkpoint_items(cp, inputs.now, inputs.after_resumed)
-        for item in items:
-            seen.add(item.body)
-    skip = inputs.already_sent if resending else frozenset()
-    if inputs.source in _TRANSCRIPT_KEPT:
+        items = _checkpoint_items(cp, inputs.now)
+    skip: frozenset[str] | set[str] = inputs.already_sent if resending else frozenset()
+    if inputs.after_resumed and inputs.resumed is not None:
+        # Days later, a resumed session is briefed as a new one is, plus its own state: what
+        # its start was sent is far back in a long transcript (decision 0047).
+        resumed, skip = _resumed_items(inputs, inputs.resumed)
+        items += resumed
+    elif inputs.source in _TRANSCRIPT_KEPT:
         skip = skip | inputs.held
+    for item in items:
+        seen.add(item.body)
     caps = {name: max(1, int(SECTION_ITEMS[name] * scale)) for name in ("you", "project", "cases")}
-    by_section = _memory_sections(inputs, seen, skip, caps)
+    by_section = _memory_sections(inputs, seen, frozenset(skip), caps)
     return [*items, *by_section["you"], *by_section["project"], *by_section["cases"]]
 
 
@@ -464,7 +540,7 @@ def _memory_sections(
     """The best memories of each section, best first, at most `caps[section]` each. The
     project's own memories are offered first for their share of the shared sections."""
     ranked = sorted((m for m in inputs.memories if _usable(m, inputs)), key=_rank_key)
-    outdated = _outdated_here(ranked)
+    outdated = _outdated_here(ranked) | _overtaken(ranked, inputs.checkpoint)
     ranked = [m for m in ranked if m.id not in outdated]
     own = [m for m in ranked if m.scope != GLOBAL_SCOPE]
     shares = {name: math.ceil(cap * PROJECT_SHARE) for name, cap in caps.items()}
@@ -494,46 +570,64 @@ def _outdated_here(ranked: Sequence[Memory]) -> set[str]:
         if memory.scope != GLOBAL_SCOPE or not own or not (held := measures(memory.text)):
             continue
         for newer, found in own:
-            if _later(newer, memory) and _revalued(found, held, newer.text, memory.text):
+            if _later(newer, memory) and revalued(found, held, newer.text, memory.text):
                 out.add(memory.id)
                 break
     return out
 
 
+def _overtaken(ranked: Sequence[Memory], checkpoint: Checkpoint | None) -> set[str]:
+    """Ids of the project's memories that a newer memory of the project, or the newer last
+    session, gives another value for (`stale.values`): "不满 8 人的班次取消" after the last
+    session's "发车门槛改成满 6 人", "shifts change at 07:00, 15:00 and 23:00" after
+    "SHIFT_STARTS is (06:00, 14:00, 22:00) now", where admission did not see a change.
+    Outcome: left out of the resume; it stays stored (decision 0047)."""
+    own = [m for m in ranked if m.scope != GLOBAL_SCOPE and m.created_at is not None]
+    by_key: dict[str, list[tuple[Memory, dict[str, set[str]]]]] = {}
+    found_of: dict[str, dict[str, set[str]]] = {}
+    for m in own:
+        found = values(m.text)
+        found_of[m.id] = found
+        for key in _keys(found):
+            by_key.setdefault(key, []).append((m, found))
+    told = values(" ".join((checkpoint.summary, *checkpoint.decisions))) if checkpoint else {}
+    out: set[str] = set()
+    for m in own:
+        held = found_of[m.id]
+        if not held:
+            continue
+        if checkpoint is not None and m.created_at is not None:
+            later = as_utc(checkpoint.created_at) > as_utc(m.created_at)
+            keys = _keys(held) & _keys(told) if later else set()
+            if any(revalued(told, held, s, m.text) for s in _sentences_with(checkpoint, keys)):
+                out.add(m.id)
+                continue
+        for key in _keys(held):
+            if any(
+                _later(n, m) and revalued(found, held, n.text, m.text)
+                for n, found in by_key.get(key, ())
+                if n.id != m.id
+            ):
+                out.add(m.id)
+                break
+    return out
+
+
+def _keys(found: dict[str, set[str]]) -> set[str]:
+    """The keys `found` gives values for, a name ending in a unit under that unit too."""
+    return set(found) | {u for k in found if (u := unit_of_name(k)) is not None}
+
+
+def _sentences_with(checkpoint: Checkpoint, keys: set[str]) -> list[str]:
+    """The checkpoint's sentences that give a value for one of `keys`."""
+    if not keys:
+        return []
+    text = " ".join((checkpoint.summary, *checkpoint.decisions))
+    return [s for s in sentences(text) if _keys(values(s)) & keys]
+
+
 def _later(a: Memory, b: Memory) -> bool:
     return a.created_at is not None and b.created_at is not None and a.created_at > b.created_at
-
-
-def _revalued(new: dict[str, set[str]], old: dict[str, set[str]], said: str, held: str) -> bool:
-    """Another value in a unit both use, no value in common, and a subject word in common."""
-    units = new.keys() & old.keys()
-    if not units or any(new[u] & old[u] for u in units):
-        return False
-    return bool(_subject_words(said) & _subject_words(held))
-
-
-_SUBJECT_WORD_RE = re.compile(r"[a-z]{3,}|[\u4e00-\u9fff]+")
-_UNIT_WORDS = frozenset(
-    re.findall(
-        r"\S+",
-        "min mins minute minutes sec secs second seconds hour hours day days now the and for"
-        " with this that then from",
-    )
-)
-
-
-def _subject_words(text: str) -> set[str]:
-    """Words (identifiers split at "_", a plural "s" cut) and Chinese bigrams, units aside."""
-    out: set[str] = set()
-    for word in _SUBJECT_WORD_RE.findall(text.casefold()):
-        if word[0] >= "\u4e00":
-            out.update(word[i : i + 2] for i in range(max(1, len(word) - 1)))
-        elif word not in _UNIT_WORDS:
-            out.add(word[:-1] if word.endswith("s") and not word.endswith("ss") else word)
-    return {w for w in out if w not in _CJK_UNIT_BIGRAMS}
-
-
-_CJK_UNIT_BIGRAMS = frozenset({"分钟", "小时", "一律", "现在", "改成"})
 
 
 def _choose(
@@ -629,7 +723,15 @@ def _take(fill: _Fill, item: _Item) -> None:
 
 # --------------------------------------------------------------------------- rendering
 
-_LAYOUT = ("checkpoint", "loops", "next", "you", "project", "cases")
+_LAYOUT = (
+    "checkpoint",
+    "loops",
+    "next",
+    "resumed",
+    "you",
+    "project",
+    "cases",
+)
 
 
 def fenced(lines: Sequence[str], label: str = LABEL) -> list[str]:

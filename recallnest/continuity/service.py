@@ -179,7 +179,9 @@ class Continuity:
             already_sent=sent,
             session_id=session_id,
             held=self._held(session_id, memories) if source in TRANSCRIPT_SOURCES else frozenset(),
-            after_resumed=source in TRANSCRIPT_SOURCES and self._after(session_id, checkpoint),
+            resumed=self._own_before(session_id, checkpoint)
+            if source in TRANSCRIPT_SOURCES
+            else None,
         )
         ctx = compose_context(inputs, self.engine.settings.resume_budget_tokens)
         if record and session_id:
@@ -248,13 +250,18 @@ class Continuity:
         turn_ids = set(self.engine.store.turn_ids_where(session_id=session_id))
         return frozenset(m.id for m in candidates if turn_ids.intersection(m.evidence))
 
-    def _after(self, session_id: str | None, checkpoint: Checkpoint | None) -> bool:
-        """Whether `checkpoint` is of another session, newer than the resumed session's own
-        checkpoint (one indexed read, only when a session is resumed)."""
+    def _own_before(
+        self, session_id: str | None, checkpoint: Checkpoint | None
+    ) -> Checkpoint | None:
+        """The resumed session's own checkpoint when `checkpoint` is of another session, newer
+        than it (one indexed read, only when a session is resumed); else None."""
         if not session_id or checkpoint is None or checkpoint.session_id == session_id:
-            return False
+            return None
         own = self.engine.store.checkpoints(session_id=session_id, limit=1)
-        return bool(own) and Checkpoint.from_json(own[0]).created_at < checkpoint.created_at
+        if not own:
+            return None
+        found = Checkpoint.from_json(own[0])
+        return found if found.created_at < checkpoint.created_at else None
 
     def _already_sent(self, session_id: str | None) -> frozenset[str]:
         with self._lock:

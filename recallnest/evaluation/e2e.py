@@ -53,7 +53,7 @@ AGENT_ENV = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "XDG_DATA_HOM
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 SECTIONS = (
     "Last session",
-    "Since this session",
+    "Resumed session",
     "Open loops:",
     "Next:",
     "You (",

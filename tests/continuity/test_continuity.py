@@ -103,18 +103,21 @@ def test_a_resume_does_not_repeat_what_the_resumed_session_captured(engine: Engi
     assert "cargo clippy" in text and "tokenizer" in text, text
 
 
-def test_resuming_an_older_session_heads_the_newer_one_since_it(engine: Engine) -> None:
-    # Decision 0029: the project's newest session is not the session being continued.
+def test_resuming_an_older_session_shows_the_newest_and_its_own_state(engine: Engine) -> None:
+    # Decision 0047: the project's newest session is "Last session"; the resumed one's own
+    # checkpoint follows as "Resumed session" (decision 0029 headed the newest "Since this
+    # session" and left the resumed one out).
     checkpointed(engine, "s1", T0, "Please fix the flaky upload retry test.", "Fixed the retry.")
     later = T0 + timedelta(days=1)
     checkpointed(engine, "s2", later, "Add a dark mode toggle to settings.", "Added the toggle.")
     now = T0 + timedelta(days=2)
     text = engine.continuity.resume(PROJECT, "claude", "resume", "s1", now, False).text
-    assert "Since this session (" in text and "dark mode" in text, text
-    assert "Last session" not in text
+    last, _, resumed = text.partition("Resumed session (")
+    assert "Last session (" in last and "dark mode" in last and "upload retry" not in last, text
+    assert "upload retry" in resumed and "dark mode" not in resumed, text
     for source, session in (("startup", "s3"), ("resume", "s2"), ("resume", "s9")):
         text = engine.continuity.resume(PROJECT, "claude", source, session, now, False).text
-        assert "Since this session" not in text, (source, session, text)
+        assert "Resumed session" not in text, (source, session, text)
     text = engine.continuity.resume(PROJECT, "claude", "startup", "s3", now, False).text
     assert "Last session (" in text and "dark mode" in text, text
 
