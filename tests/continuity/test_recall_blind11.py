@@ -1,0 +1,103 @@
+"""Prompt recall, the classes of test-blind11 (issue 23, round 44), read after its one
+measurement: each with a note injected for the class and a look-alike that must get nothing."""
+
+from __future__ import annotations
+
+from support.recall import chosen_ids
+
+from recallnest.core.models import SearchHit
+from recallnest.retrieval.relevance import analyse_prompt, is_rule
+
+
+def _memory(
+    text: str, project: str | None = "p", id: str = "m1", category: str | None = None
+) -> SearchHit:
+    return SearchHit(kind="memory", id=id, text=text, score=1.0, project=project, category=category)
+
+
+def _turn(text: str, id: str = "t1") -> SearchHit:
+    return SearchHit(kind="turn", id=id, text=text, score=1.0, project="p")
+
+
+# --- a recurrence said in other words -----------------------------------------------------
+
+KILN_TURN = (
+    "the kiln controller skipped the cooling ramp overnight and three glazed bowls cracked on "
+    "the bottom shelf"
+)
+
+
+def test_a_prompt_expecting_it_gone_points_back_at_the_past_turn() -> None:
+    """'I thought this couldn't happen anymore', 'wasn't this fixed', 'didn't we fix' say it
+    happened before: the raw turn needs no more than a memory would."""
+    prompt = "the kiln cracked two plates overnight, I thought this couldn't happen anymore"
+    assert chosen_ids(prompt, [_turn(KILN_TURN)]) == ["t1"]
+    for said in (
+        "wasn't this fixed?",
+        "didn't we fix that",
+        "the same crack as before",
+        "thought we had that sorted",
+        "炉子又把盘子烧裂了",
+        "不是已经修好了吗",
+    ):
+        assert analyse_prompt(f"the kiln cracked two plates overnight, {said}").recurs, said
+
+
+def test_the_same_report_without_it_still_needs_the_turns_bar() -> None:
+    prompt = "the kiln cracked two plates overnight, I thought my clay was dry enough"
+    assert not analyse_prompt(prompt).recurs
+    assert chosen_ids(prompt, [_turn(KILN_TURN)]) == []
+
+
+def test_anymore_alone_is_no_recurrence() -> None:
+    for prompt in (
+        "we don't use the old kiln anymore, move the schedule to the new one",
+        "I thought we could glaze on fridays",
+    ):
+        assert not analyse_prompt(prompt).recurs, prompt
+
+
+# --- an acronym is a word, not an identifier ------------------------------------------------
+
+EXAMS = _memory("Members sit their LAMDA acting exams in the June session only.")
+
+
+def test_an_acronym_alone_does_not_answer_a_question() -> None:
+    """A name of capitals only (LAMDA, ABRSM, NASA) shared and nothing else is one shared
+    word: the syllabus question is not about when members sit the exam."""
+    assert chosen_ids("what's in the LAMDA grade 5 syllabus?", [EXAMS]) == []
+
+
+def test_an_acronym_with_other_shared_words_still_answers() -> None:
+    assert chosen_ids("which LAMDA exam session should members sit?", [EXAMS]) == ["m1"]
+
+
+def test_an_identifier_alone_still_answers() -> None:
+    note = _memory("refund_window_days is 14 for EU orders and 30 elsewhere.")
+    assert chosen_ids("what does refund_window_days control?", [note]) == ["m1"]
+
+
+# --- "the only" describes, it rules nothing ---------------------------------------------------
+
+CASE = _memory(
+    "Two deploy notices reached the channel because both the post-deploy hook and the CI job "
+    "posted one; the CI job is now the only poster."
+)
+
+
+def test_the_only_is_no_rule_word() -> None:
+    assert not is_rule("so the CI job is the only poster now")
+    assert not is_rule("its only consumer is the nightly cron")
+    assert is_rule("pnpm only, never npm")
+    assert is_rule("deploys happen only on Tuesdays")
+
+
+def test_a_case_saying_the_only_is_no_convention_for_what_is_made() -> None:
+    """'set up a pre-commit hook' and a past case naming 'the post-deploy hook ... the only
+    poster' share the one word hook: no convention about hooks."""
+    assert chosen_ids("set up a pre-commit hook that runs eslint", [CASE]) == []
+
+
+def test_a_rule_about_hooks_still_answers_the_hook() -> None:
+    rule = _memory("Git hooks run formatters only; tests never run in a hook.", project=None)
+    assert chosen_ids("set up a pre-commit hook that runs eslint", [rule]) == ["m1"]
