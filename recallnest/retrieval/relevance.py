@@ -29,8 +29,10 @@ from recallnest.core.bilingual import BILINGUAL_GROUPS
 from recallnest.core.injected import strip_injected
 from recallnest.core.models import Explain
 from recallnest.core.text import exact_tokens, tokenize
+from recallnest.retrieval import seasons
 from recallnest.retrieval.artefact import produced
 from recallnest.retrieval.query import SYNONYM_GROUPS, synonym_links
+from recallnest.retrieval.seasons import Time
 
 Intent = str  # "debug" | "conventions" | "make" | "default"
 
@@ -124,6 +126,9 @@ ACROSS_FEW_PART = "across_few"
 # pasted build error naming a .yaml file proposes nothing against "不要用 YAML" (round 43;
 # eval/prompt-recall dev + test: 9 candidates get it, 7 of them needed; the other two are
 # dev's price-with-two-decimals trap, which passed already, and a note the session held).
+# A time the prompt names that a rule's season, months or weekdays rule on ("can I put her in
+# for november" against "exams in the spring session only"; "can I offer tuesdays" against "the
+# grand is only available on Thursdays", retrieval.seasons) is such a proposal too (round 44).
 FORBIDDEN_BONUS = 0.1
 _FORBIDS = re.compile(
     r"\b(?:never|don't|do not|must not|mustn't|should not|shouldn't|avoid|not|instead of|"
@@ -171,6 +176,17 @@ _PRESENTATION = re.compile(
     r"|单位|公斤|千克|摄氏|华氏|小数|格式|YYYY-MM-DD|千分位|(?:12|24) ?小时制",
     re.IGNORECASE,
 )
+
+# The month and weekday names' index terms (retrieval.seasons reads the prompt's words).
+_TERM_OF_TIME = {
+    w: t[0]
+    for w in (
+        "january", "february", "march", "april", "may", "june", "july", "august",
+        "september", "october", "november", "december", "monday", "tuesday", "wednesday",
+        "thursday", "friday", "saturday", "sunday",
+    )
+    if (t := tokenize(w))
+}  # fmt: skip
 
 # A prompt saying that something happened before ("the barrier is not letting them in again",
 # "what fixed it last time", 又, 上次) asks for the past conversation about it: a raw turn then
@@ -298,6 +314,8 @@ class PromptPlan:
     recurs: bool = False  # says it happened before (`_RECURS`): a past turn is what it asks for
     # (the term of a noun, the number after it) said in the prompt: "peg 27" -> ("peg", 27)
     numbered: tuple[tuple[str, int], ...] = ()
+    # the months and weekdays it names, with their terms (retrieval.seasons)
+    times: tuple[Time, ...] = ()
 
     @property
     def profile(self) -> str:
@@ -334,6 +352,7 @@ def analyse_prompt(prompt: str) -> PromptPlan:
         _PRESENTS.search(query) is not None,
         _RECURS.search(query) is not None,
         _numbered(query),
+        seasons.times(query, terms, _TERM_OF_TIME),
     )
 
 
@@ -470,6 +489,8 @@ def relevance(
     weight = {t: w if w > 0 else 0.0 if _CJK.match(t) else typical for t, w in weight.items()}
     matched = [t for t in plan.terms if t in doc_terms]
     matched += sorted(_in_range(plan, text) - set(matched))
+    timed = seasons.said_in_other_words(plan.times, text) if plan.times else set()
+    matched += sorted(timed - set(matched))
     rule = memory and is_rule(text)
     linked, by_synonym = _said_otherwise(plan, doc_terms, set(matched), weight, rule)
     if not any(weight[t] for t in plan.terms):
@@ -487,7 +508,7 @@ def relevance(
     covered = sum(weight[t] for t in matched) + SYNONYM_SHARE * sum(weight[t] for t in by_synonym)
     offered = sum(weight[t] for t in doc_terms) or 1.0
     score = QUERY_WEIGHT * covered / asked + (1 - QUERY_WEIGHT) * covered / offered
-    if rule and plan.intent != "debug" and not forbidden(text).isdisjoint(matched):
+    if rule and plan.intent != "debug" and (timed or not forbidden(text).isdisjoint(matched)):
         score += FORBIDDEN_BONUS
     return score + (NAME_BONUS if named else 0.0) + (ARTEFACT_BONUS if made else 0.0)
 

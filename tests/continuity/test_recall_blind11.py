@@ -101,3 +101,51 @@ def test_a_case_saying_the_only_is_no_convention_for_what_is_made() -> None:
 def test_a_rule_about_hooks_still_answers_the_hook() -> None:
     rule = _memory("Git hooks run formatters only; tests never run in a hook.", project=None)
     assert chosen_ids("set up a pre-commit hook that runs eslint", [rule]) == ["m1"]
+
+
+# --- a month inside a season, a weekday against the days a note allows ----------------------
+
+VISITS = "can a primary school come round the garden in october?"
+
+
+def test_a_month_inside_a_season_the_note_rules_on() -> None:
+    note = _memory(
+        "Visits to the walled garden are in the summer term only; it closes for replanting "
+        "from autumn until spring."
+    )
+    assert chosen_ids(VISITS, [note]) == ["m1"]
+
+
+def test_a_note_stating_no_season_shares_no_month() -> None:
+    note = _memory("Visits to the walled garden are booked through the office.")
+    assert chosen_ids(VISITS, [note]) == []
+
+
+POOL_HOURS = "7 月份晚上几点关门？会员在问"
+
+
+def test_a_chinese_month_inside_a_range_of_months() -> None:
+    note = _memory("游泳馆 6 到 8 月晚上开到 22:00，其余月份 21:00 闭馆，周一全天维护。")
+    assert chosen_ids(POOL_HOURS, [note]) == ["m1"]
+
+
+def test_a_chinese_note_stating_no_months_shares_no_month() -> None:
+    assert chosen_ids(POOL_HOURS, [_memory("游泳馆晚上 21:00 闭馆，周一全天维护。")]) == []
+
+
+KILN = _memory(
+    "The big kiln is only fired on Fridays, so students' pieces must be dry and on the "
+    "glaze shelf by Thursday noon."
+)
+
+
+FIRING = "can my pottery class fire their bowls on monday?"
+
+
+def test_a_weekday_proposed_against_the_days_a_rule_allows() -> None:
+    assert chosen_ids(FIRING, [KILN]) == ["m1"]
+
+
+def test_a_weekday_in_a_note_that_restricts_nothing_is_no_shared_word() -> None:
+    note = _memory("The big kiln was serviced on a Friday last March by the supplier.")
+    assert chosen_ids(FIRING, [note]) == []
