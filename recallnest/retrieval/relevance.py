@@ -177,6 +177,38 @@ _PRESENTATION = re.compile(
     re.IGNORECASE,
 )
 
+# A prompt asking to add, drop, rename or change a column, an index, or a field of a table, and
+# a rule about changes to a database's schema: "学员表加个 license_type 字段" and "改数据库表结构
+# 时都要写好回滚 SQL" share no word, and adding a field is changing the table's structure
+# (round 44, test-blind11). A form's field is no schema: "field" needs a table, a model or the
+# database named with it; column, index and 字段 are the database's words.
+_SCHEMA_CHANGE = re.compile(
+    r"\b(?:add|adding|drop|dropping|rename|renaming|remove|removing|delete|change|changing|"
+    r"alter|new|nullable)\b[^.?!]{0,40}?\b(?:columns?|indexes|index|foreign keys?|"
+    r"primary keys?)\b"
+    r"|\b(?:add|adding|drop|dropping|rename|renaming|remove|removing|new)\b[^.?!]{0,30}?"
+    r"\bfields?\b[^.?!]{0,30}?\b(?:tables?|models?|schema|database|db)\b"
+    r"|\b(?:tables?|models?)\b[^.?!]{0,30}?\b(?:new|another|extra) (?:columns?|fields?)\b"
+    r"|\balter table\b"
+    r"|(?:加|增加|新增|添加|删|删除|去掉|改|重命名)[^，。？！,.?!]{0,20}?(?:字段|索引|主键|外键)"
+    r"|表(?:里|上|中)?(?:加|增加|新增|添加|删|删除|去掉)",
+    re.IGNORECASE,
+)
+_SCHEMA_RULE = re.compile(
+    r"\b(?:schemas?|migrations?|ddl|alter table|table structures?|database structure)\b"
+    r"|表结构|数据库结构|建表|改表|迁移",
+    re.IGNORECASE,
+)
+# The index terms of those words, for the rules lookup (PromptPlan.rules_about).
+SCHEMA_TERMS = frozenset(
+    t for w in ("schema", "migration", "ddl", "表结构", "建表", "改表", "迁移") for t in tokenize(w)
+)
+# The index terms of a table's parts a prompt changes (`_SCHEMA_CHANGE`).
+SCHEMA_PARTS = frozenset(
+    t
+    for w in ("column", "field", "index", "indexes", "字段", "索引", "主键", "外键")
+    for t in tokenize(w)
+)
 # The month and weekday names' index terms (retrieval.seasons reads the prompt's words).
 _TERM_OF_TIME = {
     w: t[0]
@@ -316,6 +348,15 @@ class PromptPlan:
     numbered: tuple[tuple[str, int], ...] = ()
     # the months and weekdays it names, with their terms (retrieval.seasons)
     times: tuple[Time, ...] = ()
+    # asks to add, drop or change a column, a field of a table, an index (`_SCHEMA_CHANGE`)
+    changes_schema: bool = False
+
+    @property
+    def rules_about(self) -> frozenset[str]:
+        """The index terms the standing rules about what the prompt makes hold
+        (Engine._with_rules): what it makes, and for a change to a table, the words of a rule
+        about schema changes (`_SCHEMA_RULE`)."""
+        return self.produces | SCHEMA_TERMS if self.changes_schema else self.produces
 
     @property
     def profile(self) -> str:
@@ -353,6 +394,7 @@ def analyse_prompt(prompt: str) -> PromptPlan:
         _RECURS.search(query) is not None,
         _numbered(query),
         seasons.times(query, terms, _TERM_OF_TIME),
+        _SCHEMA_CHANGE.search(query) is not None,
     )
 
 
@@ -493,11 +535,19 @@ def relevance(
     matched += sorted(timed - set(matched))
     rule = memory and is_rule(text)
     linked, by_synonym = _said_otherwise(plan, doc_terms, set(matched), weight, rule)
+    made = memory and makes(plan, text)
+    if made and plan.changes_schema and _SCHEMA_RULE.search(text):
+        # the column or 字段 is what the rule's "schema" or 表结构 speaks of: it weighs at
+        # least what the rule's word does (字段 may be in no row)
+        parts = {t for t in plan.terms if t in SCHEMA_PARTS} - set(matched)
+        rarity = max((weight[t] for t in doc_terms & SCHEMA_TERMS), default=0.0)
+        for t in parts:
+            weight[t] = max(weight[t], rarity)
+        by_synonym |= parts
     if not any(weight[t] for t in plan.terms):
         return 0.0
     asked = sum(weight[t] for t in plan.terms)
     named = _names_matched(plan, text)
-    made = memory and makes(plan, text)
     if made:  # the note names the thing asked for, perhaps by a synonym (test -> pytest)
         by_synonym |= {t for t in plan.terms if t in plan.produces} - set(matched)
     shared = _distinct(plan.query, matched) + linked
@@ -548,9 +598,14 @@ def _said_otherwise(
 
 def makes(plan: PromptPlan, text: str) -> bool:
     """Whether the memory `text` is a rule (prefers, must, never, 要求, 必须...) about the kind
-    of thing the prompt asks to make (see ARTEFACT_BONUS)."""
-    if not plan.produces or not is_rule(text):
+    of thing the prompt asks to make (see ARTEFACT_BONUS), or, for a change to a table's
+    columns, fields or indexes, a rule about schema changes (`_SCHEMA_RULE`)."""
+    if not plan.produces and not plan.changes_schema:
         return False
+    if not is_rule(text):
+        return False
+    if plan.changes_schema and _SCHEMA_RULE.search(text):
+        return True
     return not plan.produces.isdisjoint(content_terms(text))
 
 

@@ -149,3 +149,39 @@ def test_a_weekday_proposed_against_the_days_a_rule_allows() -> None:
 def test_a_weekday_in_a_note_that_restricts_nothing_is_no_shared_word() -> None:
     note = _memory("The big kiln was serviced on a Friday last March by the supplier.")
     assert chosen_ids(FIRING, [note]) == []
+
+
+# --- a column or a field of a table is a schema change -----------------------------------
+
+SCHEMA_RULE = _memory(
+    "Any schema change must come with a down migration, shown to the user before it runs.",
+    project=None,
+)
+ZH_SCHEMA_RULE = _memory(
+    "用户要求改表结构之前必须先备份整库，并把回滚脚本发给他确认。", project=None
+)
+
+
+def test_adding_a_column_answers_the_schema_rule() -> None:
+    prompt = "add a nullable discount_code column to the orders table"
+    assert chosen_ids(prompt, [SCHEMA_RULE]) == ["m1"]
+
+
+def test_adding_a_chinese_field_answers_the_schema_rule() -> None:
+    prompt = "会员表加个 birthday 字段，用来发生日券"
+    assert chosen_ids(prompt, [ZH_SCHEMA_RULE]) == ["m1"]
+
+
+def test_a_form_field_is_no_schema_change() -> None:
+    plan = analyse_prompt("add a phone number field to the signup form")
+    assert not plan.changes_schema
+    assert chosen_ids(plan, [SCHEMA_RULE]) == []
+
+
+def test_a_schema_change_finds_its_rules_by_their_words() -> None:
+    """The rules lookup (Engine._with_rules) reads the schema rule's words too: the rule says
+    no word of the prompt."""
+    plan = analyse_prompt("加一个 coupon_code 字段到订单表")
+    assert plan.changes_schema
+    assert {"schema", "迁移"} <= plan.rules_about
+    assert "schema" not in analyse_prompt("write a test for the coupon parser").rules_about
