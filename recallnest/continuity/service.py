@@ -320,7 +320,7 @@ class Continuity:
         project = project_of(cwd)
         if session_id and not self._resumed(session_id):
             self._assume_resumed(cwd, agent, session_id, now)
-        hits, near = search(plan.query, plan.profile, project, recall.CANDIDATES, plan.produces)
+        hits, near = search(plan.query, plan.profile, project, recall.CANDIDATES, plan.rules_about)
         trace: list[tuple[str, str, float, float | None]] = []
         chosen = recall.choose(
             plan,
