@@ -359,6 +359,38 @@ def _second_opinion(signals: list[Signal], sentences: Sequence[str], role: str) 
                 signal, rule=f"{signal.rule}.learned.{category}", category=category, text=text
             )
         out.append(signal)
+    return _joined_to_own_rule(out, category)
+
+
+def _joined_to_own_rule(signals: list[Signal], category: str) -> list[Signal]:
+    # Trigger: a rule found a memory of the turn ("Done: the pages are now static HTML instead
+    # of the React app…", 定了，截单时间从 10 点提前到 8 点。, "I'm not a dev by trade") and the
+    # catch-all fact rule kept another sentence of it that the model reads as the same category
+    # ("The JS bundle is gone and a page is about 18 KB.", 供应商凌晨 4 点就来拉货…, "docker is a
+    # mystery to me"; round 44, b36). Why: that sentence is the same memory's consequence, reason
+    # or detail, and a second memory of the category beside it says the same thing twice.
+    # Outcome: it joins the rule's memory, in the order said, when both fit in one.
+    own = [s for s in signals if s.category == category and ".learned." not in f".{s.rule}"]
+    if len(own) != 1:
+        return signals
+    anchor = own[0]
+    out = list(signals)
+    for signal in signals:
+        if signal is anchor or ".learned." not in f".{signal.rule}" or signal.category != category:
+            continue
+        if signal.text in anchor.text:
+            out.remove(signal)
+            continue
+        first, second = (
+            (anchor, signal) if out.index(anchor) < out.index(signal) else (signal, anchor)
+        )
+        text = f"{first.text.strip()} {second.text.strip()}".replace("。 ", "。")
+        if len(text) > MAX_SENTENCE_CHARS:
+            continue
+        joined = replace(anchor, text=text)
+        out[out.index(anchor)] = joined
+        out.remove(signal)
+        anchor = joined
     return out
 
 
@@ -445,13 +477,34 @@ def extract(
             reasoned = _with_reason(signal, before)
             if reasoned is not signal and before is not None and before[1] is not None:
                 out.remove(before[1])  # the reason now lives in the decision
-            out.append(reasoned)
+            introduced = _one_introduction(reasoned, before)
+            if introduced is not None and before is not None and before[1] in out:
+                out[out.index(before[1])] = signal = introduced  # the next sentence sees it
+            else:
+                out.append(reasoned)
         before = (sentences[i], signal) if used == 1 else None
         i += used
     return out
 
 
 _DECISION_WITH_REASON_MAX = 80  # a decision this short says what, seldom why
+
+
+def _one_introduction(signal: Signal, before: tuple[str, Signal | None] | None) -> Signal | None:
+    # Trigger: two sentences in a row that each say who the user is ("piano teacher here,
+    # around 30 students, …. I only get to it on sunday evenings so …"; round 44, b36). Why:
+    # they are one self-introduction; two profile memories of it are read as two things, and
+    # the later one shows without the role that explains it. Outcome: one profile memory of
+    # both sentences, when they fit in one.
+    if before is None or before[1] is None:
+        return None
+    first = before[1]
+    if signal.category != "profile" or first.category != "profile":
+        return None
+    text = f"{first.text.strip()} {signal.text.strip()}".replace("。 ", "。")
+    if len(text) > MAX_SENTENCE_CHARS:
+        return None
+    return replace(first, text=text)
 
 
 def _with_reason(signal: Signal, before: tuple[str, Signal | None] | None) -> Signal:

@@ -1717,23 +1717,46 @@ DECISION_RULES = _table(
 )
 
 
+# What the user does for a living, as the profile rules read it after "I'm a …" or before
+# "… here" (round 44).
+OCCUPATION = (
+    r"(?:person|generalist|specialist|engineer|developer|dev"
+    r"|programmer"
+    r"|designer|architect|sre|devops|admin|administrator|maintainer|lead|manager|student"
+    r"|researcher|scientist|analyst|founder|cto|consultant|freelancer|contractor|intern"
+    # roles outside software engineering proper ("I'm a sysadmin who inherited …", b28)
+    r"|hobbyist|owner|sysadmin|sys ?admin|dba|tester|qa|teacher|professor|lecturer"
+    r"|technician|operator|physicist|biologist|chemist|statistician|accountant"
+    # occupations of users who code on the side ("I'm the finance controller here", b31)
+    r"|controller|interpreter|translator|nurse|doctor|physician|pharmacist|lawyer|paralegal"
+    r"|clerk|officer|director|editor|writer|journalist|coordinator|organi[sz]er|planner"
+    r"|bookkeeper|librarian|electrician|mechanic|farmer|chef|coach|volunteer|vet"
+    r"|veterinarian|dentist|pilot|dispatcher|surveyor|paramedic|therapist|economist"
+    r"|auditor|actuary|photographer|musician|producer|treasurer|secretary)"
+)
+
+
 PROFILE_RULES = _table(
     {
         "profile.role": (
             r"\bI(?:'m| am)\s+(?:mostly |mainly |primarily |basically |more of |kind of |really )?"
-            r"(?:a|an|the)\s+(?:[\w-]+\s+){0,4}?(?:person|generalist|specialist|engineer|developer|dev"
-            r"|programmer"
-            r"|designer|architect|sre|devops|admin|administrator|maintainer|lead|manager|student"
-            r"|researcher|scientist|analyst|founder|cto|consultant|freelancer|contractor|intern"
-            # roles outside software engineering proper ("I'm a sysadmin who inherited …", b28)
-            r"|hobbyist|owner|sysadmin|sys ?admin|dba|tester|qa|teacher|professor|lecturer"
-            r"|technician|operator|physicist|biologist|chemist|statistician|accountant"
-            # occupations of users who code on the side ("I'm the finance controller here", b31)
-            r"|controller|interpreter|translator|nurse|doctor|physician|pharmacist|lawyer|paralegal"
-            r"|clerk|officer|director|editor|writer|journalist|coordinator|organi[sz]er|planner"
-            r"|bookkeeper|librarian|electrician|mechanic|farmer|chef|coach|volunteer|vet"
-            r"|veterinarian|dentist|pilot|dispatcher|surveyor|paramedic|therapist|economist"
-            r"|auditor|actuary|photographer|musician|producer|treasurer|secretary)s?\b"
+            r"(?:a|an|the)\s+(?:[\w-]+\s+){0,4}?" + OCCUPATION + r"s?\b"
+            # "piano teacher here, around 30 students", "night-shift nurse here:" (round 44,
+            # b36): the user's occupation said as a self-introduction, first thing
+            r"|^(?!(?:the|our|my|your|their|his|her|this|that|no|any|every|some)\b)"
+            r"(?:(?:just|only) )?(?:an? )?(?:[\w-]+\s+){0,3}?" + OCCUPATION + r"s?\s+here\b"
+            r"(?=\s*(?:[,.;:!—–-]|$))"
+            # "I'm not a dev by trade", "I am not a programmer": what the user is not shapes
+            # every answer as much as what they are
+            r"|\bI(?:'m| am) not (?:a|an) (?:[\w-]+ )?(?:dev|developer|programmer|coder"
+            r"|software (?:person|engineer|developer)|engineer)\b(?! (?:on|for|of|in) (?:this|the"
+            r"|that|your)\b)"
+            # "I manage the taproom at a 12-barrel brewery", "I coordinate volunteers at a
+            # hospice": a job said with its place of work, not a thing done at a time or rate
+            r"|\bI (?:manage|run|coordinate|supervise|oversee)\s+(?:the |a |an |our )?[\w-]+"
+            r"(?: [\w-]+)? at (?:a|an) (?![\w -]{0,30}?\b(?:times?|hours?|minutes?|moment|stage"
+            r"|rate|level|point|pace|speed|interval|glance|loss|discount|premium|minimum|maximum"
+            r"|later|lower|higher|slower|faster)\b)(?:[\w-]+ ){0,3}?[a-z-]{3,}\b"
             r"|\bI lead\b|\bI(?:'m| am) (?:on|in) the [\w-]+ team\b"
             # "i teach high school CS": what the user does, said with the verb (b26)
             r"|\bI (?:teach|tutor|lecture)\b(?! (?:you|him|her|them|myself)\b)"
@@ -1808,7 +1831,10 @@ PROFILE_RULES = _table(
             # when the user can work on it: "I can only get to this after work"
             r"|\bI (?:can )?only (?:get to|work on|look at|have time for)"
             r" (?:it|(?:this|the)(?: \w+)?) (?:after work|in the evenings?|on weekends|at night"
-            r"|at weekends)\b"
+            r"|at weekends"
+            # "I only get to it on sunday evenings" (round 44, b36): a day of the week too
+            r"|on (?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekday) (?:evenings?|nights?"
+            r"|mornings?|afternoons?)|on (?:mon|tues|wednes|thurs|fri|satur|sun)days)\b"
             r"|\bis my (?:editor"
             r"|ide|shell|terminal|os|daily driver|main language)\b"
         ),
@@ -1838,6 +1864,11 @@ PROFILE_RULES = _table(
             r"|任)\S{0,6}(?:工程师|负责人|经理|架构师|主管|组长|leader|lead)"
             # 我在殡仪馆管信息这一块 (b32): where the user works and what they look after there
             r"|我在[\u4e00-\u9fff]{2,10}?(?:管|负责|做)[\u4e00-\u9fffA-Za-z]{1,8}?(?:这一?块|这摊|这边)"
+            # 我是开驾校的 / 我是开花店的 (round 44, b36): the business the user runs
+            r"|我是开(?!玩笑|车|会|心|完|始|发|通|着|过|了|的)[\u4e00-\u9fff]{1,6}?的"
+            # 我不是程序员 / 我是开驾校的，不是程序员: what the user is not shapes every answer
+            r"|我[^。！？!?]{0,20}?不是(?:专业的?)?(?:程序员|码农|开发|搞技术的|做技术的|技术人员"
+            r"|干这行的|学计算机的)(?![写做弄改搞出])"
         ),
         "profile.zh.setup": (
             r"我(?:这边|这里|本地|自己)(?:是|用的是)\s*(?:windows|mac|macos|macbook|linux|wsl2?|ubuntu"
@@ -1879,6 +1910,9 @@ PROFILE_RULES = _table(
             # 我只能下班后弄 / 我一般周末才有空: when the user can work on it (b27)
             r"|我(?:只能|只有|一般|通常|平时|基本)(?:都)?(?:在)?(?:下班后|下班以后|晚上|周末|早上|白天"
             r"|午休)(?:才)?(?:能)?(?:弄|搞|写|看|做|回|在线|有空|有时间)"
+            # 白天我要看店，代码只能晚上十点以后弄 (round 44, b36): the hour said with it
+            r"|(?:我|代码)(?:只能|只有)(?:等到|在|等)?(?:下班|晚上|周末|夜里|半夜|凌晨|早上|午休)"
+            r"[^，。；]{0,8}?(?:才)?(?:能)?(?:弄|搞|写|看|做|回|改)"
         ),
     }
 )
