@@ -1080,7 +1080,14 @@ def _confirmation(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
         return None
     inner = classify(body, "assistant", relaxed=True)
     workflow = classify(body, "user")  # a workflow the user stated, restated by the assistant
-    if workflow is not None and workflow.category == "patterns" and not R.CHOICE.search(body):
+    # A routine on a calendar restated ("明白，以后每天晚上关门前先跑 …，把 … 导出来，第二天早上统一
+    # 打电话通知。", round 44, b36) stays a routine whatever choice word it holds (统一 there).
+    recurring = workflow is not None and workflow.rule == "pattern.on_event"
+    if (
+        workflow is not None
+        and workflow.category == "patterns"
+        and (recurring or not R.CHOICE.search(body))
+    ):
         inner = replace(workflow, confidence=ASSISTANT_CONFIDENCE)
     # "Noted that X still pins protobuf 3.20, so it stays": a fact noted, not a choice made.
     noted = text[: match.end()].casefold().startswith("noted that")

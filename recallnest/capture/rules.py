@@ -1305,6 +1305,13 @@ PATTERN_RULES = _table(
             r"|once)\b[^:：]{3,60}[:：]\s*\S"
             # "every Friday before a distribution day I run the expiry report and print …": a
             # routine on a calendar, whatever it also says against (b31)
+            # "start of every term it's the same dance: export …, archive …, copy …", "Sunday
+            # night rota check, every week: see who …, send …, then lock …" (round 44, b36): a
+            # routine named by when it recurs, then its steps
+            r"|^[^:：.?]{0,40}?\b(?:every|each)\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+            r"|weekday|day|morning|evening|night|week|month|term|semester|quarter|sprint|release"
+            r"|season|year|payday|shift)\b[^:：.?]{0,40}[:：]\s*(?=\S)"
+            r"(?!(?:I|we|it|the|same|this|that|they|nothing|something|no)\b)[^,，.]{3,}[,，][^,，]{3,}"
             r"|^(?:every|each)\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekday|morning"
             r"|evening|night|week|month|quarter|sprint|release|payday)\b[^,.;]{0,60}?\b(?:I|we)"
             r"\s+(?:always\s+|first\s+)?[a-z]+"
@@ -1314,6 +1321,10 @@ PATTERN_RULES = _table(
             r"|每次.{1,24}?(?:都要|都得|要|得|需要"
             r"|记得"
             r"|必须)"
+            # 每周五下班前先把…导出来，再…: a routine on a calendar, its first step and the next
+            # (round 44, b36)
+            r"|(?:^|[，,]\s*)(?:以后|今后)?每(?:天|晚|周|月|个?(?:星期|礼拜)[一二三四五六日天]?|周[一二三四五六日])"
+            r"[^，。？?]{0,20}?先(?![不别])[^，。]{2,40}[，,]\s*(?:再|然后|把|接着)?[^，。]{2,}"
         ),
         "pattern.every": (
             r"(?:\b(?:every|all|any|each)\s+(?:new\s+)?(?:pr|pull request|commit|release|change"

@@ -106,3 +106,48 @@ def test_a_self_introduction_over_sentences_is_one_profile() -> None:
     )
     kept(found, "profile", "pharmacist", "evenings")
     assert len([c for c in found if c.category == "profile"]) == 1, found
+
+
+# --------------------------------------------------------------------------- routines on a calendar
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        (
+            "first monday of every month, same drill: rotate the API keys, update the vault "
+            "entry, and ping #ops",
+            "rotate the API keys",
+        ),
+        (
+            "Friday close-out, each week: reconcile the till export, flag the gaps for Sam, "
+            "then freeze the ledger",
+            "freeze the ledger",
+        ),
+        ("每天早上先看一眼 Grafana，报警多的话把截图发群里", "Grafana"),
+    ],
+)
+def test_a_routine_named_by_when_it_recurs_is_a_workflow(said: str, value: str) -> None:
+    kept(capture(said), "patterns", value)
+
+
+def test_a_routine_restated_by_the_assistant_stays_a_workflow() -> None:
+    found = capture(
+        "好的，以后每周一早上先跑 returns_report.py，把上周的退货汇总统一发到仓库群。",
+        role="assistant",
+        previous="每周一早上都要把上周的退货单汇总一下，发给仓库",
+    )
+    kept(found, "patterns", "returns_report.py")
+    none_of(found, "events")
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "every week: same story, the build breaks and nobody knows why",
+        "each morning: nothing but meetings, standups, and more meetings",
+        "every week: who runs the backup, you or me?",
+    ],
+)
+def test_a_recurring_complaint_is_no_workflow(said: str) -> None:
+    none_of(capture(said), "patterns")
