@@ -1463,7 +1463,15 @@ _DECLINE = re.compile(r"^(?:(?:ok(?:ay)?|hmm|oh)[.,!]?\s+)?(?:no+(?:pe)?|nah)\b"
 # How instead, after a plan declined: what to keep to, not what to do once ("wait for the
 # backup first" is this task's).
 _HOW_INSTEAD = re.compile(
-    r"(?:just\s+)?(?:keep|stick (?:to|with)|use|stay (?:on|with)|write|print|log)\b", re.I
+    r"(?:just\s+)?(?:keep|stick (?:to|with)|use|stay (?:on|with)|write|print|log)\b"
+    # "no, take the type hints back out unless the module is public" after "I've added type
+    # hints everywhere" (round 44, b36): what the agent did undone, under a condition that
+    # holds from now on (an undo with no condition is this task's)
+    r"|(?:please\s+)?(?:take|pull|strip|rip)\s+(?:[\w.-]+\s+){0,3}?(?:back\s+)?out\b.{0,80}?"
+    r"\b(?:unless|except|only (?:on|for|in|where|when))\b"
+    r"|(?:please\s+)?(?:remove|drop|delete|revert)\s+.{0,80}?\b(?:unless|except"
+    r" (?:on|for|in|where|when))\b",
+    re.I,
 )
 # What a "no" declined, named alone: "redux here pls", "no tailwind thanks".
 _DECLINED_THING = re.compile(

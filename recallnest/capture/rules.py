@@ -1183,7 +1183,11 @@ NO_DECISION = Gated(
         r" (?:sprint|iteration|week|release|quarter|meeting|cycle)\b"
         r"|(?:没|没有|还没|尚未|未|没能)(?:有)?(?:\S{0,4}?)(?:定下来|决定|拍板|敲定|确定|定论|结论|商量出|讨论出)"
         r"|(?:啥|什么|哪个)(?:也|都)没(?:定|决定|拍板|敲定|选)|再议|待定|悬而未决"
-        r"|(?:下个?|下一个?)(?:迭代|版本|sprint|周|月|会)(?:再)?(?:定|说|议|讨论|决定)",
+        r"|(?:下个?|下一个?)(?:迭代|版本|sprint|周|月|会)(?:再)?(?:定|说|议|讨论|决定)"
+        # 先不做啊，就是问问 / "not doing it yet, just asking" (round 44, b36): a question about
+        # a someday, no decision taken
+        r"|(?:就是|只是|随便|单纯|就|只)问问|问问而已"
+        r"|\b(?:just|only) (?:asking|curious|wondering)\b",
         _I,
     )
 )
@@ -2085,6 +2089,11 @@ PREFERENCE_RULES = _table(
             r"^(?:anything|everything|all|any|every)\s[^:：]{3,60}[:：]\s+[^.]*?\b(?:minimum|maximum"
             r"|at least|at most|no more than|no less than|nothing (?:lighter|smaller|bigger|larger"
             r"|longer|shorter|darker|less|more|under|over)|never|always|only)\b"
+            # "anything customers see should show prices with VAT, never without" (round 44,
+            # b36): what everything a kind of reader sees must look like
+            r"|^(?:anything|everything|whatever)\s+(?:the\s+|our\s+)?(?:[\w-]+\s+){1,2}?(?:sees?"
+            r"|gets?|reads?|receives?|opens?|prints?)\b[^.:：]{0,40}?\b(?:should|must|has to"
+            r"|needs? to)\s+(?:be|have|show|use|say|read|look|stay|come)\b"
         ),
         "preference.only": (
             r"^(?!only\b)[\w\s+/.-]{2,40}?\s+only\s*[,;:—–-]\s*(?:no|nothing|never)\b"

@@ -151,3 +151,76 @@ def test_a_routine_restated_by_the_assistant_stays_a_workflow() -> None:
 )
 def test_a_recurring_complaint_is_no_workflow(said: str) -> None:
     none_of(capture(said), "patterns")
+
+
+# --------------------------------------------------------------------------- no decision: asking
+
+
+def test_a_someday_question_not_done_yet_is_no_decision() -> None:
+    found = capture("如果以后要支持外卖，订单表是不是要加字段？先不做，只是问问")
+    none_of(found, "events")
+
+
+def test_a_decision_beside_it_is_still_one() -> None:
+    kept(capture("定了，对账从每周一次改成每天一次。"), "events", "每天一次")
+
+
+# --------------------------------------------------------------------------- what a reader sees
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        (
+            "anything customers receive by email should show prices with VAT included, the "
+            "accountant insists",
+            "VAT",
+        ),
+        (
+            "everything the drivers open on their phones has to stay under 100 KB, rural signal "
+            "is awful",
+            "100 KB",
+        ),
+    ],
+)
+def test_what_everything_a_reader_sees_must_look_like_is_a_preference(
+    said: str, value: str
+) -> None:
+    kept(capture(said), "preferences", value)
+
+
+def test_what_a_reader_sees_said_as_a_fact_is_no_preference() -> None:
+    none_of(capture("anything members see is cached for 5 minutes in redis"), "preferences")
+
+
+# --------------------------------------------------------------------------- undone, with a rule
+
+
+@pytest.mark.parametrize(
+    ("plan", "said", "value"),
+    [
+        (
+            "I've added console.log lines to every reducer in store/.",
+            "no, take the console.log lines back out unless they sit behind the DEBUG flag",
+            "DEBUG flag",
+        ),
+        (
+            "I've added a retry around every HTTP call in services/.",
+            "nope, rip the retries back out except for the payment calls. the queue already "
+            "retries",
+            "payment calls",
+        ),
+    ],
+)
+def test_the_agents_work_undone_under_a_condition_is_a_preference(
+    plan: str, said: str, value: str
+) -> None:
+    kept(capture(said, previous=plan), "preferences", value)
+
+
+def test_the_agents_work_undone_once_is_no_preference() -> None:
+    found = capture(
+        "no, take the banner back out. the promo ended yesterday",
+        previous="I've added the promo banner to the checkout page.",
+    )
+    none_of(found, "preferences")
