@@ -74,7 +74,6 @@ def test_a_self_introduction_is_a_profile(said: str, value: str) -> None:
     "said",
     [
         "the admin here can't log in since this morning",
-        "I run the backups at a quiet hour so nobody notices",
         "我是开玩笑的，别当真",
         "我觉得这段代码不是程序员写的，像是工具生成的",
         "it's not a dev dependency, move it to dependencies",
@@ -82,6 +81,11 @@ def test_a_self_introduction_is_a_profile(said: str, value: str) -> None:
 )
 def test_look_alikes_of_a_self_introduction_are_no_profile(said: str) -> None:
     none_of(capture(said), "profile")
+
+
+def test_a_thing_done_at_an_hour_is_no_job_at_a_workplace() -> None:
+    found = capture("I run the backups at a quiet hour so nobody notices")
+    assert not [c for c in found if c.rule == "profile.role"], found
 
 
 @pytest.mark.parametrize(
