@@ -249,7 +249,8 @@ ASKS_ABOUT_YOU = re.compile(
     # "Which shell and OS are you on?", "Are you on macOS or Linux?", 你电脑是 Windows 还是 Mac？
     # (b34): the question names the setup, the user is asked what theirs is
     r"|\bwhich (?:[\w-]+ (?:and|or|/) )?(?:editor|ide|os|shell|terminal|browser|distro|machine"
-    r"|laptop|phone)s? (?:are|do) you (?:on|using|running|use)\b"
+    r"|laptop|phone)s? (?:are|do) you (?:on|using|running|use|working on|working from)\b"
+    # "Which machine are you working on today, the office Mac or the Windows laptop?" (b36)
     r"|\bare you (?:on|using|running) (?:a |an )?(?:mac\w*|windows|linux|wsl|ubuntu|chromebook"
     r"|android|ios|iphone)\b"
     r"|你(?:的)?(?:电脑|笔记本|手机|开发机|机器)(?:是|用的是|装的是)[^？?。]{1,16}?还是"
@@ -1994,7 +1995,10 @@ PREFERENCE_RULES = _table(
             r"|^(?:in|for|on) (?:the |our |all )?[^,:;]{1,50}?[,:]\s+no\s+[^.;,]{2,40}?(?:[.;]|$)"
             # the place after it: "no ORMs in the reporting service pls" (b33), "no mocks in
             # the integration tests, they hit the real db"
-            r"|^no\s+(?!(?:the|it|that|this|we|you|i|not|no|but|one|way|idea|problem|worries"
+            # not a lack the user lives with: "no admin rights on the windows side", "no root
+            # access on the shared box" (b36) state a constraint, not a rule for the agent
+            r"|^no\s+(?!(?:[\w-]+\s+)?(?:rights|access|permissions?|privileges|sudo)\b)"
+            r"(?!(?:the|it|that|this|we|you|i|not|no|but|one|way|idea|problem|worries"
             r"|luck|need|rush|change|changes|clue|reply|response|longer|errors?|warnings?|issues?"
             r"|problems?|failures?|crash(?:es)?|results?|output|data|hits|matches|difference"
             r"|rows|records|entries|sign|trace|mention)\b)[\w`.-]+(?:\s+[\w`.-]+)?\s+"
