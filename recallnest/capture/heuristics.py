@@ -469,6 +469,12 @@ def extract(
             and _stack_follows(signal, sentences[i], nxt)
         ):
             signal, used = _with_reason_after(signal, nxt), 2  # what it is, then what it runs on
+        elif signal is not None and used == 1 and nxt is not None and _detail_follows(
+            signal, sentences[i], nxt, role
+        ):
+            signal, used = _with_reason_after(signal, nxt), 2  # the layout, then its detail
+        elif signal is not None and used == 1 and nxt is not None and _fault_follows(signal, nxt):
+            signal, used = _with_reason_after(signal, nxt), 2  # one fault, then the next
         elif signal is not None and used == 1 and nxt is not None and _fix_follows(signal, nxt):
             signal, used = _with_reason_after(signal, nxt), 2  # the cause, then its fix
         elif used == 1 and nxt is not None and _fix_after_finding(sentences[i], signal, nxt):
@@ -565,6 +571,33 @@ def _stack_follows(signal: Signal, sentence: str, nxt: str) -> bool:
         signal.rule in _GENERIC_FACT_RULES
         and defines(sentence)
         and _STACK.match(nxt.strip()) is not None
+    )
+
+
+def _detail_follows(signal: Signal, sentence: str, nxt: str, role: str) -> bool:
+    # Trigger: a fact behind a lead that announces a layout ("For reference: rates live in the
+    # `rates` table …", 班次是这样的：早班 …) and a next sentence that states more of it ("Quotes
+    # use the `rate_per_word` column …", 夜班每层至少两个人; round 44, b36). Why: the lead says
+    # the sentences are one explanation; the next sentence was a second fact, or nothing when
+    # it named no file or tool, and the detail asked for later was lost. Outcome: one fact of
+    # both, unless the next sentence is a rule, a decision or anything but a plain fact.
+    if signal.rule not in _GENERIC_FACT_RULES or R.EXPOSITION_LEAD.match(sentence) is None:
+        return False
+    if is_question(nxt) or _not_a_standing_fact(nxt):
+        return False
+    found = classify(nxt, role)
+    return found is None or found.rule in _GENERIC_FACT_RULES
+
+
+def _fault_follows(signal: Signal, nxt: str) -> bool:
+    # Trigger: a correction of the agent's work ("不是 moment，项目里统一用 dayjs。") and a next
+    # sentence naming a second fault of it ("格式也不对，要 YYYY-MM-DD HH:mm", "The format is
+    # wrong too, it should be …"; round 44, b36). Why: both are what the user corrected; the
+    # second matched no rule and was lost. Outcome: one correction of both.
+    return (
+        signal.rule.startswith("correction.")
+        and R.ANOTHER_FAULT.match(nxt.strip()) is not None
+        and not is_question(nxt)
     )
 
 

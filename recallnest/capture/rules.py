@@ -351,6 +351,24 @@ FIX_LEAD = re.compile(
     r"|resolved (?:it )?by\b)|^(?:修复|解决办法|解决方法|解决|改法|处理)\s*[:：]",
     _I,
 )
+# A lead that announces how something is laid out, the detail to follow: "For reference: …",
+# "For context: …", "FYI: …", 班次是这样的：…, 背景：… (b36).
+EXPOSITION_LEAD = re.compile(
+    r"^(?:for (?:reference|context|the record)|fyi|context|background|some background"
+    r"|(?:a )?quick (?:note|context)|here's how (?:it|this|that) works|how it works)\s*[:：—–-]"
+    r"|^[^，。：:？?]{1,16}?(?:是这样的|是这么回事|是这么安排的|是这么分的)\s*[:：]|^(?:背景|说明|参考)\s*[:：]",
+    _I,
+)
+# A correction that goes on to a second fault of the same work: "格式也不对，要 …", "The
+# format is wrong too, it should be …" (b36).
+ANOTHER_FAULT = re.compile(
+    r"^(?:还有|另外|而且)?[^，。？?]{0,12}?也(?:不对|错了|有问题|不行|得改)"
+    r"|^(?:also,?\s+|and\s+)?(?:the |your |that )?[\w\s-]{0,30}?\b(?:is|are|was|were)"
+    r"\s+(?:also\s+)?(?:wrong|off|incorrect|not right)\s+(?:too|as well)\b"
+    r"|^(?:also|plus),?\s+(?:the |your )?[\w\s-]{0,30}?\b(?:is|are|was|were)\s+(?:wrong|off"
+    r"|incorrect|not right)\b",
+    _I,
+)
 # A sentence that gives the reason for what was just said: "The reason is …", "Reason: …",
 # "That's because …", "Mainly because …", 理由就一条：…, 原因是…, 主要是因为…, 之所以这么定是….
 REASON_LEAD = re.compile(
