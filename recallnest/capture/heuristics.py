@@ -469,8 +469,11 @@ def extract(
             and _stack_follows(signal, sentences[i], nxt)
         ):
             signal, used = _with_reason_after(signal, nxt), 2  # what it is, then what it runs on
-        elif signal is not None and used == 1 and nxt is not None and _detail_follows(
-            signal, sentences[i], nxt, role
+        elif (
+            signal is not None
+            and used == 1
+            and nxt is not None
+            and _detail_follows(signal, sentences[i], nxt, role)
         ):
             signal, used = _with_reason_after(signal, nxt), 2  # the layout, then its detail
         elif signal is not None and used == 1 and nxt is not None and _fault_follows(signal, nxt):
@@ -646,7 +649,15 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
     confirmed = _confirmation(sentence.strip(), ctx)  # "OK, …"/好的，… are fillers elsewhere
     if confirmed is not None and not _states_a_decision(text, ctx.role):
         return _keep_polarity(text, confirmed[0]), confirmed[1]
-    for special in (_remember, _correction, _procedure, _solved_case, _answer, _commitment):
+    for special in (
+        _remember,
+        _correction,
+        _located,
+        _procedure,
+        _solved_case,
+        _answer,
+        _commitment,
+    ):
         found = special(text, ctx)
         if found is not None:
             return _keep_polarity(text, found[0]), found[1]
@@ -977,6 +988,22 @@ def _correction(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     stored = _subject_from(body, ctx.previous, question=False)
     stored = _with_about(stored, text, body, used, gone)
     return Signal(rule, inner.category, stored, max(inner.importance, 0.75), confidence), used
+
+
+def _located(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
+    # Trigger: a finding of where a value comes from, then what it is ("Found where it comes
+    # from: tide heights are pulled from the UKHO API and cached in `tides_cache` …"; round 44,
+    # b36). Why: the assistant's "X is read from Y" is code navigation the code says again, but
+    # a finding the user was waiting for is how their system works; it was vetoed as
+    # navigation and lost. Outcome: a fact of the whole sentence, when the finding is one.
+    lead = R.LOCATED_LEAD.match(text)
+    if lead is None:
+        return None
+    found = _fact(text[lead.end() :], "user", relaxed=True)
+    if found is None:
+        return None
+    confidence = found.confidence if ctx.role == "user" else ASSISTANT_CONFIDENCE
+    return Signal("finding.entity.fact", "entities", text, found.importance, confidence), 1
 
 
 def _solved_body(body: str, ctx: Context) -> Signal | None:

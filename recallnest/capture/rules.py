@@ -369,6 +369,16 @@ ANOTHER_FAULT = re.compile(
     r"|incorrect|not right)\b",
     _I,
 )
+# The assistant's finding of where a value comes from, then what it found: "Found where it comes
+# from: …", "Tracked down where the limit is set: …", 查到了，这个值是从…来的 reads as a fact (b36).
+LOCATED_LEAD = re.compile(
+    r"^(?:(?:I've |I have |I )?(?:found|figured out|tracked down|worked out|traced)(?: out)? where"
+    r" (?:it|this|that|they|these|those|the [\w`.\s-]{1,40}?)"
+    r" (?:comes? from|came from|lives?|is (?:set|stored|computed|defined|decided|configured))"
+    r"|(?:找到|查到|查清楚)了?[^，。：:]{0,12}?(?:从哪(?:里|儿)?来的?|在哪(?:里|儿)?(?:设|定|算|存)的?))"
+    r"\s*[:：]\s*(?=\S)",
+    _I,
+)
 # A sentence that gives the reason for what was just said: "The reason is …", "Reason: …",
 # "That's because …", "Mainly because …", 理由就一条：…, 原因是…, 主要是因为…, 之所以这么定是….
 REASON_LEAD = re.compile(
@@ -415,10 +425,12 @@ VERIFIED = re.compile(
 )
 
 # A finding announced before it is told: "Found it.", "figured out the webpack OOM!!", "Found the
-# cause of the 502s:", 查到了：, 定位到了，, 找到原因了. What it introduces is a diagnosis.
+# cause of the 502s:", "worked out why tuesday volunteers kept getting double booked!!" (b36),
+# 查到了：, 定位到了，, 找到原因了. What it introduces is a diagnosis.
 FINDING = re.compile(
     r"^(?:found it|figured (?:it|this) out|(?:found|figured out|tracked down|worked out) (?:why"
-    r"|what (?:was )?(?:caus|break|kill|block)\w*) [^:：]{3,80}?(?=[:：])"
+    r"(?! (?:I|I'm|we) (?:like|love|prefer|hate|feel|want|enjoy)\b)"  # a taste, not a fault
+    r"|what (?:was )?(?:caus|break|kill|block)\w*) [^:：]{3,80}?(?=[:：]|[!！]+$)"
     r"|(?:found|figured out|tracked down|pinned down) the"
     r" (?:[\w`.-]+ ){0,6}?[\w`.-]+|(?:找到|查到|定位到|查出|排查出)(?:原因|问题|根因)?了?"
     r"|原因找到了)(?:\s*(?:myself|finally))?\s*(?:[:：,，.。!！—–-]+|$)",
@@ -1162,6 +1174,11 @@ DIAGNOSIS = re.compile(
     # "The 504s were the load balancer, not the app", "the segfaults weren't our code at all",
     # 页面白屏是因为…, 接口超时不是数据库的事，是 DNS. Not a cause in the speaker's own unfinished
     # work ("fail because I haven't written it yet").
+    # A number far off and why: "Word counts for the Japanese jobs were wildly low because we
+    # split on whitespace" (b36); the speaker's own doing is the cause here, not unfinished work.
+    r"|\b(?:was|were|came out|kept coming out)\s+(?:wildly|way|far|much|badly|completely"
+    r"|totally|massively|hugely)(?:\s+too)?\s+(?:low|high|off|short|long|small|big|large|slow)\b"
+    r"[^.;?]{0,20}?\bbecause\b(?!\s+(?:I|we|you)\s+(?:haven't|hadn't|didn't|don't|still)\b)"
     rf"|\b(?:{_SYMPTOM_EN})\b[^.;?]{{0,40}}?\b(?:because|was caused by|were caused by)\b"
     r"(?!\s+(?:I|we|you)\b)"
     rf"|^(?:the |our |those |these |all the )?(?:[\w/.`-]+ ){{0,4}}?(?:{_SYMPTOM_EN})\b"

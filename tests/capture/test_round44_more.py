@@ -115,3 +115,57 @@ def test_a_correction_then_an_aside_keeps_the_aside_apart() -> None:
     )
     kept(found, "preferences", "request.ts")
     assert not any("吃饭" in c.text for c in found), found
+
+
+# --------------------------------------------------------------------------- findings, solved cases
+
+
+def test_where_a_value_comes_from_found_by_the_assistant_is_a_fact() -> None:
+    found = capture(
+        "Found where it comes from: exchange rates are pulled from the ECB feed and cached in "
+        "the `fx_cache` table for 6 hours, and checkout refuses any basket older than that.",
+        role="assistant",
+    )
+    kept(found, "entities", "ECB", "fx_cache")
+
+
+def test_where_code_reads_a_value_is_still_no_fact() -> None:
+    found = capture(
+        "In session.ts, the TTL is read from the SESSION_TTL env var.", role="assistant"
+    )
+    none_of(found, "entities")
+
+
+@pytest.mark.parametrize(
+    ("said", "role", "value"),
+    [
+        (
+            "worked out why the friday orders kept vanishing!! the export filtered on "
+            "'Fri' but the shop writes 'Friday'. matched both spellings, nothing missing since",
+            "user",
+            "'Friday'",
+        ),
+        (
+            "Delivery estimates for the island routes were way too high because we added the "
+            "ferry time twice, once per leg. The planner now adds it once per trip, which "
+            "matches what the drivers log.",
+            "assistant",
+            "ferry time twice",
+        ),
+    ],
+)
+def test_a_solved_case_told_as_worked_out_why_or_off_because_is_a_case(
+    said: str, role: str, value: str
+) -> None:
+    kept(capture(said, role=role), "cases", value)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "worked out why I like the old dashboard better!! it just feels calmer",
+        "prices on the island routes are low because we buy fuel in bulk",
+    ],
+)
+def test_look_alikes_of_a_solved_case_are_no_case(said: str) -> None:
+    none_of(capture(said), "cases")
