@@ -150,6 +150,8 @@ def capture_turn(
         if not signals and gate.reason is None:
             signals = _moved_value(gate.sentences, said_before)
 
+    if turn.role == "assistant" and said_before is not None and gate.reason is None:
+        signals = _decision_in_code(signals, gate.sentences, said_before)
     if turn.role == "assistant":
         signals += _verified_fix(gate.sentences, said_before)
     if not signals and gate.reason is None:
@@ -1453,6 +1455,40 @@ def _named_in(head: str, turn: str) -> bool:
             return True
     han = "".join(ch if "\u4e00" <= ch <= "\u9fff" else " " for ch in head)
     return any(run[i : i + 2] in turn for run in han.split() for i in range(len(run) - 1))
+
+
+# The assistant reporting a named setting it gave a value: "I've added MAX_WEEKEND_BOOKINGS = 2
+# to settings.py", "I set UPLOAD_LIMIT_MB=20 in config.py".
+_SET_IN_CODE = re.compile(
+    r"\b(?:I've|I have|I|we've|we)\s+(?:just\s+)?(?:added|set|put|made|introduced|defined)\s+`?"
+    r"([A-Z][A-Z0-9_]{2,})\s*=\s*['\"]?([\w.-]+)"
+)
+
+
+def _decision_in_code(
+    signals: list[Signal], sentences: Sequence[str], user_turn: str
+) -> list[Signal]:
+    # Trigger: the assistant reports a named setting it gave the value the user just chose
+    # ("lets just cap it at 2 bookings per member per weekend" -> "Makes sense — a hard cap
+    # stops …. I've added MAX_WEEKEND_BOOKINGS = 2 to settings.py …"; round 44, b36). Why: that
+    # is where the user's decision now lives; the turn's opening echo of the reason was kept as
+    # a fact and the setting as nothing. Outcome: one decision of the sentence that sets it,
+    # with the echoed reason before it; the turn's plain facts give way to it.
+    for at, sentence in enumerate(sentences):
+        setting = _SET_IN_CODE.search(sentence)
+        if setting is None or is_question(sentence):
+            continue
+        value = setting.group(2).rstrip(".")
+        if not re.search(rf"(?<![\w.]){re.escape(value)}(?![\w.])", user_turn, re.I):
+            continue
+        plain = [s for s in signals if s.category == "entities" and ".learned." not in s.rule]
+        reasons = [s.text.strip() for s in plain if s.text.strip() in " ".join(sentences[:at])]
+        text = " ".join([*reasons, sentence.strip()]).replace("。 ", "。")
+        if len(text) > MAX_SENTENCE_CHARS:
+            text = sentence.strip()
+        decided = Signal("decision.set_in_code", "events", text, 0.7, ASSISTANT_CONFIDENCE)
+        return [*[s for s in signals if s not in plain], decided]
+    return signals
 
 
 def _with_about_you(

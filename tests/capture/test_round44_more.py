@@ -169,3 +169,33 @@ def test_a_solved_case_told_as_worked_out_why_or_off_because_is_a_case(
 )
 def test_look_alikes_of_a_solved_case_are_no_case(said: str) -> None:
     none_of(capture(said), "cases")
+
+
+# --------------------------------------------------------------------------- a decision set in code
+
+
+def test_the_assistant_setting_the_users_decision_in_code_is_a_decision() -> None:
+    found = capture(
+        "Fair enough — oversized scans were what kept choking the server. I've set "
+        "MAX_UPLOAD_MB = 20 in config.py and the form now shows the limit.",
+        role="assistant",
+        previous="let's cap uploads at 20 MB per file, the scanner PDFs are huge",
+    )
+    kept(found, "events", "MAX_UPLOAD_MB = 20")
+    none_of(found, "entities")
+
+
+@pytest.mark.parametrize(
+    "previous",
+    [
+        "the uploads keep failing on big files, no idea why",
+        "let's cap uploads at 20 MB per file, the scanner PDFs are huge",
+    ],
+)
+def test_a_setting_the_user_did_not_decide_is_no_decision(previous: str) -> None:
+    found = capture(
+        "I've set MAX_UPLOAD_MB = 50 in config.py so we can test with the big scans.",
+        role="assistant",
+        previous=previous,
+    )
+    none_of(found, "events")
