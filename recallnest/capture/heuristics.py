@@ -262,6 +262,16 @@ def _learned(sentences: Sequence[str], role: str, steps_asked: bool = False) -> 
         return []  # who the user is and what they want is theirs to say
     if category == "profile" and not _about_the_speaker(" ".join(stated), role):
         return []
+    # Trigger: the model named a report of wrong behaviour a preference ("japanese jobs are
+    # being quoted at like a tenth of what they should be", e2e-heldout20 h20x03: "should be"
+    # reads like a rule), or when the user does a task a profile ("I run the backups at a
+    # quiet hour so nobody notices"; round 44). Why: a problem is this task's, and a global
+    # preference or profile made of it is shown in every project as what the user wants or
+    # who they are. Outcome: no memory from the model; the rules still read the turn.
+    if category == "preferences" and R.PROBLEM_REPORT.search(" ".join(stated)):
+        return []
+    if category == "profile" and R.TASK_AT_AN_HOUR.match(" ".join(stated)):
+        return []
     if category != "cases" and _not_a_standing_fact(" ".join(stated)):
         return []  # what the rules turn down on purpose, the model may not bring back
     text = " ".join(stated).replace("。 ", "。")

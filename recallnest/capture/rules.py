@@ -379,6 +379,27 @@ LOCATED_LEAD = re.compile(
     r"\s*[:：]\s*(?=\S)",
     _I,
 )
+# The user reporting what the system does wrong now, not how it should be: "japanese jobs are
+# being quoted at like a tenth of what they should be", "the totals keep coming out doubled",
+# 日文的单子报价只有应该的十分之一 (e2e-heldout20 h20x03).
+PROBLEM_REPORT = re.compile(
+    r"\b(?:is|are|was|were) (?:being|getting|coming out|showing up|showing)\b[^.;?]{0,60}?"
+    r"\b(?:(?:of |than )?what (?:it|they|that|this|these|those) should(?:'ve| have)?"
+    r" (?:be|been|cost)"
+    r"|wrong(?:ly)?|incorrect(?:ly)?)\b"
+    r"|\bkeeps? (?:coming out|showing up|getting|being)\b"
+    r"|(?:只有|是|成了|变成了?)(?:应该|本来|正常)的?[^，。]{0,6}?(?:几分之一|分之一|倍|一半)",
+    _I,
+)
+# The user saying when they do a task of the work ("I run the backups at a quiet hour so nobody
+# notices", "I do the payroll export late at night"): a habit of the work, not who they are.
+TASK_AT_AN_HOUR = re.compile(
+    r"^(?:I|we)\s+(?:usually\s+|always\s+|only\s+|just\s+)?(?:run|do|kick off|trigger|schedule"
+    r"|start|deploy|push|ship|send|take)\s+(?:the|my|our|all the)\s+[\w\s-]{1,30}?\s+"
+    r"(?:at (?:a |an )?(?:quiet|odd|off|late|early|dead)\b|at night|late at night|overnight"
+    r"|in the (?:small hours|middle of the night)|after (?:hours|midnight|close|closing))",
+    _I,
+)
 # A sentence that gives the reason for what was just said: "The reason is …", "Reason: …",
 # "That's because …", "Mainly because …", 理由就一条：…, 原因是…, 主要是因为…, 之所以这么定是….
 REASON_LEAD = re.compile(

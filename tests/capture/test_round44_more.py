@@ -199,3 +199,49 @@ def test_a_setting_the_user_did_not_decide_is_no_decision(previous: str) -> None
         previous=previous,
     )
     none_of(found, "events")
+
+
+# --------------------------------------------------------------------------- what the model may not
+
+
+@pytest.fixture
+def model_says(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """The learned model, replaced by one that names `category` with high probability: the
+    vetoes below are the rules', whatever a retrained model happens to read."""
+    from recallnest.capture import learned
+
+    def say(category: str) -> None:
+        monkeypatch.setattr(learned, "predict", lambda text, role, model=None: (category, 0.95))
+
+    return say
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "german invoices are being taxed at about double what they should be",
+        "the welsh orders are coming out at like half of what they should cost",
+        "delivery slots keep showing up in the wrong week",
+    ],
+)
+def test_a_problem_report_is_no_preference(model_says, said: str) -> None:  # type: ignore[no-untyped-def]
+    model_says("preferences")
+    none_of(capture(said), "preferences")
+
+
+def test_how_a_thing_should_be_is_still_a_preference_to_the_model(model_says) -> None:  # type: ignore[no-untyped-def]
+    model_says("preferences")
+    kept(capture("german invoices with the reverse-charge note on top, always"), "preferences")
+
+
+def test_when_the_user_does_a_task_is_no_profile(model_says) -> None:  # type: ignore[no-untyped-def]
+    model_says("profile")
+    none_of(capture("I do the payroll export at a quiet hour so nobody is in the sheet"), "profile")
+
+
+def test_who_the_user_is_is_still_a_profile_to_the_model(model_says) -> None:  # type: ignore[no-untyped-def]
+    model_says("profile")
+    kept(
+        capture("I sort the post at the village office most mornings, the shop app is mine"),
+        "profile",
+    )
