@@ -196,6 +196,8 @@ def test_an_older_memory_a_newer_one_changes_is_left_out(old: str, new: str, gon
         ("Bisque firings get a 9 hour slot.", "GLAZE_SLOT_HOURS is now 12."),
         # another weekday for another job
         ("Invoices go out every Monday.", "The cleaners come every Thursday."),
+        # another value in the same unit, with no change said (test-blind5's drying curve)
+        ("烘到含水率 12% 以下再出房。", "传感器挪到料车侧面后，出房含水率稳定在 11% 左右。"),
     ],
 )
 def test_an_older_memory_about_another_thing_stays(old: str, new: str) -> None:
