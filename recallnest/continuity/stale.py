@@ -275,8 +275,9 @@ _CLAUSE = re.compile(r"(?<=[，,；;])")
 # different things in one unit (a drying curve's 12 %, a case's 11 %; peak hours beside alarm
 # hours) hid each other.
 _CHANGE_SAID = re.compile(
-    r"\b(?:now|changed?|moved|switched|instead|anymore|no longer|make (?:it|the|them)|set (?:it )?to"
-    r"|bump(?:ed)?|raised?|lowered?|increased?|reduced?|push(?:ed)? (?:it )?(?:up|down|back)"
+    r"\b(?:now|changed?|moved|switched|instead|anymore|no longer|make (?:it|the|them)"
+    r"|set (?:it )?to|bump(?:ed)?|raised?|lowered?|increased?|reduced?"
+    r"|push(?:ed)? (?:it )?(?:up|down|back)"
     r"|from now on|going forward|not \S+ any ?more|was wrong|is wrong)\b"
     r"|改|换成|调到|调成|调整|提前到|推迟到|涨到|降到|升到|现在|不再|变了|变成|变为",
     re.IGNORECASE,
