@@ -404,8 +404,14 @@ def _unmasked(text: str) -> str:
     (e2e-heldout11 h11c04: what the key is was never the point, and says nothing masked)."""
     if "[REDACTED" not in text:
         return text
-    clauses = [c for c in _CLAUSE.split(text) if "[REDACTED" not in c]
-    return " ".join(clauses).strip(" ，,；;")
+    clauses = [c for c in _CLAUSE.split(text) if not _MASK_GIVEN.search(c)]
+    return "".join(c if c.endswith(("，", "；")) else f"{c} " for c in clauses).strip(" ，,；;")
+
+
+# A clause that only gives a masked value ("Secret 是 [REDACTED:…]", "the token is [REDACTED:…]");
+# a mask inside a URL or a command leaves the rest of it ("会话缓存用 redis://:[REDACTED]@10.8.0.12",
+# e2e-heldout11 h11x02).
+_MASK_GIVEN = re.compile(r"(?:是|为|為|\bis|\bwas|[:：=])\s*[\"'“]?\[REDACTED:[\w-]+\][\"'”]?\W*$")
 
 
 # The parts of a checkpoint's summary: "Asked: …", "Later: …", "Done: …".

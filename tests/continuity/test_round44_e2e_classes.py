@@ -245,6 +245,16 @@ def test_a_summary_clause_with_a_masked_secret_is_left_out() -> None:
     assert "REDACTED" not in text and "短信走阿里云" in text and "青禾" in text, text
 
 
+def test_a_mask_inside_a_url_leaves_its_clause() -> None:
+    newest = cp(
+        "s2",
+        8,
+        "Asked: 对，会话缓存用 redis://:[REDACTED:url-password]@10.8.0.12:6379/3，入场缓存也挪过去.",
+    )
+    text = resume(newest, [], source="startup")
+    assert "redis://" in text and "10.8.0.12" in text, text
+
+
 # --------------------------------------------------------------------------- checkpoints
 
 
