@@ -301,7 +301,12 @@ def _setter_literal(m: re.Match[str], key: str, text: str) -> bool:
         return True
     step = "." in key or (m.start("key") > 0 and text[m.start("key") - 1] == ".")
     profile = key_profile(key.rsplit(".", 1)[-1])
-    return step and profile is not None and profile[1] == "strong"
+    if not step or profile is None:
+        return False
+    # A weak name (`.accessToken("…")`, Square's Java builder, secrets s47) with a generated
+    # literal: `.token("refresh")` passes a word.
+    literal = m["dq"] if m.start("dq") != -1 else m["sq"]
+    return profile[1] == "strong" or looks_random(literal)
 
 
 def _is_code_context(m: re.Match[str], key: str, value: str, text: str) -> bool:

@@ -63,3 +63,10 @@ def test_the_look_alike_stays(case: str) -> None:
 def test_the_user_of_a_basic_auth_pair_stays() -> None:
     masked = redact('auth=("rota-bot", "Vq8!Lr2#Tz6Wm4Kx")')[0]
     assert "rota-bot" in masked and "Vq8!" not in masked, masked
+
+
+def test_a_builder_step_with_a_weak_name_and_a_generated_literal_is_masked() -> None:
+    # secrets s47 (round 44's final blind batch): Square's Java builder, `.accessToken("EAAA…")`
+    secret = "EAAAxQ7vLm2RtZ9pKw4NcY8bHd3JfS6gUa1Ye5Kq0WzXr-Tp_Mn7Vb2Lc9Hs4Qd"
+    assert_masked(f'.environment(Environment.PRODUCTION)\n    .accessToken("{secret}")', secret)
+    assert_kept('builder.token("refresh").scope("read").build()')
