@@ -477,6 +477,7 @@ def _unanswered(turns: Sequence[Turn], sentences: Sequence[_Sentence]) -> list[s
             for s in tail
             if not R.ANAPHORIC.search(s.text)
             and phatic_kind(s.text) is None
+            and not is_small_talk(s.text)  # "lol the auto-belay beeped all afternoon" (h21c01)
             and (is_question(s.text) or not R.NEXT.search(s.text))
         )
         text = " ".join(t for t in said if not R.WORKS_NOW.search(t))

@@ -355,3 +355,41 @@ def test_children_at_play_are_chit_chat_and_a_check_asked_for_is_work(
     text: str, chat: bool
 ) -> None:
     assert is_small_talk(text) is chat
+
+
+# --------------------------------------------------------------------------- e2e-heldout21
+
+
+@pytest.mark.parametrize(
+    ("text", "chat"),
+    [
+        ("lol the printer on floor 3 jammed on me twice today. anyway cheers", True),
+        ("哈哈今天有个客人一口气点了 12 杯奶茶，店里都忙疯了", True),
+        ("lol can you bump the retry limit to 5", False),
+        ("哈哈 把端口改成 8080 吧", False),
+    ],
+)
+def test_a_story_opened_by_a_laugh_is_chit_chat_whatever_it_counts(text: str, chat: bool) -> None:
+    assert is_small_talk(text) is chat
+
+
+def test_chit_chat_at_the_end_is_no_unanswered_loop() -> None:
+    turns = session(
+        "add a CSV export to the members page",
+        "Added a CSV export button to the members page; it streams the rows.",
+        "lol the printer on floor 3 jammed on me twice today. anyway cheers",
+    )
+    found = checkpoint(turns)
+    assert found is not None
+    assert not any("printer" in loop for loop in found.open_loops), found.open_loops
+
+
+def test_unittest_output_is_no_request() -> None:
+    turns = session(
+        "the mileage test fails after the rate change",
+        "That test hard-coded the old rate; it now reads the rate for the hearing date.",
+        "Ran 73 tests in 6.204s.\n\nOK (skipped=2)",
+        "All green now.",
+    )
+    found = checkpoint(turns)
+    assert found is not None and "Ran 73 tests" not in found.summary, found.summary
