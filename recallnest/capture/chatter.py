@@ -89,6 +89,8 @@ TEST_OUTPUT = re.compile(
     | ^\s*Failure/Error:\  | ^\s*\#\ \.?/[\w./-]+:\d+                  # an RSpec failure's lines
     | ^Ran\ \d+\ tests?\ in\ \d+(?:\.\d+)?s\.?\s*$                           # unittest, Django
     | ^OK\ \((?:skipped|failures|errors|expected)[\w=,\ ]*\)\s*$
+    | ^PHPUnit\ \d+(?:\.\d+)*\ by\  | ^Time:\ [\d:.]+,\ Memory:\  | ^Runtime:\s+PHP\ \d   # PHPUnit
+    | ^(?:OK|Tests):?\ \(?\d+\ tests?,\ \d+\ assertions
     | ^(?:Creating|Destroying)\ test\ database\ for\ alias | ^System\ check\ identified\ \w+\ issues
     """,
     re.VERBOSE,
