@@ -3,12 +3,15 @@
 A resumed session's checkpoint was written before later sessions changed things: "10 teams,
 so 18 matchdays" before "it's 12 teams now and 22 matchdays", `--batch-size 8` before
 `--batch-size 4`, shifts at 07:00 before 06:00 (decision 0047). `current(old, newer)` keeps
-the sentences of `old` that no text of `newer` gives another value of the same thing.
+the sentences (or clauses) of `old` that no text of `newer` gives another value of the same
+thing, and only when that text says a change (now, 改成, moved …) or sets a name anew.
 
 A value is keyed by what it is of, read off its neighbours:
 - a unit or an id (`admission.measures`: "30 s", "9 折", "9414290");
 - a clock time ("07:00");
 - the word counted ("10 teams", "8 节") or the name set ("--batch-size 8", "LOAN_DAYS = 7");
+- a weekday, a count framed the same way (不满 8 人 / 满 6 人), a code name's unit
+  (REMINDER_LEAD_HOURS counts hours);
 - the first part of a dashed code ("GS01-20261120" and "GS01-APL-20261120").
 Two texts give another value when they key one thing with no value in common; for a count or
 a unit they must also share a subject word (two "5 minutes" of different things are no
@@ -24,6 +27,7 @@ import re
 from collections.abc import Sequence
 
 from recallnest.capture.admission import measures
+from recallnest.core import heap
 
 _CLOCK = re.compile(r"(?<![\d:])((?:[01]?\d|2[0-3])[:：][0-5]\d)(?![\d:])")
 _COUNTED = re.compile(
@@ -112,6 +116,9 @@ def values(text: str) -> dict[str, set[str]]:
     for head, rest in _DASHED.findall(text):
         out.setdefault(f"code:{head.casefold()}", set()).add(f"{head}-{rest}".casefold())
     return out
+
+
+heap.droppable(values.cache_clear)
 
 
 def sentences(text: str) -> list[str]:
