@@ -56,7 +56,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -587,36 +587,45 @@ def _overtaken(ranked: Sequence[Memory], checkpoint: Checkpoint | None) -> set[s
     session, gives another value for (`stale.values`): "不满 8 人的班次取消" after the last
     session's "发车门槛改成满 6 人", "shifts change at 07:00, 15:00 and 23:00" after
     "SHIFT_STARTS is (06:00, 14:00, 22:00) now", where admission did not see a change.
-    Outcome: left out of the resume; it stays stored (decision 0047)."""
-    own = [m for m in ranked if m.scope != GLOBAL_SCOPE and m.created_at is not None]
+    Outcome: left out of the resume; it stays stored (decision 0047). Runs on every resume:
+    each memory is read once and compared only with the newer texts that key what it keys."""
+    read = [(m, values(m.text)) for m in ranked if m.scope != GLOBAL_SCOPE and m.created_at]
+    own = [(m, found, _keys(found)) for m, found in read if found]
     by_key: dict[str, list[tuple[Memory, dict[str, set[str]]]]] = {}
-    found_of: dict[str, dict[str, set[str]]] = {}
-    for m in own:
-        found = values(m.text)
-        found_of[m.id] = found
-        for key in _keys(found):
+    for m, found, keys in own:
+        for key in keys:
             by_key.setdefault(key, []).append((m, found))
-    told = values(" ".join((checkpoint.summary, *checkpoint.decisions))) if checkpoint else {}
+    told: list[tuple[str, dict[str, set[str]], set[str]]] = []
+    if checkpoint is not None:
+        text = " ".join((checkpoint.summary, *checkpoint.decisions))
+        told = [(s, found, _keys(found)) for s in sentences(text) if (found := values(s))]
     out: set[str] = set()
-    for m in own:
-        held = found_of[m.id]
-        if not held:
-            continue
-        if checkpoint is not None and m.created_at is not None:
-            later = as_utc(checkpoint.created_at) > as_utc(m.created_at)
-            keys = _keys(held) & _keys(told) if later else set()
-            if any(revalued(told, held, s, m.text) for s in _sentences_with(checkpoint, keys)):
-                out.add(m.id)
-                continue
-        for key in _keys(held):
-            if any(
-                _later(n, m) and revalued(found, held, n.text, m.text)
-                for n, found in by_key.get(key, ())
-                if n.id != m.id
-            ):
-                out.add(m.id)
-                break
+    for m, held, keys in own:
+        after = checkpoint is not None and _later_than(checkpoint.created_at, m)
+        said = [(s, found) for s, found, k in told if k & keys] if after else []
+        if any(
+            revalued(found, held, text, m.text)
+            for text, found in _newer_saying(m, keys, by_key, said)
+        ):
+            out.add(m.id)
     return out
+
+
+def _newer_saying(
+    memory: Memory,
+    keys: set[str],
+    by_key: dict[str, list[tuple[Memory, dict[str, set[str]]]]],
+    said: list[tuple[str, dict[str, set[str]]]],
+) -> Iterator[tuple[str, dict[str, set[str]]]]:
+    """The newer last session's sentences, then the newer memories, that key what `memory`
+    keys, each once, lazily: the first that changes it ends the search."""
+    yield from said
+    seen = {memory.id}
+    for key in keys:
+        for newer, found in by_key[key]:
+            if newer.id not in seen and _later(newer, memory):
+                seen.add(newer.id)
+                yield newer.text, found
 
 
 def _keys(found: dict[str, set[str]]) -> set[str]:
@@ -624,12 +633,8 @@ def _keys(found: dict[str, set[str]]) -> set[str]:
     return set(found) | {u for k in found if (u := unit_of_name(k)) is not None}
 
 
-def _sentences_with(checkpoint: Checkpoint, keys: set[str]) -> list[str]:
-    """The checkpoint's sentences that give a value for one of `keys`."""
-    if not keys:
-        return []
-    text = " ".join((checkpoint.summary, *checkpoint.decisions))
-    return [s for s in sentences(text) if _keys(values(s)) & keys]
+def _later_than(moment: datetime, memory: Memory) -> bool:
+    return memory.created_at is not None and as_utc(moment) > as_utc(memory.created_at)
 
 
 def _later(a: Memory, b: Memory) -> bool:

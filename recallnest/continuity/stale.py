@@ -321,12 +321,17 @@ _UNIT_WORDS = frozenset(
 _CJK_UNIT_BIGRAMS = frozenset({"分钟", "小时", "一律", "现在", "改成"})
 
 
-def subject_words(text: str) -> set[str]:
-    """Words (identifiers split at "_", a plural "s" cut) and Chinese bigrams, units aside."""
+@functools.lru_cache(maxsize=4096)
+def subject_words(text: str) -> frozenset[str]:
+    """Words (identifiers split at "_", a plural "s" cut) and Chinese bigrams, units aside.
+    Cached: a resume compares each of a few hundred notes with the newer ones."""
     out: set[str] = set()
     for word in _SUBJECT_WORD_RE.findall(text.casefold()):
         if word[0] >= "\u4e00":
             out.update(word[i : i + 2] for i in range(max(1, len(word) - 1)))
         elif word not in _UNIT_WORDS:
             out.add(word[:-1] if word.endswith("s") and not word.endswith("ss") else word)
-    return {w for w in out if w not in _CJK_UNIT_BIGRAMS}
+    return frozenset(w for w in out if w not in _CJK_UNIT_BIGRAMS)
+
+
+heap.droppable(subject_words.cache_clear)
