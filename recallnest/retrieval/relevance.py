@@ -477,9 +477,8 @@ def _prose(text: str) -> tuple[str, bool]:
     fenced = _FENCED.search(text) is not None
     body = _FENCED.sub(" ", text)
     lines = [line for line in body.splitlines() if line.strip()]
-    code = [line for line in lines if _is_code(line)]
     prose = [line for line in lines if not _is_code(line)]
-    mostly_code = len(lines) >= 4 and len(code) >= 0.6 * len(lines)
+    mostly_code = len(lines) >= 4 and len(lines) - len(prose) >= 0.6 * len(lines)
     return "\n".join(prose), fenced or mostly_code
 
 
