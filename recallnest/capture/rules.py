@@ -476,6 +476,9 @@ FIX_REPORT = re.compile(
     # "现在压缩前先按 EXIF Orientation 转正，再去掉 EXIF。" (b33): what the code does now,
     # step by step, after the cause
     r"|^现在[^，。]{0,8}?(?:改成|改为|会|先|统一|一律)\S"
+    # "现在闸机请求带上 request_id，服务端按 request_id 去重" (e2e-heldout21 h21c02): what the
+    # requests carry now
+    r"|^现在[^，。]{0,10}?(?:带上|加上|都带|改用|改走|只|直接|自动)\s?\S"
     # "现在用运单号做唯一键，重复推送直接忽略" (e2e-heldout20 h20x04): what it is keyed on now
     r"|^现在(?:改)?(?:用|按|以)\S{1,12}?(?:做|作为|当|来|去重|判重)"
     # a stopgap until the real fix: "Until the vented case arrives, uploads skip frames …" (b33)
@@ -485,7 +488,10 @@ FIX_REPORT = re.compile(
     # failure ("the build now fails")
     r"|^(?:for\s[^,]{1,40},\s*)?(?:the\s+)?[\w-]+(?:\s+[\w-]+){0,5}\s+"
     r"(?:(?:is|are)\s+now\s+[a-z]+(?:ed|en)\b"
-    r"|now\s+(?!fails|breaks|crashes|errors|hangs|times)[a-z]+s\b)",
+    r"|now\s+(?!fails|breaks|crashes|errors|hangs|times)[a-z]+s\b)"
+    # "Now the gate sends a request_id and the server drops repeats": the same, "now" first
+    r"|^now,?\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+){0,4}\s+(?!fails|breaks|crashes|errors|hangs|times)"
+    r"[a-z]+s\b",
     _I,
 )
 # A fix clause after the cause in the same sentence: the speaker's change ("I halved
@@ -1128,6 +1134,8 @@ CHOICE = re.compile(
 
 CASE_ERROR = re.compile(
     r"(?i:\b(?:error|errors|exception|failing|failed|fails|failure|crash\w*|segfault|broke|broken"
+    # a failure said as what a cause makes happen: "long enough for writes to fail" (h21g01)
+    r"|(?:to|make|makes|made|let|lets) (?:\w+ ){0,2}(?:fail|time out|hang|crash)"
     r"|flaky|timeout|timed out|wouldn't|won't|couldn't|stopped working|not working|root cause"
     r"|caused by|turn(?:ed|s) out|due to|leak\w*|out of memory|oom|choking|chokes|hanging|hangs"
     r"|hung|stuck|slow|kept \w+ing|[45]\d\d|deadlock\w*|race condition"
@@ -1822,7 +1830,8 @@ PROFILE_RULES = _table(
     {
         "profile.role": (
             r"\bI(?:'m| am)\s+(?:mostly |mainly |primarily |basically |more of |kind of |really )?"
-            r"(?:a|an|the)\s+(?:[\w-]+\s+){0,4}?" + OCCUPATION + r"s?\b"
+            # (a place's own: "I'm the gym's front desk manager")
+            r"(?:a|an|the)\s+(?:[\w-]+(?:'s)?\s+){0,4}?" + OCCUPATION + r"s?\b"
             # "piano teacher here, around 30 students", "night-shift nurse here:" (round 44,
             # b36): the user's occupation said as a self-introduction, first thing
             r"|^(?!(?:the|our|my|your|their|his|her|this|that|no|any|every|some)\b)"
@@ -1932,7 +1941,12 @@ PROFILE_RULES = _table(
             r"|位)?[^，。,\s]{0,12}(?:工程师|开发|程序员|设计师|架构师|运维|维护者|负责人|学生"
             r"|研究生"
             r"|本科生|博士|产品经理|经理|分析师|科学家|创始人|实习生|新手|全栈|管理员|创业者?|独立开发者?"
-            r"|自由职业者?|个人开发者)"
+            r"|自由职业者?|个人开发者"
+            # 我是园里的保健老师，兼职写点代码 (e2e-heldout21 h21c04): occupations outside
+            # software, as the English list has them
+            r"|老师|教师|助教|班主任|辅导员|护士|医生|大夫|药剂师|兽医|会计|出纳|财务|律师|教练|厨师"
+            r"|店长|店主|老板|园长|馆长|站长|行政|文员|前台|销售|客服|编辑|记者|志愿者|社工|技术员|主管"
+            r"|干事|司机|农民|翻译)(?![吗呢吧？?])"
             # 我现在在读研 / 我研二: where the user is in their studies (b26)
             r"|我(?:现在|目前)?(?:还)?在(?:读研|读博|读本科|读大[一二三四]|读研究生|念研究生|上大学)"
             r"|(?:我|本人)(?:现在|目前)?(?:是)?(?:研[一二三]|博[一二三四五]|大[一二三四])(?:在读)?(?=[，,。\s]|$)"
