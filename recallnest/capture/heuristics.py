@@ -663,16 +663,16 @@ def _with_reason_after(signal: Signal, reason: str) -> Signal:
     return Signal(signal.rule, signal.category, text, signal.importance, signal.confidence)
 
 
-# Trigger: a line that stops at a word which needs what comes next ("also settings.toml has",
-# "the nightly job runs with", "and the key is") before pasted lines. Why: the rest was the
+# Trigger: a short line that stops at a word which needs what comes next ("also settings.toml has",
+# "the cron line is", "and the key is") before pasted lines. Why: the rest was the
 # paste; alone the line says nothing and was stored as "settings.toml has" (e2e-heldout21
 # h21g01). Outcome: no signal.
-# (A preposition may end an English sentence, "it's what I grep for"; so may a copula after a
-# wh-word, "that's just how it is".)
+# (Only a short line: a preposition may end an English sentence, "it's what I grep for", and so
+# may "… and honestly it shows"; a copula after a wh-word too, "that's just how it is".)
 _CUT_SHORT = re.compile(
-    r"(?<![\w'-])(?:has|have|contains|includes|says|reads|shows|looks like|the|a|an|and|or)$"
-    r"|^(?!.*\b(?:what|how|where|who|whom|which|whatever|wherever|way)\b)"
-    r".*(?<![\w'-])(?:is|are|was|were)$",
+    r"^(?=(?:\S+\s+){0,7}\S+$)(?!.*\b(?:what|how|where|who|whom|which|whatever|wherever|way)\b)"
+    r".*(?<![\w'-])(?:has|have|contains|includes|says|reads|shows|looks like|the|a|an|and|or|is|are"
+    r"|was|were)$",
     re.IGNORECASE,
 )
 

@@ -2155,7 +2155,9 @@ PREFERENCE_RULES = _table(
         # h18x01), "house rule: …", 硬性规定：…
         "preference.house_rule": (
             r"^(?:(?:one|a|the|our|my)\s+)?(?:house|hard|strict|golden|firm|big|non-negotiable"
-            r"|iron)\s+rules?(?:\s+here)?\s*[:：]\s*\S|^(?:硬性|铁)?(?:规矩|规定|铁律)\s*[:：]\s*\S"
+            # "new rule: a bird doesn't fly a display if …" (e2e-heldout22 h22c01)
+            r"|iron|new|another|one more|business|safety)\s+rules?(?:\s+here)?\s*[:：]\s*\S"
+            r"|^(?:硬性|铁|新)?(?:规矩|规定|铁律|规则)\s*[:：]\s*\S"
         ),
         # A naming convention: "branch names: ticket number first then a slug, like 482-…"
         # (b33), "commit messages: imperative, under 60 chars", "test file names: …_test.go"

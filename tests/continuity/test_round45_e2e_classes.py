@@ -15,7 +15,7 @@ both ways.
 from __future__ import annotations
 
 import pytest
-from test_heldout2_classes import PROJECT, T0, captures
+from test_heldout2_classes import PROJECT, T0, captures, remembered, texts
 
 from recallnest.capture.admission import quoted_change, revalued, without_old_value
 from recallnest.core.models import Memory
@@ -190,3 +190,53 @@ def test_a_failure_a_question_or_a_phrase_is_no_project_intro(said: str) -> None
     found = captures(said)
     assert not [c for c in found if c.rule.endswith("project_intro")], found
     assert not [c for c in found if c.category == "profile"], found
+
+
+# --------------------------------------------------------------------------- e2e-heldout22
+
+
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [
+        (
+            "佣金比例不是 8%，合同上写的是 10%，之前我记错了",
+            "佣金比例合同上写的是 10%，之前我记错了",
+        ),
+        ("上门费不是 30 块，是每次 45 元，30 块是前年的价了。", "上门费是每次 45 元。"),
+        ("一天 5 场不对，场地要打扫，其实最多只能 3 场", "一天场地要打扫，其实最多只能 3 场"),
+        (
+            "winter hours: tours are not 10:00, 12:00 and 14:00 anymore. it's 11:00 and 13:00.",
+            "winter hours: tours: it's 11:00 and 13:00.",
+        ),
+        (
+            "the grace period: 30 was too generous, the owner says 20 days now",
+            "the grace period: the owner says 20 days now",
+        ),
+    ],
+)
+def test_a_value_said_to_be_wrong_is_left_out_where_another_stands(said: str, shown: str) -> None:
+    assert without_old_value(said) == shown
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "we don't run it every 5 minutes, it runs on every push",
+        "the API is not on 8080, the admin UI is on 9090",
+        "not 2 but 3 replicas",
+        "不是 5 分钟跑一次，是每次提交都跑",
+    ],
+)
+def test_nothing_is_left_out_when_no_other_value_stands_or_both_do(said: str) -> None:
+    assert without_old_value(said) == said
+
+
+def test_a_clock_time_gives_no_new_number_to_a_rule() -> None:
+    kept = remembered(
+        (
+            "new rule: a horse doesn't go on a trail ride if its morning temperature is more "
+            "than 2% over its normal. they just get sluggish on the hills",
+        ),
+        ("TRAIL_TIMES is now 10:00,16:00 and the rota builds two rides a day.",),
+    )
+    assert any("2% over" in m.text for m in kept), texts(kept)
