@@ -589,6 +589,10 @@ def _stack_follows(signal: Signal, sentence: str, nxt: str) -> bool:
     )
 
 
+def _counts_kinds(sentence: str) -> bool:
+    return R.KINDS_COUNTED.search(sentence) is not None
+
+
 def _detail_follows(signal: Signal, sentence: str, nxt: str, role: str) -> bool:
     # Trigger: a fact behind a lead that announces a layout ("For reference: rates live in the
     # `rates` table …", 班次是这样的：早班 …) and a next sentence that states more of it ("Quotes
@@ -596,7 +600,10 @@ def _detail_follows(signal: Signal, sentence: str, nxt: str, role: str) -> bool:
     # the sentences are one explanation; the next sentence was a second fact, or nothing when
     # it named no file or tool, and the detail asked for later was lost. Outcome: one fact of
     # both, unless the next sentence is a rule, a decision or anything but a plain fact.
-    if signal.rule not in _GENERIC_FACT_RULES or R.EXPOSITION_LEAD.match(sentence) is None:
+    # Kinds counted ("there are four tiers: …", 一共三种：…) announce their detail the same way
+    # (round 45, b37).
+    led = R.EXPOSITION_LEAD.match(sentence) is not None or _counts_kinds(sentence)
+    if signal.rule not in _GENERIC_FACT_RULES or not led:
         return False
     if is_question(nxt) or _not_a_standing_fact(nxt):
         return False
@@ -895,6 +902,12 @@ _SOURCE_TAIL = re.compile(
 def _fact_shape(text: str, role: str, relaxed: bool) -> bool:
     # Each test is pure, so they run cheapest first and each concrete scan at most once (the
     # strong scan is the costliest regex of capture).
+    # Trigger: a business's kinds counted and named, or its values by range ("there are four
+    # membership tiers: …", 一共三种：次卡 …, "5 公里内免配送费，5 到 15 公里收 20"; round 45,
+    # b37). Why: they name no file or tool, so no concrete token made them facts, and the
+    # project's own rules of trade were lost. Outcome: a fact shape.
+    if _counts_kinds(text) or R.TIERS.search(text) is not None:
+        return True
     strong = R.STRONG_CONCRETE_GATE.search(text) is not None and _has_concrete(
         R.STRONG_CONCRETE, text
     )

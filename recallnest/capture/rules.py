@@ -359,6 +359,44 @@ EXPOSITION_LEAD = re.compile(
     r"|^[^，。：:？?]{1,16}?(?:是这样的|是这么回事|是这么安排的|是这么分的)\s*[:：]|^(?:背景|说明|参考)\s*[:：]",
     _I,
 )
+# What a place has of a kind, counted and then named or priced: "there are four membership
+# tiers: Day Pass, …", "we have three room types — …", 游泳馆的卡一共三种：次卡 …, 书法班就两间
+# 教室，墨香厅能坐 16 个人 (round 45, b37). A checkable fact with no file or tool in it, and a lead
+# that announces its detail like EXPOSITION_LEAD.
+_COUNT_WORD = r"(?:\d+|two|three|four|five|six|seven|eight|nine|ten|twelve)"
+_TALK_NOUNS = (
+    r"(?:things|problems|issues|reasons|ways|options|choices|questions|bugs|errors|failures"
+    r"|steps|points|ideas|concerns|changes|approaches|possibilities|fixes|candidates)"
+)
+KINDS_COUNTED = re.compile(
+    r"\b(?:there (?:are|were)|there're|we (?:have|offer|sell|run)|we've got|it has|they have"
+    r"|(?:it|they) (?:comes?|come) in|has|offers|sells|stocks|runs)\s+(?:only |just |exactly )?"
+    + _COUNT_WORD
+    # not what talk counts ("there are two problems: …", "we have three options: …")
+    + r"\s+(?!(?:[\w-]+\s+){0,2}?"
+    + _TALK_NOUNS
+    + r"\s*[:：—–-])"
+    r"(?:[\w-]+\s+){0,2}?[\w-]+s\s*[:：—–-]\s*[\w'\"“`]"
+    r"|^[^，。：:？?!！]{0,16}?(?:一共|总共|共有|共|只有|就|有)\s*[一二两三四五六七八九十\d]+\s*(?:种|类|档|级|间"
+    r"|个|家|款|套|张|条)(?!问题|原因|办法|方案|步骤|选择|思路|地方|事|坑|bug|错)[\u4e00-\u9fff]{0,4}\s*[：:，,]"
+    r"\s*[^。？?]*?(?:\d|、)",
+    _I,
+)
+# Values by range, each range its own clause: "5 公里内免配送费，5 到 15 公里收 20", "under 5
+# miles it's free, 5 to 15 miles is £3", "large starts at 5 people" (round 45, b37): the rule
+# of a business, as checkable as a setting.
+TIERS = re.compile(
+    r"\d+\s*[\u4e00-\u9fffA-Za-z]{0,3}(?:以内|以下|以上|之内|内|起)[^，。；]{0,10}?(?:免|收|算|送|打|减|按"
+    r"|是|为)[^。]*?[，,；;][^。]*?\d+\s*(?:到|至|-|~|～)\s*\d+"
+    r"|\d+\s*(?:到|至|-|~|～)\s*\d+\s*[\u4e00-\u9fffA-Za-z]{0,3}\s*(?:收|算|是|为|送|付|交|按|免|打)"
+    r"[^。]*?[，,；;]\s*(?:再|超过|超出|以上|更)"
+    r"|\b(?:under|up to|below|less than|within)\s+[£$€]?\d+(?:\.\d+)?\s*(?:%|[a-z]+)?\b"
+    r"[^.;?]{0,40}?"
+    r"[,;]\s*(?:and\s+)?[£$€]?\d+(?:\.\d+)?\s*(?:to|-|–)\s*[£$€]?\d+"
+    r"|\b(?:small|medium|large|standard|premium|basic|junior|senior|full|tier \d|band [a-z\d])\s+"
+    r"(?:starts?|begins?|kicks? in) (?:at|from)\s+[£$€]?\d+",
+    _I,
+)
 # A correction that goes on to a second fault of the same work: "格式也不对，要 …", "The
 # format is wrong too, it should be …" (b36).
 ANOTHER_FAULT = re.compile(
@@ -2353,8 +2391,11 @@ RULES_BY_ROLE: dict[str, tuple[Rule, ...]] = _rules_by_role(RULE_ORDER)
 
 
 # A Chinese copular statement ("缓存是按租户隔离的"), for text already known to state something
-# (a correction): as checkable as a value. Not one about the speakers ("是我搞错了").
-ZH_COPULAR = re.compile(r"^(?!是?[我你他她])[^，。]{0,20}?[\u4e00-\u9fff]{2}\s*是\s*\S{2}")
+# (a correction): as checkable as a value. Not one about the speakers ("是我搞错了"). What a
+# thing counts as is said the same way ("两个孩子以上的家庭才算大户", round 45).
+ZH_COPULAR = re.compile(
+    r"^(?!是?[我你他她])[^，。]{0,20}?[\u4e00-\u9fff]{2}\s*(?:是|才?算(?:作)?)\s*\S{2}"
+)
 
 # "X, not Y" in a correction: the contrast says what the fact is, with no value needed.
 CONTRAST = re.compile(r",\s*not (?:the |a |an )?\w|\binstead of\b|[，,]\s*不是\s*\S", _I)

@@ -1,0 +1,88 @@
+"""Capture, round 45: the classes blind batch b37 showed, each tested on phrasings of our own
+(not the batch's rows), both ways: a household counted in the app's rule is no chit-chat, a
+business's kinds counted and its values by range are facts."""
+
+from __future__ import annotations
+
+import pytest
+from support.capturing import capture
+from test_round39_classes import kept, none_of
+
+# --------------------------------------------------------------------------- counted households
+
+
+@pytest.mark.parametrize(
+    ("said", "previous", "value"),
+    [
+        (
+            "no, a family of five still counts as medium. extra large starts at 7",
+            "I've put families of five in the large tier in tiers.py.",
+            "extra large starts at 7",
+        ),
+        (
+            "不对，两个孩子以上的家庭才算大户，一个孩子的算普通户",
+            "我把有孩子的家庭都标成大户了。",
+            "大户",
+        ),
+    ],
+)
+def test_a_household_counted_in_the_apps_rule_is_no_chit_chat(
+    said: str, previous: str, value: str
+) -> None:
+    found = capture(said, previous=previous)
+    assert any(value in c.text for c in found), found
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "my family is visiting this weekend so I'm off till monday",
+        "孩子今天发烧了，我下午请假",
+        "the kids were up all night, rough one",
+    ],
+)
+def test_the_family_itself_stays_chit_chat(said: str) -> None:
+    assert capture(said) == []
+
+
+# --------------------------------------------------------------------------- a business's kinds
+
+
+@pytest.mark.parametrize(
+    ("said", "values"),
+    [
+        (
+            "We have three room types: Studio, Loft and the Big Hall. "
+            "Only the Big Hall can be booked for weddings.",
+            ("Loft", "weddings"),
+        ),
+        (
+            "The shop sells two box sizes — Small and Family. Family boxes only go out on Fridays.",
+            ("Small and Family", "Fridays"),
+        ),
+        (
+            "店里的套餐一共四档：基础 99，标准 199，高级 299，尊享 499。尊享档送上门安装",
+            ("基础 99", "上门安装"),
+        ),
+        ("3 公斤以内收 12 块，3 到 10 公斤按每公斤 4 块算，再重就走物流", ("3 到 10 公斤",)),
+        ("medium starts at 3 people, large at 5", ("medium starts at 3",)),
+    ],
+)
+def test_kinds_counted_and_values_by_range_are_one_fact(said: str, values: tuple[str, ...]) -> None:
+    found = capture(said)
+    kept(found, "entities", *values)
+    assert len(found) == 1, found
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "there are two problems: the cache and the retries",
+        "we have three options: redis, memcached or nothing",
+        "the job runs three steps: fetch, parse, store",
+        "有两个问题：1. 太慢 2. 老崩",
+        "我试了 3 到 5 次，还是不行",
+    ],
+)
+def test_what_talk_counts_is_no_fact(said: str) -> None:
+    none_of(capture(said), "entities")
