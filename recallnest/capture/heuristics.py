@@ -152,6 +152,7 @@ def capture_turn(
 
     if turn.role == "assistant" and said_before is not None and gate.reason is None:
         signals = _decision_in_code(signals, gate.sentences, said_before)
+        signals = _order_carried_out(signals, gate.sentences, said_before)
     if turn.role == "assistant":
         signals += _verified_fix(gate.sentences, said_before)
     if not signals and gate.reason is None:
@@ -1518,6 +1519,36 @@ def _decision_in_code(
             text = sentence.strip()
         decided = Signal("decision.set_in_code", "events", text, 0.7, ASSISTANT_CONFIDENCE)
         return [*[s for s in signals if s not in plain], decided]
+    return signals
+
+
+_SHARED_WORD = re.compile(r"[a-z]{4,}|[\u4e00-\u9fff]{2}")
+
+
+def _order_carried_out(
+    signals: list[Signal], sentences: Sequence[str], user_turn: str
+) -> list[Signal]:
+    # Trigger: the user ordered a thing of the project gone or changed ("kill the sms
+    # reminders. twilio costs …", 把短信提醒砍掉) and the reply reports it done in the first
+    # person with what holds now ("I've removed the Twilio sender, interpreter reminders now go
+    # out email-only, …"; round 45, b37). Why: the user's order is a decision and the reply says
+    # what it became; read as the agent's narration it was nothing. Outcome: a decision of that
+    # sentence, when it names what the order named; a decision a rule found stays.
+    if any(s.category == "events" for s in signals) or not R.ORDER_TO_CHANGE.match(
+        user_turn.strip()
+    ):
+        return signals
+    ordered = set(_SHARED_WORD.findall(user_turn.casefold()))
+    for sentence in sentences:
+        if is_question(sentence) or R.ORDER_DONE.search(sentence) is None:
+            continue
+        if R.ORDER_DONE_CHECKS.search(sentence):
+            continue
+        if not ordered & set(_SHARED_WORD.findall(sentence.casefold())):
+            continue
+        text = sentence.strip()[:MAX_SENTENCE_CHARS]
+        done = Signal("decision.order_done", "events", text, 0.7, ASSISTANT_CONFIDENCE)
+        return [*[s for s in signals if s.text not in text], done]
     return signals
 
 

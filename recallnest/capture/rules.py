@@ -1562,6 +1562,31 @@ VALUE_CHANGE = re.compile(
     re.IGNORECASE,
 )
 
+# The user ordering a thing of the project gone or changed ("kill the sms reminders", "drop
+# the PDF export", 把短信提醒砍掉), and the assistant's sentence reporting it done with what
+# holds now ("I've removed the Twilio sender, reminders now go out email-only"; round 45, b37).
+ORDER_TO_CHANGE = re.compile(
+    r"^(?:(?:ok(?:ay)?|right|yeah|so|just|pls|please)[,.]?\s+)*(?:kill|drop|remove|ditch|get rid"
+    r" of|turn off|switch off|disable|stop|cut|retire|scrap|bin|switch|move|replace)\b"
+    r"|^(?:那就|就)?把[^，。？?]{2,20}?(?:砍掉|去掉|关掉|停掉|撤掉|删掉|下掉|换成|改成|挪到)",
+    _I,
+)
+# ... not how the checks went ("I've removed the debug print, the tests now go green")
+ORDER_DONE_CHECKS = re.compile(
+    r"\b(?:tests?|suite|build|ci|lint\w*|checks?|pipeline|compiles?|passes|green)\b"
+    r"|测试|构建|编译|跑通|通过",
+    _I,
+)
+ORDER_DONE = re.compile(
+    r"\bI(?:'ve| have)\s+(?:now\s+)?(?:removed|dropped|turned off|switched off|disabled|killed"
+    r"|retired|scrapped|cut|switched|moved|replaced|ripped out|taken out)\b[^.?]*?"
+    r"(?:\bnow (?:only )?(?:go|goes|send|sends|use|uses|come|comes|land|lands|show|shows|ship"
+    r"|ships|get|gets)\b|\bno longer\b|-only\b|\binstead\b)"
+    r"|已(?:经)?把[^。？?]{2,30}?(?:砍掉|去掉|关掉|停掉|撤掉|删掉|下掉|换成|改成|挪到)了?[^。？?]*?"
+    r"(?:现在|以后|不再|只)",
+    _I,
+)
+
 DECISION_RULES = _table(
     {
         "decision.we_decided": (
@@ -1681,6 +1706,16 @@ DECISION_RULES = _table(
             # replaced, reported done (round 40, b29 / b30)
             r"|^(?:done|finished|completed)\s*[:：.]\s*(?=[^.;]*\bnow\b)[^.;]{3,140}?\binstead of"
             r"\s+\S"
+            # "Done: the 07:40 sailing is flagged foot_passengers_only until the repair is signed
+            # off, so the page no longer offers vehicle tickets" (round 45, b37): what stops
+            # happening from now on, reported done
+            r"|^(?:done|finished|completed)\s*[:：.]\s*(?!\s|(?:I|we)\b)[^.;]{3,160}?\b(?:no longer"
+            r"|not any ?more)\b"
+            # "the Saturday class moves to Sunday 9:00, effective from the 1st": a move with the
+            # day it takes effect
+            r"|\b(?:moves?|moved|changes?|changed|switch(?:es|ed)?|shifts?|shifted) to\b"
+            r"[^.;?]{1,40}?"
+            r",?\s*(?:effective (?:from|on|as of|next|immediately)|(?:taking|takes) effect)\b"
             r"|^(?:done|finished|completed)\s*[:：.]\s*(?:the\s+)?[^.;]{0,50}?\b(?:is|are|runs?)"
             r" (?:now )?on\s+(?:[A-Za-z][\w.+-]*\s+){1,3}?v?\d+(?:\.\d+)*\b"
             r"|^(?:pinned|upgraded|downgraded|bumped|migrated|ported|renamed|switched|moved)\s+"
@@ -1690,6 +1725,12 @@ DECISION_RULES = _table(
             r"(?!(?:I|we)\b)\S|\bcut (?:v?\d+\.\d+\S*|a release|the release)\b"
         ),
         "decision.zh.done": (
+            # 好了：…以后不再… / 搞定，…不再…: what stops happening, reported done (round 45)
+            r"^(?:好了|搞定|完成|已完成|改好了)\s*[:：，,]\s*[^。？?]{3,80}?(?:以后|从此)?不再"
+            # 软笔班挪到周日上午 9:00，下个月 1 号起生效 (round 45, b37): a move with the day it
+            # takes effect
+            r"|(?:挪到|改到|调到|换到|移到|改成|调整到|换成)[^。；;？?]{1,30}?[，,]?\s*[^。；;？?]{0,12}?"
+            r"(?:起|开始)生效|"
             r"已经?(?:正式)?(?:下线|退役|全量|切到|切换到|迁到|迁移到|迁完|切完)"
             r"|^已(?:经)?完成[:：]\s*\S|^(?:这次|本次)?(?:改动|修改|工作)?总结\s*[:：]\s*\S"
             r"|v?\d+\.\d+(?:\.\d+)?\s*(?:已经)?(?:发|上)(?:到)?(?:生产|线上|正式)|已经?接(?:进来|入|上)了"

@@ -86,3 +86,55 @@ def test_kinds_counted_and_values_by_range_are_one_fact(said: str, values: tuple
 )
 def test_what_talk_counts_is_no_fact(said: str) -> None:
     none_of(capture(said), "entities")
+
+
+# --------------------------------------------------------------------------- an order carried out
+
+
+@pytest.mark.parametrize(
+    ("said", "previous", "value"),
+    [
+        (
+            "Fair enough. I've dropped the PDF export, invoices now go out as HTML emails only.",
+            "drop the pdf export, nobody opens the attachments",
+            "HTML emails only",
+        ),
+        (
+            "行，已经把微信通知去掉了，现在只发短信提醒。",
+            "把微信通知砍掉吧，家长都不看",
+            "只发短信",
+        ),
+        (
+            "The Saturday class moves to Sunday 9:00, effective from the 1st of next month.",
+            "move saturday's class to sunday, the hall is rented out",
+            "Sunday 9:00",
+        ),
+        (
+            "明白，周二的瑜伽课改到周四晚上 7 点，下周一起生效。",
+            "周二那节课改到周四晚上吧",
+            "周四晚上",
+        ),
+        (
+            "Done: the old reminder cron is off, so parents no longer get the 7am text.",
+            None,
+            "no longer get",
+        ),
+    ],
+)
+def test_the_users_order_reported_done_is_a_decision(
+    said: str, previous: str | None, value: str
+) -> None:
+    kept(capture(said, role="assistant", previous=previous), "events", value)
+
+
+@pytest.mark.parametrize(
+    ("said", "previous"),
+    [
+        ("I've removed the debug print, the tests now go green.", "remove that debug print"),
+        ("I've removed the debug print from worker.py.", "remove that debug print"),
+        ("已经把调试日志删掉了，测试现在都通过了。", "把调试日志删掉"),
+        ("Done: I went through the list, nothing no longer matters", None),
+    ],
+)
+def test_an_edit_reported_done_is_no_decision(said: str, previous: str | None) -> None:
+    none_of(capture(said, role="assistant", previous=previous), "events")
