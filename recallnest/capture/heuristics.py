@@ -273,6 +273,12 @@ def _learned(sentences: Sequence[str], role: str, steps_asked: bool = False) -> 
         return []
     if category == "profile" and R.TASK_AT_AN_HOUR.match(" ".join(stated)):
         return []
+    # Trigger: the model named what others hold the project to a decision ("We're stuck on
+    # Django 4.2 LTS until court IT moves the server off Python 3.8"; round 45, b37). Why: no
+    # one here chose it, and a decision is read as the team's choice. Outcome: no decision from
+    # the model; the rules' fact stands.
+    if category == "events" and R.HELD_BACK.search(" ".join(stated)):
+        return []
     if category != "cases" and _not_a_standing_fact(" ".join(stated)):
         return []  # what the rules turn down on purpose, the model may not bring back
     text = " ".join(stated).replace("。 ", "。")
@@ -361,6 +367,7 @@ def _second_opinion(signals: list[Signal], sentences: Sequence[str], role: str) 
         category not in _RELABELLED
         or probability < learned.RELABEL_THRESHOLD
         or (category == "profile" and not _about_the_speaker(whole, role))
+        or (category == "events" and R.HELD_BACK.search(whole) is not None)
     ):
         return signals
     out: list[Signal] = []

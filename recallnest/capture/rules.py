@@ -1562,6 +1562,16 @@ VALUE_CHANGE = re.compile(
     re.IGNORECASE,
 )
 
+# What others hold the project to, said by who is held ("We're stuck on Django 4.2 until IT
+# moves the server off Python 3.8", 只能停在 PHP 7.4，主机商不给升; round 45, b37): a fact of
+# the project, no decision anyone here took.
+HELD_BACK = re.compile(
+    r"\b(?:we're|we are|I'm|I am|it's|it is|they're|'re|is|are|stays?|remains?)\s+(?:still\s+)?"
+    r"(?:stuck|pinned|locked|held back|stranded|trapped)\s+(?:on|to|at|with)\b"
+    r"|\bcan(?:'t|not) (?:upgrade|move|go) (?:past|beyond|off)\b"
+    r"|卡在|升不了|只能(?:停|留|待)在|被迫(?:用|留在)",
+    _I,
+)
 # The user ordering a thing of the project gone or changed ("kill the sms reminders", "drop
 # the PDF export", 把短信提醒砍掉), and the assistant's sentence reporting it done with what
 # holds now ("I've removed the Twilio sender, reminders now go out email-only"; round 45, b37).
@@ -1595,6 +1605,11 @@ DECISION_RULES = _table(
             r"|picked"
             r"|opted for|went (?:with|for)|voted|ended up)\b|\bended up (?:going (?:for|with)"
             r"|choosing|picking|using|with|on)\b"
+            # "committee voted last night …, the sheet goes read-only on 1 March" (round 45,
+            # b37): the body the user answers to settled it
+            r"|\b(?:the |our )?(?:committee|board|council|trustees|members|membership|management"
+            r"|owners|partners|parents|volunteers|governors|elders|directors)\b[^.?]{0,20}?\b(?:voted"
+            r"|decided|agreed|signed off)\b(?! (?:on )?(?:whether|if|what|which|how)\b)"
         ),
         "decision.lets": (
             r"^(?:ok(?:ay)?,?\s+|fine,?\s+)?go (?:with|for)\s+(?!(?:it|that|this|whatever|option"
@@ -1989,6 +2004,12 @@ PROFILE_RULES = _table(
             r"|desktop|chromebook|pc|machine|workstation)\b"
             r"|\bmy (?:[\w-]+ ){0,3}?(?:mac\w*|m[1-4]|thinkpad|laptop|desktop|machine"
             r"|workstation) (?:with|has|only has) (?:only )?\d+\s?gb\b"
+            # how much time the user has for it: "realistically I get about 40 minutes a night on
+            # the ferry app", "I have maybe two hours a week for this" (round 45, b37)
+            r"|\bI (?:only |realistically |usually |normally )?(?:get|have|'ve got|got) (?:about "
+            r"|around |maybe |roughly |like |only |at most |barely |just )?(?:\d+|an?|one|two|three"
+            r"|half an?) (?:minutes?|mins?|hours?|hrs?|evenings?) (?:a|an|per|each|every) (?:night"
+            r"|day|evening|week|weekend|morning)\b"
             # when the user can work on it: "I can only get to this after work"
             r"|\bI (?:can )?only (?:get to|work on|look at|have time for)"
             r" (?:it|(?:this|the)(?: \w+)?) (?:after work|in the evenings?|on weekends|at night"
@@ -2071,6 +2092,10 @@ PROFILE_RULES = _table(
             # 我只能下班后弄 / 我一般周末才有空: when the user can work on it (b27)
             r"|我(?:只能|只有|一般|通常|平时|基本)(?:都)?(?:在)?(?:下班后|下班以后|晚上|周末|早上|白天"
             r"|午休)(?:才)?(?:能)?(?:弄|搞|写|看|做|回|在线|有空|有时间)"
+            # 我每天晚上也就半小时能弄 (round 45, b37): how much time, not only when
+            r"|我?(?:每天|每晚|每周|一周|一天|晚上|周末)(?:晚上)?(?:大概|大约|也就|只有|就|最多|顶多|差不多)*\s*"
+            r"(?:\d+|半|一|两|[一二三四五六七八九十]+)\s*(?:个)?(?:分钟|小时|钟头|个钟)(?:左右)?(?:能|可以)?"
+            r"(?:弄|搞|写|做|看|用来|花在|折腾)"
             # 白天我要看店，代码只能晚上十点以后弄 (round 44, b36): the hour said with it
             r"|(?:我|代码)(?:只能|只有)(?:等到|在|等)?(?:下班|晚上|周末|夜里|半夜|凌晨|早上|午休)"
             r"[^，。；]{0,8}?(?:才)?(?:能)?(?:弄|搞|写|看|做|回|改)"
@@ -2169,7 +2194,8 @@ PREFERENCE_RULES = _table(
         ),
         "preference.prefer": (
             r"\b(?:my preference|prefer(?:red)?|rather than)\b|\bI(?:'d| would)\s+(?:much\s+|far\s+"
-            r"|really\s+)?rather\b|\bI (?:want|need|expect)\s+(?:every|all|each|any)\b|\bI(?:'d"
+            r"|really\s+)?rather\b|\bI(?: (?:want|need|expect)|(?:'d| would) like)\s+(?:every|all"
+            r"|each|any)\b|\bI(?:'d"
             r"| would) like (?:you to|answers|responses|explanations|replies|code|examples)\b"
             r"|\bI want (?:you to|answers|responses|explanations)\b"
             r"|我希望(?:你|回答|代码|回复|每个|所有|都)"

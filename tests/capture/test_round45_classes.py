@@ -138,3 +138,88 @@ def test_the_users_order_reported_done_is_a_decision(
 )
 def test_an_edit_reported_done_is_no_decision(said: str, previous: str | None) -> None:
     none_of(capture(said, role="assistant", previous=previous), "events")
+
+
+# --------------------------------------------------------------------------- how much time
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        (
+            "honestly I have maybe two hours a week for the club site, so small PRs please",
+            "two hours",
+        ),
+        ("我每天晚上也就半小时能弄这个小程序，步子小一点", "半小时"),
+        ("我一周大概 3 个小时能折腾这个项目", "3 个小时"),
+    ],
+)
+def test_how_much_time_the_user_has_is_a_profile(said: str, value: str) -> None:
+    kept(capture(said), "profile", value)
+
+
+def test_how_much_of_a_thing_comes_a_day_is_no_profile() -> None:
+    none_of(capture("I get a lot of emails a day about this"), "profile")
+
+
+# --------------------------------------------------------------------------- who settled it
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        ("the board voted on tuesday: the newsletter moves to Buttondown from April", "Buttondown"),
+        ("家委会昨晚投票通过了，下学期起接送登记全走小程序", "小程序"),
+    ],
+)
+def test_what_the_body_the_user_answers_to_voted_is_a_decision(said: str, value: str) -> None:
+    kept(capture(said), "events", value)
+
+
+def test_a_vote_still_open_is_no_decision() -> None:
+    none_of(capture("the committee voted on whether to keep the sheet, no result yet"), "events")
+
+
+# --------------------------------------------------------------------------- held back
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        (
+            "We're stuck on Rails 6.1 for the booking site until the host moves us off Ruby 2.7.",
+            "Rails 6.1",
+        ),
+        (
+            "The scheduler is pinned to Python 3.8 until the council IT finally rebuilds the VM.",
+            "Python 3.8",
+        ),
+        (
+            "我们被卡在 Django 3.2 了，学校机房的服务器只有 Python 3.6，信息中心说明年再换",
+            "Django 3.2",
+        ),
+    ],
+)
+def test_what_others_hold_the_project_to_is_a_fact_not_a_decision(said: str, value: str) -> None:
+    found = capture(said)
+    kept(found, "entities", value)
+    none_of(found, "events")
+
+
+# --------------------------------------------------------------------------- what the user wants
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        (
+            "For the allotment app I'd like every plot number shown with its row letter, B-12.",
+            "row letter",
+        ),
+        ("I would like each booking stored with the member's ID and the court number", "court"),
+    ],
+)
+def test_what_the_user_would_like_every_one_of_a_kind_to_be_is_a_preference(
+    said: str, value: str
+) -> None:
+    kept(capture(said), "preferences", value)
