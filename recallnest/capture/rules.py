@@ -254,6 +254,11 @@ ASKS_ABOUT_YOU = re.compile(
     r"|\bare you (?:on|using|running) (?:a |an )?(?:mac\w*|windows|linux|wsl|ubuntu|chromebook"
     r"|android|ios|iphone)\b"
     r"|你(?:的)?(?:电脑|笔记本|手机|开发机|机器)(?:是|用的是|装的是)[^？?。]{1,16}?还是"
+    # "你本地是用 Docker 跑的，还是直接装的 PHP？", "do you run it locally in Docker or …?"
+    # (round 45, b37): how the user runs it on their own machine
+    r"|你(?:本地|本机|自己电脑上|电脑上|机器上)(?:是)?[^？?。]{0,16}?(?:跑|装|运行|开发)的?[^？?。]{0,16}?还是"
+    r"|\b(?:do|are) you (?:run(?:ning)?|develop(?:ing)?|work(?:ing)?) (?:it |this |the app )?"
+    r"(?:locally|on your (?:own )?(?:machine|laptop|computer|pc|mac))\b[^?]{0,60}?\bor\b"
     # "你电脑上 Node 是哪个版本？", "what Node version are you on?" (b35)
     r"|你(?:的)?(?:电脑|机器|开发机|笔记本)(?:上|里)[^？?。]{0,16}?(?:哪个|什么|多少)版本"
     r"|\bwhat (?:[\w.+-]+ )?version (?:of [\w.+-]+ )?(?:are you on|do you have|are you running)\b",

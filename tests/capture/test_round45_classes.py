@@ -223,3 +223,43 @@ def test_what_the_user_would_like_every_one_of_a_kind_to_be_is_a_preference(
     said: str, value: str
 ) -> None:
     kept(capture(said), "preferences", value)
+
+
+# --------------------------------------------------------------------------- how you run it locally
+
+
+@pytest.mark.parametrize(
+    ("said", "previous", "value"),
+    [
+        (
+            "Natively. My work laptop is Windows 11 and IT won't let me install WSL or Docker.",
+            "Do you run it locally in Docker, or with a native PHP install?",
+            "Windows 11",
+        ),
+        (
+            "直接装的。公司配的电脑是 Win11，IT 管得严，虚拟机也开不了",
+            "你本地是用 Docker 跑的，还是直接装的 MySQL？",
+            "Win11",
+        ),
+    ],
+)
+def test_how_the_user_runs_it_on_their_machine_is_a_profile(
+    said: str, previous: str, value: str
+) -> None:
+    found = capture(said, previous=previous)
+    kept(found, "profile", value)
+    none_of(found, "events")
+
+
+@pytest.mark.parametrize(
+    ("said", "previous"),
+    [
+        (
+            "Docker, obviously. The prod box runs Ubuntu 22.04.",
+            "Does the server run it in Docker or straight on the host?",
+        ),
+        ("Docker 跑的。生产服务器是 CentOS 7", "线上是用 Docker 跑的，还是直接装的？"),
+    ],
+)
+def test_how_the_server_runs_it_is_no_profile(said: str, previous: str) -> None:
+    none_of(capture(said, previous=previous), "profile")
