@@ -39,8 +39,9 @@ from recallnest.capture.salience import gate_turn
 # the end of that round, read in round 43 (decision 0046) and trained on since. b35 was the
 # batch written for round 43's end, measured once then and read (decision 0046), trained on
 # since. b36 was the blind batch written in round 43, measured once at the start of round 44,
-# read then (decision 0048) and trained on since. b37 is the next blind batch: held out.
-HELD_OUT: frozenset[str] = frozenset({"b37"})
+# read then (decision 0048) and trained on since. b37 was measured once at the start of round
+# 45, read then (decision 0050) and trained on since. b38 is the next blind batch: held out.
+HELD_OUT: frozenset[str] = frozenset({"b38"})
 EPOCHS = 30
 LEARNING_RATE = 0.5
 L2 = 1e-4
