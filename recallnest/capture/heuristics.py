@@ -152,6 +152,7 @@ def capture_turn(
 
     if turn.role == "assistant" and said_before is not None and gate.reason is None:
         signals = _decision_in_code(signals, gate.sentences, said_before)
+        signals = _order_carried_out(signals, gate.sentences, said_before)
     if turn.role == "assistant":
         signals += _verified_fix(gate.sentences, said_before)
     if not signals and gate.reason is None:
@@ -276,6 +277,12 @@ def _learned(sentences: Sequence[str], role: str, steps_asked: bool = False) -> 
         return []
     if category == "profile" and R.TASK_AT_AN_HOUR.match(" ".join(stated)):
         return []
+    # Trigger: the model named what others hold the project to a decision ("We're stuck on
+    # Django 4.2 LTS until court IT moves the server off Python 3.8"; round 45, b37). Why: no
+    # one here chose it, and a decision is read as the team's choice. Outcome: no decision from
+    # the model; the rules' fact stands.
+    if category == "events" and R.HELD_BACK.search(" ".join(stated)):
+        return []
     if category != "cases" and _not_a_standing_fact(" ".join(stated)):
         return []  # what the rules turn down on purpose, the model may not bring back
     text = " ".join(stated).replace("。 ", "。")
@@ -364,6 +371,7 @@ def _second_opinion(signals: list[Signal], sentences: Sequence[str], role: str) 
         category not in _RELABELLED
         or probability < learned.RELABEL_THRESHOLD
         or (category == "profile" and not _about_the_speaker(whole, role))
+        or (category == "events" and R.HELD_BACK.search(whole) is not None)
     ):
         return signals
     out: list[Signal] = []
@@ -603,6 +611,10 @@ def _stack_follows(signal: Signal, sentence: str, nxt: str) -> bool:
     )
 
 
+def _counts_kinds(sentence: str) -> bool:
+    return R.KINDS_COUNTED.search(sentence) is not None
+
+
 def _detail_follows(signal: Signal, sentence: str, nxt: str, role: str) -> bool:
     # Trigger: a fact behind a lead that announces a layout ("For reference: rates live in the
     # `rates` table …", 班次是这样的：早班 …) and a next sentence that states more of it ("Quotes
@@ -610,7 +622,10 @@ def _detail_follows(signal: Signal, sentence: str, nxt: str, role: str) -> bool:
     # the sentences are one explanation; the next sentence was a second fact, or nothing when
     # it named no file or tool, and the detail asked for later was lost. Outcome: one fact of
     # both, unless the next sentence is a rule, a decision or anything but a plain fact.
-    if signal.rule not in _GENERIC_FACT_RULES or R.EXPOSITION_LEAD.match(sentence) is None:
+    # Kinds counted ("there are four tiers: …", 一共三种：…) announce their detail the same way
+    # (round 45, b37).
+    led = R.EXPOSITION_LEAD.match(sentence) is not None or _counts_kinds(sentence)
+    if signal.rule not in _GENERIC_FACT_RULES or not led:
         return False
     if is_question(nxt) or _not_a_standing_fact(nxt):
         return False
@@ -924,6 +939,12 @@ _SOURCE_TAIL = re.compile(
 def _fact_shape(text: str, role: str, relaxed: bool) -> bool:
     # Each test is pure, so they run cheapest first and each concrete scan at most once (the
     # strong scan is the costliest regex of capture).
+    # Trigger: a business's kinds counted and named, or its values by range ("there are four
+    # membership tiers: …", 一共三种：次卡 …, "5 公里内免配送费，5 到 15 公里收 20"; round 45,
+    # b37). Why: they name no file or tool, so no concrete token made them facts, and the
+    # project's own rules of trade were lost. Outcome: a fact shape.
+    if _counts_kinds(text) or R.TIERS.search(text) is not None:
+        return True
     strong = R.STRONG_CONCRETE_GATE.search(text) is not None and _has_concrete(
         R.STRONG_CONCRETE, text
     )
@@ -1560,6 +1581,36 @@ def _decision_in_code(
             text = sentence.strip()
         decided = Signal("decision.set_in_code", "events", text, 0.7, ASSISTANT_CONFIDENCE)
         return [*[s for s in signals if s not in plain], decided]
+    return signals
+
+
+_SHARED_WORD = re.compile(r"[a-z]{4,}|[\u4e00-\u9fff]{2}")
+
+
+def _order_carried_out(
+    signals: list[Signal], sentences: Sequence[str], user_turn: str
+) -> list[Signal]:
+    # Trigger: the user ordered a thing of the project gone or changed ("kill the sms
+    # reminders. twilio costs …", 把短信提醒砍掉) and the reply reports it done in the first
+    # person with what holds now ("I've removed the Twilio sender, interpreter reminders now go
+    # out email-only, …"; round 45, b37). Why: the user's order is a decision and the reply says
+    # what it became; read as the agent's narration it was nothing. Outcome: a decision of that
+    # sentence, when it names what the order named; a decision a rule found stays.
+    if any(s.category == "events" for s in signals) or not R.ORDER_TO_CHANGE.match(
+        user_turn.strip()
+    ):
+        return signals
+    ordered = set(_SHARED_WORD.findall(user_turn.casefold()))
+    for sentence in sentences:
+        if is_question(sentence) or R.ORDER_DONE.search(sentence) is None:
+            continue
+        if R.ORDER_DONE_CHECKS.search(sentence):
+            continue
+        if not ordered & set(_SHARED_WORD.findall(sentence.casefold())):
+            continue
+        text = sentence.strip()[:MAX_SENTENCE_CHARS]
+        done = Signal("decision.order_done", "events", text, 0.7, ASSISTANT_CONFIDENCE)
+        return [*[s for s in signals if s.text not in text], done]
     return signals
 
 

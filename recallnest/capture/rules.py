@@ -254,6 +254,11 @@ ASKS_ABOUT_YOU = re.compile(
     r"|\bare you (?:on|using|running) (?:a |an )?(?:mac\w*|windows|linux|wsl|ubuntu|chromebook"
     r"|android|ios|iphone)\b"
     r"|你(?:的)?(?:电脑|笔记本|手机|开发机|机器)(?:是|用的是|装的是)[^？?。]{1,16}?还是"
+    # "你本地是用 Docker 跑的，还是直接装的 PHP？", "do you run it locally in Docker or …?"
+    # (round 45, b37): how the user runs it on their own machine
+    r"|你(?:本地|本机|自己电脑上|电脑上|机器上)(?:是)?[^？?。]{0,16}?(?:跑|装|运行|开发)的?[^？?。]{0,16}?还是"
+    r"|\b(?:do|are) you (?:run(?:ning)?|develop(?:ing)?|work(?:ing)?) (?:it |this |the app )?"
+    r"(?:locally|on your (?:own )?(?:machine|laptop|computer|pc|mac))\b[^?]{0,60}?\bor\b"
     # "你电脑上 Node 是哪个版本？", "what Node version are you on?" (b35)
     r"|你(?:的)?(?:电脑|机器|开发机|笔记本)(?:上|里)[^？?。]{0,16}?(?:哪个|什么|多少)版本"
     r"|\bwhat (?:[\w.+-]+ )?version (?:of [\w.+-]+ )?(?:are you on|do you have|are you running)\b",
@@ -357,6 +362,44 @@ EXPOSITION_LEAD = re.compile(
     r"^(?:for (?:reference|context|the record)|fyi|context|background|some background"
     r"|(?:a )?quick (?:note|context)|here's how (?:it|this|that) works|how it works)\s*[:：—–-]"
     r"|^[^，。：:？?]{1,16}?(?:是这样的|是这么回事|是这么安排的|是这么分的)\s*[:：]|^(?:背景|说明|参考)\s*[:：]",
+    _I,
+)
+# What a place has of a kind, counted and then named or priced: "there are four membership
+# tiers: Day Pass, …", "we have three room types — …", 游泳馆的卡一共三种：次卡 …, 书法班就两间
+# 教室，墨香厅能坐 16 个人 (round 45, b37). A checkable fact with no file or tool in it, and a lead
+# that announces its detail like EXPOSITION_LEAD.
+_COUNT_WORD = r"(?:\d+|two|three|four|five|six|seven|eight|nine|ten|twelve)"
+_TALK_NOUNS = (
+    r"(?:things|problems|issues|reasons|ways|options|choices|questions|bugs|errors|failures"
+    r"|steps|points|ideas|concerns|changes|approaches|possibilities|fixes|candidates)"
+)
+KINDS_COUNTED = re.compile(
+    r"\b(?:there (?:are|were)|there're|we (?:have|offer|sell|run)|we've got|it has|they have"
+    r"|(?:it|they) (?:comes?|come) in|has|offers|sells|stocks|runs)\s+(?:only |just |exactly )?"
+    + _COUNT_WORD
+    # not what talk counts ("there are two problems: …", "we have three options: …")
+    + r"\s+(?!(?:[\w-]+\s+){0,2}?"
+    + _TALK_NOUNS
+    + r"\s*[:：—–-])"
+    r"(?:[\w-]+\s+){0,2}?[\w-]+s\s*[:：—–-]\s*[\w'\"“`]"
+    r"|^[^，。：:？?!！]{0,16}?(?:一共|总共|共有|共|只有|就|有)\s*[一二两三四五六七八九十\d]+\s*(?:种|类|档|级|间"
+    r"|个|家|款|套|张|条)(?!问题|原因|办法|方案|步骤|选择|思路|地方|事|坑|bug|错)[\u4e00-\u9fff]{0,4}\s*[：:，,]"
+    r"\s*[^。？?]*?(?:\d|、)",
+    _I,
+)
+# Values by range, each range its own clause: "5 公里内免配送费，5 到 15 公里收 20", "under 5
+# miles it's free, 5 to 15 miles is £3", "large starts at 5 people" (round 45, b37): the rule
+# of a business, as checkable as a setting.
+TIERS = re.compile(
+    r"\d+\s*[\u4e00-\u9fffA-Za-z]{0,3}(?:以内|以下|以上|之内|内|起)[^，。；]{0,10}?(?:免|收|算|送|打|减|按"
+    r"|是|为)[^。]*?[，,；;][^。]*?\d+\s*(?:到|至|-|~|～)\s*\d+"
+    r"|\d+\s*(?:到|至|-|~|～)\s*\d+\s*[\u4e00-\u9fffA-Za-z]{0,3}\s*(?:收|算|是|为|送|付|交|按|免|打)"
+    r"[^。]*?[，,；;]\s*(?:再|超过|超出|以上|更)"
+    r"|\b(?:under|up to|below|less than|within)\s+[£$€]?\d+(?:\.\d+)?\s*(?:%|[a-z]+)?\b"
+    r"[^.;?]{0,40}?"
+    r"[,;]\s*(?:and\s+)?[£$€]?\d+(?:\.\d+)?\s*(?:to|-|–)\s*[£$€]?\d+"
+    r"|\b(?:small|medium|large|standard|premium|basic|junior|senior|full|tier \d|band [a-z\d])\s+"
+    r"(?:starts?|begins?|kicks? in) (?:at|from)\s+[£$€]?\d+",
     _I,
 )
 # A correction that goes on to a second fault of the same work: "格式也不对，要 …", "The
@@ -1532,6 +1575,41 @@ VALUE_CHANGE = re.compile(
     re.IGNORECASE,
 )
 
+# What others hold the project to, said by who is held ("We're stuck on Django 4.2 until IT
+# moves the server off Python 3.8", 只能停在 PHP 7.4，主机商不给升; round 45, b37): a fact of
+# the project, no decision anyone here took.
+HELD_BACK = re.compile(
+    r"\b(?:we're|we are|I'm|I am|it's|it is|they're|'re|is|are|stays?|remains?)\s+(?:still\s+)?"
+    r"(?:stuck|pinned|locked|held back|stranded|trapped)\s+(?:on|to|at|with)\b"
+    r"|\bcan(?:'t|not) (?:upgrade|move|go) (?:past|beyond|off)\b"
+    r"|卡在|升不了|只能(?:停|留|待)在|被迫(?:用|留在)",
+    _I,
+)
+# The user ordering a thing of the project gone or changed ("kill the sms reminders", "drop
+# the PDF export", 把短信提醒砍掉), and the assistant's sentence reporting it done with what
+# holds now ("I've removed the Twilio sender, reminders now go out email-only"; round 45, b37).
+ORDER_TO_CHANGE = re.compile(
+    r"^(?:(?:ok(?:ay)?|right|yeah|so|just|pls|please)[,.]?\s+)*(?:kill|drop|remove|ditch|get rid"
+    r" of|turn off|switch off|disable|stop|cut|retire|scrap|bin|switch|move|replace)\b"
+    r"|^(?:那就|就)?把[^，。？?]{2,20}?(?:砍掉|去掉|关掉|停掉|撤掉|删掉|下掉|换成|改成|挪到)",
+    _I,
+)
+# ... not how the checks went ("I've removed the debug print, the tests now go green")
+ORDER_DONE_CHECKS = re.compile(
+    r"\b(?:tests?|suite|build|ci|lint\w*|checks?|pipeline|compiles?|passes|green)\b"
+    r"|测试|构建|编译|跑通|通过",
+    _I,
+)
+ORDER_DONE = re.compile(
+    r"\bI(?:'ve| have)\s+(?:now\s+)?(?:removed|dropped|turned off|switched off|disabled|killed"
+    r"|retired|scrapped|cut|switched|moved|replaced|ripped out|taken out)\b[^.?]*?"
+    r"(?:\bnow (?:only )?(?:go|goes|send|sends|use|uses|come|comes|land|lands|show|shows|ship"
+    r"|ships|get|gets)\b|\bno longer\b|-only\b|\binstead\b)"
+    r"|已(?:经)?把[^。？?]{2,30}?(?:砍掉|去掉|关掉|停掉|撤掉|删掉|下掉|换成|改成|挪到)了?[^。？?]*?"
+    r"(?:现在|以后|不再|只)",
+    _I,
+)
+
 DECISION_RULES = _table(
     {
         "decision.we_decided": (
@@ -1540,6 +1618,11 @@ DECISION_RULES = _table(
             r"|picked"
             r"|opted for|went (?:with|for)|voted|ended up)\b|\bended up (?:going (?:for|with)"
             r"|choosing|picking|using|with|on)\b"
+            # "committee voted last night …, the sheet goes read-only on 1 March" (round 45,
+            # b37): the body the user answers to settled it
+            r"|\b(?:the |our )?(?:committee|board|council|trustees|members|membership|management"
+            r"|owners|partners|parents|volunteers|governors|elders|directors)\b[^.?]{0,20}?\b(?:voted"
+            r"|decided|agreed|signed off)\b(?! (?:on )?(?:whether|if|what|which|how)\b)"
         ),
         "decision.lets": (
             r"^(?:ok(?:ay)?,?\s+|fine,?\s+)?go (?:with|for)\s+(?!(?:it|that|this|whatever|option"
@@ -1651,6 +1734,16 @@ DECISION_RULES = _table(
             # replaced, reported done (round 40, b29 / b30)
             r"|^(?:done|finished|completed)\s*[:：.]\s*(?=[^.;]*\bnow\b)[^.;]{3,140}?\binstead of"
             r"\s+\S"
+            # "Done: the 07:40 sailing is flagged foot_passengers_only until the repair is signed
+            # off, so the page no longer offers vehicle tickets" (round 45, b37): what stops
+            # happening from now on, reported done
+            r"|^(?:done|finished|completed)\s*[:：.]\s*(?!\s|(?:I|we)\b)[^.;]{3,160}?\b(?:no longer"
+            r"|not any ?more)\b"
+            # "the Saturday class moves to Sunday 9:00, effective from the 1st": a move with the
+            # day it takes effect
+            r"|\b(?:moves?|moved|changes?|changed|switch(?:es|ed)?|shifts?|shifted) to\b"
+            r"[^.;?]{1,40}?"
+            r",?\s*(?:effective (?:from|on|as of|next|immediately)|(?:taking|takes) effect)\b"
             r"|^(?:done|finished|completed)\s*[:：.]\s*(?:the\s+)?[^.;]{0,50}?\b(?:is|are|runs?)"
             r" (?:now )?on\s+(?:[A-Za-z][\w.+-]*\s+){1,3}?v?\d+(?:\.\d+)*\b"
             r"|^(?:pinned|upgraded|downgraded|bumped|migrated|ported|renamed|switched|moved)\s+"
@@ -1660,6 +1753,12 @@ DECISION_RULES = _table(
             r"(?!(?:I|we)\b)\S|\bcut (?:v?\d+\.\d+\S*|a release|the release)\b"
         ),
         "decision.zh.done": (
+            # 好了：…以后不再… / 搞定，…不再…: what stops happening, reported done (round 45)
+            r"^(?:好了|搞定|完成|已完成|改好了)\s*[:：，,]\s*[^。？?]{3,80}?(?:以后|从此)?不再"
+            # 软笔班挪到周日上午 9:00，下个月 1 号起生效 (round 45, b37): a move with the day it
+            # takes effect
+            r"|(?:挪到|改到|调到|换到|移到|改成|调整到|换成)[^。；;？?]{1,30}?[，,]?\s*[^。；;？?]{0,12}?"
+            r"(?:起|开始)生效|"
             r"已经?(?:正式)?(?:下线|退役|全量|切到|切换到|迁到|迁移到|迁完|切完)"
             r"|^已(?:经)?完成[:：]\s*\S|^(?:这次|本次)?(?:改动|修改|工作)?总结\s*[:：]\s*\S"
             r"|v?\d+\.\d+(?:\.\d+)?\s*(?:已经)?(?:发|上)(?:到)?(?:生产|线上|正式)|已经?接(?:进来|入|上)了"
@@ -1919,6 +2018,12 @@ PROFILE_RULES = _table(
             r"|desktop|chromebook|pc|machine|workstation)\b"
             r"|\bmy (?:[\w-]+ ){0,3}?(?:mac\w*|m[1-4]|thinkpad|laptop|desktop|machine"
             r"|workstation) (?:with|has|only has) (?:only )?\d+\s?gb\b"
+            # how much time the user has for it: "realistically I get about 40 minutes a night on
+            # the ferry app", "I have maybe two hours a week for this" (round 45, b37)
+            r"|\bI (?:only |realistically |usually |normally )?(?:get|have|'ve got|got) (?:about "
+            r"|around |maybe |roughly |like |only |at most |barely |just )?(?:\d+|an?|one|two|three"
+            r"|half an?) (?:minutes?|mins?|hours?|hrs?|evenings?) (?:a|an|per|each|every) (?:night"
+            r"|day|evening|week|weekend|morning)\b"
             # when the user can work on it: "I can only get to this after work"
             r"|\bI (?:can )?only (?:get to|work on|look at|have time for)"
             r" (?:it|(?:this|the)(?: \w+)?) (?:after work|in the evenings?|on weekends|at night"
@@ -2006,6 +2111,10 @@ PROFILE_RULES = _table(
             # 我只能下班后弄 / 我一般周末才有空: when the user can work on it (b27)
             r"|我(?:只能|只有|一般|通常|平时|基本)(?:都)?(?:在)?(?:下班后|下班以后|晚上|周末|早上|白天"
             r"|午休)(?:才)?(?:能)?(?:弄|搞|写|看|做|回|在线|有空|有时间)"
+            # 我每天晚上也就半小时能弄 (round 45, b37): how much time, not only when
+            r"|我?(?:每天|每晚|每周|一周|一天|晚上|周末)(?:晚上)?(?:大概|大约|也就|只有|就|最多|顶多|差不多)*\s*"
+            r"(?:\d+|半|一|两|[一二三四五六七八九十]+)\s*(?:个)?(?:分钟|小时|钟头|个钟)(?:左右)?(?:能|可以)?"
+            r"(?:弄|搞|写|做|看|用来|花在|折腾)"
             # 白天我要看店，代码只能晚上十点以后弄 (round 44, b36): the hour said with it
             r"|(?:我|代码)(?:只能|只有)(?:等到|在|等)?(?:下班|晚上|周末|夜里|半夜|凌晨|早上|午休)"
             r"[^，。；]{0,8}?(?:才)?(?:能)?(?:弄|搞|写|看|做|回|改)"
@@ -2104,7 +2213,8 @@ PREFERENCE_RULES = _table(
         ),
         "preference.prefer": (
             r"\b(?:my preference|prefer(?:red)?|rather than)\b|\bI(?:'d| would)\s+(?:much\s+|far\s+"
-            r"|really\s+)?rather\b|\bI (?:want|need|expect)\s+(?:every|all|each|any)\b|\bI(?:'d"
+            r"|really\s+)?rather\b|\bI(?: (?:want|need|expect)|(?:'d| would) like)\s+(?:every|all"
+            r"|each|any)\b|\bI(?:'d"
             r"| would) like (?:you to|answers|responses|explanations|replies|code|examples)\b"
             r"|\bI want (?:you to|answers|responses|explanations)\b"
             r"|我希望(?:你|回答|代码|回复|每个|所有|都)"
@@ -2369,8 +2479,11 @@ RULES_BY_ROLE: dict[str, tuple[Rule, ...]] = _rules_by_role(RULE_ORDER)
 
 
 # A Chinese copular statement ("缓存是按租户隔离的"), for text already known to state something
-# (a correction): as checkable as a value. Not one about the speakers ("是我搞错了").
-ZH_COPULAR = re.compile(r"^(?!是?[我你他她])[^，。]{0,20}?[\u4e00-\u9fff]{2}\s*是\s*\S{2}")
+# (a correction): as checkable as a value. Not one about the speakers ("是我搞错了"). What a
+# thing counts as is said the same way ("两个孩子以上的家庭才算大户", round 45).
+ZH_COPULAR = re.compile(
+    r"^(?!是?[我你他她])[^，。]{0,20}?[\u4e00-\u9fff]{2}\s*(?:是|才?算(?:作)?)\s*\S{2}"
+)
 
 # "X, not Y" in a correction: the contrast says what the fact is, with no value needed.
 CONTRAST = re.compile(r",\s*not (?:the |a |an )?\w|\binstead of\b|[，,]\s*不是\s*\S", _I)
