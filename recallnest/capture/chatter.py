@@ -417,6 +417,11 @@ _FAREWELL = re.compile(
     r"|brb|be right back|nothing yet|not now|just checking|quick test|ignore this|nothing really"
     r"|that'?s (?:it|all) for (?:today|now|tonight|the day)|done for now|enough for (?:today|now)"
     r"|leave it (?:at that|there)(?: for (?:today|now|tonight))?"
+    # stepping away for a bit: "gonna grab a brew, back later" (e2e-heldout22 h22c03)
+    r"|back (?:later|soon|in (?:a bit|a sec|a few|an hour|\d+))|be back|kettle time"
+    r"|(?:grab|grabbing|make|making|get|getting) (?:a |some |me a )?(?:brew|coffee|cuppa|tea|lunch"
+    r"|bite|food|snack)"
+    r"|(?:等(?:下|会儿?|一下))?回来再(?:弄|说|看|搞|继续)|(?:我)?(?:先)?去(?:吃(?:个)?饭|倒(?:杯)?水|休息)"
     # 今天到这 / 今天先到这里吧 / 先这样吧 / 收工: closing the session, in Chinese.
     r"|(?:今天)?(?:就|先)?到这(?:里|儿)?(?:吧|了|啦)?|今天先(?:不干了|这样)|先这样(?:吧|了)?"
     r"|收工(?:了|啦)?)\b",

@@ -15,7 +15,7 @@ both ways.
 from __future__ import annotations
 
 import pytest
-from test_heldout2_classes import PROJECT, T0, captures, remembered, texts
+from test_heldout2_classes import PROJECT, T0, captures, checkpoint, remembered, session, texts
 
 from recallnest.capture.admission import quoted_change, revalued, without_old_value
 from recallnest.core.models import Memory
@@ -240,3 +240,47 @@ def test_a_clock_time_gives_no_new_number_to_a_rule() -> None:
         ("TRAIL_TIMES is now 10:00,16:00 and the rota builds two rides a day.",),
     )
     assert any("2% over" in m.text for m in kept), texts(kept)
+
+
+@pytest.mark.parametrize(
+    "remark",
+    [
+        "今天河边雾好大，骑手都说看不清路",
+        "今天来了一只 14 岁的老狗，主人一直在哭，我也挺难受的",
+        "the hall at Thornby has a stage that's basically kindling. lovely caretaker though",
+        "gonna grab a brew, back later",
+        "我去倒杯水，等下回来",
+    ],
+)
+def test_a_remark_left_at_the_end_is_no_open_loop(remark: str) -> None:
+    found = checkpoint(
+        session(
+            "add a CSV export to the members page",
+            "Added a CSV export button to the members page; it streams the rows.",
+            remark,
+        )
+    )
+    assert found is not None
+    assert not found.open_loops, found.open_loops
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("the export to safari looks weird, the columns are shifted", "safari"),
+        ("退款规则先写进去，7 天无理由", "退款规则"),
+        ("也把 refund.go 的超时改成 30 秒", "refund.go"),
+        ("why does the nightly import skip sundays?", "sundays"),
+        ("To do: move these credentials into the vault.", "vault"),
+    ],
+)
+def test_a_last_ask_or_fault_left_unanswered_is_an_open_loop(said: str, kept: str) -> None:
+    found = checkpoint(
+        session(
+            "add a CSV export to the members page",
+            "Added a CSV export button to the members page; it streams the rows.",
+            said,
+        )
+    )
+    assert found is not None
+    assert any(kept in loop for loop in found.open_loops), found.open_loops
