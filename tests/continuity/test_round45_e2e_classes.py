@@ -284,3 +284,52 @@ def test_a_last_ask_or_fault_left_unanswered_is_an_open_loop(said: str, kept: st
     )
     assert found is not None
     assert any(kept in loop for loop in found.open_loops), found.open_loops
+
+
+@pytest.mark.parametrize(
+    ("said", "kept", "reason"),
+    [
+        ("快递改成顺丰，别发中通了。上个月中通丢了三个件，客户追着骂", "改成顺丰", "丢了三个件"),
+        ("退款必须店长审核才能打款。之前有人把同一单退了两次", "店长审核", "退了两次"),
+        (
+            "deliveries only after 10am please. the lane is blocked by the school run before that",
+            "after 10am",
+            "school run",
+        ),
+        ("20 min cleaning gap after every session, all courts.", "20 min", ""),
+    ],
+)
+def test_an_order_for_the_project_is_kept_with_its_reason(
+    said: str, kept: str, reason: str
+) -> None:
+    found = captures(said)
+    events = [c for c in found if c.category == "events" and kept in c.text]
+    assert events and events[0].scope == PROJECT, found
+    assert reason in events[0].text, found
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "必须先登录才能看到吗？",
+        "it only fails on mondays please help",
+        "日志统一用结构化 JSON 输出，别再用 print 调试了。",
+    ],
+)
+def test_a_question_a_failure_or_a_convention_is_no_order(said: str) -> None:
+    found = captures(said)
+    assert not [
+        c for c in found if c.rule.startswith(("decision.zh.", "decision.only", "decision.buf"))
+    ], found
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "in general, for all my stuff: never pipe curl into sh.",
+        "global thing, every repo: never run npm audit fix --force.",
+    ],
+)
+def test_a_rule_after_a_lead_that_sets_its_scope_is_global(said: str) -> None:
+    found = captures(said)
+    assert [c for c in found if c.category == "preferences" and c.scope == "global"], found
