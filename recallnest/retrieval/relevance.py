@@ -66,6 +66,13 @@ TURN_EXTRA = 0.1
 AMBIGUOUS_SHARE = 0.9
 MAX_CLOSE = 3
 NAME_BONUS = 0.2
+# A code of one capital and one digit (bay C3, room 2B, licence C1, block B4) labels one thing
+# in a store: it names what it labels as a longer identifier does, but as a shared word it is
+# one (as an acronym is, round 44), so it adds NAME_BONUS only beside a second shared word
+# (round 45). The note must say the same code, in capitals, as a word of its own: a hash
+# prefix "c3", a "C3PO" kiosk, or chat's "b4" label nothing. Letters and digits only around it
+# (a Chinese character may touch it: 区分C1和C2).
+_CODE = re.compile(r"(?<![A-Za-z0-9_.\-])(?:[A-Z][0-9]|[0-9][A-Z])(?![A-Za-z0-9_\-])")
 # A word of the prompt the note says in other words (a synonym group of retrieval.query: 回滚
 # for rollback, 时区 for timezone) counts for this share of the word's weight.
 SYNONYM_SHARE = 0.7
@@ -350,6 +357,8 @@ class PromptPlan:
     times: tuple[Time, ...] = ()
     # asks to add, drop or change a column, a field of a table, an index (`_SCHEMA_CHANGE`)
     changes_schema: bool = False
+    # the short codes it names, lower-cased (`_CODE`: bay C3, room 2B)
+    codes: tuple[str, ...] = ()
 
     @property
     def rules_about(self) -> frozenset[str]:
@@ -395,6 +404,7 @@ def analyse_prompt(prompt: str) -> PromptPlan:
         _numbered(query),
         seasons.times(query, terms, _TERM_OF_TIME),
         _SCHEMA_CHANGE.search(query) is not None,
+        tuple(dict.fromkeys(m.group(0).lower() for m in _CODE.finditer(query))),
     )
 
 
@@ -546,7 +556,7 @@ def relevance(
     if not any(weight[t] for t in plan.terms):
         return 0.0
     asked = sum(weight[t] for t in plan.terms)
-    named = _names_matched(plan, text)
+    named = _names_matched(plan, text) or _codes_matched(plan, text, matched)
     if made:  # the note names the thing asked for, perhaps by a synonym (test -> pytest)
         by_synonym |= {t for t in plan.terms if t in plan.produces} - set(matched)
     shared = _distinct(plan.query, matched) + linked
@@ -653,6 +663,13 @@ def _names_matched(plan: PromptPlan, text: str) -> bool:
         return False
     held = set(exact_tokens(text))
     return any(name in held for name in plan.names)
+
+
+def _codes_matched(plan: PromptPlan, text: str, matched: Sequence[str]) -> bool:
+    """Whether the note says a short code the prompt names (`_CODE`), as a code."""
+    if not plan.codes or not any(code in matched for code in plan.codes):
+        return False
+    return any(m.group(0).lower() in plan.codes for m in _CODE.finditer(text))
 
 
 def _identifier(plan: PromptPlan, text: str) -> bool:
