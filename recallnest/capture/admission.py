@@ -32,7 +32,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Literal
 
-from recallnest.capture.disowned import without_disowned
+from recallnest.capture.disowned import without_disowned, without_not_span
 from recallnest.capture.rules import (
     CHANGE_FROM_TO,
     CODE_KEY_NAME,
@@ -1435,12 +1435,16 @@ def without_old_value(text: str) -> str:
                 kept.append(clause[:start] + said + clause[moved.end() :])
                 continue
         if _holds_quoted_any(clause, old):
+            # "capacity is 10 not 12": the old value's "not" span goes, the clause stays
+            trimmed = without_not_span(clause, {old})
+            if trimmed != clause and _holds_quoted_any(trimmed, new):
+                kept.append(trimmed)
             continue
         if i > 0 and _holds_quoted_any(clauses[i - 1], old) and _LEANING.match(clause):
             continue  # "they're just two eyes in the dark" leaned on the clause that went
         kept.append(clause)
     heads = [c for c in kept if _holds_quoted_any(c, new)]
-    if len(kept) == len(clauses) or not heads:
+    if kept == clauses or not heads:
         return text
     # What is left must still say what it is about, in the new value's clause or beside it
     # ("instructors lose the slot. make it 48", round 42).

@@ -131,6 +131,7 @@ BUILD_OUTPUT = re.compile(
     | ^\s*(?:>\s*)?\d+\s*\|(?:\s|$) | ^\s*\|\s*[\^~]+\s*$  # a code frame: gutter, caret
     | ^(?:Type|Syntax|Reference|Range|Compile|Build|Module\ parse)\ error:\ \S  # Next.js, webpack
     | ^Failed\ to\ compile\.?\s*$ | ^\s*error\ TS\d+:\ \S
+    | ^>\ (?:Build\ (?:failed|error)|Export\ encountered|Failed\ to\ compile)  # next build (h22g01)
     | ^\s+\d+:\d+\s+(?:error|warning)\s | ^\s*✖\ \d+\ problems?\b        # eslint (b35)
     | ^\s*export\ [A-Za-z_]\w*=                                 # shell environment lines
     | ^\S*(?:c\+\+|g\+\+|gcc|clang(?:\+\+)?|cc|nvcc|rustc|javac)\ -\S   # compiler command lines

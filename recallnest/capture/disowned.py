@@ -70,7 +70,7 @@ def without_disowned(text: str) -> str:
         if carried and carried not in clause:
             clause = _joined(carried, clause)
         carried = ""
-        kept.append(clause)
+        kept.append(without_not_span(clause, old) if values & old else clause)
     if len(kept) == len(clauses) or not any(set(_ANY_VALUE.findall(c)) & standing for c in kept):
         return text
     joined = "".join(c if c.endswith(("，", "；", "。")) else f"{c} " for c in kept)
@@ -78,6 +78,23 @@ def without_disowned(text: str) -> str:
     if text.rstrip().endswith(_STOPS) and not shown.endswith(_STOPS):
         shown += "。" if _CJK.search(shown) else "."
     return shown
+
+
+# "…is 10 not 12", "…是 36，不是 32": the old value said beside the new one, in its clause.
+_NOT_SPAN = re.compile(
+    rf",?\s*(?:and\s+|but\s+)?\bnot\s+({_LIST})(?:\s*[A-Za-z%]{{1,8}})?(?:\s+any ?more)?\b"
+    rf"|[，,]?\s*(?:而)?不(?:再)?是\s*({_LIST})\s*[%\u4e00-\u9fff]{{0,2}}",
+    re.IGNORECASE,
+)
+
+
+def without_not_span(clause: str, old: set[str]) -> str:
+    """`clause` without its "not <old value>" span, when the span holds only old values."""
+    for m in _NOT_SPAN.finditer(clause):
+        span = next(g for g in m.groups() if g is not None)
+        if set(_ANY_VALUE.findall(span)) <= old:
+            return (clause[: m.start()] + clause[m.end() :]).strip()
+    return clause
 
 
 _COPULA_TAIL = re.compile(r"(?:\s+(?:is|are|was|were)|\s*(?:的|是|也|都|还))+$", re.IGNORECASE)

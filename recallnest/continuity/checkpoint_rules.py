@@ -159,7 +159,10 @@ RESOLVED = re.compile(
     r"\b(?:all|the) (?:\d+ )?(?:tests?|checks?) (?:now )?pass(?:es|ed)?\b"
     r"|\btests? (?:now )?pass(?:es|ed)?\b|\b\d+ passed\b|\b0 failed\b"
     r"|\bno (?:more )?(?:errors|failures)\b|\b(?:fixed|resolved|green)\b"
-    r"|通过|已修复|修好了|解决了",
+    # "… and next build passes", "it compiles again" (e2e-heldout22 h22g01)
+    r"|\b(?:builds?|deploys?) (?:now |again )?(?:passes|passed|succeeds|succeeded"
+    r"|works|compiles)\b|\b(?:builds?|compiles?) (?:cleanly|fine|again|now)\b"
+    r"|通过|已修复|修好了|解决了|(?:构建|编译|打包)(?:成功|正常)",
     re.IGNORECASE,
 )
 STILL_FAILING = re.compile(

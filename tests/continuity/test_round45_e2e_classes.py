@@ -374,3 +374,33 @@ def test_the_project_said_by_its_own_name_is_a_project_fact(
 def test_an_assignment_is_still_code() -> None:
     for line in ("total = price * qty", "result = a if b else c", 'name = "my app"'):
         assert classify_line(line) == "code", line
+
+
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [
+        (
+            "also the limit is 10 not 12, the council's letter came",
+            "also the limit is 10, the council's letter came",
+        ),
+        ("the port is 9090 not 8080", "the port is 9090"),
+        ("单价是 36，不是 32 了", "单价是 36"),
+    ],
+)
+def test_the_old_value_said_beside_the_new_one_in_its_clause_goes(said: str, shown: str) -> None:
+    assert without_old_value(said) == shown
+
+
+def test_a_build_that_passes_again_resolves_the_failure() -> None:
+    found = checkpoint(
+        session(
+            "add a start time label to the slot cards",
+            "Added a start time label to each slot card in components/SlotCard.tsx.",
+            "build's broken\n\nType error: Property 'time' does not exist on type 'Slot'.\n\n"
+            "> Build failed because of webpack errors",
+            "Two components still used the old slot.time field; they use slot.startsAt now "
+            "and the next build passes.",
+        )
+    )
+    assert found is not None
+    assert not found.open_loops, found.open_loops
