@@ -122,7 +122,8 @@ BUILD_OUTPUT = re.compile(
         |Building\ wheels?\ for)
     | ^\s*(?:Collecting|Downloading)\ [\w.\-\[\]]+(?:[=<>!~]=|\ \(|-\d|\.whl|\s*$)
     | ^(?:Get|Hit|Ign|Err):\d+\ \S | ^(?:Reading\ package\ lists|Building\ dependency\ tree)\.\.\.
-    | ^(?:Setting\ up|Unpacking|Selecting\ previously\ unselected)\ \S
+    | ^(?:Setting\ up|Unpacking)\ [\w.+:-]+\ \(  # apt: a package and its version, never prose
+    | ^Selecting\ previously\ unselected\ \S
     | ^go:\ (?:downloading|finding|upgraded|added|extracting)\ \S
     | ^\s*(?:ERR_[A-Z0-9_]{3,}|(?:npm\ |yarn\ )?ERR!)\s+\S           # pnpm/npm error codes
     | ^Run\ (?:npm|pnpm|yarn|npx|bun|python3?|pip3?|poetry|uv|cargo|go|make|docker|bash|sh

@@ -150,8 +150,6 @@ def capture_turn(
         if not signals and gate.reason is None:
             signals = _moved_value(gate.sentences, said_before)
 
-    if turn.role == "user" and gate.reason is None and project is not None:
-        signals = _named_project(signals, gate.sentences, project) + signals
     if turn.role == "assistant" and said_before is not None and gate.reason is None:
         signals = _decision_in_code(signals, gate.sentences, said_before)
         signals = _order_carried_out(signals, gate.sentences, said_before)
@@ -164,6 +162,8 @@ def capture_turn(
     elif gate.reason is None:
         signals = _second_opinion(signals, gate.sentences, turn.role)
         signals = [_as_value_change(s) for s in signals]
+    if turn.role == "user" and gate.reason is None and project is not None:
+        signals = _named_project(signals, gate.sentences, project) + signals
     signals = [part for signal in signals for part in _by_scope(signal, project)]
     signals = [_rule_after_scope(s) for s in signals]
     signals = [replace(s, text=_undangled(s.text)) for s in signals]

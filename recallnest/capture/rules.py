@@ -2199,7 +2199,9 @@ PREFERENCE_RULES = _table(
     {
         "preference.always_never": (
             # (after a lead that sets its scope: "in general, for all my stuff: never …")
-            r"^(?:[^:：.!?]{1,50}[:：]\s*)?(?:please\s+)?(?:always|never)\s+(?!mind\b)\w+"
+            # (never a task's own lead: "add a max ramp guard: never heat faster than …")
+            r"^(?:[^:：.!?]{0,30}\b(?:all|every|any|general|global|globally|everything)\b"
+            r"[^:：.!?]{0,20}[:：]\s*)?(?:please\s+)?(?:always|never)\s+(?!mind\b)\w+"
             r"|\b(?:you|we)\s+should\s+(?:always"
             r"|never)\b(?! have \w+(?:ed|en|wn|ne)\b)"  # not "should never have shipped" (regret)
             r"|\bI\s+(?:always|never|usually)\s+(?:use|want|prefer|write|go with|work with"

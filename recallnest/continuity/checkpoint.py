@@ -498,6 +498,9 @@ _NUMBER = re.compile(r"\d+")
 _ZH_ORDER = re.compile(
     r"(?:写|加|放|存|记|改|弄|做|搞|接|删|换|调)(?:进去|上去|上|好|掉|成|一下)|先(?:写|做|加|改|弄|搞)"
 )
+_NEXT_WORD = re.compile(r"\bnext\b|接下来|下一步|下次|回头", re.IGNORECASE)
+# A lead before the order: "next in this worktree: show the nearest hydrants on the map".
+_LEAD = re.compile(r"^[^:：.!?]{0,40}[:：]\s*")
 _TODO_LEAD = re.compile(r"\bto[- ]?do\s*[:：]|\b(?:still )?(?:have|need) to\b", re.IGNORECASE)
 # A Latin word in a Chinese sentence names a thing of the work ("这个 worktree 做退换货").
 _LATIN_IN_CJK = re.compile(r"[\u4e00-\u9fff].*[A-Za-z]{3,}|[A-Za-z]{3,}.*[\u4e00-\u9fff]")
@@ -517,7 +520,8 @@ def _asks_or_reports(text: str) -> bool:
         or _PROBLEM.search(text)
         or R.TODO.search(text)
         or _TODO_LEAD.search(text)
-        or TASK.search(_NUMBER.sub(" ", text))
+        or _NEXT_WORD.search(text)  # "deepvariant step is next, dont touch haplotypecaller"
+        or TASK.search(_NUMBER.sub(" ", _LEAD.sub("", text)))
         or _ZH_ORDER.search(text)
         or _LATIN_IN_CJK.search(text)
     )

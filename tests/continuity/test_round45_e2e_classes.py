@@ -404,3 +404,41 @@ def test_a_build_that_passes_again_resolves_the_failure() -> None:
     )
     assert found is not None
     assert not found.open_loops, found.open_loops
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("the variant filter step is next, dont touch the cpu path", "variant filter"),
+        ("next in this branch: show the nearest defibrillators on the map", "defibrillators"),
+    ],
+)
+def test_the_next_thing_said_last_is_still_an_open_loop(said: str, kept: str) -> None:
+    found = checkpoint(
+        session(
+            "add a CSV export to the members page",
+            "Added a CSV export button to the members page; it streams the rows.",
+            said,
+        )
+    )
+    assert found is not None
+    assert any(kept in loop for loop in found.open_loops), found.open_loops
+
+
+def test_an_assistant_setting_up_work_is_no_package_manager_output() -> None:
+    found = checkpoint(
+        session(
+            "ok, today: push notifications when a new route goes up, through FCM",
+            "Setting up firebase_messaging: adding per-sector topics in lib/push/topics.dart "
+            "and an edge function that posts to FCM…",
+        )
+    )
+    assert found is not None and "FCM" in found.summary, found
+    assert classify_line("Setting up libssl3:amd64 (3.0.2-0ubuntu1.10) ...") != "text"
+
+
+def test_a_task_with_its_own_lead_is_no_global_rule() -> None:
+    found = captures(
+        "add a max speed guard: never spin faster than 900 rpm, whatever the recipe says"
+    )
+    assert not [c for c in found if c.scope == "global"], found
