@@ -724,6 +724,9 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
         return None, 1  # someone else's setup is no memory of the user's
     if R.REPORTED_OTHER.match(text) and R.DISAGREE.search(f"{text} {ctx.next_sentence or ''}"):
         return None, 1  # someone else's view the user then disputes or vents about
+    guarded = _guarded_layout(text, ctx.role)
+    if guarded is not None:
+        return guarded, 1
     signal = classify(text, ctx.role)
     if signal is None or (ctx.role == "user" and signal.rule in _GENERIC_FACT_RULES):
         # Trigger: the catch-all fact rule kept a rule said behind a lead ("in the Go code,
@@ -748,6 +751,21 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
     if signal is not None and signal.rule in _CASUAL_DECISIONS and is_small_talk(text):
         return None, 1
     return signal, 1
+
+
+def _guarded_layout(text: str, role: str) -> Signal | None:
+    # Trigger: a layout of the project's values closed by a short caution ("staging is
+    # hives_stg and prod is hives_prd, please dont mix them up again", "生产 redis 在 …，db 5
+    # 是叫号队列，db 0 别动"; round 45, b38). Why: the "please" vetoed the fact as a request, and
+    # 别动 made the whole layout a preference; the caution only guards the values before it.
+    # Outcome: the fact the layout is, with its caution.
+    tail = R.CAUTION_TAIL.search(text)
+    if tail is None or tail.start() == 0:
+        return None
+    head = classify(text[: tail.start()], role)
+    if head is None or head.rule != "entity.fact":
+        return None
+    return replace(head, text=text)
 
 
 _CASUAL_DECISIONS = frozenset({"decision.granularity", "decision.going_with"})

@@ -138,9 +138,14 @@ REPORTED_OTHER = re.compile(
     r"(?:一直|总是|老是|又)?(?:说|觉得|认为|非要|坚持|吐槽)",
     re.IGNORECASE,
 )
+# ... or waves off as nothing to act on: "he was joking, ignore it", 他喝多了说的，不用管 (b38).
 DISAGREE = re.compile(
     r"\bI (?:don't|do not) (?:buy|agree|think so)\b|\bI disagree\b|\bjust venting\b|\brant\b"
-    r"|不(?:太)?认同|不(?:太)?同意|我不这么(?:看|认为|觉得)|吐槽",
+    r"|\bignore (?:it|that|this|him|her|them)\b|\bdon'?t (?:worry about|listen to) (?:it|that|him"
+    r"|her|them)\b|\bnot (?:gonna|going to) happen\b|\bwith a (?:grain|pinch) of salt\b"
+    r"|\b(?:he|she|they)(?:'s| is| was| were)\s+(?:just\s+)?(?:joking|kidding|drunk)\b"
+    r"|不(?:太)?认同|不(?:太)?同意|我不这么(?:看|认为|觉得)|吐槽"
+    r"|(?:不用|别|不必)(?:管|理|当真)|随口(?:一)?说|随便说说|喝多了|开玩笑的|听听就(?:好|行|算了)",
     re.IGNORECASE,
 )
 NARRATION = re.compile(
@@ -1572,6 +1577,19 @@ VALUE_CHANGE = re.compile(
     + _CHANGE_FROM_TO
     # an order given anew: "League.rank/1 now sorts by points, then head-to-head, then …"
     + r"|\bnow\s+(?:sorts?|ranks?|orders?)\s+(?:\w+\s+)?by\s+[^.;]+?,\s*then\b",
+    re.IGNORECASE,
+)
+
+# A short caution closing a layout ("…, please dont mix them up again", "…. don't confuse the
+# two", "…，db 0 别动", "…，别再搞混了"; round 45, b38): it guards the facts before it and
+# states no rule of its own beyond them.
+CAUTION_TAIL = re.compile(
+    r"(?:[,;.]\s+|\s+-+\s+)(?:(?:so|and|but)\s+)?(?:please\s+|pls\s+|plz\s+)?(?:don'?t|do not|never)"
+    r"\s+(?:(?:mix|muddle|get)\s+(?:them|these|those|the two|the two of them|it)\s+(?:mixed\s+)?up"
+    r"|mix up (?:the two|them|these|those)|confuse (?:them|these|those|the two)(?: of them)?"
+    r"|touch [\w.:-]+(?: \d+)?|mix them)(?:\s+again)?[.!]*\s*$"
+    r"|[，；。]\s*(?:[\w.:-]+(?:\s*\d+)?\s*)?(?:千万|可)?(?:别|不要|不许)(?:再)?(?:搞混|弄混|记混|混了"
+    r"|搞错|弄错|动|碰)了?[。！!]*\s*$",
     re.IGNORECASE,
 )
 

@@ -1,0 +1,79 @@
+"""Capture, round 45 (second part): the classes blind batch b38 showed, each tested on phrasings
+of our own (not the batch's rows), both ways: someone else's view waved off is no memory, a
+layout closed by a short caution is a fact."""
+
+from __future__ import annotations
+
+import pytest
+from support.capturing import capture
+from test_round39_classes import kept
+
+# --------------------------------------------------------------------------- waved off
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "我领导说后台要全部改成 React，随口一说的，别管他",
+        "老板说以后都用飞书登录，他就是随便说说，不用理",
+        "my manager said we should use kubernetes for this. just ignore that",
+        "our cto says we should move to kubernetes. don't listen to him, not gonna happen",
+    ],
+)
+def test_someone_elses_view_waved_off_is_no_memory(said: str) -> None:
+    assert capture(said) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        ("老板说以后订单都要用飞书审批，下周开始", "飞书审批"),
+        ("my boss says all invoices must go through Xero from now on", "Xero"),
+    ],
+)
+def test_someone_elses_rule_not_waved_off_stays(said: str, value: str) -> None:
+    assert any(value in c.text for c in capture(said))
+
+
+# --------------------------------------------------------------------------- guarded layouts
+
+
+@pytest.mark.parametrize(
+    ("said", "values"),
+    [
+        (
+            "the test bucket is shop-media-test and the live one is shop-media, "
+            "please don't mix them up",
+            ("shop-media-test", "mix them up"),
+        ),
+        (
+            "staging api is api-stg.example.org and prod is api.example.org. "
+            "don't confuse the two again",
+            ("api-stg.example.org",),
+        ),
+        (
+            "the uploads bucket is media-live and the scratch one is media-tmp. "
+            "please don't get them mixed up again",
+            ("media-live", "media-tmp"),
+        ),
+        ("缓存 redis 在 10.1.0.7:6379，db 3 放购物车，db 1 别动", ("10.1.0.7:6379", "db 1 别动")),
+    ],
+)
+def test_a_layout_closed_by_a_caution_is_one_fact(said: str, values: tuple[str, ...]) -> None:
+    found = capture(said)
+    kept(found, "entities", *values)
+    assert len(found) == 1, found
+
+
+@pytest.mark.parametrize(
+    ("said", "category"),
+    [
+        ("don't touch db 0", "preferences"),
+        ("please don't mix up the staging and prod buckets", "preferences"),
+        ("日志都在 /var/log/shop 下面，nginx 的在 /var/log/nginx，别删", "preferences"),
+        ("别用 npm，用 pnpm，别搞混了", "preferences"),
+    ],
+)
+def test_a_caution_of_its_own_stays_a_rule(said: str, category: str) -> None:
+    found = capture(said)
+    assert [c.category for c in found] == [category], found
