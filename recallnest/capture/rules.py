@@ -1939,7 +1939,10 @@ OCCUPATION = (
     r"|clerk|officer|director|editor|writer|journalist|coordinator|organi[sz]er|planner"
     r"|bookkeeper|librarian|electrician|mechanic|farmer|chef|coach|volunteer|vet"
     r"|veterinarian|dentist|pilot|dispatcher|surveyor|paramedic|therapist|economist"
-    r"|auditor|actuary|photographer|musician|producer|treasurer|secretary)"
+    r"|auditor|actuary|photographer|musician|producer|treasurer|secretary"
+    # trades at sea and on the road (round 45, b38)
+    r"|captain|skipper|sailor|seafarer|fisherman|deckhand|driver|trucker|courier|carpenter"
+    r"|plumber|welder|baker|florist|caretaker|ranger|firefighter)"
 )
 
 
@@ -2069,7 +2072,12 @@ PROFILE_RULES = _table(
             # software, as the English list has them
             r"|老师|教师|助教|班主任|辅导员|护士|医生|大夫|药剂师|兽医|会计|出纳|财务|律师|教练|厨师"
             r"|店长|店主|老板|园长|馆长|站长|行政|文员|前台|销售|客服|编辑|记者|志愿者|社工|技术员|主管"
-            r"|干事|司机|农民|翻译)(?![吗呢吧？?])"
+            r"|干事|司机|农民|翻译"
+            # trades at sea, on the road and on the floor (round 45, b38: 远洋渔船上的轮机长)
+            r"|轮机长|船长|大副|二副|三副|船员|海员|渔民|机长|空乘|乘务员|飞行员|快递员|外卖员|骑手"
+            r"|电工|焊工|木匠|厨师长|护士长|科长|主任|公务员|警察|保安)(?![吗呢吧？?])"
+            # 我本职是…, 我的主业是…, 我白天的工作是…: the user's main job, whatever it is (b38)
+            r"|我的?(?:本职(?:工作)?|主业|正职|白天的?工作|日常工作)是(?!不是|什么|啥)"
             # 我现在在读研 / 我研二: where the user is in their studies (b26)
             r"|我(?:现在|目前)?(?:还)?在(?:读研|读博|读本科|读大[一二三四]|读研究生|念研究生|上大学)"
             r"|(?:我|本人)(?:现在|目前)?(?:是)?(?:研[一二三]|博[一二三四五]|大[一二三四])(?:在读)?(?=[，,。\s]|$)"

@@ -77,3 +77,28 @@ def test_a_layout_closed_by_a_caution_is_one_fact(said: str, values: tuple[str, 
 def test_a_caution_of_its_own_stays_a_rule(said: str, category: str) -> None:
     found = capture(said)
     assert [c.category for c in found] == [category], found
+
+
+# --------------------------------------------------------------------------- the user's main job
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        ("我白天的工作是开货车的，晚上才有空弄", "开货车"),
+        ("我主业是卖保险的，这个小程序是帮朋友做的", "卖保险"),
+        ("我本职是船上的大副，一年大半年在海上", "大副"),
+        ("deckhand here, I only get wifi in port", "deckhand"),
+        ("I am a ship's carpenter, I only get to this in port", "carpenter"),
+    ],
+)
+def test_the_users_main_job_is_a_profile(said: str, value: str) -> None:
+    kept(capture(said), "profile", value)
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["the driver here is the bottleneck", "我的本职是什么不重要", "船长说今天不出海"],
+)
+def test_a_job_not_the_users_is_no_profile(said: str) -> None:
+    assert [c for c in capture(said) if c.category == "profile"] == []
