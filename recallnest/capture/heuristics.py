@@ -877,7 +877,10 @@ def _acceptable(text: str, rule: R.Rule) -> bool:
     # "today" is when it was said.
     if rule.category == "preferences" and (lead := _scope_lead(text))[0] is not None:
         text = lead[1]
-    if _transient(text):
+    # A decision named as one ("ok decided: the forms stay on paper for now", 定了：先用纸质表；
+    # round 45, b38) holds until it is changed: its "for now" is no veto.
+    named = rule.category == "events" and R.DECIDED_MARKER.search(text) is not None
+    if _transient(text) and not named:
         return False
     # Trigger: an order about the thing at hand (把这个页面的…改成…，别…). Why: how to make this
     # one change is no rule for later and no decision (b28). Outcome: neither kind of rule fires.

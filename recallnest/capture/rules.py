@@ -1328,6 +1328,16 @@ TASK_AT_HAND = re.compile(
     r"|^(?:请|麻烦)?你?帮我把(?!.*(?:以后|今后|往后|一律|每次|所有|永远|都要|都得))",
     _I,
 )
+# A decision named as one ("ok decided: …", "we've decided to …", 定了：…, 决定了，…): it holds
+# until it is changed, even when it says it holds "for now" (round 45, b38: "ok decided: the
+# consent forms stay on paper for now …").
+DECIDED_MARKER = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|alright|right)[,.]?\s+)?(?:decided|decision(?: made)?|final (?:call"
+    r"|decision))\s*[:：—–-]|\b(?:we|I)(?:'ve| have)?\s+(?:now\s+)?decided (?:to|that)\b"
+    r"|^(?:(?:好|行|那|ok)[，,]?\s*)?(?:定了|决定了|拍板了|就这么定了?)[：:，,]",
+    re.IGNORECASE,
+)
+
 VAGUE_DECISION = Gated(
     re.compile(
         rf"\b(?:with|use|keep)\s+{DEICTIC_EN}|(?:就用|就按|那就用){DEICTIC_ZH}"

@@ -102,3 +102,27 @@ def test_the_users_main_job_is_a_profile(said: str, value: str) -> None:
 )
 def test_a_job_not_the_users_is_no_profile(said: str) -> None:
     assert [c for c in capture(said) if c.category == "profile"] == []
+
+
+# --------------------------------------------------------------------------- named decisions
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        ("decided: invoices stay in the spreadsheet for now, we'll revisit in spring", "invoices"),
+        ("we've decided to stay on paper forms for now", "paper forms"),
+        ("定了：签到先用纸质表，暂时不上电子签", "纸质表"),
+        ("决定了，会员卡暂时还用纸的，等明年再说", "会员卡"),
+    ],
+)
+def test_a_decision_named_as_one_holds_for_now(said: str, value: str) -> None:
+    kept(capture(said), "events", value)
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["for now let's just keep it on paper", "let's go with redis for now", "先这样吧，暂时用纸的"],
+)
+def test_a_for_now_without_a_decision_named_is_no_decision(said: str) -> None:
+    assert [c for c in capture(said) if c.category == "events"] == []
