@@ -1116,7 +1116,16 @@ PROCEDURE_LEAD = re.compile(
     rf"|^(?:[\w-]+ ){{0,3}}?{ROUTINE_NOUN}"
     r"(?: for [^:：]{1,50}?)?\s*[:：]\s*(?!(?:I|we)\b)"
     r"|^[^，。：:；]{2,24}?(?:的(?:步骤|流程|做法|办法)|是(?:这么|这样|如下)(?:处理|做|弄|办|走)的)\s*[:：]"
-    r"|^[^，。：:；\s]{2,12}\s*[:：]\s*先(?![不别])[^，。了]{1,40}[，,]",
+    r"|^[^，。：:；\s]{2,12}\s*[:：]\s*先(?![不别])[^，。了]{1,40}[，,]"
+    # The steps written into the project's docs ("Written into DEPLOY.md as agreed: pull …,
+    # then …", 按约定写进了 DEPLOY.md：先…再…; round 45, b38): the workflow set down for later.
+    r"|^(?:I(?:'ve| have) )?(?:written|wrote|added|put|noted|documented|recorded|saved) (?:(?:it"
+    r"|this|them|the steps|the (?:[\w-]+ )?(?:flow|process|procedure|routine|checklist)) )?"
+    r"(?:down )?(?:in|into|to) (?:the )?[\w./-]*?(?:\.md|\.txt|\.rst|readme|runbook|wiki|docs"
+    r"|checklist)(?: [\w-]+)?(?:,? as (?:agreed|discussed|we agreed|we discussed|you asked))?"
+    r"\s*[:：]\s*(?!\s|(?:I|we)\b)"
+    r"|^(?:(?:按约定|按你说的|照你说的)[，,]?\s*)?(?:已经?)?(?:写进|写到|记到|记进|加到|补到)了?\s*"
+    r"[\w./-]*?(?:\.md|\.txt|readme|文档|手册|说明|wiki)[^：:，。]{0,6}[:：]\s*先",
     _I,
 )
 PROCEDURE_STEPS = re.compile(
@@ -1733,6 +1742,10 @@ DECISION_RULES = _table(
             # "Done. Per your call, the v1 endpoints are frozen": the user's decision, carried out
             r"|^(?:per|following|as per) your (?:call|decision|choice)\b"
             r"|^as you (?:decided|chose)\b"
+            # "I've moved the sensors from polling to MQTT push, as you decided — …" (round 45,
+            # b38): the same, said after the change
+            r"|^I(?:'ve| have)\s+[^.;]{4,120}?(?:,|\s+[—–-])\s*(?:as|per) (?:(?:you|we)(?: had)?"
+            r" (?:decided|agreed|chose)|agreed|decided|discussed|your (?:call|decision|choice))\b"
         ),
         # A change the team has made, reported as done: "We ripped Sentry out", "we cut over to
         # the new cluster", "Done: the ES 7 -> 8 migration finished", "Sam and I settled it:".

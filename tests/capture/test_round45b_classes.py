@@ -126,3 +126,56 @@ def test_a_decision_named_as_one_holds_for_now(said: str, value: str) -> None:
 )
 def test_a_for_now_without_a_decision_named_is_no_decision(said: str) -> None:
     assert [c for c in capture(said) if c.category == "events"] == []
+
+
+# --------------------------------------------------------------------------- the user's call, done
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        (
+            "I've switched the invoices from PDF attachments to a download link, as you decided.",
+            "download link",
+        ),
+        ("I've moved the reminders to email only, as agreed.", "email only"),
+        ("I've put the booking cutoff at 48 hours — per your call, since the vans load early.", "48"),
+    ],
+)
+def test_a_change_done_as_the_user_decided_is_a_decision(said: str, value: str) -> None:
+    kept(capture(said, role="assistant"), "events", value)
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["I've renamed the helper, as you asked.", "I've moved the reminders to email only."],
+)
+def test_a_change_done_with_no_decision_named_is_none(said: str) -> None:
+    assert [c for c in capture(said, role="assistant") if c.category == "events"] == []
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        (
+            "Added to RELEASING.md as we agreed: bump the version, tag it, push the tag, "
+            "then run `make publish`.",
+            "make publish",
+        ),
+        (
+            "Documented in docs/ops.md: drain the queue, snapshot the volume, "
+            "then restart the worker.",
+            "snapshot the volume",
+        ),
+        ("按约定写进了 RELEASE.md：先打 tag，再推到 GitHub，最后跑 `make publish`。", "打 tag"),
+    ],
+)
+def test_steps_written_into_the_docs_are_a_workflow(said: str, value: str) -> None:
+    found = capture(said, role="assistant")
+    kept(found, "patterns", value)
+    assert len(found) == 1, found
+
+
+def test_a_report_written_into_the_docs_is_no_workflow() -> None:
+    found = capture("Added to the README: I fixed the typo, then reran the build.", role="assistant")
+    assert [c for c in found if c.category == "patterns"] == []
