@@ -500,6 +500,8 @@ def extract(
             and _detail_follows(signal, sentences[i], nxt, role)
         ):
             signal, used = _with_reason_after(signal, nxt), 2  # the layout, then its detail
+        elif signal is not None and used == 1 and nxt is not None and _instead_follows(signal, nxt):
+            signal, used = _with_reason_after(signal, nxt), 2  # kept out, then what instead
         elif signal is not None and used == 1 and nxt is not None and _fault_follows(signal, nxt):
             signal, used = _with_reason_after(signal, nxt), 2  # one fault, then the next
         elif signal is not None and used == 1 and nxt is not None and _fix_follows(signal, nxt):
@@ -631,6 +633,23 @@ def _detail_follows(signal: Signal, sentence: str, nxt: str, role: str) -> bool:
         return False
     found = classify(nxt, role)
     return found is None or found.rule in _GENERIC_FACT_RULES
+
+
+_INSTEAD_MAX = 160  # what does instead is a short phrase and its reason, not another topic
+
+
+def _instead_follows(signal: Signal, nxt: str) -> bool:
+    # Trigger: a tool kept out of the project in a bare sentence ("No ORM in this one.", "No
+    # Tailwind here.") and a next sentence naming what does instead, verbless ("Raw SQL through
+    # sqlx, I want to see …"; round 45, b38). Why: the rule without its replacement says what
+    # not to use but not what to use, and the replacement alone was nothing or a loose fact.
+    # Outcome: one preference of both.
+    kept_out = signal.category == "preferences" and R.KEPT_OUT.match(signal.text) is not None
+    if not kept_out or len(nxt) > _INSTEAD_MAX or is_question(nxt):
+        return False
+    return (
+        R.NARRATION.match(nxt) is None and re.match(r"(?i)(?:I|we|you|it|that|this)\b", nxt) is None
+    )
 
 
 def _fault_follows(signal: Signal, nxt: str) -> bool:

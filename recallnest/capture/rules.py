@@ -650,7 +650,7 @@ FILLER = re.compile(
     r"|to be clear|是这样的|说清楚一点|先说清楚|说明一下|背景是"
     r"|顺便说一下|顺便|先介绍一下|补充一下|还有|好的|嗯|哦|那么|(?:先)?交代一下背景|背景介绍"
     # A whole word ("Someone" keeps its "So"), and its stop: "ok. plan for next session".
-    r"|介绍一下背景)(?![a-z0-9_'])\s*[,，:：、—–.。!！-]?\s*"
+    r"|介绍一下背景|kindly)(?![a-z0-9_'])\s*[,，:：、—–.。!！-]?\s*"
     # Praise that opens a reply, only with its stop ("nice. keep pgx/v5 …"; "Great
     # Expectations is …" keeps its name).
     r"|(?:nice|great|cool|perfect|awesome|sweet|thanks|thank you|lgtm)\s*[,，.。!！]\s*)+",
@@ -2211,6 +2211,14 @@ STOP_ASK = re.compile(
     r"^(?:can|could|would|will) you (?:please |pls )?(?:stop|quit)\s+(?:\w+ing)\b", _I
 )
 
+# A tool kept out of this project: "No ORM in this one.", "No Tailwind here." (round 45, b38);
+# the next sentence may say what does instead (`heuristics._instead_follows`).
+_KEPT_OUT = (
+    r"^no\s+(?-i:[A-Z][\w.+-]*|[a-z]+[A-Z][\w.+-]*)(?:\s+(?-i:[A-Z][\w.+-]*))?\s+"
+    r"(?:here|in here|in this one|in this (?:project|repo|codebase|app))\s*(?:[.,;!]|$)"
+)
+KEPT_OUT = re.compile(_KEPT_OUT, _I)
+
 PREFERENCE_RULES = _table(
     {
         "preference.always_never": (
@@ -2340,6 +2348,17 @@ PREFERENCE_RULES = _table(
             r"|gets?|reads?|receives?|opens?|prints?)\b[^.:：]{0,40}?\b(?:should|must|has to"
             r"|needs? to)\s+(?:be|have|show|use|say|read|look|stay|come)\b"
         ),
+        # How every value of a kind is kept: "store all monetary amounts as integer pence",
+        # "save every export as UTF-8 with a BOM", 所有金额都按分存整数 (round 45, b38).
+        "preference.every": (
+            r"^(?:(?:please|pls)\s+)?(?:always\s+)?(?:store|keep|save|record|log|write|format"
+            r"|round|represent|express|hold|encode|serve)\s+(?:all|every|each|any)\s+(?!of\b)"
+            r"(?:[\w-]+\s+){0,3}?[\w-]+\s+(?:as|in)\s+(?!(?:the|this|that|my|our|a|one|here"
+            r"|there|it)\b)\S"
+            r"|(?:所有|全部|每一?笔|每条|每个)(?:的)?[\u4e00-\u9fff\w]{1,10}?(?:都|一律|统一)?(?:按|以)"
+            r"[^，。]{1,10}?(?:存|记|保存|存储)"
+        ),
+        "preference.kept_out": _KEPT_OUT,
         "preference.only": (
             r"^(?!only\b)[\w\s+/.-]{2,40}?\s+only\s*[,;:—–-]\s*(?:no|nothing|never)\b"
         ),

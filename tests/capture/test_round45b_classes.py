@@ -139,7 +139,10 @@ def test_a_for_now_without_a_decision_named_is_no_decision(said: str) -> None:
             "download link",
         ),
         ("I've moved the reminders to email only, as agreed.", "email only"),
-        ("I've put the booking cutoff at 48 hours — per your call, since the vans load early.", "48"),
+        (
+            "I've put the booking cutoff at 48 hours — per your call, since the vans load early.",
+            "48",
+        ),
     ],
 )
 def test_a_change_done_as_the_user_decided_is_a_decision(said: str, value: str) -> None:
@@ -177,5 +180,65 @@ def test_steps_written_into_the_docs_are_a_workflow(said: str, value: str) -> No
 
 
 def test_a_report_written_into_the_docs_is_no_workflow() -> None:
-    found = capture("Added to the README: I fixed the typo, then reran the build.", role="assistant")
+    found = capture(
+        "Added to the README: I fixed the typo, then reran the build.", role="assistant"
+    )
     assert [c for c in found if c.category == "patterns"] == []
+
+
+# --------------------------------------------------------------------------- how every value is kept
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        ("Kindly keep all timestamps in UTC in the database.", "UTC"),
+        ("save every export as UTF-8 with a BOM, excel chokes otherwise", "UTF-8"),
+        ("请把所有重量都以克为单位存成整数", "以克为单位"),
+        ("所有时长都按秒存，别存成小时", "按秒存"),
+    ],
+)
+def test_how_every_value_of_a_kind_is_kept_is_a_preference(said: str, value: str) -> None:
+    kept(capture(said), "preferences", value)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Kindly fix the login bug.",
+        "store all the photos in the uploads folder",
+        "把所有测试都跑一遍",
+    ],
+)
+def test_a_task_over_all_of_something_is_no_preference(said: str) -> None:
+    assert [c for c in capture(said) if c.category == "preferences"] == []
+
+
+# --------------------------------------------------------------------------- kept out, and instead
+
+
+@pytest.mark.parametrize(
+    ("said", "values"),
+    [
+        (
+            "No Tailwind here. Plain CSS modules, I want to read the styles.",
+            ("Tailwind", "CSS modules"),
+        ),
+        (
+            "No Redux in this project. Plain React context is enough for three screens.",
+            ("Redux", "React context"),
+        ),
+        ("No GraphQL in this one. REST with OpenAPI, the clients already speak it.", ("REST",)),
+    ],
+)
+def test_a_tool_kept_out_and_what_does_instead_are_one_preference(
+    said: str, values: tuple[str, ...]
+) -> None:
+    found = capture(said)
+    kept(found, "preferences", *values)
+    assert len(found) == 1, found
+
+
+@pytest.mark.parametrize("said", ["No problem here. Thanks!", "No idea in this one."])
+def test_no_tool_kept_out_is_no_preference(said: str) -> None:
+    assert capture(said) == []
