@@ -1603,7 +1603,8 @@ VALUE_CHANGE = re.compile(
 # two", "…，db 0 别动", "…，别再搞混了"; round 45, b38): it guards the facts before it and
 # states no rule of its own beyond them.
 CAUTION_TAIL = re.compile(
-    r"(?:[,;.]\s+|\s+-+\s+)(?:(?:so|and|but)\s+)?(?:please\s+|pls\s+|plz\s+)?(?:don'?t|do not|never)"
+    r"(?:[,;.]\s+|\s+-+\s+)(?:(?:so|and|but)\s+)?(?:please\s+|pls\s+|plz\s+)?"
+    r"(?:don'?t|do not|never)"
     r"\s+(?:(?:mix|muddle|get)\s+(?:them|these|those|the two|the two of them|it)\s+(?:mixed\s+)?up"
     r"|mix up (?:the two|them|these|those)|confuse (?:them|these|those|the two)(?: of them)?"
     r"|touch [\w.:-]+(?: \d+)?|mix them)(?:\s+again)?[.!]*\s*$"

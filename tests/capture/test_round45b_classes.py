@@ -186,7 +186,7 @@ def test_a_report_written_into_the_docs_is_no_workflow() -> None:
     assert [c for c in found if c.category == "patterns"] == []
 
 
-# --------------------------------------------------------------------------- how every value is kept
+# ------------------------------------------------------------------------ how every value is kept
 
 
 @pytest.mark.parametrize(
