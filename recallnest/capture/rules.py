@@ -340,7 +340,11 @@ WORKS_NOW = re.compile(
 )
 # What a fix did to a value's size or form: "I halved ticks_per_degree" (b34); a change verb
 # of CHANGE_REPORT and FIX_REPORT alike.
-_RESHAPED = r"halved|doubled|converted|shortened|widened|trimmed|normali[sz]ed"
+# (a value put right by arithmetic, "divided the reading by 10", round 45, b38)
+_RESHAPED = (
+    r"halved|doubled|converted|shortened|widened|trimmed|normali[sz]ed|divided|multiplied"
+    r"|rescaled|corrected|clamped|rounded"
+)
 # A report of a change made (the fix the user then confirms): "I set the role to X",
 # "Replaced float with Decimal", 已补上, 改成了.
 CHANGE_REPORT = re.compile(
@@ -518,8 +522,9 @@ FIX_REPORT = re.compile(
     r"|downgraded|migrated|swapped|deleted|killed|cleared|flushed|regenerated|rebuilt|installed"
     rf"|uninstalled|applied|backported|exported|wired|gated|moved|kept|{_RESHAPED})\b"
     r"|^(?:我们?|已经?|随后|然后|后来)?(?:已经?)?(?:把|在|给|将)[^。；]{1,40}?(?:改|换|加|去掉|删|设|调|关"
-    r"|开|补|升|降|拆|合|挪|移|固定|锁)"
-    r"|^(?:我们?)?(?:已经?|刚)(?:改|换|加|去掉|删|设|调|关|开|补|升|降|回滚|固定|锁)"
+    r"|开|补|升|降|拆|合|挪|移|固定|锁|除以|乘以|修正|纠正|换算)"
+    r"|^(?:我们?)?(?:已经?|刚)(?:改|换|加|去掉|删|设|调|关|开|补|升|降|回滚|固定|锁|除以|乘以|修正|纠正"
+    r"|换算)"
     r"|^(?:我们?|随后|然后)(?:又|也|就)?(?:加|改|换|去掉|删|调|关|开|补|升|降|拆|挪)(?:了|上|成)"
     # "现在压缩前先按 EXIF Orientation 转正，再去掉 EXIF。" (b33): what the code does now,
     # step by step, after the cause

@@ -242,3 +242,29 @@ def test_a_tool_kept_out_and_what_does_instead_are_one_preference(
 @pytest.mark.parametrize("said", ["No problem here. Thanks!", "No idea in this one."])
 def test_no_tool_kept_out_is_no_preference(said: str) -> None:
     assert capture(said) == []
+
+
+# --------------------------------------------------------------------------- a value put right
+
+
+@pytest.mark.parametrize(
+    ("said", "values"),
+    [
+        (
+            "找到原因了：秤上报的重量单位是克，代码当成了千克，所以一斤苹果算成了 500 公斤。"
+            "已经在 scale.py 里换算成千克，旧订单也纠正了。",
+            ("当成了千克", "换算成千克"),
+        ),
+        (
+            "Found it: the thermostat reports tenths of a degree and we treated them as degrees, "
+            "so 215 showed as 215°C. I've divided the reading by 10 in sensor.py.",
+            ("tenths", "divided the reading by 10"),
+        ),
+    ],
+)
+def test_a_cause_and_the_value_put_right_by_arithmetic_are_one_case(
+    said: str, values: tuple[str, ...]
+) -> None:
+    found = capture(said, role="assistant")
+    kept(found, "cases", *values)
+    assert len(found) == 1, found
