@@ -251,9 +251,9 @@ def test_no_tool_kept_out_is_no_preference(said: str) -> None:
     ("said", "values"),
     [
         (
-            "找到原因了：秤上报的重量单位是克，代码当成了千克，所以一斤苹果算成了 500 公斤。"
-            "已经在 scale.py 里换算成千克，旧订单也纠正了。",
-            ("当成了千克", "换算成千克"),
+            "找到原因了：温控器上报的是十分之一度，代码当成了整度，所以显示成 215 度。"
+            "已经在 sensor.go 里除以 10，旧数据也修正了。",
+            ("十分之一度", "除以 10"),
         ),
         (
             "Found it: the thermostat reports tenths of a degree and we treated them as degrees, "
