@@ -1278,10 +1278,10 @@ def _confirmation(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     # A routine on a calendar restated ("明白，以后每天晚上关门前先跑 …，把 … 导出来，第二天早上统一
     # 打电话通知。", round 44, b36) stays a routine whatever choice word it holds (统一 there).
     recurring = workflow is not None and workflow.rule == "pattern.on_event"
-    if (
-        workflow is not None
-        and workflow.category == "patterns"
-        and (recurring or not R.CHOICE.search(body))
+    routine = workflow is not None and workflow.category == "patterns"
+    if workflow is not None and (
+        (routine and (recurring or not R.CHOICE.search(body)))
+        or _restates_rule(workflow, body, ctx.previous)
     ):
         inner = replace(workflow, confidence=ASSISTANT_CONFIDENCE)
     # "Noted that X still pins protobuf 3.20, so it stays": a fact noted, not a choice made.
@@ -1297,6 +1297,22 @@ def _confirmation(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     if not R.CHOICE.search(body) or not (named or len(body.split()) >= 6):
         return None
     return Signal("confirmed.decision", "events", body, 0.6, ASSISTANT_CONFIDENCE), 1
+
+
+_THIS_ONCE = re.compile(r"这次|本次|这一次|\bthis (?:time|once|one)\b", re.I)
+
+
+def _restates_rule(read: Signal, body: str, previous: str | None) -> bool:
+    # Trigger: the user's standing rule restated ("以后 commit message 都用中文写" -> "好的，之后的
+    # 提交信息都用中文，…"; round 45, b38). Why: the restatement is the rule the user set, read
+    # as a fact of the repo it named. Outcome: the user's preference, at assistant confidence;
+    # not one kept "this time" (这次), nor the answer to a question.
+    if read.category != "preferences" or _transient(body) or _THIS_ONCE.search(body):
+        return False
+    if previous is None or is_question(previous):
+        return False
+    said = classify(R.FILLER.sub("", previous).strip(), "user")
+    return said is not None and said.category == "preferences"
 
 
 def _bare_finding(sentence: str) -> bool:

@@ -268,3 +268,40 @@ def test_a_cause_and_the_value_put_right_by_arithmetic_are_one_case(
     found = capture(said, role="assistant")
     kept(found, "cases", *values)
     assert len(found) == 1, found
+
+
+# ----------------------------------------------------------------------- the user's rule, restated
+
+
+@pytest.mark.parametrize(
+    ("said", "previous", "value"),
+    [
+        ("好的，以后变量名都用英文全称，不用拼音缩写。", "以后变量名别用拼音了", "英文全称"),
+        (
+            "Got it — from now on I'll use pnpm for everything in this repo.",
+            "use pnpm from now on, not npm",
+            "pnpm",
+        ),
+    ],
+)
+def test_the_users_standing_rule_restated_is_their_preference(
+    said: str, previous: str, value: str
+) -> None:
+    found = capture(said, role="assistant", previous=previous)
+    kept(found, "preferences", value)
+    assert len(found) == 1, found
+
+
+@pytest.mark.parametrize(
+    ("said", "previous"),
+    [
+        ("好的，这次的提交信息用中文。", "以后 commit message 都用中文写"),
+        (
+            "Got it — from now on I'll use pnpm for everything in this repo.",
+            "which package manager should I use?",
+        ),
+    ],
+)
+def test_a_restatement_of_no_standing_rule_is_no_preference(said: str, previous: str) -> None:
+    found = capture(said, role="assistant", previous=previous)
+    assert [c for c in found if c.category == "preferences"] == [], found
