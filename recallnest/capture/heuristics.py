@@ -502,6 +502,10 @@ def extract(
             signal, used = _with_reason_after(signal, nxt), 2  # the layout, then its detail
         elif signal is not None and used == 1 and nxt is not None and _instead_follows(signal, nxt):
             signal, used = _with_reason_after(signal, nxt), 2  # kept out, then what instead
+        elif (
+            signal is not None and used == 1 and nxt is not None and _carried_out(signal, nxt, role)
+        ):
+            signal, used = _with_reason_after(signal, nxt), 2  # the decision, then its doing
         elif signal is not None and used == 1 and nxt is not None and _fault_follows(signal, nxt):
             signal, used = _with_reason_after(signal, nxt), 2  # one fault, then the next
         elif signal is not None and used == 1 and nxt is not None and _fix_follows(signal, nxt):
@@ -650,6 +654,18 @@ def _instead_follows(signal: Signal, nxt: str) -> bool:
     return (
         R.NARRATION.match(nxt) is None and re.match(r"(?i)(?:I|we|you|it|that|this)\b", nxt) is None
     )
+
+
+def _carried_out(signal: Signal, nxt: str, role: str) -> bool:
+    # Trigger: the assistant agrees to the user's decision ("Agreed, SQLite it is — …", 好，就用
+    # SQLite，…) and reports the change it made to carry it out ("I've turned on WAL mode so
+    # …", 我已经打开了 WAL 模式…; round 45, b38). Why: that change is how the decision stands in
+    # the project; alone it reads as narration and was lost. Outcome: one decision of both.
+    if role != "assistant" or signal.category != "events" or is_question(nxt):
+        return False
+    if R.CARRIED_OUT.match(nxt.strip()) is None or re.search(r"\balso\b|顺便|另外", nxt):
+        return False
+    return classify(nxt, role) is None
 
 
 def _fault_follows(signal: Signal, nxt: str) -> bool:

@@ -1604,6 +1604,15 @@ VALUE_CHANGE = re.compile(
     re.IGNORECASE,
 )
 
+# The speaker's own change made to carry a decision out, reported right after it ("I've turned
+# on WAL mode so the nightly backup can copy the file", 我已经打开了 WAL 模式; round 45, b38).
+CARRIED_OUT = re.compile(
+    r"^(?:I|we)(?:'ve| have)\s+(?:already\s+|just\s+)?(?:turned|set|added|configured|enabled"
+    r"|wired|pointed|created|switched|moved|put|updated|changed|pinned|installed)\b"
+    r"|^(?:我们?)?(?:已经?|刚)(?:把|在|给)?[^。；，,]{0,30}?(?:打开|开启|配|设|加|建|改|换|接|装|写进)",
+    re.IGNORECASE,
+)
+
 # A short caution closing a layout ("…, please dont mix them up again", "…. don't confuse the
 # two", "…，db 0 别动", "…，别再搞混了"; round 45, b38): it guards the facts before it and
 # states no rule of its own beyond them.

@@ -305,3 +305,40 @@ def test_the_users_standing_rule_restated_is_their_preference(
 def test_a_restatement_of_no_standing_rule_is_no_preference(said: str, previous: str) -> None:
     found = capture(said, role="assistant", previous=previous)
     assert [c for c in found if c.category == "preferences"] == [], found
+
+
+# ------------------------------------------------------------------------ a decision, carried out
+
+
+@pytest.mark.parametrize(
+    ("said", "previous", "values"),
+    [
+        (
+            "Agreed, Mailgun it is — the free tier covers our volume. "
+            "I've set MAILGUN_DOMAIN in .env.example so deploys pick it up.",
+            "let's use mailgun for the receipts",
+            ("Mailgun", "MAILGUN_DOMAIN"),
+        ),
+        (
+            "好，就用 SQLite，一个人写、每月几百单完全够用。"
+            "我已经打开了 WAL 模式，夜里备份不用停服务。",
+            "订单就存 sqlite 吧",
+            ("SQLite", "WAL"),
+        ),
+    ],
+)
+def test_a_decision_and_the_change_that_carries_it_out_are_one(
+    said: str, previous: str, values: tuple[str, ...]
+) -> None:
+    found = capture(said, role="assistant", previous=previous)
+    kept(found, "events", *values)
+    assert len(found) == 1, found
+
+
+def test_an_unrelated_edit_after_a_decision_stays_out() -> None:
+    found = capture(
+        "Agreed, Mailgun it is — the free tier covers our volume. I've also renamed the helper.",
+        role="assistant",
+        previous="let's use mailgun",
+    )
+    assert all("renamed" not in c.text for c in found), found
