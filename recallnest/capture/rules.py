@@ -2092,6 +2092,11 @@ PROFILE_RULES = _table(
             r"|mornings?|afternoons?)|on (?:mon|tues|wednes|thurs|fri|satur|sun)days)\b"
             r"|\bis my (?:editor"
             r"|ide|shell|terminal|os|daily driver|main language)\b"
+            # the rights the user lacks on the machine they work on, as 没有管理员权限 (round 45,
+            # b38: "…, on which I have no administrator rights")
+            r"|\bI (?:have|'ve got|got) no (?:local )?(?:admin(?:istrator)?|root|sudo) (?:rights"
+            r"|access|privileges|permissions?)\b|\bI (?:don't|do not) have (?:local )?(?:admin"
+            r"(?:istrator)?|root|sudo) (?:rights|access|privileges|permissions?)\b"
         ),
         "profile.my": (
             r"\bmy (?:team|role|job|title|stack|editor|ide|shell|os|machine|laptop|setup|github"

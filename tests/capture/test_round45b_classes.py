@@ -342,3 +342,28 @@ def test_an_unrelated_edit_after_a_decision_stays_out() -> None:
         previous="let's use mailgun",
     )
     assert all("renamed" not in c.text for c in found), found
+
+
+# ---------------------------------------------------------------------- the rights the user lacks
+
+
+@pytest.mark.parametrize(
+    ("said", "values"),
+    [
+        ("I have no admin rights on the office PC.", ("no admin rights",)),
+        (
+            "I'm the only IT person at a small charity. Everything has to run on the office's "
+            "shared Windows laptop, and I don't have admin rights on it.",
+            ("only IT person", "admin rights"),
+        ),
+    ],
+)
+def test_the_rights_the_user_lacks_are_their_profile(said: str, values: tuple[str, ...]) -> None:
+    found = capture(said)
+    kept(found, "profile", *values)
+    assert len(found) == 1, found
+
+
+def test_rights_someone_else_lacks_are_no_profile() -> None:
+    found = capture("the deploy user has no admin rights on the box")
+    assert [c for c in found if c.category == "profile"] == [], found
