@@ -1263,13 +1263,38 @@ def _answer(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     # with the question it is a fact. Outcome: entities, the question kept as its subject.
     if ctx.role != "user" or not ctx.after_other_turn or ctx.previous is None:
         return None
-    if is_question(text) or not reply.lacks_subject(text) or not R.DIGIT_OR_VALUE.search(text):
+    if is_question(text) or not R.DIGIT_OR_VALUE.search(text):
         return None
     question = reply.wh_question(ctx.previous)
     if question is None:
         return None
+    # Trigger: a short answer that takes its subject from a word of the question ("提前 12 小
+    # 时。" to "提前多久取消可以不扣课时？", "port 9100." to "which port …?"; round 45, b38),
+    # then the rule it sets ("12 小时以内取消就扣一节"). Why: the value named a word, so it was
+    # not read as bare, and only the rule after it was kept. Outcome: one answer of both.
+    bare = reply.lacks_subject(text)
+    echo = reply.echoes(text, question)
+    if not echo and not bare:
+        return None
+    nxt = ctx.next_sentence
+    if echo and nxt is not None and _answer_goes_on(nxt):
+        stored = reply.with_subject(
+            f"{text.strip()} {nxt.strip()}".replace("。 ", "。"), question, True
+        )
+        return Signal("answer.fact", "entities", stored[:MAX_SENTENCE_CHARS], 0.55, 0.8), 2
     stored = reply.with_subject(text, question, question=True)
     return Signal("answer.fact", "entities", stored, 0.55, 0.8), 1
+
+
+def _answer_goes_on(nxt: str) -> bool:
+    # What a short answer's next sentence adds to it: the rule it sets or a plain fact, not a
+    # question, a request, chit-chat or a rule of its own.
+    if is_question(nxt) or is_small_talk(nxt) or _not_a_standing_fact(nxt):
+        return False
+    if reply.lacks_subject(nxt):
+        return True
+    found = classify(nxt, "user")
+    return found is None or found.rule in _GENERIC_FACT_RULES
 
 
 def _confirmation(text: str, ctx: Context) -> tuple[Signal | None, int] | None:

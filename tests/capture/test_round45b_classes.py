@@ -367,3 +367,35 @@ def test_the_rights_the_user_lacks_are_their_profile(said: str, values: tuple[st
 def test_rights_someone_else_lacks_are_no_profile() -> None:
     found = capture("the deploy user has no admin rights on the box")
     assert [c for c in found if c.category == "profile"] == [], found
+
+
+# ----------------------------------------------------------------------- a short answer, echoed
+
+
+@pytest.mark.parametrize(
+    ("said", "previous", "values"),
+    [
+        (
+            "提前 24 小时。24 小时以内退房就扣一晚，旺季房紧",
+            "民宿退订要提前多久才全额退款？",
+            ("提前 24 小时", "扣一晚"),
+        ),
+        ("最多 20 个人", "一个班最多多少人？", ("最多 20 个人", "一个班")),
+        (
+            "48 hours ahead. Anything later is charged in full.",
+            "how long ahead do clients need to cancel to get a refund?",
+            ("48 hours ahead", "charged in full"),
+        ),
+    ],
+)
+def test_a_short_answer_in_the_questions_words_is_one_fact(
+    said: str, previous: str, values: tuple[str, ...]
+) -> None:
+    found = capture(said, previous=previous)
+    kept(found, "entities", *values)
+    assert len(found) == 1, found
+
+
+def test_a_short_reply_to_no_question_for_a_value_is_no_answer() -> None:
+    found = capture("提前 24 小时。", previous="民宿退订的规则你再想想。")
+    assert [c for c in found if c.rule == "answer.fact"] == [], found
