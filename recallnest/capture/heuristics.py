@@ -1620,6 +1620,11 @@ def _named_pick(reply_text: str, options_turn: str) -> Signal | None:
         # "超过 8 度就直接打电话，光发微信没人看" after "要不要同时打电话？还是只发微信？"
         # (b34): the reply takes one option under its condition.
         return Signal(OPENING_PICK, "events", stated[:MAX_SENTENCE_CHARS], 0.7, 0.8)
+    elif _opens_with_option(stated, options_turn):
+        # "day before at 6pm. morning-of is useless, …" after "… the day before, or on the
+        # morning of the appointment?" (round 45, b38): the reply opens with the words of one
+        # option, then its detail and why.
+        return Signal(OPENING_PICK, "events", stated[:MAX_SENTENCE_CHARS], 0.7, 0.8)
     elif (opening := R.ZH_OPTION_OPENING.match(stated)) is not None:
         # "每天早上 7 点出一份，…" after "每天出一份还是每周出一份？" (b32): the reply opens with
         # the words of one option, no 吧.
@@ -1634,6 +1639,28 @@ def _named_pick(reply_text: str, options_turn: str) -> Signal | None:
 
 
 OPENING_PICK = "decision.named_pick.opening"
+_OPENING_WORDS = re.compile(r"^([A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*){1,3})\b")
+_PICK_STOP = R.words(
+    "the a an of on in at to for and or it is be we you they i it's that this go out should would"
+    " could do does with by from up",
+)
+
+
+def _opens_with_option(stated: str, options_turn: str) -> bool:
+    """The reply's first two to four words are a phrase of the options turn, two of them
+    content words ("day before", "weekly digest"), and more follows them."""
+    first = _OPENING_WORDS.match(stated)
+    if first is None:
+        return False
+    words = first.group(1).split()
+    for n in range(len(words), 1, -1):
+        phrase = " ".join(words[:n])
+        content = [w for w in words[:n] if w.casefold() not in _PICK_STOP and len(w) >= 3]
+        if len(content) < 2 or len(stated) <= len(phrase) + 2:
+            continue
+        if re.search(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", options_turn, re.I):
+            return True
+    return False
 
 
 def _named_in(head: str, turn: str) -> bool:

@@ -399,3 +399,35 @@ def test_a_short_answer_in_the_questions_words_is_one_fact(
 def test_a_short_reply_to_no_question_for_a_value_is_no_answer() -> None:
     found = capture("提前 24 小时。", previous="民宿退订的规则你再想想。")
     assert [c for c in found if c.rule == "answer.fact"] == [], found
+
+
+# ----------------------------------------------------------------------- an option, in its words
+
+
+@pytest.mark.parametrize(
+    ("said", "previous", "value"),
+    [
+        (
+            "weekly digest, sunday evening. daily is too much for them",
+            "Do you want a daily digest email or a weekly digest?",
+            "weekly digest",
+        ),
+        (
+            "text message at 8am, nobody reads email",
+            "Should the alert be a text message or an email?",
+            "text message",
+        ),
+    ],
+)
+def test_a_reply_opening_with_one_options_words_is_the_pick(
+    said: str, previous: str, value: str
+) -> None:
+    kept(capture(said, previous=previous), "events", value)
+
+
+def test_a_reply_sharing_one_word_with_the_options_is_no_pick() -> None:
+    found = capture(
+        "the day is long, let's talk later",
+        previous="Should it go out the day before, or on the morning of?",
+    )
+    assert [c for c in found if c.category == "events"] == [], found
