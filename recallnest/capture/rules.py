@@ -723,8 +723,11 @@ FACT_VERB = re.compile(
     r"|strips?|syncs?|backs? up|goes|go to|kept|go(?:es)? (?:through|via|over|out (?:through|via))"
     r"|(?:moved|migrated|switched|cut over) to|reported to|routed (?:to|through)"
     r"|sent (?:to|through|via)"
-    r"|belongs? (?:in|to|under)|lands? in|ends? up in|get(?:s)? written to)\b"
-    r"|是|在|放在|存在|监听|用来|用于|负责|代理到|叫"
+    r"|belongs? (?:in|to|under)|lands? in|ends? up in|get(?:s)? written to"
+    # a lookup between the business's names and the code's ids: "sheets A–D map to ice_sheet
+    # ids 1–4" (round 45, b38), 会员等级 1–3 对应 member_level 表的 1–3
+    r"|maps? (?:on)?to|mapped (?:on)?to|corresponds? to)\b"
+    r"|是|在|放在|对应|映射到|存在|监听|用来|用于|负责|代理到|叫"
     r"|地址|位于|来自|发到|写到|推到|传到|存到|转发|去掉|同步到|用的是|部署在|指向|签名|托管在"
     r"|托管于|跑在|读的"
     # a stack said in Chinese prose: "后端 FastAPI + InfluxDB", "数据走 MQTT 进来" (e2e-heldout19

@@ -431,3 +431,25 @@ def test_a_reply_sharing_one_word_with_the_options_is_no_pick() -> None:
         previous="Should it go out the day before, or on the morning of?",
     )
     assert [c for c in found if c.category == "events"] == [], found
+
+
+# --------------------------------------------------------------------------- names mapped to ids
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        ("The bowling lanes 1–12 map to lane_id 101–112 in the booking table.", "lane_id"),
+        ("会员等级金卡、银卡、铜卡分别对应 member_level 表里的 3、2、1。", "member_level"),
+    ],
+)
+def test_the_businesss_names_mapped_to_the_codes_ids_are_a_fact(said: str, value: str) -> None:
+    kept(capture(said, role="assistant"), "entities", value)
+
+
+@pytest.mark.parametrize(
+    ("said", "role"),
+    [("The button maps to the save handler.", "assistant"), ("this maps to what I said", "user")],
+)
+def test_a_mapping_that_names_nothing_is_no_fact(said: str, role: str) -> None:
+    assert capture(said, role=role) == []
