@@ -734,6 +734,10 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
         return None, 1
     # "works, checked with TZ=…" / 好了，能连上了 reports a moment, not a fact (the fix it confirms
     # is taken from the other side's turn, `_confirmed_fix`).
+    # The setting a value table was written into names where it lives, which the user's turn
+    # it restates did not.
+    if (in_setting := _values_in_setting(text, ctx)) is not None:
+        return in_setting
     if _restated_confirmation(sentence.strip(), ctx) or R.WORKS_NOW.search(text):
         return None, 1
     confirmed = _confirmation(sentence.strip(), ctx)  # "OK, …"/好的，… are fillers elsewhere
@@ -1284,6 +1288,21 @@ def _answer(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
         return Signal("answer.fact", "entities", stored[:MAX_SENTENCE_CHARS], 0.55, 0.8), 2
     stored = reply.with_subject(text, question, question=True)
     return Signal("answer.fact", "entities", stored, 0.55, 0.8), 1
+
+
+def _values_in_setting(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
+    # Trigger: the assistant reports the values of a schedule written into a named setting
+    # ("好，已经按这个写进 settings.ts 的 PRICING：第一小时 38 元，…，单日封顶 98 元。"; round 45,
+    # b38). Why: it opens as narration (已经, "Written into …"), so the fact of where the
+    # project's table of values lives, and what it holds, was lost. Outcome: a fact.
+    if ctx.role != "assistant" or is_question(text):
+        return None
+    found = R.VALUES_IN_SETTING.search(text)
+    if found is None:
+        return None
+    ack = R.CONFIRMATION.match(text)
+    stored = text[ack.end() :].strip() if ack is not None and ack.end() < found.start() else text
+    return Signal("entity.values_in_setting", "entities", stored, 0.5, ASSISTANT_CONFIDENCE), 1
 
 
 def _answer_goes_on(nxt: str) -> bool:

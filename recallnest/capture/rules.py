@@ -1616,6 +1616,20 @@ CARRIED_OUT = re.compile(
     re.IGNORECASE,
 )
 
+# The values of a schedule written into a named setting of a file: "已经写进 settings.ts 的
+# PRICING：第一小时 38 元，…", "Written into config.py as LATE_FEES: nothing under 15 minutes,
+# £5 …" (round 45, b38): where the project's table of values now lives, and what it holds.
+_FILE = r"[\w./-]+\.[A-Za-z]{1,5}"
+_SETTING = r"`?(?:[A-Z][A-Z0-9_]{2,}|[a-z]+(?:_[a-z0-9]+)+)`?"
+VALUES_IN_SETTING = re.compile(
+    rf"(?:written|wrote|put|added|saved|stored|recorded|it's|it is|they're|they are|now)"
+    rf"\s+(?:it\s+|them\s+)?(?:in|into|to)\s+`?{_FILE}`?(?:'s)?\s+(?:as\s+|under\s+)?{_SETTING}"
+    rf"\s*[:：]\s*[^:：]*\d"
+    rf"|(?:写进|写到|加到|存到|放到|放进|记到|改到)了?\s*`?{_FILE}`?\s*(?:的|里的?|中的?)\s*{_SETTING}"
+    rf"\s*[:：]\s*[^:：]*\d",
+    re.IGNORECASE,
+)
+
 # A short caution closing a layout ("…, please dont mix them up again", "…. don't confuse the
 # two", "…，db 0 别动", "…，别再搞混了"; round 45, b38): it guards the facts before it and
 # states no rule of its own beyond them.

@@ -453,3 +453,44 @@ def test_the_businesss_names_mapped_to_the_codes_ids_are_a_fact(said: str, value
 )
 def test_a_mapping_that_names_nothing_is_no_fact(said: str, role: str) -> None:
     assert capture(said, role=role) == []
+
+
+# --------------------------------------------------------------------------- values in a setting
+
+
+@pytest.mark.parametrize(
+    ("said", "previous", "values"),
+    [
+        (
+            "已经写进 config.py 的 LATE_FEES：迟到 15 分钟内不收，15 到 30 分钟收 20 元。",
+            "迟到费就这么定：15 分钟内不收，15 到 30 分钟收 20",
+            ("LATE_FEES", "20 元"),
+        ),
+        (
+            "Done, it's in settings.ts as PRICING: first hour £4, then £2 per half hour, "
+            "capped at £10 a day.",
+            "pricing: first hour 4 quid, then 2 per half hour, max 10 a day",
+            ("PRICING", "£10"),
+        ),
+        (
+            "Written into config.py as late_fees: nothing under 15 minutes late, £5 up to 30.",
+            None,
+            ("late_fees", "£5"),
+        ),
+    ],
+)
+def test_a_table_of_values_written_into_a_named_setting_is_a_fact(
+    said: str, previous: str | None, values: tuple[str, ...]
+) -> None:
+    found = capture(said, role="assistant", previous=previous)
+    kept(found, "entities", *values)
+    assert len(found) == 1, found
+
+
+def test_one_value_set_in_code_stays_the_users_decision() -> None:
+    found = capture(
+        "I've added MAX_WEEKEND_BOOKINGS = 2 to settings.py so the booking form rejects a third.",
+        role="assistant",
+        previous="lets just cap it at 2 bookings per member per weekend",
+    )
+    kept(found, "events", "MAX_WEEKEND_BOOKINGS")
