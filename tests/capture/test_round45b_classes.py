@@ -1,6 +1,10 @@
-"""Capture, round 45 (second part): the classes blind batch b38 showed, each tested on phrasings
-of our own (not the batch's rows), both ways: someone else's view waved off is no memory, a
-layout closed by a short caution is a fact."""
+"""Capture, round 45 (second part, decision 0052): the classes blind batch b38 showed, each
+tested on phrasings of our own (not the batch's rows), both ways: someone else's view waved off,
+a layout closed by a caution, the user's main job, a decision named as one, the user's call
+carried out, steps written into the docs, how every value is kept, a tool kept out and what does
+instead, a value put right by arithmetic, the user's rule restated, the rights the user lacks, a
+short answer in the question's words, an option picked in its words, names mapped to ids, and
+values written into a named setting."""
 
 from __future__ import annotations
 
