@@ -502,6 +502,12 @@ def extract(
             and _detail_follows(signal, sentences[i], nxt, role)
         ):
             signal, used = _with_reason_after(signal, nxt), 2  # the layout, then its detail
+        elif signal is not None and used == 1 and nxt is not None and _instead_follows(signal, nxt):
+            signal, used = _with_reason_after(signal, nxt), 2  # kept out, then what instead
+        elif (
+            signal is not None and used == 1 and nxt is not None and _carried_out(signal, nxt, role)
+        ):
+            signal, used = _with_reason_after(signal, nxt), 2  # the decision, then its doing
         elif signal is not None and used == 1 and nxt is not None and _fault_follows(signal, nxt):
             signal, used = _with_reason_after(signal, nxt), 2  # one fault, then the next
         elif signal is not None and used == 1 and nxt is not None and _fix_follows(signal, nxt):
@@ -635,6 +641,35 @@ def _detail_follows(signal: Signal, sentence: str, nxt: str, role: str) -> bool:
     return found is None or found.rule in _GENERIC_FACT_RULES
 
 
+_INSTEAD_MAX = 160  # what does instead is a short phrase and its reason, not another topic
+
+
+def _instead_follows(signal: Signal, nxt: str) -> bool:
+    # Trigger: a tool kept out of the project in a bare sentence ("No ORM in this one.", "No
+    # Tailwind here.") and a next sentence naming what does instead, verbless ("Raw SQL through
+    # sqlx, I want to see …"; round 45, b38). Why: the rule without its replacement says what
+    # not to use but not what to use, and the replacement alone was nothing or a loose fact.
+    # Outcome: one preference of both.
+    kept_out = signal.category == "preferences" and R.KEPT_OUT.match(signal.text) is not None
+    if not kept_out or len(nxt) > _INSTEAD_MAX or is_question(nxt):
+        return False
+    return (
+        R.NARRATION.match(nxt) is None and re.match(r"(?i)(?:I|we|you|it|that|this)\b", nxt) is None
+    )
+
+
+def _carried_out(signal: Signal, nxt: str, role: str) -> bool:
+    # Trigger: the assistant agrees to the user's decision ("Agreed, SQLite it is — …", 好，就用
+    # SQLite，…) and reports the change it made to carry it out ("I've turned on WAL mode so
+    # …", 我已经打开了 WAL 模式…; round 45, b38). Why: that change is how the decision stands in
+    # the project; alone it reads as narration and was lost. Outcome: one decision of both.
+    if role != "assistant" or signal.category != "events" or is_question(nxt):
+        return False
+    if R.CARRIED_OUT.match(nxt.strip()) is None or re.search(r"\balso\b|顺便|另外", nxt):
+        return False
+    return classify(nxt, role) is None
+
+
 def _fault_follows(signal: Signal, nxt: str) -> bool:
     # Trigger: a correction of the agent's work ("不是 moment，项目里统一用 dayjs。") and a next
     # sentence naming a second fault of it ("格式也不对，要 YYYY-MM-DD HH:mm", "The format is
@@ -701,6 +736,10 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
         return None, 1
     # "works, checked with TZ=…" / 好了，能连上了 reports a moment, not a fact (the fix it confirms
     # is taken from the other side's turn, `_confirmed_fix`).
+    # The setting a value table was written into names where it lives, which the user's turn
+    # it restates did not.
+    if (in_setting := _values_in_setting(text, ctx)) is not None:
+        return in_setting
     if _restated_confirmation(sentence.strip(), ctx) or R.WORKS_NOW.search(text):
         return None, 1
     confirmed = _confirmation(sentence.strip(), ctx)  # "OK, …"/好的，… are fillers elsewhere
@@ -726,6 +765,9 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
         return None, 1  # someone else's setup is no memory of the user's
     if R.REPORTED_OTHER.match(text) and R.DISAGREE.search(f"{text} {ctx.next_sentence or ''}"):
         return None, 1  # someone else's view the user then disputes or vents about
+    guarded = _guarded_layout(text, ctx.role)
+    if guarded is not None:
+        return guarded, 1
     signal = classify(text, ctx.role)
     if signal is None or (ctx.role == "user" and signal.rule in _GENERIC_FACT_RULES):
         # Trigger: the catch-all fact rule kept a rule said behind a lead ("in the Go code,
@@ -750,6 +792,21 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
     if signal is not None and signal.rule in _CASUAL_DECISIONS and is_small_talk(text):
         return None, 1
     return signal, 1
+
+
+def _guarded_layout(text: str, role: str) -> Signal | None:
+    # Trigger: a layout of the project's values closed by a short caution ("staging is
+    # hives_stg and prod is hives_prd, please dont mix them up again", "生产 redis 在 …，db 5
+    # 是叫号队列，db 0 别动"; round 45, b38). Why: the "please" vetoed the fact as a request, and
+    # 别动 made the whole layout a preference; the caution only guards the values before it.
+    # Outcome: the fact the layout is, with its caution.
+    tail = R.CAUTION_TAIL.search(text)
+    if tail is None or tail.start() == 0:
+        return None
+    head = classify(text[: tail.start()], role)
+    if head is None or head.rule != "entity.fact":
+        return None
+    return replace(head, text=text)
 
 
 _CASUAL_DECISIONS = frozenset({"decision.granularity", "decision.going_with"})
@@ -861,7 +918,10 @@ def _acceptable(text: str, rule: R.Rule) -> bool:
     # "today" is when it was said.
     if rule.category == "preferences" and (lead := _scope_lead(text))[0] is not None:
         text = lead[1]
-    if _transient(text):
+    # A decision named as one ("ok decided: the forms stay on paper for now", 定了：先用纸质表；
+    # round 45, b38) holds until it is changed: its "for now" is no veto.
+    named = rule.category == "events" and R.DECIDED_MARKER.search(text) is not None
+    if _transient(text) and not named:
         return False
     # Trigger: an order about the thing at hand (把这个页面的…改成…，别…). Why: how to make this
     # one change is no rule for later and no decision (b28). Outcome: neither kind of rule fires.
@@ -1234,13 +1294,53 @@ def _answer(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     # with the question it is a fact. Outcome: entities, the question kept as its subject.
     if ctx.role != "user" or not ctx.after_other_turn or ctx.previous is None:
         return None
-    if is_question(text) or not reply.lacks_subject(text) or not R.DIGIT_OR_VALUE.search(text):
+    if is_question(text) or not R.DIGIT_OR_VALUE.search(text):
         return None
     question = reply.wh_question(ctx.previous)
     if question is None:
         return None
+    # Trigger: a short answer that takes its subject from a word of the question ("提前 12 小
+    # 时。" to "提前多久取消可以不扣课时？", "port 9100." to "which port …?"; round 45, b38),
+    # then the rule it sets ("12 小时以内取消就扣一节"). Why: the value named a word, so it was
+    # not read as bare, and only the rule after it was kept. Outcome: one answer of both.
+    bare = reply.lacks_subject(text)
+    echo = reply.echoes(text, question)
+    if not echo and not bare:
+        return None
+    nxt = ctx.next_sentence
+    if echo and nxt is not None and _answer_goes_on(nxt):
+        stored = reply.with_subject(
+            f"{text.strip()} {nxt.strip()}".replace("。 ", "。"), question, True
+        )
+        return Signal("answer.fact", "entities", stored[:MAX_SENTENCE_CHARS], 0.55, 0.8), 2
     stored = reply.with_subject(text, question, question=True)
     return Signal("answer.fact", "entities", stored, 0.55, 0.8), 1
+
+
+def _values_in_setting(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
+    # Trigger: the assistant reports the values of a schedule written into a named setting
+    # ("好，已经按这个写进 settings.ts 的 PRICING：第一小时 38 元，…，单日封顶 98 元。"; round 45,
+    # b38). Why: it opens as narration (已经, "Written into …"), so the fact of where the
+    # project's table of values lives, and what it holds, was lost. Outcome: a fact.
+    if ctx.role != "assistant" or is_question(text):
+        return None
+    found = R.VALUES_IN_SETTING.search(text)
+    if found is None:
+        return None
+    ack = R.CONFIRMATION.match(text)
+    stored = text[ack.end() :].strip() if ack is not None and ack.end() < found.start() else text
+    return Signal("entity.values_in_setting", "entities", stored, 0.5, ASSISTANT_CONFIDENCE), 1
+
+
+def _answer_goes_on(nxt: str) -> bool:
+    # What a short answer's next sentence adds to it: the rule it sets or a plain fact, not a
+    # question, a request, chit-chat or a rule of its own.
+    if is_question(nxt) or is_small_talk(nxt) or _not_a_standing_fact(nxt):
+        return False
+    if reply.lacks_subject(nxt):
+        return True
+    found = classify(nxt, "user")
+    return found is None or found.rule in _GENERIC_FACT_RULES
 
 
 def _confirmation(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
@@ -1265,10 +1365,10 @@ def _confirmation(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     # A routine on a calendar restated ("明白，以后每天晚上关门前先跑 …，把 … 导出来，第二天早上统一
     # 打电话通知。", round 44, b36) stays a routine whatever choice word it holds (统一 there).
     recurring = workflow is not None and workflow.rule == "pattern.on_event"
-    if (
-        workflow is not None
-        and workflow.category == "patterns"
-        and (recurring or not R.CHOICE.search(body))
+    routine = workflow is not None and workflow.category == "patterns"
+    if workflow is not None and (
+        (routine and (recurring or not R.CHOICE.search(body)))
+        or _restates_rule(workflow, body, ctx.previous)
     ):
         inner = replace(workflow, confidence=ASSISTANT_CONFIDENCE)
     # "Noted that X still pins protobuf 3.20, so it stays": a fact noted, not a choice made.
@@ -1284,6 +1384,22 @@ def _confirmation(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     if not R.CHOICE.search(body) or not (named or len(body.split()) >= 6):
         return None
     return Signal("confirmed.decision", "events", body, 0.6, ASSISTANT_CONFIDENCE), 1
+
+
+_THIS_ONCE = re.compile(r"这次|本次|这一次|\bthis (?:time|once|one)\b", re.I)
+
+
+def _restates_rule(read: Signal, body: str, previous: str | None) -> bool:
+    # Trigger: the user's standing rule restated ("以后 commit message 都用中文写" -> "好的，之后的
+    # 提交信息都用中文，…"; round 45, b38). Why: the restatement is the rule the user set, read
+    # as a fact of the repo it named. Outcome: the user's preference, at assistant confidence;
+    # not one kept "this time" (这次), nor the answer to a question.
+    if read.category != "preferences" or _transient(body) or _THIS_ONCE.search(body):
+        return False
+    if previous is None or is_question(previous):
+        return False
+    said = classify(R.FILLER.sub("", previous).strip(), "user")
+    return said is not None and said.category == "preferences"
 
 
 def _bare_finding(sentence: str) -> bool:
@@ -1550,6 +1666,11 @@ def _named_pick(reply_text: str, options_turn: str) -> Signal | None:
         # "超过 8 度就直接打电话，光发微信没人看" after "要不要同时打电话？还是只发微信？"
         # (b34): the reply takes one option under its condition.
         return Signal(OPENING_PICK, "events", stated[:MAX_SENTENCE_CHARS], 0.7, 0.8)
+    elif _opens_with_option(stated, options_turn):
+        # "day before at 6pm. morning-of is useless, …" after "… the day before, or on the
+        # morning of the appointment?" (round 45, b38): the reply opens with the words of one
+        # option, then its detail and why.
+        return Signal(OPENING_PICK, "events", stated[:MAX_SENTENCE_CHARS], 0.7, 0.8)
     elif (opening := R.ZH_OPTION_OPENING.match(stated)) is not None:
         # "每天早上 7 点出一份，…" after "每天出一份还是每周出一份？" (b32): the reply opens with
         # the words of one option, no 吧.
@@ -1564,6 +1685,28 @@ def _named_pick(reply_text: str, options_turn: str) -> Signal | None:
 
 
 OPENING_PICK = "decision.named_pick.opening"
+_OPENING_WORDS = re.compile(r"^([A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*){1,3})\b")
+_PICK_STOP = R.words(
+    "the a an of on in at to for and or it is be we you they i it's that this go out should would"
+    " could do does with by from up",
+)
+
+
+def _opens_with_option(stated: str, options_turn: str) -> bool:
+    """The reply's first two to four words are a phrase of the options turn, two of them
+    content words ("day before", "weekly digest"), and more follows them."""
+    first = _OPENING_WORDS.match(stated)
+    if first is None:
+        return False
+    words = first.group(1).split()
+    for n in range(len(words), 1, -1):
+        phrase = " ".join(words[:n])
+        content = [w for w in words[:n] if w.casefold() not in _PICK_STOP and len(w) >= 3]
+        if len(content) < 2 or len(stated) <= len(phrase) + 2:
+            continue
+        if re.search(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", options_turn, re.I):
+            return True
+    return False
 
 
 def _named_in(head: str, turn: str) -> bool:

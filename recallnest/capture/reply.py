@@ -96,6 +96,29 @@ _WH = re.compile(
 )
 
 
+_SHORT_ANSWER_WORDS = 6  # "24 hours ahead", "port 9100": a value and a word of the question
+_SHORT_ANSWER_CHARS = 12  # 提前 12 小时
+
+
+def echoes(body: str, question: str) -> bool:
+    """True when `body` is a short answer that takes a word of `question` for its value's
+    subject ("提前 12 小时" to "提前多久取消…？", "port 9100" to "which port …?")."""
+    text = body.strip().rstrip("。.!！")
+    short = (
+        len(text) <= _SHORT_ANSWER_CHARS
+        if re.search(r"[\u4e00-\u9fff]", text)
+        else len(text.split()) <= _SHORT_ANSWER_WORDS
+    )
+    return short and bool(_keys(text) & _keys(question))
+
+
+def _keys(text: str) -> set[str]:
+    # Every two characters in a row of Chinese, wherever the word starts ("提前" in "要提前多久").
+    han = "".join(ch if "\u4e00" <= ch <= "\u9fff" else " " for ch in text)
+    pairs = {run[i : i + 2] for run in han.split() for i in range(len(run) - 1)}
+    return (_words(text) - {w for w in _words(text) if re.match(r"[\u4e00-\u9fff]", w)}) | pairs
+
+
 def _words(text: str) -> set[str]:
     return {w.casefold() for w in _WORD.findall(text)} - _STOP
 

@@ -138,9 +138,14 @@ REPORTED_OTHER = re.compile(
     r"(?:一直|总是|老是|又)?(?:说|觉得|认为|非要|坚持|吐槽)",
     re.IGNORECASE,
 )
+# ... or waves off as nothing to act on: "he was joking, ignore it", 他喝多了说的，不用管 (b38).
 DISAGREE = re.compile(
     r"\bI (?:don't|do not) (?:buy|agree|think so)\b|\bI disagree\b|\bjust venting\b|\brant\b"
-    r"|不(?:太)?认同|不(?:太)?同意|我不这么(?:看|认为|觉得)|吐槽",
+    r"|\bignore (?:it|that|this|him|her|them)\b|\bdon'?t (?:worry about|listen to) (?:it|that|him"
+    r"|her|them)\b|\bnot (?:gonna|going to) happen\b|\bwith a (?:grain|pinch) of salt\b"
+    r"|\b(?:he|she|they)(?:'s| is| was| were)\s+(?:just\s+)?(?:joking|kidding|drunk)\b"
+    r"|不(?:太)?认同|不(?:太)?同意|我不这么(?:看|认为|觉得)|吐槽"
+    r"|(?:不用|别|不必)(?:管|理|当真)|随口(?:一)?说|随便说说|喝多了|开玩笑的|听听就(?:好|行|算了)",
     re.IGNORECASE,
 )
 NARRATION = re.compile(
@@ -335,7 +340,11 @@ WORKS_NOW = re.compile(
 )
 # What a fix did to a value's size or form: "I halved ticks_per_degree" (b34); a change verb
 # of CHANGE_REPORT and FIX_REPORT alike.
-_RESHAPED = r"halved|doubled|converted|shortened|widened|trimmed|normali[sz]ed"
+# (a value put right by arithmetic, "divided the reading by 10", round 45, b38)
+_RESHAPED = (
+    r"halved|doubled|converted|shortened|widened|trimmed|normali[sz]ed|divided|multiplied"
+    r"|rescaled|corrected|clamped|rounded"
+)
 # A report of a change made (the fix the user then confirms): "I set the role to X",
 # "Replaced float with Decimal", 已补上, 改成了.
 CHANGE_REPORT = re.compile(
@@ -517,8 +526,9 @@ FIX_REPORT = re.compile(
     r"|downgraded|migrated|swapped|deleted|killed|cleared|flushed|regenerated|rebuilt|installed"
     rf"|uninstalled|applied|backported|exported|wired|gated|moved|kept|{_RESHAPED})\b"
     r"|^(?:我们?|已经?|随后|然后|后来)?(?:已经?)?(?:把|在|给|将)[^。；]{1,40}?(?:改|换|加|去掉|删|设|调|关"
-    r"|开|补|升|降|拆|合|挪|移|固定|锁)"
-    r"|^(?:我们?)?(?:已经?|刚)(?:改|换|加|去掉|删|设|调|关|开|补|升|降|回滚|固定|锁)"
+    r"|开|补|升|降|拆|合|挪|移|固定|锁|除以|乘以|修正|纠正|换算)"
+    r"|^(?:我们?)?(?:已经?|刚)(?:改|换|加|去掉|删|设|调|关|开|补|升|降|回滚|固定|锁|除以|乘以|修正|纠正"
+    r"|换算)"
     r"|^(?:我们?|随后|然后)(?:又|也|就)?(?:加|改|换|去掉|删|调|关|开|补|升|降|拆|挪)(?:了|上|成)"
     # "现在压缩前先按 EXIF Orientation 转正，再去掉 EXIF。" (b33): what the code does now,
     # step by step, after the cause
@@ -649,7 +659,7 @@ FILLER = re.compile(
     r"|to be clear|是这样的|说清楚一点|先说清楚|说明一下|背景是"
     r"|顺便说一下|顺便|先介绍一下|补充一下|还有|好的|嗯|哦|那么|(?:先)?交代一下背景|背景介绍"
     # A whole word ("Someone" keeps its "So"), and its stop: "ok. plan for next session".
-    r"|介绍一下背景)(?![a-z0-9_'])\s*[,，:：、—–.。!！-]?\s*"
+    r"|介绍一下背景|kindly)(?![a-z0-9_'])\s*[,，:：、—–.。!！-]?\s*"
     # Praise that opens a reply, only with its stop ("nice. keep pgx/v5 …"; "Great
     # Expectations is …" keeps its name).
     r"|(?:nice|great|cool|perfect|awesome|sweet|thanks|thank you|lgtm)\s*[,，.。!！]\s*)+",
@@ -717,8 +727,11 @@ FACT_VERB = re.compile(
     r"|strips?|syncs?|backs? up|goes|go to|kept|go(?:es)? (?:through|via|over|out (?:through|via))"
     r"|(?:moved|migrated|switched|cut over) to|reported to|routed (?:to|through)"
     r"|sent (?:to|through|via)"
-    r"|belongs? (?:in|to|under)|lands? in|ends? up in|get(?:s)? written to)\b"
-    r"|是|在|放在|存在|监听|用来|用于|负责|代理到|叫"
+    r"|belongs? (?:in|to|under)|lands? in|ends? up in|get(?:s)? written to"
+    # a lookup between the business's names and the code's ids: "sheets A–D map to ice_sheet
+    # ids 1–4" (round 45, b38), 会员等级 1–3 对应 member_level 表的 1–3
+    r"|maps? (?:on)?to|mapped (?:on)?to|corresponds? to)\b"
+    r"|是|在|放在|对应|映射到|存在|监听|用来|用于|负责|代理到|叫"
     r"|地址|位于|来自|发到|写到|推到|传到|存到|转发|去掉|同步到|用的是|部署在|指向|签名|托管在"
     r"|托管于|跑在|读的"
     # a stack said in Chinese prose: "后端 FastAPI + InfluxDB", "数据走 MQTT 进来" (e2e-heldout19
@@ -1119,7 +1132,16 @@ PROCEDURE_LEAD = re.compile(
     rf"|^(?:[\w-]+ ){{0,3}}?{ROUTINE_NOUN}"
     r"(?: for [^:：]{1,50}?)?\s*[:：]\s*(?!(?:I|we)\b)"
     r"|^[^，。：:；]{2,24}?(?:的(?:步骤|流程|做法|办法)|是(?:这么|这样|如下)(?:处理|做|弄|办|走)的)\s*[:：]"
-    r"|^[^，。：:；\s]{2,12}\s*[:：]\s*先(?![不别])[^，。了]{1,40}[，,]",
+    r"|^[^，。：:；\s]{2,12}\s*[:：]\s*先(?![不别])[^，。了]{1,40}[，,]"
+    # The steps written into the project's docs ("Written into DEPLOY.md as agreed: pull …,
+    # then …", 按约定写进了 DEPLOY.md：先…再…; round 45, b38): the workflow set down for later.
+    r"|^(?:I(?:'ve| have) )?(?:written|wrote|added|put|noted|documented|recorded|saved) (?:(?:it"
+    r"|this|them|the steps|the (?:[\w-]+ )?(?:flow|process|procedure|routine|checklist)) )?"
+    r"(?:down )?(?:in|into|to) (?:the )?[\w./-]*?(?:\.md|\.txt|\.rst|readme|runbook|wiki|docs"
+    r"|checklist)(?: [\w-]+)?(?:,? as (?:agreed|discussed|we agreed|we discussed|you asked))?"
+    r"\s*[:：]\s*(?!\s|(?:I|we)\b)"
+    r"|^(?:(?:按约定|按你说的|照你说的)[，,]?\s*)?(?:已经?)?(?:写进|写到|记到|记进|加到|补到)了?\s*"
+    r"[\w./-]*?(?:\.md|\.txt|readme|文档|手册|说明|wiki)[^：:，。]{0,6}[:：]\s*先",
     _I,
 )
 PROCEDURE_STEPS = re.compile(
@@ -1331,6 +1353,16 @@ TASK_AT_HAND = re.compile(
     r"|^(?:请|麻烦)?你?帮我把(?!.*(?:以后|今后|往后|一律|每次|所有|永远|都要|都得))",
     _I,
 )
+# A decision named as one ("ok decided: …", "we've decided to …", 定了：…, 决定了，…): it holds
+# until it is changed, even when it says it holds "for now" (round 45, b38: "ok decided: the
+# consent forms stay on paper for now …").
+DECIDED_MARKER = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|alright|right)[,.]?\s+)?(?:decided|decision(?: made)?|final (?:call"
+    r"|decision))\s*[:：—–-]|\b(?:we|I)(?:'ve| have)?\s+(?:now\s+)?decided (?:to|that)\b"
+    r"|^(?:(?:好|行|那|ok)[，,]?\s*)?(?:定了|决定了|拍板了|就这么定了?)[：:，,]",
+    re.IGNORECASE,
+)
+
 VAGUE_DECISION = Gated(
     re.compile(
         rf"\b(?:with|use|keep)\s+{DEICTIC_EN}|(?:就用|就按|那就用){DEICTIC_ZH}"
@@ -1583,6 +1615,43 @@ VALUE_CHANGE = re.compile(
     re.IGNORECASE,
 )
 
+# The speaker's own change made to carry a decision out, reported right after it ("I've turned
+# on WAL mode so the nightly backup can copy the file", 我已经打开了 WAL 模式; round 45, b38).
+CARRIED_OUT = re.compile(
+    r"^(?:I|we)(?:'ve| have)\s+(?:already\s+|just\s+)?(?:turned|set|added|configured|enabled"
+    r"|wired|pointed|created|switched|moved|put|updated|changed|pinned|installed)\b"
+    r"|^(?:我们?)?(?:已经?|刚)(?:把|在|给)?[^。；，,]{0,30}?(?:打开|开启|配|设|加|建|改|换|接|装|写进)",
+    re.IGNORECASE,
+)
+
+# The values of a schedule written into a named setting of a file: "已经写进 settings.ts 的
+# PRICING：第一小时 38 元，…", "Written into config.py as LATE_FEES: nothing under 15 minutes,
+# £5 …" (round 45, b38): where the project's table of values now lives, and what it holds.
+_FILE = r"[\w./-]+\.[A-Za-z]{1,5}"
+_SETTING = r"`?(?:[A-Z][A-Z0-9_]{2,}|[a-z]+(?:_[a-z0-9]+)+)`?"
+VALUES_IN_SETTING = re.compile(
+    rf"(?:written|wrote|put|added|saved|stored|recorded|it's|it is|they're|they are|now)"
+    rf"\s+(?:it\s+|them\s+)?(?:in|into|to)\s+`?{_FILE}`?(?:'s)?\s+(?:as\s+|under\s+)?{_SETTING}"
+    rf"\s*[:：]\s*[^:：]*\d"
+    rf"|(?:写进|写到|加到|存到|放到|放进|记到|改到)了?\s*`?{_FILE}`?\s*(?:的|里的?|中的?)\s*{_SETTING}"
+    rf"\s*[:：]\s*[^:：]*\d",
+    re.IGNORECASE,
+)
+
+# A short caution closing a layout ("…, please dont mix them up again", "…. don't confuse the
+# two", "…，db 0 别动", "…，别再搞混了"; round 45, b38): it guards the facts before it and
+# states no rule of its own beyond them.
+CAUTION_TAIL = re.compile(
+    r"(?:[,;.]\s+|\s+-+\s+)(?:(?:so|and|but)\s+)?(?:please\s+|pls\s+|plz\s+)?"
+    r"(?:don'?t|do not|never)"
+    r"\s+(?:(?:mix|muddle|get)\s+(?:them|these|those|the two|the two of them|it)\s+(?:mixed\s+)?up"
+    r"|mix up (?:the two|them|these|those)|confuse (?:them|these|those|the two)(?: of them)?"
+    r"|touch [\w.:-]+(?: \d+)?|mix them)(?:\s+again)?[.!]*\s*$"
+    r"|[，；。]\s*(?:[\w.:-]+(?:\s*\d+)?\s*)?(?:千万|可)?(?:别|不要|不许)(?:再)?(?:搞混|弄混|记混|混了"
+    r"|搞错|弄错|动|碰)了?[。！!]*\s*$",
+    re.IGNORECASE,
+)
+
 # What others hold the project to, said by who is held ("We're stuck on Django 4.2 until IT
 # moves the server off Python 3.8", 只能停在 PHP 7.4，主机商不给升; round 45, b37): a fact of
 # the project, no decision anyone here took.
@@ -1713,6 +1782,10 @@ DECISION_RULES = _table(
             # "Done. Per your call, the v1 endpoints are frozen": the user's decision, carried out
             r"|^(?:per|following|as per) your (?:call|decision|choice)\b"
             r"|^as you (?:decided|chose)\b"
+            # "I've moved the sensors from polling to MQTT push, as you decided — …" (round 45,
+            # b38): the same, said after the change
+            r"|^I(?:'ve| have)\s+[^.;]{4,120}?(?:,|\s+[—–-])\s*(?:as|per) (?:(?:you|we)(?: had)?"
+            r" (?:decided|agreed|chose)|agreed|decided|discussed|your (?:call|decision|choice))\b"
         ),
         # A change the team has made, reported as done: "We ripped Sentry out", "we cut over to
         # the new cluster", "Done: the ES 7 -> 8 migration finished", "Sam and I settled it:".
@@ -1954,7 +2027,10 @@ OCCUPATION = (
     r"|clerk|officer|director|editor|writer|journalist|coordinator|organi[sz]er|planner"
     r"|bookkeeper|librarian|electrician|mechanic|farmer|chef|coach|volunteer|vet"
     r"|veterinarian|dentist|pilot|dispatcher|surveyor|paramedic|therapist|economist"
-    r"|auditor|actuary|photographer|musician|producer|treasurer|secretary)"
+    r"|auditor|actuary|photographer|musician|producer|treasurer|secretary"
+    # trades at sea and on the road (round 45, b38)
+    r"|captain|skipper|sailor|seafarer|fisherman|deckhand|driver|trucker|courier|carpenter"
+    r"|plumber|welder|baker|florist|caretaker|ranger|firefighter)"
 )
 
 
@@ -2066,6 +2142,11 @@ PROFILE_RULES = _table(
             r"|mornings?|afternoons?)|on (?:mon|tues|wednes|thurs|fri|satur|sun)days)\b"
             r"|\bis my (?:editor"
             r"|ide|shell|terminal|os|daily driver|main language)\b"
+            # the rights the user lacks on the machine they work on, as 没有管理员权限 (round 45,
+            # b38: "…, on which I have no administrator rights")
+            r"|\bI (?:have|'ve got|got) no (?:local )?(?:admin(?:istrator)?|root|sudo) (?:rights"
+            r"|access|privileges|permissions?)\b|\bI (?:don't|do not) have (?:local )?(?:admin"
+            r"(?:istrator)?|root|sudo) (?:rights|access|privileges|permissions?)\b"
         ),
         "profile.my": (
             r"\bmy (?:team|role|job|title|stack|editor|ide|shell|os|machine|laptop|setup|github"
@@ -2084,7 +2165,12 @@ PROFILE_RULES = _table(
             # software, as the English list has them
             r"|老师|教师|助教|班主任|辅导员|护士|医生|大夫|药剂师|兽医|会计|出纳|财务|律师|教练|厨师"
             r"|店长|店主|老板|园长|馆长|站长|行政|文员|前台|销售|客服|编辑|记者|志愿者|社工|技术员|主管"
-            r"|干事|司机|农民|翻译)(?![吗呢吧？?])"
+            r"|干事|司机|农民|翻译"
+            # trades at sea, on the road and on the floor (round 45, b38: 远洋渔船上的轮机长)
+            r"|轮机长|船长|大副|二副|三副|船员|海员|渔民|机长|空乘|乘务员|飞行员|快递员|外卖员|骑手"
+            r"|电工|焊工|木匠|厨师长|护士长|科长|主任|公务员|警察|保安)(?![吗呢吧？?])"
+            # 我本职是…, 我的主业是…, 我白天的工作是…: the user's main job, whatever it is (b38)
+            r"|我的?(?:本职(?:工作)?|主业|正职|白天的?工作|日常工作)是(?!不是|什么|啥)"
             # 我现在在读研 / 我研二: where the user is in their studies (b26)
             r"|我(?:现在|目前)?(?:还)?在(?:读研|读博|读本科|读大[一二三四]|读研究生|念研究生|上大学)"
             r"|(?:我|本人)(?:现在|目前)?(?:是)?(?:研[一二三]|博[一二三四五]|大[一二三四])(?:在读)?(?=[，,。\s]|$)"
@@ -2194,6 +2280,14 @@ CASUAL_LEAD = re.compile(
 STOP_ASK = re.compile(
     r"^(?:can|could|would|will) you (?:please |pls )?(?:stop|quit)\s+(?:\w+ing)\b", _I
 )
+
+# A tool kept out of this project: "No ORM in this one.", "No Tailwind here." (round 45, b38);
+# the next sentence may say what does instead (`heuristics._instead_follows`).
+_KEPT_OUT = (
+    r"^no\s+(?-i:[A-Z][\w.+-]*|[a-z]+[A-Z][\w.+-]*)(?:\s+(?-i:[A-Z][\w.+-]*))?\s+"
+    r"(?:here|in here|in this one|in this (?:project|repo|codebase|app))\s*(?:[.,;!]|$)"
+)
+KEPT_OUT = re.compile(_KEPT_OUT, _I)
 
 PREFERENCE_RULES = _table(
     {
@@ -2328,6 +2422,17 @@ PREFERENCE_RULES = _table(
             r"|gets?|reads?|receives?|opens?|prints?)\b[^.:：]{0,40}?\b(?:should|must|has to"
             r"|needs? to)\s+(?:be|have|show|use|say|read|look|stay|come)\b"
         ),
+        # How every value of a kind is kept: "store all monetary amounts as integer pence",
+        # "save every export as UTF-8 with a BOM", 所有金额都按分存整数 (round 45, b38).
+        "preference.every": (
+            r"^(?:(?:please|pls)\s+)?(?:always\s+)?(?:store|keep|save|record|log|write|format"
+            r"|round|represent|express|hold|encode|serve)\s+(?:all|every|each|any)\s+(?!of\b)"
+            r"(?:[\w-]+\s+){0,3}?[\w-]+\s+(?:as|in)\s+(?!(?:the|this|that|my|our|a|one|here"
+            r"|there|it)\b)\S"
+            r"|(?:所有|全部|每一?笔|每条|每个)(?:的)?[\u4e00-\u9fff\w]{1,10}?(?:都|一律|统一)?(?:按|以)"
+            r"[^，。]{1,10}?(?:存|记|保存|存储)"
+        ),
+        "preference.kept_out": _KEPT_OUT,
         "preference.only": (
             r"^(?!only\b)[\w\s+/.-]{2,40}?\s+only\s*[,;:—–-]\s*(?:no|nothing|never)\b"
         ),
