@@ -61,6 +61,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from recallnest.capture.admission import measures, without_old_value
+from recallnest.capture.disowned import disowned_values, without_values_disowned_later
 from recallnest.capture.rules import FIX_REPORT
 from recallnest.continuity.checkpoint import SUMMARY_MAX_CHARS, Checkpoint, clip, drop_repo_state
 from recallnest.continuity.stale import (
@@ -431,8 +432,15 @@ def _current(summary: str) -> str:
     return " ".join(shown)
 
 
-def _memory_item(memory: Memory, section: str, now: datetime) -> _Item | None:
+def _memory_item(
+    memory: Memory,
+    section: str,
+    now: datetime,
+    later: list[tuple[str, frozenset[str]]] | None = None,
+) -> _Item | None:
     text = without_old_value(memory.text)
+    if later:
+        text = without_values_disowned_later(text, later)
     if memory.category == "cases" and len(text) > ITEM_MAX_CHARS:
         text = _cause_and_fix(text)
     body = safe_text(text)
@@ -551,8 +559,9 @@ def _memory_sections(
     own = [m for m in ranked if m.scope != GLOBAL_SCOPE]
     shares = {name: math.ceil(cap * PROJECT_SHARE) for name, cap in caps.items()}
     chosen: dict[str, list[tuple[Memory, _Item]]] = {name: [] for name in caps}
-    _choose(own, inputs, seen, skip, shares, chosen)
-    _choose(ranked, inputs, seen, skip, caps, chosen)
+    disowning = _disowning(own)
+    _choose(own, inputs, seen, skip, shares, chosen, disowning)
+    _choose(ranked, inputs, seen, skip, caps, chosen, disowning)
     return {
         name: [item for _, item in sorted(picked, key=lambda pair: _rank_key(pair[0]))]
         for name, picked in chosen.items()
@@ -637,6 +646,12 @@ def _later_than(moment: datetime, memory: Memory) -> bool:
     return memory.created_at is not None and as_utc(moment) > as_utc(memory.created_at)
 
 
+def _disowning(own: Sequence[Memory]) -> list[tuple[Memory, frozenset[str]]]:
+    """The project's memories that say a value is wrong or gone ("capacity is 10 not 12"),
+    with those values: an older memory's clause holding one is left out when shown."""
+    return [(m, values) for m in own if (values := disowned_values(m.text))]
+
+
 def _later(a: Memory, b: Memory) -> bool:
     return a.created_at is not None and b.created_at is not None and a.created_at > b.created_at
 
@@ -648,6 +663,7 @@ def _choose(
     skip: frozenset[str],
     caps: dict[str, int],
     chosen: dict[str, list[tuple[Memory, _Item]]],
+    disowning: Sequence[tuple[Memory, frozenset[str]]] = (),
 ) -> None:
     """Add `memories` in order to their sections until each holds `caps[section]`."""
     essentials = ESSENTIAL_PREFERENCES if inputs.source == "compact" else 0
@@ -661,7 +677,8 @@ def _choose(
         essential = section == "you" and len(chosen["you"]) < essentials
         if memory.id in skip and not essential:
             continue
-        item = _memory_item(memory, section, inputs.now)
+        later = [(m.text, values) for m, values in disowning if _later(m, memory)]
+        item = _memory_item(memory, section, inputs.now, later)
         if item is None or seen.has(item.body):
             continue
         seen.add(item.body)

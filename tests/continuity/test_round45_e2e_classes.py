@@ -442,3 +442,19 @@ def test_a_task_with_its_own_lead_is_no_global_rule() -> None:
         "add a max speed guard: never spin faster than 900 rpm, whatever the recipe says"
     )
     assert not [c for c in found if c.scope == "global"], found
+
+
+def test_a_limit_a_later_note_says_is_wrong_leaves_the_older_description() -> None:
+    import test_round44_e2e_classes as r44
+
+    older = r44.memory(
+        "a",
+        1,
+        "beacon sells tickets for the lighthouse. the tower climb is the big thing, 117 steps, "
+        "max 12 people up the tower at once",
+    )
+    newer = r44.memory("b", 6, "also the limit is 10 not 12, the fire officer's letter came")
+    other = r44.memory("c", 2, "the gift shop sells 12 kinds of postcards")
+    shown = r44.resume(r44.cp("s1", 8, "Asked: add a wind check."), [older, newer, other])
+    assert "117 steps" in shown and "12 people" not in shown, shown
+    assert "12 kinds of postcards" in shown, shown
