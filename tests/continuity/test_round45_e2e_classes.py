@@ -458,3 +458,15 @@ def test_a_limit_a_later_note_says_is_wrong_leaves_the_older_description() -> No
     shown = r44.resume(r44.cp("s1", 8, "Asked: add a wind check."), [older, newer, other])
     assert "117 steps" in shown and "12 people" not in shown, shown
     assert "12 kinds of postcards" in shown, shown
+
+
+@pytest.mark.parametrize(
+    ("said", "fact"),
+    [
+        ("最近来自习的一大半都是考研的，整个店安静得掉根针都听得见", False),
+        ("订单数据来自美团的开放平台接口", True),
+    ],
+)
+def test_come_from_is_read_as_a_word_not_across_two(said: str, fact: bool) -> None:
+    found = [c for c in captures(said) if c.category == "entities"]
+    assert bool(found) == fact, found
