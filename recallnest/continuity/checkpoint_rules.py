@@ -99,6 +99,11 @@ DONE = re.compile(
     # "现在 Notify 失败后会在 30 秒、2 分钟各重试一次", "现在用运单号做唯一键": what the code
     # does since the change, said in Chinese (e2e-heldout20 h20x04); "现在我先…" is work begun
     r"|^现在(?!我|先|就|马上|开始|正在)[^，,。]{0,20}?(?:会|用|按|只|不再|直接|统一|都|改成|改为)"
+    # "现在先序列化成字节，再对同一份字节算 MD5 并发送" (e2e-heldout19 h19x04): the steps the code
+    # now takes, first … then …; never the agent's own next move ("现在先看下日志，再决定",
+    # "现在先改 config.py，再跑测试")
+    r"|^现在先(?!看|查|试|想|确认|排查|跑|问|了解|改|加|写|做|装|删|弄|处理|提交|部署|修)"
+    r"[^，,。]{1,20}?[，,]\s*再\S"
     r"|^(?:the )?(?:fix|change|patch)(?:es)? (?:is|are) (?:in|done|applied)\b"
     r"|^(?:all |the )?(?:\d+ )?tests? (?:now )?pass"
     r"|(?:已经|已)(?:修复|完成|添加|实现|更新|修改|删除|重构|改好|解决|迁移|替换|补充|加上|新增"

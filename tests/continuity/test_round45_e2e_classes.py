@@ -20,6 +20,7 @@ from test_heldout2_classes import PROJECT, T0, captures, checkpoint, remembered,
 from recallnest.capture.admission import quoted_change, revalued, without_old_value
 from recallnest.capture.heuristics import capture_turn
 from recallnest.capture.salience import classify_line
+from recallnest.continuity import checkpoint_rules as R
 from recallnest.core.models import Memory
 
 
@@ -470,3 +471,21 @@ def test_a_limit_a_later_note_says_is_wrong_leaves_the_older_description() -> No
 def test_come_from_is_read_as_a_word_not_across_two(said: str, fact: bool) -> None:
     found = [c for c in captures(said) if c.category == "entities"]
     assert bool(found) == fact, found
+
+
+def test_the_steps_the_code_now_takes_close_the_failure() -> None:
+    found = checkpoint(
+        session(
+            "打印机偶尔收不到任务，你看下：\n\n"
+            "[2027-01-02 07:00:02] ERROR print: 401 signature failed",
+            "签名是对格式化前的 JSON 算的，发送时请求体又被重新序列化了一次，导致验签失败。"
+            "现在先序列化成字节，再对同一份字节签名并发送。",
+        )
+    )
+    assert found is not None
+    assert not found.interrupted and not found.open_loops, found
+
+
+@pytest.mark.parametrize("said", ["现在先看下日志，再决定怎么改", "现在先改 config.py，再跑测试"])
+def test_the_agent_s_own_next_move_is_no_done_report(said: str) -> None:
+    assert R.DONE.search(said) is None
