@@ -163,7 +163,7 @@ def capture_turn(
         signals = _second_opinion(signals, gate.sentences, turn.role)
         signals = [_as_value_change(s) for s in signals]
     if turn.role == "user" and gate.reason is None and project is not None:
-        signals = _named_project(signals, gate.sentences, project) + signals
+        signals = _named_project(signals, gate.sentences, project)
     signals = [part for signal in signals for part in _by_scope(signal, project)]
     signals = [_rule_after_scope(s) for s in signals]
     signals = [replace(s, text=_undangled(s.text)) for s in signals]
@@ -1163,29 +1163,42 @@ def _project_intro(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     return Signal("entity.project_intro", "entities", text, 0.6, 0.8), 1
 
 
-def _named_project(
-    signals: Sequence[Signal], sentences: Sequence[str], project: str
-) -> list[Signal]:
+def _named_project(signals: list[Signal], sentences: Sequence[str], project: str) -> list[Signal]:
     # Trigger: the user says what the project is by its own name, in its first sentences
     # ("lockstep runs bookings for our escape rooms.", "wharfside = maintenance tracker for our
     # hire fleet", "minsu 是我们在大理的民宿房态系统"; e2e-heldout22). Why: a sentence with no
     # tool or path in it matched no fact rule, and what the project is for was lost. Outcome: a
-    # project fact of that sentence, unless a signal already holds it.
+    # project fact of that sentence with what it goes on to say of the project (the model's
+    # reading of those sentences, if any, is folded in), unless a signal already holds it.
     name = re.escape(project.rstrip("/").rsplit("/", 1)[-1])
     if len(name) < 3:
-        return []
+        return signals
     said = re.compile(
         rf"^(?:so\s+|ok\s+)?{name}(?:\s*(?:=|:|：|—|–|-)\s*|\s+(?:is|runs|handles|manages|tracks"
         r"|keeps|does|logs|records|books|sells|schedules|powers)\s+|\s*(?:是|就是|用来|负责)\s*)\S",
         re.IGNORECASE,
     )
-    for sentence in sentences[:2]:
+    for i, sentence in enumerate(sentences[:2]):
         if said.match(sentence.strip()) is None or is_question(sentence):
             continue
         if any(sentence.strip()[:24] in s.text for s in signals):
-            return []
-        return [Signal("entity.project_intro", "entities", sentence.strip(), 0.6, 0.8)]
-    return []
+            return signals
+        text, folded = sentence.strip(), []
+        for more in (s.strip() for s in sentences[i + 1 :]):
+            holder = next((s for s in signals if more[:24] in s.text), None)
+            generic = holder is None or holder.rule.startswith("learned.")
+            generic = generic or (holder is not None and holder.rule in _GENERIC_FACT_RULES)
+            if not generic or is_question(more) or R.REQUEST.search(more) or is_small_talk(more):
+                break
+            if len(text) + len(more) + 1 > MAX_SENTENCE_CHARS:
+                break
+            text = f"{text} {more}".replace("。 ", "。")
+            folded += [holder] if holder is not None else []
+        flat = re.sub(r"\s+", "", text)
+        gone = [s for s in folded if re.sub(r"\s+", "", s.text) in flat]
+        intro = Signal("entity.project_intro", "entities", text, 0.6, 0.8)
+        return [intro, *(s for s in signals if s not in gone)]
+    return signals
 
 
 def _solved_body(body: str, ctx: Context) -> Signal | None:

@@ -514,3 +514,12 @@ def test_the_reply_to_a_fault_then_its_fix_is_one_case(fault: str, reply: str, f
     cases = [c for c in found if c.category == "cases"]
     assert cases and fix in cases[0].text, found
     assert not [c for c in found if c.text.startswith(fault[:12])], found
+
+
+def test_the_project_said_by_its_name_keeps_what_it_goes_on_to_say() -> None:
+    said = (
+        "cragbook tracks the routes our setters put up at the gym. Flutter app, Supabase "
+        "backend. grades: Font scale for the boulders, French grades for the rope routes"
+    )
+    found = capture_turn(session(said)[0], None, project="/home/dev/cragbook")
+    assert any("Font scale" in c.text and "cragbook" in c.text for c in found), found
