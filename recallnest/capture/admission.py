@@ -32,7 +32,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Literal
 
-from recallnest.capture.disowned import without_disowned, without_not_span
+from recallnest.capture.disowned import rejoined, without_disowned, without_not_span
 from recallnest.capture.rules import (
     CHANGE_FROM_TO,
     CODE_KEY_NAME,
@@ -1403,7 +1403,6 @@ _CHANGE_WORDS = frozenset(
     | {"调到", "一下"}
 )
 _CLAUSE = re.compile(r"(?<=[，；;。！？!?])\s*|(?<=[.,])\s+")
-_STOPS = ("。", ".", "!", "！")
 _LEANING = re.compile(r"(?:it|they|them|this|that|these|those|which)(?:'s|'re)?\b", re.IGNORECASE)
 
 
@@ -1450,11 +1449,7 @@ def without_old_value(text: str) -> str:
     # ("instructors lose the slot. make it 48", round 42).
     if not any(subject_words(_QUOTED_VALUE.sub(" ", c)) - _CHANGE_WORDS for c in kept):
         return text
-    joined = "".join(c if c.endswith(("，", "；", "。")) else f"{c} " for c in kept)
-    shown = joined.strip().rstrip("，,；;")
-    if text.rstrip().endswith(_STOPS) and not shown.endswith(_STOPS):
-        shown += "。" if _CJK_RUN.search(shown) else "."
-    return shown
+    return rejoined(kept, text)
 
 
 def revalued(cap: Capture, target: Memory) -> Memory | None:

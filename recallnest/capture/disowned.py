@@ -94,11 +94,7 @@ def without_disowned(text: str) -> str:
         kept.append(without_not_span(clause, old) if values & old else clause)
     if len(kept) == len(clauses) or not any(set(_ANY_VALUE.findall(c)) & standing for c in kept):
         return text
-    joined = "".join(c if c.endswith(("，", "；", "。")) else f"{c} " for c in kept)
-    shown = joined.strip().rstrip("，,；;")
-    if text.rstrip().endswith(_STOPS) and not shown.endswith(_STOPS):
-        shown += "。" if _CJK.search(shown) else "."
-    return shown
+    return rejoined(kept, text)
 
 
 # "…is 10 not 12", "…是 36，不是 32": the old value said beside the new one, in its clause.
@@ -162,6 +158,12 @@ def without_values_disowned_later(text: str, later: list[tuple[str, frozenset[st
     kept = [c for c in clauses if not (set(_ANY_VALUE.findall(c)) & gone and _LIMIT.search(c))]
     if len(kept) == len(clauses) or not kept:
         return text
+    return rejoined(kept, text)
+
+
+def rejoined(kept: list[str], text: str) -> str:
+    """The clauses `kept` of `text`, joined again: a Chinese comma keeps its place, a clause
+    that lost its end gets `text`'s full stop back."""
     joined = "".join(c if c.endswith(("，", "；", "。")) else f"{c} " for c in kept)
     shown = joined.strip().rstrip("，,；;")
     if text.rstrip().endswith(_STOPS) and not shown.endswith(_STOPS):

@@ -256,15 +256,20 @@ def test_a_clock_time_gives_no_new_number_to_a_rule() -> None:
     ],
 )
 def test_a_remark_left_at_the_end_is_no_open_loop(remark: str) -> None:
+    assert not loops_after_an_export(remark)
+
+
+def loops_after_an_export(said: str) -> tuple[str, ...]:
+    """The open loops of a session that ends on `said`, after one finished request."""
     found = checkpoint(
         session(
             "add a CSV export to the members page",
             "Added a CSV export button to the members page; it streams the rows.",
-            remark,
+            said,
         )
     )
     assert found is not None
-    assert not found.open_loops, found.open_loops
+    return found.open_loops
 
 
 @pytest.mark.parametrize(
@@ -278,15 +283,8 @@ def test_a_remark_left_at_the_end_is_no_open_loop(remark: str) -> None:
     ],
 )
 def test_a_last_ask_or_fault_left_unanswered_is_an_open_loop(said: str, kept: str) -> None:
-    found = checkpoint(
-        session(
-            "add a CSV export to the members page",
-            "Added a CSV export button to the members page; it streams the rows.",
-            said,
-        )
-    )
-    assert found is not None
-    assert any(kept in loop for loop in found.open_loops), found.open_loops
+    loops = loops_after_an_export(said)
+    assert any(kept in loop for loop in loops), loops
 
 
 @pytest.mark.parametrize(
@@ -415,15 +413,8 @@ def test_a_build_that_passes_again_resolves_the_failure() -> None:
     ],
 )
 def test_the_next_thing_said_last_is_still_an_open_loop(said: str, kept: str) -> None:
-    found = checkpoint(
-        session(
-            "add a CSV export to the members page",
-            "Added a CSV export button to the members page; it streams the rows.",
-            said,
-        )
-    )
-    assert found is not None
-    assert any(kept in loop for loop in found.open_loops), found.open_loops
+    loops = loops_after_an_export(said)
+    assert any(kept in loop for loop in loops), loops
 
 
 def test_an_assistant_setting_up_work_is_no_package_manager_output() -> None:
