@@ -306,6 +306,16 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _FUNCTION_CJK = frozenset(
     "的了吗呢吧么啊呀是在我你他她它们这那个一要做请把给和与或就都也还有没不怎什哪为如能会可以该应下"
 )
+# A verb, 不, and the result it fails to reach (a potential complement): 收不到 "does not get",
+# 连不上 "cannot connect", 打不开, 登不上, 看不见, 修不了. Its pairs hold 不 (and 上, 下, 了), so
+# the filter above dropped them, and "师傅的 app 收不到推送" shared one word with "师傅们又说手机上
+# 收不到新单子的提醒了" (round 45 b13: the needed turn had the best cosine and relevance 0). A
+# verb that is itself a function character (要不要, 是不是, 能不能, 有没有) is a question, not
+# this; 对不起 is an apology.
+_POTENTIAL = re.compile(
+    r"([\u3400-\u4dbf\u4e00-\u9fff])不([到上下开动起出进回来去住掉完好懂见清着成通过了])"
+)
+_POTENTIAL_IDIOMS = frozenset({"对不起"})
 
 
 # The synonym groups a prompt's words are looked up in: the search's own, and the general EN/ZH
@@ -511,8 +521,28 @@ def _intent(query: str, head: str | None) -> Intent:
 
 def content_terms(text: str) -> list[str]:
     """The index terms of `text` that carry meaning: Chinese character pairs holding a
-    particle or function character (什么, 可以, 要做) are dropped, as stop words are."""
-    return [t for t in tokenize(text) if not (_CJK.match(t) and _FUNCTION_CJK.intersection(t))]
+    particle or function character (什么, 可以, 要做) are dropped, as stop words are, except
+    the two pairs of a verb said with 不 and its result (`_POTENTIAL`: 收不到, 连不上)."""
+    kept = _potential_pairs(text) if "不" in text else frozenset()
+    return [
+        t
+        for t in tokenize(text)
+        if not (_CJK.match(t) and _FUNCTION_CJK.intersection(t)) or t in kept
+    ]
+
+
+def _potential_pairs(text: str) -> frozenset[str]:
+    """The character pairs of each verb said with 不 and its result in `text` (收不到 -> 收不,
+    不到): what cannot be done is the content of the sentence, and a note about the same failure
+    says it in the same three characters (round 45 b13)."""
+    return frozenset(
+        pair
+        for m in _POTENTIAL.finditer(text)
+        if (verb := m.group(1)) not in _FUNCTION_CJK
+        and verb != m.group(2)
+        and m.group(0) not in _POTENTIAL_IDIOMS
+        for pair in (verb + "不", "不" + m.group(2))
+    )
 
 
 IdfLookup = Callable[[Iterable[str]], Mapping[str, float]]

@@ -1,0 +1,48 @@
+"""Prompt recall, round 45 b13 (issue 23, decision 0053): a Chinese verb said with 不 and its
+result (登不上) is a shared word; a value at or near a limit a note states in the same unit is
+what the note rules on; asking to send messages (发封邮件, "send each member an email") makes
+them, so a standing rule about such messages applies. Each class with a note of our own wording
+it reaches, and look-alikes that must get nothing."""
+
+from __future__ import annotations
+
+from support.recall import chosen_ids
+
+from recallnest.core.models import SearchHit
+from recallnest.retrieval.relevance import content_terms
+
+
+def _memory(text: str, id: str = "m1", project: str | None = "p") -> SearchHit:
+    return SearchHit(kind="memory", id=id, text=text, score=1.0, project=project)
+
+
+def _turn(text: str, id: str = "t1") -> SearchHit:
+    return SearchHit(kind="turn", id=id, text=text, score=1.0, project="p", session_id="old")
+
+
+# --- a verb said with 不 and its result --------------------------------------------------------
+
+LOGIN = _turn("调度那边说司机的平板登不上，后台显示 token 过期了，改成七天续期以后就好了")
+
+
+def test_a_failure_said_with_bu_is_a_word_the_past_turn_shares() -> None:
+    """司机 and 登不上 are two words: the turn about the same failure answers the prompt saying
+    it happened again (before: 登不, 不上 hold 不 and 上 and were dropped, one shared word)."""
+    assert chosen_ids("司机们又说账号登不上了", [LOGIN]) == ["t1"]
+
+
+def test_the_pairs_of_a_potential_complement_are_kept() -> None:
+    terms = content_terms("师傅的手机收不到，电脑也连不上")
+    assert {"收不", "不到", "连不", "不上"} <= set(terms)
+
+
+def test_questions_and_apologies_with_bu_stay_dropped() -> None:
+    """要不要, 是不是, 能不能, 有没有 ask; 对不起 apologises: none is content."""
+    for text in ("要不要重启", "是不是坏了", "能不能修", "对不起来晚了"):
+        terms = content_terms(text)
+        assert not any("不" in t for t in terms), (text, terms)
+
+
+def test_the_failure_alone_is_one_shared_word() -> None:
+    note = _memory("运维说 VPN 登不上的时候先换一个节点再试")
+    assert chosen_ids("客服说会员登不上小程序怎么回事", [note]) == []
