@@ -29,8 +29,9 @@ from recallnest.core.bilingual import BILINGUAL_GROUPS
 from recallnest.core.injected import strip_injected
 from recallnest.core.models import Explain
 from recallnest.core.text import exact_tokens, tokenize
-from recallnest.retrieval import seasons
+from recallnest.retrieval import limits, seasons
 from recallnest.retrieval.artefact import produced
+from recallnest.retrieval.limits import Quantity
 from recallnest.retrieval.query import SYNONYM_GROUPS, synonym_links
 from recallnest.retrieval.seasons import Time
 
@@ -136,6 +137,9 @@ ACROSS_FEW_PART = "across_few"
 # A time the prompt names that a rule's season, months or weekdays rule on ("can I put her in
 # for november" against "exams in the spring session only"; "can I offer tuesdays" against "the
 # grand is only available on Thursdays", retrieval.seasons) is such a proposal too (round 44).
+# So is a value at or near a limit the note states in the same unit ("a 2.6m high camper"
+# against "vans over 2.3 m", 19 度 against 低于 18 度, retrieval.limits; round 45 b13), rule
+# word or not: a threshold is what rules.
 FORBIDDEN_BONUS = 0.1
 _FORBIDS = re.compile(
     r"\b(?:never|don't|do not|must not|mustn't|should not|shouldn't|avoid|not|instead of|"
@@ -369,6 +373,8 @@ class PromptPlan:
     changes_schema: bool = False
     # the short codes it names, lower-cased (`_CODE`: bay C3, room 2B)
     codes: tuple[str, ...] = ()
+    # the measured values it states (retrieval.limits: "a 2.6m high camper", 19 度)
+    quantities: tuple[Quantity, ...] = ()
 
     @property
     def rules_about(self) -> frozenset[str]:
@@ -415,6 +421,7 @@ def analyse_prompt(prompt: str) -> PromptPlan:
         seasons.times(query, terms, _TERM_OF_TIME),
         _SCHEMA_CHANGE.search(query) is not None,
         tuple(dict.fromkeys(m.group(0).lower() for m in _CODE.finditer(query))),
+        limits.quantities(query, terms),
     )
 
 
@@ -572,6 +579,8 @@ def relevance(
     matched += sorted(_in_range(plan, text) - set(matched))
     timed = seasons.said_in_other_words(plan.times, text) if plan.times else set()
     matched += sorted(timed - set(matched))
+    limited = limits.at_limit(plan.quantities, text) if plan.quantities else set()
+    matched += sorted(limited - set(matched))
     rule = memory and is_rule(text)
     linked, by_synonym = _said_otherwise(plan, doc_terms, set(matched), weight, rule)
     made = memory and makes(plan, text)
@@ -592,12 +601,15 @@ def relevance(
     shared = _distinct(plan.query, matched) + linked
     if not made and shared >= 1 and standing and rule:
         made = presents(plan, text)
-    if shared < min(2, len(plan.terms)) and not (made or (named and _identifier(plan, text))):
+    if shared < min(2, len(plan.terms)) and not (
+        made or limited or (named and _identifier(plan, text))
+    ):
         return 0.0
     covered = sum(weight[t] for t in matched) + SYNONYM_SHARE * sum(weight[t] for t in by_synonym)
     offered = sum(weight[t] for t in doc_terms) or 1.0
     score = QUERY_WEIGHT * covered / asked + (1 - QUERY_WEIGHT) * covered / offered
-    if rule and plan.intent != "debug" and (timed or not forbidden(text).isdisjoint(matched)):
+    ruled = (rule and (timed or not forbidden(text).isdisjoint(matched))) or bool(limited)
+    if ruled and plan.intent != "debug":
         score += FORBIDDEN_BONUS
     return score + (NAME_BONUS if named else 0.0) + (ARTEFACT_BONUS if made else 0.0)
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 from support.recall import chosen_ids
 
 from recallnest.core.models import SearchHit
-from recallnest.retrieval.relevance import content_terms
+from recallnest.retrieval.limits import at_limit, quantities
+from recallnest.retrieval.relevance import analyse_prompt, content_terms
 
 
 def _memory(text: str, id: str = "m1", project: str | None = "p") -> SearchHit:
@@ -46,3 +47,44 @@ def test_questions_and_apologies_with_bu_stay_dropped() -> None:
 def test_the_failure_alone_is_one_shared_word() -> None:
     note = _memory("运维说 VPN 登不上的时候先换一个节点再试")
     assert chosen_ids("客服说会员登不上小程序怎么回事", [note]) == []
+
+
+# --- a value at a limit of the same unit -------------------------------------------------------
+
+COURIER = _memory(
+    "The courier collects parcels up to 30 kg; anything heavier goes by pallet freight.",
+    id="courier",
+)
+
+
+def test_a_value_near_the_limit_answers_on_its_own() -> None:
+    assert chosen_ids("someone wants to post a 32 kg box tomorrow, what do we do", [COURIER]) == [
+        "courier"
+    ]
+
+
+def test_a_value_inside_a_stated_range_ranks_the_limit_note_first() -> None:
+    """38 度 falls at 低于 40 度; the other note shares as many words (住户, 电话) and no limit."""
+    limit = _memory("热水温度低于 40 度才派人上门检修，40 到 45 度先电话让住户调混水阀", id="limit")
+    calls = _memory("住户打电话报修一律先登记工单，再由班长派人", id="calls")
+    prompt = "3 号楼有住户打电话说热水只有 38 度，要不要派人"
+    assert chosen_ids(prompt, [calls, limit])[0] == "limit"
+
+
+def test_quantities_convert_units_of_one_dimension() -> None:
+    plan = analyse_prompt("the trailer is 250 cm tall, will it fit under the barrier")
+    assert at_limit(plan.quantities, "The barrier stops anything over 2.4 m high.")
+
+
+def test_other_units_far_values_and_values_that_are_no_limit_get_nothing() -> None:
+    """km is no kg; 5 kg is nowhere near 30 kg; minutes are no measure here; a value the
+    note states without over, up to, 低于 ... is no limit."""
+    for prompt in (
+        "someone wants to post a box 32 km away, what do we do",
+        "someone wants to post a 5 kg box tomorrow, what do we do",
+        "someone wants to post a box in 32 minutes, what do we do",
+    ):
+        assert chosen_ids(prompt, [COURIER]) == [], prompt
+    plan = analyse_prompt("someone wants to post a 32 kg box")
+    assert quantities("someone wants to post a 32 kg box", plan.terms)
+    assert not at_limit(plan.quantities, "Our heaviest parcel last year weighed 30 kg.")
