@@ -30,7 +30,7 @@ from recallnest.core.injected import strip_injected
 from recallnest.core.models import Explain
 from recallnest.core.text import exact_tokens, tokenize
 from recallnest.retrieval import limits, seasons
-from recallnest.retrieval.artefact import produced
+from recallnest.retrieval.artefact import produced, sent
 from recallnest.retrieval.limits import Quantity
 from recallnest.retrieval.query import SYNONYM_GROUPS, synonym_links
 from recallnest.retrieval.seasons import Time
@@ -407,14 +407,15 @@ def analyse_prompt(prompt: str) -> PromptPlan:
     if not names and (len(terms) < MIN_TERMS or (few_cjk and len(terms) < 2 * MIN_TERMS)):
         return PromptPlan("", "short")
     head = produced(query)
+    message = sent(query)
     return PromptPlan(
         query,
         None,
-        _intent(query, head),
+        _intent(query, head or message),
         terms,
         names,
         _links(query, terms),
-        _produces(head),
+        _produces(head) | _produces(message),
         _PRESENTS.search(query) is not None,
         _RECURS.search(query) is not None,
         _numbered(query),

@@ -9,6 +9,7 @@ from __future__ import annotations
 from support.recall import chosen_ids
 
 from recallnest.core.models import SearchHit
+from recallnest.retrieval.artefact import sent
 from recallnest.retrieval.limits import at_limit, quantities
 from recallnest.retrieval.relevance import analyse_prompt, content_terms
 
@@ -88,3 +89,31 @@ def test_other_units_far_values_and_values_that_are_no_limit_get_nothing() -> No
     plan = analyse_prompt("someone wants to post a 32 kg box")
     assert quantities("someone wants to post a 32 kg box", plan.terms)
     assert not at_limit(plan.quantities, "Our heaviest parcel last year weighed 30 kg.")
+
+
+# --- sending messages makes them ---------------------------------------------------------------
+
+
+def test_sending_an_email_in_a_script_meets_the_rule_about_emails() -> None:
+    rule = _memory("所有对外邮件都必须抄送 office 邮箱，不要单独发", id="mail", project=None)
+    assert chosen_ids("帮我写个程序，给报了名的家长都发封邮件，说下周停课", [rule]) == ["mail"]
+    rule_en = _memory(
+        "Outgoing emails always go through the Postmark account, never straight SMTP.",
+        id="postmark",
+        project=None,
+    )
+    prompt = "write a cron job to send each member an email when their pass expires"
+    assert chosen_ids(prompt, [rule_en]) == ["postmark"]
+
+
+def test_what_is_sent_is_read_only_where_something_is_sent() -> None:
+    assert sent("给业主发个通知吧") == "通知"
+    assert sent("send everyone on the 7:10 a text") == "text"
+    for prompt in ("发布一个版本", "开发个功能", "发个版", "send me the logs"):
+        assert sent(prompt) is None, prompt
+
+
+def test_a_fact_mentioning_the_message_is_no_rule_about_it() -> None:
+    fact = _memory("The newsletter emails went out late last tuesday.", id="late", project=None)
+    prompt = "write a cron job to send each member an email when their pass expires"
+    assert chosen_ids(prompt, [fact]) == []
