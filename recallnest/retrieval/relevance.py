@@ -29,8 +29,9 @@ from recallnest.core.bilingual import BILINGUAL_GROUPS
 from recallnest.core.injected import strip_injected
 from recallnest.core.models import Explain
 from recallnest.core.text import exact_tokens, tokenize
-from recallnest.retrieval import seasons
-from recallnest.retrieval.artefact import produced
+from recallnest.retrieval import limits, seasons
+from recallnest.retrieval.artefact import produced, sent
+from recallnest.retrieval.limits import Quantity
 from recallnest.retrieval.query import SYNONYM_GROUPS, synonym_links
 from recallnest.retrieval.seasons import Time
 
@@ -136,6 +137,9 @@ ACROSS_FEW_PART = "across_few"
 # A time the prompt names that a rule's season, months or weekdays rule on ("can I put her in
 # for november" against "exams in the spring session only"; "can I offer tuesdays" against "the
 # grand is only available on Thursdays", retrieval.seasons) is such a proposal too (round 44).
+# So is a value at or near a limit the note states in the same unit ("a 2.6m high camper"
+# against "vans over 2.3 m", 19 度 against 低于 18 度, retrieval.limits; round 45 b13), rule
+# word or not: a threshold is what rules.
 FORBIDDEN_BONUS = 0.1
 _FORBIDS = re.compile(
     r"\b(?:never|don't|do not|must not|mustn't|should not|shouldn't|avoid|not|instead of|"
@@ -306,6 +310,16 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _FUNCTION_CJK = frozenset(
     "的了吗呢吧么啊呀是在我你他她它们这那个一要做请把给和与或就都也还有没不怎什哪为如能会可以该应下"
 )
+# A verb, 不, and the result it fails to reach (a potential complement): 收不到 "does not get",
+# 连不上 "cannot connect", 打不开, 登不上, 看不见, 修不了. Its pairs hold 不 (and 上, 下, 了), so
+# the filter above dropped them, and "师傅的 app 收不到推送" shared one word with "师傅们又说手机上
+# 收不到新单子的提醒了" (round 45 b13: the needed turn had the best cosine and relevance 0). A
+# verb that is itself a function character (要不要, 是不是, 能不能, 有没有) is a question, not
+# this; 对不起 is an apology.
+_POTENTIAL = re.compile(
+    r"([\u3400-\u4dbf\u4e00-\u9fff])不([到上下开动起出进回来去住掉完好懂见清着成通过了])"
+)
+_POTENTIAL_IDIOMS = frozenset({"对不起"})
 
 
 # The synonym groups a prompt's words are looked up in: the search's own, and the general EN/ZH
@@ -359,6 +373,8 @@ class PromptPlan:
     changes_schema: bool = False
     # the short codes it names, lower-cased (`_CODE`: bay C3, room 2B)
     codes: tuple[str, ...] = ()
+    # the measured values it states (retrieval.limits: "a 2.6m high camper", 19 度)
+    quantities: tuple[Quantity, ...] = ()
 
     @property
     def rules_about(self) -> frozenset[str]:
@@ -391,20 +407,22 @@ def analyse_prompt(prompt: str) -> PromptPlan:
     if not names and (len(terms) < MIN_TERMS or (few_cjk and len(terms) < 2 * MIN_TERMS)):
         return PromptPlan("", "short")
     head = produced(query)
+    message = sent(query)
     return PromptPlan(
         query,
         None,
-        _intent(query, head),
+        _intent(query, head or message),
         terms,
         names,
         _links(query, terms),
-        _produces(head),
+        _produces(head) | _produces(message),
         _PRESENTS.search(query) is not None,
         _RECURS.search(query) is not None,
         _numbered(query),
         seasons.times(query, terms, _TERM_OF_TIME),
         _SCHEMA_CHANGE.search(query) is not None,
         tuple(dict.fromkeys(m.group(0).lower() for m in _CODE.finditer(query))),
+        limits.quantities(query, terms),
     )
 
 
@@ -511,8 +529,28 @@ def _intent(query: str, head: str | None) -> Intent:
 
 def content_terms(text: str) -> list[str]:
     """The index terms of `text` that carry meaning: Chinese character pairs holding a
-    particle or function character (什么, 可以, 要做) are dropped, as stop words are."""
-    return [t for t in tokenize(text) if not (_CJK.match(t) and _FUNCTION_CJK.intersection(t))]
+    particle or function character (什么, 可以, 要做) are dropped, as stop words are, except
+    the two pairs of a verb said with 不 and its result (`_POTENTIAL`: 收不到, 连不上)."""
+    kept = _potential_pairs(text) if "不" in text else frozenset()
+    return [
+        t
+        for t in tokenize(text)
+        if not (_CJK.match(t) and _FUNCTION_CJK.intersection(t)) or t in kept
+    ]
+
+
+def _potential_pairs(text: str) -> frozenset[str]:
+    """The character pairs of each verb said with 不 and its result in `text` (收不到 -> 收不,
+    不到): what cannot be done is the content of the sentence, and a note about the same failure
+    says it in the same three characters (round 45 b13)."""
+    return frozenset(
+        pair
+        for m in _POTENTIAL.finditer(text)
+        if (verb := m.group(1)) not in _FUNCTION_CJK
+        and verb != m.group(2)
+        and m.group(0) not in _POTENTIAL_IDIOMS
+        for pair in (verb + "不", "不" + m.group(2))
+    )
 
 
 IdfLookup = Callable[[Iterable[str]], Mapping[str, float]]
@@ -542,6 +580,8 @@ def relevance(
     matched += sorted(_in_range(plan, text) - set(matched))
     timed = seasons.said_in_other_words(plan.times, text) if plan.times else set()
     matched += sorted(timed - set(matched))
+    limited = limits.at_limit(plan.quantities, text) if plan.quantities else set()
+    matched += sorted(limited - set(matched))
     rule = memory and is_rule(text)
     linked, by_synonym = _said_otherwise(plan, doc_terms, set(matched), weight, rule)
     made = memory and makes(plan, text)
@@ -562,12 +602,15 @@ def relevance(
     shared = _distinct(plan.query, matched) + linked
     if not made and shared >= 1 and standing and rule:
         made = presents(plan, text)
-    if shared < min(2, len(plan.terms)) and not (made or (named and _identifier(plan, text))):
+    if shared < min(2, len(plan.terms)) and not (
+        made or limited or (named and _identifier(plan, text))
+    ):
         return 0.0
     covered = sum(weight[t] for t in matched) + SYNONYM_SHARE * sum(weight[t] for t in by_synonym)
     offered = sum(weight[t] for t in doc_terms) or 1.0
     score = QUERY_WEIGHT * covered / asked + (1 - QUERY_WEIGHT) * covered / offered
-    if rule and plan.intent != "debug" and (timed or not forbidden(text).isdisjoint(matched)):
+    ruled = (rule and (timed or not forbidden(text).isdisjoint(matched))) or bool(limited)
+    if ruled and plan.intent != "debug":
         score += FORBIDDEN_BONUS
     return score + (NAME_BONUS if named else 0.0) + (ARTEFACT_BONUS if made else 0.0)
 

@@ -1,0 +1,120 @@
+"""When a value the prompt states meets a limit a note states in the same unit: "a 2.6m high
+camper" against "only lanes 17 and 18 have the headroom for vans over 2.3 m", "48 knot gusts"
+against "stops selling tickets when the gust forecast goes above 45 knots", 家里才 19 度 against
+室温低于 18 度才算有效投诉，18 到 20 度先电话指导 (round 45 b13).
+
+A value at or near the note's threshold is the moment the note decides something, and the two
+often share no other word than the unit: retrieval.relevance counts the value as a word the note
+says (as it does "peg 27" inside "pegs 25 to 30") and weighs the note as a rule ruling on what
+the prompt proposes. The note's value is a limit only when it is worded as one: after over,
+above, under, at least, up to, 低于, 超过, 不超过 ..., before or more, 以上, 以下, or as the ends
+of a range (18 到 20 度, 2-3 m). Measures only (length, mass, temperature, speed, volume):
+counts, times, money and percentages are said of too many unrelated things.
+
+Pure; no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from recallnest.core.text import tokenize
+
+# (the prompt's index term for the value, dimension, value in the dimension's base unit)
+Quantity = tuple[str, str, float]
+
+# A value this close to a limit (a share of the larger of the two) is at it: 2.6 against 2.3 m
+# is 12 %, 48 against 45 knots 6 %.
+NEAR_SHARE = 0.25
+
+# unit as written (lower-cased) -> (dimension, factor to the base unit)
+# fmt: off
+_UNITS: dict[str, tuple[str, float]] = {
+    "mm": ("length", 0.001), "cm": ("length", 0.01), "m": ("length", 1.0), "km": ("length", 1000.0),
+    "metre": ("length", 1.0), "metres": ("length", 1.0), "meter": ("length", 1.0),
+    "meters": ("length", 1.0), "ft": ("length", 0.3048), "feet": ("length", 0.3048),
+    "foot": ("length", 0.3048), "毫米": ("length", 0.001), "厘米": ("length", 0.01),
+    "米": ("length", 1.0), "公里": ("length", 1000.0), "千米": ("length", 1000.0),
+    "g": ("mass", 0.001), "kg": ("mass", 1.0), "kilos": ("mass", 1.0), "kilograms": ("mass", 1.0),
+    "kilogram": ("mass", 1.0), "tonnes": ("mass", 1000.0), "tonne": ("mass", 1000.0),
+    "tons": ("mass", 1000.0), "lb": ("mass", 0.4536), "lbs": ("mass", 0.4536),
+    "pounds": ("mass", 0.4536), "克": ("mass", 0.001), "公斤": ("mass", 1.0),
+    "千克": ("mass", 1.0), "斤": ("mass", 0.5), "吨": ("mass", 1000.0),
+    "°c": ("celsius", 1.0), "℃": ("celsius", 1.0), "degrees": ("celsius", 1.0),
+    "degree": ("celsius", 1.0), "度": ("celsius", 1.0), "摄氏度": ("celsius", 1.0),
+    "°f": ("fahrenheit", 1.0), "℉": ("fahrenheit", 1.0),
+    "knots": ("speed", 1.852), "knot": ("speed", 1.852), "kn": ("speed", 1.852),
+    "kt": ("speed", 1.852), "kts": ("speed", 1.852), "节": ("speed", 1.852),
+    "km/h": ("speed", 1.0), "kph": ("speed", 1.0), "mph": ("speed", 1.609), "m/s": ("speed", 3.6),
+    "l": ("volume", 1.0), "litres": ("volume", 1.0), "liters": ("volume", 1.0),
+    "litre": ("volume", 1.0), "liter": ("volume", 1.0), "ml": ("volume", 0.001),
+    "升": ("volume", 1.0), "毫升": ("volume", 0.001),
+}
+# fmt: on
+_UNIT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
+_NUMBER = r"\d+(?:\.\d+)?"
+_QUANTITY = re.compile(
+    rf"(?<![\w.])(?P<num>-?{_NUMBER}) ?(?P<unit>{_UNIT})(?![A-Za-z/])", re.IGNORECASE
+)
+_RANGE = re.compile(
+    rf"(?<![\w.])(?P<low>-?{_NUMBER}) ?(?:-|–|~|～|to|到|至) ?(?P<high>-?{_NUMBER}) ?"
+    rf"(?P<unit>{_UNIT})(?![A-Za-z/])",
+    re.IGNORECASE,
+)
+# Words that make the value beside them a limit: before it, or after it.
+_BEFORE = re.compile(
+    r"(?:\b(?:over|above|below|under|beyond|exceeds?|exceeding|more than|less than|fewer than|"
+    r"greater than|higher than|lower than|taller than|at least|at most|up to|no more than|"
+    r"max(?:imum)?|min(?:imum)?|limit(?:ed)?(?: (?:of|to|is))?)|[<>≤≥]=?"
+    r"|低于|高于|超过|超出|不超过|不低于|不高于|小于|大于|少于|多于|不到|达到|最高|最低|限高|限重|上限|下限)"
+    r"\s*$",
+    re.IGNORECASE,
+)
+_AFTER = re.compile(
+    r"\s*(?:\b(?:or (?:more|less|above|below|over|under|higher|lower)|and (?:over|above|up|"
+    r"below|under)|max(?:imum)?|min(?:imum)?)\b|(?:及)?以上|(?:及)?以下|以内|之内)",
+    re.IGNORECASE,
+)
+_WINDOW = 14  # characters before a value read for a limit word
+
+
+def quantities(query: str, terms: Sequence[str]) -> tuple[Quantity, ...]:
+    """The measured values `query` states, each with its first index term among `terms`."""
+    out = []
+    for m in _QUANTITY.finditer(query):
+        term = next((t for t in tokenize(m.group("num")) if t in terms), None)
+        dim, factor = _UNITS[m.group("unit").lower()]
+        if term is not None:
+            out.append((term, dim, float(m.group("num")) * factor))
+    return tuple(out)
+
+
+def at_limit(prompt: Sequence[Quantity], text: str) -> set[str]:
+    """The terms of the prompt's values that fall in, or near, a limit `text` states in the
+    same dimension (see the module docstring)."""
+    found = _limits(text)
+    return {
+        term
+        for term, dim, value in prompt
+        for kind, low, high in found
+        if kind == dim
+        and low - NEAR_SHARE * max(abs(low), abs(high)) <= value
+        and value <= high + NEAR_SHARE * max(abs(low), abs(high))
+    }
+
+
+def _limits(text: str) -> list[tuple[str, float, float]]:
+    """The limits `text` states: (dimension, low, high) in base units; one value is both."""
+    out = []
+    for m in _RANGE.finditer(text):
+        dim, factor = _UNITS[m.group("unit").lower()]
+        ends = sorted((float(m.group("low")) * factor, float(m.group("high")) * factor))
+        out.append((dim, ends[0], ends[1]))
+    for m in _QUANTITY.finditer(text):
+        before = text[max(0, m.start() - _WINDOW) : m.start()]
+        if _BEFORE.search(before) or _AFTER.match(text, m.end()):
+            dim, factor = _UNITS[m.group("unit").lower()]
+            value = float(m.group("num")) * factor
+            out.append((dim, value, value))
+    return out
