@@ -498,6 +498,12 @@ _NUMBER = re.compile(r"\d+")
 _ZH_ORDER = re.compile(
     r"(?:写|加|放|存|记|改|弄|做|搞|接|删|换|调)(?:进去|上去|上|好|掉|成|一下)|先(?:写|做|加|改|弄|搞)"
 )
+# An ask by ellipsis: "Now the invoices endpoint.", "then the login page", 然后是退款那块.
+_ELLIPTIC_ASK = re.compile(
+    r"^(?:ok(?:ay)?[,.]?\s+|and\s+|right[,.]?\s+)?(?:now|then|also|and now)\b[,:]?\s+"
+    r"(?:the|a|an|our|my|that|this|those|these)\b|^(?:然后|再来|还有|接着)(?:是|弄|搞)?\S",
+    re.IGNORECASE,
+)
 _NEXT_WORD = re.compile(r"\bnext\b|接下来|下一步|下次|回头", re.IGNORECASE)
 # A lead before the order: "next in this worktree: show the nearest hydrants on the map".
 _LEAD = re.compile(r"^[^:：.!?]{0,40}[:：]\s*")
@@ -521,6 +527,7 @@ def _asks_or_reports(text: str) -> bool:
         or R.TODO.search(text)
         or _TODO_LEAD.search(text)
         or _NEXT_WORD.search(text)  # "deepvariant step is next, dont touch haplotypecaller"
+        or _ELLIPTIC_ASK.match(text)  # "Now the invoices endpoint."
         or TASK.search(_NUMBER.sub(" ", _LEAD.sub("", text)))
         or _ZH_ORDER.search(text)
         or _LATIN_IN_CJK.search(text)

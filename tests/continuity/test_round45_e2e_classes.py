@@ -514,3 +514,11 @@ def test_the_project_said_by_its_name_keeps_what_it_goes_on_to_say() -> None:
     )
     found = capture_turn(session(said)[0], None, project="/home/dev/cragbook")
     assert any("Font scale" in c.text and "cragbook" in c.text for c in found), found
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"), [("Now the invoices endpoint.", "invoices"), ("然后是退款那块", "退款")]
+)
+def test_an_ask_by_ellipsis_is_an_open_loop(said: str, kept: str) -> None:
+    loops = loops_after_an_export(said)
+    assert any(kept in loop for loop in loops), loops
