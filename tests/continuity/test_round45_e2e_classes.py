@@ -17,7 +17,7 @@ from __future__ import annotations
 import pytest
 from test_heldout2_classes import PROJECT, T0, captures, checkpoint, remembered, session, texts
 
-from recallnest.capture.admission import quoted_change, revalued, without_old_value
+from recallnest.capture.admission import quoted_change, remainder, revalued, without_old_value
 from recallnest.capture.heuristics import capture_turn
 from recallnest.capture.salience import classify_line
 from recallnest.continuity import checkpoint_rules as R
@@ -522,3 +522,61 @@ def test_the_project_said_by_its_name_keeps_what_it_goes_on_to_say() -> None:
 def test_an_ask_by_ellipsis_is_an_open_loop(said: str, kept: str) -> None:
     loops = loops_after_an_export(said)
     assert any(kept in loop for loop in loops), loops
+
+
+@pytest.mark.parametrize(
+    ("project", "said", "kind"),
+    [
+        ("/home/dev/foodshare", "foodshare allocates veg boxes for the Westgate pantry", "intro"),
+        ("/home/dev/foodshare", "foodshare needs a swap button", None),
+        ("/home/dev/foodshare", "foodshare crashes on startup since the upgrade", None),
+    ],
+)
+def test_what_the_project_does_is_said_with_any_verb(
+    project: str, said: str, kind: str | None
+) -> None:
+    found = [c for c in capture_turn(session(said)[0], None, project=project)]
+    intros = [c for c in found if c.rule == "entity.project_intro"]
+    assert bool(intros) == (kind == "intro"), found
+
+
+def test_the_project_fact_stops_at_a_rule_for_every_project() -> None:
+    said = (
+        "kilnlog 是陶艺工作室的窑烧排期，一窑最多 40 件。"
+        "另外说一声，不管哪个项目，写数据库迁移都要带 down"
+    )
+    found = capture_turn(session(said)[0], None, project="/home/dev/kilnlog")
+    intro = [c for c in found if c.rule == "entity.project_intro"]
+    assert intro and "迁移" not in intro[0].text, found
+    assert any(c.scope == "global" and "迁移" in c.text for c in found), found
+
+
+def test_sizes_by_range_are_a_fact() -> None:
+    found = captures("sizes: one adult gets small, 2 to 4 people medium, large from 5 people up")
+    assert any("large from 5" in c.text for c in found), found
+
+
+def test_a_change_s_own_old_value_is_no_remainder() -> None:
+    said = "班级上限最多改成 10 人，12 个人老师根本看不过来"
+    target = Memory(
+        id="c" * 32,
+        scope=PROJECT,
+        category="events",
+        text=said,
+        importance=0.6,
+        created_at=T0,
+        updated_at=T0,
+    )
+    report = "上周的课已挪到周日上午，下月 1 号起生效；班级上限改成 10 人（max_students = 10）。"
+    caps = [c for c in captures("go on", report) if c.text.startswith("上周")]
+    assert caps, captures("go on", report)
+    left = remainder(caps[0], target)
+    assert left is None or "12 个人" not in left.text, left
+
+
+def test_a_price_named_with_its_attribute_changes_the_plain_name() -> None:
+    kept = remembered(
+        ("卡种在 card_types 表，目前是次卡 20 次 800 元、月卡 399、年卡 2999。",),
+        ("月卡价格改成 429，下个月 1 号起",),
+    )
+    assert "月卡 399" not in texts(kept), texts(kept)
