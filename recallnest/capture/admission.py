@@ -32,7 +32,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Literal
 
-from recallnest.capture.disowned import rejoined, without_disowned, without_not_span
+from recallnest.capture.disowned import clauses_of, rejoined, without_disowned, without_not_span
 from recallnest.capture.rules import (
     CHANGE_FROM_TO,
     CODE_KEY_NAME,
@@ -1418,7 +1418,6 @@ _CHANGE_WORDS = frozenset(
     | {"raise", "lower", "increase", "decrease", "reduce", "cut", "改成", "改为", "换成", "调成"}
     | {"调到", "一下"}
 )
-_CLAUSE = re.compile(r"(?<=[，；;。！？!?])\s*|(?<=[.,])\s+")
 _LEANING = re.compile(r"(?:it|they|them|this|that|these|those|which)(?:'s|'re)?\b", re.IGNORECASE)
 
 
@@ -1434,7 +1433,7 @@ def without_old_value(text: str) -> str:
         # (the same guard: "make it 3 seconds, 10 is too slow" keeps its old value)
         return shown if subject_words(_QUOTED_VALUE.sub(" ", shown)) - _CHANGE_WORDS else text
     new, old = change
-    clauses = [c for c in _CLAUSE.split(text) if c.strip()]
+    clauses = clauses_of(text)
     kept: list[str] = []
     for i, clause in enumerate(clauses):
         if _holds_quoted_any(clause, old) and _holds_quoted_any(clause, new):

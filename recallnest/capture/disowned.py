@@ -80,7 +80,7 @@ def without_disowned(text: str) -> str:
     standing = {v for v in _ANY_VALUE.findall(text) if v not in old and _kind(v) in kinds}
     if not standing:
         return text
-    clauses = [c for c in _CLAUSE.split(text) if c.strip()]
+    clauses = clauses_of(text)
     kept: list[str] = []
     carried = ""
     for clause in clauses:
@@ -137,53 +137,14 @@ def _joined(subject: str, clause: str) -> str:
     return f"{subject}: {clause.lstrip()}"
 
 
-# A limit on how many or how much: "max 12 people up the tower at once", "capacity is 10 not
-# 12", 每炉最多 4 件, 上限 20.
-_LIMIT = re.compile(
-    r"\b(?:max|maximum|capacity|cap|limit|at most|up to|at once|at a time|no more than)\b"
-    r"|最多|上限|容量|封顶|不超过|至多",
-    re.IGNORECASE,
-)
+def values_of(text: str) -> set[str]:
+    """The numbers and clock times `text` says (each as written: "12", "0.5", "11:30")."""
+    return set(_ANY_VALUE.findall(text))
 
 
-def without_values_disowned_later(text: str, later: list[tuple[str, frozenset[str]]]) -> str:
-    """`text` without the clauses holding a value a later text disowns ("capacity is 10 not
-    12" after "… the tower climb is the big thing, max 12 people up the tower at once",
-    e2e-heldout22 h22g01), about the same thing (`_disowned_in`); `later` holds each later
-    text and the values it disowns. Unchanged when no clause goes or none would be left."""
-    if not later:
-        return text
-    clauses = [c for c in _CLAUSE.split(text) if c.strip()]
-    kept = [c for c in clauses if not any(_disowned_in(c, said, values) for said, values in later)]
-    if len(kept) == len(clauses) or not kept:
-        return text
-    return rejoined(kept, text)
-
-
-def _disowned_in(clause: str, said: str, values: frozenset[str]) -> bool:
-    """`clause` holds a value `said` disowns, about the same thing: both speak of a limit, or
-    they share a word ("代煎费每剂 5 元" and "代煎费不是 5 块，是每剂 8 元", e2e-heldout22
-    h22g04)."""
-    if not set(_ANY_VALUE.findall(clause)) & values:
-        return False
-    if _LIMIT.search(clause) and _LIMIT.search(said):
-        return True
-    return bool(_words(clause) & _words(said))
-
-
-_WORD = re.compile(r"[A-Za-z_]{4,}|[\u4e00-\u9fff]{2,}")
-_COMMON = frozenset({"that", "this", "with", "from", "have", "been", "they", "were", "what"})
-
-
-def _words(text: str) -> set[str]:
-    """Latin words of 4+ letters and Chinese bigrams: enough to tell what a value is of."""
-    out: set[str] = set()
-    for w in _WORD.findall(text.casefold()):
-        if w[0] >= "\u4e00":
-            out.update(w[i : i + 2] for i in range(len(w) - 1))
-        elif w not in _COMMON:
-            out.add(w)
-    return out
+def clauses_of(text: str) -> list[str]:
+    """`text` cut at its clause ends (commas, semicolons, full stops), empty ones dropped."""
+    return [c for c in _CLAUSE.split(text) if c.strip()]
 
 
 def rejoined(kept: list[str], text: str) -> str:

