@@ -1104,6 +1104,27 @@ def _check_cli(_m: re.Match[str], _text: str, value: str) -> bool:
     return plausible_value(value, bare=False, key="")
 
 
+# Path segments that name what a hash after them is: no key.
+_HASH_NAMES = frozenset(
+    re.findall(
+        r"\S+",
+        "commit commits blob blobs tree trees sha shas ref refs status statuses tx txs transaction"
+        " transactions block blocks hash hashes digest digests checksum checksums object objects"
+        " revision revisions rev changeset changesets build builds artifact artifacts file files"
+        " download downloads release releases version versions image images layer layers"
+        " manifest manifests tag tags compare md5 sha1 sha256 etag",
+    )
+)
+
+
+def _check_path_key(m: re.Match[str], _text: str, value: str) -> bool:
+    """A key in an API's path: the segment before it names no hash, and it mixes digits and
+    letters as a generated key does."""
+    before = m.string[: m.start("s") - 1].rsplit("/", 1)[-1].casefold()
+    digits = sum(c.isdigit() for c in value)
+    return before not in _HASH_NAMES and 3 <= digits <= len(value) - 3
+
+
 _HOOK_SEPARATOR_RE = re.compile(r"[/@.]")
 
 
@@ -1991,9 +2012,25 @@ _RULES: tuple[_Rule, ...] = (
     _rule(
         "cli-secret",
         _GENERIC,
-        r"curl\b[^\n]{0,300}?[ \t](?:-u|--user)[ \t]{1,3}[\"']?[^\s:\"']{1,128}:" + _VALUE,
+        # (the user may be masked already: `-u [REDACTED:twilio-account-sid]:<token>`, s50)
+        # (a command continued over lines with a trailing backslash is one command)
+        r"curl\b(?:[^\n\\]|\\\n|\\(?!\n)){0,600}?[ \t](?:-u|--user)[ \t]{1,3}[\"']?"
+        r"(?:\[REDACTED:[\w-]{1,40}\]|[^\s:\"']{1,128}):" + _VALUE,
         _check_cli,
         left=_WORDISH,
+    ),
+    # Trigger: an API's URL (host api.* or services.*, or a path through /api/) with a path
+    # segment of 32-64 hex digits. Why: services that take the key in the path
+    # (MarineTraffic's /api/exportvessels/v:8/<key>/…, secrets s50); a commit, blob, tree,
+    # transaction or digest, named by the segment before it, stays.
+    _rule(
+        "url-path-key",
+        _GENERIC,
+        r"https?://(?:(?:api|services)\.[\w.-]+|[\w.-]+(?:/[^\s/?#\"'<>]+){0,3}?/api)"
+        r"(?:/[^\s/?#\"'<>]+){0,6}?/(?P<s>[0-9A-Fa-f]{32,64})(?=[/?#\s\"'<>]|$)",
+        _check_path_key,
+        hints=("api",),
+        left="",
     ),
     # Trigger: curl … --user "<key>:<secret>" whose user is itself a generated key (Mailjet's
     # API key beside its secret key, Stripe's `-u sk_…:`, secrets s45). Why: the service takes
@@ -2002,7 +2039,8 @@ _RULES: tuple[_Rule, ...] = (
     _rule(
         "cli-secret",
         _GENERIC,
-        r"curl\b[^\n]{0,300}?[ \t](?:-u|--user)[ \t]{1,3}[\"']?(?P<s>[A-Za-z0-9_\-]{20,128})(?=:)",
+        r"curl\b(?:[^\n\\]|\\\n|\\(?!\n)){0,600}?[ \t](?:-u|--user)[ \t]{1,3}[\"']?"
+        r"(?P<s>[A-Za-z0-9_\-]{20,128})(?=:)",
         _generated_user,
         left=_WORDISH,
     ),
