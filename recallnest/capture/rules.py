@@ -1589,7 +1589,7 @@ CODE_SETTING = re.compile(r"(?<![\w.])" + SETTING_NAME + r"\s*(?:=|is)\s*-?\d")
 # and the new one; admission reads them from CHANGE_FROM_TO).
 _CHANGE_FROM_TO = (
     r"\b(?:change|changed|bump|raise|lower|move|take)\s+(?:it\s+|that\s+)?(?:from\s+)?"
-    r"(\d+(?:\.\d+)?)\s*(?:to|->|→)\s*(\d+(?:\.\d+)?)(?![\d.])"
+    r"(\d+(?:\.\d+)?)\s*(?:to|->|→)\s*(\d+(?:\.\d+)?)(?!\d|\.\d)"
 )
 CHANGE_FROM_TO = re.compile(_CHANGE_FROM_TO, re.IGNORECASE)
 VALUE_CHANGE = re.compile(

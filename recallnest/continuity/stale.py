@@ -155,7 +155,14 @@ def revalued_keys(
     # "a 15 minute buffer after every lesson" is of the buffer, not of "lessons are 30, 45 or
     # 60 minutes long": a value that names its thing right after it names that thing only.
     subject = context or held
-    things = {_stem(t) for t in _ATTRIBUTIVE.findall(said.casefold())} - _UNIT_WORDS - _NOT_THINGS
+    # (only a value the keys hold: "13 stops now and the route is 40 minutes shorter" names
+    # no thing for the stops, e2e-heldout23 h23x03)
+    changed = set().union(*(new[k] for k in keys))
+    things = (
+        {_stem(t) for n, t in _ATTRIBUTIVE.findall(said.casefold()) if n in changed}
+        - _UNIT_WORDS
+        - _NOT_THINGS
+    )
     if things and not things & subject_words(subject):
         return set()
     return keys if subject_words(said) & subject_words(subject) else set()
@@ -300,7 +307,7 @@ _NOT_THINGS = frozenset(
 )
 # A value with its unit before the thing it measures: "a 15 minute buffer", "9-hour slot".
 _ATTRIBUTIVE = re.compile(
-    r"\d+(?:\.\d+)?[ -]?(?:ms|millisecond|sec(?:ond)?|min(?:ute)?|hour|hr|day|week|month|year"
+    r"(\d+(?:\.\d+)?)[ -]?(?:ms|millisecond|sec(?:ond)?|min(?:ute)?|hour|hr|day|week|month|year"
     r"|kb|mb|gb|tb|km|cm|mm|m|percent)s?[ -]([a-z]{3,})\b"
 )
 # A clause of a word or two and a bare number: "glaze 10", "and 3 for juniors".
