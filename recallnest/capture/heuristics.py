@@ -163,6 +163,8 @@ def capture_turn(
     elif gate.reason is None:
         signals = _second_opinion(signals, gate.sentences, turn.role)
         signals = [_as_value_change(s) for s in signals]
+    if turn.role == "user" and gate.reason is None:
+        signals = _own_environment(signals, gate.sentences)
     if turn.role == "user" and gate.reason is None and project is not None:
         signals = _named_project(signals, gate.sentences, project)
     signals = [part for signal in signals for part in _by_scope(signal, project)]
@@ -172,6 +174,28 @@ def capture_turn(
     canons = [canonical(s.text, aliases) for s in signals]
     captures = [_to_capture(s, c, turn.id, project) for s, c in zip(signals, canons, strict=True)]
     return _cap(_unique(captures, canons))
+
+
+def _own_environment(signals: list[Signal], sentences: Sequence[str]) -> list[Signal]:
+    # Trigger: the user says what they may not change on the machine they work with ("work
+    # laptop is locked down by IT: no admin rights, …", "its a raspberry pi 3 … and no, i cant
+    # upgrade it", 办公室电脑还是 win7 32位的 装不了新版node, "SQL Server 2012，信息科不让升级";
+    # round 46, b39). Why: the catch-all fact rule kept it as a project fact, or nothing fired;
+    # what the user can install or upgrade shapes every answer, in every project, as the
+    # labelled rows say (zh-2203, b36-en-02, b38-en-02). Outcome: one profile of the turn, in
+    # place of the facts read in it; a rule or a preference said beside it stays.
+    if any(s.category == "profile" for s in signals):
+        return signals
+    stated = [s for s in sentences if not is_question(s)]
+    whole = " ".join(stated).replace("。 ", "。")
+    if R.ENV_CONSTRAINT.search(whole) is None or R.OTHERS_ACCOUNT.search(whole) is not None:
+        return signals
+    if R.OWN_MACHINE.search(whole) is None:
+        return signals
+    if len(whole) > MAX_SENTENCE_CHARS:
+        whole = next(s for s in stated if R.ENV_CONSTRAINT.search(s))[:MAX_SENTENCE_CHARS]
+    profile = Signal("profile.constraint", "profile", whole, 0.7, 0.75)
+    return [profile, *(s for s in signals if s.category != "entities")]
 
 
 def _rule_after_scope(signal: Signal) -> Signal:

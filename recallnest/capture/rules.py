@@ -2639,3 +2639,34 @@ ZH_COPULAR = re.compile(
 
 # "X, not Y" in a correction: the contrast says what the fact is, with no value needed.
 CONTRAST = re.compile(r",\s*not (?:the |a |an )?\w|\binstead of\b|[，,]\s*不是\s*\S", _I)
+
+
+# What the user may not change on the machine they work with: "i cant upgrade it", "no admin
+# rights", "locked down by IT", 不让升级, 装不了新版 node, 不给管理员权限 (round 46, b39). Read
+# with OWN_MACHINE or the first person, it says who the user is and what they can work with.
+ENV_CONSTRAINT = re.compile(
+    r"\b(?:can'?t|cannot|can not|not allowed to|unable to|no way to|won'?t be able to)"
+    r" (?:upgrade|install|reinstall)\b"
+    r"|\b(?:won'?t|doesn'?t|don'?t) let (?:me|us) (?:upgrade|install)\b"
+    r"|\bno (?:local )?(?:admin(?:istrator)?|root|sudo) (?:rights|access|privileges|permissions?)\b"
+    r"|\blocked[- ]down\b"
+    r"|不让(?:升级|装|安装)|(?:装|升级|安装)不了|不能(?:升级|装|安装)"
+    r"|没有(?:管理员|root|sudo|admin)\s*权限|不给(?:管理员|root|sudo|admin)?\s*权限|没法(?:升级|装|安装)",
+    _I,
+)
+# The machine the user works on or their code runs on, named as theirs: a laptop, the office PC,
+# the box in the shed, a Raspberry Pi, 公司电脑, 办公室电脑, 服务器 (the one they were asked about).
+OWN_MACHINE = re.compile(
+    r"\b(?:my|work|office|school|company|the council's|our)\s+(?:[\w-]+\s+)?(?:laptop|pc|computer"
+    r"|machine|desktop|mac|box|server)\b|\b(?:raspberry pi|pi \d|chromebook|thinkpad)\b"
+    r"|\b(?:it'?s|its) an? (?:[\w.-]+ ){0,3}(?:box|machine|laptop|pc|server)\b"
+    r"|(?:公司|单位|办公室|学校|医院|店里|家里)?的?(?:电脑|笔记本|台式机|机器|服务器)",
+    _I,
+)
+# Someone else's account or a service's lacks ("the deploy user has no admin rights", "the CI
+# runner can't install packages"): no one's profile.
+OTHERS_ACCOUNT = re.compile(
+    r"\b(?:the|our|that|this) (?:[\w-]+ )?(?:user|account|runner|service|bot|container|job"
+    r"|pipeline|role)s? (?:has|have|is|are|can'?t|cannot)\b",
+    _I,
+)

@@ -1,0 +1,52 @@
+"""Capture, round 46 (decision 0055): the classes blind batch b39 showed, each tested on
+phrasings of our own (not the batch's rows), both ways."""
+
+from __future__ import annotations
+
+import pytest
+from support.capturing import capture
+from test_round39_classes import kept, none_of
+
+# --------------------------------------------------------------------------- the user's machine
+
+
+@pytest.mark.parametrize(
+    ("said", "previous", "value"),
+    [
+        (
+            "office pc is locked down by head office, no admin rights and no python installer",
+            None,
+            "no admin rights",
+        ),
+        (
+            "it's an old intel nuc box under the bar running ubuntu 18.04, and no, I can't "
+            "upgrade it, the landlord owns it",
+            "Which OS is on the machine the till app runs on?",
+            "ubuntu 18.04",
+        ),
+        ("店里的电脑还是 xp 系统，装不了 python3，只能用网页版", None, "xp 系统"),
+        (
+            "Oracle 11g，集团信息部不让升级，服务器上也不给装别的",
+            "你们数据库用的是什么？版本多少？",
+            "Oracle 11g",
+        ),
+    ],
+)
+def test_what_the_user_may_not_change_on_their_machine_is_a_profile(
+    said: str, previous: str | None, value: str
+) -> None:
+    found = capture(said, previous=previous)
+    kept(found, "profile", value)
+    none_of(found, "entities")
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "the deploy user has no admin rights on the build box, that's on purpose",
+        "I can't upgrade React to 19 until the date picker supports it",
+        "the CI runner can't install system packages, so the image has them baked in",
+    ],
+)
+def test_a_constraint_not_on_the_users_machine_is_no_profile(said: str) -> None:
+    none_of(capture(said), "profile")
