@@ -2069,6 +2069,11 @@ PROFILE_RULES = _table(
             r"|\bI lead\b|\bI(?:'m| am) (?:on|in) the [\w-]+ team\b"
             # "i teach high school CS": what the user does, said with the verb (b26)
             r"|\bI (?:teach|tutor|lecture)\b(?! (?:you|him|her|them|myself)\b)"
+            # "I'm 68, retired ship's engineer", "I'm a former nurse", "I'm 70 years old"
+            # (round 46, b39): a past trade or an age is who the user is, said without "a"
+            r"|\bI(?:'m| am) (?:\d{2},? (?:and )?)?(?:a |an )?(?:retired|semi-retired|former|ex-)"
+            r"\s?(?:[\w'-]+\s+){0,3}?" + OCCUPATION + r"s?\b"
+            r"|\bI(?:'m| am) (?:\d{2}) years old\b"
         ),
         "profile.experience": (
             r"\bI(?:'m| am)\s+(?:pretty |fairly |quite |very |totally |completely "
@@ -2196,6 +2201,10 @@ PROFILE_RULES = _table(
             r"|我在[\u4e00-\u9fff]{2,10}?(?:管|负责|做)[\u4e00-\u9fffA-Za-z]{1,8}?(?:这一?块|这摊|这边)"
             # 我是开驾校的 / 我是开花店的 (round 44, b36): the business the user runs
             r"|我是开(?!玩笑|车|会|心|完|始|发|通|着|过|了|的)[\u4e00-\u9fff]{1,6}?的"
+            # 我一个人开花店 / 我自己开了家民宿 (round 46, b39): the business, without 是…的
+            r"|^(?:我|本人)(?:自己|一个人)?开了?(?:一?家|个)?[\u4e00-\u9fff]{1,6}?(?:店|馆|诊所|工作室"
+            r"|驾校|农场|民宿|餐厅|饭馆|小卖部|超市|作坊)(?=[，,。\s]|$)"
+            r"|我(?:已经)?退休(?:前是|之前是|了)"
             # 我不是程序员 / 我是开驾校的，不是程序员: what the user is not shapes every answer
             r"|我[^。！？!?]{0,20}?不是(?:专业的?)?(?:程序员|码农|开发|搞技术的|做技术的|技术人员"
             r"|干这行的|学计算机的)(?![写做弄改搞出])"

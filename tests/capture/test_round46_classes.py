@@ -50,3 +50,34 @@ def test_what_the_user_may_not_change_on_their_machine_is_a_profile(
 )
 def test_a_constraint_not_on_the_users_machine_is_no_profile(said: str) -> None:
     none_of(capture(said), "profile")
+
+
+# --------------------------------------------------------------------------- who the user is
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        (
+            "I'm 74, ex-merchant navy radio officer, the last code I wrote was Fortran.",
+            "radio officer",
+        ),
+        ("I am 70, semi-retired surveyor who looks after the club's booking page.", "surveyor"),
+        ("我自己开了家民宿，平时没空看代码，你改完直接告诉我结果就行", "民宿"),
+        ("我一个人开面馆，中午最忙，别在中午找我确认", "面馆"),
+    ],
+)
+def test_an_age_a_past_trade_or_the_business_run_is_a_profile(said: str, value: str) -> None:
+    kept(capture(said), "profile", value)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I'm 30 minutes late for the standup, go ahead without me",
+        "我开了个新分支，你先别合并",
+        "the retired endpoints still get traffic from old apps",
+    ],
+)
+def test_no_age_trade_or_business_is_no_profile(said: str) -> None:
+    none_of(capture(said), "profile")
