@@ -529,6 +529,8 @@ def extract(
             signal, used = _with_reason_after(signal, nxt), 2  # the layout, then its detail
         elif signal is not None and used == 1 and nxt is not None and _instead_follows(signal, nxt):
             signal, used = _with_reason_after(signal, nxt), 2  # kept out, then what instead
+        elif signal is not None and used == 1 and nxt is not None and _rule_goes_on(signal, nxt):
+            signal, used = _with_reason_after(signal, nxt), 2  # the rule, then what it rules out
         elif (
             signal is not None and used == 1 and nxt is not None and _carried_out(signal, nxt, role)
         ):
@@ -681,6 +683,26 @@ def _instead_follows(signal: Signal, nxt: str) -> bool:
     return (
         R.NARRATION.match(nxt) is None and re.match(r"(?i)(?:I|we|you|it|that|this)\b", nxt) is None
     )
+
+
+_GOES_ON = re.compile(
+    r"^(?:(?:and|also|but)\s+)?(?:no|not|nothing like|none of)\s+(?!(?:worries|problem|rush|idea"
+    r"|sure|now|yet|thanks|big deal|need|pressure|hurry|clue|longer|more than|bad|really|quite"
+    r"|exactly|that|this|it|i|you|we)\b)\S|^(?:也)?(?:不要|别|不用)(?!急|客气|担心|谢)\S",
+    re.I,
+)
+
+
+def _rule_goes_on(signal: Signal, nxt: str) -> bool:
+    # Trigger: a preference and a short next sentence that only rules something out, with no
+    # verb or rule of its own ("Please keep changelog entries to one line. No emoji or ticket
+    # links in them."; round 46, b39). Why: the second sentence is the same rule's other half;
+    # alone no rule read it, and what it ruled out was lost. Outcome: one preference of both.
+    if signal.category != "preferences" or len(nxt) > _INSTEAD_MAX or is_question(nxt):
+        return False
+    if _GOES_ON.match(nxt.strip()) is None:
+        return False
+    return classify(nxt, "user") is None
 
 
 def _carried_out(signal: Signal, nxt: str, role: str) -> bool:

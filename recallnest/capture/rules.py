@@ -474,6 +474,10 @@ DECISION_CAUSE = re.compile(
     # what the old way cost people: complaints, no-shows, double bookings (e2e-heldout17)
     r"|complain(?:ed|ts?|ing)?|no-shows?|double-?booked|double bookings?|lost (?:money|customers"
     r"|bookings|orders))\b"
+    # people's habit that broke it, told after the decision: "people kept turning up late",
+    # "it has caused two double bookings" (round 46, b39)
+    r"|\b(?:people|customers|members|parents|users|guests|visitors) (?:kept|keep) \w+ing\b"
+    r"|\b(?:has|have|had) caused\b"
     r"|因为|太(?:慢|重|大|贵|麻烦)|总是|老是|经常|报错|出过|挂了|超时|不稳定|投诉|吐槽|抱怨|差评"
     r"|翻车|炸了|被骂|亏了|赔了|放鸽子|爽约"
     # what happened before, told as the reason: "之前有客户怀疑骨灰不是自家的，闹得很难看", "去年
@@ -2319,6 +2323,14 @@ PREFERENCE_RULES = _table(
             r"|never)\b(?! have \w+(?:ed|en|wn|ne)\b)"  # not "should never have shipped" (regret)
             r"|\bI\s+(?:always|never|usually)\s+(?:use|want|prefer|write|go with|work with"
             r"|put|like|keep)\b"
+        ),
+        # "dates as dd/mm/yyyy anywhere the members see them", "weights in grams everywhere"
+        # (round 46, b39): how a kind of value is written, said with no verb; the place it
+        # holds in makes it a convention, not a task.
+        "preference.convention": (
+            r"^(?!(?:i|we|you|he|she|they|it|that|this|there)\b)(?:all |every |any )?(?:[\w-]+ ){0,2}?"
+            r"[\w-]+s (?:as|in) [^\s,.;]+(?: [^\s,.;]+){0,2}? (?:anywhere|everywhere|wherever"
+            r"|throughout)\b"
         ),
         "preference.dont": (
             r"(?<!\bwe )(?<!\bwe've )\b(?:don't|do not|never)\s+(?:ever\s+)?(?:use|add|write|put"

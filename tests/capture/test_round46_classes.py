@@ -81,3 +81,72 @@ def test_an_age_a_past_trade_or_the_business_run_is_a_profile(said: str, value: 
 )
 def test_no_age_trade_or_business_is_no_profile(said: str) -> None:
     none_of(capture(said), "profile")
+
+
+# --------------------------------------------------------------------------- a rule that goes on
+
+
+@pytest.mark.parametrize(
+    ("said", "values"),
+    [
+        (
+            "Please write the changelog in plain English for the parents. No jargon like SSR or "
+            "hydration.",
+            ("plain English", "SSR"),
+        ),
+        (
+            "Please use British spelling in all user-facing text. Not American spellings like "
+            "color or center.",
+            ("British spelling", "color"),
+        ),
+    ],
+)
+def test_a_short_sentence_ruling_something_out_joins_the_rule(
+    said: str, values: tuple[str, ...]
+) -> None:
+    found = capture(said)
+    kept(found, "preferences", *values)
+    assert len(found) == 1, found
+
+
+def test_a_pleasantry_after_a_rule_stays_out_of_it() -> None:
+    found = capture(
+        "Please write the changelog in plain English for the parents. No worries if you forget."
+    )
+    assert all("worries" not in c.text for c in found), found
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        (
+            "weights in grams everywhere the shop shows them. the scales round oddly otherwise",
+            "grams",
+        ),
+        ("times as 24h everywhere on the rota page", "24h"),
+    ],
+)
+def test_how_a_kind_of_value_is_written_everywhere_is_a_preference(said: str, value: str) -> None:
+    kept(capture(said), "preferences", value)
+
+
+def test_how_the_team_stores_a_value_stays_a_fact() -> None:
+    none_of(
+        capture("we store times as UTC everywhere, that's how the db was set up"), "preferences"
+    )
+
+
+def test_what_people_kept_doing_is_the_decisions_reason() -> None:
+    found = capture(
+        "Decided: the pool closes the lane booking 2 hours before each session. Parents kept "
+        "booking lanes at the door and the lifeguards had no list."
+    )
+    kept(found, "events", "2 hours", "kept booking")
+    none_of(found, "entities")
+
+
+def test_a_fact_after_a_decision_that_gives_no_reason_stays_apart() -> None:
+    found = capture(
+        "Decided: the shop sends invoices on the 1st. The accountant emails them on the 3rd."
+    )
+    assert all("accountant" not in c.text for c in found if c.category == "events"), found
