@@ -1145,7 +1145,17 @@ PROCEDURE_LEAD = re.compile(
     # "End-of-season routine for the wall: export …, reset …, then tag …" (b34)
     rf"|^(?:[\w-]+ ){{0,3}}?{ROUTINE_NOUN}"
     r"(?: for [^:：]{1,50}?)?\s*[:：]\s*(?!(?:I|we)\b)"
-    r"|^[^，。：:；]{2,24}?(?:的(?:步骤|流程|做法|办法)|是(?:这么|这样|如下)(?:处理|做|弄|办|走)的)\s*[:：]"
+    r"|^[^，。：:；]{2,24}?(?:的(?:步骤|流程|做法|办法)|是(?:这么|这样|如下)(?:处理|做|弄|办|走)?的)\s*[:：]"
+    # "monthly thing i do: first monday, pull …", "weekly chore we run: …" (round 46, b39): a
+    # routine named as what the speaker does at its interval
+    r"|^(?:[\w-]+ ){0,2}?(?:daily|weekly|fortnightly|monthly|nightly|quarterly|yearly|annual"
+    r"|morning|evening|month-end|year-end|opening|closing) (?:[\w-]+ )?(?:thing|routine|job|chore"
+    r"|ritual)s? (?:i|we) (?:do|run|follow)\b(?! not\b)[^:：]{0,30}[:：]"
+    # 按你们的习惯，发版前我会：1) …；2) … / "As you usually do it, before a release I'll: 1) …"
+    # (round 46, b39): the team's own habit, restated as its steps
+    r"|^(?:按|照|依)(?:你们|你|咱们|我们)(?:的)?(?:习惯|惯例|老规矩|规矩|流程)[^：:]{0,20}[:：]"
+    r"|^(?:as (?:you|we) (?:usually|always) do(?: it)?|per your (?:usual|routine|process|checklist))"
+    r"\b[^:：]{0,40}[:：]"
     r"|^[^，。：:；\s]{2,12}\s*[:：]\s*先(?![不别])[^，。了]{1,40}[，,]"
     # The steps written into the project's docs ("Written into DEPLOY.md as agreed: pull …,
     # then …", 按约定写进了 DEPLOY.md：先…再…; round 45, b38): the workflow set down for later.
@@ -1160,6 +1170,13 @@ PROCEDURE_LEAD = re.compile(
 )
 PROCEDURE_STEPS = re.compile(
     r"\bthen\b|→|->|先.{1,60}?(?:再|然后|最后|事后)|[，,；;]\s*(?:再|然后|接着|最后)"
+    # numbered steps ("1) … 2) …", "1. …；2. …"), three steps in a row after the lead's colon
+    # ("…: first monday, pull the log, flag …, email …"), and 先 with two steps after it
+    # (round 46, b39)
+    r"|(?:^|[\s:：])1[).、．]\s*\S[^\n]{1,80}?[\s；;，,]2[).、．]\s*\S"
+    r"|[:：](?!\s*(?:I|we|I've|we've|I'd)\b|\s*[a-z]+ed\b)\s*[^,;.:：\u4e00-\u9fff]{3,60}[,;]\s*[^,;.:\u4e00-\u9fff]{3,60}[,;]\s*"
+    r"[^,;.:\u4e00-\u9fff]{3,60}"
+    r"|先[^。，,；;]{1,40}[，,；;][^。，,；;]{2,40}[，,；;][^。，,；;]{2,}"
     r"|(?:like this|as follows)\s*[:：][^,]+,[^,]+,"
     # "Release routine for the lanes: build …, load it on lane 12 …, and roll it out …" (b35)
     rf"|{ROUTINE_NOUN}\b[^:：]{{0,60}}[:：][^,，]{{3,}}[,，][^,，]{{3,}}"

@@ -150,3 +150,49 @@ def test_a_fact_after_a_decision_that_gives_no_reason_stays_apart() -> None:
         "Decided: the shop sends invoices on the 1st. The accountant emails them on the 3rd."
     )
     assert all("accountant" not in c.text for c in found if c.category == "events"), found
+
+
+# --------------------------------------------------------------------------- routines
+
+
+@pytest.mark.parametrize(
+    ("said", "role", "value"),
+    [
+        (
+            "weekly chore we run: friday noon, export the booking sheet, check the no-shows, "
+            "text the coach the list",
+            "user",
+            "no-shows",
+        ),
+        (
+            "我们店盘点是这样的：店员先清点货架，店长抽查三排，两边数对上了才算盘完",
+            "user",
+            "抽查三排",
+        ),
+        (
+            "按你们的惯例，上线前我会：1) 跑一遍回归测试；2) 导出 users 表备份；3) 周五下午不发版。",
+            "assistant",
+            "users 表备份",
+        ),
+        (
+            "Per your usual process, before each release I'll: 1) tag the commit, 2) run the "
+            "smoke tests, 3) post in #ops.",
+            "assistant",
+            "smoke tests",
+        ),
+    ],
+)
+def test_a_routine_named_then_its_steps_is_a_workflow(said: str, role: str, value: str) -> None:
+    kept(capture(said, role), "patterns", value)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Debugging this: I added logging, reran the job, looked at the output",
+        "the thing i do not like: long functions, deep nesting, magic numbers",
+        "我们的价格是这样的：成人 30，儿童 15，老人免费",
+    ],
+)
+def test_progress_dislikes_and_prices_after_a_colon_are_no_workflow(said: str) -> None:
+    none_of(capture(said), "patterns")
