@@ -196,3 +196,27 @@ def test_a_routine_named_then_its_steps_is_a_workflow(said: str, role: str, valu
 )
 def test_progress_dislikes_and_prices_after_a_colon_are_no_workflow(said: str) -> None:
     none_of(capture(said), "patterns")
+
+
+# --------------------------------------------------------------------------- asked, and where it is written
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["Django 的 select_related 和 prefetch_related 有啥不同", "那个测试服的地址是啥来着"],
+)
+def test_a_chinese_question_without_its_mark_is_no_memory(said: str) -> None:
+    assert capture(said) == []
+
+
+def test_a_fact_remembered_aloud_stays() -> None:
+    kept(capture("我记得来着，端口是 8081"), "entities", "8081")
+
+
+def test_a_layout_with_where_its_constants_are_written_is_a_fact() -> None:
+    said = "会员卡的等级是 普通 → 银卡 → 金卡，等级常量定义在 member/levels.py。"
+    kept(capture(said, "assistant"), "entities", "member/levels.py", "银卡")
+
+
+def test_only_where_a_symbol_is_written_stays_code_navigation() -> None:
+    assert capture("那个函数定义在 utils/date.py。", "assistant") == []
