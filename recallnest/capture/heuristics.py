@@ -1038,7 +1038,7 @@ def _fact(text: str, role: str, relaxed: bool) -> Signal | None:
 
 # The tail "…, as declared in X" / "…; the token is read from Y" after a main clause.
 _SOURCE_TAIL = re.compile(
-    # "…，状态常量定义在 repair/status.go。" (round 46, b39): the Chinese note of where it is written
+    # "…，状态常量定义在 repair/status.go。" (round 46, b39): where it is written, in Chinese
     r"[，,；;]\s*[^，,；;。]{0,16}?(?:定义|声明|写|配置|列)在\s*[\w./-]+\.[A-Za-z]{1,5}\s*。?$"
     r"|(?:,\s*as (?:declared|defined|set|configured|specified|listed) in"
     r"|;\s*(?:the|its|their) [\w -]{1,30}? (?:is|are) (?:read|loaded|taken|pulled) from)"

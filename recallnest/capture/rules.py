@@ -1154,7 +1154,8 @@ PROCEDURE_LEAD = re.compile(
     # 按你们的习惯，发版前我会：1) …；2) … / "As you usually do it, before a release I'll: 1) …"
     # (round 46, b39): the team's own habit, restated as its steps
     r"|^(?:按|照|依)(?:你们|你|咱们|我们)(?:的)?(?:习惯|惯例|老规矩|规矩|流程)[^：:]{0,20}[:：]"
-    r"|^(?:as (?:you|we) (?:usually|always) do(?: it)?|per your (?:usual|routine|process|checklist))"
+    r"|^(?:as (?:you|we) (?:usually|always) do(?: it)?"
+    r"|per your (?:usual|routine|process|checklist))"
     r"\b[^:：]{0,40}[:：]"
     r"|^[^，。：:；\s]{2,12}\s*[:：]\s*先(?![不别])[^，。了]{1,40}[，,]"
     # The steps written into the project's docs ("Written into DEPLOY.md as agreed: pull …,
@@ -2345,7 +2346,8 @@ PREFERENCE_RULES = _table(
         # (round 46, b39): how a kind of value is written, said with no verb; the place it
         # holds in makes it a convention, not a task.
         "preference.convention": (
-            r"^(?!(?:i|we|you|he|she|they|it|that|this|there)\b)(?:all |every |any )?(?:[\w-]+ ){0,2}?"
+            r"^(?!(?:i|we|you|he|she|they|it|that|this|there)\b)(?:all |every |any )?"
+            r"(?:[\w-]+ ){0,2}?"
             r"[\w-]+s (?:as|in) [^\s,.;]+(?: [^\s,.;]+){0,2}? (?:anywhere|everywhere|wherever"
             r"|throughout)\b"
         ),

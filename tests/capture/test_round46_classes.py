@@ -170,7 +170,8 @@ def test_a_fact_after_a_decision_that_gives_no_reason_stays_apart() -> None:
             "抽查三排",
         ),
         (
-            "按你们的惯例，上线前我会：1) 跑一遍回归测试；2) 导出 users 表备份；3) 周五下午不发版。",
+            "按你们的惯例，上线前我会：1) 跑一遍回归测试；2) 导出 users 表备份；"
+            "3) 周五下午不发版。",
             "assistant",
             "users 表备份",
         ),
@@ -198,7 +199,7 @@ def test_progress_dislikes_and_prices_after_a_colon_are_no_workflow(said: str) -
     none_of(capture(said), "patterns")
 
 
-# --------------------------------------------------------------------------- asked, and where it is written
+# ------------------------------------------------------------------- asked; where it is written
 
 
 @pytest.mark.parametrize(
