@@ -163,6 +163,8 @@ def capture_turn(
     elif gate.reason is None:
         signals = _second_opinion(signals, gate.sentences, turn.role)
         signals = [_as_value_change(s) for s in signals]
+    if turn.role == "user" and gate.reason is None:
+        signals = _own_environment(signals, gate.sentences)
     if turn.role == "user" and gate.reason is None and project is not None:
         signals = _named_project(signals, gate.sentences, project)
     signals = [part for signal in signals for part in _by_scope(signal, project)]
@@ -172,6 +174,28 @@ def capture_turn(
     canons = [canonical(s.text, aliases) for s in signals]
     captures = [_to_capture(s, c, turn.id, project) for s, c in zip(signals, canons, strict=True)]
     return _cap(_unique(captures, canons))
+
+
+def _own_environment(signals: list[Signal], sentences: Sequence[str]) -> list[Signal]:
+    # Trigger: the user says what they may not change on the machine they work with ("work
+    # laptop is locked down by IT: no admin rights, …", "its a raspberry pi 3 … and no, i cant
+    # upgrade it", 办公室电脑还是 win7 32位的 装不了新版node, "SQL Server 2012，信息科不让升级";
+    # round 46, b39). Why: the catch-all fact rule kept it as a project fact, or nothing fired;
+    # what the user can install or upgrade shapes every answer, in every project, as the
+    # labelled rows say (zh-2203, b36-en-02, b38-en-02). Outcome: one profile of the turn, in
+    # place of the facts read in it; a rule or a preference said beside it stays.
+    if any(s.category == "profile" for s in signals):
+        return signals
+    stated = [s for s in sentences if not is_question(s)]
+    whole = " ".join(stated).replace("。 ", "。")
+    if R.ENV_CONSTRAINT.search(whole) is None or R.OTHERS_ACCOUNT.search(whole) is not None:
+        return signals
+    if R.OWN_MACHINE.search(whole) is None:
+        return signals
+    if len(whole) > MAX_SENTENCE_CHARS:
+        whole = next(s for s in stated if R.ENV_CONSTRAINT.search(s))[:MAX_SENTENCE_CHARS]
+    profile = Signal("profile.constraint", "profile", whole, 0.7, 0.75)
+    return [profile, *(s for s in signals if s.category != "entities")]
 
 
 def _rule_after_scope(signal: Signal) -> Signal:
@@ -505,6 +529,8 @@ def extract(
             signal, used = _with_reason_after(signal, nxt), 2  # the layout, then its detail
         elif signal is not None and used == 1 and nxt is not None and _instead_follows(signal, nxt):
             signal, used = _with_reason_after(signal, nxt), 2  # kept out, then what instead
+        elif signal is not None and used == 1 and nxt is not None and _rule_goes_on(signal, nxt):
+            signal, used = _with_reason_after(signal, nxt), 2  # the rule, then what it rules out
         elif (
             signal is not None and used == 1 and nxt is not None and _carried_out(signal, nxt, role)
         ):
@@ -657,6 +683,26 @@ def _instead_follows(signal: Signal, nxt: str) -> bool:
     return (
         R.NARRATION.match(nxt) is None and re.match(r"(?i)(?:I|we|you|it|that|this)\b", nxt) is None
     )
+
+
+_GOES_ON = re.compile(
+    r"^(?:(?:and|also|but)\s+)?(?:no|not|nothing like|none of)\s+(?!(?:worries|problem|rush|idea"
+    r"|sure|now|yet|thanks|big deal|need|pressure|hurry|clue|longer|more than|bad|really|quite"
+    r"|exactly|that|this|it|i|you|we)\b)\S|^(?:也)?(?:不要|别|不用)(?!急|客气|担心|谢)\S",
+    re.I,
+)
+
+
+def _rule_goes_on(signal: Signal, nxt: str) -> bool:
+    # Trigger: a preference and a short next sentence that only rules something out, with no
+    # verb or rule of its own ("Please keep changelog entries to one line. No emoji or ticket
+    # links in them."; round 46, b39). Why: the second sentence is the same rule's other half;
+    # alone no rule read it, and what it ruled out was lost. Outcome: one preference of both.
+    if signal.category != "preferences" or len(nxt) > _INSTEAD_MAX or is_question(nxt):
+        return False
+    if _GOES_ON.match(nxt.strip()) is None:
+        return False
+    return classify(nxt, "user") is None
 
 
 def _carried_out(signal: Signal, nxt: str, role: str) -> bool:
@@ -992,7 +1038,9 @@ def _fact(text: str, role: str, relaxed: bool) -> Signal | None:
 
 # The tail "…, as declared in X" / "…; the token is read from Y" after a main clause.
 _SOURCE_TAIL = re.compile(
-    r"(?:,\s*as (?:declared|defined|set|configured|specified|listed) in"
+    # "…，状态常量定义在 repair/status.go。" (round 46, b39): where it is written, in Chinese
+    r"[，,；;]\s*[^，,；;。]{0,16}?(?:定义|声明|写|配置|列)在\s*[\w./-]+\.[A-Za-z]{1,5}\s*。?$"
+    r"|(?:,\s*as (?:declared|defined|set|configured|specified|listed) in"
     r"|;\s*(?:the|its|their) [\w -]{1,30}? (?:is|are) (?:read|loaded|taken|pulled) from)"
     r"\s+[^,;]{1,60}$",
     re.IGNORECASE,

@@ -474,6 +474,10 @@ DECISION_CAUSE = re.compile(
     # what the old way cost people: complaints, no-shows, double bookings (e2e-heldout17)
     r"|complain(?:ed|ts?|ing)?|no-shows?|double-?booked|double bookings?|lost (?:money|customers"
     r"|bookings|orders))\b"
+    # people's habit that broke it, told after the decision: "people kept turning up late",
+    # "it has caused two double bookings" (round 46, b39)
+    r"|\b(?:people|customers|members|parents|users|guests|visitors) (?:kept|keep) \w+ing\b"
+    r"|\b(?:has|have|had) caused\b"
     r"|因为|太(?:慢|重|大|贵|麻烦)|总是|老是|经常|报错|出过|挂了|超时|不稳定|投诉|吐槽|抱怨|差评"
     r"|翻车|炸了|被骂|亏了|赔了|放鸽子|爽约"
     # what happened before, told as the reason: "之前有客户怀疑骨灰不是自家的，闹得很难看", "去年
@@ -1141,7 +1145,18 @@ PROCEDURE_LEAD = re.compile(
     # "End-of-season routine for the wall: export …, reset …, then tag …" (b34)
     rf"|^(?:[\w-]+ ){{0,3}}?{ROUTINE_NOUN}"
     r"(?: for [^:：]{1,50}?)?\s*[:：]\s*(?!(?:I|we)\b)"
-    r"|^[^，。：:；]{2,24}?(?:的(?:步骤|流程|做法|办法)|是(?:这么|这样|如下)(?:处理|做|弄|办|走)的)\s*[:：]"
+    r"|^[^，。：:；]{2,24}?(?:的(?:步骤|流程|做法|办法)|是(?:这么|这样|如下)(?:处理|做|弄|办|走)?的)\s*[:：]"
+    # "monthly thing i do: first monday, pull …", "weekly chore we run: …" (round 46, b39): a
+    # routine named as what the speaker does at its interval
+    r"|^(?:[\w-]+ ){0,2}?(?:daily|weekly|fortnightly|monthly|nightly|quarterly|yearly|annual"
+    r"|morning|evening|month-end|year-end|opening|closing) (?:[\w-]+ )?(?:thing|routine|job|chore"
+    r"|ritual)s? (?:i|we) (?:do|run|follow)\b(?! not\b)[^:：]{0,30}[:：]"
+    # 按你们的习惯，发版前我会：1) …；2) … / "As you usually do it, before a release I'll: 1) …"
+    # (round 46, b39): the team's own habit, restated as its steps
+    r"|^(?:按|照|依)(?:你们|你|咱们|我们)(?:的)?(?:习惯|惯例|老规矩|规矩|流程)[^：:]{0,20}[:：]"
+    r"|^(?:as (?:you|we) (?:usually|always) do(?: it)?"
+    r"|per your (?:usual|routine|process|checklist))"
+    r"\b[^:：]{0,40}[:：]"
     r"|^[^，。：:；\s]{2,12}\s*[:：]\s*先(?![不别])[^，。了]{1,40}[，,]"
     # The steps written into the project's docs ("Written into DEPLOY.md as agreed: pull …,
     # then …", 按约定写进了 DEPLOY.md：先…再…; round 45, b38): the workflow set down for later.
@@ -1156,6 +1171,13 @@ PROCEDURE_LEAD = re.compile(
 )
 PROCEDURE_STEPS = re.compile(
     r"\bthen\b|→|->|先.{1,60}?(?:再|然后|最后|事后)|[，,；;]\s*(?:再|然后|接着|最后)"
+    # numbered steps ("1) … 2) …", "1. …；2. …"), three steps in a row after the lead's colon
+    # ("…: first monday, pull the log, flag …, email …"), and 先 with two steps after it
+    # (round 46, b39)
+    r"|(?:^|[\s:：])1[).、．]\s*\S[^\n]{1,80}?[\s；;，,]2[).、．]\s*\S"
+    r"|[:：](?!\s*(?:I|we|I've|we've|I'd)\b|\s*[a-z]+ed\b)\s*[^,;.:：\u4e00-\u9fff]{3,60}[,;]\s*[^,;.:\u4e00-\u9fff]{3,60}[,;]\s*"
+    r"[^,;.:\u4e00-\u9fff]{3,60}"
+    r"|先[^。，,；;]{1,40}[，,；;][^。，,；;]{2,40}[，,；;][^。，,；;]{2,}"
     r"|(?:like this|as follows)\s*[:：][^,]+,[^,]+,"
     # "Release routine for the lanes: build …, load it on lane 12 …, and roll it out …" (b35)
     rf"|{ROUTINE_NOUN}\b[^:：]{{0,60}}[:：][^,，]{{3,}}[,，][^,，]{{3,}}"
@@ -2069,6 +2091,11 @@ PROFILE_RULES = _table(
             r"|\bI lead\b|\bI(?:'m| am) (?:on|in) the [\w-]+ team\b"
             # "i teach high school CS": what the user does, said with the verb (b26)
             r"|\bI (?:teach|tutor|lecture)\b(?! (?:you|him|her|them|myself)\b)"
+            # "I'm 68, retired ship's engineer", "I'm a former nurse", "I'm 70 years old"
+            # (round 46, b39): a past trade or an age is who the user is, said without "a"
+            r"|\bI(?:'m| am) (?:\d{2},? (?:and )?)?(?:a |an )?(?:retired|semi-retired|former|ex-)"
+            r"\s?(?:[\w'-]+\s+){0,3}?" + OCCUPATION + r"s?\b"
+            r"|\bI(?:'m| am) (?:\d{2}) years old\b"
         ),
         "profile.experience": (
             r"\bI(?:'m| am)\s+(?:pretty |fairly |quite |very |totally |completely "
@@ -2196,6 +2223,10 @@ PROFILE_RULES = _table(
             r"|我在[\u4e00-\u9fff]{2,10}?(?:管|负责|做)[\u4e00-\u9fffA-Za-z]{1,8}?(?:这一?块|这摊|这边)"
             # 我是开驾校的 / 我是开花店的 (round 44, b36): the business the user runs
             r"|我是开(?!玩笑|车|会|心|完|始|发|通|着|过|了|的)[\u4e00-\u9fff]{1,6}?的"
+            # 我一个人开花店 / 我自己开了家民宿 (round 46, b39): the business, without 是…的
+            r"|^(?:我|本人)(?:自己|一个人)?开了?(?:一?家|个)?[\u4e00-\u9fff]{1,6}?(?:店|馆|诊所|工作室"
+            r"|驾校|农场|民宿|餐厅|饭馆|小卖部|超市|作坊)(?=[，,。\s]|$)"
+            r"|我(?:已经)?退休(?:前是|之前是|了)"
             # 我不是程序员 / 我是开驾校的，不是程序员: what the user is not shapes every answer
             r"|我[^。！？!?]{0,20}?不是(?:专业的?)?(?:程序员|码农|开发|搞技术的|做技术的|技术人员"
             r"|干这行的|学计算机的)(?![写做弄改搞出])"
@@ -2310,6 +2341,15 @@ PREFERENCE_RULES = _table(
             r"|never)\b(?! have \w+(?:ed|en|wn|ne)\b)"  # not "should never have shipped" (regret)
             r"|\bI\s+(?:always|never|usually)\s+(?:use|want|prefer|write|go with|work with"
             r"|put|like|keep)\b"
+        ),
+        # "dates as dd/mm/yyyy anywhere the members see them", "weights in grams everywhere"
+        # (round 46, b39): how a kind of value is written, said with no verb; the place it
+        # holds in makes it a convention, not a task.
+        "preference.convention": (
+            r"^(?!(?:i|we|you|he|she|they|it|that|this|there)\b)(?:all |every |any )?"
+            r"(?:[\w-]+ ){0,2}?"
+            r"[\w-]+s (?:as|in) [^\s,.;]+(?: [^\s,.;]+){0,2}? (?:anywhere|everywhere|wherever"
+            r"|throughout)\b"
         ),
         "preference.dont": (
             r"(?<!\bwe )(?<!\bwe've )\b(?:don't|do not|never)\s+(?:ever\s+)?(?:use|add|write|put"
@@ -2639,3 +2679,34 @@ ZH_COPULAR = re.compile(
 
 # "X, not Y" in a correction: the contrast says what the fact is, with no value needed.
 CONTRAST = re.compile(r",\s*not (?:the |a |an )?\w|\binstead of\b|[，,]\s*不是\s*\S", _I)
+
+
+# What the user may not change on the machine they work with: "i cant upgrade it", "no admin
+# rights", "locked down by IT", 不让升级, 装不了新版 node, 不给管理员权限 (round 46, b39). Read
+# with OWN_MACHINE or the first person, it says who the user is and what they can work with.
+ENV_CONSTRAINT = re.compile(
+    r"\b(?:can'?t|cannot|can not|not allowed to|unable to|no way to|won'?t be able to)"
+    r" (?:upgrade|install|reinstall)\b"
+    r"|\b(?:won'?t|doesn'?t|don'?t) let (?:me|us) (?:upgrade|install)\b"
+    r"|\bno (?:local )?(?:admin(?:istrator)?|root|sudo) (?:rights|access|privileges|permissions?)\b"
+    r"|\blocked[- ]down\b"
+    r"|不让(?:升级|装|安装)|(?:装|升级|安装)不了|不能(?:升级|装|安装)"
+    r"|没有(?:管理员|root|sudo|admin)\s*权限|不给(?:管理员|root|sudo|admin)?\s*权限|没法(?:升级|装|安装)",
+    _I,
+)
+# The machine the user works on or their code runs on, named as theirs: a laptop, the office PC,
+# the box in the shed, a Raspberry Pi, 公司电脑, 办公室电脑, 服务器 (the one they were asked about).
+OWN_MACHINE = re.compile(
+    r"\b(?:my|work|office|school|company|the council's|our)\s+(?:[\w-]+\s+)?(?:laptop|pc|computer"
+    r"|machine|desktop|mac|box|server)\b|\b(?:raspberry pi|pi \d|chromebook|thinkpad)\b"
+    r"|\b(?:it'?s|its) an? (?:[\w.-]+ ){0,3}(?:box|machine|laptop|pc|server)\b"
+    r"|(?:公司|单位|办公室|学校|医院|店里|家里)?的?(?:电脑|笔记本|台式机|机器|服务器)",
+    _I,
+)
+# Someone else's account or a service's lacks ("the deploy user has no admin rights", "the CI
+# runner can't install packages"): no one's profile.
+OTHERS_ACCOUNT = re.compile(
+    r"\b(?:the|our|that|this) (?:[\w-]+ )?(?:user|account|runner|service|bot|container|job"
+    r"|pipeline|role)s? (?:has|have|is|are|can'?t|cannot)\b",
+    _I,
+)

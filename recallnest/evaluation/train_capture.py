@@ -42,9 +42,10 @@ from recallnest.capture.salience import gate_turn
 # read then (decision 0048) and trained on since. b37 was round 44's second blind batch,
 # measured once at its end, read in round 45 (decision 0050) and trained on since. b38 was round
 # 45's first blind batch, measured once at its start (eval/RESULTS.md), read in round 45's
-# second part (decision 0052) and trained on since. b39 is round 45's second blind batch,
-# measured once on the round's final code (eval/RESULTS.md): held out.
-HELD_OUT: frozenset[str] = frozenset({"b39"})
+# second part (decision 0052) and trained on since. b39 was round 45's second blind batch,
+# measured once on the round's final code (eval/RESULTS.md), read in round 46 (decision 0055)
+# and trained on since. b40, the next blind batch, is not written yet: held out before it is.
+HELD_OUT: frozenset[str] = frozenset({"b40"})
 EPOCHS = 30
 LEARNING_RATE = 0.5
 L2 = 1e-4
