@@ -44,8 +44,10 @@ from recallnest.capture.salience import gate_turn
 # 45's first blind batch, measured once at its start (eval/RESULTS.md), read in round 45's
 # second part (decision 0052) and trained on since. b39 was round 45's second blind batch,
 # measured once on the round's final code (eval/RESULTS.md), read in round 46 (decision 0055)
-# and trained on since. b40, the next blind batch, is not written yet: held out before it is.
-HELD_OUT: frozenset[str] = frozenset({"b40"})
+# and trained on since. b40 was round 46's first blind batch, measured once at its start
+# (eval/RESULTS.md), read in round 46 and trained on since. b41 was round 46's second blind
+# batch, committed unread and measured once on the round's final code.
+HELD_OUT: frozenset[str] = frozenset({"b41"})
 EPOCHS = 30
 LEARNING_RATE = 0.5
 L2 = 1e-4
