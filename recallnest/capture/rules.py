@@ -1697,10 +1697,18 @@ HELD_BACK = re.compile(
 # The user ordering a thing of the project gone or changed ("kill the sms reminders", "drop
 # the PDF export", 把短信提醒砍掉), and the assistant's sentence reporting it done with what
 # holds now ("I've removed the Twilio sender, reminders now go out email-only"; round 45, b37).
+# A thing named, "to be changed", then a colon and what it becomes.
+RULE_CHANGE_LEAD = (
+    r"|^[^，。：:？?\n]{2,16}?(?:改一下|要改一下|要改|改改|调整一下|调一下|换一下)\s*[:：]\s*\S.{4,}"
+    r"|^(?:change|update|adjust|tweak|rework) (?:the |our )?[\w -]{2,30}:\s*\S.{6,}"
+)
 ORDER_TO_CHANGE = re.compile(
     r"^(?:(?:ok(?:ay)?|right|yeah|so|just|pls|please)[,.]?\s+)*(?:kill|drop|remove|ditch|get rid"
     r" of|turn off|switch off|disable|stop|cut|retire|scrap|bin|switch|move|replace)\b"
-    r"|^(?:那就|就)?把[^，。？?]{2,20}?(?:砍掉|去掉|关掉|停掉|撤掉|删掉|下掉|换成|改成|挪到)",
+    r"|^(?:那就|就)?把[^，。？?]{2,20}?(?:砍掉|去掉|关掉|停掉|撤掉|删掉|下掉|换成|改成|挪到)"
+    # "会员积分改一下：平时…，生日当月双倍", "change the loyalty points: …": the rule after the
+    # colon is what it becomes (e2e-heldout24 h24x02)
+    + RULE_CHANGE_LEAD,
     _I,
 )
 # ... not how the checks went ("I've removed the debug print, the tests now go green")
@@ -1715,7 +1723,11 @@ ORDER_DONE = re.compile(
     r"(?:\bnow (?:only )?(?:go|goes|send|sends|use|uses|come|comes|land|lands|show|shows|ship"
     r"|ships|get|gets)\b|\bno longer\b|-only\b|\binstead\b)"
     r"|已(?:经)?把[^。？?]{2,30}?(?:砍掉|去掉|关掉|停掉|撤掉|删掉|下掉|换成|改成|挪到)了?[^。？?]*?"
-    r"(?:现在|以后|不再|只)",
+    r"(?:现在|以后|不再|只)"
+    # "已改：会员生日当月消费积分翻倍，其他月份仍是 1 元 1 分", "Updated: points double in the
+    # birthday month …": the report opens on the change done and says what holds
+    r"|^(?:已改|已调整|已更新|已修改|改好了|调整好了)\s*[:：]\s*\S.{5,}"
+    r"|^(?:updated|changed|adjusted|done)\s*[:—-]\s+\S.{10,}",
     _I,
 )
 
@@ -1749,6 +1761,9 @@ DECISION_RULES = _table(
         # "control loop: switch from on/off to PID with simple-pid": a switch that names what
         # goes by "from" (e2e-heldout12 h12c01); moving between branches, files or tabs is
         # navigation, not a decision.
+        # "会员积分改一下：平时还是 1 元 1 分，生日当月双倍积分": what a thing of the project
+        # becomes, said after the order to change it (e2e-heldout24 h24x02)
+        "decision.rule_change": RULE_CHANGE_LEAD[1:],
         "decision.switch_from": (
             r"^(?:[^:.?!]{1,30}:\s*)?(?:switch|move|migrate|change) (?:[\w-]+ ){0,3}?from\s+"
             r"(?!" + _PLACE + r")[^\s,.?!]{1,30}(?: [^\s,.?!]{1,30})? to\s+(?!" + _PLACE + r")"

@@ -24,6 +24,7 @@ from test_heldout2_classes import checkpoint, remembered, session, texts
 
 from recallnest.capture.admission import without_old_value
 from recallnest.capture.chatter import pasted_kind
+from recallnest.capture.heuristics import capture_turn
 from recallnest.capture.reply import without_corrected_value
 
 # --------------------------------------------------------------------------- old values
@@ -263,3 +264,61 @@ def test_a_clause_a_newer_note_changes_goes_when_another_value_is_shared() -> No
     )
     text = r44.resume(newest, [old, new], source="startup")
     assert "0.8 ppm" not in text and "上限 0.6 ppm" in text, text
+
+
+@pytest.mark.parametrize(
+    ("said", "project_words", "own_words"),
+    [
+        (
+            "tidelog: a tide-gauge logger in Rust on an ESP32. i'm the only one who works on it",
+            "tide-gauge logger",
+            "the only one",
+        ),
+        (
+            "报修系统 baoxiu-app，业主在小程序里报修。后端 Laravel，数据库 MySQL。"
+            "我是物业的电工，顺便管这个",
+            "Laravel",
+            "物业的电工",
+        ),
+    ],
+)
+def test_the_project_said_beside_who_the_user_is_stays_the_projects(
+    said: str, project_words: str, own_words: str
+) -> None:
+    project = "/p/tidelog" if "tidelog" in said else "/p/baoxiu-app"
+    found = capture_turn(session(said)[0], None, project=project)
+    mine = [c for c in found if own_words in c.text]
+    theirs = [c for c in found if project_words in c.text]
+    assert mine and mine[0].scope == "global" and project_words not in mine[0].text, found
+    assert theirs and theirs[0].scope == project, found
+
+
+def test_who_the_user_is_with_no_project_said_stays_whole() -> None:
+    found = capture_turn(session("I'm a paramedic. Night shifts mostly.")[0], None, project="/p/x")
+    assert all(c.scope == "global" for c in found), found
+
+
+@pytest.mark.parametrize(
+    ("order", "report"),
+    [
+        (
+            "停车费改一下：工作日还是 5 元一小时，周末前两小时免费。物业说周末投诉太多",
+            "已改：周末前两小时免费，之后和工作日一样 5 元一小时；规则在 billing/parking.py。",
+        ),
+        (
+            "change the late fee: 50p a day, capped at £5 per book. the old flat fee upset people",
+            "Updated: late fees are now 50p a day with a £5 cap per book, in fines/rules.py.",
+        ),
+    ],
+)
+def test_a_rule_changed_after_a_colon_and_its_report_are_decisions(order: str, report: str) -> None:
+    turns = session(order, report)
+    said = capture_turn(turns[0], None, project="/p/x")
+    done = capture_turn(turns[1], turns[0], project="/p/x")
+    assert any(c.category == "events" for c in said), said
+    assert any(c.category == "events" for c in done), done
+
+
+def test_an_old_value_that_names_a_clause_goes_from_it() -> None:
+    shown = without_old_value("hm 512 stutters on the tablet once the new renderer is on. go 768.")
+    assert "512" not in shown and "768" in shown and "stutters" in shown, shown
