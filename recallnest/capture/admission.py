@@ -1043,7 +1043,7 @@ def _resized(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Me
             if (
                 one
                 and subject_words(clause) & said
-                and (not new_units or _units(clause, other) & new_units)
+                and (not new_units or _in_english(_units(clause, other)) & _in_english(new_units))
                 and not _other_side(cap.text, clause)
             ):
                 return m
@@ -1247,7 +1247,9 @@ _NEW_VALUE_AT = re.compile(
     # "20% is too generous, make happy hour 15% off" (e2e-heldout20 h20c01)
     r"|\bmake (?:the )?[a-z][\w-]*(?: [a-z][\w-]*)?"
     # "10 minutes is too twitchy … use 20", "go with 48" (round 42)
-    r"|\bneeds?(?: to be)?|\bhas to be|\brequires|\btakes|\bnow|\buse|\bgo with|\bgo for|\bgo(?= \d)|\btry(?= \d)"
+    r"|\bneeds?(?: to be)?|\bhas to be|\brequires|\btakes|\bnow|\buse|\bgo with|\bgo for"
+    # "… underruns on the deck. go 1536" (e2e-heldout24 h24x01)
+    r"|\bgo(?= \d)|\btry(?= \d)"
     # "the reminder job now sends 3 hours before", "send them 3 hours before" (e2e-heldout18)
     r"|\bnow [a-z]+s|\bnow go (?:out|off)|\b(?:send|run|fire|start|schedule|set|do) (?:it|them)"
     # "the board here wants 60 characters per line" (e2e-heldout18 h18x01)
@@ -1527,15 +1529,23 @@ def revalued(cap: Capture, target: Memory) -> Memory | None:
 
 def _unit_of_name(name: str) -> str:
     """The unit a code name ends in ("normal_interval_hours" -> "hour"), else ""."""
-    last = re.split(r"[_\-.\s]+", name.casefold())[-1]
-    unit = unit_key(last)
-    return unit if unit in _NAME_UNITS and "_" in name else ""
+    parts = re.split(r"[_\-.\s]+", name.casefold())
+    unit = unit_key(parts[-1])
+    # (a rate per unit is no amount of it: LATE_FEE_RATE_PER_DAY = 0.005, e2e-heldout19 h19x02)
+    if len(parts) < 2 or parts[-2] == "per" or unit not in _NAME_UNITS:
+        return ""
+    return unit
 
 
 _NAME_UNITS = frozenset({"s", "min", "hour", "day", "week", "month", "ms"})
 # The Chinese name of a unit, as `unit_key` keys it in English: "6 小时" is in hours.
 _HAN_UNITS = {"小时": "hour", "钟头": "hour", "分钟": "min", "秒": "s", "秒钟": "s", "天": "day"}
 _HAN_UNITS |= {"周": "week", "个月": "month", "毫秒": "ms"}
+
+
+def _in_english(units: set[str]) -> set[str]:
+    """Units keyed as `unit_key` keys them, a Chinese unit name as its English key."""
+    return {_HAN_UNITS.get(u, u) for u in units}
 
 
 def _same_unit(written: str | None, unit: str) -> bool:

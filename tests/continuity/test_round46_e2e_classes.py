@@ -322,3 +322,22 @@ def test_a_rule_changed_after_a_colon_and_its_report_are_decisions(order: str, r
 def test_an_old_value_that_names_a_clause_goes_from_it() -> None:
     shown = without_old_value("hm 512 stutters on the tablet once the new renderer is on. go 768.")
     assert "512" not in shown and "768" in shown and "stutters" in shown, shown
+
+
+def test_a_setting_named_in_hours_still_changes_a_value_said_in_chinese_hours() -> None:
+    found = remembered(
+        ("退订规则：48 小时以内退订的扣一半定金", "好的"),
+        ("ok", "REFUND_BEFORE_HOURS 改成 12，退订页的提示文案同步改了。"),
+    )
+    assert "48 小时" not in texts(found), texts(found)
+
+
+def test_a_rate_per_day_is_no_amount_of_days() -> None:
+    found = remembered(
+        (
+            "罚金怎么算",
+            "加了罚金：逾期后每天按千分之五累计（FINE_RATE_PER_DAY = 0.005），账单上单列。",
+        ),
+        ("ok", "FINE_RATE_PER_DAY 改成 0.002，也就是每天千分之二，账单说明一起改了。"),
+    )
+    assert "千分之五" not in texts(found), texts(found)
