@@ -74,6 +74,16 @@ NAME_BONUS = 0.2
 # prefix "c3", a "C3PO" kiosk, or chat's "b4" label nothing. Letters and digits only around it
 # (a Chinese character may touch it: 区分C1和C2).
 _CODE = re.compile(r"(?<![A-Za-z0-9_.\-])(?:[A-Z][0-9]|[0-9][A-Z])(?![A-Za-z0-9_\-])")
+# A word written with a capital inside a sentence (up Hills way, on Elm Road, ask Gwen, the
+# Riverside zone) is a name: of a place, a person, a team, a product. A note that writes the
+# same word with a capital inside its own sentence names the same thing, and it says what the
+# prompt is about as a longer identifier does; but as a shared word it is one, so it adds
+# NAME_BONUS only beside a second shared word, as a short code does (round 46, test-blind14:
+# "call from up Hills way ... who do I send?" against the zones note, "... Hills calls go to
+# Gwen", 0.19). A word at a sentence's start is capitalised for that alone; one in capitals
+# throughout is an acronym (round 44); month and weekday names are times (retrieval.seasons).
+_PROPER = re.compile(r"(?<![A-Za-z0-9_'’.\-])[A-Z][a-z]{2,}(?![A-Za-z0-9_])")
+_SENTENCE_START = re.compile(r"(?:^|[.!?。！？]|\n)[\s\"'“‘(\[]*$")
 # A word of the prompt the note says in other words (a synonym group of retrieval.query: 回滚
 # for rollback, 时区 for timezone) counts for this share of the word's weight.
 SYNONYM_SHARE = 0.7
@@ -388,6 +398,8 @@ class PromptPlan:
     codes: tuple[str, ...] = ()
     # the measured values it states (retrieval.limits: "a 2.6m high camper", 19 度)
     quantities: tuple[Quantity, ...] = ()
+    # the index terms of the names it writes with a capital inside a sentence (`_PROPER`)
+    proper: tuple[str, ...] = ()
 
     @property
     def rules_about(self) -> frozenset[str]:
@@ -436,7 +448,27 @@ def analyse_prompt(prompt: str) -> PromptPlan:
         _SCHEMA_CHANGE.search(query) is not None,
         tuple(dict.fromkeys(m.group(0).lower() for m in _CODE.finditer(query))),
         limits.quantities(query, terms),
+        _proper_terms(query),
     )
+
+
+def proper_names(text: str) -> frozenset[str]:
+    """The words `text` writes with a capital inside a sentence (`_PROPER`), lower-cased; not
+    month or weekday names."""
+    if not any(c.isupper() for c in text):
+        return frozenset()
+    return frozenset(
+        word
+        for m in _PROPER.finditer(text)
+        if not _SENTENCE_START.search(text, max(0, m.start() - 6), m.start())
+        and (word := m.group(0).lower()) not in _TERM_OF_TIME
+    )
+
+
+def _proper_terms(query: str) -> tuple[str, ...]:
+    """The index terms of the names `query` writes with a capital (`proper_names`)."""
+    terms = (_word_terms(w) for w in sorted(proper_names(query)))
+    return tuple(dict.fromkeys(t[0] for t in terms if len(t) == 1))
 
 
 def _numbered(query: str) -> tuple[tuple[str, int], ...]:
@@ -609,7 +641,11 @@ def relevance(
     if not any(weight[t] for t in plan.terms):
         return 0.0
     asked = sum(weight[t] for t in plan.terms)
-    named = _names_matched(plan, text) or _codes_matched(plan, text, matched)
+    named = (
+        _names_matched(plan, text)
+        or _codes_matched(plan, text, matched)
+        or _proper_matched(plan, text, matched)
+    )
     if made:  # the note names the thing asked for, perhaps by a synonym (test -> pytest)
         by_synonym |= {t for t in plan.terms if t in plan.produces} - set(matched)
     shared = _distinct(plan.query, matched) + linked
@@ -727,6 +763,15 @@ def _codes_matched(plan: PromptPlan, text: str, matched: Sequence[str]) -> bool:
     if not plan.codes or not any(code in matched for code in plan.codes):
         return False
     return any(m.group(0).lower() in plan.codes for m in _CODE.finditer(text))
+
+
+def _proper_matched(plan: PromptPlan, text: str, matched: Sequence[str]) -> bool:
+    """Whether the note writes with a capital inside a sentence a name the prompt writes so
+    (`_PROPER`), beside a second shared word."""
+    named = [t for t in plan.proper if t in matched]
+    if not named or len(matched) < 2:
+        return False
+    return any(t in named for w in proper_names(text) for t in _word_terms(w))
 
 
 def _identifier(plan: PromptPlan, text: str) -> bool:
