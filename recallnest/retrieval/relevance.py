@@ -203,6 +203,60 @@ _PRESENTS = re.compile(
     rf"|(?:用|换成|改成|改用){_UNIT_ZH}|{_UNIT_ZH}还是{_UNIT_ZH}",
     re.IGNORECASE,
 )
+# What people read is shown to them too: an email, a text, a newsletter, a banner, a poster, a
+# notice, a printout, a receipt, an invoice; 邮件, 短信, 海报, 告示, 公告, 小票, 收据, 发票.
+_READ_BY_PEOPLE = re.compile(
+    r"\b(?:e-?mails?|texts|text messages?|sms|newsletters?|banners?|posters?|flyers?|notices?|"
+    r"print-?outs?|printed|receipts?|invoices?|reminders?|announcements?|web ?pages?)\b"
+    r"|邮件|短信|海报|告示|公告|通知单|小票|收据|发票|横幅|页面|打印",
+    re.IGNORECASE,
+)
+# The kinds of value a convention about showing values rules on, in either language: a prompt
+# asking for something shown (`_PRESENTS`, `_READ_BY_PEOPLE`) that holds such a value and a
+# standing rule about how that kind is written share it, whatever the words ("mention the
+# donation" in an email against 给客人看的金额一律写整数; "the gate hours, we open at 6" on a
+# banner against 给顾客看的时间一律用 24 小时制; members' mobile numbers on a printout against
+# 对外展示的手机号一律打码: round 46 b14, and blind10 and blind12 before it). The note must be a
+# rule of no project; the kind counts as one shared word, with ARTEFACT_BONUS (`presents`).
+_VALUE_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "money",
+        re.compile(
+            r"\b(?:prices?|pricing|costs?|fees?|donations?|amounts?|totals?|fares?|deposits?|"
+            r"refunds?|subtotals?)\b|[£$¥€]\s?\d|金额|价格|价钱|费用|票价|定金|押金|退款|捐款|"
+            r"\d\s?元",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "time",
+        re.compile(
+            r"\b(?:(?:opening|closing|start|finish|end|collection|pick-?up|arrival|departure) "
+            r"times?|what time|hours|o'clock|\d{1,2} ?(?:am|pm)|(?:12|24)[- ]hour|"
+            r"(?:open|close|lock up)s? at \d{1,2}|\d{1,2}:\d\d)\b|时间|几点|点钟|小时制",
+            re.IGNORECASE,
+        ),
+    ),
+    ("date", re.compile(r"\bdates?\b|日期", re.IGNORECASE)),
+    (
+        "phone",
+        re.compile(
+            r"\b(?:phone|mobile|telephone|contact) numbers?\b|\bmobiles\b|手机号|电话号码|联系电话",
+            re.IGNORECASE,
+        ),
+    ),
+)
+# The index terms the rules lookup reads for each kind (Engine._with_rules): the usual nouns,
+# not "time" (said of everything: "last time", "on time").
+KIND_TERMS: Mapping[str, frozenset[str]] = {
+    kind: frozenset(t for w in words for t in tokenize(w))
+    for kind, words in (
+        ("money", ("price", "amount", "fee", "金额", "价格", "费用")),
+        ("time", ("hour", "时间", "小时制")),
+        ("date", ("date", "日期")),
+        ("phone", ("phone", "mobile", "手机号", "电话号码")),
+    )
+}
 _PRESENTATION = re.compile(
     r"\b(?:units?|kilograms?|kg|grams?|pounds?|lbs?|metric|imperial|celsius|fahrenheit|"
     r"decimals?|date formats?|yyyy-mm-dd|iso ?8601|thousands separators?|currency symbols?|"
@@ -350,8 +404,9 @@ _POTENTIAL_IDIOMS = frozenset({"对不起"})
 # "Tom reckons he never got a text" against "Collectors stopped receiving dispatch texts").
 # Not "never turned up" (people), nor a question ("did you get my email?").
 _UNRECEIVED = re.compile(
-    r"\b(?:never|not|no longer|stopped|(?:did|does|do|has|have|is|are|was|were|would|will|ca)n[o']?t"
-    r"|cannot)\s+(?:\w+\s+){0,2}?(?:get|gets|getting|got|gotten|receiv(?:e|es|ed|ing)|"
+    r"\b(?:never|not|no longer|stopped|cannot"
+    r"|(?:did|does|do|has|have|is|are|was|were|would|will|ca)n[o']?t)"
+    r"\s+(?:\w+\s+){0,2}?(?:get|gets|getting|got|gotten|receiv(?:e|es|ed|ing)|"
     r"arriv(?:e|es|ed|ing)|come through|came through|coming through|delivered)\b"
     r"|(?:没|没有|未)收到|收不到|没到账",
     re.IGNORECASE,
@@ -414,13 +469,19 @@ class PromptPlan:
     quantities: tuple[Quantity, ...] = ()
     # the index terms of the names it writes with a capital inside a sentence (`_PROPER`)
     proper: tuple[str, ...] = ()
+    # asking for something shown, the kinds of value it holds (`_VALUE_KINDS`), each with the
+    # index terms of the prompt's words for it
+    shown_kinds: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def rules_about(self) -> frozenset[str]:
         """The index terms the standing rules about what the prompt makes hold
         (Engine._with_rules): what it makes, and for a change to a table, the words of a rule
         about schema changes (`_SCHEMA_RULE`)."""
-        return self.produces | SCHEMA_TERMS if self.changes_schema else self.produces
+        out = self.produces | SCHEMA_TERMS if self.changes_schema else self.produces
+        if self.shown_kinds:
+            out = out.union(*(KIND_TERMS[kind] for kind, _ in self.shown_kinds))
+        return out
 
     @property
     def profile(self) -> str:
@@ -463,6 +524,32 @@ def analyse_prompt(prompt: str) -> PromptPlan:
         tuple(dict.fromkeys(m.group(0).lower() for m in _CODE.finditer(query))),
         limits.quantities(query, terms),
         _proper_terms(query),
+        _shown_kinds(query, terms),
+    )
+
+
+def _shown_kinds(query: str, terms: Sequence[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The kinds of value `query` holds (`_VALUE_KINDS`) when it asks for something shown to
+    people (`_PRESENTS`, `_READ_BY_PEOPLE`), each with its words' index terms in `terms`."""
+    if not (_PRESENTS.search(query) or _READ_BY_PEOPLE.search(query)):
+        return ()
+    out = []
+    for kind, pattern in _VALUE_KINDS:
+        said = [m.group(0) for m in pattern.finditer(query)]
+        if said:
+            held = {t for w in said for t in content_terms(w)}
+            out.append((kind, tuple(t for t in terms if t in held)))
+    return tuple(out)
+
+
+def _kind_shown(plan: PromptPlan, text: str) -> tuple[str, ...] | None:
+    """The prompt's index terms for a kind of value it shows that `text` speaks of too
+    (`_VALUE_KINDS`), or None."""
+    if not plan.shown_kinds:
+        return None
+    kinds = dict(plan.shown_kinds)
+    return next(
+        (kinds[k] for k, pattern in _VALUE_KINDS if k in kinds and pattern.search(text)), None
     )
 
 
@@ -673,6 +760,11 @@ def relevance(
     shared = _distinct(plan.query, matched) + linked
     if not made and shared >= 1 and standing and rule:
         made = presents(plan, text)
+    kind = _kind_shown(plan, text) if rule else None
+    if kind is not None:  # a rule on how a kind of value the prompt shows is written
+        made = True
+        shared += 1
+        by_synonym |= set(kind) - set(matched)
     if shared < min(2, len(plan.terms)) and not (
         made or limited or (named and _identifier(plan, text))
     ):
@@ -690,7 +782,9 @@ def forbidden(text: str) -> frozenset[str]:
     """The content terms of what the rule `text` rules out: each clause after never, do not,
     avoid, instead of, 禁止, 不要 ... up to its end (see FORBIDDEN_BONUS)."""
     clauses = [m.group("what") or m.group("zh") or "" for m in _FORBIDS.finditer(text)]
-    clauses += (m.group("what") or m.group("pre") or m.group("zh") or "" for m in _GATED.finditer(text))
+    clauses += (
+        m.group("what") or m.group("pre") or m.group("zh") or "" for m in _GATED.finditer(text)
+    )
     return frozenset(t for clause in clauses for t in content_terms(clause))
 
 
@@ -724,11 +818,13 @@ def makes(plan: PromptPlan, text: str) -> bool:
     """Whether the memory `text` is a rule (prefers, must, never, 要求, 必须...) about the kind
     of thing the prompt asks to make (see ARTEFACT_BONUS), or, for a change to a table's
     columns, fields or indexes, a rule about schema changes (`_SCHEMA_RULE`)."""
-    if not plan.produces and not plan.changes_schema:
+    if not plan.produces and not plan.changes_schema and not plan.shown_kinds:
         return False
     if not is_rule(text):
         return False
     if plan.changes_schema and _SCHEMA_RULE.search(text):
+        return True
+    if _kind_shown(plan, text) is not None:
         return True
     return not plan.produces.isdisjoint(content_terms(text))
 

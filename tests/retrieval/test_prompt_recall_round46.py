@@ -44,7 +44,12 @@ def test_the_later_step_is_read_in_both_languages() -> None:
 
 def test_words_around_again_and_just_now_are_no_step() -> None:
     """不再 (no longer), 再次 (once more), 刚才 (just now), 人才 hold 再 or 才 and order nothing."""
-    for text in ("我们不再用这个打印机", "要求再次确认密码", "刚才说的方案必须改", "人才库要统一管理"):
+    for text in (
+        "我们不再用这个打印机",
+        "要求再次确认密码",
+        "刚才说的方案必须改",
+        "人才库要统一管理",
+    ):
         assert not {"打印", "印机", "确认", "密码", "方案", "才库"} & forbidden(text), text
 
 
@@ -73,9 +78,9 @@ def test_a_shared_name_beside_a_second_word_names_what_the_prompt_asks_about() -
 
 def test_names_are_read_inside_sentences_only() -> None:
     """Tom opens the sentence (capitalised for that alone); VPS is an acronym; June is a month."""
-    assert relevance.proper_names("Tom says the VPS in June went down near Quayside. Later it was fine") == {
-        "quayside"
-    }
+    assert relevance.proper_names(
+        "Tom says the VPS in June went down near Quayside. Later it was fine"
+    ) == {"quayside"}
     assert getattr(analyse_prompt("a parcel for Quayside, who takes it"), "proper", ()) == (
         "quaysid",
     )
@@ -86,7 +91,7 @@ def test_a_name_alone_is_one_shared_word() -> None:
 
 
 def test_a_name_the_note_writes_in_lower_case_is_a_plain_word() -> None:
-    """"the harbour" in the note is a common noun: the prompt's Harbour earns no name bonus."""
+    """ "the harbour" in the note is a common noun: the prompt's Harbour earns no name bonus."""
     note = _memory("Vans are washed at the harbour tap on fridays after the last delivery round.")
     prompt = "someone on Harbour Street wants a delivery of two chairs and a big oak table today"
     assert chosen_ids(prompt, [note]) == []
@@ -121,3 +126,49 @@ def test_questions_and_other_gets_are_no_failure() -> None:
         "the visitors never turned up for their slot",
     ):
         assert "receiv" not in analyse_prompt(prompt).terms, prompt
+
+
+# --- a kind of value in something shown, and a rule on how that kind is written ----------------
+
+AMOUNTS = _memory(
+    "The user wants every amount shown to customers written with the currency sign and no "
+    "decimals, e.g. €12, never 12.00 EUR, in all projects.",
+    id="amounts",
+    project=None,
+)
+CLOCK = _memory(
+    "In every project the user wants times shown to the public in 24-hour form such as 18:30, "
+    "never am or pm.",
+    id="clock",
+    project=None,
+)
+MASK = _memory(
+    "用户要求所有项目里对外展示的手机号一律把中间四位换成星号。", id="mask", project=None
+)
+
+
+def test_an_amount_in_an_email_gets_the_rule_on_writing_amounts() -> None:
+    """The email shows the deposit; the rule shares no word with the prompt, only the kind."""
+    prompt = "write the reminder email for the spring camp and mention the deposit"
+    assert chosen_ids(prompt, [AMOUNTS]) == ["amounts"]
+
+
+def test_kinds_are_read_across_languages() -> None:
+    assert chosen_ids("做一张海报，写上周六几点开门、几点关门", [CLOCK]) == ["clock"]
+    assert chosen_ids("put the volunteers' mobile numbers on the printed shift sheet", [MASK]) == [
+        "mask"
+    ]
+
+
+def test_the_rules_lookup_reads_the_kind_words() -> None:
+    """The rule is often not among the ranked hits: the lookup for rules reads the kind too."""
+    plan = analyse_prompt("write the reminder email for the spring camp and mention the deposit")
+    assert {"金额", "amount"} <= plan.rules_about
+
+
+def test_a_kind_in_nothing_shown_or_a_fact_about_it_gets_nothing() -> None:
+    """A price asked about in the database is shown to no one; a fact about deposits is no
+    rule on writing them, and one shared word is not enough."""
+    assert chosen_ids("why is the camp price wrong in the database", [AMOUNTS]) == []
+    fact = _memory("Deposits are refunded within five working days.", id="fact")
+    assert chosen_ids("write the reminder email, mention the deposit", [fact]) == []
