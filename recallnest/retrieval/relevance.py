@@ -530,14 +530,15 @@ def analyse_prompt(prompt: str) -> PromptPlan:
 
 def _shown_kinds(query: str, terms: Sequence[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """The kinds of value `query` holds (`_VALUE_KINDS`) when it asks for something shown to
-    people (`_PRESENTS`, `_READ_BY_PEOPLE`), each with its words' index terms in `terms`."""
+    people (`_PRESENTS`, `_READ_BY_PEOPLE`), each with the index terms in `terms` of the first
+    words saying it."""
     if not (_PRESENTS.search(query) or _READ_BY_PEOPLE.search(query)):
         return ()
     out = []
     for kind, pattern in _VALUE_KINDS:
-        said = [m.group(0) for m in pattern.finditer(query)]
-        if said:
-            held = {t for w in said for t in content_terms(w)}
+        said = pattern.search(query)  # the first word for it: the kind is one word
+        if said is not None:
+            held = set(content_terms(said.group(0)))
             out.append((kind, tuple(t for t in terms if t in held)))
     return tuple(out)
 
