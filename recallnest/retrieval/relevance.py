@@ -165,10 +165,11 @@ _FORBIDS = re.compile(
 # sharing change and merge, 0.18). English: the clause after before or "only then"; Chinese:
 # the clause before 之前/以前, after 再 or 才 (not 不再, 再次, 刚才, 人才).
 _GATED = re.compile(
-    r"\b(?:before|only then|only after that)\b(?P<what>[^,.;:!?()，。；：！？]*)"
-    r"|(?P<pre>[^,.;:!?()，。；：！？（）]{1,30})(?:之前|以前)"
-    r"|(?<![不刚人])(?:再(?![次见说])|才(?:能|可以)?)(?P<zh>[^,.;:!?()，。；：！？（）]{1,30})",
-    re.IGNORECASE,
+    r"\b(?:before|only then|only after that)\b(?P<what>[^,.;:!?()，。；：！？]*)", re.IGNORECASE
+)
+_GATED_ZH = re.compile(
+    r"(?P<pre>[^,.;:!?()，。；：！？（）]{1,30})(?:之前|以前)"
+    r"|(?<![不刚人])(?:再(?![次见说])|才(?:能|可以)?)(?P<zh>[^,.;:!?()，。；：！？（）]{1,30})"
 )
 QUERY_WEIGHT = 0.6  # share of the prompt covered, against the share of the candidate covered
 MIN_TERMS = 2  # distinct content terms a prompt needs, unless it names something
@@ -722,7 +723,9 @@ def relevance(
     the prompt proposes weighs more (FORBIDDEN_BONUS)."""
     if not plan.terms:
         return 0.0
-    doc_terms = set(_with_receipt(text, content_terms(text)))
+    doc_terms = set(content_terms(text))
+    if RECEIVED_TERM in plan.terms and RECEIVED_TERM not in doc_terms and _UNRECEIVED.search(text):
+        doc_terms.add(RECEIVED_TERM)  # the note says so too, in other words
     weight = dict(idf([*plan.terms, *doc_terms]))
     # A word no row holds (0.0) counts as much as the prompt's average known term: the
     # prompt asks about it, but its rarity in a small store says nothing. A Chinese character
@@ -781,11 +784,12 @@ def relevance(
 
 def forbidden(text: str) -> frozenset[str]:
     """The content terms of what the rule `text` rules out: each clause after never, do not,
-    avoid, instead of, 禁止, 不要 ... up to its end (see FORBIDDEN_BONUS)."""
+    avoid, instead of, 禁止, 不要 ... up to its end (see FORBIDDEN_BONUS), and the later step
+    of two it orders (`_GATED`: after before, 先…再, before 之前)."""
     clauses = [m.group("what") or m.group("zh") or "" for m in _FORBIDS.finditer(text)]
-    clauses += (
-        m.group("what") or m.group("pre") or m.group("zh") or "" for m in _GATED.finditer(text)
-    )
+    clauses += (m.group("what") for m in _GATED.finditer(text))
+    if "前" in text or "再" in text or "才" in text:
+        clauses += (m.group("pre") or m.group("zh") for m in _GATED_ZH.finditer(text))
     return frozenset(t for clause in clauses for t in content_terms(clause))
 
 
