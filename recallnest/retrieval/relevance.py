@@ -160,10 +160,19 @@ _FORBIDS = re.compile(
 # A rule that orders two steps rules out the later one done without the first: "changes go on
 # a branch ... before anything is merged into main", "... only then is the image pushed to the
 # rest", 上线之前必须跑完测试, 先停机再换刀, 确认之后才能发货. The later step is what such a rule
-# rules on, and a prompt proposing it ("just merge it", 直接推给所有设备) proposes the shortcut
-# the rule is there for (round 46, test-blind14: "just merge it" against a branch-first rule
-# sharing change and merge, 0.18). English: the clause after before or "only then"; Chinese:
-# the clause before 之前/以前, after 再 or 才 (not 不再, 再次, 刚才, 人才).
+# rules on, and a prompt proposing to take it at once ("just merge it", "go ahead and publish",
+# "skip the check", 直接推给所有设备, 跳过) proposes the shortcut the rule is there for (round 46,
+# test-blind14: "just merge it" against a branch-first rule sharing change and merge, 0.18).
+# Only then: a prompt that only asks about the step (要不要派人) asks nothing against the order
+# ("先登记工单，再由班长派人" is no answer to how warm the water must be, round 45 b13).
+# English: the clause after before or "only then"; Chinese: the clause before 之前/以前, after
+# 再 or 才 (not 不再, 再次, 刚才, 人才).
+_SHORTCUT = re.compile(
+    r"\b(?:just|straight|directly|right away|immediately|go ahead and|skip|skipping|bypass|"
+    r"no need (?:for|to)|without (?:waiting|checking|testing|a review|review))\b"
+    r"|直接|马上|立刻|现在就|先不|跳过|不用|不必|省掉",
+    re.IGNORECASE,
+)
 _GATED = re.compile(
     r"\b(?:before|only then|only after that)\b(?P<what>[^,.;:!?()，。；：！？]*)", re.IGNORECASE
 )
@@ -468,6 +477,8 @@ class PromptPlan:
     codes: tuple[str, ...] = ()
     # the measured values it states (retrieval.limits: "a 2.6m high camper", 19 度)
     quantities: tuple[Quantity, ...] = ()
+    # proposes to take a step at once (`_SHORTCUT`: "just merge it", 直接推)
+    shortcut: bool = False
     # the index terms of the names it writes with a capital inside a sentence (`_PROPER`)
     proper: tuple[str, ...] = ()
     # asking for something shown, the kinds of value it holds (`_VALUE_KINDS`), each with the
@@ -524,6 +535,7 @@ def analyse_prompt(prompt: str) -> PromptPlan:
         _SCHEMA_CHANGE.search(query) is not None,
         tuple(dict.fromkeys(m.group(0).lower() for m in _CODE.finditer(query))),
         limits.quantities(query, terms),
+        _SHORTCUT.search(query) is not None,
         _proper_terms(query),
         _shown_kinds(query, terms),
     )
@@ -776,7 +788,14 @@ def relevance(
     covered = sum(weight[t] for t in matched) + SYNONYM_SHARE * sum(weight[t] for t in by_synonym)
     offered = sum(weight[t] for t in doc_terms) or 1.0
     score = QUERY_WEIGHT * covered / asked + (1 - QUERY_WEIGHT) * covered / offered
-    ruled = (rule and (timed or not forbidden(text).isdisjoint(matched))) or bool(limited)
+    ruled = bool(limited) or (
+        rule
+        and (
+            bool(timed)
+            or not forbidden(text).isdisjoint(matched)
+            or (plan.shortcut and not later_steps(text).isdisjoint(matched))
+        )
+    )
     if ruled and plan.intent != "debug":
         score += FORBIDDEN_BONUS
     return score + (NAME_BONUS if named else 0.0) + (ARTEFACT_BONUS if made else 0.0)
@@ -784,10 +803,15 @@ def relevance(
 
 def forbidden(text: str) -> frozenset[str]:
     """The content terms of what the rule `text` rules out: each clause after never, do not,
-    avoid, instead of, 禁止, 不要 ... up to its end (see FORBIDDEN_BONUS), and the later step
-    of two it orders (`_GATED`: after before, 先…再, before 之前)."""
-    clauses = [m.group("what") or m.group("zh") or "" for m in _FORBIDS.finditer(text)]
-    clauses += (m.group("what") for m in _GATED.finditer(text))
+    avoid, instead of, 禁止, 不要 ... up to its end (see FORBIDDEN_BONUS)."""
+    clauses = (m.group("what") or m.group("zh") or "" for m in _FORBIDS.finditer(text))
+    return frozenset(t for clause in clauses for t in content_terms(clause))
+
+
+def later_steps(text: str) -> frozenset[str]:
+    """The content terms of the later step of two the rule `text` orders (`_GATED`: after
+    before or "only then", before 之前, after 再 or 才)."""
+    clauses = [m.group("what") for m in _GATED.finditer(text)]
     if "前" in text or "再" in text or "才" in text:
         clauses += (m.group("pre") or m.group("zh") for m in _GATED_ZH.finditer(text))
     return frozenset(t for clause in clauses for t in content_terms(clause))

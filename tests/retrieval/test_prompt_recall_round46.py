@@ -36,21 +36,30 @@ def test_proposing_the_later_step_gets_the_ordering_rule() -> None:
 
 
 def test_the_later_step_is_read_in_both_languages() -> None:
-    assert {"handbook", "publish"} <= forbidden(REVIEW.text)
-    assert "上线" in forbidden("每次上线之前必须先在预发环境跑一遍回归")
-    assert "换刀" in forbidden("必须先停机再换刀")
-    assert "发货" in forbidden("付款确认之后才能发货")
+    later = relevance.later_steps
+    assert {"handbook", "publish"} <= later(REVIEW.text)
+    assert "上线" in later("每次上线之前必须先在预发环境跑一遍回归")
+    assert "换刀" in later("必须先停机再换刀")
+    assert "发货" in later("付款确认之后才能发货")
 
 
 def test_words_around_again_and_just_now_are_no_step() -> None:
     """不再 (no longer), 再次 (once more), 刚才 (just now), 人才 hold 再 or 才 and order nothing."""
+    later = getattr(relevance, "later_steps", forbidden)
     for text in (
         "我们不再用这个打印机",
         "要求再次确认密码",
         "刚才说的方案必须改",
         "人才库要统一管理",
     ):
-        assert not {"打印", "印机", "确认", "密码", "方案", "才库"} & forbidden(text), text
+        assert not {"打印", "印机", "确认", "密码", "方案", "才库"} & later(text), text
+
+
+def test_a_question_about_the_later_step_proposes_no_shortcut() -> None:
+    """Whether it should be published asks about the step; it proposes taking it at once no
+    more than 要不要派人 does."""
+    prompt = "small wording tweak on the refunds paragraph, should it be published to the handbook"
+    assert chosen_ids(prompt, [REVIEW]) == []
 
 
 def test_a_prompt_sharing_only_the_earlier_step_gets_nothing_more() -> None:
