@@ -74,6 +74,16 @@ NAME_BONUS = 0.2
 # prefix "c3", a "C3PO" kiosk, or chat's "b4" label nothing. Letters and digits only around it
 # (a Chinese character may touch it: 区分C1和C2).
 _CODE = re.compile(r"(?<![A-Za-z0-9_.\-])(?:[A-Z][0-9]|[0-9][A-Z])(?![A-Za-z0-9_\-])")
+# A word written with a capital inside a sentence (up Hills way, on Elm Road, ask Gwen, the
+# Riverside zone) is a name: of a place, a person, a team, a product. A note that writes the
+# same word with a capital inside its own sentence names the same thing, and it says what the
+# prompt is about as a longer identifier does; but as a shared word it is one, so it adds
+# NAME_BONUS only beside a second shared word, as a short code does (round 46, test-blind14:
+# "call from up Hills way ... who do I send?" against the zones note, "... Hills calls go to
+# Gwen", 0.19). A word at a sentence's start is capitalised for that alone; one in capitals
+# throughout is an acronym (round 44); month and weekday names are times (retrieval.seasons).
+_PROPER = re.compile(r"(?<![A-Za-z0-9_'’.\-])[A-Z][a-z]{2,}(?![A-Za-z0-9_])")
+_SENTENCE_START = re.compile(r"(?:^|[.!?。！？]|\n)[\s\"'“‘(\[]*$")
 # A word of the prompt the note says in other words (a synonym group of retrieval.query: 回滚
 # for rollback, 时区 for timezone) counts for this share of the word's weight.
 SYNONYM_SHARE = 0.7
@@ -147,6 +157,29 @@ _FORBIDS = re.compile(
     r"|(?:禁止|不要|不能|不允许|不得|严禁|切勿)(?P<zh>[^,.;:!?()，。；：！？（）]*)",
     re.IGNORECASE,
 )
+# A rule that orders two steps rules out the later one done without the first: "changes go on
+# a branch ... before anything is merged into main", "... only then is the image pushed to the
+# rest", 上线之前必须跑完测试, 先停机再换刀, 确认之后才能发货. The later step is what such a rule
+# rules on, and a prompt proposing to take it at once ("just merge it", "go ahead and publish",
+# "skip the check", 直接推给所有设备, 跳过) proposes the shortcut the rule is there for (round 46,
+# test-blind14: "just merge it" against a branch-first rule sharing change and merge, 0.18).
+# Only then: a prompt that only asks about the step (要不要派人) asks nothing against the order
+# ("先登记工单，再由班长派人" is no answer to how warm the water must be, round 45 b13).
+# English: the clause after before or "only then"; Chinese: the clause before 之前/以前, after
+# 再 or 才 (not 不再, 再次, 刚才, 人才).
+_SHORTCUT = re.compile(
+    r"\b(?:just|straight|directly|right away|immediately|go ahead and|skip|skipping|bypass|"
+    r"no need (?:for|to)|without (?:waiting|checking|testing|a review|review))\b"
+    r"|直接|马上|立刻|现在就|先不|跳过|不用|不必|省掉",
+    re.IGNORECASE,
+)
+_GATED = re.compile(
+    r"\b(?:before|only then|only after that)\b(?P<what>[^,.;:!?()，。；：！？]*)", re.IGNORECASE
+)
+_GATED_ZH = re.compile(
+    r"(?P<pre>[^,.;:!?()，。；：！？（）]{1,30})(?:之前|以前)"
+    r"|(?<![不刚人])(?:再(?![次见说])|才(?:能|可以)?)(?P<zh>[^,.;:!?()，。；：！？（）]{1,30})"
+)
 QUERY_WEIGHT = 0.6  # share of the prompt covered, against the share of the candidate covered
 MIN_TERMS = 2  # distinct content terms a prompt needs, unless it names something
 MIN_CJK_CHARS = 4
@@ -180,6 +213,60 @@ _PRESENTS = re.compile(
     rf"|(?:用|换成|改成|改用){_UNIT_ZH}|{_UNIT_ZH}还是{_UNIT_ZH}",
     re.IGNORECASE,
 )
+# What people read is shown to them too: an email, a text, a newsletter, a banner, a poster, a
+# notice, a printout, a receipt, an invoice; 邮件, 短信, 海报, 告示, 公告, 小票, 收据, 发票.
+_READ_BY_PEOPLE = re.compile(
+    r"\b(?:e-?mails?|texts|text messages?|sms|newsletters?|banners?|posters?|flyers?|notices?|"
+    r"print-?outs?|printed|receipts?|invoices?|reminders?|announcements?|web ?pages?)\b"
+    r"|邮件|短信|海报|告示|公告|通知单|小票|收据|发票|横幅|页面|打印",
+    re.IGNORECASE,
+)
+# The kinds of value a convention about showing values rules on, in either language: a prompt
+# asking for something shown (`_PRESENTS`, `_READ_BY_PEOPLE`) that holds such a value and a
+# standing rule about how that kind is written share it, whatever the words ("mention the
+# donation" in an email against 给客人看的金额一律写整数; "the gate hours, we open at 6" on a
+# banner against 给顾客看的时间一律用 24 小时制; members' mobile numbers on a printout against
+# 对外展示的手机号一律打码: round 46 b14, and blind10 and blind12 before it). The note must be a
+# rule of no project; the kind counts as one shared word, with ARTEFACT_BONUS (`presents`).
+_VALUE_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "money",
+        re.compile(
+            r"\b(?:prices?|pricing|costs?|fees?|donations?|amounts?|totals?|fares?|deposits?|"
+            r"refunds?|subtotals?)\b|[£$¥€]\s?\d|金额|价格|价钱|费用|票价|定金|押金|退款|捐款|"
+            r"\d\s?元",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "time",
+        re.compile(
+            r"\b(?:(?:opening|closing|start|finish|end|collection|pick-?up|arrival|departure) "
+            r"times?|what time|hours|o'clock|\d{1,2} ?(?:am|pm)|(?:12|24)[- ]hour|"
+            r"(?:open|close|lock up)s? at \d{1,2}|\d{1,2}:\d\d)\b|时间|几点|点钟|小时制",
+            re.IGNORECASE,
+        ),
+    ),
+    ("date", re.compile(r"\bdates?\b|日期", re.IGNORECASE)),
+    (
+        "phone",
+        re.compile(
+            r"\b(?:phone|mobile|telephone|contact) numbers?\b|\bmobiles\b|手机号|电话号码|联系电话",
+            re.IGNORECASE,
+        ),
+    ),
+)
+# The index terms the rules lookup reads for each kind (Engine._with_rules): the usual nouns,
+# not "time" (said of everything: "last time", "on time").
+KIND_TERMS: Mapping[str, frozenset[str]] = {
+    kind: frozenset(t for w in words for t in tokenize(w))
+    for kind, words in (
+        ("money", ("price", "amount", "fee", "金额", "价格", "费用")),
+        ("time", ("hour", "时间", "小时制")),
+        ("date", ("date", "日期")),
+        ("phone", ("phone", "mobile", "手机号", "电话号码")),
+    )
+}
 _PRESENTATION = re.compile(
     r"\b(?:units?|kilograms?|kg|grams?|pounds?|lbs?|metric|imperial|celsius|fahrenheit|"
     r"decimals?|date formats?|yyyy-mm-dd|iso ?8601|thousands separators?|currency symbols?|"
@@ -320,6 +407,21 @@ _POTENTIAL = re.compile(
     r"([\u3400-\u4dbf\u4e00-\u9fff])不([到上下开动起出进回来去住掉完好懂见清着成通过了])"
 )
 _POTENTIAL_IDIOMS = frozenset({"对不起"})
+# Something that did not arrive: "he never got a text", "we didn't get the email", "isn't
+# receiving alerts", "stopped receiving", "never came through", 没收到, 收不到. A report and the
+# past case about the same failure say it with different verbs (got / receiving) in either
+# language; both are read as one word, the index term of "receive" (round 46, test-blind14:
+# "Tom reckons he never got a text" against "Collectors stopped receiving dispatch texts").
+# Not "never turned up" (people), nor a question ("did you get my email?").
+_UNRECEIVED = re.compile(
+    r"\b(?:never|not|no longer|stopped|cannot"
+    r"|(?:did|does|do|has|have|is|are|was|were|would|will|ca)n[o']?t)"
+    r"\s+(?:\w+\s+){0,2}?(?:get|gets|getting|got|gotten|receiv(?:e|es|ed|ing)|"
+    r"arriv(?:e|es|ed|ing)|come through|came through|coming through|delivered)\b"
+    r"|(?:没|没有|未)收到|收不到|没到账",
+    re.IGNORECASE,
+)
+RECEIVED_TERM = tokenize("receive")[0]
 
 
 # The synonym groups a prompt's words are looked up in: the search's own, and the general EN/ZH
@@ -375,13 +477,23 @@ class PromptPlan:
     codes: tuple[str, ...] = ()
     # the measured values it states (retrieval.limits: "a 2.6m high camper", 19 度)
     quantities: tuple[Quantity, ...] = ()
+    # proposes to take a step at once (`_SHORTCUT`: "just merge it", 直接推)
+    shortcut: bool = False
+    # the index terms of the names it writes with a capital inside a sentence (`_PROPER`)
+    proper: tuple[str, ...] = ()
+    # asking for something shown, the kinds of value it holds (`_VALUE_KINDS`), each with the
+    # index terms of the prompt's words for it
+    shown_kinds: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def rules_about(self) -> frozenset[str]:
         """The index terms the standing rules about what the prompt makes hold
         (Engine._with_rules): what it makes, and for a change to a table, the words of a rule
         about schema changes (`_SCHEMA_RULE`)."""
-        return self.produces | SCHEMA_TERMS if self.changes_schema else self.produces
+        out = self.produces | SCHEMA_TERMS if self.changes_schema else self.produces
+        if self.shown_kinds:
+            out = out.union(*(KIND_TERMS[kind] for kind, _ in self.shown_kinds))
+        return out
 
     @property
     def profile(self) -> str:
@@ -401,7 +513,7 @@ def analyse_prompt(prompt: str) -> PromptPlan:
         return PromptPlan("", "chatter")
     if _GENERAL.search(query) and not _OURS.search(query):
         return PromptPlan("", "general")
-    terms = tuple(dict.fromkeys(content_terms(query)))
+    terms = tuple(dict.fromkeys(_with_receipt(query, content_terms(query))))
     names = tuple(exact_tokens(query))
     few_cjk = _CJK.search(query) is not None and len(_CJK.findall(query)) < MIN_CJK_CHARS
     if not names and (len(terms) < MIN_TERMS or (few_cjk and len(terms) < 2 * MIN_TERMS)):
@@ -423,7 +535,55 @@ def analyse_prompt(prompt: str) -> PromptPlan:
         _SCHEMA_CHANGE.search(query) is not None,
         tuple(dict.fromkeys(m.group(0).lower() for m in _CODE.finditer(query))),
         limits.quantities(query, terms),
+        _SHORTCUT.search(query) is not None,
+        _proper_terms(query),
+        _shown_kinds(query, terms),
     )
+
+
+def _shown_kinds(query: str, terms: Sequence[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The kinds of value `query` holds (`_VALUE_KINDS`) when it asks for something shown to
+    people (`_PRESENTS`, `_READ_BY_PEOPLE`), each with the index terms in `terms` of the first
+    words saying it."""
+    if not (_PRESENTS.search(query) or _READ_BY_PEOPLE.search(query)):
+        return ()
+    out = []
+    for kind, pattern in _VALUE_KINDS:
+        said = pattern.search(query)  # the first word for it: the kind is one word
+        if said is not None:
+            held = set(content_terms(said.group(0)))
+            out.append((kind, tuple(t for t in terms if t in held)))
+    return tuple(out)
+
+
+def _kind_shown(plan: PromptPlan, text: str) -> tuple[str, ...] | None:
+    """The prompt's index terms for a kind of value it shows that `text` speaks of too
+    (`_VALUE_KINDS`), or None."""
+    if not plan.shown_kinds:
+        return None
+    kinds = dict(plan.shown_kinds)
+    return next(
+        (kinds[k] for k, pattern in _VALUE_KINDS if k in kinds and pattern.search(text)), None
+    )
+
+
+def proper_names(text: str) -> frozenset[str]:
+    """The words `text` writes with a capital inside a sentence (`_PROPER`), lower-cased; not
+    month or weekday names."""
+    if not any(c.isupper() for c in text):
+        return frozenset()
+    return frozenset(
+        word
+        for m in _PROPER.finditer(text)
+        if not _SENTENCE_START.search(text, max(0, m.start() - 6), m.start())
+        and (word := m.group(0).lower()) not in _TERM_OF_TIME
+    )
+
+
+def _proper_terms(query: str) -> tuple[str, ...]:
+    """The index terms of the names `query` writes with a capital (`proper_names`)."""
+    terms = (_word_terms(w) for w in sorted(proper_names(query)))
+    return tuple(dict.fromkeys(t[0] for t in terms if len(t) == 1))
 
 
 def _numbered(query: str) -> tuple[tuple[str, int], ...]:
@@ -553,6 +713,14 @@ def _potential_pairs(text: str) -> frozenset[str]:
     )
 
 
+def _with_receipt(text: str, terms: list[str]) -> list[str]:
+    """`terms`, and the index term of "receive" when `text` says something did not arrive
+    (`_UNRECEIVED`)."""
+    if RECEIVED_TERM in terms or not _UNRECEIVED.search(text):
+        return terms
+    return [*terms, RECEIVED_TERM]
+
+
 IdfLookup = Callable[[Iterable[str]], Mapping[str, float]]
 
 
@@ -568,6 +736,8 @@ def relevance(
     if not plan.terms:
         return 0.0
     doc_terms = set(content_terms(text))
+    if RECEIVED_TERM in plan.terms and RECEIVED_TERM not in doc_terms and _UNRECEIVED.search(text):
+        doc_terms.add(RECEIVED_TERM)  # the note says so too, in other words
     weight = dict(idf([*plan.terms, *doc_terms]))
     # A word no row holds (0.0) counts as much as the prompt's average known term: the
     # prompt asks about it, but its rarity in a small store says nothing. A Chinese character
@@ -596,12 +766,21 @@ def relevance(
     if not any(weight[t] for t in plan.terms):
         return 0.0
     asked = sum(weight[t] for t in plan.terms)
-    named = _names_matched(plan, text) or _codes_matched(plan, text, matched)
+    named = (
+        _names_matched(plan, text)
+        or _codes_matched(plan, text, matched)
+        or _proper_matched(plan, text, matched)
+    )
     if made:  # the note names the thing asked for, perhaps by a synonym (test -> pytest)
         by_synonym |= {t for t in plan.terms if t in plan.produces} - set(matched)
     shared = _distinct(plan.query, matched) + linked
     if not made and shared >= 1 and standing and rule:
         made = presents(plan, text)
+    kind = _kind_shown(plan, text) if rule else None
+    if kind is not None:  # a rule on how a kind of value the prompt shows is written
+        made = True
+        shared += 1
+        by_synonym |= set(kind) - set(matched)
     if shared < min(2, len(plan.terms)) and not (
         made or limited or (named and _identifier(plan, text))
     ):
@@ -609,7 +788,14 @@ def relevance(
     covered = sum(weight[t] for t in matched) + SYNONYM_SHARE * sum(weight[t] for t in by_synonym)
     offered = sum(weight[t] for t in doc_terms) or 1.0
     score = QUERY_WEIGHT * covered / asked + (1 - QUERY_WEIGHT) * covered / offered
-    ruled = (rule and (timed or not forbidden(text).isdisjoint(matched))) or bool(limited)
+    ruled = bool(limited) or (
+        rule
+        and (
+            bool(timed)
+            or not forbidden(text).isdisjoint(matched)
+            or (plan.shortcut and not later_steps(text).isdisjoint(matched))
+        )
+    )
     if ruled and plan.intent != "debug":
         score += FORBIDDEN_BONUS
     return score + (NAME_BONUS if named else 0.0) + (ARTEFACT_BONUS if made else 0.0)
@@ -619,6 +805,15 @@ def forbidden(text: str) -> frozenset[str]:
     """The content terms of what the rule `text` rules out: each clause after never, do not,
     avoid, instead of, 禁止, 不要 ... up to its end (see FORBIDDEN_BONUS)."""
     clauses = (m.group("what") or m.group("zh") or "" for m in _FORBIDS.finditer(text))
+    return frozenset(t for clause in clauses for t in content_terms(clause))
+
+
+def later_steps(text: str) -> frozenset[str]:
+    """The content terms of the later step of two the rule `text` orders (`_GATED`: after
+    before or "only then", before 之前, after 再 or 才)."""
+    clauses = [m.group("what") for m in _GATED.finditer(text)]
+    if "前" in text or "再" in text or "才" in text:
+        clauses += (m.group("pre") or m.group("zh") for m in _GATED_ZH.finditer(text))
     return frozenset(t for clause in clauses for t in content_terms(clause))
 
 
@@ -652,11 +847,13 @@ def makes(plan: PromptPlan, text: str) -> bool:
     """Whether the memory `text` is a rule (prefers, must, never, 要求, 必须...) about the kind
     of thing the prompt asks to make (see ARTEFACT_BONUS), or, for a change to a table's
     columns, fields or indexes, a rule about schema changes (`_SCHEMA_RULE`)."""
-    if not plan.produces and not plan.changes_schema:
+    if not plan.produces and not plan.changes_schema and not plan.shown_kinds:
         return False
     if not is_rule(text):
         return False
     if plan.changes_schema and _SCHEMA_RULE.search(text):
+        return True
+    if _kind_shown(plan, text) is not None:
         return True
     return not plan.produces.isdisjoint(content_terms(text))
 
@@ -713,6 +910,15 @@ def _codes_matched(plan: PromptPlan, text: str, matched: Sequence[str]) -> bool:
     if not plan.codes or not any(code in matched for code in plan.codes):
         return False
     return any(m.group(0).lower() in plan.codes for m in _CODE.finditer(text))
+
+
+def _proper_matched(plan: PromptPlan, text: str, matched: Sequence[str]) -> bool:
+    """Whether the note writes with a capital inside a sentence a name the prompt writes so
+    (`_PROPER`), beside a second shared word."""
+    named = [t for t in plan.proper if t in matched]
+    if not named or len(matched) < 2:
+        return False
+    return any(t in named for w in proper_names(text) for t in _word_terms(w))
 
 
 def _identifier(plan: PromptPlan, text: str) -> bool:
