@@ -62,9 +62,6 @@ Similarity = Callable[[str, str], float]
 _SUPERSEDABLE = frozenset({"profile", "preferences"})
 _WORD = re.compile(r"[a-z0-9][a-z0-9.+#_/-]*[a-z0-9+#]|[a-z0-9]")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
-_NEGATION = re.compile(
-    r"\b(?:never|not|no|don't|do not|stop|avoid)\b|不要|别|不用|不再|禁止|从不|不"
-)
 
 
 # "<attribute> is <value>", on canonical text (数据库 reads "database"): the attribute is the
@@ -1478,8 +1475,12 @@ def without_old_value(text: str) -> str:
     # the deck … go 1536", e2e-heldout24 h24x01).
     if not any(subject_words(_QUOTED_VALUE.sub(" ", c)) - _CHANGE_WORDS for c in kept):
         # (only where a word follows it: "at 24." would be left "at .")
+        # (never a value with its unit: "retrying every 30 seconds is too slow" would lose it)
         once = re.compile(rf"(?<![\w.]){re.escape(old)}(?![\d]|\.\d)\s*(?=[A-Za-z\u4e00-\u9fff])")
-        return once.sub("", text, count=1) if len(once.findall(text)) == 1 else text
+        quoted = [m for m in _QUOTED_VALUE.finditer(text) if m.group(1) == old]
+        if len(once.findall(text)) != 1 or any(m.group(2) for m in quoted):
+            return text
+        return once.sub("", text, count=1)
     return rejoined(kept, text)
 
 

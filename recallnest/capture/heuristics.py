@@ -2199,8 +2199,8 @@ def _by_person(signal: Signal, project: str | None) -> list[Signal]:
     if project is None or signal.category != "profile":
         return [signal]
     parts = [p.strip() for p in _SENTENCE_CUT.split(signal.text) if p.strip()]
-    own = [p for p in parts if _FIRST_PERSON.search(p)]
-    rest = [p for p in parts if not _FIRST_PERSON.search(p)]
+    own = [p for p in parts if _ONESELF.search(p)]
+    rest = [p for p in parts if not _ONESELF.search(p)]
     if not own or not rest:
         return [signal]
     joiner = "" if re.search(r"[\u4e00-\u9fff]", signal.text) else " "
@@ -2213,7 +2213,8 @@ def _by_person(signal: Signal, project: str | None) -> list[Signal]:
 
 
 _SENTENCE_CUT = re.compile(r"(?<=[。！？!?])|(?<=\.)\s+")
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|i'd|my|me|myself)\b|我|俺|本人|咱", re.IGNORECASE)
+# The speaker in the first person singular, however cased ("i'm the only maintainer").
+_ONESELF = re.compile(r"\b(?:i|i'm|im|i've|i'd|my|me|myself)\b|我(?!们)|俺|本人", re.IGNORECASE)
 
 
 def _subject(signal: Signal, canon: str) -> str | None:
