@@ -1020,6 +1020,11 @@ def _fact(text: str, role: str, relaxed: bool) -> Signal | None:
         return None
     if R.PROMISE.search(text):  # "下次做 /search": still to do, not a fact
         return None
+    # Trigger: only checks passing ("All 212 tests pass and the CI run is green", 单测全部通过，
+    # CI 也是绿的; round 46, b40). Why: the suite's state this minute is narration of the
+    # work, stale by the next commit; it names CI, so it read as a fact. Outcome: no fact.
+    if R.CHECK_STATUS.match(text):
+        return None
     if text.rstrip().endswith((":", "：")):  # "getting this when I hit /v1/track:" opens a paste
         return None
     # `-H "Content-Type: application/json" -d @test-mail.json`: the rest of a pasted command

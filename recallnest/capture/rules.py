@@ -161,6 +161,32 @@ NARRATION = re.compile(
     _I,
 )
 
+# A check's outcome at this moment and nothing else: "All 212 tests pass and the CI run is
+# green.", "mypy is clean and all 301 tests pass on CI", 单测全部通过，CI 也是绿的 (round 46,
+# b40). Every clause is a suite, a build or a linter passing; what the project is stays unsaid.
+# A clause with anything else ("the tests pass only with TZ=UTC") is not matched.
+_CHECK = (
+    r"(?:(?:all|both|the|our|every)\s+)?(?:\d+\s+)?(?:(?:unit|integration|e2e|api|smoke|new|old"
+    r"|remaining|existing)\s+)*(?:tests?|specs?|checks?|suites?|builds?|ci(?:\s+runs?)?|pipelines?"
+    r"|lint(?:er|ing)?|mypy|ruff|eslint|type ?checks?|the ci run)"
+)
+_CHECK_ZH = (
+    r"(?:所有|全部)?(?:的)?(?:(?:单测|单元测试|测试|用例|集成测试|e2e|CI|ci|构建|流水线|检查|lint"
+    r"|类型检查)\s*)+(?:\s*\d+\s*个)?"
+)
+_CHECK_OK = (
+    r"(?:\s+(?:all|now|still|again))*\s+(?:pass(?:es|ed)?|are passing|is passing|(?:is|are|went"
+    r"|stays?) (?:green|clean)|succeed(?:s|ed)?|ran clean|is clean)(?:\s+(?:on|in) (?:ci|the ci"
+    r"(?: run)?|main))?(?:\s+(?:now|again|as well|too))?"
+)
+_CHECK_OK_ZH = r"\s*(?:也|都|全|全部|又)*\s*(?:通过了?|过了|全过了?|跑通了?|是绿的|绿了|全绿|没问题)"
+CHECK_STATUS = re.compile(
+    rf"^\s*(?:{_CHECK}{_CHECK_OK}|{_CHECK_ZH}{_CHECK_OK_ZH})"
+    rf"(?:\s*(?:,|;|，|；|and|,\s*and)\s*(?:{_CHECK}{_CHECK_OK}|{_CHECK_ZH}{_CHECK_OK_ZH}))*"
+    r"\s*[.!。！]*\s*$",
+    _I,
+)
+
 # A plan or promise for later ("I'll do /search next time", 下次做 /search, 回头再加): what is
 # still to do, never a standing fact.
 PROMISE = re.compile(
