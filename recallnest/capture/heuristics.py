@@ -265,7 +265,10 @@ def _learned(sentences: Sequence[str], role: str, steps_asked: bool = False) -> 
     stated = [
         s
         for s in sentences
-        if not is_question(s) and not is_small_talk(s) and not _CUT_SHORT.search(s.strip())
+        if not is_question(s)
+        and not is_small_talk(s)
+        and not _CUT_SHORT.search(s.strip())
+        and not _supposed(s)
     ]
     # A reply opening with "no," / 不对 is the rules' to judge (it may decline an offer); so is
     # an assistant's one-sentence "明白：数据库用 MySQL 8。": it restates what the user said,
@@ -810,6 +813,8 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
         return Signal("preference.stop_ask", "preferences", text, 0.6, 0.75), 1
     if is_question(text) or R.ELSEWHERE.match(text):
         return None, 1  # someone else's setup is no memory of the user's
+    if _supposed(text):
+        return None, 1  # a future guessed at holds nothing yet
     if R.REPORTED_OTHER.match(text) and R.DISAGREE.search(f"{text} {ctx.next_sentence or ''}"):
         return None, 1  # someone else's view the user then disputes or vents about
     guarded = _guarded_layout(text, ctx.role)
@@ -839,6 +844,14 @@ def extract_sentence(sentence: str, ctx: Context) -> tuple[Signal | None, int]:
     if signal is not None and signal.rule in _CASUAL_DECISIONS and is_small_talk(text):
         return None, 1
     return signal, 1
+
+
+def _supposed(text: str) -> bool:
+    # Trigger: a sentence opened as a supposition about the future and guessed at ("假如以后要
+    # 对接…，估计…得推倒重来", "if we ever go multi-region we'd probably …"; round 46, b40). Why:
+    # 以后 and "have to" read as a standing rule, a named tool as a fact; a hypothetical holds
+    # nothing until it happens. Outcome: no rule and no model reads the sentence.
+    return R.SUPPOSED.match(text) is not None and R.SPECULATION.search(text) is not None
 
 
 def _guarded_layout(text: str, role: str) -> Signal | None:

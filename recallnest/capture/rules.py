@@ -133,7 +133,8 @@ ELSEWHERE = re.compile(
 REPORTED_OTHER = re.compile(
     r"^(?:(?:fwiw|btw|so|ugh)[,:]?\s+)?(?:my|our|the)\s+(?:[\w-]+\s+)?(?:co-?workers?|colleagues?"
     r"|boss|manager|lead|cto|pm|friends?|teammates?|team ?mates?|architect|reviewer)"
-    r"\s+(?:keeps?\s+saying|says|said|thinks|insists|wants\s+(?:us\s+)?to|argues|claims)\b"
+    r"\s+(?:keeps?\s+saying|says|said|thinks|insists|wants\s+(?:us\s+)?to|argues|claims|reckons"
+    r"|suggests|suggested|keeps?\s+pushing(?:\s+for)?|is\s+pushing(?:\s+for)?|is\s+convinced)\b"
     r"|^(?:我们|我)?(?:的)?(?:组长|同事|老板|领导|经理|朋友|主管|架构师|leader|技术负责人|产品经理?)"
     r"(?:一直|总是|老是|又)?(?:说|觉得|认为|非要|坚持|吐槽)",
     re.IGNORECASE,
@@ -144,6 +145,10 @@ DISAGREE = re.compile(
     r"|\bignore (?:it|that|this|him|her|them)\b|\bdon'?t (?:worry about|listen to) (?:it|that|him"
     r"|her|them)\b|\bnot (?:gonna|going to) happen\b|\bwith a (?:grain|pinch) of salt\b"
     r"|\b(?:he|she|they)(?:'s| is| was| were)\s+(?:just\s+)?(?:joking|kidding|drunk)\b"
+    # ... or does not take up: "I'm not sold and nothing's been decided", "not convinced" (b40)
+    r"|\b(?:I'?m|I am) (?:not (?:sold|convinced|so sure|on board)|unconvinced|skeptical|sceptical)\b"
+    r"|\bnothing(?:'s| has)? (?:been )?(?:decided|agreed|settled)\b|\bno decision (?:yet|made)\b"
+    r"|还没(?:定|决定|拍板)|没(?:定|决定)下来|我(?:不太|并不)?(?:信服|买账)|我持保留"
     r"|不(?:太)?认同|不(?:太)?同意|我不这么(?:看|认为|觉得)|吐槽"
     r"|(?:不用|别|不必)(?:管|理|当真)|随口(?:一)?说|随便说说|喝多了|开玩笑的|听听就(?:好|行|算了)",
     re.IGNORECASE,
@@ -158,6 +163,24 @@ NARRATION = re.compile(
     r"|(?:查看了|看了一下|查了一下)(?![^，。]{0,10}[：:]\s*\S)|正在|我现在(?:去|就|来)"
     r"|我(?:接下来|下一步|待会儿?|等会儿?|一会儿?)(?:去|就|来|再|先)?"
     r"|我(?:看|查|检查|翻|读)(?:了|过)(?![^，。]{0,10}[：:]\s*\S))",
+    _I,
+)
+
+# A future supposed and what it would bring: "假如以后要接入…，估计…得重写", "if we ever move
+# to …, we'd probably have to …", "suppose we switch …, the queries would all need …" (round
+# 46, b40). Opened as a supposition and guessed at (估计 / 可能 / would / probably), it states
+# nothing that holds; a condition with a rule ("if the build fails, always ping me", 如果测试
+# 失败，先别提交) guesses at nothing and is not matched.
+SUPPOSED = re.compile(
+    r"^(?:(?:and|but|so|oh|also|btw)[,\s]+)?(?:if we (?:ever|one day|someday)|if (?:one day|someday"
+    r"|ever)|suppose|supposing|say we|let'?s say|what if|in case we ever|assuming we (?:ever)?)\b"
+    r"|^(?:不过|但是?|而且)?[，,]?\s*(?:假如|假设|如果|要是|万一|哪天|将来|以后)(?:以后|将来|哪天|有一天|真)?"
+    r"(?:要|得|需要|想|打算)",
+    _I,
+)
+SPECULATION = re.compile(
+    r"\b(?:probably|might|would|could|'d|maybe|perhaps|likely|i guess|i imagine)\b|'d\b"
+    r"|估计|可能|大概|也许|说不定|恐怕|怕是",
     _I,
 )
 

@@ -31,3 +31,40 @@ def test_checks_passing_this_minute_are_no_fact(said: str) -> None:
 )
 def test_what_ci_runs_on_stays_a_fact(said: str, value: str) -> None:
     kept(capture(said, role="assistant"), "entities", value)
+
+
+# --------------------------------------------------------------------------- supposed futures
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "假如以后要接入集团统一支付，订单模块估计都得重写",
+        "suppose we switch to Postgres one day, the reporting queries would all need rewriting",
+    ],
+)
+def test_a_future_supposed_and_guessed_at_is_no_memory(said: str) -> None:
+    assert capture(said) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "category", "value"),
+    [
+        ("if the build fails, always ping me on slack before retrying", "patterns", "slack"),
+        ("如果以后要加字段，一律先写迁移脚本，别直接改库", "preferences", "迁移脚本"),
+    ],
+)
+def test_a_condition_with_a_rule_stays(said: str, category: str, value: str) -> None:
+    kept(capture(said), category, value)
+
+
+# --------------------------------------------------------------------------- someone else's view
+
+
+def test_someone_elses_push_the_user_does_not_take_up_is_no_memory() -> None:
+    said = "our CTO keeps pushing for GraphQL everywhere. I'm not convinced, nothing's been agreed"
+    assert capture(said) == []
+
+
+def test_someone_elses_rule_reported_as_holding_stays() -> None:
+    kept(capture("my manager says all invoices go through Xero from now on"), "preferences", "Xero")
