@@ -2739,6 +2739,12 @@ ENV_CONSTRAINT = re.compile(
     r"|\b(?:won'?t|doesn'?t|don'?t) let (?:me|us) (?:upgrade|install)\b"
     r"|\bno (?:local )?(?:admin(?:istrator)?|root|sudo) (?:rights|access|privileges|permissions?)\b"
     r"|\blocked[- ]down\b"
+    # the regime the user's system runs under: what may not leave it, what it may not reach
+    # ("nothing may leave the trust network", "no cloud APIs", 所有依赖必须走内网, 不能直连 npm,
+    # 等保三级; round 46, b40)
+    r"|\bnothing (?:may|can|is allowed to|must) leave\b|\bno cloud (?:apis?|services)\b"
+    r"|\bair[- ]?gapped\b|必须走内网|只能走内网|只能跑在内网|不能直连|不能连外网|不能访问外网"
+    r"|等保[一二三四]级"
     r"|不让(?:升级|装|安装)|(?:装|升级|安装)不了|不能(?:升级|装|安装)"
     r"|没有(?:管理员|root|sudo|admin)\s*权限|不给(?:管理员|root|sudo|admin)?\s*权限|没法(?:升级|装|安装)",
     _I,
@@ -2749,7 +2755,10 @@ OWN_MACHINE = re.compile(
     r"\b(?:my|work|office|school|company|the council's|our)\s+(?:[\w-]+\s+)?(?:laptop|pc|computer"
     r"|machine|desktop|mac|box|server)\b|\b(?:raspberry pi|pi \d|chromebook|thinkpad)\b"
     r"|\b(?:it'?s|its) an? (?:[\w.-]+ ){0,3}(?:box|machine|laptop|pc|server)\b"
-    r"|(?:公司|单位|办公室|学校|医院|店里|家里)?的?(?:电脑|笔记本|台式机|机器|服务器)",
+    r"|(?:公司|单位|办公室|学校|医院|店里|家里)?的?(?:电脑|笔记本|台式机|机器|服务器)"
+    # the system the user looks after, named as the one at hand ("this system handles …",
+    # 本系统部署在…; b40)
+    r"|\b(?:this|our) (?:system|platform|service)\b|本系统|这套系统|这个系统|我们的系统",
     _I,
 )
 # Someone else's account or a service's lacks ("the deploy user has no admin rights", "the CI

@@ -68,3 +68,30 @@ def test_someone_elses_push_the_user_does_not_take_up_is_no_memory() -> None:
 
 def test_someone_elses_rule_reported_as_holding_stays() -> None:
     kept(capture("my manager says all invoices go through Xero from now on"), "preferences", "Xero")
+
+
+# --------------------------------------------------------------------------- the system's regime
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        (
+            "Some background: our platform stores council tenants' records, so nothing may leave "
+            "the county's network, which means no cloud APIs and no SaaS error trackers.",
+            "no cloud APIs",
+        ),
+        ("先说明：这套系统跑在医院内网，等保二级，npm 包必须走内网 Verdaccio 源，不能直连外网。", "等保二级"),
+    ],
+)
+def test_the_regime_the_users_system_runs_under_is_a_profile(said: str, value: str) -> None:
+    found = capture(said)
+    kept(found, "profile", value)
+    none_of(found, "entities")
+
+
+def test_a_ci_jobs_isolation_stays_a_fact() -> None:
+    said = "The CI job is air-gapped, so the Docker images are pulled from registry.internal:5000."
+    found = capture(said)
+    kept(found, "entities", "registry.internal:5000")
+    none_of(found, "profile")
