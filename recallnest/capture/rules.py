@@ -1727,9 +1727,16 @@ CAUTION_TAIL = re.compile(
     r"(?:don'?t|do not|never)"
     r"\s+(?:(?:mix|muddle|get)\s+(?:them|these|those|the two|the two of them|it)\s+(?:mixed\s+)?up"
     r"|mix up (?:the two|them|these|those)|confuse (?:them|these|those|the two)(?: of them)?"
-    r"|touch [\w.:-]+(?: \d+)?|mix them)(?:\s+again)?[.!]*\s*$"
+    r"|touch [\w.:-]+(?: \d+)?|mix them"
+    # what guards the thing just placed, said casually ("dont mess with its crontab pls",
+    # "don't rename that folder"; round 46, b40)
+    r"|(?:mess|muck|fiddle|play) (?:around )?with (?:its|the|that|this|those|these|their|it)\b"
+    r"[\w' .:/-]{0,30}?|(?:change|rename|move|edit|delete) (?:its|that|this|those|these|their)"
+    r" [\w.:/-]+)(?:\s+again)?(?:,?\s+(?:pls|plz|please|thanks|ok|k))?[.!]*\s*$"
     r"|[，；。]\s*(?:[\w.:-]+(?:\s*\d+)?\s*)?(?:千万|可)?(?:别|不要|不许)(?:再)?(?:搞混|弄混|记混|混了"
-    r"|搞错|弄错|动|碰)了?[。！!]*\s*$",
+    r"|搞错|弄错|动|碰|乱改|乱动|乱挪|改名|挪)了?"
+    # ... and the short reason after it (…，路径千万别乱改 玩家存档丢了会骂死我)
+    r"(?:[，,\s]\s*[^，。！!；;]{1,20})?[。！!]*\s*$",
     re.IGNORECASE,
 )
 

@@ -95,3 +95,30 @@ def test_a_ci_jobs_isolation_stays_a_fact() -> None:
     found = capture(said)
     kept(found, "entities", "registry.internal:5000")
     none_of(found, "profile")
+
+
+# --------------------------------------------------------------------------- a guarded layout
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        (
+            "backups run on the old nas in the hall closet, share name 'vault', every sunday at "
+            "3am. dont mess with its cron pls",
+            "vault",
+        ),
+        ("收银数据导出在 D:/pos/export 下面，按日期一个文件，这个目录千万别乱动 会计每月要来拷", "D:/pos/export"),
+    ],
+)
+def test_a_layout_closed_by_a_casual_caution_is_a_fact(said: str, value: str) -> None:
+    found = capture(said)
+    kept(found, "entities", value)
+    none_of(found, "preferences")
+
+
+@pytest.mark.parametrize(
+    ("said", "value"), [("don't mess with the crontab pls", "crontab"), ("路径千万别乱改", "路径")]
+)
+def test_a_caution_with_nothing_before_it_stays_a_rule(said: str, value: str) -> None:
+    kept(capture(said), "preferences", value)
