@@ -1589,8 +1589,24 @@ def _solved_case(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     # Trigger: a finding announced first ("Found it.", 查到了：…, "figured out the OOM!!") or
     # an answer to "why …?". Why: what follows is the cause, in words no cause list holds.
     # Outcome: a diagnosis, kept with the fix when one follows.
-    diagnosis = ctx.found or _finding_with_body(text) or R.DIAGNOSIS.search(text) is not None
     nxt = ctx.next_sentence
+    # Trigger: the finding announced alone ("Found it.", 查到了。) before what was found. Why:
+    # it says nothing itself; kept, it stood as a case of two words (b40 en-06). Outcome: none
+    # here; the next sentence is read as the finding (`ctx.found`).
+    if nxt is not None and _bare_finding(text):
+        return None
+    diagnosis = ctx.found or _finding_with_body(text) or R.DIAGNOSIS.search(text) is not None
+    # Trigger: a finding's lead before a layout, answering where or how something is ("查到了：
+    # 转台通过 rotctld 控制，端口 4533；频率配在 stations/x.yaml 里", "Found it: the sensor ids
+    # are in config/sensors.toml" after "where …?"; round 46, b40), with no fault in it or in
+    # the question. Why:
+    # what was looked up is a fact of the project; with no problem there is no case. Outcome:
+    # the fact its body is, said with its lead.
+    if diagnosis and _looked_up(text, ctx.previous):
+        body = re.split(r"[:：]", text, maxsplit=1)[-1].strip() if ctx.found is False else text
+        fact = _fact(body, ctx.role, relaxed=True) if body else None
+        if fact is not None:
+            return replace(fact, text=text), 1
     # Trigger: the agent's reply to a fault the user reported ("the 07:15 from Bellingham has
     # vanished on weekdays"), whose sentence is then followed by the change made ("Fixed the
     # mapping in gtfs/calendar.py; the 07:15 is back."; e2e-heldout20 h20g03). Why: the
@@ -1635,6 +1651,32 @@ def _solved_case(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
 
 
 _SPEAKER = re.compile(r"^(?:I|we)\b|^我", re.I)
+_FAULT = re.compile(
+    r"\b(?:bug|wrong|missing|dropp\w*|lost|stale|off by|instead of|mismatch\w*|broke\w*|fail\w*"
+    r"|error\w*|exception\w*|crash\w*|time[ds]? ?out|flaky|leak\w*|stuck|hang\w*|hung)\b|问题|错|坏|丢|漏|乱码|不对|卡|挂|慢|失败|异常|没(?:有|生效)",
+    re.I,
+)
+
+
+_WHERE_OR_HOW = re.compile(
+    r"\bwhere (?:is|are|do|does|did|'s)\b|\bwhich \w+ (?:is|are|do|does)\b|\bhow (?:is|are|does)"
+    r" (?:the |our |it |that )?\w+ (?:\w+ )?(?:controlled|configured|wired|set up|connected|hooked"
+    r" up|run)\b|\bwhat (?:is|are) the \w+ (?:on|in|for|of)\b"
+    r"|在哪(?:里|儿)?(?:配|放|存|设|定义|写|改)?|哪里配|是怎么(?:控制|配|接|连|跑|设)|用的是什么|是哪个",
+    re.I,
+)
+
+
+def _looked_up(text: str, previous: str | None) -> bool:
+    # only what was asked where or how ("…在哪配的？", "where do the ids come from?"), and
+    # answered with no fault, cause or fix in it
+    if previous is None or not is_question(previous) or _WHERE_OR_HOW.search(previous) is None:
+        return False
+    # (not R.CASE_ERROR on the answer: its status codes read 437.525 MHz as a 4xx)
+    if any(p.search(text) for p in (R.CAUSE_CLAUSE, R.FAILURE, R.CASE_FIX, _FAULT)):
+        return False
+    problem = (R.FAILURE, R.CASE_ERROR, _FAULT, R.PROBLEM_REPORT)
+    return not any(p.search(previous) for p in problem) and not _answers_why(previous)
 
 
 def _cause_fix_outcome(text: str) -> bool:

@@ -122,3 +122,49 @@ def test_a_layout_closed_by_a_casual_caution_is_a_fact(said: str, value: str) ->
 )
 def test_a_caution_with_nothing_before_it_stays_a_rule(said: str, value: str) -> None:
     kept(capture(said), "preferences", value)
+
+
+# --------------------------------------------------------------------------- findings
+
+
+def test_a_finding_announced_alone_is_no_case_of_its_own() -> None:
+    found = capture(
+        "Found it. The invoice totals were off by one cent because the tax was rounded per line "
+        "instead of per invoice. Rounding now happens once on the total.",
+        role="assistant",
+        previous="why are some invoice totals one cent off??",
+    )
+    assert [c.text for c in found if c.category == "cases"] != []
+    assert all(c.text.strip() != "Found it." for c in found), [c.text for c in found]
+
+
+@pytest.mark.parametrize(
+    ("said", "previous", "value"),
+    [
+        (
+            "查到了：仓库的温控器是 Inkbird ITC-308，通过 mqtt 桥接，主题是 farm/cold/1；报警阈值配在 "
+            "alerts/cold.yaml 里，是 8℃。",
+            "冷库的温控器现在是怎么接的？阈值在哪配？",
+            "farm/cold/1",
+        ),
+        (
+            "Found it: the sensor ids are mapped in config/sensors.toml, and the poll interval is "
+            "30 s.",
+            "where do the sensor ids come from?",
+            "config/sensors.toml",
+        ),
+    ],
+)
+def test_what_was_looked_up_where_or_how_is_a_fact(said: str, previous: str, value: str) -> None:
+    found = capture(said, role="assistant", previous=previous)
+    kept(found, "entities", value)
+    none_of(found, "cases")
+
+
+def test_a_finding_after_a_fault_stays_a_case() -> None:
+    found = capture(
+        "Found it: the worker was pointing at the staging queue jobs-stg.",
+        role="assistant",
+        previous="why are the emails not going out?",
+    )
+    kept(found, "cases", "jobs-stg")
