@@ -168,3 +168,18 @@ def test_a_finding_after_a_fault_stays_a_case() -> None:
         previous="why are the emails not going out?",
     )
     kept(found, "cases", "jobs-stg")
+
+
+# --------------------------------------------------------------------------- a routine's steps
+
+
+def test_a_routine_named_then_three_clauses_that_do_something_is_a_workflow() -> None:
+    said = "门店交班是这样的：当班店员点完零钱交给下一班，交接本上签字，保险柜钥匙锁进抽屉"
+    kept(capture(said), "patterns", "交接本")
+
+
+@pytest.mark.parametrize(
+    "said", ["我们的时间是这样的：早班 8 点，中班 14 点，晚班 20 点", "价格是这样的：成人 30，儿童 15，老人免费"]
+)
+def test_times_or_prices_after_the_lead_are_no_workflow(said: str) -> None:
+    none_of(capture(said), "patterns")
