@@ -1653,7 +1653,8 @@ def _solved_case(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
 _SPEAKER = re.compile(r"^(?:I|we)\b|^我", re.I)
 _FAULT = re.compile(
     r"\b(?:bug|wrong|missing|dropp\w*|lost|stale|off by|instead of|mismatch\w*|broke\w*|fail\w*"
-    r"|error\w*|exception\w*|crash\w*|time[ds]? ?out|flaky|leak\w*|stuck|hang\w*|hung)\b|问题|错|坏|丢|漏|乱码|不对|卡|挂|慢|失败|异常|没(?:有|生效)",
+    r"|error\w*|exception\w*|crash\w*|time[ds]? ?out|flaky|leak\w*|stuck|hang\w*|hung)\b"
+    r"|问题|错|坏|丢|漏|乱码|不对|卡|挂|慢|失败|异常|没(?:有|生效)",
     re.I,
 )
 

@@ -146,7 +146,8 @@ DISAGREE = re.compile(
     r"|her|them)\b|\bnot (?:gonna|going to) happen\b|\bwith a (?:grain|pinch) of salt\b"
     r"|\b(?:he|she|they)(?:'s| is| was| were)\s+(?:just\s+)?(?:joking|kidding|drunk)\b"
     # ... or does not take up: "I'm not sold and nothing's been decided", "not convinced" (b40)
-    r"|\b(?:I'?m|I am) (?:not (?:sold|convinced|so sure|on board)|unconvinced|skeptical|sceptical)\b"
+    r"|\b(?:I'?m|I am) (?:not (?:sold|convinced|so sure|on board)|unconvinced|skeptical"
+    r"|sceptical)\b"
     r"|\bnothing(?:'s| has)? (?:been )?(?:decided|agreed|settled)\b|\bno decision (?:yet|made)\b"
     r"|还没(?:定|决定|拍板)|没(?:定|决定)下来|我(?:不太|并不)?(?:信服|买账)|我持保留"
     r"|不(?:太)?认同|不(?:太)?同意|我不这么(?:看|认为|觉得)|吐槽"
@@ -202,7 +203,9 @@ _CHECK_OK = (
     r"|stays?) (?:green|clean)|succeed(?:s|ed)?|ran clean|is clean)(?:\s+(?:on|in) (?:ci|the ci"
     r"(?: run)?|main))?(?:\s+(?:now|again|as well|too))?"
 )
-_CHECK_OK_ZH = r"\s*(?:也|都|全|全部|又)*\s*(?:通过了?|过了|全过了?|跑通了?|是绿的|绿了|全绿|没问题)"
+_CHECK_OK_ZH = (
+    r"\s*(?:也|都|全|全部|又)*\s*(?:通过了?|过了|全过了?|跑通了?|是绿的|绿了|全绿|没问题)"
+)
 CHECK_STATUS = re.compile(
     rf"^\s*(?:{_CHECK}{_CHECK_OK}|{_CHECK_ZH}{_CHECK_OK_ZH})"
     rf"(?:\s*(?:,|;|，|；|and|,\s*and)\s*(?:{_CHECK}{_CHECK_OK}|{_CHECK_ZH}{_CHECK_OK_ZH}))*"

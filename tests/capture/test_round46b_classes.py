@@ -81,7 +81,10 @@ def test_someone_elses_rule_reported_as_holding_stays() -> None:
             "the county's network, which means no cloud APIs and no SaaS error trackers.",
             "no cloud APIs",
         ),
-        ("先说明：这套系统跑在医院内网，等保二级，npm 包必须走内网 Verdaccio 源，不能直连外网。", "等保二级"),
+        (
+            "先说明：这套系统跑在医院内网，等保二级，npm 包必须走内网 Verdaccio 源，不能直连外网。",
+            "等保二级",
+        ),
     ],
 )
 def test_the_regime_the_users_system_runs_under_is_a_profile(said: str, value: str) -> None:
@@ -108,7 +111,10 @@ def test_a_ci_jobs_isolation_stays_a_fact() -> None:
             "3am. dont mess with its cron pls",
             "vault",
         ),
-        ("收银数据导出在 D:/pos/export 下面，按日期一个文件，这个目录千万别乱动 会计每月要来拷", "D:/pos/export"),
+        (
+            "收银数据导出在 D:/pos/export 下面，按日期一个文件，这个目录千万别乱动 会计每月要来拷",
+            "D:/pos/export",
+        ),
     ],
 )
 def test_a_layout_closed_by_a_casual_caution_is_a_fact(said: str, value: str) -> None:
@@ -142,8 +148,8 @@ def test_a_finding_announced_alone_is_no_case_of_its_own() -> None:
     ("said", "previous", "value"),
     [
         (
-            "查到了：仓库的温控器是 Inkbird ITC-308，通过 mqtt 桥接，主题是 farm/cold/1；报警阈值配在 "
-            "alerts/cold.yaml 里，是 8℃。",
+            "查到了：仓库的温控器是 Inkbird ITC-308，通过 mqtt 桥接，主题是 farm/cold/1；"
+            "报警阈值配在 alerts/cold.yaml 里，是 8℃。",
             "冷库的温控器现在是怎么接的？阈值在哪配？",
             "farm/cold/1",
         ),
@@ -179,7 +185,11 @@ def test_a_routine_named_then_three_clauses_that_do_something_is_a_workflow() ->
 
 
 @pytest.mark.parametrize(
-    "said", ["我们的时间是这样的：早班 8 点，中班 14 点，晚班 20 点", "价格是这样的：成人 30，儿童 15，老人免费"]
+    "said",
+    [
+        "我们的时间是这样的：早班 8 点，中班 14 点，晚班 20 点",
+        "价格是这样的：成人 30，儿童 15，老人免费",
+    ],
 )
 def test_times_or_prices_after_the_lead_are_no_workflow(said: str) -> None:
     none_of(capture(said), "patterns")
