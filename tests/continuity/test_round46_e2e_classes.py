@@ -341,3 +341,19 @@ def test_a_rate_per_day_is_no_amount_of_days() -> None:
         ("ok", "FINE_RATE_PER_DAY 改成 0.002，也就是每天千分之二，账单说明一起改了。"),
     )
     assert "千分之五" not in texts(found), texts(found)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "karaoke nights are 19:00 and 21:30 on fridays",
+        "flight lessons run every Sunday, 10:00 and 13:00",
+    ],
+)
+def test_a_recurring_schedule_of_an_outing_business_is_a_fact(said: str) -> None:
+    found = capture_turn(session(said)[0], None, project="/p/x")
+    assert found and found[0].category == "entities", found
+
+
+def test_going_out_tonight_is_still_chit_chat() -> None:
+    assert capture_turn(session("flying tonight lol, keep it short")[0], None, project="/p/x") == []
