@@ -75,6 +75,10 @@ _TOOL_OUTPUT = re.compile(
     | ^\s*\|.*\|\s*$ | ^\s*[\[{]\s*$ | ^\s*"[^"]+"\s*:\s | ^\s*[\]}],?\s*$
     | ^[0-9a-f]{7,40}\ \S | ^Events:\s*$
     | ^\s*(?:/|~/)[\w.\-/]+\.\w{1,5}\s*$                 # a file path alone: eslint's head line
+    # a runner's "rerun this one" line: "bin/rails test test/models/x_test.rb:38" (minitest),
+    # "pytest tests/test_x.py:12", "go test ./pkg/x_test.go:40" (e2e-heldout17 h17x01)
+    | ^\s*(?:\S*/)?(?:rails|rake|rspec|pytest|go|cargo|npx|jest|vitest|phpunit|mix|dotnet|mvn
+        |gradle|python3?|ruby|node|bundle)\b[\w\ ./:=-]*\s[\w./-]+\.\w+:\d+\s*$
     """,
     re.VERBOSE,
 )

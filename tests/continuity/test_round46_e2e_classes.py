@@ -26,6 +26,7 @@ from recallnest.capture.admission import without_old_value
 from recallnest.capture.chatter import pasted_kind
 from recallnest.capture.heuristics import capture_turn
 from recallnest.capture.reply import without_corrected_value
+from recallnest.capture.salience import classify_line
 
 # --------------------------------------------------------------------------- old values
 
@@ -357,3 +358,19 @@ def test_a_recurring_schedule_of_an_outing_business_is_a_fact(said: str) -> None
 
 def test_going_out_tonight_is_still_chit_chat() -> None:
     assert capture_turn(session("flying tonight lol, keep it short")[0], None, project="/p/x") == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "bin/rails test test/models/tide_window_test.rb:27",
+        "pytest tests/test_quay.py:88",
+        "go test ./berth/slot_test.go:12",
+    ],
+)
+def test_a_runners_rerun_line_is_output(line: str) -> None:
+    assert classify_line(line) == "tool_output"
+
+
+def test_a_sentence_naming_a_line_of_code_is_prose() -> None:
+    assert classify_line("the bug is in app/models/sailing.rb:38") == "text"
