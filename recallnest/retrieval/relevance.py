@@ -243,7 +243,11 @@ _VALUE_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"\b(?:(?:opening|closing|start|finish|end|collection|pick-?up|arrival|departure) "
             r"times?|what time|hours|o'clock|\d{1,2} ?(?:am|pm)|(?:12|24)[- ]hour|"
-            r"(?:open|close|lock up)s? at \d{1,2}|\d{1,2}:\d\d)\b|时间|几点|点钟|小时制",
+            r"(?:open|close|lock up)s? at \d{1,2}|\d{1,2}:\d\d|time-?stamps?|"
+            # when each thing happened, shown beside it: "a column showing when each alarm was
+            # raised", "the list should say when the parcel was scanned" (round 46 b15)
+            r"when (?:each|every|the|a|an|it|they)\b[^.?!,;]{0,40}?\b(?:was|were|got|is|are) "
+            r"[a-z]+(?:ed|en|t)\b)\b|时间|几点|点钟|小时制|时间戳|什么时候",
             re.IGNORECASE,
         ),
     ),
@@ -262,7 +266,7 @@ KIND_TERMS: Mapping[str, frozenset[str]] = {
     kind: frozenset(t for w in words for t in tokenize(w))
     for kind, words in (
         ("money", ("price", "amount", "fee", "金额", "价格", "费用")),
-        ("time", ("hour", "时间", "小时制")),
+        ("time", ("hour", "timestamp", "时间", "小时制")),
         ("date", ("date", "日期")),
         ("phone", ("phone", "mobile", "手机号", "电话号码")),
     )
