@@ -859,7 +859,14 @@ def makes(plan: PromptPlan, text: str) -> bool:
         return True
     if _kind_shown(plan, text) is not None:
         return True
-    return not plan.produces.isdisjoint(content_terms(text))
+    doc_terms = set(content_terms(text))
+    if not plan.produces.isdisjoint(doc_terms):
+        return True
+    # the thing made, said in the other language in several words (提交说明 -> commit message)
+    return any(
+        not link.same_language and set(link.said) <= plan.produces and link.found(doc_terms)
+        for link in plan.links
+    )
 
 
 def presents(plan: PromptPlan, text: str) -> bool:
