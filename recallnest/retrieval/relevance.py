@@ -426,6 +426,23 @@ _UNRECEIVED = re.compile(
     re.IGNORECASE,
 )
 RECEIVED_TERM = tokenize("receive")[0]
+# A note saying a thing lies outside the project's system: "Crew-change travel is booked by
+# email through an outside agency, Marlow Travel; it has nothing to do with the reefer-ops
+# system", "its till and stock are not part of this system", 跟约车系统没有关系, 不走这套工单系统
+# (round 46 b15; one such note in each of blind10-15). It tells the agent where the thing is
+# not, so it answers a prompt about the system and that thing ("can reefer-ops book the crew
+# travel?"), not one doing the outside work itself (drafting the email to the agency, a price
+# list for the tea room downstairs), however many of its words that shares: the thing's name is
+# all it holds. Such a note answers only a prompt sharing a word of what it is outside of
+# (`outside_of`: reefer, ops, system; 系统).
+_OUTSIDE = re.compile(
+    r"\b(?:(?:has|have|had|is|are) nothing to do with|(?:is|are|was|were)(?:n't| not) "
+    r"(?:part of|connected to|linked to|tied to|run (?:by|through|in))|"
+    r"(?:is|are) separate from|(?:is|are) unrelated to)\b(?P<what>[^,.;:!?()]*)"
+    r"|(?:跟|和|与)(?P<zh>[^，。；！？,.;!?]{1,20}?)(?:没有|没|无)(?:任何)?(?:关系|关联|接口|关)"
+    r"|不走(?P<via>[^，。；！？,.;!?]{1,20})",
+    re.IGNORECASE,
+)
 
 
 # The synonym groups a prompt's words are looked up in: the search's own, and the general EN/ZH
@@ -739,6 +756,8 @@ def relevance(
     the prompt proposes weighs more (FORBIDDEN_BONUS)."""
     if not plan.terms:
         return 0.0
+    if memory and not outside_answers(plan.terms, text):
+        return 0.0
     doc_terms = set(content_terms(text))
     if RECEIVED_TERM in plan.terms and RECEIVED_TERM not in doc_terms and _UNRECEIVED.search(text):
         doc_terms.add(RECEIVED_TERM)  # the note says so too, in other words
@@ -803,6 +822,27 @@ def relevance(
     if ruled and plan.intent != "debug":
         score += FORBIDDEN_BONUS
     return score + (NAME_BONUS if named else 0.0) + (ARTEFACT_BONUS if made else 0.0)
+
+
+def outside_of(text: str) -> frozenset[str] | None:
+    """The content terms of what the note `text` says its thing lies outside of (`_OUTSIDE`:
+    "nothing to do with the reefer-ops system" -> reefer, op, system), or None when it says no
+    such thing."""
+    found = [
+        m.group("what") or m.group("zh") or m.group("via") or "" for m in _OUTSIDE.finditer(text)
+    ]
+    if not found:
+        return None
+    return frozenset(t for clause in found for t in content_terms(clause))
+
+
+def outside_answers(terms: Iterable[str], text: str) -> bool:
+    """Whether the memory `text` may answer a prompt of these content terms: a note saying its
+    thing lies outside a system (`outside_of`) answers only a prompt sharing a word of that
+    system. Not by its closeness in meaning either (Engine.search_with_affinities leaves it
+    out of the prompt's candidates): the distractor about the outside thing is as close."""
+    scope = outside_of(text)
+    return scope is None or not scope.isdisjoint(terms)
 
 
 def forbidden(text: str) -> frozenset[str]:
