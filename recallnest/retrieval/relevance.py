@@ -337,6 +337,8 @@ _RECURS = re.compile(
     r"isn't supposed to) happen (?:anymore|any more)|"
     r"(?:didn't|did) (?:we|you) (?:not )?(?:already )?(?:fix|solve|sort)|"
     r"(?:wasn't|weren't|isn't) (?:this|that|it|these|those) (?:already )?(?:fixed|solved|sorted))\b"
+    # "another box flipping between temps ... pork this time": the same again, on another one
+    r"|\banother\b[^?!]{0,100}?\bthis time\b"
     r"|又|上次|上回|之前不是|不是(?:已经)?(?:修好|解决|改好|修复)|怎么还(?:会|是)",
     re.IGNORECASE,
 )
@@ -443,6 +445,18 @@ _OUTSIDE = re.compile(
     r"|不走(?P<via>[^，。；！？,.;!?]{1,20})",
     re.IGNORECASE,
 )
+# English words that say nothing of a topic but are no stop words of the index: "another box
+# flipping between normal temps and 40-something", "didn't we sort that out already". The
+# store's rarity weighs each like a content word, and a word no row holds weighs the prompt's
+# typical term (`relevance`), so three of them under a prompt of eight halve its share (round
+# 46 b15: "another ... 40-something" against the probe case, 0.23). Not words with a sense of
+# their own in a project (sort, kind, bit, time, one, lot, basic).
+# fmt: off
+_FILLER_TERMS = frozenset(tokenize(
+    "another something anything everything nothing someone anyone somebody anybody "
+    "thing things stuff maybe really actually apparently probably though still already also"
+))
+# fmt: on
 
 
 # The synonym groups a prompt's words are looked up in: the search's own, and the general EN/ZH
@@ -716,7 +730,8 @@ def content_terms(text: str) -> list[str]:
     return [
         t
         for t in tokenize(text)
-        if not (_CJK.match(t) and _FUNCTION_CJK.intersection(t)) or t in kept
+        if t not in _FILLER_TERMS
+        and (not (_CJK.match(t) and _FUNCTION_CJK.intersection(t)) or t in kept)
     ]
 
 
