@@ -445,6 +445,7 @@ _OUTSIDE = re.compile(
     r"|不走(?P<via>[^，。；！？,.;!?]{1,20})",
     re.IGNORECASE,
 )
+_OUTSIDE_WORDS = re.compile(r"nothing|not|n't|separate|unrelated|没|无|不走", re.IGNORECASE)
 # English words that say nothing of a topic but are no stop words of the index: "another box
 # flipping between normal temps and 40-something", "didn't we sort that out already". The
 # store's rarity weighs each like a content word, and a word no row holds weighs the prompt's
@@ -843,6 +844,8 @@ def outside_of(text: str) -> frozenset[str] | None:
     """The content terms of what the note `text` says its thing lies outside of (`_OUTSIDE`:
     "nothing to do with the reefer-ops system" -> reefer, op, system), or None when it says no
     such thing."""
+    if not _OUTSIDE_WORDS.search(text):  # most notes: one scan for the words it needs
+        return None
     found = [
         m.group("what") or m.group("zh") or m.group("via") or "" for m in _OUTSIDE.finditer(text)
     ]
