@@ -69,7 +69,9 @@ from recallnest.retrieval.relevance import (
     RULE_TERMS,
     across_few_passes,
     across_language_passes,
+    content_terms,
     is_rule,
+    outside_answers,
 )
 from recallnest.retrieval.topk import top_k
 from recallnest.store import Batch, BatchResult, IndexSnapshot, Store
@@ -697,7 +699,26 @@ class Engine:
             vec = None if pos is None else self.index.vector_at(pos)
             if vec is not None and len(vec) == len(query) and (cos := float(vec @ query)) >= floor:
                 out[hit.id] = cos
+        if req.turns_by_keyword and out:
+            return self._closest_outside(hits, out, frozenset(content_terms(req.query)))
         return hits, out
+
+    @staticmethod
+    def _closest_outside(
+        hits: list[SearchHit], cosines: dict[str, float], asked: frozenset[str]
+    ) -> tuple[list[SearchHit], dict[str, float]]:
+        """A prompt's candidates when the one closest in meaning is a note on a thing outside
+        a system the prompt does not touch (relevance.outside_answers: the distractor about
+        the outside thing is as close as its answer would be): without that note, and with no
+        closeness in meaning to go by, since the next closest standing out says nothing of the
+        prompt either. Such a note further down stays, as the margin's second (relevance
+        gates it): left out, the next after it made a false margin (round 46 b15, blind12's
+        "N gauge branch line" against the club newsletter note)."""
+        top = max(cosines, key=lambda i: cosines[i])
+        closest = next((h for h in hits if h.id == top), None)
+        if closest is None or closest.kind != "memory" or outside_answers(asked, closest.text):
+            return hits, cosines
+        return [h for h in hits if h.id != top], {}
 
     def _with_across(self, hits: list[SearchHit], found: AcrossLanguage) -> list[SearchHit]:
         """`hits` with the memory closest in meaning in the other language marked (its

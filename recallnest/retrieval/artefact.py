@@ -69,6 +69,13 @@ _ZH = re.compile(
     # the object ends where a new clause starts: 写一个脚本把日志清掉 -> 脚本
     r"(?P<object>[^，。！？,.!?；;：:把]+)"
 )
+# The thing to write said first, then who writes it: 提交说明你来写, 标题你帮我起一个,
+# 邮件就你来拟吧 (round 46 b15: "把今天改的…模板提交一下，提交说明你来写" asks for a commit
+# message). The object is the clause's words before 你/您, after its last 的.
+_ZH_FRONTED = re.compile(
+    r"(?P<object>[^，。！？,.!?；;：:把你您]{2,12}?)(?:就|也)?(?:你|您)(?:来|帮我|帮忙|顺便|给)?"
+    r"(?:写|起草|拟|起)(?![入死好完成错])"
+)
 _ZH_TAIL = re.compile(r"[吧吗呢呀啊了]+$")
 _LATIN_TAIL = re.compile(r"([A-Za-z][A-Za-z0-9_+#.-]*)\s*$")
 _CJK_TAIL = re.compile(r"([\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2})$")
@@ -116,6 +123,12 @@ def produced(prompt: str) -> str | None:
         tail = _LATIN_TAIL.search(obj) or _CJK_TAIL.search(obj)
         if tail is not None:
             return tail.group(1).lower()
+    f = _ZH_FRONTED.search(prompt)
+    if f is not None:
+        obj = f.group("object").rsplit("的", 1)[-1].strip()
+        if _CJK_TAIL.search(obj):
+            return obj[-4:]  # 提交说明, 短信模板: a Chinese noun of up to two words
+        return obj.split()[-1].lower() if obj.split() else None
     return None
 
 

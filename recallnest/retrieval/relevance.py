@@ -243,7 +243,11 @@ _VALUE_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"\b(?:(?:opening|closing|start|finish|end|collection|pick-?up|arrival|departure) "
             r"times?|what time|hours|o'clock|\d{1,2} ?(?:am|pm)|(?:12|24)[- ]hour|"
-            r"(?:open|close|lock up)s? at \d{1,2}|\d{1,2}:\d\d)\b|时间|几点|点钟|小时制",
+            r"(?:open|close|lock up)s? at \d{1,2}|\d{1,2}:\d\d|time-?stamps?|"
+            # when each thing happened, shown beside it: "a column showing when each alarm was
+            # raised", "the list should say when the parcel was scanned" (round 46 b15)
+            r"when (?:each|every|the|a|an|it|they)\b[^.?!,;]{0,40}?\b(?:was|were|got|is|are) "
+            r"[a-z]+(?:ed|en|t)\b)\b|时间|几点|点钟|小时制|时间戳|什么时候",
             re.IGNORECASE,
         ),
     ),
@@ -262,7 +266,7 @@ KIND_TERMS: Mapping[str, frozenset[str]] = {
     kind: frozenset(t for w in words for t in tokenize(w))
     for kind, words in (
         ("money", ("price", "amount", "fee", "金额", "价格", "费用")),
-        ("time", ("hour", "时间", "小时制")),
+        ("time", ("hour", "timestamp", "时间", "小时制")),
         ("date", ("date", "日期")),
         ("phone", ("phone", "mobile", "手机号", "电话号码")),
     )
@@ -333,6 +337,8 @@ _RECURS = re.compile(
     r"isn't supposed to) happen (?:anymore|any more)|"
     r"(?:didn't|did) (?:we|you) (?:not )?(?:already )?(?:fix|solve|sort)|"
     r"(?:wasn't|weren't|isn't) (?:this|that|it|these|those) (?:already )?(?:fixed|solved|sorted))\b"
+    # "another box flipping between temps ... pork this time": the same again, on another one
+    r"|\banother\b[^?!]{0,100}?\bthis time\b"
     r"|又|上次|上回|之前不是|不是(?:已经)?(?:修好|解决|改好|修复)|怎么还(?:会|是)",
     re.IGNORECASE,
 )
@@ -422,6 +428,36 @@ _UNRECEIVED = re.compile(
     re.IGNORECASE,
 )
 RECEIVED_TERM = tokenize("receive")[0]
+# A note saying a thing lies outside the project's system: "Crew-change travel is booked by
+# email through an outside agency, Marlow Travel; it has nothing to do with the reefer-ops
+# system", "its till and stock are not part of this system", 跟约车系统没有关系, 不走这套工单系统
+# (round 46 b15; one such note in each of blind10-15). It tells the agent where the thing is
+# not, so it answers a prompt about the system and that thing ("can reefer-ops book the crew
+# travel?"), not one doing the outside work itself (drafting the email to the agency, a price
+# list for the tea room downstairs), however many of its words that shares: the thing's name is
+# all it holds. Such a note answers only a prompt sharing a word of what it is outside of
+# (`outside_of`: reefer, ops, system; 系统).
+_OUTSIDE = re.compile(
+    r"\b(?:(?:has|have|had|is|are) nothing to do with|(?:is|are|was|were)(?:n't| not) "
+    r"(?:part of|connected to|linked to|tied to|run (?:by|through|in))|"
+    r"(?:is|are) separate from|(?:is|are) unrelated to)\b(?P<what>[^,.;:!?()]*)"
+    r"|(?:跟|和|与)(?P<zh>[^，。；！？,.;!?]{1,20}?)(?:没有|没|无)(?:任何)?(?:关系|关联|接口|关)"
+    r"|不走(?P<via>[^，。；！？,.;!?]{1,20})",
+    re.IGNORECASE,
+)
+_OUTSIDE_WORDS = re.compile(r"nothing|not|n't|separate|unrelated|没|无|不走", re.IGNORECASE)
+# English words that say nothing of a topic but are no stop words of the index: "another box
+# flipping between normal temps and 40-something", "didn't we sort that out already". The
+# store's rarity weighs each like a content word, and a word no row holds weighs the prompt's
+# typical term (`relevance`), so three of them under a prompt of eight halve its share (round
+# 46 b15: "another ... 40-something" against the probe case, 0.23). Not words with a sense of
+# their own in a project (sort, kind, bit, time, one, lot, basic).
+# fmt: off
+_FILLER_TERMS = frozenset(tokenize(
+    "another something anything everything nothing someone anyone somebody anybody "
+    "thing things stuff maybe really actually apparently probably though still already also"
+))
+# fmt: on
 
 
 # The synonym groups a prompt's words are looked up in: the search's own, and the general EN/ZH
@@ -695,7 +731,8 @@ def content_terms(text: str) -> list[str]:
     return [
         t
         for t in tokenize(text)
-        if not (_CJK.match(t) and _FUNCTION_CJK.intersection(t)) or t in kept
+        if t not in _FILLER_TERMS
+        and (not (_CJK.match(t) and _FUNCTION_CJK.intersection(t)) or t in kept)
     ]
 
 
@@ -734,6 +771,8 @@ def relevance(
     one shared word a prompt asking for something shown (`presents`). A rule ruling out what
     the prompt proposes weighs more (FORBIDDEN_BONUS)."""
     if not plan.terms:
+        return 0.0
+    if memory and not outside_answers(plan.terms, text):
         return 0.0
     doc_terms = set(content_terms(text))
     if RECEIVED_TERM in plan.terms and RECEIVED_TERM not in doc_terms and _UNRECEIVED.search(text):
@@ -801,6 +840,29 @@ def relevance(
     return score + (NAME_BONUS if named else 0.0) + (ARTEFACT_BONUS if made else 0.0)
 
 
+def outside_of(text: str) -> frozenset[str] | None:
+    """The content terms of what the note `text` says its thing lies outside of (`_OUTSIDE`:
+    "nothing to do with the reefer-ops system" -> reefer, op, system), or None when it says no
+    such thing."""
+    if not _OUTSIDE_WORDS.search(text):  # most notes: one scan for the words it needs
+        return None
+    found = [
+        m.group("what") or m.group("zh") or m.group("via") or "" for m in _OUTSIDE.finditer(text)
+    ]
+    if not found:
+        return None
+    return frozenset(t for clause in found for t in content_terms(clause))
+
+
+def outside_answers(terms: Iterable[str], text: str) -> bool:
+    """Whether the memory `text` may answer a prompt of these content terms: a note saying its
+    thing lies outside a system (`outside_of`) answers only a prompt sharing a word of that
+    system. Not by its closeness in meaning either (Engine.search_with_affinities leaves it
+    out of the prompt's candidates): the distractor about the outside thing is as close."""
+    scope = outside_of(text)
+    return scope is None or not scope.isdisjoint(terms)
+
+
 def forbidden(text: str) -> frozenset[str]:
     """The content terms of what the rule `text` rules out: each clause after never, do not,
     avoid, instead of, 禁止, 不要 ... up to its end (see FORBIDDEN_BONUS)."""
@@ -855,7 +917,14 @@ def makes(plan: PromptPlan, text: str) -> bool:
         return True
     if _kind_shown(plan, text) is not None:
         return True
-    return not plan.produces.isdisjoint(content_terms(text))
+    doc_terms = set(content_terms(text))
+    if not plan.produces.isdisjoint(doc_terms):
+        return True
+    # the thing made, said in the other language in several words (提交说明 -> commit message)
+    return any(
+        not link.same_language and set(link.said) <= plan.produces and link.found(doc_terms)
+        for link in plan.links
+    )
 
 
 def presents(plan: PromptPlan, text: str) -> bool:
