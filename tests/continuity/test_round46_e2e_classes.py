@@ -374,3 +374,32 @@ def test_a_runners_rerun_line_is_output(line: str) -> None:
 
 def test_a_sentence_naming_a_line_of_code_is_prose() -> None:
     assert classify_line("the bug is in app/models/sailing.rb:38") == "text"
+
+
+def test_a_rule_with_a_threshold_of_what_the_project_measures_is_the_projects() -> None:
+    found = capture_turn(
+        session("always open the vents when humidity rises above 70%, the seedlings rot otherwise")[
+            0
+        ],
+        None,
+        project="/p/greenhouse",
+    )
+    assert found and all(c.scope == "/p/greenhouse" for c in found), found
+
+
+def test_a_personal_limit_stays_the_users() -> None:
+    found = capture_turn(
+        session("keep your replies under 200 words, I read them on my phone")[0],
+        None,
+        project="/p/greenhouse",
+    )
+    assert found and all(c.scope == "global" for c in found), found
+
+
+def test_the_last_session_changes_a_value_said_without_its_subject() -> None:
+    newest = r44.cp(
+        "s2", 8, "Asked: the humidity trigger was too late, the seedlings wilted. bump it to 65%."
+    )
+    old = r44.memory("k1", 3, "start the fans when humidity rises above 70%.", "preferences")
+    text = r44.resume(newest, [old], source="startup")
+    assert "70%" not in text, text
