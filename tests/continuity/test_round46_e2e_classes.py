@@ -403,3 +403,17 @@ def test_the_last_session_changes_a_value_said_without_its_subject() -> None:
     old = r44.memory("k1", 3, "start the fans when humidity rises above 70%.", "preferences")
     text = r44.resume(newest, [old], source="startup")
     assert "70%" not in text, text
+
+
+def test_a_change_of_one_setting_keeps_another_of_the_same_unit() -> None:
+    found = remembered(
+        (
+            "每位会员一天最多订 3 个小时的场地",
+            "订场时加了校验：同一会员同一天累计最多 3 小时（DAILY_MAX_HOURS=3）。",
+        ),
+        (
+            "退订截止原来是提前 48 小时，太死板了，改成提前 12 小时",
+            "退订截止改为开场前 12 小时（CANCEL_BEFORE_HOURS=12）。",
+        ),
+    )
+    assert "最多 3 小时" in texts(found), texts(found)
