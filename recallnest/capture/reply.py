@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from recallnest.capture.disowned import disowned_values
+from recallnest.capture.disowned import disowned_values, values_of
 from recallnest.capture.rules import words
 from recallnest.capture.salience import gate_turn, is_question
 
@@ -80,7 +80,6 @@ def with_subject(body: str, answered: str, question: bool = False) -> str:
 
 # The tail `with_subject` gives a correction: "… (correcting: <the sentence it corrects>)".
 _CORRECTED_TAIL = re.compile(r"\s*(?:\(correcting: (.+)\)|（更正：(.+)）)$")
-_NUMBER = re.compile(r"(?<![\w.:])\d+(?:[.:]\d+)?(?![\d]|[.:]\d)")
 
 
 def without_corrected_value(text: str) -> str:
@@ -93,8 +92,8 @@ def without_corrected_value(text: str) -> str:
     if tail is None:
         return text
     body, corrected = text[: tail.start()], tail.group(1) or tail.group(2)
-    standing = set(_NUMBER.findall(body)) - disowned_values(body)
-    if not set(_NUMBER.findall(corrected)) - standing:
+    standing = values_of(body) - disowned_values(body)
+    if not values_of(corrected) - standing:
         return text
     return body if len(_words(body)) >= _OWN_WORDS else text
 
