@@ -53,6 +53,7 @@ Must not: do I/O, read the clock or the environment, or render per-agent envelop
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
@@ -75,6 +76,7 @@ from recallnest.continuity.stale import (
     values,
     without_values_disowned_later,
 )
+from recallnest.core import heap
 from recallnest.core.models import CONTEXT_MARKER, GLOBAL_SCOPE, Memory
 from recallnest.core.redact import redact
 from recallnest.core.terminal import UNSAFE_CATEGORIES
@@ -422,6 +424,7 @@ _MASK_GIVEN = re.compile(r"(?:是|为|為|\bis|\bwas|[:：=])\s*[\"'“]?\[REDAC
 _SUMMARY_PART = re.compile(r"(?:^|\s)(?=(?:Asked|Later|Done|Then|Discussed): )")
 
 
+@functools.lru_cache(maxsize=256)
 def _current(summary: str) -> str:
     """A summary with each part shown without the value its change replaced (the request
     "溯源码改成 10 位，12 位太长了，…" becomes "溯源码改成 10 位，…")."""
@@ -433,6 +436,11 @@ def _current(summary: str) -> str:
         if body:
             shown.append(f"{label}{sep}{body}" if sep else body)
     return " ".join(shown)
+
+
+# (cached: every resume reads the checkpoint's summary twice, for its own line and for what
+# it outdates, and the daemon composes the same checkpoint again at each session start)
+heap.droppable(_current.cache_clear)
 
 
 def _memory_item(
@@ -615,7 +623,7 @@ _Change = tuple[bool, list[tuple[str, dict[str, set[str]]]]]
 def _as_still_true(memory: Memory, change: _Change) -> Memory | None:
     """`memory` as what of it still holds (`_still_true`), or None to leave it out."""
     whole, newer = change
-    shown = _still_true(memory.text, newer)
+    shown = _still_true_of(memory.text, tuple(text for text, _ in newer))
     if shown is None:
         return None if whole else memory
     return replace(memory, text=shown) if shown else None
@@ -681,6 +689,16 @@ def _overtaken(ranked: Sequence[Memory], checkpoint: Checkpoint | None) -> dict[
 
 
 _CLAUSE_READS = 4  # newer texts read clause by clause against one memory
+
+
+@functools.lru_cache(maxsize=4096)
+def _still_true_of(text: str, newer: tuple[str, ...]) -> str | None:
+    """`_still_true` by the newer texts alone (their values are `stale.values`, cached):
+    the daemon composes the same notes against the same newer ones at every session start."""
+    return _still_true(text, [(said, values(said)) for said in newer])
+
+
+heap.droppable(_still_true_of.cache_clear)
 
 
 def _still_true(text: str, newer: Sequence[tuple[str, dict[str, set[str]]]]) -> str | None:
