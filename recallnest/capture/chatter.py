@@ -29,6 +29,7 @@ STACK_TRACE = re.compile(
     r"""^\s*Traceback\ \(most\ recent\ call\ last\)
     | ^\s*File\ ".+",\ line\ \d+
     | ^\s+at\ \S.*(?:\(.*\)|:\d+)\s*$ | ^\s*at\ [\w.$<>]+\ ?\(.*\)\s*$
+    | ^\s+at\ (?:\w+\ )?[\w./-]+\.\w{1,5}\s*$  # Flux's "  at query daily_energy.flux"
     | ^\s*Caused\ by:\ | ^Exception\ in\ thread\ | ^\s*\.\.\.\ \d+\ more
     | ^goroutine\ \d+\ \[ | ^panic:\ | ^thread\ '.+'\ panicked\ at
     | ^\s*/\S+\.(?:go|rs|c|cc|cpp|java|kt|py|js|ts):\d+
@@ -48,6 +49,10 @@ LOG = re.compile(
     | ^\s*(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL)(?::|\ -|\ \[)
     | ^(?:npm|yarn|pnpm)\ (?:WARN|ERR!|error|warn|notice)
     | ^(?:error|warning|info|warn)\ [A-Z"]
+    # an error at a position, or with a code: "error @12:5-12:60: runtime error: …" (Flux),
+    # "error[E0308]: mismatched types" (rustc), "warning TS6133: …"
+    | ^(?:error|warning|fatal)(?:\[\w+\])?\s?(?:@\s?)?\d+:\d+ | ^(?:error|warning)\[\w+\]:
+    | ^(?:error|warning)\ [A-Z]{2,}\d+:
     | ^[a-z][\w.-]{1,30}:\ (?:error|warning|fatal|info|notice|debug)\b(?::|\ \*|\ \[)  # srun
     | ^\s*\*{3}\ [A-Z]{3,}\b                                   # "*** JOB 4418823 ON … ***"
     | ^[IWEF]\d{4}\ \d\d:\d\d:\d\d                           # klog (kubelet, kube-*)

