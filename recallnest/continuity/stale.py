@@ -52,6 +52,7 @@ _NO_FRAME = frozenset("的是有了共约第每和或到至为在从")
 _WEEKDAY = re.compile(
     r"\b(?:mon|tues?|wednes|thurs|fri|satur|sun)days?\b|(?:周|星期|礼拜)[一二三四五六日天]", re.I
 )
+_DIGIT = re.compile(r"\d")
 _DAY_INDEX = dict(zip(("mon", "tue", "wed", "thu", "fri", "sat", "sun"), "1234567", strict=True))
 _DAY_INDEX |= dict(zip("一二三四五六日天", "12345677", strict=True))
 # An amount of money, its currency before or after it: "£1,200", "$49", "USD 20", "300 元",
@@ -97,6 +98,10 @@ def values(text: str) -> dict[str, set[str]]:
     """What each value of `text` is of ("unit:s", "clock", "weekday", "count:team",
     "name:--batch-size", "code:gs01") -> the values given for it. Cached: never change it."""
     out: dict[str, set[str]] = {}
+    if _DIGIT.search(text) is None:  # every key but the weekday needs a digit
+        for day in _WEEKDAY.findall(text):
+            out.setdefault("weekday", set()).add(_day_index(day))
+        return out
     for unit, found in measures(text).items():
         out.setdefault(f"unit:{unit}", set()).update(found)
     for metres in _METRES.findall(text):
@@ -104,9 +109,7 @@ def values(text: str) -> dict[str, set[str]]:
     for clock in _CLOCK.findall(text):
         out.setdefault("clock", set()).add(clock.replace("：", ":").zfill(5))
     for day in _WEEKDAY.findall(text):
-        out.setdefault("weekday", set()).add(
-            _DAY_INDEX[day.casefold()[:3] if day.isascii() else day[-1]]
-        )
+        out.setdefault("weekday", set()).add(_day_index(day))
     for before, number, hanzi in _FRAMED.findall(text):
         if before not in _NO_FRAME:
             out.setdefault(f"frame:{before}{hanzi}", set()).add(number)
@@ -133,6 +136,10 @@ def values(text: str) -> dict[str, set[str]]:
         currency = _CURRENCY[(before or after).casefold().strip()]
         out.setdefault(f"money:{currency}", set()).add(plain_number(amount or later_amount))
     return out
+
+
+def _day_index(day: str) -> str:
+    return _DAY_INDEX[day.casefold()[:3] if day.isascii() else day[-1]]
 
 
 def plain_number(text: str) -> str:
