@@ -248,6 +248,15 @@ PROGRESS = re.compile(
     r"|(?:那)?我?(?:先|来|现在|这就|马上|立刻)(?![^，,。]{0,2}了)|开始|正在)",
     re.IGNORECASE,
 )
+# How far unfinished work got: "Model wiring is half done", "the tests are not written yet",
+# 还没写完, 做了一半.
+UNFINISHED = re.compile(
+    r"\b(?:half[- ](?:done|finished|wired|written|way)|partly (?:done|wired|written)"
+    r"|not (?:yet )?(?:done|finished|complete|wired|written|hooked up)|(?:is|are) still missing"
+    r"|still (?:need|have) to|(?:is|are) in progress|work in progress)\b"
+    r"|还没(?:做完|写完|改完|弄完|完成|接好|接完|跑通)|做了一半|写了一半|改了一半|进行中|未完成",
+    re.IGNORECASE,
+)
 PROPOSAL = re.compile(
     r"\b(?:could|should|might|we can|i can|suggest|option|would be|worth|how about|what about)\b"
     r"|可以|建议|要不要|不如",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 import test_round44_e2e_classes as r44
-from test_heldout2_classes import session
+from test_heldout2_classes import checkpoint, session
 
 from recallnest.capture.chatter import pasted_kind
 from recallnest.capture.heuristics import capture_turn
@@ -181,3 +181,42 @@ def test_a_pasted_error_block_leaves_only_the_users_words() -> None:
     kept, noise = strip_noise(text)
     assert kept == "the daily chart has a hole at midnight, the console says:", kept
     assert noise["log"] + noise["stack_trace"] == 2
+
+
+# --------------------------------------------------------------------------- work left half done
+
+
+@pytest.mark.parametrize(
+    ("said", "stopped"),
+    [
+        (
+            "Starting on transcripts: adding a TranscriptJob that runs Whisper after transcoding."
+            " Model wiring is half done.",
+            "TranscriptJob",
+        ),
+        (
+            "Working on the CSV export now: the query is written. The download button is not"
+            " wired yet.",
+            "not wired yet",
+        ),
+        ("好，我先把导出接口拆成异步任务。前端轮询还没写完。", "还没写完"),
+    ],
+)
+def test_work_begun_and_left_unfinished_is_an_interrupted_session(said: str, stopped: str) -> None:
+    cp = checkpoint(session("next: the export for every report", said))
+    assert cp is not None and cp.interrupted, cp
+    assert any(stopped in loop for loop in cp.open_loops), cp.open_loops
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # a report, with what is left for later
+        "Added the CSV export and its download button. The PDF export is not done yet.",
+        # no work begun in the turn
+        "The nightly migration is in progress on the replica; it takes about six hours.",
+    ],
+)
+def test_a_report_with_something_left_is_no_interruption(said: str) -> None:
+    cp = checkpoint(session("next: the export for every report", said))
+    assert cp is not None and not cp.interrupted, cp
