@@ -437,15 +437,28 @@ RECEIVED_TERM = tokenize("receive")[0]
 # list for the tea room downstairs), however many of its words that shares: the thing's name is
 # all it holds. Such a note answers only a prompt sharing a word of what it is outside of
 # (`outside_of`: reefer, ops, system; 系统).
+# The same said as what the thing keeps from the system (round 47, test-blind16: "... runs its
+# own vendor POS and does not share customers or payments with the lift-ticket system";
+# 饭卡系统和分拣系统没有任何对接): "does not share X with", "is not integrated with", "has no
+# link / connection / integration with", "is independent of", 没有对接, 不互通, 没打通.
 _OUTSIDE = re.compile(
     r"\b(?:(?:has|have|had|is|are) nothing to do with|(?:is|are|was|were)(?:n't| not) "
-    r"(?:part of|connected to|linked to|tied to|run (?:by|through|in))|"
-    r"(?:is|are) separate from|(?:is|are) unrelated to)\b(?P<what>[^,.;:!?()]*)"
-    r"|(?:跟|和|与)(?P<zh>[^，。；！？,.;!?]{1,20}?)(?:没有|没|无)(?:任何)?(?:关系|关联|接口|关)"
+    r"(?:part of|connected to|linked to|tied to|integrated with|run (?:by|through|in))|"
+    # of the thing ("it does not share"), not a rule to the reader ("do not share keys with")
+    r"(?:does|did)(?:n't| not) (?:share|exchange|sync)\b[^,.;:!?()]{0,60}?\bwith|"
+    r"(?:has|have|had) no (?:link|links|connection|integration|interface) (?:to|with)|"
+    r"(?:is|are) (?:separate|independent) from|(?:is|are) independent of|"
+    r"(?:is|are) unrelated to)\b(?P<what>[^,.;:!?()]*)"
+    r"|(?:跟|和|与)(?P<zh>[^，。；！？,.;!?]{1,20}?)(?:没有|没|无|不)(?:任何)?"
+    r"(?:关系|关联|接口|对接|打通|互通|关)"
     r"|不走(?P<via>[^，。；！？,.;!?]{1,20})",
     re.IGNORECASE,
 )
-_OUTSIDE_WORDS = re.compile(r"nothing|not|n't|separate|unrelated|没|无|不走", re.IGNORECASE)
+_OUTSIDE_WORDS = re.compile(
+    r"nothing|not|n't|no (?:link|connection|integration|interface)|separate|independent|unrelated"
+    r"|没|无|不走|不互通|不打通",
+    re.IGNORECASE,
+)
 # English words that say nothing of a topic but are no stop words of the index: "another box
 # flipping between normal temps and 40-something", "didn't we sort that out already". The
 # store's rarity weighs each like a content word, and a word no row holds weighs the prompt's
@@ -849,9 +862,8 @@ def outside_of(text: str) -> frozenset[str] | None:
     found = [
         m.group("what") or m.group("zh") or m.group("via") or "" for m in _OUTSIDE.finditer(text)
     ]
-    if not found:
-        return None
-    return frozenset(t for clause in found for t in content_terms(clause))
+    scope = frozenset(t for clause in found for t in content_terms(clause))
+    return scope or None  # "... with anyone" names no system
 
 
 def outside_answers(terms: Iterable[str], text: str) -> bool:
