@@ -1,7 +1,9 @@
 """Prompt recall, round 47 (issue 23, decision 0061): a note saying what its thing does not
 share with the system is a note on a thing outside it; a person's age is a measure whose
-limits notes state ("children under 6", "ages 6 to 15", 80 岁以上). Each class with notes of
-our own wording it reaches, and look-alikes that must get nothing."""
+limits notes state ("children under 6", "ages 6 to 15", 80 岁以上); a report, a count or a
+total over the records is made by a query, and meets the rule on writing queries; a Chinese
+request's object ends where what it is for begins (写个脚本统计…). Each class with notes of our
+own wording it reaches, and look-alikes that must get nothing."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from support.recall import chosen_ids
 
 from recallnest.core.models import SearchHit
 from recallnest.retrieval import limits, relevance
+from recallnest.retrieval.artefact import produced
 from recallnest.retrieval.relevance import analyse_prompt
 
 
@@ -93,3 +96,49 @@ def test_numbers_that_are_no_age_limit_get_nothing() -> None:
     assert limits.at_limit((("u", "age", 50.0),), "anyone over 50 kg needs the big harness") == set()
     assert limits.at_limit((("u", "age", 40.0),), CAMP.text) == set()
     assert chosen_ids("my 40 year old brother wants to help at the camp", [CAMP]) == []
+
+
+# --- figures over the records are made by a query --------------------------------------------
+
+QUERIES = _memory(
+    "The user wants every database query kept as a named SQL file under db/queries, never "
+    "built with the query builder.",
+    id="queries",
+    project=None,
+)
+ZH_QUERIES = _memory("用户要求：所有查询都写成存储过程，不要在代码里拼查询语句。", id="zh-queries", project=None)
+
+
+def test_a_report_per_day_reads_the_rule_on_queries() -> None:
+    """"A report of rentals per week" shares no word with the rule on queries; the rules lookup
+    reads the rule's words for it (before: neither)."""
+    plan = analyse_prompt("can you add a report of kayak rentals per week this summer")
+    assert plan.aggregates == ("report",)
+    assert {"queri", "查询"} <= plan.rules_about
+    assert chosen_ids(plan, [QUERIES]) == ["queries"]
+
+
+def test_counting_in_chinese_reads_the_rule_on_queries() -> None:
+    plan = analyse_prompt("写个脚本统计一下上周每个门店各卖了多少杯")
+    assert "统计" in plan.aggregates
+    assert chosen_ids(plan, [ZH_QUERIES]) == ["zh-queries"]
+    assert chosen_ids("帮我统计一下上个月各个门店的销量", [ZH_QUERIES]) == ["zh-queries"]
+
+
+def test_a_chinese_request_object_ends_where_its_purpose_starts() -> None:
+    """写个脚本统计… makes a script (before: 少件, the clause's last two characters); a compound
+    noun (提交说明) stays whole."""
+    assert produced("写个脚本统计一下昨天每个格口各分了多少件") == "脚本"
+    assert produced("加个索引提速一下") == "索引"
+    assert produced("帮我写个提交说明") == "说明"
+    assert produced("写一个脚本把日志清掉") == "脚本"
+
+
+def test_no_figures_over_records_reads_no_rule_on_queries() -> None:
+    """A report that counts nothing, a count made of nothing, a query rule for a prompt making
+    no figures, a fact about queries (no rule)."""
+    assert analyse_prompt("write a report template for the incident review").aggregates == ()
+    assert analyse_prompt("how many kayaks do we have left?").aggregates == ()
+    assert chosen_ids("write a short welcome email for new kayak renters", [QUERIES]) == []
+    fact = _memory("The query builder was upgraded to version 3 in March.", id="fact")
+    assert chosen_ids("can you add a report of kayak rentals per week", [fact]) == []
