@@ -101,8 +101,8 @@ _AGE_PEOPLE = (
     r"seniors|pensioners|anyone|those|ages?|aged)"
 )
 _AGE_LIMIT = re.compile(
-    rf"\b{_AGE_PEOPLE} (?:[a-z]+ )?(?:(?:who are|aged) )?(?:under|over|below|above|up to|younger than|"
-    rf"older than) (?P<one>{_AGE})\b{_NOT_A_MEASURE}"
+    rf"\b{_AGE_PEOPLE} (?:[a-z]+ )?(?:(?:who are|aged) )?"
+    rf"(?:under|over|below|above|up to|younger than|older than) (?P<one>{_AGE})\b{_NOT_A_MEASURE}"
     rf"|\b(?:ages?|aged) (?P<low>{_AGE}) ?(?:-|–|to|and) ?(?P<high>{_AGE})\b{_NOT_A_MEASURE}"
     rf"|\b(?:under|over)-(?P<band>{_AGE})s\b",
     re.IGNORECASE,

@@ -847,7 +847,9 @@ def relevance(
         for t in parts:
             weight[t] = max(weight[t], rarity)
         by_synonym |= parts
-    queried = set(plan.aggregates) if made and plan.aggregates and _QUERY_RULE.search(text) else set()
+    queried = (
+        set(plan.aggregates) if made and plan.aggregates and _QUERY_RULE.search(text) else set()
+    )
     if queried:
         # the report or 统计 is what the rule's "queries" speak of: it weighs at least what the
         # rule's word does (统计 may be in no row), and counts as one shared word
@@ -961,10 +963,10 @@ def _said_otherwise(
 def makes(plan: PromptPlan, text: str) -> bool:
     """Whether the memory `text` is a rule (prefers, must, never, 要求, 必须...) about the kind
     of thing the prompt asks to make (see ARTEFACT_BONUS), or, for a change to a table's
-    columns, fields or indexes, a rule about schema changes (`_SCHEMA_RULE`)."""
-    if not plan.produces and not plan.changes_schema and not plan.shown_kinds:
-        if not plan.aggregates:
-            return False
+    columns, fields or indexes, a rule about schema changes (`_SCHEMA_RULE`), or, for figures
+    over the records, a rule about queries (`_QUERY_RULE`)."""
+    if not (plan.produces or plan.changes_schema or plan.shown_kinds or plan.aggregates):
+        return False
     if not is_rule(text):
         return False
     if plan.changes_schema and _SCHEMA_RULE.search(text):

@@ -26,7 +26,9 @@ BAKERY = _memory(
     "stock with the room booking app.",
     id="bakery",
 )
-VENDING = _memory("走廊的自动售货机由饮料公司自己维护，售货机后台和排课系统没有任何对接。", id="vending")
+VENDING = _memory(
+    "走廊的自动售货机由饮料公司自己维护，售货机后台和排课系统没有任何对接。", id="vending"
+)
 
 
 def test_a_note_on_what_a_thing_does_not_share_is_read_as_outside() -> None:
@@ -50,7 +52,7 @@ def test_a_prompt_about_the_system_still_gets_that_note() -> None:
 
 
 def test_a_rule_not_to_share_something_is_no_note_on_an_outside_thing() -> None:
-    """"Do not share ... with" is said to the reader, and "with anyone" names no system: such
+    """ "Do not share ... with" is said to the reader, and "with anyone" names no system: such
     a rule still answers a prompt about what it rules on."""
     assert relevance.outside_of("Do not share API keys with the contractors.") is None
     assert relevance.outside_of("The user never shares passwords with anyone.") is None
@@ -68,9 +70,7 @@ MEALS = _memory("社区午餐按年龄收费：65–74 岁每餐 6 元，75 岁�
 
 
 def test_an_age_the_prompt_states_is_a_quantity() -> None:
-    assert analyse_prompt("is his 7yo ok on the climbing wall").quantities == (
-        ("7yo", "age", 7.0),
-    )
+    assert analyse_prompt("is his 7yo ok on the climbing wall").quantities == (("7yo", "age", 7.0),)
     assert ("10", "age", 10.0) in analyse_prompt("can a 10 year old join alone").quantities
     assert ("9", "age", 9.0) in analyse_prompt("a 9-year-old wants to sign up").quantities
     assert ("77", "age", 77.0) in analyse_prompt("有位 77 岁的老人来吃饭，收多少").quantities
@@ -93,7 +93,9 @@ def test_a_child_of_an_age_near_the_limit_gets_the_age_note() -> None:
 def test_numbers_that_are_no_age_limit_get_nothing() -> None:
     """Years kept, a mass after "over", an age far from every limit."""
     assert limits.at_limit((("u", "age", 7.0),), "logs are kept for 7 years") == set()
-    assert limits.at_limit((("u", "age", 50.0),), "anyone over 50 kg needs the big harness") == set()
+    assert (
+        limits.at_limit((("u", "age", 50.0),), "anyone over 50 kg needs the big harness") == set()
+    )
     assert limits.at_limit((("u", "age", 40.0),), CAMP.text) == set()
     assert chosen_ids("my 40 year old brother wants to help at the camp", [CAMP]) == []
 
@@ -106,11 +108,13 @@ QUERIES = _memory(
     id="queries",
     project=None,
 )
-ZH_QUERIES = _memory("用户要求：所有查询都写成存储过程，不要在代码里拼查询语句。", id="zh-queries", project=None)
+ZH_QUERIES = _memory(
+    "用户要求：所有查询都写成存储过程，不要在代码里拼查询语句。", id="zh-queries", project=None
+)
 
 
 def test_a_report_per_day_reads_the_rule_on_queries() -> None:
-    """"A report of rentals per week" shares no word with the rule on queries; the rules lookup
+    """ "A report of rentals per week" shares no word with the rule on queries; the rules lookup
     reads the rule's words for it (before: neither)."""
     plan = analyse_prompt("can you add a report of kayak rentals per week this summer")
     assert plan.aggregates == ("report",)
