@@ -8,9 +8,14 @@ often share no other word than the unit: retrieval.relevance counts the value as
 says (as it does "peg 27" inside "pegs 25 to 30") and weighs the note as a rule ruling on what
 the prompt proposes. The note's value is a limit only when it is worded as one: after over,
 above, under, at least, up to, 低于, 超过, 不超过 ..., before or more, 以上, 以下, or as the ends
-of a range (18 到 20 度, 2-3 m). Measures only (length, mass, temperature, speed, volume), and
-a person's age (round 47): counts, times, money and percentages are said of too many unrelated
-things.
+of a range (18 到 20 度, 2-3 m). Measures only (length, mass, temperature, speed, volume), a
+person's age and a percentage (round 47): counts, times and money are said of too many
+unrelated things.
+
+A percentage counts only as a limit the note words as one, as every value here: "batches
+under 8.5% ABV pay the cider rate" against 这批 8.7% 的苹果酒 (blind6's first-run miss), 湿度
+超过 70% against 湿度到了 72% (blind7). A percentage the note merely states ("a voucher worth
+40%") is no limit.
 
 An age is a measure too, and the commonest threshold a note about people states: "his 5yo"
 against "children under 6 ride free ... ages 6 to 15 pay the youth price" (test-blind16), "a
@@ -58,7 +63,7 @@ _UNITS: dict[str, tuple[str, float]] = {
     "l": ("volume", 1.0), "litres": ("volume", 1.0), "liters": ("volume", 1.0),
     "litre": ("volume", 1.0), "liter": ("volume", 1.0), "ml": ("volume", 0.001),
     "升": ("volume", 1.0), "毫升": ("volume", 0.001),
-    "岁": ("age", 1.0), "周岁": ("age", 1.0),
+    "岁": ("age", 1.0), "周岁": ("age", 1.0), "%": ("percent", 1.0), "％": ("percent", 1.0),
 }
 # fmt: on
 _UNIT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))

@@ -1,6 +1,7 @@
 """Prompt recall, round 47 (issue 23, decision 0061): a note saying what its thing does not
 share with the system is a note on a thing outside it; a person's age is a measure whose
-limits notes state ("children under 6", "ages 6 to 15", 80 岁以上); a report, a count or a
+limits notes state ("children under 6", "ages 6 to 15", 80 岁以上), and so is a percentage a
+note words as a limit ("under 5.5% ABV"); a report, a count or a
 total over the records is made by a query, and meets the rule on writing queries; a Chinese
 request's object ends where what it is for begins (写个脚本统计…). Each class with notes of our
 own wording it reaches, and look-alikes that must get nothing."""
@@ -146,3 +147,26 @@ def test_no_figures_over_records_reads_no_rule_on_queries() -> None:
     assert chosen_ids("write a short welcome email for new kayak renters", [QUERIES]) == []
     fact = _memory("The query builder was upgraded to version 3 in March.", id="fact")
     assert chosen_ids("can you add a report of kayak rentals per week", [fact]) == []
+
+
+# --- a percentage against a percentage limit -------------------------------------------------
+
+STRENGTH = _memory(
+    "blend.py sets the duty band per batch: batches under 5.5% ABV pay the low rate, anything "
+    "at 5.5% or above the standard rate.",
+    id="strength",
+)
+
+
+def test_a_percentage_near_a_worded_limit_gets_the_limit_note() -> None:
+    """这批 5.8% 的啤酒 shares no word with the English note; its value meets the limit (before:
+    percentages were no measure, nothing injected)."""
+    assert limits.at_limit((("u", "percent", 5.8),), STRENGTH.text) == {"u"}
+    assert chosen_ids("这批 5.8% 的啤酒，税按哪档算？", [STRENGTH]) == ["strength"]
+
+
+def test_a_percentage_stated_or_far_is_no_limit() -> None:
+    assert (
+        limits.at_limit((("u", "percent", 40.0),), "a voucher worth 40% of a day ticket") == set()
+    )
+    assert limits.at_limit((("u", "percent", 60.0),), STRENGTH.text) == set()
