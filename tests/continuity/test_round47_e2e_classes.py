@@ -220,3 +220,29 @@ def test_work_begun_and_left_unfinished_is_an_interrupted_session(said: str, sto
 def test_a_report_with_something_left_is_no_interruption(said: str) -> None:
     cp = checkpoint(session("next: the export for every report", said))
     assert cp is not None and not cp.interrupted, cp
+
+
+@pytest.mark.parametrize(
+    "pasted",
+    [
+        'psql: error: connection to server at "db" (10.0.0.5), port 5432 failed: FATAL: auth',
+        "Uncaught TypeError: Cannot read properties of undefined (reading 'map')",
+        "warn cfg.load: key `retry_ms` ignored: unknown at line 12:3",
+    ],
+)
+def test_a_paste_in_a_format_no_pattern_knows_goes_after_an_output_intro(pasted: str) -> None:
+    kept, _ = strip_noise(f"the console says:\n\n{pasted}")
+    assert kept == "the console says:", kept
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "it says the fetchOrders call failed at 09:14",
+        "we ship on Friday: QA signs off at 16:00",
+        "the user_id column is empty for guests",
+    ],
+)
+def test_the_users_own_words_after_an_output_intro_stay(said: str) -> None:
+    kept, _ = strip_noise(f"the console says:\n\n{said}")
+    assert said in kept, kept
