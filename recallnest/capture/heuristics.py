@@ -349,6 +349,9 @@ def _learned(sentences: Sequence[str], role: str, steps_asked: bool = False) -> 
         return []
     if category != "cases" and _not_a_standing_fact(" ".join(stated)):
         return []  # what the rules turn down on purpose, the model may not bring back
+    # So is someone else's view the speaker then waves off (`extract_sentence`; round 47).
+    if R.REPORTED_OTHER.match(stated[0]) and R.DISAGREE.search(" ".join(stated)):
+        return []
     text = " ".join(stated).replace("。 ", "。")
     if len(text) > MAX_SENTENCE_CHARS:
         text = max(

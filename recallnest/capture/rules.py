@@ -151,7 +151,11 @@ DISAGREE = re.compile(
     r"|\bnothing(?:'s| has)? (?:been )?(?:decided|agreed|settled)\b|\bno decision (?:yet|made)\b"
     r"|还没(?:定|决定|拍板)|没(?:定|决定)下来|我(?:不太|并不)?(?:信服|买账)|我持保留"
     r"|不(?:太)?认同|不(?:太)?同意|我不这么(?:看|认为|觉得)|吐槽"
-    r"|(?:不用|别|不必)(?:管|理|当真)|随口(?:一)?说|随便说说|喝多了|开玩笑的|听听就(?:好|行|算了)",
+    r"|(?:不用|别|不必)(?:管|理|当真)|随口(?:一)?说|随便说说|喝多了|开玩笑的|听听就(?:好|行|算了)"
+    # ... or waves it off as needless (round 47, b41: 我觉得完全没必要，先不理他)
+    r"|(?:完全|根本|真的?)?没(?:有|啥|什么)?必要|(?:先|就)?不(?:用)?理(?:他|她|它|他们)"
+    r"|\bno need\b|\bpointless\b|\b(?:a |total )?waste of time\b|\bnot worth (?:it|the)\b"
+    r"|\bI don'?t see the point\b",
     re.IGNORECASE,
 )
 NARRATION = re.compile(

@@ -93,3 +93,32 @@ def test_an_agreement_with_a_long_report_keeps_the_lead() -> None:
     report = " ".join(f"I also updated module{i}.py to read the new setting." for i in range(12))
     found = capture(f"Agreed, dropping the nightly CSV export. {report}", "assistant", ASKED)
     assert all(len(c.text) <= 400 for c in found)
+
+
+# --------------------------------------------------------------------------- waved off
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "我同事一直说前端要全部换成 Vue 3，说大家都这么做。我觉得没必要，先不理他。",
+        "我们主管说以后所有接口都要走 GraphQL，说大厂都用这个。根本没必要。",
+        "my manager says we should always write the API docs in Confluence. Pointless, nobody "
+        "reads them.",
+        "My lead keeps saying we should always squash merges. No need, the history is fine.",
+        "our architect says we should never use ORMs. I don't see the point of that rule.",
+    ],
+)
+def test_someone_elses_view_waved_off_is_no_preference(said: str) -> None:
+    assert capture(said) == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "我们组长说以后都用 DolphinScheduler，我也同意，就这么定了。",
+        "we should always squash merges, no need for merge commits on main",
+    ],
+)
+def test_a_view_taken_up_or_a_rule_of_ones_own_stays(said: str) -> None:
+    assert capture(said)
