@@ -47,8 +47,10 @@ from recallnest.capture.salience import gate_turn
 # measured once on the round's final code (eval/RESULTS.md), read in round 46 (decision 0055)
 # and trained on since. b40 was round 46's first blind batch, measured once at its start
 # (eval/RESULTS.md), read in round 46 and trained on since. b41 was round 46's second blind
-# batch, committed unread and measured once on the round's final code.
-HELD_OUT: frozenset[str] = frozenset({"b41"})
+# batch, committed unread and measured once on the round's final code; in round 47 it was the
+# batch the leave-one-batch-out study's choice was measured on once (decision 0060), then read
+# and trained on. No blind batch is unread now: add the next one here before retraining.
+HELD_OUT: frozenset[str] = frozenset()
 EPOCHS = 30
 LEARNING_RATE = 0.5
 L2 = 1e-4
