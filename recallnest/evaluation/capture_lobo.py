@@ -12,7 +12,7 @@ wrong, and the model alone as a classifier of the gated prose (category accuracy
 classes; memory-against-none precision and recall at the variant's threshold). A variant changes
 the features, the training, the two thresholds, or lets a confident "none" drop the catch-all
 fact rule's captures (`veto`); the default variant ("base") is the code before the study
-(ea342bc), "stems+thr0.6+veto0.8" the code after it. The rules were tuned on b30..b40 after
+(ea342bc), "stems+thr0.6+veto0.9" the code after it. The rules were tuned on b30..b40 after
 each was read, so the pipeline's figures there are high; the model-alone columns and the
 learned counts are the part that LOBO measures fairly. Not a test: about ten minutes on one core.
 """
