@@ -151,7 +151,11 @@ DISAGREE = re.compile(
     r"|\bnothing(?:'s| has)? (?:been )?(?:decided|agreed|settled)\b|\bno decision (?:yet|made)\b"
     r"|还没(?:定|决定|拍板)|没(?:定|决定)下来|我(?:不太|并不)?(?:信服|买账)|我持保留"
     r"|不(?:太)?认同|不(?:太)?同意|我不这么(?:看|认为|觉得)|吐槽"
-    r"|(?:不用|别|不必)(?:管|理|当真)|随口(?:一)?说|随便说说|喝多了|开玩笑的|听听就(?:好|行|算了)",
+    r"|(?:不用|别|不必)(?:管|理|当真)|随口(?:一)?说|随便说说|喝多了|开玩笑的|听听就(?:好|行|算了)"
+    # ... or waves it off as needless (round 47, b41: 我觉得完全没必要，先不理他)
+    r"|(?:完全|根本|真的?)?没(?:有|啥|什么)?必要|(?:先|就)?不(?:用)?理(?:他|她|它|他们)"
+    r"|\bno need\b|\bpointless\b|\b(?:a |total )?waste of time\b|\bnot worth (?:it|the)\b"
+    r"|\bI don'?t see the point\b",
     re.IGNORECASE,
 )
 NARRATION = re.compile(
@@ -1672,6 +1676,15 @@ _CHANGE_FROM_TO = (
     r"(\d+(?:\.\d+)?)\s*(?:to|->|→)\s*(\d+(?:\.\d+)?)(?!\d|\.\d)"
 )
 CHANGE_FROM_TO = re.compile(_CHANGE_FROM_TO, re.IGNORECASE)
+# A named setting given a new amount, the old one said too: "bump the claim auto-approve limit
+# from $1,500 to $2,500", "lower the nightly batch size from 5k to 2k" (round 47, b41): the verb,
+# a few words naming the setting, then "from <amount> to <amount>", amounts with a currency sign,
+# thousands separators or a unit.
+_AMOUNT = r"[$€£¥]?\d[\d,]*(?:\.\d+)?\s*(?:%|[a-z]{1,7}\b)?"
+_NAMED_FROM_TO = (
+    r"\b(?:change|bump|raise|lower|increase|decrease|reduce|cut|move|take|up|drop|set)\s+"
+    r"(?:(?!from\b)[\w'./-]+\s+){1,6}from\s+" + _AMOUNT + r"\s*(?:to|->|→)\s*" + _AMOUNT
+)
 VALUE_CHANGE = re.compile(
     r"(?:改成|改为|调成|调到|设为|设成|调整为|调整到|降到|降为|升到|缩短到|缩短为|延长到|延长为|提高到"
     r"|放宽到|收紧到|减到|加到|应该是)[^，,。；;！!？?\d]{0,8}?"
@@ -1700,6 +1713,8 @@ VALUE_CHANGE = re.compile(
     # one number for another: "change 48 to 72" (e2e-heldout19 h19x01)
     + r"|"
     + _CHANGE_FROM_TO
+    + r"|"
+    + _NAMED_FROM_TO
     # an order given anew: "League.rank/1 now sorts by points, then head-to-head, then …"
     + r"|\bnow\s+(?:sorts?|ranks?|orders?)\s+(?:\w+\s+)?by\s+[^.;]+?,\s*then\b",
     re.IGNORECASE,

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -46,15 +47,19 @@ from recallnest.capture.salience import gate_turn
 # measured once on the round's final code (eval/RESULTS.md), read in round 46 (decision 0055)
 # and trained on since. b40 was round 46's first blind batch, measured once at its start
 # (eval/RESULTS.md), read in round 46 and trained on since. b41 was round 46's second blind
-# batch, committed unread and measured once on the round's final code.
-HELD_OUT: frozenset[str] = frozenset({"b41"})
+# batch, committed unread and measured once on the round's final code; in round 47 it was the
+# batch the leave-one-batch-out study's choice was measured on once (decision 0060), then read
+# and trained on. No blind batch is unread now: add the next one here before retraining.
+HELD_OUT: frozenset[str] = frozenset()
 EPOCHS = 30
 LEARNING_RATE = 0.5
 L2 = 1e-4
 PRUNE = 1e-3
 
 
-def examples(rows: list[dict[str, Any]]) -> list[tuple[frozenset[int], int]]:
+def examples(
+    rows: list[dict[str, Any]], featurize: Callable[[str, str], frozenset[int]] = features
+) -> list[tuple[frozenset[int], int]]:
     """(features, class index) of every row the gate keeps prose of."""
     out = []
     for row in rows:
@@ -62,14 +67,16 @@ def examples(rows: list[dict[str, Any]]) -> list[tuple[frozenset[int], int]]:
         if gate.reason is not None:
             continue
         label = row["expected"][0]["category"] if row["expected"] else "none"
-        out.append((features(" ".join(gate.sentences), row["role"]), CLASSES.index(label)))
+        out.append((featurize(" ".join(gate.sentences), row["role"]), CLASSES.index(label)))
     return out
 
 
-def train(data: list[tuple[frozenset[int], int]]) -> Model:
+def train(data: list[tuple[frozenset[int], int]], epochs: int = EPOCHS, l2: float = L2) -> Model:
+    """Weights of the model, the same bytes for the same rows (`recallnest.evaluation.
+    capture_lobo` varies `epochs` and `l2`)."""
     weights = np.zeros((DIM, len(CLASSES)))
     bias = np.zeros(len(CLASSES))
-    for epoch in range(EPOCHS):
+    for epoch in range(epochs):
         for i in np.random.default_rng(epoch).permutation(len(data)):
             feats, label = data[i]
             index = np.fromiter(sorted(feats), dtype=np.int64)
@@ -78,7 +85,7 @@ def train(data: list[tuple[frozenset[int], int]]) -> Model:
             probs /= probs.sum()
             probs[label] -= 1.0
             weights[index] -= LEARNING_RATE * probs / np.sqrt(len(index))
-            weights[index] *= 1.0 - L2
+            weights[index] *= 1.0 - l2
             bias -= LEARNING_RATE * 0.1 * probs
     kept = np.flatnonzero(np.abs(weights).max(axis=1) >= PRUNE)
     return Model(

@@ -74,3 +74,44 @@ def test_a_statement_no_rule_covers_is_kept_at_a_lower_confidence() -> None:
     got = capture_turn(turn(said), None, "/home/dev/x")
     assert [(c.rule, c.category) for c in got] == [("learned.profile", "profile")]
     assert got[0].confidence < 0.75 and "backend person" in got[0].text
+
+
+# Decision 0060: the leave-one-batch-out study's choice (stems, THRESHOLD 0.6, VETO 0.8).
+
+
+def test_inflections_of_a_word_share_a_stem_feature() -> None:
+    role = learned.features("", "user")
+    shared = learned.features("deploys", "user") & learned.features("deploying", "user")
+    assert shared - role
+    assert learned.features("deployed caches", "user") & learned.features("deploy cache", "user")
+
+
+def test_the_lobo_study_reproduces_the_shipped_features() -> None:
+    from recallnest.evaluation.capture_lobo import featurizer
+
+    text = "we deployed the workers to Fly.io; 缓存用 Redis, configurations stay in git"
+    assert featurizer(False, True, False)(text, "user") == learned.features(text, "user")
+    assert featurizer(False, False, False)(text, "user") != learned.features(text, "user")
+
+
+def test_a_model_reading_at_0_65_is_kept_where_no_rule_fired(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    said = "mostly a backend person myself, Go and Postgres, so explain the CSS bits slowly"
+    monkeypatch.setattr(learned, "predict", lambda text, role, model=None: ("profile", 0.65))
+    got = capture_turn(turn(said), None, "/home/dev/x")
+    assert [(c.rule, c.category) for c in got] == [("learned.profile", "profile")]
+
+
+def test_a_sure_none_drops_the_catch_all_fact_but_not_another_rule(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    said = "The staging database runs on Postgres 15."
+    assert [c.rule for c in capture_turn(turn(said), None, "/home/dev/x")] == ["entity.fact"]
+    monkeypatch.setattr(learned, "predict", lambda text, role, model=None: ("none", 0.95))
+    assert capture_turn(turn(said), None, "/home/dev/x") == []
+    both = f"{said} Please always use uv for Python deps, never pip."
+    rules = [c.rule for c in capture_turn(turn(both), None, "/home/dev/x")]
+    assert rules and "entity.fact" not in rules
+    monkeypatch.setattr(learned, "predict", lambda text, role, model=None: ("none", 0.85))
+    assert [c.rule for c in capture_turn(turn(said), None, "/home/dev/x")] == ["entity.fact"]
