@@ -289,6 +289,13 @@ def _undangled(text: str) -> str:
     return _DANGLING.sub("", text)
 
 
+_RECALLED = re.compile(
+    r"^(?:I (?:still )?(?:remember|recall)\b|back (?:when|in the day)\b|in the old days\b"
+    r"|我(?:还)?记得(?:以前|当时|那时|之前|原来|当年))",
+    re.IGNORECASE,
+)
+
+
 def _learned(sentences: Sequence[str], role: str, steps_asked: bool = False) -> list[Signal]:
     # Trigger: the gate kept prose, no rule fired, and the learned model names a category with
     # probability >= learned.THRESHOLD. Why: the rules miss new phrasings ("solo indie dev
@@ -323,6 +330,12 @@ def _learned(sentences: Sequence[str], role: str, steps_asked: bool = False) -> 
     if not stated:
         return []
     if category == "none" or probability < learned.THRESHOLD:
+        return []
+    # Trigger: the turn opens on a recollection ("I remember that the old build server was
+    # slow", "back when we ran Jenkins …", 我记得以前…). Why: how things were, recalled in
+    # passing, is no fact of the project now; at THRESHOLD 0.6 (decision 0060) the model read
+    # it as one. Outcome: no memory from the model; the rules still read the turn.
+    if _RECALLED.match(stated[0]):
         return []
     # The steps the user asked to be reminded of ("remind me what the steps are when a new
     # clinic joins" -> "Create the clinic …, add …, run …, and only then …", b31) are the
@@ -438,8 +451,10 @@ def _second_opinion(signals: list[Signal], sentences: Sequence[str], role: str) 
     # more). Why: on batches it never saw, such turns' catch-all facts were wrong keeps
     # (decision 0060: 4 dropped, none right). Outcome: the catch-all rule's captures go; every
     # other rule's stay.
+    # A setting given its new value is kept whatever the model says ("coupon.go 里银卡改成
+    # 0.85，金卡还是 0.8": "none" at 0.93, and the old value stayed beside the new one).
     if category == "none" and probability >= learned.VETO_THRESHOLD:
-        return [s for s in signals if s.rule not in _GENERIC_FACT_RULES]
+        return [s for s in signals if s.rule not in _GENERIC_FACT_RULES or _changes_a_value(s.text)]
     if (
         category not in _RELABELLED
         or probability < learned.RELABEL_THRESHOLD

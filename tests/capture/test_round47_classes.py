@@ -122,3 +122,24 @@ def test_someone_elses_view_waved_off_is_no_preference(said: str) -> None:
 )
 def test_a_view_taken_up_or_a_rule_of_ones_own_stays(said: str) -> None:
     assert capture(said)
+
+
+# --------------------------------------------------------------------------- merged in main (0062)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I remember that the old build server was slow.",
+        "back when we ran Jenkins the nightly job took forever",
+        "我记得以前那台打包机特别慢",
+    ],
+)
+def test_a_recollection_is_no_memory_from_the_model(said: str) -> None:
+    assert not [c for c in capture_turn(turn(said)) if c.rule.startswith("learned.")]
+
+
+def test_a_value_change_survives_the_models_sure_none() -> None:
+    said = "coupon.go 里银卡改成 0.85，金卡还是 0.8，单测一起改了。"
+    found = capture_turn(turn(said, "assistant"), turn("会员折扣要调"))
+    assert any("0.85" in c.text and c.category == "events" for c in found), found
