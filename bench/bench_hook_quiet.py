@@ -63,6 +63,8 @@ def phases(trace: Path, wall_ms: float) -> dict[str, float]:
             at["reply"] = stamp  # the last read of the answer
         if call == "exit_group":
             at["end"] = stamp
+    if not {"execve", "connect", "sendto", "reply", "end"} <= at.keys():
+        return {}  # the hook never asked the daemon (it answered from the store itself)
     traced = (at["end"] - at["execve"]) * 1000
     return {
         "start-up": (at["connect"] - at["execve"]) * 1000,
@@ -133,8 +135,11 @@ def main() -> None:
                 trace = tmp / f"strace-{k}.txt"
                 traced = [*STRACE, "-o", str(trace), *argv] if args.phases else argv
                 took, size = hook_ms(traced, env, cwd)
-                if args.phases:
-                    split.append(phases(trace, took))
+                if args.phases and (found := phases(trace, took)):
+                    split.append(found)
+                elif args.phases:
+                    note(f"round {k}: no daemon request in the trace; kept in {trace}")
+                    trace.rename(Path(tempfile.gettempdir()) / f"hookq-notrace-{k}.txt")
                 quiet.append(took)
                 printed.append(size)
                 warm.append(hook_ms(argv, env, cwd)[0])
