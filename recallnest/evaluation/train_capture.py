@@ -50,7 +50,7 @@ from recallnest.capture.salience import gate_turn
 # batch, committed unread and measured once on the round's final code; in round 47 it was the
 # batch the leave-one-batch-out study's choice was measured on once (decision 0060), then read
 # and trained on. No blind batch is unread now: add the next one here before retraining.
-HELD_OUT: frozenset[str] = frozenset()
+HELD_OUT: frozenset[str] = frozenset({"b42"})
 EPOCHS = 30
 LEARNING_RATE = 0.5
 L2 = 1e-4
