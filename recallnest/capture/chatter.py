@@ -98,6 +98,10 @@ TEST_OUTPUT = re.compile(
     | ^rspec\ \.?/[\w./-]+:\d+ | ^(?:Failures|Failed\ examples|Pending):\s*$
     | ^\s*Failure/Error:\  | ^\s*\#\ \.?/[\w./-]+:\d+                  # an RSpec failure's lines
     | ^Ran\ \d+\ tests?\ in\ \d+(?:\.\d+)?s\.?\s*$                           # unittest, Django
+    # pytest's summary without its ===== frame: "1 failed, 63 passed in 4.88s" (h26c01)
+    | ^\d+\ (?:failed|passed|errors?|skipped|xfailed|xpassed|deselected|warnings?)
+      (?:,\ \d+\ (?:failed|passed|errors?|skipped|xfailed|xpassed|deselected|warnings?|rerun))*
+      \ in\ \d+(?:\.\d+)?s\b
     | ^OK\ \((?:skipped|failures|errors|expected)[\w=,\ ]*\)\s*$
     | ^PHPUnit\ \d+(?:\.\d+)*\ by\  | ^Time:\ [\d:.]+,\ Memory:\  | ^Runtime:\s+PHP\ \d   # PHPUnit
     | ^(?:OK|Tests):?\ \(?\d+\ tests?,\ \d+\ assertions

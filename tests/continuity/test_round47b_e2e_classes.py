@@ -1,0 +1,118 @@
+"""The failure classes of e2e-heldout26 (round 47's first blind batch, measured once and then
+read), each tested on variants of our own, both ways.
+
+- A pytest summary without its ===== frame ("1 failed, 63 passed in 4.88s") is pasted output.
+- A named setting changed with its old value said first ("NAME 从 40 改成 50", "NAME went from
+  6 to 8") or after a verb ("NAME lowered to 4") is a value change, and shows its new value only.
+- A decision's reason said as what failed ("GPS 签到老失败", "根本没信号") joins it.
+- The agent's report of what a decided thing became ("签到改成扫…二维码") is kept as the
+  decision carried out.
+- A bound set in a few words ("min 6 photos per check-in", 每单最多 3 张券) is the user's rule.
+- A change that quotes the value it replaces ("5MB 不够用，…改成 10MB") changes what holds that
+  value, in a resumed session's summary too, with no other word in common.
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_heldout2_classes import captures
+
+from recallnest.capture.admission import without_from_value, without_old_value
+from recallnest.capture.chatter import pasted_kind
+from recallnest.continuity.stale import current, values
+
+VALUE_CHANGED = "decision.value_changed"
+
+
+@pytest.mark.parametrize(
+    "line", ["1 failed, 63 passed in 4.88s", "212 passed in 9.01s", "3 passed, 1 skipped in 0.12s"]
+)
+def test_a_bare_pytest_summary_is_pasted_output(line: str) -> None:
+    assert pasted_kind(line) is not None
+
+
+@pytest.mark.parametrize(
+    "line", ["2 failed in the nightly run, can you look", "3 passed reviews in a row"]
+)
+def test_prose_counting_results_is_no_output(line: str) -> None:
+    assert pasted_kind(line) is None
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "MAX_RETRY_COUNT 从 3 改成 5，重试日志也加了。",
+        "PAGE_SIZE went from 20 to 50 in settings.py.",
+        "MIN_CHECKIN_PHOTOS lowered to 4; the hint text follows the setting.",
+        "SESSION_TTL_MIN raised to 45 after the complaints.",
+    ],
+)
+def test_a_named_setting_changed_is_a_value_change(said: str) -> None:
+    found = captures("ok", said)
+    assert any(c.rule == VALUE_CHANGED for c in found), found
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        (
+            "MAX_RETRY_COUNT 从 3 改成 5，重试日志也加了。",
+            "MAX_RETRY_COUNT 改成 5，重试日志也加了。",
+        ),
+        ("PAGE_SIZE went from 20 to 50 in settings.py.", "PAGE_SIZE went to 50 in settings.py."),
+        ("bumped the refund cap from $200 to $350 today", "bumped the refund cap to $350 today"),
+    ],
+)
+def test_a_change_shows_its_new_value_only(text: str, shown: str) -> None:
+    assert without_old_value(text) == shown
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["the shop is open from 9 to 5", "从 9 点到 5 点营业", "flights from 10 to 12 were cancelled"],
+)
+def test_a_range_is_no_change(text: str) -> None:
+    assert without_from_value(text) == text
+
+
+def test_a_decisions_reason_said_as_what_failed_joins_it() -> None:
+    found = captures("打卡改成刷工牌，不用人脸了。车间里戴口罩人脸识别老失败，每天都有人找我补卡")
+    decided = [c for c in found if c.category == "events"]
+    assert decided and "老失败" in decided[0].text, found
+
+
+def test_the_report_of_what_a_decided_thing_became_is_kept() -> None:
+    found = captures(
+        "打卡定了用工牌，不用人脸了。",
+        "打卡改成刷工牌上的 NFC 芯片（卡号绑工号），人脸只留作备用。",
+    )
+    assert any("NFC" in c.text and c.category == "events" for c in found), found
+
+
+def test_a_report_after_no_decision_is_no_memory() -> None:
+    found = captures("按钮颜色随便调一下", "按钮改成深蓝色了，hover 时变浅一点。")
+    assert not any("深蓝色" in c.text for c in found), found
+
+
+@pytest.mark.parametrize(
+    "said", ["min 6 photos per check-in", "max 2 refunds per order", "每单最多 3 张券"]
+)
+def test_a_terse_bound_is_a_rule(said: str) -> None:
+    assert any(c.category == "events" for c in captures(said)), said
+
+
+@pytest.mark.parametrize("said", ["min 6 mins late today, sorry", "max was grumpy per usual"])
+def test_a_number_in_chat_is_no_bound(said: str) -> None:
+    assert not any(c.rule == "decision.bound" for c in captures(said)), said
+
+
+def test_a_change_quoting_the_old_value_rewrites_an_older_summary() -> None:
+    older = "Asked: 附件单个文件限制 5MB。"
+    newer = "Asked: 5MB 不够用，合同扫描件动不动八九兆，改成 10MB。"
+    assert "5MB" not in current(older, [(newer, values(newer))])
+
+
+def test_the_same_value_in_another_unit_is_untouched() -> None:
+    older = "Asked: 日志保留 5 天。"
+    newer = "Asked: 5MB 不够用，改成 10MB。"
+    assert current(older, [(newer, values(newer))]) == older
