@@ -115,8 +115,8 @@ def capture_turn(
     elif gate.reason is not None:
         return []
     else:
-        signals = extract(
-            gate.sentences, turn.role, after_other_turn=replying, previous=said_before
+        signals = _replacement_with_what_it_replaces(
+            extract(gate.sentences, turn.role, after_other_turn=replying, previous=said_before)
         )
     if gate.reason is None and turn.role == "user" and said_before is not None:
         # "好了！下载不卡住了": a bare "好了！" is read with what it goes on to say.
@@ -177,6 +177,35 @@ def capture_turn(
     canons = [canonical(s.text, aliases) for s in signals]
     captures = [_to_capture(s, c, turn.id, project) for s, c in zip(signals, canons, strict=True)]
     return _cap(_unique(captures, canons))
+
+
+# A decision that names what it replaces, said after it: "Going with a widening window instead",
+# 改用…, 换成….
+_INSTEAD = re.compile(r"\binstead\b|改用|改为|换成|取而代之", re.I)
+
+
+def _replacement_with_what_it_replaces(signals: list[Signal]) -> list[Signal]:
+    # Trigger: two decisions in one turn, the later saying it is what happens "instead"
+    # ("we're dropping the pure-MMR matching. … Going with a widening window instead", b42).
+    # Why: the drop and its replacement are one decision; the drop stored alone says what
+    # stopped but not what holds now, and is a second memory of the same choice. Outcome: one
+    # decision of both, the drop first; when both will not fit, the replacement alone.
+    out: list[Signal] = []
+    for signal in signals:
+        before = out[-1] if out else None
+        if (
+            before is None
+            or signal.category != "events"
+            or before.category != "events"
+            or _INSTEAD.search(signal.text) is None
+            or _INSTEAD.search(before.text) is not None
+        ):
+            out.append(signal)
+            continue
+        joined = f"{before.text} {signal.text}"
+        kept = replace(signal, text=joined) if len(joined) <= MAX_SENTENCE_CHARS else signal
+        out[-1] = kept
+    return out
 
 
 _SHORT_LEAD_WORDS = 8
