@@ -115,8 +115,10 @@ def capture_turn(
     elif gate.reason is not None:
         return []
     else:
-        signals = _replacement_with_what_it_replaces(
-            extract(gate.sentences, turn.role, after_other_turn=replying, previous=said_before)
+        signals = _back_references_joined(
+            _replacement_with_what_it_replaces(
+                extract(gate.sentences, turn.role, after_other_turn=replying, previous=said_before)
+            )
         )
     if gate.reason is None and turn.role == "user" and said_before is not None:
         # "好了！下载不卡住了": a bare "好了！" is read with what it goes on to say.
@@ -205,6 +207,36 @@ def _replacement_with_what_it_replaces(signals: list[Signal]) -> list[Signal]:
         joined = f"{before.text} {signal.text}"
         kept = replace(signal, text=joined) if len(joined) <= MAX_SENTENCE_CHARS else signal
         out[-1] = kept
+    return out
+
+
+# A rule whose only object points back at what was just said: "Don't shortcut any of that.",
+# "Never skip those steps.", 这些一步都不能省。, 别跳过这些。
+_BACK_REFERENCE_RULE = re.compile(
+    r"^(?:(?:please|pls|and|so)\s+)*(?:don't|do not|never|always|no)\s+(?:\w+\s+){0,2}?"
+    r"(?:(?:any|all|none|either|each|one)\s+of\s+)?(?:that|this|these|those|them|it)"
+    r"(?:\s+(?:steps?|parts?|again|ever|out))?\s*[.!]*$"
+    r"|^(?:这些|这个|那些|上面的?|以上)(?:步骤|流程|环节)?(?:都|一个都|一步都|哪个都)?"
+    r"(?:别|不要|不能|不许|不准)\S{0,4}[。！!]*$"
+    r"|^(?:别|不要|不能|不许)(?:省|跳|跳过|改|动|少)掉?(?:这些|这个|这步|任何一步)\S{0,3}[。！!]*$",
+    re.I,
+)
+
+
+def _back_references_joined(signals: list[Signal]) -> list[Signal]:
+    # Trigger: a rule whose object is only "that" / "any of that" / 这些 ("Don't shortcut any of
+    # that." after the damage flow, b42). Why: it says nothing of its own; what it binds is the
+    # memory before it, and stored alone it is a preference no one can read. Outcome: it joins
+    # the memory before it in the same turn (that memory's category), or goes when there is none.
+    out: list[Signal] = []
+    for signal in signals:
+        if _BACK_REFERENCE_RULE.match(signal.text.strip()) is None:
+            out.append(signal)
+            continue
+        if out:
+            joined = f"{out[-1].text.strip()} {signal.text.strip()}".replace("。 ", "。")
+            if len(joined) <= MAX_SENTENCE_CHARS:
+                out[-1] = replace(out[-1], text=joined)
     return out
 
 
