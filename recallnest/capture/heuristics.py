@@ -160,7 +160,8 @@ def capture_turn(
         signals += _verified_fix(gate.sentences, said_before)
     if not signals and gate.reason is None:
         asked = said_before is not None and R.ASKS_STEPS.search(said_before) is not None
-        signals = [_as_value_change(s) for s in _learned(gate.sentences, turn.role, asked)]
+        learned_signals = _learned(gate.sentences, turn.role, asked, said_before)
+        signals = [_as_value_change(s) for s in learned_signals]
         signals = signals or _value_changed(gate.sentences)
     elif gate.reason is None:
         signals = _second_opinion(signals, gate.sentences, turn.role)
@@ -357,7 +358,9 @@ _RECALLED = re.compile(
 )
 
 
-def _learned(sentences: Sequence[str], role: str, steps_asked: bool = False) -> list[Signal]:
+def _learned(
+    sentences: Sequence[str], role: str, steps_asked: bool = False, previous: str | None = None
+) -> list[Signal]:
     # Trigger: the gate kept prose, no rule fired, and the learned model names a category with
     # probability >= learned.THRESHOLD. Why: the rules miss new phrasings ("solo indie dev
     # here, shipping on Godot 4"); the model, trained on the labelled dev split, generalises
@@ -377,7 +380,15 @@ def _learned(sentences: Sequence[str], role: str, steps_asked: bool = False) -> 
     # which the user's own turn holds (what a longer reply adds is still read).
     if not stated or R.CORRECTION.match(stated[0]):
         return []
-    if role != "user" and len(stated) == 1 and R.CONFIRMATION.match(stated[0]):
+    # Trigger: that one sentence names something the user's turn did not ("好，照片改存 OSS 的
+    # dianti-photos 桶（华东2）…" after "维保照片就存阿里云 OSS 吧", b42). Why: the name is
+    # what the reply carried out, and only the reply holds it. Outcome: the model reads it.
+    if (
+        role != "user"
+        and len(stated) == 1
+        and R.CONFIRMATION.match(stated[0])
+        and not _names_beyond(stated[0], previous)
+    ):
         return []
     category, probability = learned.predict(" ".join(stated), role)  # the turn, as trained
     # Where the code takes a value from is read off the code again: that sentence goes, not
@@ -433,6 +444,23 @@ def _learned(sentences: Sequence[str], role: str, steps_asked: bool = False) -> 
         )
     confidence = LEARNED_CONFIDENCE if role == "user" else ASSISTANT_CONFIDENCE * LEARNED_CONFIDENCE
     return [Signal(f"learned.{category}", category, text[:MAX_SENTENCE_CHARS], 0.5, confidence)]
+
+
+# A name in a form people do not say in passing: a bucket, host, path or file name, joined by
+# "-", "_", "/" or "." ("dianti-photos", /volume1/deliverables, flightplan.yaml).
+_COINED_NAME = re.compile(r"[A-Za-z0-9]+(?:[-_/.][A-Za-z0-9]+)+")
+
+
+def _names_beyond(text: str, previous: str | None) -> bool:
+    """Whether `text` names a thing in coined form that `previous` (the turn it replies to)
+    does not."""
+    if previous is None:
+        return False
+    said = previous.casefold()
+    return any(
+        name.casefold() not in said and not name.replace(".", "").isdigit()
+        for name in _COINED_NAME.findall(text)
+    )
 
 
 VALUE_CHANGED = "decision.value_changed"

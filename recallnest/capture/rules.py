@@ -827,7 +827,8 @@ HEDGE = Gated(
         # options weighed, none taken: "One option is moving the scorer to WebSockets, the
         # other is to keep polling" (b32)
         r"|\b(?:one|the first) option (?:is|would be)\b"
-        r"|\b(?:forget|forgot)\b|好像|可能|也许|大概|估计|不确定|忘了|记不住|记不清|想不起",
+        # 大概 before a number is a measurement given roughly ("一张大概 300KB", b42), no hedge
+        r"|\b(?:forget|forgot)\b|好像|可能|也许|大概(?!\s*\d)|估计|不确定|忘了|记不住|记不清|想不起",
         _I,
     )
 )
