@@ -1164,7 +1164,9 @@ FOLLOW_YOUR = re.compile(
     _I,
 )
 COMMITMENT = re.compile(
-    r"^(?:(?:in|for|on|with|across) [^,]{1,40}?,?\s+)?I(?:'ll| will)\s+\w"
+    # the standing time may lead: "From now on I'll finish with a short list …" (b42)
+    r"^(?:(?:in|for|on|with|across) [^,]{1,40}?,?\s+|(?:from now on|going forward|from here on"
+    r"|in future),?\s+)?I(?:'ll| will)\s+\w"
     r"|^(?:以后|今后|往后|之后)?[^，。]{0,16}?我(?:以后|今后|之后)?(?:会|就)?(?:都|一律|统一|不再|只)",
     _I,
 )
