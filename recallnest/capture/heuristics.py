@@ -426,6 +426,13 @@ def _learned(
         return []
     if category == "profile" and R.TASK_AT_AN_HOUR.match(" ".join(stated)):
         return []
+    # Trigger: the model named a case where the speaker gives a reason for a choice of their
+    # own and nothing went wrong ("I chose Postgres because the team knows it. I set up the
+    # schema …"; after b42 was trained on, at 0.61). Why: the rules' `_solved_case` already
+    # holds that such a reason is no failure's cause; the model must not bring it back.
+    # Outcome: no case from the model.
+    if category == "cases" and _SPEAKER.match(stated[0]) and not _FAULT.search(" ".join(stated)):
+        return []
     # Trigger: the model named what others hold the project to a decision ("We're stuck on
     # Django 4.2 LTS until court IT moves the server off Python 3.8"; round 45, b37). Why: no
     # one here chose it, and a decision is read as the team's choice. Outcome: no decision from
