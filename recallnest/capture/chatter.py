@@ -251,10 +251,14 @@ def smoothed(lines: Sequence[str], noisy: Sequence[bool]) -> list[bool]:
       line that reads as the user's own sentence.
     - A block right after such a block, past a blank line, continues it when one of its lines
       is output (the second half of a webpack report).
+    - An output line that opens a bracket ("at TCPConnectWrap.afterConnect (…) {") holds the
+      lines up to the one that closes it in the same block: a printed object or struct
+      ("  port: 5432,"), whatever its fields look like alone (round 48).
     A question after the output ("Can you look at it?") stays the user's."""
     out = list(noisy)
     pasting = False
     for start, end in _blocks(lines):
+        _bracketed(lines, out, start, end)
         for i in range(start + 1, end - 1):
             out[i] = out[i] or (out[i - 1] and out[i + 1])
         intro = start if _opens_paste(lines[start]) else None
@@ -296,6 +300,31 @@ _PROSE = re.compile(
     r"|^(?:and|also|but|so|then|plus|btw|oh|i|i'm|we|we're|it|it's|this|that|the|can|could"
     r"|please|pls|make|should)\s[^=:{}\[\]<>|;()\"]{12,}$"
 )
+
+
+_CLOSES = {"{": "}", "[": "]", "(": ")"}
+
+
+def _bracketed(lines: Sequence[str], out: list[bool], start: int, end: int) -> None:
+    # Trigger: an output line of the block ends opening a bracket, and a later line of the
+    # block starts by closing it. Why: what a program prints between them is one value it
+    # dumped (a Node error's fields after its stack, a Go struct, a Python dict), and its
+    # fields ("address: '127.0.0.1',", "port: 5432") read alone as the user's facts (b42).
+    # Outcome: those lines are output too; a block with no closing line is left as it was.
+    i = start
+    while i < end:
+        line = lines[i].rstrip()
+        closing = _CLOSES.get(line[-1:]) if out[i] else None
+        if closing is None:
+            i += 1
+            continue
+        close = next((j for j in range(i + 1, end) if lines[j].lstrip().startswith(closing)), None)
+        if close is None:
+            i += 1
+            continue
+        for j in range(i + 1, close + 1):
+            out[j] = True
+        i = close + 1
 
 
 def machine_printed(line: str) -> bool:

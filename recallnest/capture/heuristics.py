@@ -115,8 +115,10 @@ def capture_turn(
     elif gate.reason is not None:
         return []
     else:
-        signals = extract(
-            gate.sentences, turn.role, after_other_turn=replying, previous=said_before
+        signals = _back_references_joined(
+            _replacement_with_what_it_replaces(
+                extract(gate.sentences, turn.role, after_other_turn=replying, previous=said_before)
+            )
         )
     if gate.reason is None and turn.role == "user" and said_before is not None:
         # "好了！下载不卡住了": a bare "好了！" is read with what it goes on to say.
@@ -158,7 +160,8 @@ def capture_turn(
         signals += _verified_fix(gate.sentences, said_before)
     if not signals and gate.reason is None:
         asked = said_before is not None and R.ASKS_STEPS.search(said_before) is not None
-        signals = [_as_value_change(s) for s in _learned(gate.sentences, turn.role, asked)]
+        learned_signals = _learned(gate.sentences, turn.role, asked, said_before)
+        signals = [_as_value_change(s) for s in learned_signals]
         signals = signals or _value_changed(gate.sentences)
     elif gate.reason is None:
         signals = _second_opinion(signals, gate.sentences, turn.role)
@@ -177,6 +180,65 @@ def capture_turn(
     canons = [canonical(s.text, aliases) for s in signals]
     captures = [_to_capture(s, c, turn.id, project) for s, c in zip(signals, canons, strict=True)]
     return _cap(_unique(captures, canons))
+
+
+# A decision that names what it replaces, said after it: "Going with a widening window instead",
+# 改用…, 换成….
+_INSTEAD = re.compile(r"\binstead\b|改用|改为|换成|取而代之", re.I)
+
+
+def _replacement_with_what_it_replaces(signals: list[Signal]) -> list[Signal]:
+    # Trigger: two decisions in one turn, the later saying it is what happens "instead"
+    # ("we're dropping the pure-MMR matching. … Going with a widening window instead", b42).
+    # Why: the drop and its replacement are one decision; the drop stored alone says what
+    # stopped but not what holds now, and is a second memory of the same choice. Outcome: one
+    # decision of both, the drop first; when both will not fit, the replacement alone.
+    out: list[Signal] = []
+    for signal in signals:
+        before = out[-1] if out else None
+        if (
+            before is None
+            or signal.category != "events"
+            or before.category != "events"
+            or _INSTEAD.search(signal.text) is None
+            or _INSTEAD.search(before.text) is not None
+        ):
+            out.append(signal)
+            continue
+        joined = f"{before.text} {signal.text}"
+        kept = replace(signal, text=joined) if len(joined) <= MAX_SENTENCE_CHARS else signal
+        out[-1] = kept
+    return out
+
+
+# A rule whose only object points back at what was just said: "Don't shortcut any of that.",
+# "Never skip those steps.", 这些一步都不能省。, 别跳过这些。
+_BACK_REFERENCE_RULE = re.compile(
+    r"^(?:(?:please|pls|and|so)\s+)*(?:don't|do not|never|always|no)\s+(?:\w+\s+){0,2}?"
+    r"(?:(?:any|all|none|either|each|one)\s+of\s+)?(?:that|this|these|those|them|it)"
+    r"(?:\s+(?:steps?|parts?|again|ever|out))?\s*[.!]*$"
+    r"|^(?:这些|这个|那些|上面的?|以上)(?:步骤|流程|环节)?(?:都|一个都|一步都|哪个都)?"
+    r"(?:别|不要|不能|不许|不准)\S{0,4}[。！!]*$"
+    r"|^(?:别|不要|不能|不许)(?:省|跳|跳过|改|动|少)掉?(?:这些|这个|这步|任何一步)\S{0,3}[。！!]*$",
+    re.I,
+)
+
+
+def _back_references_joined(signals: list[Signal]) -> list[Signal]:
+    # Trigger: a rule whose object is only "that" / "any of that" / 这些 ("Don't shortcut any of
+    # that." after the damage flow, b42). Why: it says nothing of its own; what it binds is the
+    # memory before it, and stored alone it is a preference no one can read. Outcome: it joins
+    # the memory before it in the same turn (that memory's category), or goes when there is none.
+    out: list[Signal] = []
+    for signal in signals:
+        if _BACK_REFERENCE_RULE.match(signal.text.strip()) is None:
+            out.append(signal)
+            continue
+        if out:
+            joined = f"{out[-1].text.strip()} {signal.text.strip()}".replace("。 ", "。")
+            if len(joined) <= MAX_SENTENCE_CHARS:
+                out[-1] = replace(out[-1], text=joined)
+    return out
 
 
 _SHORT_LEAD_WORDS = 8
@@ -296,7 +358,9 @@ _RECALLED = re.compile(
 )
 
 
-def _learned(sentences: Sequence[str], role: str, steps_asked: bool = False) -> list[Signal]:
+def _learned(
+    sentences: Sequence[str], role: str, steps_asked: bool = False, previous: str | None = None
+) -> list[Signal]:
     # Trigger: the gate kept prose, no rule fired, and the learned model names a category with
     # probability >= learned.THRESHOLD. Why: the rules miss new phrasings ("solo indie dev
     # here, shipping on Godot 4"); the model, trained on the labelled dev split, generalises
@@ -316,7 +380,15 @@ def _learned(sentences: Sequence[str], role: str, steps_asked: bool = False) -> 
     # which the user's own turn holds (what a longer reply adds is still read).
     if not stated or R.CORRECTION.match(stated[0]):
         return []
-    if role != "user" and len(stated) == 1 and R.CONFIRMATION.match(stated[0]):
+    # Trigger: that one sentence names something the user's turn did not ("好，照片改存 OSS 的
+    # dianti-photos 桶（华东2）…" after "维保照片就存阿里云 OSS 吧", b42). Why: the name is
+    # what the reply carried out, and only the reply holds it. Outcome: the model reads it.
+    if (
+        role != "user"
+        and len(stated) == 1
+        and R.CONFIRMATION.match(stated[0])
+        and not _names_beyond(stated[0], previous)
+    ):
         return []
     category, probability = learned.predict(" ".join(stated), role)  # the turn, as trained
     # Where the code takes a value from is read off the code again: that sentence goes, not
@@ -354,6 +426,13 @@ def _learned(sentences: Sequence[str], role: str, steps_asked: bool = False) -> 
         return []
     if category == "profile" and R.TASK_AT_AN_HOUR.match(" ".join(stated)):
         return []
+    # Trigger: the model named a case where the speaker gives a reason for a choice of their
+    # own and nothing went wrong ("I chose Postgres because the team knows it. I set up the
+    # schema …"; after b42 was trained on, at 0.61). Why: the rules' `_solved_case` already
+    # holds that such a reason is no failure's cause; the model must not bring it back.
+    # Outcome: no case from the model.
+    if category == "cases" and _SPEAKER.match(stated[0]) and not _FAULT.search(" ".join(stated)):
+        return []
     # Trigger: the model named what others hold the project to a decision ("We're stuck on
     # Django 4.2 LTS until court IT moves the server off Python 3.8"; round 45, b37). Why: no
     # one here chose it, and a decision is read as the team's choice. Outcome: no decision from
@@ -372,6 +451,23 @@ def _learned(sentences: Sequence[str], role: str, steps_asked: bool = False) -> 
         )
     confidence = LEARNED_CONFIDENCE if role == "user" else ASSISTANT_CONFIDENCE * LEARNED_CONFIDENCE
     return [Signal(f"learned.{category}", category, text[:MAX_SENTENCE_CHARS], 0.5, confidence)]
+
+
+# A name in a form people do not say in passing: a bucket, host, path or file name, joined by
+# "-", "_", "/" or "." ("dianti-photos", /volume1/deliverables, flightplan.yaml).
+_COINED_NAME = re.compile(r"[A-Za-z0-9]+(?:[-_/.][A-Za-z0-9]+)+")
+
+
+def _names_beyond(text: str, previous: str | None) -> bool:
+    """Whether `text` names a thing in coined form that `previous` (the turn it replies to)
+    does not."""
+    if previous is None:
+        return False
+    said = previous.casefold()
+    return any(
+        name.casefold() not in said and not name.replace(".", "").isdigit()
+        for name in _COINED_NAME.findall(text)
+    )
 
 
 VALUE_CHANGED = "decision.value_changed"

@@ -829,7 +829,8 @@ HEDGE = Gated(
         # options weighed, none taken: "One option is moving the scorer to WebSockets, the
         # other is to keep polling" (b32)
         r"|\b(?:one|the first) option (?:is|would be)\b"
-        r"|\b(?:forget|forgot)\b|好像|可能|也许|大概|估计|不确定|忘了|记不住|记不清|想不起",
+        # 大概 before a number is a measurement given roughly ("一张大概 300KB", b42), no hedge
+        r"|\b(?:forget|forgot)\b|好像|可能|也许|大概(?!\s*\d)|估计|不确定|忘了|记不住|记不清|想不起",
         _I,
     )
 )
@@ -1165,7 +1166,9 @@ FOLLOW_YOUR = re.compile(
     _I,
 )
 COMMITMENT = re.compile(
-    r"^(?:(?:in|for|on|with|across) [^,]{1,40}?,?\s+)?I(?:'ll| will)\s+\w"
+    # the standing time may lead: "From now on I'll finish with a short list …" (b42)
+    r"^(?:(?:in|for|on|with|across) [^,]{1,40}?,?\s+|(?:from now on|going forward|from here on"
+    r"|in future),?\s+)?I(?:'ll| will)\s+\w"
     r"|^(?:以后|今后|往后|之后)?[^，。]{0,16}?我(?:以后|今后|之后)?(?:会|就)?(?:都|一律|统一|不再|只)",
     _I,
 )
