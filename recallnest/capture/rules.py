@@ -1708,12 +1708,14 @@ VALUE_CHANGE = re.compile(
     # …after a verb of change: "MIN_CHECKIN_PHOTOS lowered to 4" (e2e-heldout26 h26g01)
     + r"|(?-i:\b"
     + SETTING_NAME
-    + r")\s+(?:lowered|raised|bumped|increased|reduced|dropped|cut|changed|set|moved)\s+to\s*-?\d"
+    + r")(?:\s+default)?\s+(?:lowered|raised|bumped|increased|reduced|dropped|cut|changed|set"
+    r"|moved)\s+to\s*-?\d"
     # …its old number said first: "NIGHT_SHIFT_DAILY 从 40 改成 50", "MAX_SEATS from 6 to 8"
     # (e2e-heldout26 h26c02)
     + r"|(?-i:\b"
     + SETTING_NAME
-    + r")(?:\s+(?:goes|went|changed|moved))?\s*(?:从|from)\s*-?\d[\d.,]*\s*\S{0,3}?\s*"
+    + r")(?:\s+default)?(?:\s+(?:goes|went|changed|moved|raised|lowered|bumped|increased"
+    r"|reduced|dropped|cut))?\s*(?:从|from)\s*-?\d[\d.,]*\s*\S{0,3}?\s*"
     r"(?:改成|改为|调成|调到|改到|降到|升到|涨到|提到|到|to|->|→)"
     r"\s*-?\d"
     # …or a range: "FLOODLIT_COURTS now covers courts 1 to 5" (e2e-heldout16 h16g01)

@@ -267,7 +267,7 @@ def _aside(turns: Sequence[Turn], index: int, request: str) -> bool:
     e2e-heldout13 h13g01); one that asks ("can you …", 帮我…) or was acted on stays."""
     if R.ASK.search(request):
         return False
-    if _asked_what_next(turns, index):
+    if _asked_what_next(turns, index) or _answered_in_kind(turns, index):
         return True
     # Chit-chat and nothing else stays chit-chat even when the agent's reply then reports
     # other work ("今天二食堂的麻辣香锅居然排了四十分钟队，离谱" -> "那确实离谱。订单列表我…加了
@@ -282,6 +282,39 @@ def _aside(turns: Sequence[Turn], index: int, request: str) -> bool:
     said = turns[index].text
     chatty = is_aside(said) or any(is_aside(s) for s in split_sentences(said))
     return chatty and all(names_no_work(s) for s in split_sentences(request))
+
+
+def _answered_in_kind(turns: Sequence[Turn], index: int) -> bool:
+    """Trigger: the assistant answered the turn with a pleasantry and nothing else ("Hope it
+    finds a loving home.", "Enjoy the hike!", 辛苦了，注意安全！). Why: the agent read it as no
+    task, and it was none ("ha saturday's catalogue has a stuffed badger in it, lot 212" became
+    the summary's "Later:" for its lot number, e2e-heldout26 h26x03). Outcome: no ask."""
+    if index + 1 >= len(turns) or turns[index + 1].role != "assistant":
+        return False
+    reply = turns[index + 1].text.strip()
+    words = len(reply.split()) + sum(1 for c in reply if "\u4e00" <= c <= "\u9fff") // 2
+    return (
+        0 < words <= _PLEASANTRY_WORDS
+        and _PLEASANTRY_WORK.search(reply) is None
+        and _TASK_TAKEN.match(reply) is None  # "Done.", "On it.", 好的: a task, answered
+        and R.DONE.search(reply) is None
+        and not is_question(reply)
+    )
+
+
+_PLEASANTRY_WORDS = 8
+_TASK_TAKEN = re.compile(
+    r"(?:done|ok(?:ay)?|sure|on it|will do|got it|noted|understood|yes|yep)\b"
+    r"|好的?|行|收到|搞定|好了|完成|明白|了解|没问题",
+    re.IGNORECASE,
+)
+# What a reply doing work shows: a digit, a path or name with a dot or underscore, a verb of
+# work done or to do.
+_PLEASANTRY_WORK = re.compile(
+    r"\d|[\w-]+[._/][\w-]|`|\b(?:I'll|I will|I've|I have|let me|added|fixed|changed|updated"
+    r"|removed|set|made|run|ran|check|look|try)\b|改|加|修|删|跑|查|看下|看一下|试",
+    re.IGNORECASE,
+)
 
 
 def _asked_what_next(turns: Sequence[Turn], index: int) -> bool:

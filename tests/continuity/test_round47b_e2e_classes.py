@@ -15,7 +15,7 @@ read), each tested on variants of our own, both ways.
 from __future__ import annotations
 
 import pytest
-from test_heldout2_classes import captures
+from test_heldout2_classes import captures, checkpoint, session
 
 from recallnest.capture.admission import without_from_value, without_old_value
 from recallnest.capture.chatter import pasted_kind
@@ -116,3 +116,37 @@ def test_the_same_value_in_another_unit_is_untouched() -> None:
     older = "Asked: 日志保留 5 天。"
     newer = "Asked: 5MB 不够用，改成 10MB。"
     assert current(older, [(newer, values(newer))]) == older
+
+
+def test_a_named_default_raised_from_one_value_to_another_is_a_value_change() -> None:
+    found = captures("ok", "EXPORT_ROWS_MAX default raised from 5000 to 20000; docs follow.")
+    assert any(c.rule == VALUE_CHANGED for c in found), found
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "staging config for reference:\n\nDB_HOST=db-stg-01\nPOOL_SIZE=12",
+        "配置是这样：\n\nREDIS_URL=redis://cache-01:6379/2",
+    ],
+)
+def test_the_intro_of_a_paste_is_no_memory(said: str) -> None:
+    assert not [c for c in captures(said) if c.text.rstrip().endswith((":", "："))]
+
+
+@pytest.mark.parametrize(
+    ("said", "reply"),
+    [
+        ("lol someone left a rubber duck on lot 88's seat today", "Ha, hope it finds its owner."),
+        ("今天 3 号店停电了一下午，大家都在摸鱼", "哈哈，辛苦了！"),
+    ],
+)
+def test_a_turn_answered_with_a_pleasantry_is_no_ask(said: str, reply: str) -> None:
+    cp = checkpoint(session(said, reply, "add a CSV export of the results table", "Done."))
+    assert cp is not None and said[:12] not in cp.summary, cp.summary
+    assert "CSV export" in cp.summary, cp.summary
+
+
+def test_a_task_answered_in_a_word_stays_an_ask() -> None:
+    cp = checkpoint(session("rename the export button to Download CSV", "On it."))
+    assert cp is not None and "Download CSV" in cp.summary, cp.summary
