@@ -832,11 +832,11 @@ def relevance(
     weight = {t: w if w > 0 else 0.0 if _CJK.match(t) else typical for t, w in weight.items()}
     matched = [t for t in plan.terms if t in doc_terms]
     matched += sorted(_in_range(plan, text) - set(matched))
-    timed = seasons.said_in_other_words(plan.times, text) if plan.times else set()
+    rule = memory and is_rule(text)
+    timed = seasons.said_in_other_words(plan.times, text, rule) if plan.times else set()
     matched += sorted(timed - set(matched))
     limited = limits.at_limit(plan.quantities, text) if plan.quantities else set()
     matched += sorted(limited - set(matched))
-    rule = memory and is_rule(text)
     linked, by_synonym = _said_otherwise(plan, doc_terms, set(matched), weight, rule)
     made = memory and makes(plan, text)
     if made and plan.changes_schema and _SCHEMA_RULE.search(text):
