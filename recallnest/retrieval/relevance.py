@@ -180,6 +180,29 @@ _GATED_ZH = re.compile(
     r"(?P<pre>[^,.;:!?()，。；：！？（）]{1,30})(?:之前|以前)"
     r"|(?<![不刚人])(?:再(?![次见说])|才(?:能|可以)?)(?P<zh>[^,.;:!?()，。；：！？（）]{1,30})"
 )
+# The action a prompt asks the agent to take, said as an order: a verb opening a clause (at
+# the start, after a comma, after "and", "then", "now", "just", "please") and followed by its
+# object ("looks good, push it to origin", "rotate the ssh host keys", "now force the branch
+# over"). A standing rule whose never-clause holds that verb ("... never run git push") rules
+# on exactly what the prompt asks for, however few other words they share: the two often share
+# only that verb (round 48, test-blind17: "push it to origin so CI picks it up" against the
+# no-push rule, one shared word, relevance 0). Over dev + test every rule so met is a needed one
+# (blind12's and blind13's push rules besides blind17's); the same verb elsewhere in the prompt
+# ("the push gets rejected", "on every push") orders nothing. Not a word ending in -s or -ed
+# (gusts, wants, rebased: no order), nor a question's or a pronoun's word.
+_ORDERED = re.compile(
+    r"(?:^|[,;.!?:]\s*|\b(?:and|then|now|just|please)\s+)(?P<verb>[a-z]+)\s+"
+    r"(?:it|this|that|them|these|those|the|my|our|everything|all|up|out)\b",
+    re.IGNORECASE,
+)
+# fmt: off
+_NOT_ORDERS = frozenset({
+    "is", "are", "was", "were", "do", "does", "did", "can", "could", "will", "would", "should",
+    "shall", "may", "might", "must", "what", "how", "why", "where", "which", "who", "when",
+    "has", "have", "had", "be", "been", "it", "that", "this", "there", "here", "i", "you",
+    "we", "they", "he", "she", "let", "and", "or", "but", "so", "if", "of", "to", "in", "on",
+})
+# fmt: on
 QUERY_WEIGHT = 0.6  # share of the prompt covered, against the share of the candidate covered
 MIN_TERMS = 2  # distinct content terms a prompt needs, unless it names something
 MIN_CJK_CHARS = 4
@@ -552,6 +575,8 @@ class PromptPlan:
     shown_kinds: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # asking for figures over the records (`_AGGREGATE`), the index terms of its words for them
     aggregates: tuple[str, ...] = ()
+    # the index terms of the verbs it orders done (`_ORDERED`: "push it" -> push)
+    orders: tuple[str, ...] = ()
 
     @property
     def rules_about(self) -> frozenset[str]:
@@ -609,7 +634,20 @@ def analyse_prompt(prompt: str) -> PromptPlan:
         _proper_terms(query),
         _shown_kinds(query, terms),
         _aggregates(query, terms, head or message),
+        _orders(query, terms),
     )
+
+
+def _orders(query: str, terms: Sequence[str]) -> tuple[str, ...]:
+    """The index terms in `terms` of the verbs `query` orders done (`_ORDERED`)."""
+    verbs = (m.group("verb").lower() for m in _ORDERED.finditer(query))
+    said = {
+        t
+        for v in verbs
+        if v not in _NOT_ORDERS and (v.endswith("ss") or not v.endswith(("ed", "s")))
+        for t in _word_terms(v)
+    }
+    return tuple(t for t in terms if t in said)
 
 
 def _aggregates(query: str, terms: Sequence[str], head: str | None) -> tuple[str, ...]:
@@ -876,6 +914,10 @@ def relevance(
         made = True
         shared += 1
         by_synonym |= set(kind) - set(matched)
+    if rule and plan.orders and not forbidden(text).isdisjoint(plan.orders):
+        # the verb the prompt orders done is what the rule's never-clause rules out: a rule on
+        # the action asked for, as `makes` is one on the thing asked for
+        made = True
     if shared < min(2, len(plan.terms)) and not (
         made or limited or (named and _identifier(plan, text))
     ):
