@@ -244,7 +244,7 @@ _PRESENTS = re.compile(
 _READ_BY_PEOPLE = re.compile(
     r"\b(?:e-?mails?|texts|text messages?|sms|newsletters?|banners?|posters?|flyers?|notices?|"
     r"print-?outs?|printed|receipts?|invoices?|reminders?|announcements?|web ?pages?|"
-    r"error messages?|pop-?ups?)\b"
+    r"error messages?|pop-?ups?|return(?:s|ing)? (?:an? |the )?(?:\w+ )?errors?)\b"
     r"|邮件|短信|海报|告示|公告|通知单|小票|收据|发票|横幅|页面|打印|错误信息|错误提示|提示框|弹窗"
     r"|返回(?:一个|个)?错误",
     re.IGNORECASE,
