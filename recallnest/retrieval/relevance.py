@@ -137,6 +137,40 @@ ACROSS_Z = 2.5
 ACROSS_FEW_MIN = 2
 ACROSS_FEW_MARGIN = 0.034
 ACROSS_FEW_PART = "across_few"
+# A prompt asking which step comes first, or whether one may be skipped (新版本打好了，
+# 先上哪台？要盯多久再全量？; 新固件编好了，今晚能不能直接推给所有蜂箱？; 一号线刚换完带锯条，
+# 现在可以直接进原木了吗？), asks for a procedure: a note ordering two steps ("deploy to the
+# canary first, watch it for 30 minutes, then roll out"; "... only then is the image pushed to
+# the rest"; "restart production only when the kerf is within 0.2 mm"). Across the languages
+# such a prompt and its procedure share no word, and the procedure, though the closest note of
+# the other language, stood out by too little for ACROSS_Z (round 48: blind2's, blind4's and
+# blind17's misses, z 2.04-2.06, margins 0.002-0.005; blind14's "按什么顺序处理" against its
+# swarm-call steps, z 3.20, margin 0.007). Over dev + test every prompt asking so whose closest
+# note of the other language orders steps needs that note; the others' closest notes order
+# nothing. For such a prompt that note answers at ACROSS_ORDER_Z.
+ACROSS_ORDER_Z = 2.0
+_ASKS_ORDER = re.compile(
+    r"先[^，。？！,.?!；;]{0,8}?(?:哪|什么)|哪(?:个|台|一步|边)先|先[^，。？！,.?!；;]{1,10}?再|顺序"
+    r"|\b(?:which|what) (?:\w+ )?(?:goes |comes |do (?:i|we) \w+ )?first\b|\bwhat order\b"
+    r"|\bbefore (?:i|we) (?:can|may|do)\b",
+    re.IGNORECASE,
+)
+# Skipping a step, not "just" alone ("the reader just died" skips nothing).
+_SKIPS = re.compile(
+    r"\b(?:skip|skipping|bypass|right away|immediately|straight away|go ahead and|"
+    r"no need (?:for|to)|without (?:waiting|checking|testing))\b"
+    r"|直接|马上|立刻|现在就|先不|跳过|不用等|不必|省掉",
+    re.IGNORECASE,
+)
+# A note ordering steps: "X first ... then Y", "only then / when / once", before, 先…再, 之前,
+# 才能; or a heading naming the work and its steps after a colon ("Handling a swarm call: check
+# the caller's photo, look up the zone, ...", "Closing up: park the mount first, ...", 外借流程：).
+_ORDERS_STEPS = re.compile(
+    r"\bfirst\b[^.;!?]{0,160}?\bthen\b|\bonly (?:then|when|once|after)\b|\bbefore\b"
+    r"|^\s*[A-Za-z]+ing\b[^:.;!?]{0,40}:"
+    r"|先[^，。；！？]{1,30}?(?:再|然后|才)|之前|以后才|之后才|才能|(?:流程|步骤)[:：]",
+    re.IGNORECASE,
+)
 # A prompt proposing what a standing rule rules out ("put the problems up as Font grades only"
 # against "... never Font alone"; 油耗单位要不要换成升 against 不要换算成升) is when the rule
 # matters most, and it often shares few words with it: a rule whose never-clause holds a word
@@ -1129,6 +1163,18 @@ def across_few_passes(margin: float, pool: int) -> bool:
     """Whether that memory, one of too few of its language for a z-score, stands out enough
     to answer the prompt when it also says one of its words (`says_otherwise`)."""
     return ACROSS_FEW_MIN <= pool < ACROSS_POOL_MIN and margin >= ACROSS_FEW_MARGIN
+
+
+def asks_order(query: str) -> bool:
+    """Whether the prompt asks which step comes first or whether one may be skipped
+    (`_ASKS_ORDER`, `_SKIPS`): a question a procedure answers."""
+    return _ASKS_ORDER.search(query) is not None or _SKIPS.search(query) is not None
+
+
+def across_order_passes(z: float, query: str, text: str) -> bool:
+    """Whether the memory `text`, the closest in meaning to `query` among the memories of the
+    other language, answers it as the procedure it asks for (see ACROSS_ORDER_Z)."""
+    return z >= ACROSS_ORDER_Z and asks_order(query) and _ORDERS_STEPS.search(text) is not None
 
 
 def across_language(explain: Explain | None) -> bool:

@@ -1,15 +1,22 @@
 """Prompt recall, round 48 (issue 23, decision 0064): a weekday the prompt names is a word only
 a rule on weekdays says, not a note telling when something recurs; the verb a prompt orders
 done meets a standing rule whose never-clause holds it; a returned error or a pop-up is read
-by people, and a standing rule on what users are shown rules on how it is shown. Each class
+by people, and a standing rule on what users are shown rules on how it is shown; a prompt
+asking which step comes first is answered, across the languages, by the closest note of the
+other language when that note is a procedure. Each class
 with notes of our own wording it reaches, and look-alikes that must get nothing."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from types import SimpleNamespace
+
 from support.recall import chosen_ids
 
-from recallnest.core.models import SearchHit
-from recallnest.retrieval import seasons
+from recallnest.core.models import Memory, SearchHit
+from recallnest.engine import Engine
+from recallnest.retrieval import relevance, seasons
+from recallnest.retrieval.ranking import AcrossLanguage
 from recallnest.retrieval.relevance import analyse_prompt
 
 
@@ -120,3 +127,52 @@ def test_a_rule_on_messages_nobody_is_shown_is_not_met() -> None:
     )
     prompt = "add a postcode check to signup and show an error message when it is wrong"
     assert chosen_ids(prompt, [rule]) == []
+
+
+# --- which step first, across the languages: the procedure closest in meaning --------------
+
+KILN = (
+    "After every kiln load, run the moisture probe through three boards first and unload "
+    "only when all three read under 12 %."
+)
+
+
+def test_a_prompt_asking_which_step_first_or_to_skip_one_asks_for_a_procedure() -> None:
+    assert relevance.asks_order("窑里这批板子出来了，先测哪块？")
+    assert relevance.asks_order("新补丁打好了，先发哪个区，要等多久再全部推？")
+    assert relevance.asks_order("窑刚开，能不能直接卸板？")
+    assert relevance.asks_order("which server do we patch first?")
+    assert not relevance.asks_order("窑里这批板子的含水率是多少？")
+    assert not relevance.asks_order("谁负责窑的维护？")
+
+
+def test_the_closest_note_of_the_other_language_answers_as_a_procedure() -> None:
+    asked = "窑刚开，能不能直接卸板？"
+    z = relevance.ACROSS_ORDER_Z
+    assert relevance.across_order_passes(z, asked, KILN)
+    assert not relevance.across_order_passes(z - 0.01, asked, KILN)
+    # a fact orders nothing, and a prompt that asks no order asks for no procedure
+    assert not relevance.across_order_passes(z, asked, "The kiln is run by the drying team.")
+    assert not relevance.across_order_passes(z, "窑里这批板子的含水率是多少？", KILN)
+
+
+def _engine_with(text: str) -> SimpleNamespace:
+    """What Engine._with_across reads: the index's row of a position and the store's memory."""
+    memory = Memory(id="kiln", scope="project:p", category="patterns", text=text)
+    return SimpleNamespace(
+        index=SimpleNamespace(row=lambda position: ("memory", "kiln")),
+        store=SimpleNamespace(memories=lambda ids: [memory] if ids == ["kiln"] else []),
+    )
+
+
+def test_the_search_adds_the_procedure_for_an_order_question_only() -> None:
+    found = AcrossLanguage(position=0, cosine=0.82, margin=0.003, z=2.05, pool=150)
+    engine = _engine_with(KILN)
+    added = Engine._with_across(engine, [], found, "窑刚开，能不能直接卸板？")
+    assert [h.id for h in added] == ["kiln"]
+    assert relevance.across_language(added[0].explain)
+    assert Engine._with_across(engine, [], found, "窑里这批板子的含水率是多少？") == []
+    fact = _engine_with("The kiln is run by the drying team.")
+    assert Engine._with_across(fact, [], found, "窑刚开，能不能直接卸板？") == []
+    few = replace(found, pool=relevance.ACROSS_POOL_MIN - 1)
+    assert Engine._with_across(engine, [], few, "窑刚开，能不能直接卸板？") == []
