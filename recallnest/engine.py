@@ -63,12 +63,15 @@ from recallnest.retrieval.ranking import (
 )
 from recallnest.retrieval.relevance import (
     ACROSS_FEW_PART,
+    ACROSS_POOL_MIN,
     COSINE_FLOORS,
     PROMPT_GROUPS,
     RULE_PART,
     RULE_TERMS,
     across_few_passes,
     across_language_passes,
+    across_order_passes,
+    asks_order,
     content_terms,
     is_rule,
     outside_answers,
@@ -691,7 +694,7 @@ class Engine:
         if qvec is None or floor is None:
             return hits, {}
         if across and across[0].cosine >= floor:
-            hits = self._with_across(hits, across[0])
+            hits = self._with_across(hits, across[0], req.query)
         out: dict[str, float] = {}
         query = qvec.astype(np.float32)
         for hit in hits:
@@ -720,21 +723,33 @@ class Engine:
             return hits, cosines
         return [h for h in hits if h.id != top], {}
 
-    def _with_across(self, hits: list[SearchHit], found: AcrossLanguage) -> list[SearchHit]:
+    def _with_across(
+        self, hits: list[SearchHit], found: AcrossLanguage, query: str = ""
+    ) -> list[SearchHit]:
         """`hits` with the memory closest in meaning in the other language marked (its
         `explain` carries ACROSS_PARTS), added when it was not among them, if it stands out
-        enough to pass the prompt gate (relevance.across_language_passes)."""
+        enough to pass the prompt gate (relevance.across_language_passes), or, for a prompt
+        asking which step comes first, if it is a procedure (relevance.across_order_passes:
+        its text is read only then)."""
+        row_id = self.index.row(found.position)[1]
+        memory: list[Memory] | None = None
         if across_language_passes(found.margin, found.z, found.pool):
             why = Explain(ranks={}, parts={"across_margin": found.margin, "across_z": found.z})
         elif across_few_passes(found.margin, found.pool):
             why = Explain(ranks={}, parts={"across_margin": found.margin, ACROSS_FEW_PART: 1.0})
+        elif (
+            found.pool >= ACROSS_POOL_MIN
+            and asks_order(query)
+            and (memory := self.store.memories([row_id]))
+            and across_order_passes(found.z, query, memory[0].text)
+        ):
+            why = Explain(ranks={}, parts={"across_margin": found.margin, "across_z": found.z})
         else:
             return hits
-        row_id = self.index.row(found.position)[1]
         marked = [replace(h, explain=why) if h.id == row_id else h for h in hits]
         if any(h.id == row_id for h in hits):
             return marked
-        memory = self.store.memories([row_id])
+        memory = memory if memory is not None else self.store.memories([row_id])
         return [*marked, _hit(memory[0], 0.0, why)] if memory else hits
 
     def _with_rules(self, hits: list[SearchHit], req: SearchRequest) -> list[SearchHit]:

