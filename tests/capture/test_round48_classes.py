@@ -6,29 +6,7 @@ positive fails on 65575ce; the guards hold on both."""
 
 from __future__ import annotations
 
-from recallnest.capture.heuristics import capture_turn
-from recallnest.core.models import Capture, Turn
-
-
-def turn(text: str, role: str = "user", record: str = "r") -> Turn:
-    return Turn(
-        agent="claude",
-        session_id="s",
-        role=role,  # type: ignore[arg-type]
-        text=text,
-        timestamp=None,
-        path="p",
-        record_id=record,
-        offset=0,
-    )
-
-
-def capture(text: str, role: str = "user", previous: str | None = None) -> list[Capture]:
-    before = None
-    if previous is not None:
-        before = turn(previous, "assistant" if role == "user" else "user", "p")
-    return capture_turn(turn(text, role), before, "/home/dev/shop")
-
+from test_round47_classes import capture
 
 # --------------------------------------------------------------------------- dumped fields
 
