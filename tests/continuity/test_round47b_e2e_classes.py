@@ -150,3 +150,13 @@ def test_a_turn_answered_with_a_pleasantry_is_no_ask(said: str, reply: str) -> N
 def test_a_task_answered_in_a_word_stays_an_ask() -> None:
     cp = checkpoint(session("rename the export button to Download CSV", "On it."))
     assert cp is not None and "Download CSV" in cp.summary, cp.summary
+
+
+def test_a_rule_for_every_project_agreed_to_does_not_carry_this_projects_facts() -> None:
+    found = captures(
+        "另外说一声，不管哪个项目，写数据库迁移都要带 down，之前回滚吃过亏",
+        "记下了：所有项目的迁移都同时写 up 和 down。"
+        "这个项目的排期在 jobs/schedule.go，单批上限 MAX_JOBS = 8。",
+    )
+    shared = [c for c in found if c.scope == "global"]
+    assert shared and not any("MAX_JOBS" in c.text for c in shared), found
