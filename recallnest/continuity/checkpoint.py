@@ -291,6 +291,9 @@ def _answered_in_kind(turns: Sequence[Turn], index: int) -> bool:
     the summary's "Later:" for its lot number, e2e-heldout26 h26x03). Outcome: no ask."""
     if index + 1 >= len(turns) or turns[index + 1].role != "assistant":
         return False
+    # (a report on the work itself, "…GROUP BY 那个改法管用", answered "太好了。", stays: h3g04)
+    if _WORK_SAID.search(turns[index].text):
+        return False
     reply = turns[index + 1].text.strip()
     words = len(reply.split()) + sum(1 for c in reply if "\u4e00" <= c <= "\u9fff") // 2
     return (
@@ -303,6 +306,14 @@ def _answered_in_kind(turns: Sequence[Turn], index: int) -> bool:
 
 
 _PLEASANTRY_WORDS = 8
+# What the user's turn says of the work: code (an upper-case pair, a path, snake_case, a
+# backtick) or how a change went.
+_WORK_SAID = re.compile(
+    r"(?-i:\b[A-Z]{2,} [A-Z]{2,}\b)|[\w-]+[./][\w-]+|`|\b[a-z]+_[a-z_]+\b"
+    r"|\b(?:works?|worked|fixed|broke|broken|pass(?:es|ed)?|fail(?:s|ed)?)\b"
+    r"|管用|好了|修好|生效|失败|报错|跑通|跑完",
+    re.IGNORECASE,
+)
 _TASK_TAKEN = re.compile(
     r"(?:done|ok(?:ay)?|sure|on it|will do|got it|noted|understood|yes|yep)\b"
     r"|好的?|行|收到|搞定|好了|完成|明白|了解|没问题",

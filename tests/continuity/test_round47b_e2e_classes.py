@@ -160,3 +160,10 @@ def test_a_rule_for_every_project_agreed_to_does_not_carry_this_projects_facts()
     )
     shared = [c for c in found if c.scope == "global"]
     assert shared and not any("MAX_JOBS" in c.text for c in shared), found
+
+
+def test_a_report_on_the_work_answered_with_a_pleasantry_stays() -> None:
+    cp = checkpoint(
+        session("just checked: the nightly job finished in 2 min, the GROUP BY fix works", "Great!")
+    )
+    assert cp is not None and "GROUP BY" in cp.summary, cp.summary
