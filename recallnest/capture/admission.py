@@ -1450,7 +1450,7 @@ _FROM_OLD_ZH = re.compile(
 )
 _FROM_OLD_EN = re.compile(
     r"(?P<head>\b(?:change[ds]?|bump(?:ed|s)?|rais(?:e|ed|es)|lower(?:ed|s)?|increas(?:e|ed|es)"
-    r"|reduc(?:e|ed|es)|went|goes|mov(?:e|ed|es)|cut|drop(?:ped|s)?)\b(?:\s+(?!from\b)[\w'./-]+){0,6}?)"
+    r"|reduc(?:e|ed|es)|went|goes)\b(?:\s+(?!from\b)[\w'./-]+){0,4}?)"
     r"\s+from\s+[$€£¥]?\d[\d,]*(?:\.\d+)?\s*(?:%|[a-z]{1,7}\b)?\s*(?=to\s+[$€£¥]?\d)",
     re.IGNORECASE,
 )

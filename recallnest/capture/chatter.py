@@ -29,7 +29,7 @@ STACK_TRACE = re.compile(
     r"""^\s*Traceback\ \(most\ recent\ call\ last\)
     | ^\s*File\ ".+",\ line\ \d+
     | ^\s+at\ \S.*(?:\(.*\)|:\d+)\s*$ | ^\s*at\ [\w.$<>]+\ ?\(.*\)\s*$
-    | ^\s+at\ (?:\w+\ )?[\w./-]+\.\w{1,5}\s*$  # Flux's "  at query daily_energy.flux"
+    | ^\s+at\ (?:\w+\ )?[\w./-]*[A-Za-z_][\w./-]*\.[A-Za-z]\w{0,4}\s*$  # "  at query x.flux"
     | ^\s*Caused\ by:\ | ^Exception\ in\ thread\ | ^\s*\.\.\.\ \d+\ more
     | ^goroutine\ \d+\ \[ | ^panic:\ | ^thread\ '.+'\ panicked\ at
     | ^\s*/\S+\.(?:go|rs|c|cc|cpp|java|kt|py|js|ts):\d+

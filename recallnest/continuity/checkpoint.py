@@ -292,8 +292,8 @@ def _answered_in_kind(turns: Sequence[Turn], index: int) -> bool:
     if index + 1 >= len(turns) or turns[index + 1].role != "assistant":
         return False
     # (a report on the work itself, "…GROUP BY 那个改法管用", answered "太好了。", stays: h3g04)
-    if _WORK_SAID.search(turns[index].text):
-        return False
+    if _WORK_SAID.search(turns[index].text) or _CHAT_CUE.search(turns[index].text) is None:
+        return False  # ("Use Postgres instead" / "Great choice!" is an instruction, taken)
     reply = turns[index + 1].text.strip()
     words = len(reply.split()) + sum(1 for c in reply if "\u4e00" <= c <= "\u9fff") // 2
     return (
@@ -306,6 +306,11 @@ def _answered_in_kind(turns: Sequence[Turn], index: int) -> bool:
 
 
 _PLEASANTRY_WORDS = 8
+# Chit-chat's own marks: laughter, an interjection opening the turn, an emoji.
+_CHAT_CUE = re.compile(
+    r"^(?:ha+|haha\w*|heh|lol|lmao|omg|wow|ugh|aw+)\b|\blol\b|哈哈|笑死|唉|😂|🤣|😅|🙃",
+    re.IGNORECASE,
+)
 # What the user's turn says of the work: code (an upper-case pair, a path, snake_case, a
 # backtick) or how a change went.
 _WORK_SAID = re.compile(

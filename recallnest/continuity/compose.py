@@ -674,6 +674,8 @@ def _overtaken(ranked: Sequence[Memory], checkpoint: Checkpoint | None) -> dict[
         for value in given
     )
     if names:
+        # (bounded: each name is one alternative of the pattern read over every note)
+        names = frozenset(sorted(names)[:_NAMES_READ])
         read = [(m, _with_names_said(m.text, found, names)) for m, found in read]
     own = [(m, found, _keys(found)) for m, found in read if found]
     by_key: dict[str, list[tuple[Memory, dict[str, set[str]]]]] = {}
@@ -702,6 +704,7 @@ def _overtaken(ranked: Sequence[Memory], checkpoint: Checkpoint | None) -> dict[
 
 
 _CLAUSE_READS = 4  # newer texts read clause by clause against one memory
+_NAMES_READ = 48  # settings' names looked for in the words of the other notes
 
 
 def _with_names_said(

@@ -150,6 +150,7 @@ def plain_number(text: str) -> str:
 heap.droppable(values.cache_clear)
 
 
+@functools.lru_cache(maxsize=4096)
 def named_in_prose(text: str, names: frozenset[tuple[str, str]]) -> dict[str, set[str]]:
     """The values `text` gives, in words, for settings known by their code names: `names`
     holds (key, value) pairs such as ("name:auto_approve_limit", "1750"), and "auto-approve if
@@ -158,8 +159,9 @@ def named_in_prose(text: str, names: frozenset[tuple[str, str]]) -> dict[str, se
 
     A name is said by its words joined by a space, "-" or "_", less a trailing word that only
     says which bound it is ("limit", "max") when two words are left; its value is the first
-    number after them in the sentence, within 20 times a known value of the name either way
-    (so "the auto-approve job runs 3 times a day" gives none for a limit of 1750)."""
+    number after them in the sentence, within 5 times a known value of the name either way
+    (so "the auto-approve job runs 3 times a day" gives none for a limit of 1750). Cached: the
+    daemon reads the same notes for the same names at every session start."""
     if not names:
         return {}
     pattern, keys = _name_phrases(frozenset(key for key, _ in names))
@@ -174,9 +176,12 @@ def named_in_prose(text: str, names: frozenset[tuple[str, str]]) -> dict[str, se
             continue
         value = plain_number(number.group(1))
         known = [float(v) for k, v in names if k == key and _PLAIN_NUMBER.fullmatch(v)]
-        if any(0 < float(value) <= 20 * v and v <= 20 * float(value) for v in known):
+        if any(0 < float(value) <= 5 * v and v <= 5 * float(value) for v in known):
             out.setdefault(key, set()).add(value)
     return out
+
+
+heap.droppable(named_in_prose.cache_clear)
 
 
 @functools.lru_cache(maxsize=256)
@@ -186,10 +191,11 @@ def _name_phrases(keys: frozenset[str]) -> tuple[re.Pattern[str] | None, tuple[s
     parts: list[str] = []
     for key in sorted(keys):
         words = [w for w in re.split(r"_+", key.removeprefix("name:")) if w]
-        core = [w for w in words if w not in _BOUND_WORDS]
-        said = core if len(core) >= 2 else words
+        plain = [w for w in words if w not in _PLAIN_NAME_WORDS]
+        core = [w for w in plain if w not in _BOUND_WORDS]
+        said = core if len(core) >= 2 else plain  # "max retries", never "max per day"
         if not key.startswith("name:") or key.startswith("name:-") or len(said) < 2:
-            continue
+            continue  # ("MAX_PER_DAY" would be said by any "per day")
         parts.append(f"(?P<g{len(order)}>" + r"[\s_-]?".join(map(re.escape, said)) + ")")
         order.append(key)
     if not parts:
@@ -197,6 +203,16 @@ def _name_phrases(keys: frozenset[str]) -> tuple[re.Pattern[str] | None, tuple[s
     return re.compile(r"\b(?:" + "|".join(parts) + r")\b", re.IGNORECASE), tuple(order)
 
 
+# Words of a name that say nothing of what it is: its unit, "per", "count" (a review found
+# "MAX_PER_DAY = 50" read into "the digest goes out per day in 3 batches").
+_PLAIN_NAME_WORDS = frozenset(
+    re.findall(
+        r"\S+",
+        "per a an the of to in on at by for day days hour hours min mins minute minutes sec secs"
+        " second seconds ms s h d week weeks month months year years count num number size total"
+        " default value values mb kb gb kg pct percent id ids no",
+    )
+)
 _BOUND_WORDS = frozenset(
     ("limit", "max", "min", "maximum", "minimum", "threshold", "cutoff", "cap")
 )
@@ -233,7 +249,16 @@ def revalued_keys(
     quoted = _quoted_change(said)
     if quoted is not None:
         to, away = quoted
-        hit = {k for k in new.keys() & old.keys() if away in old[k] and to in new[k] and to != away}
+        hit = {
+            k
+            for k in new.keys() & old.keys()
+            if away in old[k]
+            and to in new[k]
+            and to != away
+            and k not in _EVERYDAY_KEYS
+            and k.rsplit(":", 1)[-1] not in _EVERYDAY_UNITS
+            and not k.startswith("frame:")
+        }
         if hit:
             return hit
     keys = {k for k in new.keys() & old.keys() if not new[k] & old[k]}
@@ -257,6 +282,12 @@ def revalued_keys(
     if things and not things & subject_words(subject):
         return set()
     return keys if subject_words(said) & subject_words(subject) else set()
+
+
+# Units many settings of one project share (a timeout and a polling interval both "30 秒"):
+# a quoted old value in them is no link on its own (review of round 47).
+_EVERYDAY_UNITS = ("s", "ms", "min", "hour", "day", "week", "month", "秒", "分钟", "小时", "天")
+_EVERYDAY_KEYS = frozenset(f"unit:{u}" for u in _EVERYDAY_UNITS) | {"clock", "weekday"}
 
 
 @functools.lru_cache(maxsize=4096)

@@ -648,8 +648,8 @@ def _client_literal_starts(subject: str, _text: str) -> list[int]:
     for word in _CLIENT_WORDS:
         for i in _finds(subject, word):
             call = _CALL_OPEN_RE.match(subject, i + len(word))
-            if call is None:
-                continue
+            if call is None or (word == "Mac" and i > 0 and subject[i - 1] not in ". "):
+                continue  # `digest.Mac(`, `new Mac(`; not `deviceMac(`, `getMac(`
             close = subject.find(")", call.end(), call.end() + 400)
             stop = close if close != -1 else min(len(subject), call.end() + 400)
             starts.extend(lit.start() for lit in _LITERAL_RE.finditer(subject, call.end(), stop))
@@ -1491,7 +1491,10 @@ _RULES: tuple[_Rule, ...] = (
         "private-key",
         _SPECIFIC,
         r"(?:MII[A-Za-z0-9+/]{3}IBA(?:DAN|AKC)|MIG[A-Za-z0-9+/]AgEAMBMGByqGSM49"
-        r"|MC4CAQAwBQYDK2Vw)[A-Za-z0-9+/]{40,}={0,2}" + _RIGHT,
+        r"|MC4CAQAwBQYDK2Vw)(?:[A-Za-z0-9+/]|\\/){40,}"
+        # the rest of a key broken into lines (64 a line, as openssl writes it)
+        r"(?:\r?\n[ \t]*(?:[A-Za-z0-9+/]|\\/){60,76}(?=[ \t]*\r?\n))*"
+        r"(?:\r?\n[ \t]*(?:[A-Za-z0-9+/]|\\/){1,76})?={0,2}" + _RIGHT,
         _always,
         hints=("mii", "mig", "mc4caqaw"),
     ),

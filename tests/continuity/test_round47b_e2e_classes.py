@@ -19,7 +19,7 @@ from test_heldout2_classes import captures, checkpoint, session
 
 from recallnest.capture.admission import without_from_value, without_old_value
 from recallnest.capture.chatter import pasted_kind
-from recallnest.continuity.stale import current, values
+from recallnest.continuity.stale import current, named_in_prose, values
 
 VALUE_CHANGED = "decision.value_changed"
 
@@ -138,7 +138,7 @@ def test_the_intro_of_a_paste_is_no_memory(said: str) -> None:
     ("said", "reply"),
     [
         ("lol someone left a rubber duck on lot 88's seat today", "Ha, hope it finds its owner."),
-        ("今天 3 号店停电了一下午，大家都在摸鱼", "哈哈，辛苦了！"),
+        ("今天 3 号店停电了一下午，哈哈大家都在摸鱼", "哈哈，辛苦了！"),
     ],
 )
 def test_a_turn_answered_with_a_pleasantry_is_no_ask(said: str, reply: str) -> None:
@@ -167,3 +167,44 @@ def test_a_report_on_the_work_answered_with_a_pleasantry_stays() -> None:
         session("just checked: the nightly job finished in 2 min, the GROUP BY fix works", "Great!")
     )
     assert cp is not None and "GROUP BY" in cp.summary, cp.summary
+
+
+# --------------------------------------------------------------------------- review of round 47
+
+
+@pytest.mark.parametrize(
+    ("said", "reply"),
+    [
+        ("Drop the legacy export endpoint, nobody uses it anymore", "Makes sense."),
+    ],
+)
+def test_an_instruction_answered_with_praise_stays_an_ask(said: str, reply: str) -> None:
+    cp = checkpoint(session(said, reply, "add a CSV export of the results table", "Done."))
+    assert cp is not None and said[:20] in cp.summary, cp.summary
+
+
+def test_plain_words_of_a_name_are_no_phrase_of_it() -> None:
+    names = frozenset({("name:max_per_day", "50")})
+    assert named_in_prose("The digest goes out per day in 3 batches.", names) == {}
+
+
+def test_a_quoted_old_time_links_no_other_setting() -> None:
+    older = "Asked: 轮询间隔 30 秒。"
+    newer = "Asked: 把请求超时从 30 秒改成 60 秒。"
+    assert current(older, [(newer, values(newer))]) == older
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We moved the pages numbered from 1 to 10 into the appendix",
+        "Temperatures drop from 20 to 10 overnight here",
+    ],
+)
+def test_a_range_after_a_verb_of_motion_stays(text: str) -> None:
+    assert without_from_value(text) == text
+
+
+@pytest.mark.parametrize("line", ["  at least 2.5", "   at 10.30"])
+def test_indented_prose_with_a_decimal_is_no_frame(line: str) -> None:
+    assert pasted_kind(line) is None

@@ -57,3 +57,16 @@ def test_credential_is_masked(name: str) -> None:
 )
 def test_look_alike_is_kept(text: str) -> None:
     assert_kept(text)
+
+
+def test_a_bare_key_broken_into_lines_is_masked_whole() -> None:
+    lines = "\n".join(PKCS8[i : i + 64] for i in range(0, len(PKCS8), 64))
+    assert_masked(f"{lines}\nthat is the key", PKCS8[64:128])
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['String id = deviceMac("A4C138F2B9D01E77");', 'mac = hmac.getMac("a1b2c3d4e5f6a7b8c9d0")'],
+)
+def test_a_call_ending_in_mac_is_no_client(text: str) -> None:
+    assert_kept(text)
