@@ -299,7 +299,6 @@ def _answered_in_kind(turns: Sequence[Turn], index: int) -> bool:
     return (
         0 < words <= _PLEASANTRY_WORDS
         and _PLEASANTRY_WORK.search(reply) is None
-        and _TASK_TAKEN.match(reply) is None  # "Done.", "On it.", 好的: a task, answered
         and R.DONE.search(reply) is None
         and not is_question(reply)
     )
@@ -317,11 +316,6 @@ _WORK_SAID = re.compile(
     r"(?-i:\b[A-Z]{2,} [A-Z]{2,}\b)|[\w-]+[./][\w-]+|`|\b[a-z]+_[a-z_]+\b"
     r"|\b(?:works?|worked|fixed|broke|broken|pass(?:es|ed)?|fail(?:s|ed)?)\b"
     r"|管用|好了|修好|生效|失败|报错|跑通|跑完",
-    re.IGNORECASE,
-)
-_TASK_TAKEN = re.compile(
-    r"(?:done|ok(?:ay)?|sure|on it|will do|got it|noted|understood|yes|yep)\b"
-    r"|好的?|行|收到|搞定|好了|完成|明白|了解|没问题",
     re.IGNORECASE,
 )
 # What a reply doing work shows: a digit, a path or name with a dot or underscore, a verb of
