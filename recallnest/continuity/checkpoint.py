@@ -317,7 +317,8 @@ _PLEASANTRY_WORDS = 8
 # ("Sounds good", "Great choice", "Makes sense").
 _WISH = re.compile(
     r"^(?:sounds like (?!(?:a |an |the )?(?:plan|good|right|great (?:idea|plan|call)|fine)\b)"
-    r"|that (?:should|must|will) be (?:a |an )?(?:lovely|great|fun|nice|beautiful|amazing|wonderful|special|memorable)"
+    r"|that (?:should|must|will) be (?:a |an )?"
+    r"(?:lovely|great|fun|nice|beautiful|amazing|wonderful|special|memorable)"
     r"|what a\b|stay (?:dry|safe|warm|cool)|enjoy\b|hope (?:you|it|the|they)\b|have (?:a|fun)\b"
     r"|congrat|sorry to hear|glad to hear|oh no\b)"
     r"|^(?:注意(?:防暑|安全|身体|保暖|休息)|多喝水|辛苦了|保重|好好休息|恭喜|祝你)",
