@@ -263,6 +263,32 @@ _NOT_ORDERS = frozenset({
     "we", "they", "he", "she", "let", "and", "or", "but", "so", "if", "of", "to", "in", "on",
 })
 # fmt: on
+# Shipping a piece of work is each of its steps (round 49, test-blind18: "tests are green, wrap
+# it up and ship it" against "... never to run git push", no word shared, not a candidate):
+# an order to ship said of the work (tests, a build, CI, a branch, a PR, a commit, a diff, a
+# review) orders the push, the merge, the deploy, the release. A standing rule whose
+# never-clause holds one of those steps rules on it as on the step ordered by name
+# (`_ORDERED`), and the rules lookup reads those steps' words (PromptPlan.rules_about). Not
+# "ship the order to the customer": a parcel is no work of the code's; nor "ship it to the
+# testers": a build sent to someone is delivered, and pushes or merges nothing (round 48's
+# look-alike).
+_SHIPS = re.compile(
+    r"(?:^|[,;.!?:]\s*|\b(?:and|then|now|just|please)\s+)ship (?:it|this|everything)\b"
+    r"(?! (?:off |over |out )?to\b)",
+    re.IGNORECASE,
+)
+_SHIP = frozenset(tokenize("ship"))
+_WORK = re.compile(
+    r"\b(?:tests?|green|ci|builds?|pr|prs|branch|commits?|diff|lgtm|reviewed|pass(?:es|ed|ing))\b",
+    re.IGNORECASE,
+)
+SHIP_STEPS = frozenset(
+    t
+    for w in (
+        "push", "merge", "deploy", "release", "publish", "推送", "合并", "部署", "发布", "上线",
+    )
+    for t in tokenize(w)
+)  # fmt: skip
 QUERY_WEIGHT = 0.6  # share of the prompt covered, against the share of the candidate covered
 MIN_TERMS = 2  # distinct content terms a prompt needs, unless it names something
 MIN_CJK_CHARS = 4
@@ -648,6 +674,8 @@ class PromptPlan:
     aggregates: tuple[str, ...] = ()
     # the index terms of the verbs it orders done (`_ORDERED`: "push it" -> push)
     orders: tuple[str, ...] = ()
+    # of those, the verbs ordering the work shipped (`_SHIP`, `_WORK`: "ship it" -> ship)
+    ships: tuple[str, ...] = ()
 
     @property
     def rules_about(self) -> frozenset[str]:
@@ -659,7 +687,14 @@ class PromptPlan:
             out = out.union(*(KIND_TERMS[kind] for kind, _ in self.shown_kinds))
         if self.aggregates:
             out = out | QUERY_TERMS
-        return out
+        return (out | SHIP_STEPS) if self.ships else out
+
+    @property
+    def acts(self) -> frozenset[str]:
+        """The index terms of what the prompt orders done: the verbs (`orders`), and for an
+        order to ship the work, the steps of shipping (SHIP_STEPS)."""
+        ordered = frozenset(self.orders)
+        return (ordered | SHIP_STEPS) if self.ships else ordered
 
     @property
     def profile(self) -> str:
@@ -686,6 +721,7 @@ def analyse_prompt(prompt: str) -> PromptPlan:
         return PromptPlan("", "short")
     head = produced(query)
     message = sent(query)
+    orders = _orders(query, terms)
     return PromptPlan(
         query,
         None,
@@ -705,7 +741,10 @@ def analyse_prompt(prompt: str) -> PromptPlan:
         _proper_terms(query),
         _shown_kinds(query, terms),
         _aggregates(query, terms, head or message),
-        _orders(query, terms),
+        orders,
+        tuple(t for t in orders if t in _SHIP)
+        if _SHIPS.search(query) and _WORK.search(query)
+        else (),
     )
 
 
@@ -967,6 +1006,14 @@ def relevance(
             weight[t] = max(weight[t], rarity)
         queried -= set(matched)
         by_synonym |= queried
+    shipped = forbidden(text) & SHIP_STEPS if made and plan.ships else frozenset()
+    if shipped:
+        # the rule rules out a step of shipping: the prompt's "ship" weighs at least what the
+        # rule's word for the step does (ship may be in no row), as a word said otherwise
+        rarity = max(weight.get(t, 0.0) for t in shipped)
+        for t in plan.ships:
+            weight[t] = max(weight[t], rarity)
+        by_synonym |= set(plan.ships) - set(matched)
     if not any(weight[t] for t in plan.terms):
         return 0.0
     asked = sum(weight[t] for t in plan.terms)
@@ -985,10 +1032,6 @@ def relevance(
         made = True
         shared += 1
         by_synonym |= set(kind) - set(matched)
-    if rule and plan.orders and not forbidden(text).isdisjoint(plan.orders):
-        # the verb the prompt orders done is what the rule's never-clause rules out: a rule on
-        # the action asked for, as `makes` is one on the thing asked for
-        made = True
     if shared < min(2, len(plan.terms)) and not (
         made or limited or (named and _identifier(plan, text))
     ):
@@ -1077,11 +1120,15 @@ def makes(plan: PromptPlan, text: str) -> bool:
     """Whether the memory `text` is a rule (prefers, must, never, 要求, 必须...) about the kind
     of thing the prompt asks to make (see ARTEFACT_BONUS), or, for a change to a table's
     columns, fields or indexes, a rule about schema changes (`_SCHEMA_RULE`), or, for figures
-    over the records, a rule about queries (`_QUERY_RULE`)."""
-    if not (plan.produces or plan.changes_schema or plan.shown_kinds or plan.aggregates):
+    over the records, a rule about queries (`_QUERY_RULE`), or a rule whose never-clause
+    holds what the prompt orders done (`PromptPlan.acts`: a rule on the action asked for)."""
+    asks = plan.produces or plan.changes_schema or plan.shown_kinds or plan.aggregates
+    if not (asks or plan.orders):
         return False
     if not is_rule(text):
         return False
+    if plan.orders and not forbidden(text).isdisjoint(plan.acts):
+        return True
     if plan.changes_schema and _SCHEMA_RULE.search(text):
         return True
     if plan.aggregates and _QUERY_RULE.search(text):

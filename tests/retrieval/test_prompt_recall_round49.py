@@ -1,17 +1,22 @@
 """Prompt recall, round 49 (issue 23, decision 0066): a prompt asking what has to be done at an
 occasion asks for a procedure, and the closest note of its own language answers it when that
-note orders steps and stands out as the other language's closest must. Each class with notes
-of our own wording it reaches, and look-alikes that must get nothing."""
+note orders steps and stands out as the other language's closest must; an order to ship the
+work orders each step of shipping, so a standing rule against one of them (a push, a merge, a
+deploy) answers it and is looked up for it. Each class with notes of our own wording it
+reaches, and look-alikes that must get nothing."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from types import SimpleNamespace
 
+from support.recall import chosen_ids
+
 from recallnest.core.models import Memory, SearchHit
 from recallnest.engine import Engine
 from recallnest.retrieval import relevance
 from recallnest.retrieval.ranking import AcrossLanguage
+from recallnest.retrieval.relevance import analyse_prompt
 
 
 def _memory(text: str, id: str = "m1", project: str | None = "p") -> SearchHit:
@@ -97,3 +102,53 @@ def test_a_fact_or_a_note_standing_out_too_little_is_not_marked() -> None:
         replace(found, pool=relevance.ACROSS_POOL_MIN - 1),
     ):
         assert Engine._with_procedure(engine, [], weak) == []
+
+
+# --- an order to ship the work, against a rule on a step of shipping ------------------------
+
+NO_PUSH = _memory(
+    "In every project the user wants the agent never to run git push; the user pushes after "
+    "reading the diff.",
+    id="no-push",
+    project=None,
+)
+NO_DEPLOY_ZH = _memory(
+    "用户要求所有项目里 agent 不要自己部署到生产环境，部署由用户点按钮。",
+    id="no-deploy",
+    project=None,
+)
+
+
+def test_an_order_to_ship_the_work_is_read() -> None:
+    assert analyse_prompt("CI passed, ship it!").ships == ("ship",)
+    assert analyse_prompt("lgtm, just ship it now").ships == ("ship",)
+    plan = analyse_prompt("the build is green, ship it")
+    assert plan.rules_about >= relevance.SHIP_STEPS
+    assert {"push", "merg", "deploy"} <= plan.acts
+
+
+def test_shipping_something_else_or_to_someone_ships_no_work() -> None:
+    for prompt in (
+        "the customer paid, ship the order tomorrow",
+        "we sold the bike, ship it monday",  # no word of the code's work
+        "all green now, ship it to the testers",  # delivered to someone
+        "the tests are green, why is shipping so slow?",
+    ):
+        assert analyse_prompt(prompt).ships == (), prompt
+        assert not analyse_prompt(prompt).rules_about >= relevance.SHIP_STEPS, prompt
+
+
+def test_a_rule_against_a_step_of_shipping_answers_an_order_to_ship() -> None:
+    """No word shared (ship against push, 部署): before, relevance 0."""
+    assert chosen_ids("tests pass, tidy it up and ship it", [NO_PUSH]) == ["no-push"]
+    assert chosen_ids("the build is green, ship it", [NO_DEPLOY_ZH]) == ["no-deploy"]
+
+
+def test_a_rule_on_something_else_is_not_met_by_an_order_to_ship() -> None:
+    signing = _memory(
+        "In every repository the user wants commits signed; never use a throwaway key.",
+        id="signing",
+        project=None,
+    )
+    assert chosen_ids("tests pass, tidy it up and ship it", [signing]) == []
+    assert chosen_ids("the customer paid, ship the order tomorrow", [NO_PUSH]) == []
