@@ -65,6 +65,7 @@ from recallnest.retrieval.relevance import (
     ACROSS_FEW_PART,
     ACROSS_POOL_MIN,
     COSINE_FLOORS,
+    PROCEDURE_PART,
     PROMPT_GROUPS,
     RULE_PART,
     RULE_TERMS,
@@ -72,8 +73,10 @@ from recallnest.retrieval.relevance import (
     across_language_passes,
     across_order_passes,
     asks_order,
+    asks_procedure,
     content_terms,
     is_rule,
+    orders_steps,
     outside_answers,
 )
 from recallnest.retrieval.topk import top_k
@@ -688,13 +691,18 @@ class Engine:
         across: list[AcrossLanguage] | None = (
             [] if floor is not None and req.turns_by_keyword else None
         )
-        hits, qvec = self._search(req, across)
+        within: list[AcrossLanguage] | None = (
+            [] if across is not None and asks_procedure(req.query) else None
+        )
+        hits, qvec = self._search(req, across, within)
         if req.rules_about:
             hits = self._with_rules(hits, req)
         if qvec is None or floor is None:
             return hits, {}
         if across and across[0].cosine >= floor:
             hits = self._with_across(hits, across[0], req.query)
+        if within and within[0].cosine >= floor:
+            hits = self._with_procedure(hits, within[0])
         out: dict[str, float] = {}
         query = qvec.astype(np.float32)
         for hit in hits:
@@ -746,11 +754,23 @@ class Engine:
             why = Explain(ranks={}, parts={"across_margin": found.margin, "across_z": found.z})
         else:
             return hits
-        marked = [replace(h, explain=why) if h.id == row_id else h for h in hits]
-        if any(h.id == row_id for h in hits):
-            return marked
-        memory = memory if memory is not None else self.store.memories([row_id])
-        return [*marked, _hit(memory[0], 0.0, why)] if memory else hits
+        if memory is None and all(h.id != row_id for h in hits):
+            memory = self.store.memories([row_id])
+        return _marked(hits, row_id, why, memory or [])
+
+    def _with_procedure(self, hits: list[SearchHit], found: AcrossLanguage) -> list[SearchHit]:
+        """`hits` with the memory closest in meaning of the prompt's own language marked
+        (PROCEDURE_PART), added when it was not among them, if it stands out as the other
+        language's closest must (relevance.across_language_passes) and orders steps: the
+        prompt asks for a procedure (relevance.asks_procedure). Its text is read only then."""
+        if not across_language_passes(found.margin, found.z, found.pool):
+            return hits
+        row_id = self.index.row(found.position)[1]
+        memory = self.store.memories([row_id])
+        if not memory or not orders_steps(memory[0].text):
+            return hits
+        why = Explain(ranks={}, parts={"across_margin": found.margin, PROCEDURE_PART: found.z})
+        return _marked(hits, row_id, why, memory)
 
     def _with_rules(self, hits: list[SearchHit], req: SearchRequest) -> list[SearchHit]:
         """`hits` and the standing rules (relevance.is_rule) about what the prompt asks to make:
@@ -779,7 +799,10 @@ class Engine:
         return [*hits, *(_hit(m, 0.0, why) for m in rules[:RULES_ADDED])]
 
     def _search(
-        self, req: SearchRequest, across: list[AcrossLanguage] | None = None
+        self,
+        req: SearchRequest,
+        across: list[AcrossLanguage] | None = None,
+        within: list[AcrossLanguage] | None = None,
     ) -> tuple[list[SearchHit], np.ndarray | None]:
         limit = max(1, min(req.limit, MAX_LIMIT))
         profile = PROFILES.get(req.profile)
@@ -812,6 +835,7 @@ class Engine:
             VECTOR_ONLY_MIN_COSINE.get(self.embedder.model_id if self.embedder else "", math.inf),
             req.turns_by_keyword,
             across,
+            within,
         )
         hits = self._hits(scored, req.explain, limit)
         if req.record:
@@ -1191,6 +1215,17 @@ def _ordered_pairs(turns: Sequence[Turn]) -> list[Pair]:
 def _merged(old: Memory, text: str, importance: float | None, now: datetime) -> Memory:
     imp = old.importance if importance is None else max(old.importance, importance)
     return replace(old, importance=imp, updated_at=now, status="active")
+
+
+def _marked(
+    hits: list[SearchHit], row_id: str, why: Explain, memory: Sequence[Memory]
+) -> list[SearchHit]:
+    """`hits` with the memory `row_id` given `why` as its explain, added (from `memory`, its
+    row) when it was not among them."""
+    marked = [replace(h, explain=why) if h.id == row_id else h for h in hits]
+    if any(h.id == row_id for h in hits):
+        return marked
+    return [*marked, _hit(memory[0], 0.0, why)] if memory else hits
 
 
 def _hit(found: Memory | Turn, score: float, why: Explain | None) -> SearchHit:

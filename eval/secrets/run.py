@@ -35,12 +35,19 @@ def kept(record: dict[str, Any]) -> bool:
     return redact(record["text"])[0] == record["text"]
 
 
+def failures(split: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The split's rows that fail: (positives missed, look-alikes flagged), as records."""
+    wanted = ("dev", "heldout") if split == "all" else (split,)
+    positives = [r for r in load("positives.jsonl") if r["split"] in wanted]
+    lookalikes = [r for r in load("lookalikes.jsonl") if r["split"] in wanted]
+    return [r for r in positives if not masked(r)], [r for r in lookalikes if not kept(r)]
+
+
 def measure(split: str) -> dict[str, Any]:
     wanted = ("dev", "heldout") if split == "all" else (split,)
     positives = [r for r in load("positives.jsonl") if r["split"] in wanted]
     lookalikes = [r for r in load("lookalikes.jsonl") if r["split"] in wanted]
-    missed = [r for r in positives if not masked(r)]
-    flagged = [r for r in lookalikes if not kept(r)]
+    missed, flagged = failures(split)
     return {
         "split": split,
         "formats": len(positives),
@@ -63,10 +70,14 @@ def main() -> None:
         f"{result['kept']}/{result['lookalikes']} look-alikes kept"
     )
     if args.show:
-        index = {r["format"]: r for r in load("positives.jsonl") + load("lookalikes.jsonl")}
-        for name in result["missed"] + result["flagged"]:
-            clean = redact(index[name]["text"])[0]
-            print(f"--- {name}\n{index[name]['text']}\n=> {clean}")
+        # Trigger: 56 format names are shared by rows of different batches. Why: a lookup by
+        # name showed another row of that name (a masked one) instead of the failing row.
+        missed, flagged = failures(args.split)
+        for row in missed + flagged:
+            clean = redact(row["text"])[0]
+            print(
+                f"--- {row['format']} ({row.get('batch', row['split'])})\n{row['text']}\n=> {clean}"
+            )
 
 
 if __name__ == "__main__":

@@ -21,11 +21,13 @@ offset; secret-named assignments are located with `str.find` on the secret words
 Policy decisions:
 - Placeholders are left alone: our own ``[REDACTED:kind]`` markers (so `redact` is idempotent),
   ``$VAR`` / ``${VAR}`` / ``$(cmd)`` / ``%VAR%``, ``<token>``, ``{{ var }}``, runs of one
-  character (``xxx``, ``****``), ``your-key-here`` style hints, vendor sample values containing
-  ``EXAMPLE`` (``AKIAIOSFODNN7EXAMPLE``), and the literal words ``changeme``, ``password``,
-  ``secret``. Those are published defaults: masking them protects nothing and would hide that a
-  default is still in use. ``example`` / ``placeholder`` inside a value whose rest is a
-  generated body of 20+ characters is no hint but a pasted value, and is masked.
+  character (``xxx``, ``****``), ``your-key-here`` style hints, a template's instruction
+  (``REPLACE_ME``, ``FILL_ME_IN``), also after a provider's prefix (``sk_live_REPLACE_ME``),
+  vendor sample values containing ``EXAMPLE`` (``AKIAIOSFODNN7EXAMPLE``), and the literal
+  words ``changeme``, ``password``, ``secret``. Those are published defaults: masking them
+  protects nothing and would hide that a default is still in use. ``example`` /
+  ``placeholder`` inside a value whose rest is a generated body of 20+ characters is no hint
+  but a pasted value, and is masked.
 - Names ending in key/token/auth/salt (``api_key``, ``x-api-key``, ``NONCE_SALT``) only mask
   high-entropy values; password/secret/credential/private names mask any non-placeholder value
   of 4+ characters; names ending in ``pass`` (``db_pass``, but also ``last_pass``) need a value

@@ -82,8 +82,35 @@ _HINT_WORD_RE = re.compile(r"example|placeholder", re.IGNORECASE | re.ASCII)
 _MIN_RANDOM_REST = 20
 
 
+# Trigger: an instruction standing where the value goes (`REPLACE_ME`, `FILL_ME_IN`, `SET_ME`,
+# `CHANGE_THIS`, `PUT_YOUR_TOKEN`, `TODO_SET_ME`, `<your key>`), alone or after the provider's
+# prefix that tells which key belongs there (`sk_live_REPLACE_ME`, `ghp_YOUR_TOKEN`,
+# `sk-proj-<key>`: a .env.example, secrets s53 look-alike). Why: a template's words ask the
+# reader for the value and are none; the prefix had hidden them from the anchored hints
+# above. Outcome: kept when the words read as words; a generated body is a key whatever it
+# opens with (see `_fill_in`).
+_FILL_IN_RE = re.compile(
+    r"(?:(?:replace|change|set|put|paste|insert|enter|add)[-_ ]?(?:me|it|this|here|with|your)"
+    r"|fill[-_ ]?(?:me[-_ ]?)?in|your|todo|tbd)(?:[-_ ][a-z]+)*$|<[a-z][a-z _-]*>?$",
+    re.IGNORECASE | re.ASCII,
+)
+# A provider's prefix: `sk-`, `ghp_`, `SG.`, and a second word after it (`sk_live_`, `sk-proj-`).
+_VENDOR_PREFIX_RE = re.compile(r"([A-Za-z]{1,8}[-_.])([a-z]{2,8}[-_])?", re.ASCII)
+
+
+def _fill_in(value: str) -> bool:
+    """The value is a template's instruction, alone or after a provider's prefix."""
+    bodies = [value]
+    prefix = _VENDOR_PREFIX_RE.match(value)
+    if prefix is not None:
+        bodies += [value[prefix.end(1) :], value[prefix.end() :]]
+    return any(_FILL_IN_RE.match(body) is not None and not looks_random(body) for body in bodies)
+
+
 def is_placeholder(value: str) -> bool:
     value = value.strip()
+    if _fill_in(value):
+        return True
     # (`pass:<pw>.` ends a sentence: the placeholder is `<pw>`.)
     if _PLACEHOLDER_RE.search(value) or _PLACEHOLDER_RE.search(value.rstrip(".,;:!?")):
         # Trigger: a generated salt holding `{}`, `%s`, `...` or opening with `$` by chance

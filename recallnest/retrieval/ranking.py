@@ -138,6 +138,7 @@ def retrieve(
     vector_only_min: float = math.inf,
     turns_by_keyword: bool = False,
     across: list[AcrossLanguage] | None = None,
+    within: list[AcrossLanguage] | None = None,
 ) -> list[Scored]:
     """Ranked candidates; [] when nothing matches for real (see VECTOR_ONLY_MIN_COSINE).
     `query_vector` may be a callable: it is called once the keywords are scored, so a query
@@ -145,11 +146,12 @@ def retrieve(
     vector channel scans memories, and only the turns the keyword channels found (their top
     CANDIDATES); prompt-time recall, where turns far outnumber memories (issue 23). `across`,
     when given, receives the memory in the other language closest to the query
-    (`across_language`), whether or not anything else matches."""
+    (`across_language`), whether or not anything else matches; `within` the same of the
+    query's own language."""
     with index.reading():  # mask, channels and stages must see the same rows
         return _retrieve(
             index, plan, filters, query_vector, profile, limit, now, disabled,
-            evidence, vector_only_min, turns_by_keyword, across,
+            evidence, vector_only_min, turns_by_keyword, across, within,
         )  # fmt: skip
 
 
@@ -166,14 +168,16 @@ def _retrieve(
     vector_only_min: float,
     turns_by_keyword: bool,
     across: list[AcrossLanguage] | None = None,
+    within: list[AcrossLanguage] | None = None,
 ) -> list[Scored]:
     mask = index.mask_any(filters)
     k = max(CANDIDATES, limit)
     channels = _channels(index, plan, query_vector, disabled, mask, k if turns_by_keyword else 0)
-    if across is not None and "vector" in channels:
-        found = across_language(index, plan.text, channels["vector"])
-        if found is not None:
-            across.append(found)
+    for out, same in ((across, False), (within, True)):
+        if out is not None and "vector" in channels:
+            found = across_language(index, plan.text, channels["vector"], same)
+            if found is not None:
+                out.append(found)
     cand, ranks = _candidates(channels, mask, k)
     if len(cand) == 0 or not _matches(index, plan, channels, cand, vector_only_min):
         return []
@@ -225,12 +229,16 @@ class AcrossLanguage:
     pool: int  # memories of that language the vector channel scanned
 
 
-def across_language(index: SearchIndex, text: str, cosine: np.ndarray) -> AcrossLanguage | None:
+def across_language(
+    index: SearchIndex, text: str, cosine: np.ndarray, same: bool = False
+) -> AcrossLanguage | None:
     """`AcrossLanguage` for the query `text` given the vector channel's cosines (-1 for rows
-    it did not scan), or None when fewer than two memories of the other language were."""
-    chinese = written_in_chinese(text)
-    other = index.chinese_mask() if not chinese else ~index.chinese_mask()
-    rows = np.flatnonzero(other & index.kind_mask("memory") & (cosine > -0.5))
+    it did not scan), or None when fewer than two memories of the other language were.
+    `same`: the same among the memories of the query's own language (a procedure asked for,
+    relevance.asks_procedure)."""
+    chinese = written_in_chinese(text) == same  # the language of the memories compared
+    language = index.chinese_mask() if chinese else ~index.chinese_mask()
+    rows = np.flatnonzero(language & index.kind_mask("memory") & (cosine > -0.5))
     if len(rows) < 2:
         return None
     values = cosine[rows].astype(np.float64)
