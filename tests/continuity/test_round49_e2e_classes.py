@@ -289,4 +289,18 @@ def test_a_removal_reported_done_keeps_its_ask() -> None:
         )
     )
     assert cp is not None
-    assert "lodash" in cp.summary
+    assert "lodash" in cp.summary + " ".join(cp.decisions), cp
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "package.json 里的 lodash 删掉了。",
+        "旧的定时任务去掉了，改由队列触发",
+        "导出文件名改成 2024-05.xlsx 了",
+    ],
+)
+def test_chinese_reports_of_work_done(said: str) -> None:
+    from recallnest.continuity import checkpoint_rules as R
+
+    assert R.DONE.search(said)
