@@ -280,6 +280,9 @@ _SENTENCE_END = re.compile(
     r"(?<=[。！？])|(?<=[.!?])(?<!\s\.)(?<!e\.g\.)(?<!i\.e\.)\s+(?=[A-Z0-9\"'`(\[\u4e00-\u9fff])"
     r"|(?<=[!?])\s+"
     r"|(?<=\.)\s+(?=(?:no|nope|nah|actually|wait|correction)\b[\s,:;—–-])"
+    # "right, deposits. decided: the deposit is held per customer": a decision's label opens
+    # its own sentence, typed lower-case or not (e2e-heldout28 h28c01)
+    r"|(?<=\.)\s+(?=(?:decided|decision|new rule|rule|policy|from now on|going forward)\s*[:：])"
     # "累瘫了😂 下次做家人共享药箱": in chat an emoji ends its sentence (e2e-heldout15 h15x02)
     r"|(?<=[\U0001F300-\U0001FAFF\u2600-\u27BF])\s+(?=[A-Z\u4e00-\u9fff])"
 )

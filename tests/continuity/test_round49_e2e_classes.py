@@ -304,3 +304,15 @@ def test_chinese_reports_of_work_done(said: str) -> None:
     from recallnest.continuity import checkpoint_rules as R
 
     assert R.DONE.search(said)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "ok, invoices. decided: we bill monthly, not per job. the accountant wants one run",
+        "right so. new rule: no deploys after 4pm on fridays. we got burned twice",
+    ],
+)
+def test_a_decision_label_after_lower_case_chat_is_captured(said: str) -> None:
+    label = said.split(". ")[1].split(":")[0]
+    assert [c for c in captures(said) if c.text.startswith(label)], captures(said)
