@@ -1946,6 +1946,18 @@ DECISION_RULES = _table(
             r"|^I(?:'ve| have)\s+[^.;]{4,120}?(?:,|\s+[—–-])\s*(?:as|per) (?:(?:you|we)(?: had)?"
             r" (?:decided|agreed|chose)|agreed|decided|discussed|your (?:call|decision|choice))\b"
         ),
+        # Who may do what: "only committee members can book the solar scope", "只有店长能改价
+        # 格", and the agent's report of it, "… now need the committee role", "改价接口现在只允许
+        # 店长角色调用" (e2e-heldout28 h28g03): a rule of the project, said with no decision word.
+        "decision.access": (
+            r"^(?:(?:also|and|oh and|btw|plus|note),?\s+)?only\s+(?!one\b|once\b|if\b|when\b)"
+            r"(?:the\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}\s+(?:can|may|are allowed to|is allowed"
+            r" to|get to|should be able to)\s+[a-z]"
+            r"|\bnow\s+(?:needs?|requires?)\s+(?:the\s+)?`?[\w-]+`?\s+role\b"
+            r"|\b(?:is|are)\s+now\s+restricted\s+to\s+(?:the\s+)?`?[\w-]+`?\s+(?:role|users|members)"
+            r"|^(?:(?:另外|还有|对了)[，,]?\s*)?只有[^，。,\s]{1,12}(?:才)?(?:能|可以|有权)"
+            r"|现在只(?:允许|让)[^，。,]{1,12}(?:角色|账号|用户)"
+        ),
         # A change the team has made, reported as done: "We ripped Sentry out", "we cut over to
         # the new cluster", "Done: the ES 7 -> 8 migration finished", "Sam and I settled it:".
         # Edits to code ("Done: I renamed the helper") are progress, not decisions.

@@ -316,3 +316,22 @@ def test_chinese_reports_of_work_done(said: str) -> None:
 def test_a_decision_label_after_lower_case_chat_is_captured(said: str) -> None:
     label = said.split(". ")[1].split(":")[0]
     assert [c for c in captures(said) if c.text.startswith(label)], captures(said)
+
+
+@pytest.mark.parametrize(
+    ("ask", "report"),
+    [
+        (
+            "only trustees can approve refunds over £100",
+            "Refunds over £100 now need the trustee role.",
+        ),
+        ("只有值班医生能改医嘱", "改医嘱接口现在只允许值班医生角色调用。"),
+    ],
+)
+def test_who_may_do_what_is_a_rule_of_the_project(ask: str, report: str) -> None:
+    said = captures(ask, report)
+    assert {c.text for c in said} >= {ask, report}, said
+
+
+def test_only_as_a_count_is_no_rule() -> None:
+    assert not captures("only one worker can run at a time?")
