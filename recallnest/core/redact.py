@@ -1120,12 +1120,28 @@ _HASH_NAMES = frozenset(
 )
 
 
+# A REST collection's name: a plain plural noun (zones, accounts, members, dns_records).
+_COLLECTION_RE = re.compile(r"[a-z][a-z_]{1,30}s")
+# Collections whose members are themselves credentials: their ids stay masked.
+_SECRET_COLLECTIONS = frozenset(
+    ("keys", "apikeys", "api_keys", "tokens", "secrets", "credentials", "passwords", "auths")
+)
+
+
+def _names_member(before: str) -> bool:
+    """The segment before a hex one is a collection of resources, so the hex is the id of one
+    of them (Cloudflare's /zones/<zone id>/purge_cache, Mailchimp's /members/<hash>)."""
+    return _COLLECTION_RE.fullmatch(before) is not None and before not in _SECRET_COLLECTIONS
+
+
 def _check_path_key(m: re.Match[str], _text: str, value: str) -> bool:
-    """A key in an API's path: the segment before it names no hash, and it mixes digits and
-    letters as a generated key does."""
+    """A key in an API's path: the segment before it names no hash and no collection whose
+    member it would be, and it mixes digits and letters as a generated key does."""
     before = m.string[: m.start("s") - 1].rsplit("/", 1)[-1].casefold()
     digits = sum(c.isdigit() for c in value)
-    return before not in _HASH_NAMES and 3 <= digits <= len(value) - 3
+    if before in _HASH_NAMES or _names_member(before):
+        return False
+    return 3 <= digits <= len(value) - 3
 
 
 _HOOK_SEPARATOR_RE = re.compile(r"[/@.]")
@@ -2054,7 +2070,9 @@ _RULES: tuple[_Rule, ...] = (
     # Trigger: an API's URL (host api.* or services.*, or a path through /api/) with a path
     # segment of 32-64 hex digits. Why: services that take the key in the path
     # (MarineTraffic's /api/exportvessels/v:8/<key>/…, secrets s50); a commit, blob, tree,
-    # transaction or digest, named by the segment before it, stays.
+    # transaction or digest, named by the segment before it, stays; so does a resource's id
+    # after its collection's plural name (Cloudflare's /zones/<zone id>/purge_cache, secrets
+    # s54: an identifier the API's docs print in every example, beside the Bearer token).
     _rule(
         "url-path-key",
         _GENERIC,

@@ -113,15 +113,45 @@ _AGE_LIMIT = re.compile(
     re.IGNORECASE,
 )
 
+# Trigger: two readings of one measure set against each other, and a note stating the offset
+# between two references (round 50, test-blind19: "website says 1.2 m at low water but the
+# harbourmaster swears his board read about 4.1. which of us is wrong?" against "Chart Datum
+# is 2.91 m below ODN"). Why: the gap between the readings is the value the note explains,
+# and the two share no other word than the unit. Outcome: the gap is a value in the dimension
+# "<dim> apart", met by a note's value worded as an offset (2.91 m below / above / higher /
+# lower / apart, an offset of, 相差, 差了, 高出, 低了) within NEAR_SHARE, as a limit
+# is; only in a prompt saying the readings disagree (`_DISAGREE`).
+_APART = " apart"
+_DISAGREE = re.compile(
+    r"\b(?:but|though|whereas|versus|vs|wrong|differs?|difference|mismatch|doesn't match"
+    r"|don't match|disagree)\b|但|可是|却|不一致|对不上|差了",
+    re.IGNORECASE,
+)
+# A second reading: a value with a unit, or a bare decimal that takes the first one's unit.
+_READING = re.compile(
+    rf"(?<![\w.:/-])(?P<num>\d+\.\d+|\d+(?= ?(?:{_UNIT})(?![A-Za-z/])))"
+    rf"(?: ?(?P<unit>{_UNIT})(?![A-Za-z/]))?(?![\w:/-])",
+    re.IGNORECASE,
+)
+# dimensions whose readings are compared by their difference (not ages, not shares)
+_GAP_DIMENSIONS = frozenset(("length", "mass", "volume", "speed", "celsius", "fahrenheit"))
+_OFFSET_AFTER = re.compile(r" (?:below|above|higher|lower|apart)\b", re.IGNORECASE)
+_OFFSET_BEFORE = re.compile(
+    r"(?:\boffset (?:of|by)|\bdiffer(?:s|ence)? (?:of|by)|相差|差了|高出|低了)\s*$", re.IGNORECASE
+)
+
 
 def quantities(query: str, terms: Sequence[str]) -> tuple[Quantity, ...]:
-    """The measured values `query` states, each with its first index term among `terms`."""
+    """The measured values `query` states, each with its first index term among `terms`, and
+    the gap between two readings it sets against each other (`_gap`)."""
     out = []
     for m in _QUANTITY.finditer(query):
         term = next((t for t in tokenize(m.group("num")) if t in terms), None)
         dim, factor = _UNITS[m.group("unit").lower()]
         if term is not None:
             out.append((term, dim, float(m.group("num")) * factor))
+    if out and _DISAGREE.search(query):
+        out.extend(_gap(query, out[0]))
     if any(c.isdigit() for c in query):
         for m in _AGE_SAID.finditer(query):
             # "5yo" is one index term, "12 year old" has the number as its own
@@ -130,6 +160,25 @@ def quantities(query: str, terms: Sequence[str]) -> tuple[Quantity, ...]:
             if term is not None:
                 out.append((term, "age", float(num)))
     return tuple(out)
+
+
+def _gap(query: str, first: Quantity) -> list[Quantity]:
+    """The gap between the prompt's first measured value and the next value after it in the
+    same dimension, or a bare decimal after it that takes its unit ("1.2 m at low water but
+    his board read about 4.1"), in the dimension `<dim> apart`."""
+    term, dim, value = first
+    said = _QUANTITY.search(query)
+    if said is None or dim not in _GAP_DIMENSIONS:
+        return []
+    factor = _UNITS[said.group("unit").lower()][1]
+    for m in _READING.finditer(query, said.end()):
+        unit = m.group("unit")
+        if unit is not None and _UNITS[unit.lower()][0] != dim:
+            continue
+        other = float(m.group("num")) * (factor if unit is None else _UNITS[unit.lower()][1])
+        if other != value:
+            return [(term, dim + _APART, abs(other - value))]
+    return []
 
 
 def at_limit(prompt: Sequence[Quantity], text: str) -> set[str]:
@@ -159,6 +208,12 @@ def _limits(text: str) -> list[tuple[str, float, float]]:
             dim, factor = _UNITS[m.group("unit").lower()]
             value = float(m.group("num")) * factor
             out.append((dim, value, value))
+    for m in _QUANTITY.finditer(text):
+        before = text[max(0, m.start() - _WINDOW) : m.start()]
+        if _OFFSET_AFTER.match(text, m.end()) or _OFFSET_BEFORE.search(before):
+            dim, factor = _UNITS[m.group("unit").lower()]
+            value = abs(float(m.group("num")) * factor)
+            out.append((dim + _APART, value, value))
     for m in _AGE_LIMIT.finditer(text):
         if m.group("low") is not None:
             ends = sorted((float(m.group("low")), float(m.group("high"))))

@@ -590,6 +590,42 @@ _OUTSIDE = re.compile(
     r"|不走(?P<via>[^，。；！？,.;!?]{1,20})",
     re.IGNORECASE,
 )
+# Trigger: the end of an outside note's opening noun phrase, its first verb (round 50,
+# test-blind19: "The harbour webcam ... belongs to the town council's IT team ...; it is not
+# part of the tide gauge system" was injected for "draft an email to the town council asking
+# for funding for a second gauge": the prompt shares the system's word (gauge) and the owner's
+# (town council), nothing of the webcam). Why: the note answers whether that thing is part of
+# the system; a prompt about the system that never names the thing asks nothing it answers.
+# Outcome: the note also needs a word of its opening, when a verb ends it within
+# _SUBJECT_CHARS; with none found, the system's word alone still does, as before.
+_SUBJECT_END = re.compile(
+    r"\b(?:is|are|was|were|has|have|had|belongs?|runs?|uses?|sits?|lives?|does|did|goes|gets"
+    r"|posts?|sends?|keeps?|stays?)\b|[;:,，；：。]|(?<=[\u4e00-\u9fff])(?:是|由|用|走|归|跟|和|在)",
+    re.IGNORECASE,
+)
+_SUBJECT_CHARS = 90
+# Trigger: a prompt asking what model, make or unit a thing is ("what exactly is the unit so I
+# can order the right mount?", "which model is the printer", 冰柜是什么型号), and an entity
+# note naming that thing's product by a maker's name and a model number ("The harbour gauge is
+# a VEGAPULS 64 radar level sensor on the north pier", round 50 test-blind19). Why: the model
+# is the answer, and the prompt has no word for it: the two share only the thing's words
+# (pier, sensor), as a reply mentioning the same thing does. Outcome: such a note, sharing two
+# words with the prompt, weighs as one naming what the prompt names (NAME_BONUS).
+_ASKS_MODEL = re.compile(
+    r"\b(?:what|which)(?: exactly| exact)? (?:model|make|brand|type of (?:unit|device|sensor))\b"
+    r"|\bwhat(?: exactly)? (?:is|are|was) (?:the|that|this|our|their) (?:\w+ )?"
+    r"(?:unit|model|make|device|hardware)\b(?! (?:of|for|in)\b)"
+    r"|什么型号|哪个型号|哪款|什么牌子|哪个牌子|型号是",
+    re.IGNORECASE,
+)
+# A product's name: a maker's or product word (a capital, then letters) and a model number
+# (VEGAPULS 64, Teltonika RUT241, 商米 T2, Zebra ZD421).
+# (a maker in capitals, then a space and a bare number; otherwise the model holds letters:
+# not 午餐 12, UTF-8, ISO 9001)
+_MODEL_NAME = re.compile(
+    r"(?<![A-Za-z0-9_-])(?:[A-Z]{4,} |(?:[A-Z][A-Za-z]{2,}|[\u4e00-\u9fff]{2})[ -]?[A-Z]{1,4})"
+    r"\d{1,5}[A-Za-z]{0,2}(?![\w.-])"
+)
 _OUTSIDE_WORDS = re.compile(
     r"nothing|not|n't|no (?:link|connection|integration|interface)|separate|independent|unrelated"
     r"|没|无|不走|不互通|不打通",
@@ -676,6 +712,8 @@ class PromptPlan:
     orders: tuple[str, ...] = ()
     # of those, the verbs ordering the work shipped (`_SHIP`, `_WORK`: "ship it" -> ship)
     ships: tuple[str, ...] = ()
+    # asks what model or make a thing is (`_ASKS_MODEL`: "what exactly is the unit", 什么型号)
+    asks_model: bool = False
 
     @property
     def rules_about(self) -> frozenset[str]:
@@ -745,6 +783,7 @@ def analyse_prompt(prompt: str) -> PromptPlan:
         tuple(t for t in orders if t in _SHIP)
         if _SHIPS.search(query) and _WORK.search(query)
         else (),
+        _ASKS_MODEL.search(query) is not None,
     )
 
 
@@ -1021,6 +1060,12 @@ def relevance(
         _names_matched(plan, text)
         or _codes_matched(plan, text, matched)
         or _proper_matched(plan, text, matched)
+        or (
+            memory
+            and plan.asks_model
+            and len(matched) >= 2
+            and _MODEL_NAME.search(text) is not None
+        )
     )
     if made:  # the note names the thing asked for, perhaps by a synonym (test -> pytest)
         by_synonym |= {t for t in plan.terms if t in plan.produces} - set(matched)
@@ -1065,13 +1110,30 @@ def outside_of(text: str) -> frozenset[str] | None:
     return scope or None  # "... with anyone" names no system
 
 
+def outside_thing(text: str) -> frozenset[str] | None:
+    """The content terms of the thing an outside note is about: its opening noun phrase, up
+    to the first verb (`_SUBJECT_END`: "The harbour webcam on the harbourmaster's office |
+    belongs to ...", "食堂旁边的社区菜园 | 是居委会另外管理的"), or None when no verb ends it."""
+    end = _SUBJECT_END.search(text, 0, _SUBJECT_CHARS)
+    if end is None:
+        return None
+    return frozenset(content_terms(text[: end.start()])) or None
+
+
 def outside_answers(terms: Iterable[str], text: str) -> bool:
     """Whether the memory `text` may answer a prompt of these content terms: a note saying its
     thing lies outside a system (`outside_of`) answers only a prompt sharing a word of that
-    system. Not by its closeness in meaning either (Engine.search_with_affinities leaves it
-    out of the prompt's candidates): the distractor about the outside thing is as close."""
+    system and, when its opening names the thing (`outside_thing`), a word of the thing too.
+    Not by its closeness in meaning either (Engine.search_with_affinities leaves it out of the
+    prompt's candidates): the distractor about the outside thing is as close."""
     scope = outside_of(text)
-    return scope is None or not scope.isdisjoint(terms)
+    if scope is None:
+        return True
+    asked = frozenset(terms)
+    if scope.isdisjoint(asked):
+        return False
+    thing = outside_thing(text)
+    return thing is None or not thing.isdisjoint(asked)
 
 
 def forbidden(text: str) -> frozenset[str]:
