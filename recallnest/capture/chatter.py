@@ -35,7 +35,10 @@ STACK_TRACE = re.compile(
     | ^\s*/\S+\.(?:go|rs|c|cc|cpp|java|kt|py|js|ts):\d+
     | ^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Warning)\b(?::|$)
     | ^Error:\ | ^called\ `\w+::\w+\(\)` | ^note:\ run\ with\ `RUST_BACKTRACE
-    | ^exit\ status\ \d+ | ^\s*\^+\s*$ | \((?:at\ )?[\w./\\-]+\.\w{1,5}:\d+(?::\d+)?\)\s*$
+    | ^exit\ status\ \d+ | ^\s*\^+\s*$
+    # a frame's "(file.ext:line[:col])", also under a scheme: Dart's "#0  _Socket.read
+    # (dart:io-patch/socket_patch.dart:1215:34)", "(package:app/main.dart:12:3)" (round 49, b43)
+    | \((?:at\ )?(?:[a-z][\w+.-]*:/{0,3})?[\w./\\-]+\.\w{1,5}:\d+(?::\d+)?\)\s*$
     """,
     re.VERBOSE,
 )
@@ -57,6 +60,7 @@ LOG = re.compile(
     | ^\s*\*{3}\ [A-Z]{3,}\b                                   # "*** JOB 4418823 ON … ***"
     | ^[IWEF]\d{4}\ \d\d:\d\d:\d\d                           # klog (kubelet, kube-*)
     | ^[EWIDV]\ \(\d+\)\ [\w./-]+:\s?\S                          # ESP-IDF "W (12881) wifi: …"
+    | ^[VDIWEFA]/[\w.$-]{1,40}\s*\(\s*\d+\):\s           # Android logcat "E/flutter (12873): …"
     | ^[A-Z][a-z]{2}\ [\ \d]\d\ \d\d:\d\d:\d\d\ \S           # syslog / journalctl
     | ^\s*(?:time|ts|level|lvl)=\S                           # logfmt
     | ^\s*\{\s*"(?:level|lvl|time|ts|timestamp|msg|message|severity|@timestamp)"\s*:
@@ -146,6 +150,7 @@ BUILD_OUTPUT = re.compile(
     | ^\s*(?:>\s*)?\d+\s*\|(?:\s|$) | ^\s*\|\s*[\^~]+\s*$  # a code frame: gutter, caret
     | ^(?:Type|Syntax|Reference|Range|Compile|Build|Module\ parse)\ error:\ \S  # Next.js, webpack
     | ^Failed\ to\ compile\.?\s*$ | ^\s*error\ TS\d+:\ \S
+    | ^Module\ not\ found:\ (?:Error:\ )?Can't\ resolve\       # webpack, under next build
     | ^>\ (?:Build\ (?:failed|error)|Export\ encountered|Failed\ to\ compile)  # next build (h22g01)
     | ^\s+\d+:\d+\s+(?:error|warning)\s | ^\s*✖\ \d+\ problems?\b        # eslint (b35)
     | ^\s*export\ [A-Za-z_]\w*=                                 # shell environment lines
