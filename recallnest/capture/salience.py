@@ -277,7 +277,7 @@ _UNDERSCORE_BOLD = re.compile(r"__([^_\n]*\s[^_\n]*)__")
 # a lower-case correction marker ("I checked. no, the port is 9090"), which opens a new statement.
 # A period standing alone as a token ("COPY . . 写在…", "git add . 之后") is code, not an end.
 _SENTENCE_END = re.compile(
-    r"(?<=[。！？])|(?<=[.!?])(?<!\s\.)(?<!e\.g\.)(?<!i\.e\.)\s+(?=[A-Z0-9\"'`(\[\u4e00-\u9fff])"
+    r"(?<=[。！？])|(?<=[.!?])(?<!\s\.)(?<!e\.g\.)(?<!i\.e\.)\s+(?=[A-Z0-9_\"'`(\[\u4e00-\u9fff])"
     r"|(?<=[!?])\s+"
     r"|(?<=\.)\s+(?=(?:no|nope|nah|actually|wait|correction)\b[\s,:;—–-])"
     # "累瘫了😂 下次做家人共享药箱": in chat an emoji ends its sentence (e2e-heldout15 h15x02)
@@ -372,7 +372,7 @@ def split_sentences(text: str) -> list[str]:
     for line in text.splitlines():
         line = _EMPHASIS.sub("", _BULLET.sub("", line))
         line = _UNDERSCORE_BOLD.sub(r"\1", line).strip()
-        for part in _SENTENCE_END.split(line):
+        for part in _sentence_parts(line):
             pieces = _lower_case_split(part)
             opener = pieces.pop() if len(pieces) > 1 and _opens_paste(pieces[-1]) else None
             asked: list[str] = []
@@ -391,6 +391,20 @@ def split_sentences(text: str) -> list[str]:
             pieces_out = (part.strip(), *asked, (opener or "").strip())
             out.extend(piece for piece in pieces_out if piece)
     return out
+
+
+def _sentence_parts(line: str) -> list[str]:
+    """`line` cut at its sentence ends, except inside inline code: "I moved the check into a
+    `SELECT ... FOR UPDATE` on the trip row" is one sentence (b43: the case was cut at
+    "`SELECT ..."), and so is a line with `git commit -m "Fix. Then push"` in it."""
+    parts: list[str] = []
+    start = 0
+    for end in _SENTENCE_END.finditer(line):
+        if line.count("`", 0, end.start()) % 2 == 0:
+            parts.append(line[start : end.start()])
+            start = end.end()
+    parts.append(line[start:])
+    return parts
 
 
 def _opens_paste(piece: str) -> bool:

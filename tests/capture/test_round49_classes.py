@@ -78,3 +78,68 @@ def test_a_path_said_in_the_users_own_sentence_is_still_kept() -> None:
 )
 def test_an_acknowledgement_left_after_the_layout_is_vetoed_is_no_memory(said: str) -> None:
     assert capture(said, "assistant", "here's the repo") == []
+
+
+# --------------------------------------------------------------------------- sentences and code
+
+
+@pytest.mark.parametrize(
+    ("said", "tail"),
+    [
+        (
+            "Found it. Two couriers were assigned because both dispatchers read the parcel before "
+            "either update committed. I moved the assignment into `UPDATE parcels SET courier = "
+            "... WHERE courier IS NULL` so the second dispatcher now gets 'already taken'.",
+            "already taken",
+        ),
+        (
+            "Found it. The export job read the rows with `SELECT * FROM orders ... ORDER BY id` "
+            "and no LIMIT, so it ran out of memory on big shops. I switched it to "
+            "`fetchmany(500)` batches and the nightly export finishes again.",
+            "ORDER BY id",
+        ),
+    ],
+)
+def test_a_sentence_does_not_end_inside_inline_code(said: str, tail: str) -> None:
+    found = capture(said, "assistant", "why did two couriers get the same parcel??")
+    assert [c.category for c in found] == ["cases"], found
+    assert tail in found[0].text
+
+
+@pytest.mark.parametrize(
+    ("said", "fix"),
+    [
+        (
+            "The app's _build folder sat on the 10 GB root disk instead of the data volume. "
+            "_build now lives on /data/ci-build, and the root disk is at 40%.",
+            "/data/ci-build",
+        ),
+        (
+            "构建缓存放在了 20G 的系统盘上，而不是数据盘。现在缓存目录改到 /data/build-cache，"
+            "系统盘只用了三成。",
+            "/data/build-cache",
+        ),
+        (
+            "日志写在了容器里而不是挂载的卷上，重启就丢。"
+            "现在日志目录挂到 /var/log/app，重启后还在。",
+            "/var/log/app",
+        ),
+    ],
+)
+def test_a_reply_to_a_fault_saying_what_was_wrong_and_how_it_stands_now_is_a_case(
+    said: str, fix: str
+) -> None:
+    found = capture(
+        said, "assistant", "the build agents keep failing with 'No space left on device'"
+    )
+    assert [c.category for c in found] == ["cases"], found
+    assert fix in found[0].text
+
+
+def test_a_reply_to_a_fault_saying_only_how_it_stands_now_is_no_case() -> None:
+    found = capture(
+        "Thanks for the report. The runners now run on the new AX52 boxes.",
+        "assistant",
+        "the build agents keep failing with 'No space left on device'",
+    )
+    assert not [c for c in found if c.category == "cases"], found
