@@ -49,7 +49,7 @@ from recallnest.capture.chatter import defines, is_small_talk
 from recallnest.capture.literal_gate import fold
 from recallnest.capture.literal_gate import gate as literals_of
 from recallnest.capture.polarity import negated_cut
-from recallnest.capture.salience import gate_turn, is_question
+from recallnest.capture.salience import gate_turn, is_question, split_sentences
 from recallnest.core.aliases import AliasTable, canonical, find_subject
 from recallnest.core.models import GLOBAL_SCOPE, Capture, Turn
 from recallnest.core.roles import products_in
@@ -156,6 +156,7 @@ def capture_turn(
     if turn.role == "assistant" and said_before is not None and gate.reason is None:
         signals = _decision_in_code(signals, gate.sentences, said_before)
         signals = _order_carried_out(signals, gate.sentences, said_before)
+        signals = _value_carried_out(signals, gate.sentences, said_before)
     if turn.role == "assistant":
         signals += _verified_fix(gate.sentences, said_before)
     if not signals and gate.reason is None:
@@ -395,11 +396,15 @@ def _learned(
     # Trigger: that one sentence names something the user's turn did not ("好，照片改存 OSS 的
     # dianti-photos 桶（华东2）…" after "维保照片就存阿里云 OSS 吧", b42). Why: the name is
     # what the reply carried out, and only the reply holds it. Outcome: the model reads it.
+    # Nor does the veto hold when the sentence reports a change made ("好的，定金按每人 30 元收，
+    # …，小程序下单页已经加了提示。", "OK, deposits are £10 a head now; I've added a note to the
+    # booking page.", b43): what the reply did is more than an echo of the user.
     if (
         role != "user"
         and len(stated) == 1
         and R.CONFIRMATION.match(stated[0])
         and not _names_beyond(stated[0], previous)
+        and not _reports_change(stated[0])
     ):
         return []
     category, probability = learned.predict(" ".join(stated), role)  # the turn, as trained
@@ -516,14 +521,19 @@ def _value_changed(sentences: Sequence[str]) -> list[Signal]:
     return []
 
 
+_DONE_LEAD = re.compile(r"^(?:(?:all )?done|搞定了?|弄好了)\s*[:：—–]\s*", re.IGNORECASE)
+
+
 def _changes_a_value(text: str) -> bool:
     """A value change (R.VALUE_CHANGE) not explained as a failure's cause first ("The build got
     slow because the cache key now changes …" is a case); a reason after it is the change's
     own ("problems stay up for 8 weeks now … because the tourists get confused")."""
     change = R.VALUE_CHANGE.search(text) or R.SWITCH_REPORT.match(text)
     # "I set CHUNK_SIZE = 32 in src/world/chunk.h." narrates the change being tried, which the
-    # user may revert in the next breath (e2e-heldout5 h5g02): the rules' narration veto.
-    if change is None or R.NARRATION.match(text.strip()):
+    # user may revert in the next breath (e2e-heldout5 h5g02): the rules' narration veto. A
+    # "Done:" before the state it left is the change reported finished ("Done: `MAX_GUESTS` is
+    # now 8", round 49, b43), not narration.
+    if change is None or R.NARRATION.match(_DONE_LEAD.sub("", text.strip())):
         return False
     cause = R.CAUSE_CLAUSE.search(text)
     return cause is None or cause.start() > change.start()
@@ -2095,8 +2105,15 @@ def _named_in(head: str, turn: str) -> bool:
 # The assistant reporting a named setting it gave a value: "I've added MAX_WEEKEND_BOOKINGS = 2
 # to settings.py", "I set UPLOAD_LIMIT_MB=20 in config.py".
 _SET_IN_CODE = re.compile(
-    r"\b(?:I've|I have|I|we've|we)\s+(?:just\s+)?(?:added|set|put|made|introduced|defined)\s+`?"
+    r"(?:\b(?:I've|I have|I|we've|we)\s+(?:just\s+)?|^\s*)"
+    # (the report may drop its "I": "Set `RUNNER_MAX_CONCURRENCY=4` in runner.env …", b43)
+    r"(?:(?i:added|set|put|made|introduced|defined))\s+`?"
     r"([A-Z][A-Z0-9_]{2,})\s*=\s*['\"]?([\w.-]+)"
+)
+# … and in Chinese: "已把 `PREFETCH_COUNT=16` 写进 worker.env" (round 49).
+_SET_IN_CODE_ZH = re.compile(
+    r"(?:已经?|我(?:已经?)?)(?:把|将)\s*`?([A-Z][A-Z0-9_]{2,})\s*=\s*['\"]?([\w.-]+?)`?\s*"
+    r"(?:写进|写到|写入|加到|加进|放进|放到|设|配)"
 )
 
 
@@ -2115,7 +2132,11 @@ def _decision_in_code(
     # a fact and the setting as nothing. Outcome: one decision of the sentence that sets it,
     # with the echoed reason before it; the turn's plain facts give way to it.
     for at, sentence in enumerate(sentences):
-        setting = _SET_IN_CODE.search(sentence) or _SET_BARE.match(sentence.strip())
+        setting = (
+            _SET_IN_CODE.search(sentence)
+            or _SET_IN_CODE_ZH.search(sentence)
+            or _SET_BARE.match(sentence.strip())
+        )
         if setting is None or is_question(sentence):
             continue
         value = setting.group(2).rstrip(".")
@@ -2158,6 +2179,42 @@ def _order_carried_out(
         text = sentence.strip()[:MAX_SENTENCE_CHARS]
         done = Signal("decision.order_done", "events", text, 0.7, ASSISTANT_CONFIDENCE)
         return [*[s for s in signals if s.text not in text], done]
+    return signals
+
+
+# A value as a decision gives it: an amount with its currency, a number with its unit or a
+# bare number ("£5", "30 元", "4").
+_GIVEN_VALUE = re.compile(r"[$€£¥]?(?<![\w.])\d+(?:\.\d+)?(?![\w.]|\.\d)")
+
+
+def _value_carried_out(
+    signals: list[Signal], sentences: Sequence[str], user_turn: str
+) -> list[Signal]:
+    # Trigger: the user's turn gave a value and no fault ("Tuesday £5 screenings: no seat
+    # picking, unreserved seating. …", 定金就收 30 一位吧) and the reply's opening statement
+    # says how things stand now or what it changed, with that value ("Tuesday £5 screenings now
+    # sell as unreserved: …", "好的，定金按每人 30 元收，…，下单页已经加了提示。"; e2e-heldout27
+    # h27g01, b43 zh-37). Why: the user's decision, carried out; `_order_carried_out` knows only
+    # the orders it lists, and the model read the reply as narration. Outcome: a decision of
+    # that sentence; the facts a rule read in it give way to it, a decision found stays.
+    if any(s.category in ("events", "cases") for s in signals):
+        return signals
+    if all(is_question(s) for s in split_sentences(user_turn)) or _FAULT.search(user_turn):
+        return signals
+    if R.FAILURE.search(user_turn) or R.PROBLEM_REPORT.search(user_turn):
+        return signals
+    given = set(_GIVEN_VALUE.findall(user_turn))
+    stated = [s for s in sentences if not is_question(s)][:2]
+    for sentence in stated:
+        if not (_now_state(sentence) or _reports_change(sentence)):
+            continue
+        if R.ORDER_DONE_CHECKS.search(sentence) or R.CAUSE_CLAUSE.search(sentence):
+            continue
+        if not given & set(_GIVEN_VALUE.findall(sentence)):
+            continue
+        text = sentence.strip()[:MAX_SENTENCE_CHARS]
+        done = Signal("decision.value_done", "events", text, 0.7, ASSISTANT_CONFIDENCE)
+        return [*[s for s in signals if s.text.strip() not in text], done]
     return signals
 
 

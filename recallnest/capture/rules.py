@@ -1704,17 +1704,18 @@ VALUE_CHANGE = re.compile(
     # a code name given a bare number: "DWELL_MINUTES 改成 30" (e2e-heldout18)
     + r"|(?-i:\b"
     + SETTING_NAME
-    + r")\s*(?:改成|改为|调成|调到|设为|设成|is now|now|to)\s*-?\d"
+    # (in backticks too: "Done: `LOOP_MASTER_REQUIRED` is now 5", round 49, b43)
+    + r")`?\s*(?:改成|改为|调成|调到|设为|设成|现在是|is now|now|to)\s*-?\d"
     # …after a verb of change: "MIN_CHECKIN_PHOTOS lowered to 4" (e2e-heldout26 h26g01)
     + r"|(?-i:\b"
     + SETTING_NAME
-    + r")(?:\s+default)?\s+(?:lowered|raised|bumped|increased|reduced|dropped|cut|changed|set"
+    + r")`?(?:\s+default)?\s+(?:lowered|raised|bumped|increased|reduced|dropped|cut|changed|set"
     r"|moved)\s+to\s*-?\d"
     # …its old number said first: "NIGHT_SHIFT_DAILY 从 40 改成 50", "MAX_SEATS from 6 to 8"
     # (e2e-heldout26 h26c02)
     + r"|(?-i:\b"
     + SETTING_NAME
-    + r")(?:\s+default)?(?:\s+(?:goes|went|changed|moved|raised|lowered|bumped|increased"
+    + r")`?(?:\s+default)?(?:\s+(?:goes|went|changed|moved|raised|lowered|bumped|increased"
     r"|reduced|dropped|cut))?\s*(?:从|from)\s*-?\d[\d.,]*\s*\S{0,3}?\s*"
     r"(?:改成|改为|调成|调到|改到|降到|升到|涨到|提到|到|to|->|→)"
     r"\s*-?\d"

@@ -143,3 +143,87 @@ def test_a_reply_to_a_fault_saying_only_how_it_stands_now_is_no_case() -> None:
         "the build agents keep failing with 'No space left on device'",
     )
     assert not [c for c in found if c.category == "cases"], found
+
+
+# --------------------------------------------------------------------------- carried out
+
+
+@pytest.mark.parametrize(
+    ("said", "name"),
+    [
+        (
+            "Done: `MAX_GUESTS_PER_TABLE` is now 8. Bookings already made keep their size; I "
+            "didn't touch them.",
+            "MAX_GUESTS_PER_TABLE",
+        ),
+        ("Done — `REFUND_WINDOW_DAYS` is now 30, and the checkout page says so.", "30"),
+        ("搞定：`MAX_RETRY` 现在是 5，已经排队的任务不受影响。", "MAX_RETRY"),
+    ],
+)
+def test_a_reported_setting_now_at_a_value_is_a_decision(said: str, name: str) -> None:
+    found = capture(said, "assistant")
+    assert [c.category for c in found] == ["events"], found
+    assert name in found[0].text
+
+
+def test_checks_reported_done_are_no_decision() -> None:
+    assert capture("Done: the tests pass and `ruff` is clean.", "assistant") == []
+
+
+@pytest.mark.parametrize(
+    ("asked", "said"),
+    [
+        (
+            "let each worker pull 16 messages at a time, 4 is too slow",
+            "Set `PREFETCH_COUNT=16` in worker.env on both hosts and restarted the consumers; "
+            "the helm chart reads the same variable.",
+        ),
+        (
+            "let each worker pull 16 messages at a time, 4 is too slow",
+            "Added `PREFETCH_COUNT = 16` to settings.py and restarted the consumers.",
+        ),
+        (
+            "每个 worker 一次拉 16 条吧，4 条太慢",
+            "已把 `PREFETCH_COUNT=16` 写进 worker.env，两台机器都重启了消费者。",
+        ),
+    ],
+)
+def test_a_setting_reported_set_without_its_subject_is_the_users_decision(
+    asked: str, said: str
+) -> None:
+    found = capture(said, "assistant", asked)
+    assert [c.category for c in found] == ["events"], found
+    assert "PREFETCH_COUNT" in found[0].text
+
+
+@pytest.mark.parametrize(
+    ("asked", "said", "value"),
+    [
+        (
+            "押金就收 50 一台吧，归还晚于两小时不退",
+            "好的，押金按每台 50 元收，超过两小时归还不退，下单页已经加了说明。",
+            "50 元",
+        ),
+        (
+            "Sunday £3 kids' matinees: parents pick any seat, no booking fee. the fee put "
+            "families off and the hall is never full",
+            "Sunday £3 kids' matinees now sell without a booking fee, and seats stay free choice.",
+            "£3",
+        ),
+    ],
+)
+def test_the_users_value_carried_out_by_the_reply_is_a_decision(
+    asked: str, said: str, value: str
+) -> None:
+    found = capture(said, "assistant", asked)
+    assert [c.category for c in found] == ["events"], found
+    assert value in found[0].text
+
+
+def test_a_reply_to_a_fault_with_its_number_is_no_decision() -> None:
+    found = capture(
+        "The export now streams rows in batches of 500, so it no longer runs out of memory.",
+        "assistant",
+        "the export of 500 orders keeps failing with a memory error",
+    )
+    assert not [c for c in found if c.rule == "decision.value_done"], found
