@@ -563,6 +563,18 @@ def defines(sentence: str) -> bool:
     return _DEFINITION.match(sentence.strip()) is not None
 
 
+# The user saying what they run or own, with whom: "i run the dive shop on the island with my
+# wife", "my husband and I own a campsite", 我和老婆开了家民宿 (round 49, b43). Who the user is,
+# whatever family word ("wife", 老婆) it holds.
+_SELF_INTRO = re.compile(
+    r"(?:^|[\s,:;])(?:i|we|(?:my|our) (?:wife|husband|partner|family|mum|mom|dad|brother|sister)"
+    r" and i)(?:\s+(?:also|still|both|jointly))?\s+(?:run|own|co-own|manage|opened|started)"
+    r"\s+(?:a|an|the|our|my|this|two|three)\b"
+    r"|(?:^|[\s,:;])i(?:'m| am|m) the only one (?:who|that) (?:codes|programs|writes)\b"
+    r"|我(?:和|跟)(?:我)?(?:老婆|老公|爱人|媳妇|家人|爸妈|爸爸|妈妈|哥|姐|弟|妹)\S{0,2}?(?:一起)?"
+    r"(?:开|经营|办)了(?:一)?(?:家|个|间)|我们(?:家|两口子|夫妻俩?)(?:一起)?(?:开|经营)了(?:一)?(?:家|个|间)",
+    re.IGNORECASE,
+)
 _LAUGH = re.compile(r"\b(?:lol|lmao|haha\w*|hehe\w*)\b|哈哈|嘿嘿|😂", re.IGNORECASE)
 
 
@@ -593,6 +605,8 @@ def is_small_talk(sentence: str) -> bool:
     and neither a task cue nor a technical token, so dropping it loses nothing of the work."""
     text = sentence.strip()
     if defines(text) and not _CHAT.search(text.split(" ", 1)[0]) and not _LAUGH.search(text):
+        return False
+    if _SELF_INTRO.search(text) and not _LAUGH.search(text):
         return False
     farewell = _FAREWELL.search(text) is not None and len(text.split()) <= _FAREWELL_MAX_WORDS
     if farewell:  # the filler's own words ("quick test") do not make it about the work

@@ -171,6 +171,7 @@ def capture_turn(
         signals = _lead_with_its_report(signals, gate.sentences)
     if turn.role == "user" and gate.reason is None:
         signals = _own_environment(signals, gate.sentences)
+        signals = _profile_with_its_request(signals, gate.sentences)
     if turn.role == "user" and gate.reason is None and project is not None:
         signals = _named_project(signals, gate.sentences, project)
     # Trigger: what is left of a sentence is the intro of a paste it no longer holds ("prod env
@@ -305,6 +306,37 @@ def _own_environment(signals: list[Signal], sentences: Sequence[str]) -> list[Si
         whole = next(s for s in stated if R.ENV_CONSTRAINT.search(s))[:MAX_SENTENCE_CHARS]
     profile = Signal("profile.constraint", "profile", whole, 0.7, 0.75)
     return [profile, *(s for s in signals if s.category != "entities")]
+
+
+# A request on how the agent should reply: answers, replies, explanations, 回复, 回答.
+_ABOUT_REPLIES = re.compile(
+    r"\b(?:answers?|repl(?:y|ies)|responses?|explanations?)\b|回复|回答|答复|解释", re.IGNORECASE
+)
+
+
+def _profile_with_its_request(signals: list[Signal], sentences: Sequence[str]) -> list[Signal]:
+    # Trigger: the user says who they are and then how to answer them, as one setup ("ok so
+    # background: i run the dive shop with my wife, im the only one who codes … keep answers
+    # short pls", 我自己开了家剧本杀店…只有晚上十二点以后有空弄代码，回复尽量短点; b43, and b42's
+    # "setup: m1 air …, so pls dont …"). Why: the request was kept alone as a preference, or
+    # the profile and the request as two memories that each say half, or nothing (the request
+    # made the model's reading a request); the labelled rows keep it as one profile. Outcome: one
+    # profile of the turn, when no rule read anything else in it and the turn fits one memory;
+    # where no rule read a profile, only when the model reads the turn as one.
+    requests = [s for s in signals if s.category == "preferences" and _ABOUT_REPLIES.search(s.text)]
+    if any(s.category != "profile" and s not in requests for s in signals):
+        return signals
+    stated = [s for s in sentences if not is_question(s)]
+    text = " ".join(stated).replace("。 ", "。")
+    if len(text) > MAX_SENTENCE_CHARS or not (requests or _ABOUT_REPLIES.search(text)):
+        return signals
+    if not any(s.category == "profile" for s in signals):
+        category, probability = learned.predict(text, "user")
+        if category != "profile" or probability < learned.THRESHOLD:
+            return signals
+        if not _about_the_speaker(text, "user"):
+            return signals
+    return [Signal("profile.with_request", "profile", text, 0.8, 0.85)]
 
 
 def _rule_after_scope(signal: Signal) -> Signal:

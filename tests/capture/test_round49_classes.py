@@ -227,3 +227,40 @@ def test_a_reply_to_a_fault_with_its_number_is_no_decision() -> None:
         "the export of 500 orders keeps failing with a memory error",
     )
     assert not [c for c in found if c.rule == "decision.value_done"], found
+
+
+# ---------------------------------------------------------------- who, then how to answer
+
+
+@pytest.mark.parametrize(
+    ("said", "who"),
+    [
+        (
+            "i run a bike repair shop with my husband and i do the website myself, mostly on "
+            "sunday nights. short answers please",
+            "bike repair shop",
+        ),
+        ("我和老婆开了家民宿，网站是我自己写的，只有晚上有空弄。回复简短点", "民宿"),
+        (
+            "我自己开了个烘焙工作室，网店也是我自己搭的。白天要做蛋糕，只有晚上十点以后有空，回复尽量简短",
+            "烘焙工作室",
+        ),
+    ],
+)
+def test_who_the_user_is_and_how_to_answer_them_is_one_profile(said: str, who: str) -> None:
+    found = capture(said)
+    assert [c.category for c in found] == ["profile"], found
+    assert who in found[0].text and ("short" in found[0].text or "简" in found[0].text)
+
+
+@pytest.mark.parametrize("said", ["keep answers short pls", "回复简短点"])
+def test_a_request_on_answers_alone_stays_a_preference(said: str) -> None:
+    assert [c.category for c in capture(said)] == ["preferences"]
+
+
+def test_a_decision_said_beside_who_the_user_is_stays_a_decision() -> None:
+    found = capture(
+        "i run a bakery with my wife and i do the site myself. we're moving the shop from Wix "
+        "to Shopify next month. keep answers short"
+    )
+    assert "events" in [c.category for c in found], found
