@@ -534,6 +534,14 @@ DECISION_CAUSE = re.compile(
     # "it has caused two double bookings" (round 46, b39)
     r"|\b(?:people|customers|members|parents|users|guests|visitors) (?:kept|keep) \w+ing\b"
     r"|\b(?:has|have|had) caused\b"
+    # nobody used the old way, or it was a chore: "Almost nobody bought it there", "the refunds
+    # are a pain to do on a phone", "made checkout twice as slow" (round 49, b43)
+    r"|\b(?:(?:almost|hardly|practically) (?:nobody|no one|anyone|anybody)|nobody|no one)"
+    r" (?:ever |really |actually )?(?:bought|buys|used|uses|opened|opens|clicked|clicks|scanned"
+    r"|scans|read|reads|booked|books|picked|picks|wanted|wants)\b"
+    r"|\b(?:is|are|was|were) a (?:pain|chore|hassle|nightmare)\b"
+    r"|\b(?:twice|three times|\d+x) as (?:slow|long)\b"
+    r"|几乎没人|很少有人|没人(?:用|买|点|看|扫|订)|太折腾|麻烦得很"
     r"|因为|太(?:慢|重|大|贵|麻烦)|总是|老是|经常|报错|出过|挂了|超时|不稳定|投诉|吐槽|抱怨|差评"
     r"|翻车|炸了|被骂|亏了|赔了|放鸽子|爽约"
     # what failed, said plainly: "GPS 签到老失败", "井道里根本没信号" (e2e-heldout26 h26c04)
@@ -1924,6 +1932,10 @@ DECISION_RULES = _table(
             # going back to the front desk tablet" (b35)
             r"|\bwe(?:'re| are)\s+(?:pulling|taking|moving)\b.{0,40}?\boff\b.{0,40}?\bon(?:to)?\b"
             r"|\bwe(?:'re| are)\s+(?:going|switching|moving) back to\b"
+            # a thing taken out of the way it is done: "We're taking the nitrox upsell out of the
+            # online checkout", "we're pulling the gift cards off the app" (round 49, b43)
+            r"|\bwe(?:'re| are)\s+(?:taking|pulling|cutting)\s+(?:the|our|all|every)\b"
+            r"[^.;!?]{1,50}?\b(?:out of|off|away from|out)\b"
             r"|\bwe(?:'re| are)? plan(?:ning)? to\b|\bwe(?:'re| are| will|'ll)\s+(?:moving"
             r"|migrating"
             r"|switching|replacing|retiring|deprecating|sunsetting|dropping|adopting|rolling out"
@@ -1950,6 +1962,10 @@ DECISION_RULES = _table(
             r"^(?:final (?:call|decision)|decision(?: recorded| made)?|decided|verdict|conclusion"
             r"|to summari[sz]e(?: the decision)?|in summary|总结一下(?:决定)?|结论(?:是)?)"
             r"\s*[:,：，—–-]|^决定[:：]"
+            # the decision named with its topic: "ok decision on late payers. we stop …" (b43)
+            r"|^(?:(?:ok(?:ay)?|so|right)[,]?\s+)?(?:(?:my|our|the|final) )?decision"
+            r" (?:on|about|for) (?:the )?[\w' -]{2,40}?[.:：]\s+\S"
+            r"|^(?:关于)?[^，。：:]{2,16}?(?:的事|这块|这事)?(?:定了|决定了?)[:：]\s*\S"
             # "再定一条：价格只在下单那一刻锁定…", "再定个事：…", "定个规矩：…" (e2e-heldout17)
             r"|^(?:(?:还有|另外|对了)[，,]?\s*)?再?(?:定|说定)(?:一条|个事|一件事|个规矩|一个规矩"
             r"|条规矩)[:：，,]\s*\S"

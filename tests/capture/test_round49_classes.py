@@ -301,3 +301,40 @@ def test_an_order_giving_a_setting_its_new_value_is_a_decision(said: str, value:
 )
 def test_a_question_or_a_one_off_time_is_no_value_decision(said: str) -> None:
     assert not [c for c in capture(said) if c.rule == "decision.value_changed"]
+
+
+# --------------------------------------------------------------------- a decision and its why
+
+
+@pytest.mark.parametrize(
+    ("said", "why"),
+    [
+        (
+            "We're cutting the weekly digest out of the onboarding emails. Nobody opens it in "
+            "the first month.",
+            "Nobody opens",
+        ),
+        (
+            "we're pulling the loyalty points off the kiosk. nobody scanned their card anyway",
+            "nobody",
+        ),
+        (
+            "ok decision on no-shows. we stop charging the deposit after one no-show. two regulars "
+            "complained and it cost more goodwill than it earned. from now on it's a warning "
+            "first and the fee only on the third.",
+            "warning first",
+        ),
+        ("decision on the waitlist: we drop it. hardly anyone ever booked from it", "waitlist"),
+    ],
+)
+def test_a_decision_said_without_a_decision_verb_keeps_its_reason(said: str, why: str) -> None:
+    found = capture(said)
+    assert [c.category for c in found] == ["events"], found
+    assert why in found[0].text
+
+
+def test_a_decision_named_in_chinese_stays_a_decision() -> None:
+    found = capture(
+        "会员续费这块定了：不再自动扣款，到期前三天发短信提醒。上个月好几个人投诉被扣钱"
+    )
+    assert [c.category for c in found] == ["events"], found
