@@ -1216,10 +1216,21 @@ def _acceptable(text: str, rule: R.Rule) -> bool:
     )
 
 
+# "… so the other teacher doesn't email them again on monday" (b43): "again" after a negation
+# says what the step prevents, every time; it is no one-off retry.
+_NEVER_AGAIN = re.compile(
+    r"\b(?:doesn'?t|don'?t|won'?t|never|not|nobody|no one|isn'?t|aren'?t|can'?t)\b[^.,;!?]{0,60}?"
+    r"\bagain\b",
+    re.IGNORECASE,
+)
+
+
 def _transient(text: str) -> bool:
     # "We're pinned to Node 18 because the runtime hasn't moved yet": the "yet" is in the
     # reason; the statement itself stands.
-    return R.TRANSIENT.search(R.REASON.split(text, maxsplit=1)[0]) is not None
+    return (
+        R.TRANSIENT.search(_NEVER_AGAIN.sub(" ", R.REASON.split(text, maxsplit=1)[0])) is not None
+    )
 
 
 def _signal(rule: R.Rule, text: str, role: str) -> Signal:
