@@ -443,12 +443,35 @@ def gate_turn(text: str) -> Gate:
         return Gate(phatic)
     if not has_prose_weight(prose, MIN_PROSE_WEIGHT):
         return Gate(_dominant_noise(noise) or "too_short")
-    sentences = tuple(split_sentences(prose))
+    sentences = tuple(_without_what_it_asks_for(split_sentences(prose)))
+    if not sentences:
+        return Gate("question")
     # Trigger: every sentence is a question. Why: a question asks for knowledge and states
     # none, so it cannot be a durable memory. Outcome: skip (mixed turns keep their statements).
     if all(is_question(s) for s in sentences):
         return Gate("question")
     return Gate(None, sentences)
+
+
+# What a question is asked for, said after it: "…RTU 还是 TCP？我好决定用哪个库。", "Which
+# broker do you run? Then I can decide which client to pull in." (round 49, b43).
+_ASKED_FOR = re.compile(
+    r"^(?:(?:这样|这样的话|那样)[，,]?\s*)?(?:我们?)?(?:才|就)?好(?:决定|判断|选|挑|确定|安排|评估|下手)"
+    r"|^(?:(?:so|then|that way)[,]?\s+)(?:I|we)(?:'ll| will| can| could)\s+(?:\w+\s+)?"
+    r"(?:decide|know|pick|choose|tell|plan|judge)\b",
+    re.IGNORECASE,
+)
+
+
+def _without_what_it_asks_for(sentences: list[str]) -> list[str]:
+    # Trigger: a sentence right after a question says what its answer is for. Why: it is part
+    # of the question and states nothing ("我好决定用哪个库。" was kept as a decision). Outcome:
+    # it goes with the question.
+    return [
+        s
+        for i, s in enumerate(sentences)
+        if not (i and is_question(sentences[i - 1]) and _ASKED_FOR.match(s))
+    ]
 
 
 def _dominant_noise(noise: Counter[str]) -> str | None:

@@ -338,3 +338,51 @@ def test_a_decision_named_in_chinese_stays_a_decision() -> None:
         "会员续费这块定了：不再自动扣款，到期前三天发短信提醒。上个月好几个人投诉被扣钱"
     )
     assert [c.category for c in found] == ["events"], found
+
+
+# ----------------------------------------------------------------- small words, big misreads
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "so every friday afternoon what i do is i pull the timesheets from harvest then i check "
+        "who logged under 30 hours and i message them and then i tick the chased column so the "
+        "office manager doesnt chase them again on monday",
+        "every month-end i export the invoices from xero, check which ones are unpaid after 30 "
+        "days, email the client and mark the row so nobody emails them again the same week",
+    ],
+)
+def test_a_routine_that_stops_something_happening_again_is_a_workflow(said: str) -> None:
+    assert [c.category for c in capture(said)] == ["patterns"]
+
+
+def test_a_retry_said_with_again_is_still_no_memory() -> None:
+    assert capture("let's try the deploy again tomorrow") == []
+
+
+@pytest.mark.parametrize(
+    "said", ["昨晚那桌客人太能喝了，凌晨两点才走😂", "昨天那拨玩家太会玩了，搞到凌晨三点才散场😂"]
+)
+def test_a_night_told_with_a_laugh_is_small_talk(said: str) -> None:
+    assert capture(said) == []
+
+
+def test_a_fault_told_with_a_laugh_is_still_kept() -> None:
+    assert capture("昨晚的订单接口又超时了，凌晨两点才恢复😂")
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "你们门禁用的是海康还是大华？我好决定用哪个 SDK。",
+        "打印机是 USB 还是网口的？这样我好决定用哪个驱动。",
+    ],
+)
+def test_what_a_question_is_asked_for_is_no_decision(said: str) -> None:
+    assert capture(said, "assistant") == []
+
+
+def test_a_decision_said_after_a_question_is_still_one() -> None:
+    found = capture("Which broker do you run? We decided on paho-mqtt for the client.", "assistant")
+    assert [c.category for c in found] == ["events"]
