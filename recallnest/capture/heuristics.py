@@ -625,11 +625,34 @@ def _second_opinion(signals: list[Signal], sentences: Sequence[str], role: str) 
         if signal.rule in _GENERIC_FACT_RULES:
             fits = category == "cases" and len(whole) <= MAX_SENTENCE_CHARS
             text = whole if fits else signal.text
+            if category == "cases" and not fits:
+                text = _up_to_the_fix(signal.text, stated)
             signal = replace(
                 signal, rule=f"{signal.rule}.learned.{category}", category=category, text=text
             )
         out.append(signal)
+    # (two causes carried up to one fix: the shorter span is inside the longer)
+    out = [s for s in out if not any(s.text != o.text and s.text in o.text for o in out)]
     return _joined_to_own_rule(out, category)
+
+
+_CASE_SPAN = 4  # a cause, what it did, what it did not come from, and the fix
+
+
+def _up_to_the_fix(cause: str, stated: Sequence[str]) -> str:
+    # Trigger: a case read off one sentence of a turn too long to keep whole ("The billing date
+    # comparison used date('Y-m-d') with PHP's default timezone, …" in a report of five; b43).
+    # Why: the fix was said two sentences later ("I set date.timezone = Europe/Dublin …"), and a
+    # case without its fix tells the next session what broke but not what was done. Outcome:
+    # the sentences from the cause to the first that reports a change, when they fit.
+    start = next((i for i, s in enumerate(stated) if s.strip() == cause.strip()), None)
+    if start is None or _reports_change(cause):
+        return cause
+    for end in range(start + 1, min(start + _CASE_SPAN, len(stated))):
+        if _reports_change(stated[end]):
+            text = " ".join(stated[start : end + 1]).replace("。 ", "。")
+            return text if len(text) <= MAX_SENTENCE_CHARS else cause
+    return cause
 
 
 def _joined_to_own_rule(signals: list[Signal], category: str) -> list[Signal]:

@@ -386,3 +386,35 @@ def test_what_a_question_is_asked_for_is_no_decision(said: str) -> None:
 def test_a_decision_said_after_a_question_is_still_one() -> None:
     found = capture("Which broker do you run? We decided on paho-mqtt for the client.", "assistant")
     assert [c.category for c in found] == ["events"]
+
+
+# --------------------------------------------------------------------------- a long case's fix
+
+
+@pytest.mark.parametrize(
+    ("said", "fix"),
+    [
+        (
+            "Lisbon payouts were late by a day again this month, the third time since March. The "
+            "payout cron itself is fine, it still starts at 01:00 as planned. The cutoff query "
+            "used CURRENT_DATE on a Postgres server set to UTC, so it ran in the wrong day. During "
+            "summer time every payout due on the 1st was dated the 31st. I set timezone = "
+            "'Europe/Lisbon' in postgresql.conf and the query now takes the merchant's payout day "
+            "explicitly.",
+            "Europe/Lisbon",
+        ),
+        (
+            "Nightly backups in Denver skipped Sunday again, the second week running. The systemd "
+            "timer is fine, it still triggers at 02:30 as it should. The retention script "
+            "compared file dates with date +%F on a host whose clock runs in UTC, so Saturday's "
+            "dump counted as Sunday's. That made it delete the newest archive before the upload "
+            "ran. I set TZ=America/Denver in the unit file and the script now compares the dump's "
+            "own timestamp.",
+            "TZ=America/Denver",
+        ),
+    ],
+)
+def test_a_case_read_off_a_long_report_keeps_the_fix_said_after_it(said: str, fix: str) -> None:
+    found = capture(said, "assistant")
+    assert [c.category for c in found] == ["cases"], found
+    assert fix in found[0].text and "UTC" in found[0].text
