@@ -2250,7 +2250,8 @@ def _order_carried_out(
 
 # A value as a decision gives it: an amount with its currency, a number with its unit or a
 # bare number ("£5", "30 元", "4").
-_GIVEN_VALUE = re.compile(r"[$€£¥]?(?<![\w.])\d+(?:\.\d+)?(?![\w.]|\.\d)")
+# A number inside code ("numeric(12,2)", "f(3)") gives no value.
+_GIVEN_VALUE = re.compile(r"[$€£¥]?(?<![\w.(,])\d+(?:\.\d+)?(?![\w.,)]|\.\d)")
 
 
 def _value_carried_out(
@@ -2271,6 +2272,9 @@ def _value_carried_out(
         return signals
     given = set(_GIVEN_VALUE.findall(user_turn))
     stated = [s for s in sentences if not is_question(s)][:2]
+    # (a setting given its new value is `_value_changed`'s: "FAST_TRACK_LIMIT 改成 5000。…")
+    if any(_changes_a_value(s) for s in sentences):
+        return signals
     for sentence in stated:
         if not (_now_state(sentence) or _reports_change(sentence)):
             continue

@@ -220,6 +220,28 @@ def test_the_users_value_carried_out_by_the_reply_is_a_decision(
     assert value in found[0].text
 
 
+@pytest.mark.parametrize(
+    ("asked", "said"),
+    [
+        (
+            "退款上限批了，定成 800 元。金额字段都用 numeric(12,2)",
+            "REFUND_CAP 改成 800。退款相关的计算都查了一遍，"
+            "三处 float 改成了 Decimal，表字段是 numeric(12,2)。",
+        ),
+        (
+            "raise the refund cap to 800 dollars. money columns stay numeric(12,2)",
+            "REFUND_CAP is now 800. I changed three float fields to Decimal, and the columns are "
+            "numeric(12,2).",
+        ),
+    ],
+)
+def test_the_setting_changed_is_the_decision_not_a_clause_sharing_a_number_in_code(
+    asked: str, said: str
+) -> None:
+    found = capture(said, "assistant", asked)
+    assert [c.text for c in found if c.category == "events" and "REFUND_CAP" in c.text], found
+
+
 def test_a_reply_to_a_fault_with_its_number_is_no_decision() -> None:
     found = capture(
         "The export now streams rows in batches of 500, so it no longer runs out of memory.",
