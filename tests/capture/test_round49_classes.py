@@ -440,3 +440,31 @@ def test_a_case_read_off_a_long_report_keeps_the_fix_said_after_it(said: str, fi
     found = capture(said, "assistant")
     assert [c.category for c in found] == ["cases"], found
     assert fix in found[0].text and "UTC" in found[0].text
+
+
+# --------------------------------------------------------------------------- admission
+
+
+def test_a_bare_new_number_takes_the_unit_of_the_old_value_said_beside_it() -> None:
+    from recallnest.capture.admission import Admitter
+    from recallnest.core.aliases import canonical
+    from recallnest.core.models import Capture, Memory, memory_id
+
+    def held(text: str) -> Memory:
+        return Memory(
+            id=memory_id("/w/bar", canonical(text)), scope="/w/bar", category="entities",
+            text=text, status="active",
+        )  # fmt: skip
+
+    about = held("The Anchor is a pub with a function room for 60 guests. Laravel 11 + MySQL.")
+    window = held("table holds expire after 15 minutes")
+    change = Capture(
+        "events",
+        "15 minute holds are too long, guests sit on tables for the quiz nights. make it 10",
+        0.6, 0.8, "decision.value_changed", scope="/w/bar",
+    )  # fmt: skip
+    admitter = Admitter(lambda _cap: [about, window])
+    assert admitter.admit(change, None, "test") == "supersede"
+    rows = {m.id: m for m in admitter.rows()}
+    assert rows[window.id].status == "superseded"
+    assert about.id not in rows
