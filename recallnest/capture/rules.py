@@ -534,6 +534,14 @@ DECISION_CAUSE = re.compile(
     # "it has caused two double bookings" (round 46, b39)
     r"|\b(?:people|customers|members|parents|users|guests|visitors) (?:kept|keep) \w+ing\b"
     r"|\b(?:has|have|had) caused\b"
+    # nobody used the old way, or it was a chore: "Almost nobody bought it there", "the refunds
+    # are a pain to do on a phone", "made checkout twice as slow" (round 49, b43)
+    r"|\b(?:(?:almost|hardly|practically) (?:nobody|no one|anyone|anybody)|nobody|no one)"
+    r" (?:ever |really |actually )?(?:bought|buys|used|uses|opened|opens|clicked|clicks|scanned"
+    r"|scans|read|reads|booked|books|picked|picks|wanted|wants)\b"
+    r"|\b(?:is|are|was|were) a (?:pain|chore|hassle|nightmare)\b"
+    r"|\b(?:twice|three times|\d+x) as (?:slow|long)\b"
+    r"|几乎没人|很少有人|没人(?:用|买|点|看|扫|订)|太折腾|麻烦得很"
     r"|因为|太(?:慢|重|大|贵|麻烦)|总是|老是|经常|报错|出过|挂了|超时|不稳定|投诉|吐槽|抱怨|差评"
     r"|翻车|炸了|被骂|亏了|赔了|放鸽子|爽约"
     # what failed, said plainly: "GPS 签到老失败", "井道里根本没信号" (e2e-heldout26 h26c04)
@@ -1704,17 +1712,18 @@ VALUE_CHANGE = re.compile(
     # a code name given a bare number: "DWELL_MINUTES 改成 30" (e2e-heldout18)
     + r"|(?-i:\b"
     + SETTING_NAME
-    + r")\s*(?:改成|改为|调成|调到|设为|设成|is now|now|to)\s*-?\d"
+    # (in backticks too: "Done: `LOOP_MASTER_REQUIRED` is now 5", round 49, b43)
+    + r")`?\s*(?:改成|改为|调成|调到|设为|设成|现在是|is now|now|to)\s*-?\d"
     # …after a verb of change: "MIN_CHECKIN_PHOTOS lowered to 4" (e2e-heldout26 h26g01)
     + r"|(?-i:\b"
     + SETTING_NAME
-    + r")(?:\s+default)?\s+(?:lowered|raised|bumped|increased|reduced|dropped|cut|changed|set"
+    + r")`?(?:\s+default)?\s+(?:lowered|raised|bumped|increased|reduced|dropped|cut|changed|set"
     r"|moved)\s+to\s*-?\d"
     # …its old number said first: "NIGHT_SHIFT_DAILY 从 40 改成 50", "MAX_SEATS from 6 to 8"
     # (e2e-heldout26 h26c02)
     + r"|(?-i:\b"
     + SETTING_NAME
-    + r")(?:\s+default)?(?:\s+(?:goes|went|changed|moved|raised|lowered|bumped|increased"
+    + r")`?(?:\s+default)?(?:\s+(?:goes|went|changed|moved|raised|lowered|bumped|increased"
     r"|reduced|dropped|cut))?\s*(?:从|from)\s*-?\d[\d.,]*\s*\S{0,3}?\s*"
     r"(?:改成|改为|调成|调到|改到|降到|升到|涨到|提到|到|to|->|→)"
     r"\s*-?\d"
@@ -1728,6 +1737,23 @@ VALUE_CHANGE = re.compile(
     + _NEW_VALUE
     # (or a signed number: "make the cloud limit -12, our sensor reads warm")
     + r"|-\d+(?:\.\d+)?\b)"
+    # an order to give a named setting a new value: "bump the idle timeout for the ephemeral
+    # runners to 20 minutes", "lower the rental deposit to £40" (round 49, b43; b42's "bump the
+    # refuel charge to $9.50/gal")
+    + r"|\b(?:bump|raise|lower|increase|decrease|reduce|extend|shorten|change|set)\s+(?:the|our"
+    r"|its|their|all|every|each)\s+(?:(?!to\b)[\w'./-]+\s+){1,8}?to\s+[(（]?"
+    + r"(?:[$€£¥]\d[\d,]*(?:\.\d+)?(?![\d.,]*\d)|"
+    + _NEW_VALUE
+    + r")"
+    # …or the new number against the old, after an order to change it: "change the badge rule,
+    # Loop Master should need 5 finished loop exercises not 3" (b43)
+    + r"|\b(?:change|bump|raise|lower|set|make)\b[^.?!]{0,60}?(?<![\w.:])\d+(?:\.\d+)?\s+"
+    r"(?:[\w-]+\s+){0,4}?(?:not|instead of|rather than)\s+\d+(?:\.\d+)?(?!\w|\.\d)"
+    # …or a bare number after the old value said with its unit: "10 minute holds are too long,
+    # people sit on seats … make it 7" (e2e-heldout27 h27g01)
+    + r"|(?<![\w.])"
+    + _NEW_VALUE
+    + r"[^?!]{0,160}?\bmake (?:it|them|that) \d+(?:\.\d+)?(?!\w|\.\d|\s*[%$€£¥])"
     # one number for another: "change 48 to 72" (e2e-heldout19 h19x01)
     + r"|"
     + _CHANGE_FROM_TO
@@ -1906,6 +1932,10 @@ DECISION_RULES = _table(
             # going back to the front desk tablet" (b35)
             r"|\bwe(?:'re| are)\s+(?:pulling|taking|moving)\b.{0,40}?\boff\b.{0,40}?\bon(?:to)?\b"
             r"|\bwe(?:'re| are)\s+(?:going|switching|moving) back to\b"
+            # a thing taken out of the way it is done: "We're taking the nitrox upsell out of the
+            # online checkout", "we're pulling the gift cards off the app" (round 49, b43)
+            r"|\bwe(?:'re| are)\s+(?:taking|pulling|cutting)\s+(?:the|our|all|every)\b"
+            r"[^.;!?]{1,50}?\b(?:out of|off|away from|out)\b"
             r"|\bwe(?:'re| are)? plan(?:ning)? to\b|\bwe(?:'re| are| will|'ll)\s+(?:moving"
             r"|migrating"
             r"|switching|replacing|retiring|deprecating|sunsetting|dropping|adopting|rolling out"
@@ -1932,6 +1962,10 @@ DECISION_RULES = _table(
             r"^(?:final (?:call|decision)|decision(?: recorded| made)?|decided|verdict|conclusion"
             r"|to summari[sz]e(?: the decision)?|in summary|总结一下(?:决定)?|结论(?:是)?)"
             r"\s*[:,：，—–-]|^决定[:：]"
+            # the decision named with its topic: "ok decision on late payers. we stop …" (b43)
+            r"|^(?:(?:ok(?:ay)?|so|right)[,]?\s+)?(?:(?:my|our|the|final) )?decision"
+            r" (?:on|about|for) (?:the )?[\w' -]{2,40}?[.:：]\s+\S"
+            r"|^(?:关于)?[^，。：:]{2,16}?(?:的事|这块|这事)?(?:定了|决定了?)[:：]\s*\S"
             # "再定一条：价格只在下单那一刻锁定…", "再定个事：…", "定个规矩：…" (e2e-heldout17)
             r"|^(?:(?:还有|另外|对了)[，,]?\s*)?再?(?:定|说定)(?:一条|个事|一件事|个规矩|一个规矩"
             r"|条规矩)[:：，,]\s*\S"

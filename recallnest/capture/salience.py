@@ -277,7 +277,7 @@ _UNDERSCORE_BOLD = re.compile(r"__([^_\n]*\s[^_\n]*)__")
 # a lower-case correction marker ("I checked. no, the port is 9090"), which opens a new statement.
 # A period standing alone as a token ("COPY . . 写在…", "git add . 之后") is code, not an end.
 _SENTENCE_END = re.compile(
-    r"(?<=[。！？])|(?<=[.!?])(?<!\s\.)(?<!e\.g\.)(?<!i\.e\.)\s+(?=[A-Z0-9\"'`(\[\u4e00-\u9fff])"
+    r"(?<=[。！？])|(?<=[.!?])(?<!\s\.)(?<!e\.g\.)(?<!i\.e\.)\s+(?=[A-Z0-9_\"'`(\[\u4e00-\u9fff])"
     r"|(?<=[!?])\s+"
     r"|(?<=\.)\s+(?=(?:no|nope|nah|actually|wait|correction)\b[\s,:;—–-])"
     # "right, deposits. decided: the deposit is held per customer": a decision's label opens
@@ -375,7 +375,7 @@ def split_sentences(text: str) -> list[str]:
     for line in text.splitlines():
         line = _EMPHASIS.sub("", _BULLET.sub("", line))
         line = _UNDERSCORE_BOLD.sub(r"\1", line).strip()
-        for part in _SENTENCE_END.split(line):
+        for part in _sentence_parts(line):
             pieces = _lower_case_split(part)
             opener = pieces.pop() if len(pieces) > 1 and _opens_paste(pieces[-1]) else None
             asked: list[str] = []
@@ -394,6 +394,20 @@ def split_sentences(text: str) -> list[str]:
             pieces_out = (part.strip(), *asked, (opener or "").strip())
             out.extend(piece for piece in pieces_out if piece)
     return out
+
+
+def _sentence_parts(line: str) -> list[str]:
+    """`line` cut at its sentence ends, except inside inline code: "I moved the check into a
+    `SELECT ... FOR UPDATE` on the trip row" is one sentence (b43: the case was cut at
+    "`SELECT ..."), and so is a line with `git commit -m "Fix. Then push"` in it."""
+    parts: list[str] = []
+    start = 0
+    for end in _SENTENCE_END.finditer(line):
+        if line.count("`", 0, end.start()) % 2 == 0:
+            parts.append(line[start : end.start()])
+            start = end.end()
+    parts.append(line[start:])
+    return parts
 
 
 def _opens_paste(piece: str) -> bool:
@@ -432,12 +446,35 @@ def gate_turn(text: str) -> Gate:
         return Gate(phatic)
     if not has_prose_weight(prose, MIN_PROSE_WEIGHT):
         return Gate(_dominant_noise(noise) or "too_short")
-    sentences = tuple(split_sentences(prose))
+    sentences = tuple(_without_what_it_asks_for(split_sentences(prose)))
+    if not sentences:
+        return Gate("question")
     # Trigger: every sentence is a question. Why: a question asks for knowledge and states
     # none, so it cannot be a durable memory. Outcome: skip (mixed turns keep their statements).
     if all(is_question(s) for s in sentences):
         return Gate("question")
     return Gate(None, sentences)
+
+
+# What a question is asked for, said after it: "…RTU 还是 TCP？我好决定用哪个库。", "Which
+# broker do you run? Then I can decide which client to pull in." (round 49, b43).
+_ASKED_FOR = re.compile(
+    r"^(?:(?:这样|这样的话|那样)[，,]?\s*)?(?:我们?)?(?:才|就)?好(?:决定|判断|选|挑|确定|安排|评估|下手)"
+    r"|^(?:(?:so|then|that way)[,]?\s+)(?:I|we)(?:'ll| will| can| could)\s+(?:\w+\s+)?"
+    r"(?:decide|know|pick|choose|tell|plan|judge)\b",
+    re.IGNORECASE,
+)
+
+
+def _without_what_it_asks_for(sentences: list[str]) -> list[str]:
+    # Trigger: a sentence right after a question says what its answer is for. Why: it is part
+    # of the question and states nothing ("我好决定用哪个库。" was kept as a decision). Outcome:
+    # it goes with the question.
+    return [
+        s
+        for i, s in enumerate(sentences)
+        if not (i and is_question(sentences[i - 1]) and _ASKED_FOR.match(s))
+    ]
 
 
 def _dominant_noise(noise: Counter[str]) -> str | None:

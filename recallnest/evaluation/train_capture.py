@@ -51,9 +51,11 @@ from recallnest.capture.salience import gate_turn
 # batch, committed unread and measured once on the round's final code; in round 47 it was the
 # batch the leave-one-batch-out study's choice was measured on once (decision 0060), then read
 # and trained on. b42 was round 47's blind batch, measured once at its import on 65575ce
-# (eval/RESULTS.md), read in round 48 (decision 0063) and trained on since. No blind batch is
-# unread now: add the next one here before retraining.
-HELD_OUT: frozenset[str] = frozenset({"b43"})
+# (eval/RESULTS.md), read in round 48 (decision 0063) and trained on since. b43 was round 47's
+# second blind batch, measured once on that round's final code, read in round 49 (decision
+# 0065; its classes fixed with the model still without it) and trained on since. No blind batch
+# is unread now: add the next one here before retraining.
+HELD_OUT: frozenset[str] = frozenset()
 EPOCHS = 30
 LEARNING_RATE = 0.5
 L2 = 1e-4
