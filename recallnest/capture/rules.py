@@ -1986,7 +1986,7 @@ DECISION_RULES = _table(
         "decision.access": (
             r"^(?:(?:also|and|oh and|btw|plus|note),?\s+)?only\s+(?!one\b|once\b|if\b|when\b)"
             r"(?:the\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}\s+(?:can|may|are allowed to|is allowed"
-            r" to|get to|should be able to)\s+[a-z]"
+            r" to|get to|should be able to)\s+(?!be\b)[a-z]"  # ("only the hall can be booked")
             r"|\bnow\s+(?:needs?|requires?)\s+(?:the\s+)?`?[\w-]+`?\s+role\b"
             r"|\b(?:is|are)\s+now\s+restricted\s+to\s+(?:the\s+)?`?[\w-]+`?\s+(?:role|users|members)"
             r"|^(?:(?:另外|还有|对了)[，,]?\s*)?只有[^，。,\s]{1,12}(?:才)?(?:能|可以|有权)"
