@@ -7,19 +7,10 @@ look-alikes that must get nothing."""
 from __future__ import annotations
 
 from support.recall import chosen_ids, flat
+from test_prompt_recall_round46b import _memory, _turn
 
-from recallnest.core.models import SearchHit
 from recallnest.retrieval import limits, relevance
 from recallnest.retrieval.relevance import analyse_prompt
-
-
-def _memory(text: str, id: str, project: str | None = "p") -> SearchHit:
-    return SearchHit(kind="memory", id=id, text=text, score=1.0, project=project)
-
-
-def _turn(text: str, id: str) -> SearchHit:
-    return SearchHit(kind="turn", id=id, text=text, score=1.0, project="p")
-
 
 # --- an outside note answers only a prompt naming its thing ---------------------------------
 
