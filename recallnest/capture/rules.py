@@ -1613,6 +1613,11 @@ PATTERN_RULES = _table(
             r"\bwe\s+(?:always|never|usually|normally|typically|don't ever)\s+(?:deploy|release"
             r"|ship|merge|run|tag|cut|review|rebase|squash|test|publish|push|force-push|commit|backport"
             r"|hotfix|migrate|roll back|rollback|pair)\b"
+            # "We deploy with make ship, never by hand": the command an operation is done with
+            # ("we deploy with fly.io" names a platform: a fact, not a routine)
+            r"|^we\s+(?:deploy|release|ship|publish|provision|back up|migrate)\s+(?:with|via|using"
+            r"|through|by running)\s+`?(?:make|just|npm run|pnpm|yarn|task|rake|invoke|nox|tox"
+            r"|\./|bin/|scripts/)\S*"
         ),
         "pattern.zh.sequence": (
             r"每次.{0,20}(?:之前|以前|前|之后|(?<!最)后)|(?:之前|以前)[，,]?\s*(?:都|最好|一定|务必)?(?:先|要|需要"

@@ -468,3 +468,13 @@ def test_a_bare_new_number_takes_the_unit_of_the_old_value_said_beside_it() -> N
     rows = {m.id: m for m in admitter.rows()}
     assert rows[window.id].status == "superseded"
     assert about.id not in rows
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["We deploy with make ship, never by hand", "we release via ./scripts/release.sh only"],
+)
+def test_the_command_an_operation_is_done_with_is_a_routine(said: str) -> None:
+    from test_round47_classes import capture
+
+    assert [c.category for c in capture(said)] == ["patterns"]
