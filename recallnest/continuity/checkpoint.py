@@ -268,7 +268,7 @@ def _requests(turns: Sequence[Turn]) -> list[tuple[str, int]]:
     # (a report of a fault, "还有安卓锁屏十几分钟就收不到派单，日志：…", answered by its cause and
     # fix, was a task too: e2e-heldout27 h27x02)
     tasks = [
-        (r, i) for r, i in found if R.TASK.search(r) or _acted_on(turns, i) or _worked_on(turns, i)
+        (r, i) for r, i in found if R.TASK.search(r) or _acted_on(turns, i, anywhere=True)
     ] or found
     if not tasks:
         return []
@@ -370,22 +370,16 @@ def _asked_what_next(turns: Sequence[Turn], index: int) -> bool:
     return bool(reply) and R.WHAT_NEXT.search(reply[-1]) is not None
 
 
-def _acted_on(turns: Sequence[Turn], index: int) -> bool:
-    """Whether the turn after `index` is the assistant's, opening on a report of work done."""
+def _acted_on(turns: Sequence[Turn], index: int, *, anywhere: bool = False) -> bool:
+    """Whether the turn after `index` is the assistant's, opening on a report of work done, or
+    reporting it `anywhere` (a fix after the cause it found, "前台服务没声明 …。已在
+    AndroidManifest 里补上 …")."""
     if index + 1 >= len(turns) or turns[index + 1].role != "assistant":
         return False
     said = split_sentences(_prose(turns[index + 1]))
-    return bool(said) and R.DONE.search(said[0]) is not None
-
-
-def _worked_on(turns: Sequence[Turn], index: int) -> bool:
-    """Whether the assistant's answer to the turn at `index` reports work done anywhere in it
-    (after the cause it found, "前台服务没声明 …。已在 AndroidManifest 里补上 …")."""
-    if index + 1 >= len(turns) or turns[index + 1].role != "assistant":
-        return False
-    return any(
-        R.DONE.search(s) or R.FIX_WORDS.search(s) for s in split_sentences(_prose(turns[index + 1]))
-    )
+    if not anywhere:
+        return bool(said) and R.DONE.search(said[0]) is not None
+    return any(R.DONE.search(s) or R.FIX_WORDS.search(s) for s in said)
 
 
 def _done_report(

@@ -348,11 +348,16 @@ def current(old: str, said: Sequence[tuple[str, dict[str, set[str]]]]) -> str:
     marks = []
     for sentence, clauses in split:
         stale = []
-        for clause, held in zip(clauses, _clause_values(clauses) if clauses else [], strict=True):
-            keys = set().union(
-                *(revalued_keys(found, held, text, clause, sentence) for text, found in said)
+        # (a sentence or clause that gives no value is never stale: nothing to compare)
+        for clause, held in (
+            zip(clauses, _clause_values(clauses), strict=True) if values(sentence) else ()
+        ):
+            keys = (
+                set().union(*(revalued_keys(f, held, t, clause, sentence) for t, f in said))
+                if held
+                else set()
             )
-            stale.append(bool(held) and bool(keys))
+            stale.append(bool(keys))
             gone |= {v for k in keys if k.startswith("name:") for v in held.get(k, ())}
         marks.append(stale)
     kept = []
