@@ -53,9 +53,11 @@ from recallnest.capture.salience import gate_turn
 # and trained on. b42 was round 47's blind batch, measured once at its import on 65575ce
 # (eval/RESULTS.md), read in round 48 (decision 0063) and trained on since. b43 was round 47's
 # second blind batch, measured once on that round's final code, read in round 49 (decision
-# 0065; its classes fixed with the model still without it) and trained on since. No blind batch
-# is unread now: add the next one here before retraining.
-HELD_OUT: frozenset[str] = frozenset()
+# 0065; its classes fixed with the model still without it) and trained on since. b44 (round
+# 49's first blind batch) was read and trained on in round 49. b45 was round 49's second blind
+# batch, measured on that round's start and final code (eval/RESULTS.md), imported in round 50
+# and held out until its classes are fixed.
+HELD_OUT: frozenset[str] = frozenset({"b45"})
 EPOCHS = 30
 LEARNING_RATE = 0.5
 L2 = 1e-4
