@@ -56,8 +56,9 @@ from recallnest.capture.salience import gate_turn
 # 0065; its classes fixed with the model still without it) and trained on since. b44 (round
 # 49's first blind batch) was read and trained on in round 49. b45 was round 49's second blind
 # batch, measured on that round's start and final code (eval/RESULTS.md), imported in round 50
-# and held out until its classes are fixed.
-HELD_OUT: frozenset[str] = frozenset({"b45"})
+# and held out until its classes are fixed. b46 was round 50's first blind batch, measured on
+# that round's start code ebc2d81 (eval/RESULTS.md) and imported the same round, unread.
+HELD_OUT: frozenset[str] = frozenset({"b45", "b46"})
 EPOCHS = 30
 LEARNING_RATE = 0.5
 L2 = 1e-4
