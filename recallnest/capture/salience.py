@@ -297,6 +297,14 @@ _QUESTION_START = re.compile(
     r"|there|we|i|you|they)\b|do\s+(?:we|i|you|they)\b)",  # "Do it at index time then": an order
     re.IGNORECASE,
 )
+# A question asked in the last clause, without its mark: "my laptop fan has been screaming all
+# week, is it worth repasting a 2019 thinkpad or do i just live with it" (e2e-heldout30 h30c01
+# kept it as who the user is).
+_TRAILING_ASK = re.compile(
+    r"[,，;；]\s*(?:is it|is there|are there|is that|should (?:i|we)|do (?:i|we)|can (?:i|we)"
+    r"|could (?:i|we)|would it|will it|does it|any idea)\b[^,，;；.!]*$",
+    re.IGNORECASE,
+)
 _INTERJECTION = re.compile(
     r"^(?:wait|hmm+|so|ok(?:ay)?|um+|oh|btw|but|and|等等|嗯|哦|那|所以)[\s,，.。!！]*", re.I
 )
@@ -429,6 +437,8 @@ def is_question(sentence: str) -> bool:
     if s.endswith(("?", "？")):
         return True
     if _QUESTION_START.match(s) or _QUESTION_ZH.search(s):
+        return True
+    if not s.endswith((".", "!")) and _TRAILING_ASK.search(s):
         return True
     if s.endswith(("。", ".", "！", "!")) or not _QUESTION_ZH_ANY.search(s):
         return False

@@ -12,7 +12,7 @@ from test_heldout2_classes import captures, checkpoint, session
 
 from recallnest.capture.admission import quoted_change, without_old_value
 from recallnest.capture.chatter import is_aside, is_small_talk, pasted_kind
-from recallnest.capture.salience import split_sentences
+from recallnest.capture.salience import is_question, split_sentences
 from recallnest.continuity.checkpoint_rules import drop_log_lines
 from recallnest.continuity.compose import _current
 
@@ -255,3 +255,27 @@ def test_a_decision_does_not_take_a_todo_or_a_secret_after_it() -> None:
     )
     assert cp is not None
     assert cp.decisions == ("We'll use Postgres advisory locks for the scheduler.",)
+
+
+# --------------------------------------------------------------------------- a question at the end
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my desk chair squeaks every time I lean back, is it worth oiling it or do I replace it",
+        "the nightly export took an hour again, should we split it by region",
+        "we release on fridays, is that a problem for the on-call rota",
+    ],
+)
+def test_a_question_asked_in_the_last_clause_is_a_question(text: str) -> None:
+    assert is_question(text)
+    assert all(c.scope != "global" for c in captures(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["the export runs nightly, which is fine", "if the upload fails, it is retried twice."],
+)
+def test_a_last_clause_that_states_is_no_question(text: str) -> None:
+    assert not is_question(text)
