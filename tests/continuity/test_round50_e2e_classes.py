@@ -279,3 +279,29 @@ def test_a_question_asked_in_the_last_clause_is_a_question(text: str) -> None:
 )
 def test_a_last_clause_that_states_is_no_question(text: str) -> None:
     assert not is_question(text)
+
+
+# --------------------------------------------------------------------------- outings, steps
+
+
+def test_the_next_piece_of_work_about_outings_is_no_chit_chat() -> None:
+    assert not is_small_talk("接下来做包场：30 人以上的公司团建可以包一整个下午，要填公司名")
+    assert is_small_talk("明天团建去爬山")  # an outing told stays chit-chat
+
+
+def test_a_chinese_sentence_is_not_short_by_its_spaces() -> None:
+    # a long Chinese sentence around an outing word is the work, as an English one is
+    assert not is_small_talk(
+        "周末的团建报名页要能按部门统计人数并导出名单，名单里要有手机号和身份证后四位以及饮食忌口和备注信息"
+    )
+
+
+def test_where_a_session_stopped_names_the_work_its_short_step_belongs_to() -> None:
+    cp = checkpoint(
+        session(
+            "接下来做包场：30 人以上可以包一整个下午，要填公司名",
+            "开始做包场：新增 `private_hire` 表（公司名、人数、时段），包场对散客隐藏。先写迁移……",
+        )
+    )
+    assert cp is not None and cp.interrupted
+    assert any("private_hire" in loop and "先写迁移" in loop for loop in cp.open_loops)
