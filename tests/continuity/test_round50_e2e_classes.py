@@ -305,3 +305,16 @@ def test_where_a_session_stopped_names_the_work_its_short_step_belongs_to() -> N
     )
     assert cp is not None and cp.interrupted
     assert any("private_hire" in loop and "先写迁移" in loop for loop in cp.open_loops)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "规则定死：押金必须到店验过车才退，不能线上直接退",
+        "规矩说好了：周末的单只能店长改价",
+    ],
+)
+def test_a_rule_said_fixed_under_its_label_is_kept(text: str) -> None:
+    found = captures(text)
+    assert len(found) == 1 and found[0].category in ("preferences", "events")
+    assert found[0].scope != "global"
