@@ -957,6 +957,27 @@ def _real_token(_m: re.Match[str], _text: str, value: str) -> bool:
     return not is_dummy_token(value)
 
 
+# A name right before `=`: `NAME=`, `export NAME=`, `-e NAME=`, `"name=`; not a URL query's
+# (`?a=`, `&b=`) nor a run of base64 (`…==`).
+_NAME_BEFORE_RE = re.compile(r"(?:^|(?<=[\s\"'`(\[{,;]))[A-Za-z_][A-Za-z0-9_.\-]{0,63}\Z")
+
+
+def _after_name(text: str, start: int) -> bool:
+    """The value at `start` does not follow `=`, or follows a name's `=`.
+
+    Trigger: `MAPBOX_DOWNLOAD_TOKEN=sk.eyJ1…` in a pasted .env (secrets s55, e2e-heldout29
+    h29x03), `CARGO_REGISTRY_TOKEN=cio…`. Why: the shape rules (vendor-prefixed, bare
+    generated tokens) did not look after any `=`, so such a value was the assignment rule's
+    alone, and a name it read as no secret's (a download token, a registry token) let it pass;
+    the same value was masked bare, in YAML (`NAME: value`) and spaced (`name = "value"`).
+    A value's own shape says it is a secret whatever the name before it. Outcome: after a
+    name's `=` the shape rules judge the value as anywhere else (an id's name still keeps it:
+    `_named_id`); a URL query's values and base64 runs stay as before."""
+    if start == 0 or text[start - 1] != "=":
+        return True
+    return _NAME_BEFORE_RE.search(text, max(0, start - 65), start - 1) is not None
+
+
 def _cased_token(_m: re.Match[str], _text: str, value: str) -> bool:
     """Hugging Face tokens are letters only, but always of both cases."""
     _digit, upper, lower = char_classes(value)
@@ -975,6 +996,8 @@ def _mixed_token(_m: re.Match[str], _text: str, value: str) -> bool:
 
 
 def _check_bare_token(m: re.Match[str], text: str, value: str) -> bool:
+    if not _after_name(text, m.start()):
+        return False
     # Public keys are base64 too: an SSH key blob opens with "AAAA", a PEM PUBLIC KEY or
     # CERTIFICATE body sits inside its block (a private key block is a rule of its own).
     if value.startswith("AAAA") or _inside_public_block(text, m.start()):
@@ -1162,6 +1185,8 @@ def _check_query_key(_m: re.Match[str], _text: str, value: str) -> bool:
 def _check_vendor(m: re.Match[str], text: str, value: str) -> bool:
     """`<vendor>_<random>`: a short prefix that is no identifier's, then a generated body, not
     given as an id (`unionid 是 o6_…`)."""
+    if not _after_name(text, m.start()):
+        return False
     if not vendor_prefix_ok(m["pfx"]) or is_dummy_token(value):
         return False
     # Trigger: a body in parts (`or-v1-<64 hex>`, `auth-<17>-<32>`). Why: short version or
@@ -2198,11 +2223,11 @@ _RULES: tuple[_Rule, ...] = (
     # Trigger: a short prefix, `_`, `-` or `.`, then a generated body of 16+ characters
     # (`glsa_…`, `dp.st.prd.…`, `sk-or-v1-…`). Why: most vendors now prefix their tokens;
     # the body's randomness, and a list of identifier prefixes (`msg_`, `cus_`, `sha512-`),
-    # keep ids, hashes and snake_case names out.
+    # keep ids, hashes and snake_case names out. After `=` only a name's (see _after_name).
     _rule(
         "vendor-token",
         _SHAPE,
-        r"(?<![A-Za-z0-9_\-.+/=@:%$])"
+        r"(?<![A-Za-z0-9_\-.+/@:%$])"
         r"(?P<pfx>[A-Za-z][A-Za-z0-9]{0,11}(?:\.[A-Za-z0-9]{1,5}){0,3})[_\-.]"
         r"(?P<body>[A-Za-z0-9_\-]{15,400}(?:\.[A-Za-z0-9_\-]{8,400}){0,3})" + _RIGHT,
         _check_vendor,
@@ -2212,11 +2237,12 @@ _RULES: tuple[_Rule, ...] = (
     # Trigger: a bare run of 28+ letters and digits mixing both cases and digits, 3+ of each,
     # with a generated body's entropy (a crates.io token pasted with no name: "那串我先贴这：
     # cioZx81Lw0qP4nR7uT2vK9bJ3mH6dY5s"). Why: nothing else says it is a secret, and words,
-    # hex hashes, UUIDs and versions never look like that. Outcome: masked by its shape alone.
+    # hex hashes, UUIDs and versions never look like that. Outcome: masked by its shape alone,
+    # also after a name's `=` (see _after_name).
     _rule(
         "generic-secret",
         _SHAPE,
-        r"(?<![A-Za-z0-9_\-.+/=@:%$&?#])(?P<s>[A-Za-z0-9]{28,256})(?![A-Za-z0-9_\-/=])",
+        r"(?<![A-Za-z0-9_\-.+/@:%$&?#])(?P<s>[A-Za-z0-9]{28,256})(?![A-Za-z0-9_\-/=])",
         _check_bare_token,
         left="",
     ),
