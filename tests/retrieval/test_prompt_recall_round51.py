@@ -12,7 +12,7 @@ from test_prompt_recall_round46b import _memory
 
 from recallnest.continuity.recall import choose
 from recallnest.retrieval import relevance
-from recallnest.retrieval.relevance import analyse_prompt
+from recallnest.retrieval.relevance import IdfLookup, analyse_prompt
 
 # --- a first time said as never before ---------------------------------------------------------
 
@@ -74,7 +74,7 @@ def test_a_date_said_otherwise_on_a_quote_meets_the_date_rule() -> None:
     assert chosen_ids("合同末尾加一句，写明付款截止到哪天", [DATES_ZH]) == ["dates-zh"]
 
 
-def _rare(unknown: Iterable[str]) -> object:
+def _rare(unknown: Iterable[str]) -> IdfLookup:
     """Term weights where the words of `unknown` are held by no row (0.0), the rest 1.0."""
     zero = frozenset(unknown)
 
@@ -93,7 +93,7 @@ def test_the_prompts_word_for_the_date_weighs_what_the_rules_does() -> None:
     chosen = choose(
         plan,
         [DATES_ZH],
-        _rare(unknown),  # type: ignore[arg-type]
+        _rare(unknown),
         excluded=frozenset(),
         session_id="s",
         session_turns=frozenset,
