@@ -535,10 +535,19 @@ _SAID_PUBLIC_RE = re.compile(
 _NEGATED = ("not", "never", "no", "n't", "不", "别", "勿", "未")
 
 
-def _grouped_key_starts(lowered: str, _text: str) -> list[int]:
+# Capitals and digits -> "A", a dash -> "-", anything else a blank: a text whose map holds no
+# "AAAA-AAAA" holds no licence key, found with str.find (a regex scan cost ~30 us a turn).
+_GROUP_CLASSES = bytes(
+    ord("A") if chr(b) in string.ascii_uppercase + string.digits else ord("-") if b == 45 else 32
+    for b in range(256)
+)
+
+
+def _grouped_key_starts(lowered: str, text: str) -> list[int]:
     """Offsets of the nouns a licence key is given after (key, token, licence, activation or
-    registration code, 密钥, 激活码 …), in a text that holds a dash at all."""
-    if "-" not in lowered:
+    registration code, 密钥, 激活码 …), in a text that holds two groups of a key's shape."""
+    mapped = text.encode("ascii", "replace").translate(_GROUP_CLASSES) if "-" in text else b""
+    if b"AAAA-AAAA" not in mapped:
         return []
     offsets = _word_offsets(lowered)
     hits = [*offsets.get("key", ()), *offsets.get("token", ())]
