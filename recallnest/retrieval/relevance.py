@@ -916,10 +916,11 @@ def _in_range(plan: PromptPlan, text: str) -> set[str]:
 # and a rule on a first time ("Before anyone's first colour tattoo, a patch test is booked
 # ...", 首次登录必须改密码) rules on them; the prompt and the rule share the thing and no word
 # for the first time (round 51, test-blind20). The prompt's never then says first, as a word of
-# a synonym group does (`Link`): the same language's word for a standing rule only.
+# a synonym group does (`Link`): the same language's word for a standing rule only. (从没 is
+# no index term, so it has no weight to lend: only 从来没 … 过.)
 _NEVER_BEFORE = re.compile(
     r"\b(?P<en>never)\b(?:[ \t]+[\w'’-]+){1,4}?[ \t]+before\b"
-    r"|(?P<zh>从来没|从没)[^，。？！,.?!]{1,6}过",
+    r"|(?P<zh>从来没)[^，。？！,.?!]{1,6}过",
     re.IGNORECASE,
 )
 _FIRST_WORDS: tuple[tuple[str, ...], ...] = (("first",), ("首次",))
@@ -936,7 +937,7 @@ _FIRST_TIME_SAID = re.compile(
 def _first_time(query: str, terms: Sequence[str]) -> tuple[Link, ...]:
     """The links of a first time said as never before (`_NEVER_BEFORE`): the prompt's word
     for never, with first and 首次."""
-    if "从" not in query and "never" not in query.lower():
+    if "从来" not in query and "never" not in query.lower():
         return ()
     found = _NEVER_BEFORE.search(query)
     if found is None:
