@@ -1422,13 +1422,20 @@ def _correction(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     if not strong and ctx.previous is not None and _offer(ctx.previous):
         return None
     used = 1
-    if len(body) < 6 and ctx.next_sentence:
+    # Trigger: the marker's own clause is a bare value ("no, 3h30.", "nope — 45.", 不对，6 个。;
+    # round 50, b45 en-07). Why: that value is the correction; the next sentence only explains
+    # the old one ("3h15 was last year's …"), and kept as the correction it stored the wrong
+    # value with the sentence it corrects. Outcome: the value, with that sentence as subject.
+    bare_value = _BARE_VALUE.match(body) is not None
+    if len(body) < 6 and ctx.next_sentence and not bare_value:
         body, used = R.FILLER.sub("", ctx.next_sentence).strip(), 2
     if not body or is_question(body):
         return _withdrawal(text, ctx)
     body = _after_gone(body)
     gone = used == 1 and R.GONE_CLAUSE.match(body) is not None
     inner = None if gone else _solved_body(body, ctx) or classify(body, ctx.role, relaxed=True)
+    if bare_value and used == 1 and _explains_old_value(ctx.next_sentence, body, ctx.previous):
+        used = 2  # "3h15 was last year's …": the old value's story, no memory of its own
     if inner is None and used == 1 and strong and ctx.next_sentence:
         # "the numbers I gave you for the limiter were wrong, I talked to sales. The contract
         # says 300/min …": the marker's own clause holds no fact; the next sentence does.
@@ -1443,6 +1450,27 @@ def _correction(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     stored = _subject_from(body, ctx.previous, question=False)
     stored = _with_about(stored, text, body, used, gone)
     return Signal(rule, inner.category, stored, max(inner.importance, 0.75), confidence), used
+
+
+# A value and at most its unit, nothing else: "3h30", "45.", "6 个", "£9.50", "v2.4" (a word
+# and a number is a statement: "port 9090" stays as it was).
+_BARE_VALUE = re.compile(
+    r"^[$€£¥]?\d[\w.:,/-]*(?:\s?(?:%|[A-Za-z]{1,4}|[\u4e00-\u9fff]{1,2}))?\s*[.!。！]?\s*$"
+    r"|^v\d[\w.]*\s*[.!。！]?$",
+    re.IGNORECASE,
+)
+
+
+_VALUE_TOKEN = re.compile(r"(?<![\w.])\d[\w.:]*(?<![.:])")
+
+
+def _explains_old_value(sentence: str | None, value: str, previous: str | None) -> bool:
+    """Whether `sentence`, after a bare corrected `value`, speaks of a value of the corrected
+    turn (`previous`) that the correction does not give."""
+    if sentence is None or previous is None or is_question(sentence):
+        return False
+    old = set(_VALUE_TOKEN.findall(previous)) - set(_VALUE_TOKEN.findall(value))
+    return any(v in old for v in _VALUE_TOKEN.findall(sentence))
 
 
 def _located(text: str, ctx: Context) -> tuple[Signal | None, int] | None:

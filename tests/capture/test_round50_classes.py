@@ -1,0 +1,67 @@
+"""Round 50's classes from blind batch b45 (decision 0069), on phrasings of our own. Each
+positive fails on 19fad7d; the guards hold on both."""
+
+from __future__ import annotations
+
+import pytest
+from test_round47_classes import capture
+
+# --------------------------------------------------------------------------- pasted logs
+
+
+@pytest.mark.parametrize(
+    "pasted",
+    [
+        # a day name, a clock time, the component, then its level
+        "Wed 22:10:04 gate-ctl WARN door 2 held open 45s\n"
+        "Wed 22:10:09 gate-ctl INFO badge 0xA41 accepted lane=1\n"
+        "Wed 22:10:15 gate-ctl ERROR lane 1 sensor timeout, 3 events lost",
+        # the same in a Chinese setting, milliseconds and a bracketed thread
+        "周四 03:15:40 pump-7 WARN 进水压力偏低 (0.8 bar)\n"
+        "周四 03:15:41.220 [poller-2] ERROR modbus 读超时，已重试 3 次",
+    ],
+)
+def test_log_lines_with_a_clock_time_and_a_level_are_no_memories(pasted: str) -> None:
+    assert capture(pasted) == []
+
+
+def test_a_sentence_that_says_a_time_and_a_capital_word_is_still_read() -> None:
+    found = capture("The nightly export starts at 02:30:00 and writes to /srv/export/INFO.csv.")
+    assert [c for c in found if "02:30:00" in c.text], found
+
+
+# --------------------------------------------------------------------------- corrections
+
+
+@pytest.mark.parametrize(
+    ("said", "previous", "new", "old"),
+    [
+        (
+            "no, 1h50. 1h35 was the old crossing time before they changed boats",
+            "I've put the ferry crossing at 1h35 in routes.yaml.",
+            "1h50",
+            "1h35 was",
+        ),
+        (
+            "不对，12 个。9 个是去年试运营时候的名额",
+            "我把每期的报名上限设成了 9 个。",
+            "12 个",
+            "9 个是",
+        ),
+    ],
+)
+def test_a_correction_that_is_a_bare_value_keeps_that_value(
+    said: str, previous: str, new: str, old: str
+) -> None:
+    found = capture(said, previous=previous)
+    assert len(found) == 1, found
+    assert found[0].text.startswith(new), found
+    assert old not in found[0].text, found
+
+
+def test_a_correction_that_says_its_subject_is_kept_as_before() -> None:
+    found = capture(
+        "no. The appointment length is 45 min, the 30 was a typo.",
+        previous="I've set the appointment length to 30 min in clinic.toml.",
+    )
+    assert [c for c in found if "The appointment length is 45 min" in c.text], found
