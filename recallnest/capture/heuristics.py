@@ -179,6 +179,7 @@ def capture_turn(
     if turn.role == "user" and gate.reason is None:
         signals = _own_environment(signals, gate.sentences)
         signals = _profile_with_its_request(signals, gate.sentences)
+        signals = _one_profile_of_the_turn(signals, gate.sentences)
     if turn.role == "user" and gate.reason is None and project is not None:
         signals = _named_project(signals, gate.sentences, project)
     # Trigger: what is left of a sentence is the intro of a paste it no longer holds ("prod env
@@ -344,6 +345,55 @@ def _profile_with_its_request(signals: list[Signal], sentences: Sequence[str]) -
         if not _about_the_speaker(text, "user"):
             return signals
     return [Signal("profile.with_request", "profile", text, 0.8, 0.85)]
+
+
+def _one_profile_of_the_turn(signals: list[Signal], sentences: Sequence[str]) -> list[Signal]:
+    # Trigger: every memory of a user's turn is a profile, each of one sentence, and the model
+    # reads the whole turn as one ("我在区里的供水公司管调度系统，整个科就我一个人。C# 写了八年，
+    # 今年开始学 Python" kept as its second sentence; "hobby potter, two kilns in the garage. I
+    # do payroll software for a living though …" kept without its first; round 50, b45 en-33,
+    # zh-23, zh-42). Why: who the user is is said across sentences, and a sentence no rule
+    # read (a verbless "hobby potter, …") or the one the model relabelled is half of it; two
+    # profiles of one introduction are read as two things. Outcome: one profile of the
+    # sentences about the user, when they fit; a sentence that describes a system and not the
+    # user ("The booking site is a Rails app …"), names work to do (a path, a command) or
+    # orders the task at hand ("walk me through it") stays out, as a profile is shown in
+    # every project.
+    if not signals or any(s.category != "profile" for s in signals):
+        return signals
+    own = [s.text.strip() for s in signals]
+    about = [
+        s.strip()
+        for s in sentences
+        if s.strip() in own or any(s.strip() in t for t in own) or _about_the_user(s)
+    ]
+    whole = " ".join(about).replace("。 ", "。")
+    if len(about) < 2 or len(whole) > MAX_SENTENCE_CHARS or whole in own:
+        return signals
+    if not all(text in whole for text in own):
+        return signals
+    category, probability = learned.predict(whole, "user")
+    if category != "profile" or probability < learned.RELABEL_THRESHOLD:
+        return signals
+    return [replace(signals[0], text=whole)]
+
+
+_SUBJECT_I = re.compile(r"(?<![\w'])(?:I|I'm|im|I've|I'd)(?![\w'])|我(?!们)")
+_WORDS_OF_A_PROFILE = 3  # "me." / "ok." alone say nothing of who the user is
+
+
+def _about_the_user(sentence: str) -> bool:
+    text = sentence.strip()
+    if is_question(text) or R.IMPERATIVE.match(R.FILLER.sub("", text)):
+        return False
+    if R.REQUEST.search(text) and not _SUBJECT_I.search(text):
+        return False  # "walk me through it please": what to do now, not who the user is
+    cjk = len(re.findall(r"[\u4e00-\u9fff]", text))
+    if cjk < 4 and len(text.split()) < _WORDS_OF_A_PROFILE:
+        return False
+    if _WORK_TOKEN.search(text):
+        return False
+    return _FIRST_PERSON.search(text) is not None or _A_SYSTEM.search(text) is None
 
 
 def _rule_after_scope(signal: Signal) -> Signal:

@@ -65,3 +65,41 @@ def test_a_correction_that_says_its_subject_is_kept_as_before() -> None:
         previous="I've set the appointment length to 30 min in clinic.toml.",
     )
     assert [c for c in found if "The appointment length is 45 min" in c.text], found
+
+
+# --------------------------------------------------------------------------- one introduction
+
+
+@pytest.mark.parametrize(
+    ("said", "parts"),
+    [
+        (
+            "我在街道办做信息化，整个办就我一个懂电脑。PHP 写了快八年，现在被逼着学 React",
+            ("街道办", "React"),
+        ),
+        (
+            "我在县医院信息科，管 6 台自助挂号机。平时写点 SQL，机器都在内网，装不了新软件",
+            ("信息科", "装不了"),
+        ),
+        (
+            "weekend potter, two kilns in the garage. I write payroll software for a living "
+            "though, so skip the SQL basics",
+            ("potter", "payroll"),
+        ),
+    ],
+)
+def test_an_introduction_over_two_sentences_is_one_profile(
+    said: str, parts: tuple[str, ...]
+) -> None:
+    found = capture(said)
+    assert [c.category for c in found] == ["profile"], found
+    assert all(p in found[0].text for p in parts), found
+
+
+def test_an_order_for_the_task_at_hand_stays_out_of_the_profile() -> None:
+    found = capture(
+        "walk me through the wiring please. I'm a web dev by trade, first time I've touched "
+        "a microcontroller"
+    )
+    assert [c.category for c in found] == ["profile"], found
+    assert "walk me through" not in found[0].text, found
