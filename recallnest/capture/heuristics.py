@@ -182,6 +182,8 @@ def capture_turn(
         signals = _one_profile_of_the_turn(signals, gate.sentences)
     if turn.role == "user" and gate.reason is None and project is not None:
         signals = _named_project(signals, gate.sentences, project)
+    if gate.reason is None:
+        signals = _imposed_from_outside(signals, gate.sentences)
     # Trigger: what is left of a sentence is the intro of a paste it no longer holds ("prod env
     # for reference:", "配置是这样："; e2e-heldout26 h26x01). Why: it states nothing on its own.
     # Outcome: no memory of it.
@@ -345,6 +347,32 @@ def _profile_with_its_request(signals: list[Signal], sentences: Sequence[str]) -
         if not _about_the_speaker(text, "user"):
             return signals
     return [Signal("profile.with_request", "profile", text, 0.8, 0.85)]
+
+
+_SETTING_CHANGES = ("decision.setting", "decision.zh.setting", "decision.value_changed")
+
+
+def _imposed_from_outside(signals: list[Signal], sentences: Sequence[str]) -> list[Signal]:
+    # Trigger: a decision read in a turn that says an outside body sets it ("每位学员一周最多
+    # 报 3 节课，这是体育局的要求", "Wrote the rules into limits.yaml as the regulations set
+    # them: …"; round 50, b45 zh-02, zh-36). Why: no one here chose the limit, so it is a fact
+    # of the domain the project must follow, and kept as a decision it reads as the team's
+    # choice that a later one may undo. Outcome: a fact of the same text. A decision said as
+    # one ("we're going with …, that's what the rulebook says") and a value change stay.
+    whole = " ".join(sentences)
+    if not any(s.category == "events" for s in signals) or R.IMPOSED.search(whole) is None:
+        return signals
+    out: list[Signal] = []
+    for signal in signals:
+        kept = (
+            signal.category != "events"
+            or signal.rule.endswith(_SETTING_CHANGES)
+            or R.CHOSEN.search(signal.text) is not None
+            or R.DECIDED_MARKER.search(signal.text) is not None
+        )
+        fact = replace(signal, rule=f"{signal.rule}.imposed", category="entities")
+        out.append(signal if kept else fact)
+    return out
 
 
 def _one_profile_of_the_turn(signals: list[Signal], sentences: Sequence[str]) -> list[Signal]:

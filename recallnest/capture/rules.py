@@ -1823,6 +1823,28 @@ HELD_BACK = re.compile(
     r"|卡在|升不了|只能(?:停|留|待)在|被迫(?:用|留在)",
     _I,
 )
+# A limit an outside body sets, said as its source ("that's the licensing office's rule", "the
+# regulations require …", 这是车管所的要求, 按规章…; round 50, b45): a fact of the domain the
+# project must follow, no decision anyone here took; it stays a fact however it is phrased.
+IMPOSED = re.compile(
+    r"\b(?:required|mandated|set|imposed) by (?:law|statute|regulations?|the (?:\w+ )?(?:regulator"
+    r"|council|federation|authority|authorities|ministry|government|insurer|inspectorate|office"
+    r"|board|licensing \w+))\b"
+    r"|\b(?:the )?(?:law|regulations?|regulator|statute|rulebook|by-?laws?|licen[cs]e terms?)"
+    r" (?:says?|requires?|demands?|sets?|caps?|limits?)\b"
+    r"|\b(?:legal|regulatory|statutory) (?:requirement|limit|minimum|maximum|cap)s?\b"
+    r"|\bthat'?s (?:the law|a legal requirement)\b"
+    r"|规章|法规|(?:[\u4e00-\u9fff]{0,4}(?:局|厅|署|委|车管所|派出所|部门)|交警|政府|消防|法律"
+    r"|国标|行业标准)(?:那边|方面)?的?(?:硬性)?(?:要求|规定|标准)",
+    _I,
+)
+# A decision said as one, which stays a decision whatever it follows ("we're going with gun
+# time …, that's what the federation rulebook says").
+CHOSEN = re.compile(
+    r"\bgoing with\b|\bwe(?:'ll| will|'ve| have)? (?:decided|chose|picked|go with)\b"
+    r"|\blet'?s\b|决定|定了|拍板|就用|改用",
+    _I,
+)
 # The user ordering a thing of the project gone or changed ("kill the sms reminders", "drop
 # the PDF export", 把短信提醒砍掉), and the assistant's sentence reporting it done with what
 # holds now ("I've removed the Twilio sender, reminders now go out email-only"; round 45, b37).

@@ -103,3 +103,31 @@ def test_an_order_for_the_task_at_hand_stays_out_of_the_profile() -> None:
     )
     assert [c.category for c in found] == ["profile"], found
     assert "walk me through" not in found[0].text, found
+
+
+# --------------------------------------------------------------------------- imposed limits
+
+
+@pytest.mark.parametrize(
+    ("said", "role", "part"),
+    [
+        ("每名会员每天最多订 2 场，这是体育局的规定，系统里别动", "user", "2 场"),
+        (
+            "按你给的规章把限制写进了 limits.yaml：每班最多 40 人，单次连续上课不超过 3 小时，"
+            "课间至少休息 15 分钟。",
+            "assistant",
+            "40 人",
+        ),
+    ],
+)
+def test_a_limit_an_outside_body_sets_is_a_fact(said: str, role: str, part: str) -> None:
+    found = capture(said, role)
+    assert [c.category for c in found if part in c.text] == ["entities"], found
+
+
+def test_a_decision_said_as_one_stays_one_whatever_the_rules_say() -> None:
+    found = capture(
+        "ok we're going with net times for the age-group prizes, that's what the "
+        "federation rulebook says anyway"
+    )
+    assert [c.category for c in found] == ["events"], found
