@@ -131,3 +131,34 @@ def test_a_decision_said_as_one_stays_one_whatever_the_rules_say() -> None:
         "federation rulebook says anyway"
     )
     assert [c.category for c in found] == ["events"], found
+
+
+# --------------------------------------------------------------------------- asked headings
+
+
+@pytest.mark.parametrize(
+    ("said", "part"),
+    [
+        (
+            "**Why the invoice totals were off:** the export rounded every line before summing, "
+            "so a few pence drifted on long orders.\n\n**Fix:** sum in pence in "
+            "billing/export.py and round once at the end; the March totals match the bank now.",
+            "rounded every line",
+        ),
+        (
+            "**为什么会重复扣款：** 支付回调没做幂等，微信每重试一次就再记一笔账。\n\n"
+            "**修复：** 在 pay/callback.go 里按 transaction_id 去重，已处理过的直接返回成功，"
+            "压测没再出现重复。",
+            "没做幂等",
+        ),
+    ],
+)
+def test_a_heading_that_asks_then_answers_is_a_case(said: str, part: str) -> None:
+    found = capture(said, "assistant")
+    assert [c.category for c in found if part in c.text] == ["cases"], found
+
+
+def test_a_heading_that_asks_and_only_offers_options_is_still_a_question() -> None:
+    from recallnest.capture.salience import is_question
+
+    assert is_question("what's the plan for the backups: the old NAS or the new bucket")
