@@ -585,7 +585,15 @@ FINDING = re.compile(
     r"|what (?:was )?(?:caus|break|kill|block)\w*) [^:：]{3,80}?(?=[:：]|[!！]+$)"
     r"|(?:found|figured out|tracked down|pinned down) the"
     r" (?:[\w`.-]+ ){0,6}?[\w`.-]+|(?:找到|查到|定位到|查出|排查出)(?:原因|问题|根因)?了?"
-    r"|原因找到了)(?:\s*(?:myself|finally))?\s*(?:[:：,，.。!！—–-]+|$)",
+    r"|原因找到了"
+    # the fault named, then said solved, before its cause: "the clock drift mystery is
+    # solved: …", "that double-booking bug is sorted —", 打印机乱码的问题查清楚了：… (round 50,
+    # b45 en-35)
+    r"|(?:the |that |this |our )?(?:[\w'-]+ ){0,5}?(?:mystery|problem|issue|bug|puzzle|glitch)"
+    r" (?:is|was|has been|got) (?:finally )?(?:solved|sorted|cracked|fixed|explained|figured out)"
+    r"(?=\s*[:：—–-])"
+    r"|[^，,。：:]{2,24}?(?:的)?(?:问题|毛病|怪事|谜|bug)(?:终于)?(?:解决了|查清楚了|搞清楚了|弄明白了)(?=\s*[：:]))"
+    r"(?:\s*(?:myself|finally))?\s*(?:[:：,，.。!！—–-]+|$)",
     _I,
 )
 # The speaker reporting a change they made, as the second half of a solved case: "I set it

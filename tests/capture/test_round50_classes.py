@@ -162,3 +162,24 @@ def test_a_heading_that_asks_and_only_offers_options_is_still_a_question() -> No
     from recallnest.capture.salience import is_question
 
     assert is_question("what's the plan for the backups: the old NAS or the new bucket")
+
+
+# --------------------------------------------------------------------------- solved, then why
+
+
+def test_a_fault_said_solved_before_its_cause_is_a_case() -> None:
+    found = capture(
+        "the clock drift mystery is solved: the RTC loses about 2 s a day when the shed gets "
+        "cold. we sync from NTP every hour now and the graphs line up again"
+    )
+    assert [c.category for c in found] == ["cases"], found
+    assert "NTP" in found[0].text, found
+
+
+def test_a_chinese_fault_said_solved_before_its_cause_is_a_case() -> None:
+    found = capture(
+        "称重漂移的怪事终于弄明白了：传感器一冷就缩，每降一度少 30 克。"
+        "现在每台秤旁边加了温度探头做补偿，半夜的假报警没了"
+    )
+    assert [c.category for c in found] == ["cases"], found
+    assert "温度探头" in found[0].text, found
