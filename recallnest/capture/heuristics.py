@@ -166,6 +166,8 @@ def capture_turn(
         signals = _value_carried_out(signals, gate.sentences, said_before)
     if turn.role == "assistant":
         signals += _verified_fix(gate.sentences, said_before)
+    if turn.role == "assistant" and gate.reason is None:
+        signals = _your_call_carried_out(signals, gate.sentences)
     if not signals and gate.reason is None:
         asked = said_before is not None and R.ASKS_STEPS.search(said_before) is not None
         learned_signals = _learned(gate.sentences, turn.role, asked, said_before)
@@ -2332,6 +2334,33 @@ def _decision_in_code(
 
 
 _SHARED_WORD = re.compile(r"[a-z]{4,}|[\u4e00-\u9fff]{2}")
+
+
+def _your_call_carried_out(signals: list[Signal], sentences: Sequence[str]) -> list[Signal]:
+    # Trigger: the assistant's report opens by saying the change was the user's call and how
+    # things stand now ("Done — per your call, the ferries now skip the north pier until the
+    # works finish …", 好了，按你说的，退款现在统一走原路退回…; round 50, b45 en-40). Why: the
+    # decision is the user's, said before in a turn this one may not sit beside; the report
+    # is how it stands in the project, and read as the agent's narration it was nothing.
+    # Outcome: a decision of the report's statements (the first, when they do not fit), in
+    # place of the catch-all facts read in its details; what it plans next stays out.
+    if any(s.rule not in _GENERIC_FACT_RULES for s in signals):
+        return signals
+    stated = [
+        s.strip()
+        for s in sentences
+        if not is_question(s) and not R.INTENT.match(s.strip()) and not R.PROMISE.search(s)
+    ]
+    if not stated:
+        return signals
+    first = _DONE_LEAD.sub("", stated[0])
+    # (the state before its reason: "…, since two trucks got stuck there" is why, no new fault)
+    state = R.REASON.split(first, 1)[0]
+    if R.YOUR_CALL.search(first[:60]) is None or not (_now_state(state) or "现在" in state):
+        return signals
+    whole = " ".join(stated).replace("。 ", "。")
+    text = whole if len(whole) <= MAX_SENTENCE_CHARS else stated[0][:MAX_SENTENCE_CHARS]
+    return [Signal("decision.your_call_done", "events", text, 0.7, ASSISTANT_CONFIDENCE)]
 
 
 def _order_carried_out(

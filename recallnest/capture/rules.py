@@ -1853,6 +1853,14 @@ CHOSEN = re.compile(
     r"|\blet'?s\b|决定|定了|拍板|就用|改用",
     _I,
 )
+# The assistant saying the change it reports was the user's call: "per your call", "as you
+# decided", "as agreed", 按你说的, 照你定的 (round 50, b45 en-40).
+YOUR_CALL = re.compile(
+    r"\b(?:(?:as )?per your (?:call|decision|choice|instructions?)|as you (?:decided|asked|wanted"
+    r"|chose|requested)|as (?:we )?agreed|following your (?:call|decision))\b"
+    r"|(?:按|照|依)(?:你|您)(?:说的|定的|的意思|的决定|的要求|拍板的)",
+    _I,
+)
 # The user ordering a thing of the project gone or changed ("kill the sms reminders", "drop
 # the PDF export", 把短信提醒砍掉), and the assistant's sentence reporting it done with what
 # holds now ("I've removed the Twilio sender, reminders now go out email-only"; round 45, b37).

@@ -183,3 +183,37 @@ def test_a_chinese_fault_said_solved_before_its_cause_is_a_case() -> None:
     )
     assert [c.category for c in found] == ["cases"], found
     assert "温度探头" in found[0].text, found
+
+
+# --------------------------------------------------------------------------- the user's call
+
+
+@pytest.mark.parametrize(
+    ("said", "part"),
+    [
+        (
+            "Done — per your call, the ferries now skip the north pier until the harbour works "
+            "finish, since two boats scraped the wall in March. It's skip_north_pier: true in "
+            "schedule/rules.yaml.",
+            "north pier",
+        ),
+        (
+            "照你定的，夜班现在最多排两个人，因为上个月有人连上三个夜班出了差错。配置在 "
+            "shift/rules.yaml 的 night_cap。",
+            "夜班",
+        ),
+    ],
+)
+def test_a_report_of_the_users_call_carried_out_is_a_decision(said: str, part: str) -> None:
+    found = capture(said, "assistant")
+    assert [c.category for c in found] == ["events"], found
+    assert part in found[0].text, found
+
+
+def test_a_report_of_the_users_call_leaves_out_what_it_plans_next() -> None:
+    found = capture(
+        "As you decided, the kiosk now prints one receipt per order. I'll look at the "
+        "refund slips next.",
+        "assistant",
+    )
+    assert all("refund slips" not in c.text for c in found), found
