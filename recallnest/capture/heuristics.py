@@ -1897,6 +1897,13 @@ def _bare_acknowledgement(sentence: str) -> bool:
     return match is not None and match.end() >= len(bare)
 
 
+_NAMED_FLOW = re.compile(
+    r"\b(?:flow|process|workflow|procedure|convention|routine|checklist|runbook)\b"
+    r"|规范|流程|约定|惯例|规矩",
+    re.IGNORECASE,
+)
+
+
 def _procedure(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     # Trigger: a sentence framed as the way to do something from now on ("For next time: the
     # e2e suite needs the mock server first, then …", "What works for X here: A, then B",
@@ -1918,6 +1925,14 @@ def _procedure(text: str, ctx: Context) -> tuple[Signal | None, int] | None:
     if (talk is not None and not talk.group(0).isupper()) or R.AGENT_STYLE.match(text):
         return None  # "以后给我解释代码，先说结论再讲细节": how to talk to the user, a preference
     confidence = 0.75 if ctx.role == "user" else ASSISTANT_CONFIDENCE
+    # Trigger: the steps the user sets down for the agent wait on the user's say-so ("以后改结算
+    # 逻辑之前，先把方案写出来给我看，我同意了你再动手", "from now on, before you touch the
+    # pricing code, sketch the change and wait for my ok"; round 50, b45 zh-24). Why: that is
+    # how the user wants the agent to work with them, a preference, not the team's workflow;
+    # the labelled rows keep "ask me / show me first" so. Outcome: a preference. A flow named
+    # as the team's ("the flow for X is: …, get my sign-off, …", 规范是…) stays a workflow.
+    if ctx.role == "user" and R.USER_APPROVES.search(text) and not _NAMED_FLOW.search(text):
+        return Signal("preference.procedure.approval", "preferences", text, 0.65, confidence), 1
     return Signal("pattern.procedure", "patterns", text, 0.65, confidence), 1
 
 

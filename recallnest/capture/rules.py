@@ -2830,6 +2830,18 @@ COMMUNICATION = Gated(
     )
 )
 
+# The agent waiting for the user's say-so before it acts: "show me first", "wait for my ok",
+# "check with me", 给我看, 我点头了你再改, 等我确认 (round 50, b45 zh-24).
+USER_APPROVES = re.compile(
+    r"\bshow me\b|\brun (?:it|them|that|this) (?:past|by) me\b|\bcheck with me\b"
+    r"|\b(?:ask|asking) me\b|\b(?:wait for|get|until you have|until you've got) my (?:ok|okay"
+    r"|go-?ahead|approval|sign-?off|nod|yes)\b|\bonce I(?:'ve)? (?:approved?|signed off|said yes"
+    r"|ok'?d|nodded)\b|\buntil I(?:'ve)? (?:approved?|signed off|said yes|ok'?d|nodded)\b"
+    r"|给我(?:看|过目|确认)|让我(?:先)?(?:看|过目|确认)|等我(?:确认|同意|点头|看过|批)"
+    r"|我(?:点头|同意|确认|批准|看过|审过|拍板)了?(?:以后|之后)?(?:你)?(?:再|才)",
+    _I,
+)
+
 # "When you write migrations here, make them reversible": how the agent should write code (a
 # step it should add, "when you add an env var, also add it to …", stays a workflow).
 AGENT_STYLE = re.compile(

@@ -217,3 +217,27 @@ def test_a_report_of_the_users_call_leaves_out_what_it_plans_next() -> None:
         "assistant",
     )
     assert all("refund slips" not in c.text for c in found), found
+
+
+# --------------------------------------------------------------------------- approval first
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "以后改结算逻辑之前，先把方案写出来给我过目，我同意了你再动手",
+        "以后改数据库表结构的顺序：先写迁移脚本，等我确认了再执行",
+        "For next time: sketch the change, wait for my go-ahead, then edit the pricing module.",
+    ],
+)
+def test_standing_steps_that_wait_for_the_users_ok_are_a_preference(said: str) -> None:
+    found = capture(said)
+    assert [c.category for c in found] == ["preferences"], found
+
+
+def test_a_flow_named_as_the_teams_stays_a_workflow() -> None:
+    found = capture(
+        "Going forward the flow for pricing changes is: draft it in a branch, get my "
+        "sign-off, then merge."
+    )
+    assert [c.category for c in found] == ["patterns"], found
