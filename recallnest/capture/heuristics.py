@@ -586,7 +586,8 @@ def _learned(
     if category != "cases" and _not_a_standing_fact(" ".join(stated)):
         return []  # what the rules turn down on purpose, the model may not bring back
     # So is someone else's view the speaker then waves off (`extract_sentence`; round 47).
-    if R.REPORTED_OTHER.match(stated[0]) and R.DISAGREE.search(" ".join(stated)):
+    # (the wave-off read in every sentence: "我估计他又是看了哪个公众号" reads as a question)
+    if R.REPORTED_OTHER.match(stated[0]) and R.DISAGREE.search(" ".join(sentences)):
         return []
     text = " ".join(stated).replace("。 ", "。")
     if len(text) > MAX_SENTENCE_CHARS:

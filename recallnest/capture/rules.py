@@ -132,10 +132,12 @@ ELSEWHERE = re.compile(
 # keeps saying we should rewrite the CLI in Rust. I don't buy it", 组长说 ORM 都是垃圾，我不太认同.
 REPORTED_OTHER = re.compile(
     r"^(?:(?:fwiw|btw|so|ugh)[,:]?\s+)?(?:my|our|the)\s+(?:[\w-]+\s+)?(?:co-?workers?|colleagues?"
-    r"|boss|manager|lead|cto|pm|friends?|teammates?|team ?mates?|architect|reviewer)"
+    r"|boss|manager|lead|cto|ceo|pm|friends?|teammates?|team ?mates?|architect|reviewer|director"
+    r"|chair|client|partner)"
     r"\s+(?:keeps?\s+saying|says|said|thinks|insists|wants\s+(?:us\s+)?to|argues|claims|reckons"
     r"|suggests|suggested|keeps?\s+pushing(?:\s+for)?|is\s+pushing(?:\s+for)?|is\s+convinced)\b"
-    r"|^(?:我们|我)?(?:的)?(?:组长|同事|老板|领导|经理|朋友|主管|架构师|leader|技术负责人|产品经理?)"
+    r"|^(?:我们|我)?(?:的)?(?:组长|同事|老板|领导|经理|朋友|主管|架构师|leader|技术负责人|产品经理?"
+    r"|主任|科长|处长|院长|校长|店长|甲方|合伙人)"
     r"(?:一直|总是|老是|又)?(?:说|觉得|认为|非要|坚持|吐槽)",
     re.IGNORECASE,
 )
@@ -155,7 +157,17 @@ DISAGREE = re.compile(
     # ... or waves it off as needless (round 47, b41: 我觉得完全没必要，先不理他)
     r"|(?:完全|根本|真的?)?没(?:有|啥|什么)?必要|(?:先|就)?不(?:用)?理(?:他|她|它|他们)"
     r"|\bno need\b|\bpointless\b|\b(?:a |total )?waste of time\b|\bnot worth (?:it|the)\b"
-    r"|\bI don'?t see the point\b",
+    r"|\bI don'?t see the point\b"
+    # ... or puts it down to habit or to something they read (round 50, b45 zh-26: 我估计他又是
+    # 看了哪个公众号): "he says that every month", "she probably read it on LinkedIn again"
+    r"|\b(?:he|she|they) (?:says?|said|brings? (?:it|this|that) up|suggests?) (?:that|this|it)"
+    r" (?:every|each) (?:week|month|quarter|year|time|sprint)\b"
+    r"|\b(?:he|she|they)(?:'s| is| are| was)? (?:always|forever) (?:saying|on about|banging on)\b"
+    r"|\b(?:he|she|they) (?:probably|must have|prob|likely) (?:just )?(?:read|saw|seen|watched"
+    r"|heard) (?:it|that|this|about it|something)\b|\b(?:another|just a|the latest) (?:fad|hype)\b"
+    r"|我(?:估计|猜|看|怀疑)(?:他|她|他们)(?:又|就|肯定|多半)?(?:是)?(?:看了|听了|刷到|看到)"
+    r"|(?:他|她|他们)(?:又|总|老)是?(?:看了|听了|刷到|看到)[^，。]{0,10}(?:公众号|文章|视频|抖音|朋友圈)"
+    r"|三天两头(?:说|提)|每(?:个月|周|年|次开会)都(?:要)?(?:说|提)一(?:次|遍)",
     re.IGNORECASE,
 )
 NARRATION = re.compile(

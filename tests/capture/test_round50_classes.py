@@ -241,3 +241,25 @@ def test_a_flow_named_as_the_teams_stays_a_workflow() -> None:
         "sign-off, then merge."
     )
     assert [c.category for c in found] == ["patterns"], found
+
+
+# --------------------------------------------------------------------------- hearsay waved off
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "我们主任说要上 AI 智能排班，说别的医院都在用。我估计她又是看了哪篇文章",
+        "我们老板说要上 AI 自动回复客服，说同行都在搞。我猜他又是刷到了哪个短视频",
+    ],
+)
+def test_someone_elses_plan_put_down_to_what_they_read_is_no_memory(said: str) -> None:
+    assert capture(said) == []
+
+
+def test_someone_elses_plan_the_user_takes_up_is_still_read() -> None:
+    found = capture(
+        "my manager says the scheduler must move to Rust with tokio 1.38 by June. fair enough, "
+        "the Python one can't keep up"
+    )
+    assert found, found
