@@ -425,6 +425,8 @@ def is_question(sentence: str) -> bool:
         return True
     if _answered_heading(s):
         return False
+    if _INDIRECT.match(s):
+        return True
     if _QUESTION_START.match(s) or _QUESTION_ZH.search(s):
         return True
     if s.endswith(("。", ".", "！", "!")) or not _QUESTION_ZH_ANY.search(s):
@@ -454,6 +456,10 @@ def _answered_heading(sentence: str) -> bool:
     return long_enough and not is_question(answer) and _OPTIONS.search(answer) is None
 
 
+# An indirect question standing alone, as a list of things to check gives them ("- whether
+# his export is in local time or UTC"; round 50, b45 en-45): it asks, it states nothing. Not
+# "whether you like it or not, …", which leads a statement.
+_INDIRECT = re.compile(r"^whether\b(?![^,]*\bor not\s*,)", re.IGNORECASE)
 _CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
 _OPTIONS = re.compile(r"\bor\b|还是")  # "what's the plan: the old box or the new one"
 

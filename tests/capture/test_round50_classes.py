@@ -263,3 +263,23 @@ def test_someone_elses_plan_the_user_takes_up_is_still_read() -> None:
         "the Python one can't keep up"
     )
     assert found, found
+
+
+# --------------------------------------------------------------------------- indirect questions
+
+
+def test_things_to_check_listed_as_whether_clauses_are_no_memories() -> None:
+    found = capture(
+        "Before I rerun the March payroll, two things I'd confirm:\n"
+        "- whether the overtime sheet includes the bank holiday\n"
+        "- whether the rota export is in local time or UTC\n\n"
+        "Shall I go ahead?",
+        "assistant",
+    )
+    assert found == [], found
+
+
+def test_a_statement_led_by_whether_or_not_is_still_read() -> None:
+    from recallnest.capture.salience import is_question
+
+    assert not is_question("whether you like it or not, the cutoff stays at 3h30")
