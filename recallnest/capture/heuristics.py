@@ -127,6 +127,8 @@ def capture_turn(
                 extract(gate.sentences, turn.role, after_other_turn=replying, previous=said_before)
             )
         )
+    if gate.reason is None and turn.role == "user":
+        signals = _done_by_hand_joined(signals, gate.sentences)
     if gate.reason is None and turn.role == "user" and said_before is not None:
         # "好了！下载不卡住了": a bare "好了！" is read with what it goes on to say.
         short = len(gate.sentences[0]) <= _BARE_OPENER_CHARS and len(gate.sentences) > 1
@@ -256,6 +258,51 @@ def _back_references_joined(signals: list[Signal]) -> list[Signal]:
             joined = f"{out[-1].text.strip()} {signal.text.strip()}".replace("。 ", "。")
             if len(joined) <= MAX_SENTENCE_CHARS:
                 out[-1] = replace(out[-1], text=joined)
+    return out
+
+
+# The user doing a thing themselves: "I run it myself", "I do that by hand", 我自己来, 我手动跑.
+_BY_HAND = re.compile(
+    r"^(?:I|I'll|we)\b.{0,80}?\b(?:myself|ourselves|by hand|manually)\b"
+    r"|^我(?:们)?[^，,。]{0,4}?(?:自己|亲自|手动)",
+    re.IGNORECASE,
+)
+# A sentence that only stresses the rule before it: "Ever.", "Never.", "Seriously.", 千万。
+_STRESS_ONLY = re.compile(
+    r"^(?:ever|never|seriously|not once|no exceptions|period|full stop"
+    r"|绝对|千万|永远|任何时候都不行)[.!。！]*$",
+    re.IGNORECASE,
+)
+
+
+def _done_by_hand_joined(signals: list[Signal], sentences: Sequence[str]) -> list[Signal]:
+    # Trigger: a rule that keeps the agent from doing a thing, then the user saying they do it
+    # themselves ("Never run the seed script on deploy. I load fixtures by hand after a
+    # backup.", 别自动发版。我自己手动发; round 50, b45 en-04), maybe after a word that only
+    # stresses the rule ("Ever."). Why: that sentence is the rule's other half, who does it
+    # instead; alone it was kept as a project fact that reads as a one-off. Outcome: it joins
+    # the rule, when both fit in one memory.
+    out = list(signals)
+    for signal in signals:
+        if signal.category != "preferences" or signal not in out:
+            continue
+        at = next((i for i, s in enumerate(sentences) if s.strip() == signal.text.strip()), None)
+        if at is None:
+            continue
+        nxt = at + 1
+        while nxt < len(sentences) and _STRESS_ONLY.match(sentences[nxt].strip()):
+            nxt += 1
+        if nxt >= len(sentences) or not _BY_HAND.match(sentences[nxt].strip()):
+            continue
+        hand = sentences[nxt].strip()
+        text = " ".join(s.strip() for s in sentences[at : nxt + 1]).replace("。 ", "。")
+        if len(text) > MAX_SENTENCE_CHARS or is_question(hand):
+            continue
+        out = [
+            replace(s, text=text) if s is signal else s
+            for s in out
+            if s is signal or s.text.strip() != hand
+        ]
     return out
 
 

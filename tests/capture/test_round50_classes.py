@@ -283,3 +283,31 @@ def test_a_statement_led_by_whether_or_not_is_still_read() -> None:
     from recallnest.capture.salience import is_question
 
     assert not is_question("whether you like it or not, the cutoff stays at 3h30")
+
+
+# --------------------------------------------------------------------------- done by hand
+
+
+@pytest.mark.parametrize(
+    ("said", "hand"),
+    [
+        (
+            "Never run the seed script on deploy. Ever. I load the fixtures by hand after a "
+            "backup.",
+            "by hand",
+        ),
+        ("永远不要让 CI 自动发布到生产。绝对。我都是自己先备份再手动发", "手动发"),
+        ("千万别在启动时自动跑数据库迁移。我会自己先备份再手动执行 migrate", "手动执行"),
+    ],
+)
+def test_what_the_user_does_by_hand_joins_the_rule_it_explains(said: str, hand: str) -> None:
+    found = capture(said)
+    assert [c.category for c in found] == ["preferences"], found
+    assert hand in found[0].text, found
+
+
+def test_a_rule_with_no_one_doing_it_by_hand_stays_as_it_was() -> None:
+    found = capture("Never run the seed script on deploy. The fixtures live in db/fixtures/.")
+    assert [c.text for c in found if c.category == "preferences"] == [
+        "Never run the seed script on deploy."
+    ], found
