@@ -630,7 +630,14 @@ def _learned(
     # the model; the rules' fact stands.
     if category == "events" and R.HELD_BACK.search(" ".join(stated)):
         return []
-    if category != "cases" and _not_a_standing_fact(" ".join(stated)):
+    # Trigger: who the user is, with what they lack so far ("i'm a glider pilot (solo 2021), …
+    # no winch launches yet", 我是…，还没考教练证; round 50, b45 en-17). Why: "not yet" says how
+    # the user stands now, not that the statement holds only for now. Outcome: such a clause
+    # does not make a profile transient.
+    judged = " ".join(stated)
+    if category == "profile":
+        judged = _LACKS_YET.sub(" ", judged)
+    if category != "cases" and _not_a_standing_fact(judged):
         return []  # what the rules turn down on purpose, the model may not bring back
     # So is someone else's view the speaker then waves off (`extract_sentence`; round 47).
     # (the wave-off read in every sentence: "我估计他又是看了哪个公众号" reads as a question)
@@ -643,6 +650,12 @@ def _learned(
         )
     confidence = LEARNED_CONFIDENCE if role == "user" else ASSISTANT_CONFIDENCE * LEARNED_CONFIDENCE
     return [Signal(f"learned.{category}", category, text[:MAX_SENTENCE_CHARS], 0.5, confidence)]
+
+
+# What one lacks so far: "no rotator yet", "not licensed yet", "haven't got a CNC yet".
+_LACKS_YET = re.compile(
+    r"\b(?:no|not|haven'?t|hasn'?t|don'?t have|never)\b[^.,;!?]{0,40}?\byet\b", re.IGNORECASE
+)
 
 
 # A name in a form people do not say in passing: a bucket, host, path or file name, joined by

@@ -311,3 +311,24 @@ def test_a_rule_with_no_one_doing_it_by_hand_stays_as_it_was() -> None:
     assert [c.text for c in found if c.category == "preferences"] == [
         "Never run the seed script on deploy."
     ], found
+
+
+# --------------------------------------------------------------------------- lacks, so far
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "i'm a storm chaser on weekends (spotter trained 2020), the radar script is so I can "
+        "pick targets from the car. laptop and phone, no satellite link yet",
+        "i'm a volunteer lifeboat crew member (passed out 2022), the tide tool is so I can plan "
+        "launches off the slipway. paper charts, no plotter yet",
+    ],
+)
+def test_who_the_user_is_with_what_they_lack_so_far_is_a_profile(said: str) -> None:
+    found = capture(said)
+    assert [c.category for c in found] == ["profile"], found
+
+
+def test_a_setup_held_only_for_now_is_still_no_profile() -> None:
+    assert capture("I'm on the trial licence for now, no paid seat yet") == []
