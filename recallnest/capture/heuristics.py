@@ -637,6 +637,12 @@ def _learned(
     judged = " ".join(stated)
     if category == "profile":
         judged = _LACKS_YET.sub(" ", judged)
+    # Trigger: a preference asked for politely over a whole kind of output ("anything the board
+    # reads — plain English please", 凡是发给家长的通知，麻烦都用简体; round 50, b45 en-14).
+    # Why: "please" marks a request for the task at hand only when it names one; over
+    # "anything …" it asks for every time. Outcome: the politeness does not veto the model.
+    if category == "preferences" and _EVERY_ONE_OF.match(stated[0]):
+        judged = R.REQUEST.pattern.sub(" ", judged)
     if category != "cases" and _not_a_standing_fact(judged):
         return []  # what the rules turn down on purpose, the model may not bring back
     # So is someone else's view the speaker then waves off (`extract_sentence`; round 47).
@@ -652,6 +658,13 @@ def _learned(
     return [Signal(f"learned.{category}", category, text[:MAX_SENTENCE_CHARS], 0.5, confidence)]
 
 
+# A rule's scope over a whole kind of thing: "anything the board reads", "all the emails you
+# draft", "every report", 凡是…, 所有…, 任何….
+_EVERY_ONE_OF = re.compile(
+    r"^(?:(?:and|also|oh|btw|fyi)[,\s]+)?(?:for\s+)?(?:anything|everything|all|any|every)\b"
+    r"|^(?:凡是|所有|任何|只要是)",
+    re.IGNORECASE,
+)
 # What one lacks so far: "no rotator yet", "not licensed yet", "haven't got a CNC yet".
 _LACKS_YET = re.compile(
     r"\b(?:no|not|haven'?t|hasn'?t|don'?t have|never)\b[^.,;!?]{0,40}?\byet\b", re.IGNORECASE

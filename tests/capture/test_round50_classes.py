@@ -332,3 +332,19 @@ def test_who_the_user_is_with_what_they_lack_so_far_is_a_profile(said: str) -> N
 
 def test_a_setup_held_only_for_now_is_still_no_profile() -> None:
     assert capture("I'm on the trial licence for now, no paid seat yet") == []
+
+
+# --------------------------------------------------------------------------- please, every time
+
+
+def test_a_polite_rule_over_a_whole_kind_of_output_is_a_preference() -> None:
+    found = capture(
+        "everything the trustees see (minutes, the letters you draft) — plain English please, "
+        "no jargon like 'synergy' and no walls of bullets"
+    )
+    assert [c.category for c in found] == ["preferences"], found
+
+
+def test_a_polite_request_for_one_task_is_still_no_preference() -> None:
+    found = capture("can you please make the footer say Happy Easter just this weekend")
+    assert not [c for c in found if c.category == "preferences"], found
