@@ -348,3 +348,29 @@ def test_a_polite_rule_over_a_whole_kind_of_output_is_a_preference() -> None:
 def test_a_polite_request_for_one_task_is_still_no_preference() -> None:
     found = capture("can you please make the footer say Happy Easter just this weekend")
     assert not [c for c in found if c.category == "preferences"], found
+
+
+# --------------------------------------------------------------------------- a family business
+
+
+def test_the_business_the_user_runs_with_family_said_as_we_is_a_profile() -> None:
+    found = capture(
+        "我们夫妻俩在景德镇开了家陶艺工作室，一共两个窑，我管网店他管烧窑，代码我只会抄"
+    )
+    assert [c.category for c in found] == ["profile"], found
+    assert "陶艺工作室" in found[0].text, found
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "my wife and I run a small campsite in the Lakes, 30 pitches, she does bookings and I "
+        "do the website",
+    ],
+)
+def test_the_same_said_in_english_stays_a_profile(said: str) -> None:
+    assert [c.category for c in capture(said)] == ["profile"]
+
+
+def test_we_opened_a_meeting_is_no_business() -> None:
+    assert not [c for c in capture("我们两个人开了个会，定了下周上线") if c.category == "profile"]
