@@ -170,6 +170,8 @@ def capture_turn(
         signals += _verified_fix(gate.sentences, said_before)
     if turn.role == "assistant" and gate.reason is None:
         signals = _your_call_carried_out(signals, gate.sentences)
+    if gate.reason is None:
+        signals = _one_inventory(signals, turn.text, gate.sentences)
     if not signals and gate.reason is None:
         asked = said_before is not None and R.ASKS_STEPS.search(said_before) is not None
         learned_signals = _learned(gate.sentences, turn.role, asked, said_before)
@@ -2423,6 +2425,80 @@ def _decision_in_code(
 
 
 _SHARED_WORD = re.compile(r"[a-z]{4,}|[\u4e00-\u9fff]{2}")
+
+
+_LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(\S.*)$")
+_PLANNED = re.compile(
+    r"\bI'd\b|\bI would\b|\bI'll\b|\bwe'll\b|\blet me\b|\bI(?:'m| am) going to\b|\bshould I\b"
+    r"|我(?:会|先|打算|准备|想)|接下来|下一步",
+    re.IGNORECASE,
+)
+
+
+# A lead that names a change, a fix or a plan, not what is: "Fix:", "Changes:", 改法：, 改动如下：.
+_CHANGE_LEAD = re.compile(
+    r"\b(?:fix(?:es)?|changes?|changed|plan|steps|todo|to do|next|proposal|options?)\b"
+    r"|改法|改动|修改|修复|方案|计划|步骤|做法|待办|下一步|选项",
+    re.IGNORECASE,
+)
+_HERE_IS = re.compile(r"^here(?:'s| is| are)\s+", re.IGNORECASE)
+
+
+def _not_a_listed_fact(item: str) -> bool:
+    """An item that asks, orders, plans or reports a change: the list is no layout. (A state
+    named inside an item, "3 待评价 / 4 已关闭", reports no change.)"""
+    change = R.CHANGE_REPORT.search(item)
+    return bool(
+        is_question(item)
+        or R.IMPERATIVE.match(item)
+        or R.INTENT.match(item)
+        or (change is not None and (change.start() == 0 or not change.group(0).startswith("已")))
+        or any(R.FIX_REPORT.match(part) for part in re.split(r"[，,;；]\s*", item))
+        or _changes_a_value(item)
+    )
+
+
+def _one_inventory(signals: list[Signal], text: str, sentences: Sequence[str]) -> list[Signal]:
+    # Trigger: a lead that ends on a colon and names what follows ("Here's the kit as the
+    # code sees it:", 梳理了一下表结构：), then a list of two or more items that each say what
+    # a thing is ("- Scanner: Zebra DS2208 over USB", "- 订单表 ord_main，status …"; round 50,
+    # b45 en-23, zh-25). Why: the list is one layout; its items, read one by one, were facts
+    # of half a line or nothing (no verb), and the labelled rows keep it as one. Outcome: one
+    # fact of the lead and its items, in place of the catch-all facts read in them, when it
+    # fits; not when the lead plans or asks ("two things I'd check:", 我接下来会：), an item
+    # orders or asks, or another rule read an item.
+    lines = [line.strip() for line in text.splitlines()]
+    for at, line in enumerate(lines):
+        lead = line.replace("**", "").strip()
+        if not lead.endswith((":", "：")) or _LIST_ITEM.match(line):
+            continue
+        items: list[str] = []
+        for later in lines[at + 1 :]:
+            item = _LIST_ITEM.match(later)
+            if item is None:
+                if later or items:
+                    break
+                continue
+            items.append(item.group(1).replace("**", "").strip())
+        if len(items) < 2 or lead not in sentences or any(i not in sentences for i in items):
+            continue
+        if is_question(lead) or _PLANNED.search(lead) or _CHANGE_LEAD.search(lead):
+            continue
+        if R.NARRATION.match(_HERE_IS.sub("", lead)) or R.CONFIRMATION.match(lead):
+            continue
+        if any(_not_a_listed_fact(i) for i in items):
+            continue
+        listed = {lead, *items}
+        if any(s.text.strip() in listed and s.rule not in _GENERIC_FACT_RULES for s in signals):
+            continue
+        chinese = lead.endswith("：")
+        joined = ("；" if chinese else "; ").join(i.rstrip("。.;；") for i in items)
+        whole = f"{lead}{'' if chinese else ' '}{joined}"
+        if len(whole) > MAX_SENTENCE_CHARS:
+            continue
+        kept = [s for s in signals if s.text.strip() not in listed]
+        return [*kept, Signal("entity.inventory", "entities", whole, 0.5, 0.7)]
+    return signals
 
 
 def _your_call_carried_out(signals: list[Signal], sentences: Sequence[str]) -> list[Signal]:

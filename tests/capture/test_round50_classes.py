@@ -374,3 +374,42 @@ def test_the_same_said_in_english_stays_a_profile(said: str) -> None:
 
 def test_we_opened_a_meeting_is_no_business() -> None:
     assert not [c for c in capture("我们两个人开了个会，定了下周上线") if c.category == "profile"]
+
+
+# --------------------------------------------------------------------------- inventories
+
+
+@pytest.mark.parametrize(
+    ("said", "part"),
+    [
+        (
+            "Here's the kit as the code sees it:\n\n"
+            "- **Scanner:** Zebra DS2208 over USB\n"
+            "- **Label printer:** Brother QL-820NWB on the shop Wi-Fi\n"
+            "- **Scale:** Dymo M10, read through HID",
+            "Brother QL-820NWB",
+        ),
+        (
+            "梳理了一下库存表：\n"
+            "- 商品表 `sku_main`，`state`：0 草稿 / 1 上架 / 2 已下架\n"
+            "- 库位在 `wh_slot`，按 `zone` 分区",
+            "sku_main",
+        ),
+    ],
+)
+def test_a_listed_layout_under_its_lead_is_one_fact(said: str, part: str) -> None:
+    found = capture(said, "assistant")
+    assert [c.category for c in found] == ["entities"], found
+    assert part in found[0].text, found
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "好的，我接下来会：\n1. 先读 `sync/meituan.py`\n2. 看一下库存同步的 cron\n\n"
+        "先从第 1 步开始。",
+        "Fix:\n- add a unique index on `order_ref`\n- check the state before booking the payment",
+    ],
+)
+def test_a_listed_plan_or_fix_is_no_inventory(said: str) -> None:
+    assert not [c for c in capture(said, "assistant") if c.rule == "entity.inventory"]
