@@ -129,6 +129,7 @@ def capture_turn(
         )
     if gate.reason is None and turn.role == "user":
         signals = _done_by_hand_joined(signals, gate.sentences)
+        signals = _order_for_what_keeps_failing(signals, gate.sentences)
     if gate.reason is None and turn.role == "user" and said_before is not None:
         # "好了！下载不卡住了": a bare "好了！" is read with what it goes on to say.
         short = len(gate.sentences[0]) <= _BARE_OPENER_CHARS and len(gate.sentences) > 1
@@ -261,6 +262,29 @@ def _back_references_joined(signals: list[Signal]) -> list[Signal]:
             if len(joined) <= MAX_SENTENCE_CHARS:
                 out[-1] = replace(out[-1], text=joined)
     return out
+
+
+def _order_for_what_keeps_failing(signals: list[Signal], sentences: Sequence[str]) -> list[Signal]:
+    # Trigger: the user orders a thing of the product changed and gives as the reason what
+    # keeps going wrong ("merge the two sauce boxes into one dropdown, the kitchen keeps
+    # getting both ticked", 把「加辣」「微辣」合成一个「辣度」选项吧，顾客老是两个都选; round 50,
+    # b45 zh-21). Why: a change made because the old way fails again and again is how the
+    # product is to be from now on, a decision; an order with no such reason ("把这个页面的表单
+    # 校验改成…") is the task at hand, as the labelled rows have it. Outcome: a decision of
+    # the turn, in place of catch-all facts read in it.
+    if any(s.rule not in _GENERIC_FACT_RULES for s in signals):
+        return signals
+    stated = [s.strip() for s in sentences if not is_question(s)]
+    if not stated or R.ORDER_TO_CHANGE.match(stated[0]) is None:
+        return signals
+    if R.TASK_AT_HAND.match(stated[0]) or _transient(stated[0]):
+        return signals
+    order = R.ORDER_TO_CHANGE.match(stated[0])
+    whole = " ".join(stated).replace("。 ", "。")
+    if order is None or R.RECURRING.search(whole, order.end()) is None:
+        return signals
+    text = whole if len(whole) <= MAX_SENTENCE_CHARS else stated[0][:MAX_SENTENCE_CHARS]
+    return [Signal("decision.order_for_a_fault", "events", text, 0.7, 0.75)]
 
 
 # The user doing a thing themselves: "I run it myself", "I do that by hand", 我自己来, 我手动跑.

@@ -1865,6 +1865,13 @@ CHOSEN = re.compile(
     r"|\blet'?s\b|决定|定了|拍板|就用|改用",
     _I,
 )
+# What keeps going wrong, said as the reason for an order: "staff keep ticking both", "every
+# shift someone …", 店员老是两个都勾上, 经常有人…, 动不动就… (round 50, b45 zh-21).
+RECURRING = re.compile(
+    r"\b(?:keeps?|kept) (?:on )?\w+ing\b|\bevery (?:single )?(?:time|day|week|shift|night)\b"
+    r"|\ball the time\b|\bconstantly\b|老是|总是|经常|动不动就?|每次都|老有人|一直有人|天天",
+    _I,
+)
 # The assistant saying the change it reports was the user's call: "per your call", "as you
 # decided", "as agreed", 按你说的, 照你定的 (round 50, b45 en-40).
 YOUR_CALL = re.compile(
@@ -1883,8 +1890,10 @@ RULE_CHANGE_LEAD = (
 )
 ORDER_TO_CHANGE = re.compile(
     r"^(?:(?:ok(?:ay)?|right|yeah|so|just|pls|please)[,.]?\s+)*(?:kill|drop|remove|ditch|get rid"
-    r" of|turn off|switch off|disable|stop|cut|retire|scrap|bin|switch|move|replace)\b"
-    r"|^(?:那就|就)?把[^，。？?]{2,20}?(?:砍掉|去掉|关掉|停掉|撤掉|删掉|下掉|换成|改成|挪到)"
+    r" of|turn off|switch off|disable|stop|cut|retire|scrap|bin|switch|move|replace|merge"
+    r"|combine)\b"
+    r"|^(?:那就|就)?把[^，。？?]{2,20}?(?:砍掉|去掉|关掉|停掉|撤掉|删掉|下掉|换成|改成|挪到|合成"
+    r"|合并成|合并为|并成|统一成)"
     # a decision of a new way: "签到定了用扫码，不用 GPS 了", "decision: no one-way rentals"
     # (e2e-heldout26 h26c04)
     r"|^[^，。？?]{0,12}?(?:定了|决定)(?:用|改用|换成|走|改成)|^(?:decision|decided)\s*[:：]"

@@ -413,3 +413,30 @@ def test_a_listed_layout_under_its_lead_is_one_fact(said: str, part: str) -> Non
 )
 def test_a_listed_plan_or_fix_is_no_inventory(said: str) -> None:
     assert not [c for c in capture(said, "assistant") if c.rule == "entity.inventory"]
+
+
+# --------------------------------------------------------------------------- an order, for a fault
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "把「加辣」「微辣」合成一个「辣度」选项吧，顾客老是两个都选，后厨只好打电话问",
+        "merge the 'no onion' and 'light onion' boxes into one onion dropdown, the kitchen keeps "
+        "getting both ticked",
+    ],
+)
+def test_an_order_to_change_the_product_for_what_keeps_failing_is_a_decision(said: str) -> None:
+    found = capture(said)
+    assert [c.category for c in found] == ["events"], found
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "把这个页面的日期选择换成横向滑动的，跟上次那个差不多就行",
+        "把版本号改成 2.4.1，顺便更新一下 changelog",
+    ],
+)
+def test_an_order_with_no_fault_behind_it_stays_the_task_at_hand(said: str) -> None:
+    assert not [c for c in capture(said) if c.category == "events"]
