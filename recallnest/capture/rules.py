@@ -2950,6 +2950,11 @@ ENV_CONSTRAINT = re.compile(
     # 等保三级; round 46, b40)
     r"|\bnothing (?:may|can|is allowed to|must) leave\b|\bno cloud (?:apis?|services)\b"
     r"|\bair[- ]?gapped\b|必须走内网|只能走内网|只能跑在内网|不能直连|不能连外网|不能访问外网"
+    # all the user has to work on is a phone or a tablet ("on weekdays I only have my phone —
+    # Termux + ssh", 平时只有手机能用; round 50, b45 en-30)
+    r"|\b(?:I )?(?:only|just) (?:have|got) (?:my |a |an )?(?:phone|tablet|ipad|chromebook)\b"
+    r"|\ball I (?:have|got) is (?:my |a |an )?(?:phone|tablet|ipad|chromebook)\b"
+    r"|只有(?:一部|一台)?(?:手机|平板|ipad)|只能(?:用|拿)(?:手机|平板|ipad)"
     r"|等保[一二三四]级"
     r"|不让(?:升级|装|安装)|(?:装|升级|安装)不了|不能(?:升级|装|安装)"
     r"|没有(?:管理员|root|sudo|admin)\s*权限|不给(?:管理员|root|sudo|admin)?\s*权限|没法(?:升级|装|安装)",
@@ -2959,9 +2964,10 @@ ENV_CONSTRAINT = re.compile(
 # the box in the shed, a Raspberry Pi, 公司电脑, 办公室电脑, 服务器 (the one they were asked about).
 OWN_MACHINE = re.compile(
     r"\b(?:my|work|office|school|company|the council's|our)\s+(?:[\w-]+\s+)?(?:laptop|pc|computer"
-    r"|machine|desktop|mac|box|server)\b|\b(?:raspberry pi|pi \d|chromebook|thinkpad)\b"
+    r"|machine|desktop|mac|box|server|phone|tablet|ipad)\b|\b(?:raspberry pi|pi \d|chromebook"
+    r"|thinkpad)\b"
     r"|\b(?:it'?s|its) an? (?:[\w.-]+ ){0,3}(?:box|machine|laptop|pc|server)\b"
-    r"|(?:公司|单位|办公室|学校|医院|店里|家里)?的?(?:电脑|笔记本|台式机|机器|服务器)"
+    r"|(?:公司|单位|办公室|学校|医院|店里|家里)?的?(?:电脑|笔记本|台式机|机器|服务器|手机|平板)"
     # the system the user looks after, named as the one at hand ("this system handles …",
     # 本系统部署在…; b40)
     r"|\b(?:this|our) (?:system|platform|service)\b|本系统|这套系统|这个系统|我们的系统",

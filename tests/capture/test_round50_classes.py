@@ -440,3 +440,29 @@ def test_an_order_to_change_the_product_for_what_keeps_failing_is_a_decision(sai
 )
 def test_an_order_with_no_fault_behind_it_stays_the_task_at_hand(said: str) -> None:
     assert not [c for c in capture(said) if c.category == "events"]
+
+
+# --------------------------------------------------------------------------- only a phone
+
+
+def test_a_user_who_has_only_a_phone_to_work_on_is_a_profile() -> None:
+    found = capture(
+        "heads up, most days all I have is my phone — Termux and ssh into the Pi. short "
+        "answers and one-line commands please"
+    )
+    assert [c.category for c in found] == ["profile"], found
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "平时只有手机能用，Termux 连服务器。回复短一点，命令给我能一次粘贴的",
+    ],
+)
+def test_the_same_in_chinese_stays_a_profile(said: str) -> None:
+    assert [c.category for c in capture(said)] == ["profile"]
+
+
+def test_a_phone_only_for_the_moment_is_no_profile() -> None:
+    found = capture("I only have my phone on me right now, can you just tell me the command?")
+    assert not [c for c in found if c.category == "profile"], found
