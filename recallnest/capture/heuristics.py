@@ -956,6 +956,13 @@ def extract(
             and _detail_follows(signal, sentences[i], nxt, role)
         ):
             signal, used = _with_reason_after(signal, nxt), 2  # the layout, then its detail
+        elif (
+            signal is not None
+            and used == 1
+            and nxt is not None
+            and _legend_follows(signal, sentences[i], nxt, role)
+        ):
+            signal, used = _with_reason_after(signal, nxt), 2  # the scheme, then its codes
         elif signal is not None and used == 1 and nxt is not None and _instead_follows(signal, nxt):
             signal, used = _with_reason_after(signal, nxt), 2  # kept out, then what instead
         elif signal is not None and used == 1 and nxt is not None and _rule_goes_on(signal, nxt):
@@ -1092,6 +1099,29 @@ def _detail_follows(signal: Signal, sentence: str, nxt: str, role: str) -> bool:
     if signal.rule not in _GENERIC_FACT_RULES or not led:
         return False
     if is_question(nxt) or _not_a_standing_fact(nxt):
+        return False
+    found = classify(nxt, role)
+    return found is None or found.rule in _GENERIC_FACT_RULES
+
+
+# One code given its meaning: "Kenya is KEN", 武夷山是 WYS, "RW = Rwanda".
+_CODE_PAIR = re.compile(
+    r"(?:^|[，,;；、]\s*|\band\s+)[^，,;；。]{1,16}?\s*(?:是|为|=|is|means|stands for)\s*"
+    r"([A-Z][A-Z0-9]{1,5})\b"
+    r"|(?:^|[，,;；、]\s*|\band\s+)([A-Z][A-Z0-9]{1,5})\s*(?:=|是|为|is|means|stands for)\s*\S",
+)
+
+
+def _legend_follows(signal: Signal, sentence: str, nxt: str, role: str) -> bool:
+    # Trigger: a fact that uses codes ("Batch codes are origin + pick date + lot, e.g.
+    # KEN-20240418-07.") and a next sentence that gives two or more of them their meaning
+    # ("Kenya is KEN, Rwanda is RWA, Uganda is UGA", 武夷山是 WYS，安溪是 AX; round 50, b45 zh-14).
+    # Why: the legend is the scheme's other half; kept as a second fact, it was read apart from
+    # the scheme it decodes. Outcome: one fact of both.
+    if signal.rule not in _GENERIC_FACT_RULES or is_question(nxt):
+        return False
+    codes = [a or b for a, b in _CODE_PAIR.findall(nxt)]
+    if len(codes) < 2 or not any(re.search(rf"\b{c}\b", sentence) for c in codes):
         return False
     found = classify(nxt, role)
     return found is None or found.rule in _GENERIC_FACT_RULES

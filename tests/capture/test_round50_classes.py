@@ -466,3 +466,30 @@ def test_the_same_in_chinese_stays_a_profile(said: str) -> None:
 def test_a_phone_only_for_the_moment_is_no_profile() -> None:
     found = capture("I only have my phone on me right now, can you just tell me the command?")
     assert not [c for c in found if c.category == "profile"], found
+
+
+# --------------------------------------------------------------------------- a code's legend
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Batch codes are origin + pick date + lot, e.g. KEN-20240418-07. Kenya is KEN, Rwanda "
+        "is RWA, Uganda is UGA",
+        "批次号的规则是 仓库代码+入库日期+流水号，比如 SH-20240301-12。"
+        "上海仓是 SH，广州仓是 GZ，成都仓是 CD",
+    ],
+)
+def test_a_code_scheme_and_its_legend_are_one_fact(said: str) -> None:
+    found = capture(said)
+    assert [c.category for c in found] == ["entities"], found
+
+
+def test_codes_the_scheme_does_not_use_stay_a_fact_of_their_own() -> None:
+    found = capture(
+        "Batch codes are pick date + lot, e.g. 20240418-07. Kenya is KEN, Rwanda is RWA."
+    )
+    assert [c.text for c in found] == [
+        "Batch codes are pick date + lot, e.g. 20240418-07.",
+        "Kenya is KEN, Rwanda is RWA.",
+    ], found
