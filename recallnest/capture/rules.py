@@ -82,7 +82,8 @@ DEICTIC_ZH = r"(?:这个|那个|这样|那样|这种方式|它|这些|那些|这
 STYLE_TOPIC = (
     r"(?:single|double) quotes|quotes|snake_case|camelcase|kebab-case|pascalcase|naming|spelling"
     r"|indentation|tabs|semicolons|trailing (?:whitespace|commas?)|line length|comments"
-    r"|docstrings|type hints|annotations|print(?: statements| debugging)?|emoji|commit messages"
+    r"|docstrings|type hints|annotations|print(?: statements| debugging)?|emoji"
+    r"|commit (?:messages|msgs?)"
     r"|imports|abstractions|duplication|inheritance|composition|mocks|f-strings|early returns"
     r"|file names|summar(?:y|ies)|recaps?"
     # letter case: "write SQL keywords in uppercase", 常量一律大写 (b27)
@@ -98,6 +99,12 @@ STYLE_DIRECTIVE = (
     r"|[，,]\s*\S{1,4}(?:用|统一|一律)\s*\S|^\S+ not \S+|\beverywhere(?: else)?\b"
     r"|^(?:[\w-]+\s+){1,2}use\s"
     r"|^[^，。,]{0,12}?用\s*\S"
+    # a style given as its topic, a colon and the spec: "commit msgs: imperative + lowercase",
+    # 注释：英文，一句话 (round 50, b45 en-38); only for what the agent writes in code, as a
+    # colon after "comments" or "imports" may open a fact of the product
+    r"|^(?:(?:git|our|my)\s+)?(?:commit (?:messages|msgs?)|docstrings|naming|file ?names"
+    r"|variable names|branch names|indentation|casing|type hints|提交信息|注释|命名|文件名|变量名"
+    r"|缩进)\s*[:：]\s*\S"
 )
 
 # About the task at hand, not future sessions ("for now", 先别, "again").

@@ -493,3 +493,31 @@ def test_codes_the_scheme_does_not_use_stay_a_fact_of_their_own() -> None:
         "Batch codes are pick date + lot, e.g. 20240418-07.",
         "Kenya is KEN, Rwanda is RWA.",
     ], found
+
+
+# --------------------------------------------------------------------------- a style, by colon
+
+
+def test_a_style_given_as_topic_colon_spec_is_one_preference() -> None:
+    found = capture(
+        "commit msgs: present tense, no capital letter, like 'fix refund rounding'. no "
+        "JIRA-123: prefixes, the auditors read the log and don't know the ticket ids"
+    )
+    assert [c.category for c in found] == ["preferences"], found
+    assert "JIRA-123" in found[0].text, found
+
+
+def test_a_chinese_style_given_as_topic_colon_spec_is_a_preference() -> None:
+    found = capture(
+        "提交信息：中文，动词开头，比如「修复退款金额」。不要加 feat:/fix: 前缀，审计的同事看不懂"
+    )
+    assert found and all(c.category == "preferences" for c in found), found
+    assert any("动词开头" in c.text for c in found), found
+
+
+def test_a_product_fact_under_a_colon_is_no_style() -> None:
+    assert not [
+        c
+        for c in capture("comments: the API returns them newest first, 20 per page")
+        if c.category == "preferences"
+    ]
