@@ -275,13 +275,11 @@ def _order_for_what_keeps_failing(signals: list[Signal], sentences: Sequence[str
     if any(s.rule not in _GENERIC_FACT_RULES for s in signals):
         return signals
     stated = [s.strip() for s in sentences if not is_question(s)]
-    if not stated or R.ORDER_TO_CHANGE.match(stated[0]) is None:
+    order = R.ORDER_TO_CHANGE.match(stated[0]) if stated else None
+    if order is None or R.TASK_AT_HAND.match(stated[0]) or _transient(stated[0]):
         return signals
-    if R.TASK_AT_HAND.match(stated[0]) or _transient(stated[0]):
-        return signals
-    order = R.ORDER_TO_CHANGE.match(stated[0])
     whole = " ".join(stated).replace("。 ", "。")
-    if order is None or R.RECURRING.search(whole, order.end()) is None:
+    if R.RECURRING.search(whole, order.end()) is None:
         return signals
     text = whole if len(whole) <= MAX_SENTENCE_CHARS else stated[0][:MAX_SENTENCE_CHARS]
     return [Signal("decision.order_for_a_fault", "events", text, 0.7, 0.75)]
@@ -429,11 +427,12 @@ _SETTING_CHANGES = ("decision.setting", "decision.zh.setting", "decision.value_c
 
 def _imposed_from_outside(signals: list[Signal], sentences: Sequence[str]) -> list[Signal]:
     # Trigger: a decision read in a turn that says an outside body sets it ("每位学员一周最多
-    # 报 3 节课，这是体育局的要求", "Wrote the rules into limits.yaml as the regulations set
-    # them: …"; round 50, b45 zh-02, zh-36). Why: no one here chose the limit, so it is a fact
-    # of the domain the project must follow, and kept as a decision it reads as the team's
-    # choice that a later one may undo. Outcome: a fact of the same text. A decision said as
-    # one ("we're going with …, that's what the rulebook says") and a value change stay.
+    # 报 3 节课，这是体育局的要求", 按你发的规章把硬约束整理进了 …, "max 2 courts per member per
+    # day, that's what the league rulebook says"; round 50, b45 zh-02, zh-36). Why: no one
+    # here chose the limit, so it is a fact of the domain the project must follow, and kept as
+    # a decision it reads as the team's choice that a later one may undo. Outcome: a fact of
+    # the same text. A decision said as one ("we're going with …, that's what the rulebook
+    # says") and a value change stay.
     whole = " ".join(sentences)
     if not any(s.category == "events" for s in signals) or R.IMPOSED.search(whole) is None:
         return signals

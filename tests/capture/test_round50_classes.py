@@ -113,6 +113,12 @@ def test_an_order_for_the_task_at_hand_stays_out_of_the_profile() -> None:
     [
         ("每名会员每天最多订 2 场，这是体育局的规定，系统里别动", "user", "2 场"),
         (
+            "max 2 courts per member per day, that's what the league rulebook says, don't change "
+            "it in the system",
+            "user",
+            "2 courts",
+        ),
+        (
             "按你给的规章把限制写进了 limits.yaml：每班最多 40 人，单次连续上课不超过 3 小时，"
             "课间至少休息 15 分钟。",
             "assistant",
