@@ -520,6 +520,10 @@ PROBLEM_REPORT = re.compile(
     r" (?:be|been|cost)"
     r"|wrong(?:ly)?|incorrect(?:ly)?)\b"
     r"|\bkeeps? (?:coming out|showing up|getting|being)\b"
+    # a thing that keeps doing something to the user: "git keeps asking for my passphrase",
+    # "the printer keeps dropping off the network" (e2e-heldout27 h27x03, once the model was
+    # retrained with b43 and b44)
+    r"|\b(?:it|this|that|[\w.-]+) keeps (?!(?:it|them|the|a|an|things|everything)\b)\w+ing\b"
     r"|(?:只有|是|成了|变成了?)(?:应该|本来|正常)的?[^，。]{0,6}?(?:几分之一|分之一|倍|一半)",
     _I,
 )

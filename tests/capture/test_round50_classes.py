@@ -527,3 +527,43 @@ def test_a_product_fact_under_a_colon_is_no_style() -> None:
         for c in capture("comments: the API returns them newest first, 20 per page")
         if c.category == "preferences"
     ]
+
+
+# --------------------------------------------------------------------------- retrain guards
+
+
+@pytest.mark.parametrize(
+    ("said", "reading"),
+    [
+        # a thing that keeps doing something to the user: a problem, not a rule
+        (
+            "quick one on the work laptop, npm keeps asking for my registry password every "
+            "single time",
+            ("preferences", 0.61),
+        ),
+        # an anecdote opened by a laugh, of what someone said about a thing
+        (
+            "ha, one of the allotment members rang to say the new newsletter font reminds her "
+            "of a ransom note. she's not wrong",
+            ("entities", 0.67),
+        ),
+        ("哈哈，有个老顾客打电话说我们新换的 logo 像个煎蛋，还挺像的", ("entities", 0.66)),
+    ],
+)
+def test_borderline_model_readings_of_a_problem_or_an_anecdote_keep_nothing(
+    monkeypatch: pytest.MonkeyPatch, said: str, reading: tuple[str, float]
+) -> None:
+    from recallnest.capture import learned
+
+    monkeypatch.setattr(learned, "predict", lambda text, role: reading)
+    assert capture(said) == []
+
+
+def test_a_laugh_before_a_fact_of_ones_own_is_still_read_by_the_model(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from recallnest.capture import learned
+
+    monkeypatch.setattr(learned, "predict", lambda text, role: ("entities", 0.9))
+    found = capture("ha, the staging box finally has 64 GB of RAM after the upgrade")
+    assert [c.category for c in found] == ["entities"], found
