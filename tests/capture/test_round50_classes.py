@@ -1,5 +1,6 @@
-"""Round 50's classes from blind batch b45 (decision 0069), on phrasings of our own. Each
-positive fails on 19fad7d; the guards hold on both."""
+"""Round 50's classes from blind batch b45 and two e2e scenarios the retrained models broke
+(decision 0069), on phrasings of our own. Each positive fails on 19fad7d (40); the guards,
+named for what stays or is still so, hold on both (24)."""
 
 from __future__ import annotations
 
@@ -182,7 +183,7 @@ def test_a_fault_said_solved_before_its_cause_is_a_case() -> None:
     assert "NTP" in found[0].text, found
 
 
-def test_a_chinese_fault_said_solved_before_its_cause_is_a_case() -> None:
+def test_a_chinese_fault_said_solved_before_its_cause_stays_a_case() -> None:
     found = capture(
         "称重漂移的怪事终于弄明白了：传感器一冷就缩，每降一度少 30 克。"
         "现在每台秤旁边加了温度探头做补偿，半夜的假报警没了"
