@@ -1790,6 +1790,13 @@ VALUE_CHANGE = re.compile(
     + r"|(?<![\w.])"
     + _NEW_VALUE
     + r"[^?!]{0,160}?\bmake (?:it|them|that) \d+(?:\.\d+)?(?!\w|\.\d|\s*[%$€£¥])"
+    # a bare number for the old one said first in the same clause run: "封面图之前说压到宽
+    # 1080，太糊了，…，改成宽 1440", "the cover was 1080 wide, too soft, make it 1440" (round 50:
+    # e2e-heldout29 h29c04 lost the change once the model read it at 0.59)
+    + r"|(?:之前|原来|以前|本来|原先)[^。；;！!？?]{0,20}?(?<![\w.])\d+(?:\.\d+)?(?![\d.])"
+    r"[^。；;！!？?\d]{0,40}?(?:改成|改为|调成|调到|改到|换成)[^，,。；;！!？?\d]{0,4}?\d"
+    + r"|\b(?:was|were|used to be)\s+(?:[\w-]+\s+){0,2}?(?<![\w.])\d+(?:\.\d+)?(?![\d.])"
+    r"[^.;!?\d]{0,60}?\bmake (?:it|them|that) \d"
     # one number for another: "change 48 to 72" (e2e-heldout19 h19x01)
     + r"|"
     + _CHANGE_FROM_TO

@@ -568,3 +568,23 @@ def test_a_laugh_before_a_fact_of_ones_own_is_still_read_by_the_model(
     monkeypatch.setattr(learned, "predict", lambda text, role: ("entities", 0.9))
     found = capture("ha, the staging box finally has 64 GB of RAM after the upgrade")
     assert [c.category for c in found] == ["entities"], found
+
+
+# --------------------------------------------------------------------------- old, then new
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "the product thumbnails were 320 wide, far too soft on retina screens, make it 640",
+        # the model read this one as a decision until the retrain with b45 put it under 0.6
+        "商品主图之前说压到宽 800，太糊了，手机上看不清，改成宽 1200",
+    ],
+)
+def test_a_bare_number_for_the_old_one_said_first_is_a_value_change(said: str) -> None:
+    found = capture(said)
+    assert [c.rule for c in found] == ["decision.value_changed"], found
+
+
+def test_a_past_count_with_no_change_is_no_value_change() -> None:
+    assert not capture("we were 3 people on the team back then, make it a quick one")
