@@ -82,6 +82,12 @@ LOG = re.compile(
     # (e2e-heldout23 h23g01)
     | ^\[?\d{1,4}[-/.\ ](?:\d{1,2}|[A-Za-z]{3,9})[-/.\ ]\d{2,4},?[T\ ]\d{1,2}:\d{2}:\d{2}\b
     | ^\[?(?:[A-Z][a-z]{2},?\ )?[A-Z][a-z]{2}\ \d{1,2},?\ (?:\d{4}\ )?\d{1,2}:\d{2}:\d{2}\b
+    # a clock time to the second in the line's head, then a severity level within two words
+    # (the component that logged it): "Tue 06:42:11 reader2 WARN antenna 3 …", "周二 06:42:11
+    # gw-1 ERROR …", "06:42:11.204 [pool-3] INFO …" (round 50, b45 en-10)
+    | ^\[?(?:(?:[A-Z][a-z]{2}|周[一二三四五六日]|星期[一二三四五六日]|[\d/.-]{4,10}),?\s*){0,2}
+      \d{1,2}:\d{2}:\d{2}(?:[.,]\d{1,6})?\]?\s+(?:\S+\s+){0,2}?
+      \[?(?:INFO|WARN|WARNING|ERROR|ERR|DEBUG|TRACE|FATAL|CRIT|CRITICAL|NOTICE)\]?(?=[\s:]|$)
     """,
     re.VERBOSE,
 )

@@ -436,6 +436,10 @@ def is_question(sentence: str) -> bool:
     s = _INTERJECTION.sub("", sentence.strip())
     if s.endswith(("?", "？")):
         return True
+    if _answered_heading(s):
+        return False
+    if _INDIRECT.match(s):
+        return True
     if _QUESTION_START.match(s) or _QUESTION_ZH.search(s):
         return True
     if not s.endswith((".", "!")) and _TRAILING_ASK.search(s):
@@ -445,6 +449,34 @@ def is_question(sentence: str) -> bool:
     # A question word inside "no matter which" (不管在哪个项目：…, 无论谁来改; e2e-heldout15
     # h15x02) or a question told to someone (让她们知道…该怎么答, b32) asks nothing.
     return bool(_QUESTION_ZH_ANY.search(_EMBEDDED.sub("", _CONCESSIVE.sub("", s))))
+
+
+# Trigger: a heading that asks, then its answer after the colon ("Why the totals were off:
+# the export rounded each line …", "How it works now: …", 为什么会重复扣款：回调没做幂等…; round
+# 50, b45 en-27's "**Why every battery showed 0 %:** after …"). Why: the wh-word opens a
+# heading, not a question; read as one, the cause it answers was dropped with it. Outcome: a
+# statement, when what follows the colon is one and says enough.
+_HEADING = re.compile(
+    r"^(?:why|how|what|when|where|为什么|为啥|怎么)[^:：?？]{2,80}[:：]\s*(\S.*)$", re.IGNORECASE
+)
+_ANSWER_WORDS = 4
+
+
+def _answered_heading(sentence: str) -> bool:
+    heading = _HEADING.match(sentence)
+    if heading is None:
+        return False
+    answer = heading.group(1)
+    long_enough = len(answer.split()) >= _ANSWER_WORDS or len(_CJK_CHAR.findall(answer)) >= 8
+    return long_enough and not is_question(answer) and _OPTIONS.search(answer) is None
+
+
+# An indirect question standing alone, as a list of things to check gives them ("- whether
+# his export is in local time or UTC"; round 50, b45 en-45): it asks, it states nothing. Not
+# "whether you like it or not, …", which leads a statement.
+_INDIRECT = re.compile(r"^whether\b(?![^,]*\bor not\s*,)", re.IGNORECASE)
+_CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
+_OPTIONS = re.compile(r"\bor\b|还是")  # "what's the plan: the old box or the new one"
 
 
 # --------------------------------------------------------------------------- the gate

@@ -55,10 +55,11 @@ from recallnest.capture.salience import gate_turn
 # second blind batch, measured once on that round's final code, read in round 49 (decision
 # 0065; its classes fixed with the model still without it) and trained on since. b44 (round
 # 49's first blind batch) was read and trained on in round 49. b45 was round 49's second blind
-# batch, measured on that round's start and final code (eval/RESULTS.md), imported in round 50
-# and held out until its classes are fixed. b46 was round 50's first blind batch, measured on
-# that round's start code ebc2d81 (eval/RESULTS.md) and imported the same round, unread.
-HELD_OUT: frozenset[str] = frozenset({"b45", "b46"})
+# batch, measured on that round's start and final code (eval/RESULTS.md), imported in round 50,
+# read in round 50 (decision 0069; its classes fixed with the model still without it) and
+# trained on since. b46 was round 50's first blind batch, measured on that round's start code
+# ebc2d81 (eval/RESULTS.md) and imported the same round; its capture rows are unread.
+HELD_OUT: frozenset[str] = frozenset({"b46"})
 EPOCHS = 30
 LEARNING_RATE = 0.5
 L2 = 1e-4
