@@ -1,6 +1,6 @@
-"""Round 50's classes from blind batch b45 and two e2e scenarios the retrained models broke
-(decision 0069), on phrasings of our own. Each positive fails on 19fad7d (40); the guards,
-named for what stays or is still so, hold on both (24)."""
+"""Round 50's classes from blind batch b45 and three e2e scenarios the retrained models broke
+(decision 0069), on phrasings of our own. Each positive fails on 19fad7d (42); the guards,
+named for what stays or is still so, hold on both (25)."""
 
 from __future__ import annotations
 
