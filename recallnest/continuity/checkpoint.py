@@ -36,6 +36,8 @@ from recallnest.capture.chatter import (
 )
 from recallnest.capture.rules import (
     CORRECTED_ABOUT,
+    DECISION_CAUSE,
+    REASON_LEAD,
     RETRACTION,
     ZH_ABOUT_EMPTY,
     ZH_ABOUT_LEAD,
@@ -540,14 +542,18 @@ def _with_stop(text: str) -> str:
 # --------------------------------------------------------------------------- decisions, loops
 
 
-# What a reason says: a cause, or a constraint the decision answers ("The CLI has to work
-# offline on planes.", "… and we only get the lab two evenings a week").
-_REASON = re.compile(
-    r"\b(?:because|since|so that|otherwise|has to|have to|must|needs? to|can't|cannot|only"
-    r"|too (?:slow|big|many|much|long|expensive))\b"
-    r"|因为|由于|不然|否则|必须|只能|不能|太(?:慢|大|多|贵|长)",
+# What a reason says beyond capture's causes (`REASON_LEAD`, `DECISION_CAUSE`): a constraint
+# the decision answers ("The CLI has to work offline on planes.", "… and we only get the lab
+# two evenings a week").
+_CONSTRAINT = re.compile(
+    r"\b(?:has to|have to|must|needs? to|can't|cannot|only|so that|otherwise)\b"
+    r"|不然|否则|必须|只能|不能",
     re.IGNORECASE,
 )
+
+
+def _gives_reason(text: str) -> bool:
+    return bool(REASON_LEAD.match(text) or DECISION_CAUSE.search(text) or _CONSTRAINT.search(text))
 
 
 def _decisions(sentences: Sequence[_Sentence]) -> list[str]:
@@ -567,7 +573,7 @@ def _decisions(sentences: Sequence[_Sentence]) -> list[str]:
             and not R.ASK.search(after.text)
             and not R.TODO.search(after.text)
             and not is_question(after.text)
-            and _REASON.search(after.text)
+            and _gives_reason(after.text)
             and "[REDACTED" not in after.text
         ):
             out.append(f"{s.text} {after.text}")

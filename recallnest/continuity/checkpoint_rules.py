@@ -21,7 +21,7 @@ from recallnest.capture.chatter import (
 )
 from recallnest.capture.chatter import TASK as _TASK
 from recallnest.capture.rules import WORKS_NOW as WORKS_NOW
-from recallnest.capture.salience import split_sentences
+from recallnest.capture.salience import classify_line, split_sentences
 
 # --------------------------------------------------------------------------- repo state
 
@@ -192,21 +192,15 @@ STILL_FAILING = re.compile(
 )
 
 
-# Lines of pasted output (tracebacks, test runners, package and build output, logs, kubectl)
-# and indented code: never prose, so never a request, a report or an open loop. Named rule
-# "pasted_output"; the definition is `chatter`'s, the one capture uses too.
-# A line of a pasted .env file: `DISCORD_BOT_TOKEN=…`, `export PRICING_CURRENCY=EUR`.
-_ENV_LINE = re.compile(r"^\s*(?:export\s+)?[A-Z][A-Z0-9_]{2,}\s*=\s*\S*\s*$")
-
-
-def _env_block_lines(lines: Sequence[str]) -> set[int]:
-    """Indexes of lines in runs of two or more .env assignments: a pasted file, no one's ask
-    (".env for the bot and overlay:" then three lines became the session's "Asked:",
-    e2e-heldout29 h29g03). One line alone may be what the user set, and stays."""
+def _pasted_code_lines(lines: Sequence[str]) -> set[int]:
+    """Indexes of lines in runs of two or more that capture reads as code (`classify_line`):
+    a pasted file, no one's ask (".env for the bot and overlay:" then three `NAME=value` lines
+    became the session's "Asked:", e2e-heldout29 h29g03). One such line alone may be what the
+    user set ("WORKER_CONCURRENCY=4"), and stays."""
     out: set[int] = set()
     run: list[int] = []
     for index, line in enumerate([*lines, ""]):
-        if _ENV_LINE.match(line):
+        if line.strip() and classify_line(line) != "text":
             run.append(index)
             continue
         if len(run) >= 2:
@@ -215,14 +209,17 @@ def _env_block_lines(lines: Sequence[str]) -> set[int]:
     return out
 
 
+# Lines of pasted output (tracebacks, test runners, package and build output, logs, kubectl)
+# and indented code: never prose, so never a request, a report or an open loop. Named rule
+# "pasted_output"; the definition is `chatter`'s, the one capture uses too.
 def drop_log_lines(text: str) -> str:
     """`text` without the lines that are pasted output or indented code."""
     lines = text.splitlines()
     traceback = traceback_lines(lines)
-    settings = _env_block_lines(lines)
+    pasted = _pasted_code_lines(lines)
     noisy = [
         index in traceback
-        or index in settings
+        or index in pasted
         or is_pasted_line(line)
         or INDENTED.match(line) is not None
         for index, line in enumerate(lines)
