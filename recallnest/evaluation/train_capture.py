@@ -59,7 +59,7 @@ from recallnest.capture.salience import gate_turn
 # read in round 50 (decision 0069; its classes fixed with the model still without it) and
 # trained on since. b46 was round 50's first blind batch, measured on that round's start code
 # ebc2d81 (eval/RESULTS.md) and imported the same round; its capture rows are unread.
-HELD_OUT: frozenset[str] = frozenset({"b46"})
+HELD_OUT: frozenset[str] = frozenset({"b46", "b47"})
 EPOCHS = 30
 LEARNING_RATE = 0.5
 L2 = 1e-4
