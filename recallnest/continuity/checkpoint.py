@@ -319,11 +319,15 @@ def _answered_in_kind(turns: Sequence[Turn], index: int) -> bool:
     # ("Use Postgres instead" / "Great choice!" is an instruction, taken; "the 35mm print
     # arrived today and it's gorgeous" / "That should be a lovely screening." was news of the
     # user's day, wished well: e2e-heldout27 h27g01, h27c01)
-    if _CHAT_CUE.search(turns[index].text) is None and _WISH.search(reply) is None:
+    # (a wish may follow an interjection: "Grim — hope the section drawings stayed dry."
+    # answered "been chucking it down all week, trench 2 is basically a paddling pool",
+    # e2e-heldout32 h32c01)
+    wishes = any(_WISH.match(part) for part in _REPLY_PARTS.split(reply) if part)
+    if _CHAT_CUE.search(turns[index].text) is None and not wishes:
         return False
     words = len(reply.split()) + sum(1 for c in reply if "\u4e00" <= c <= "\u9fff") // 2
     return (
-        0 < words <= _PLEASANTRY_WORDS
+        0 < words <= (_WISH_WORDS if wishes else _PLEASANTRY_WORDS)
         and _PLEASANTRY_WORK.search(reply) is None
         and R.DONE.search(reply) is None
         and not is_question(reply)
@@ -331,6 +335,7 @@ def _answered_in_kind(turns: Sequence[Turn], index: int) -> bool:
 
 
 _PLEASANTRY_WORDS = 8
+_WISH_WORDS = 12  # a wish runs longer: "Oof. Hope you got some sleep in the end."
 # A reply that wishes the user well or shares their feeling, never one that approves a choice
 # ("Sounds good", "Great choice", "Makes sense").
 _WISH = re.compile(
@@ -338,10 +343,12 @@ _WISH = re.compile(
     r"|that (?:should|must|will) be (?:a |an )?"
     r"(?:lovely|great|fun|nice|beautiful|amazing|wonderful|special|memorable)"
     r"|what a\b|stay (?:dry|safe|warm|cool)|enjoy\b|hope (?:you|it|the|they)\b|have (?:a|fun)\b"
-    r"|congrat|sorry to hear|glad to hear|oh no\b)"
+    r"|congrat|sorry to hear|glad to hear|oh no\b|grim\b|ouch\b|yikes\b|oof\b|brutal\b"
+    r"|bummer\b|poor (?:you|thing|them)\b|fingers crossed)"
     r"|^(?:注意(?:防暑|安全|身体|保暖|休息)|多喝水|辛苦了|保重|好好休息|恭喜|祝你)",
     re.IGNORECASE,
 )
+_REPLY_PARTS = re.compile(r"\s*(?:[.!?。！？…]+|\s[—–-]+|[,，])\s*")
 # Chit-chat's own marks: laughter, an interjection opening the turn, an emoji.
 _CHAT_CUE = re.compile(
     r"^(?:ha+|haha\w*|heh|lol|lmao|omg|wow|ugh|aw+)\b|\blol\b|哈哈|笑死|唉|😂|🤣|😅|🙃",

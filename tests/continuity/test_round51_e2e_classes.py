@@ -13,11 +13,12 @@ its own, both ways:
 from __future__ import annotations
 
 import pytest
-from test_heldout2_classes import captures, checkpoint, session
+from test_heldout2_classes import captures, checkpoint, remembered, session
 from test_round44_e2e_classes import cp, memory, resume
 
 from recallnest.capture.chatter import pasted_kind, smoothed
 from recallnest.continuity import checkpoint_rules as R
+from recallnest.continuity.checkpoint import _answered_in_kind
 from recallnest.continuity.stale import current, settled, values
 
 # --------------------------------------------------------------------------- a value by its name
@@ -220,3 +221,78 @@ def test_a_pasted_build_failure_leaves_no_memory() -> None:
         "file: /srv/depot/web/src/pages/Stock.vue:41:5"
     )
     assert not any("vite" in c.text or "Element is missing" in c.text for c in found), found
+
+
+# ------------------------------------------------------------------------- what a retired note said
+
+
+@pytest.mark.parametrize(
+    ("sessions", "kept", "gone"),
+    [
+        (
+            (
+                (
+                    "收费规则：每人每小时 12 块，单日封顶 48。",
+                    "pricing.py 改好了：每人每小时 12 元，单日封顶 48 元（DAY_CAP = 48）。",
+                ),
+                ("封顶那个，店长说是 40。", "DAY_CAP 改成 40 了。"),
+            ),
+            "每人每小时 12 元",
+            "48 元",
+        ),
+        (
+            (
+                (
+                    "停车收费：每小时 6 块，单日封顶 30。",
+                    "parking.py 改好了：每小时 6 元，单日封顶 30 元（DAY_CAP = 30）。",
+                ),
+                ("封顶那个，物业说是 25。", "DAY_CAP 改成 25 了。"),
+            ),
+            "每小时 6 元",
+            "30 元",
+        ),
+    ],
+)
+def test_a_retired_report_keeps_what_else_it_said(
+    sessions: tuple[tuple[str, ...], ...], kept: str, gone: str
+) -> None:
+    got = " | ".join(m.text for m in remembered(*sessions))
+    assert kept in got, got
+    assert gone not in got, got
+
+
+@pytest.mark.parametrize(
+    ("remark", "reply"),
+    [
+        (
+            "been bucketing down all week, the car park is basically a lake",
+            "Grim — hope the van stayed dry.",
+        ),
+        ("my neighbour's rooster started at 4am again", "Oof. Hope you got some sleep in the end."),
+    ],
+)
+def test_a_remark_answered_with_a_wish_after_an_interjection_is_no_ask(
+    remark: str, reply: str
+) -> None:
+    made = checkpoint(
+        session(
+            "add a status filter to the bookings list",
+            "Added a status filter to bookings.",
+            remark,
+            reply,
+        )
+    )
+    assert made is not None
+    assert remark.split()[1] not in made.summary, made.summary
+
+
+@pytest.mark.parametrize(
+    ("said", "reply"),
+    [
+        ("use a dropdown for it instead of chips", "Good call — switching to a dropdown."),
+        ("rain all week, the car park floods, add a closure flag", "Ouch — added a closure flag."),
+    ],
+)
+def test_an_instruction_answered_with_approval_or_work_stays_an_ask(said: str, reply: str) -> None:
+    turns = session("add a status filter", "Added a status filter.", said, reply)
+    assert not _answered_in_kind(turns, 2)
