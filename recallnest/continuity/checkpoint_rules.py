@@ -122,6 +122,10 @@ DONE = re.compile(
     r"|(?:已经|已)(?:修复|完成|添加|实现|更新|修改|删除|重构|改好|解决|迁移|替换|补充|加上|新增"
     r"|改成|改为|换成|转换|处理)"
     r"|^完成|(?:修复|完成|改好|解决)了|搞定"
+    # a change in the perfective: "本地 .env 里配了 OSS_ACCESS_KEY_ID …，上传测试通过"
+    # (e2e-heldout32 h32x02), 表里加了两个字段; never a question ("加了吗")
+    r"|(?:配|加|删|建|装|写|补|拆)(?:好|上|进)?了(?![^，,。；;]*[吗吧么呢？?])(?=\s?[\w`\"'“(（])"
+    r"|测试(?:全|都)?(?:部)?(?:通过|过了)"
     # "改成逐页检测，…", "已在 AndroidManifest 里补上 location 类型", "接头已经换了": a change
     # said by its verb, opening the sentence or after 已 (e2e-heldout27 h27g02, h27x02, h27c04)
     r"|^(?:改成|改为|换成|改用|补上|加上|去掉|删掉|换掉)(?!\s*\d)"

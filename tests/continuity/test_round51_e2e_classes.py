@@ -16,7 +16,7 @@ import pytest
 from test_heldout2_classes import captures, checkpoint, remembered, session
 from test_round44_e2e_classes import cp, memory, resume
 
-from recallnest.capture.chatter import pasted_kind, smoothed
+from recallnest.capture.chatter import is_small_talk, pasted_kind, smoothed
 from recallnest.continuity import checkpoint_rules as R
 from recallnest.continuity.checkpoint import _answered_in_kind
 from recallnest.continuity.stale import current, settled, values
@@ -296,3 +296,56 @@ def test_a_remark_answered_with_a_wish_after_an_interjection_is_no_ask(
 def test_an_instruction_answered_with_approval_or_work_stays_an_ask(said: str, reply: str) -> None:
     turns = session("add a status filter", "Added a status filter.", said, reply)
     assert not _answered_in_kind(turns, 2)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "kettle's on at the depot, off to check the ladders",
+        "right, off to bed",
+        "ok off to feed the dog",
+    ],
+)
+def test_stepping_away_is_small_talk(said: str) -> None:
+    assert is_small_talk(said)
+
+
+@pytest.mark.parametrize(
+    "said", ["the job is off to the queue, check the worker", "send the invoice off to finance"]
+)
+def test_work_sent_off_is_not(said: str) -> None:
+    assert not is_small_talk(said)
+
+
+def test_a_laughed_remark_answered_in_kind_at_some_length_is_no_ask() -> None:
+    turns = session(
+        "add a status filter",
+        "Added a status filter.",
+        "went to the dress rehearsal last night, the smoke machine set off the alarm lol",
+        "Better at the rehearsal than on the opening night itself.",
+    )
+    assert _answered_in_kind(turns, 2)
+
+
+@pytest.mark.parametrize(
+    "reply", ["本地配置里加了 SMS_SIGN_NAME，发送测试通过。", "表里建了 audit_log，迁移也写了。"]
+)
+def test_a_change_reported_in_the_perfective_is_done(reply: str) -> None:
+    assert R.DONE.search(reply)
+
+
+@pytest.mark.parametrize("reply", ["你加了索引吗？", "配了环境变量没有？"])
+def test_asking_whether_it_was_done_is_not(reply: str) -> None:
+    assert R.DONE.search(reply) is None
+
+
+def test_a_request_answered_by_a_perfective_report_stays_in_the_summary() -> None:
+    made = checkpoint(
+        session(
+            "头像要存到七牛，bucket 叫 avatars-prod，先配到本地环境变量里试一下上传",
+            "本地 .env 里配了 QINIU_BUCKET，上传测试通过。",
+            "会员价统一打 9 折吧",
+            "MEMBER_DISCOUNT 改成 0.9 了。",
+        )
+    )
+    assert made is not None and "七牛" in made.summary, made
