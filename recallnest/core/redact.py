@@ -6,11 +6,12 @@ credential headers in OpenTelemetry header lists and in headers maps, Pushover k
 slot, CLI flags, secret-named assignments and defined constants in code, JSON, YAML, INI,
 netrc and .env text, secrets stated in prose, .pgpass lines, an OpenVPN auth file's password
 line, tokens wrapped onto a second line, passwords given to known commands as positional
-words) and the policy for values that only look like secrets (placeholders, ids, public
+words, and to login and connect calls as positional arguments, Redis's `AUTH`) and the policy for values that only look like secrets (placeholders, ids, public
 client keys). The value and name policy lives in `recallnest.core.redact_values`, the shape
 tests of generated tokens (and of letters and printable characters drawn at random) in
 `recallnest.core.redact_shapes`, the grammar of the commands that take a password positionally
-in `recallnest.core.redact_commands`.
+in `recallnest.core.redact_commands`, that of login calls and Redis's login in
+`recallnest.core.redact_calls`.
 
 Must not: do I/O, log, read the environment, or use anything but the standard library (the
 regex engine is `re`). It runs on every captured turn, so patterns are compiled at import time,
@@ -62,6 +63,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from recallnest.core.redact_calls import login_call_starts, redis_auth_starts
 from recallnest.core.redact_commands import password_arg_starts
 from recallnest.core.redact_shapes import (
     base32_body,
@@ -750,6 +752,38 @@ def _command_password_starts(lowered: str, text: str) -> list[int]:
     `password`, `cf auth`)."""
     offsets = _word_offsets(lowered)
     return password_arg_starts(lowered, text, {w: offsets.get(w, ()) for w in _COMMAND_WORDS})
+
+
+def _login_call_starts(lowered: str, _text: str) -> list[int]:
+    """Offsets of the passwords given positionally to login and connect calls (see
+    recallnest.core.redact_calls); the secret words found for the names give "auth" and
+    "cred"."""
+    offsets = _word_offsets(lowered)
+    found = {w: offsets.get(w, ()) for w in ("auth", "cred")}
+    return login_call_starts(lowered, _ascii(lowered), found)
+
+
+def _redis_auth_starts(lowered: str, text: str) -> list[int]:
+    """Offsets of Redis passwords: `AUTH [user] <pw>`, `requirepass`, `masterauth`, `>pw`."""
+    auth = _word_offsets(lowered).get("auth", ())
+    return redis_auth_starts(lowered, text, _ascii(lowered), auth)
+
+
+_HOST_RE = re.compile(r"(?:\d{1,3}\.){3}\d{1,3}|[a-z0-9\-]{1,63}(?:\.[a-z0-9\-]{1,63}){1,8}")
+
+
+def _check_slot_password(m: re.Match[str], _text: str, value: str) -> bool:
+    """A password in a login's slot: 4+ characters, no placeholder, variable, port, host,
+    UUID, or readable letters only (`AUTH LOGIN`, `guest`, `foobared`: published defaults;
+    `"onClick"`, a misread slot's handler or database name)."""
+    core = value.strip()
+    if len(core) < 4 or PORT_RE.match(core) or _SCREAMING_WORD_RE.fullmatch(core):
+        return False
+    if is_stopword(core) or _HOST_RE.fullmatch(core) or _UUID_AT_RE.fullmatch(core):
+        return False
+    if core.isalpha() and not random_letters(core):
+        return False  # a word or a name in code: `"onClick"`, `"Welcome"`
+    return value_ok(core, "pass", bare=m.groupdict().get("bare") is not None, key="password")
 
 
 # PowerShell's `ConvertTo-SecureString` given the password as plain text: its literal after the
@@ -1863,6 +1897,27 @@ _RULES: tuple[_Rule, ...] = (
         _check_dsn_password,
         hints=("pdo", "mysqli", "mysql_connect", "pg_connect"),
     ),
+    # Trigger: Windows' `net use [X:] \\\\host\\share <password> [/user:[dom\\]user]` and
+    # `net use … /user:<user> <password>`; lftp's `-u <user>,<password>`. Why: the password is
+    # a positional word of the command (round 51). Outcome: `*` (prompt for it), the share,
+    # the drive, the user and switches (`/persistent:no`) stay.
+    _rule(
+        "cli-secret",
+        _GENERIC,
+        r"\bnet[ \t]{1,3}use(?:[ \t]{1,3}(?:[a-z]:|\*))?[ \t]{1,3}\\\\[^\s]{1,256}"
+        r"(?:[ \t]{1,3}/user:[^\s]{1,128})?[ \t]{1,3}(?!/)" + _VALUE,
+        _check_cli,
+        lower=True,
+        hints=("net use",),
+    ),
+    _rule(
+        "cli-secret",
+        _GENERIC,
+        r"\blftp\b[^\n]{0,200}?[ \t]-u[ \t]{1,3}[^\s,\"']{1,64},(?P<s>[^\s\"']{1,256})",
+        _check_cli,
+        lower=True,
+        hints=("lftp",),
+    ),
     # Trigger: Go's MySQL DSN, user:password@tcp(host:port)/db (no scheme). Why: the
     # password sits where a URL's would, after the user and before "@tcp(" (e2e-heldout22
     # h22x02 stored one); the user, host and database stay.
@@ -2634,6 +2689,43 @@ _RULES: tuple[_Rule, ...] = (
         _check_zh_spaced,
         left="",
         kind_of=_zh_kind,
+    ),
+    # (Last, and generic: where an earlier rule masks the same literal, its kind is kept:
+    # `Credential("<id>", "<key>")` stays a generic secret.)
+    # Trigger: a login made with the password as a positional argument: a call that logs in
+    # (`smtp.login(user, "…")`, `$sftp->login('u', '…')`, `ftp_login($conn, 'u', '…')`,
+    # `conn.simple_bind_s(dn, "…")`, `new NetworkCredential("u", "…")`,
+    # `new PasswordAuthentication("u", "…".toCharArray())`), or one that connects with an
+    # address, a port, a user and a password (`client.connect(host, 22, "deploy", "…")`,
+    # `DriverManager.getConnection(url, "u", "…")`, `pymysql.connect("db", "u", "…", "shop")`).
+    # Why: no name says it is a password, the call's grammar does (round 51, the class found
+    # last). Outcome: the password literal alone is masked; the user, host, port, database,
+    # names (`login(user, pw)`), keyword arguments, `fn.bind(this, …)`, `.bind("click", …)`,
+    # words and published defaults (`"guest"`) stay.
+    _rule(
+        "password",
+        _GENERIC,
+        r"(?:\"(?P<dq>[^\"\\\n]{1,256})\"|'(?P<sq>[^'\\\n]{1,256})')",
+        _check_slot_password,
+        left="",
+        lower=True,
+        starts=_login_call_starts,
+    ),
+    # Trigger: Redis's login and its password settings: `AUTH <pw>` and `AUTH <user> <pw>`
+    # (the command in capitals, or in any case after a Redis prompt `…:6379>` / `redis>`),
+    # a command array (`execute_command("AUTH", "…")`, `sendCommand(['AUTH', '…'])`),
+    # `requirepass` / `masterauth` in redis.conf, `CONFIG SET` or `--requirepass`, and an ACL
+    # rule's `>pw` (`ACL SETUSER alice on >… ~keys:*`). Why: the password is the command's
+    # last word, with no name beside it (round 51). Outcome: the user (`default`), `AUTH LOGIN`,
+    # a readable word (`AUTH required`, redis.conf's own `foobared`) and `#<sha256>` stay.
+    _rule(
+        "password",
+        _GENERIC,
+        _VALUE,
+        _check_slot_password,
+        left="",
+        lower=True,
+        starts=_redis_auth_starts,
     ),
 )
 
