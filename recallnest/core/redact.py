@@ -6,9 +6,10 @@ credential headers in OpenTelemetry header lists and in headers maps, Pushover k
 slot, CLI flags, secret-named assignments and defined constants in code, JSON, YAML, INI,
 netrc and .env text, secrets stated in prose, .pgpass lines, an OpenVPN auth file's password
 line, tokens wrapped onto a second line, passwords given to known commands as positional
-words, and to login and connect calls as positional arguments, Redis's `AUTH`) and the policy for values that only look like secrets (placeholders, ids, public
-client keys). The value and name policy lives in `recallnest.core.redact_values`, the shape
-tests of generated tokens (and of letters and printable characters drawn at random) in
+words, and to login and connect calls as positional arguments, Redis's `AUTH`) and the
+policy for values that only look like secrets (placeholders, ids, public client keys). The
+value and name policy lives in `recallnest.core.redact_values`, the shape tests of generated
+tokens (and of letters and printable characters drawn at random) in
 `recallnest.core.redact_shapes`, the grammar of the commands that take a password positionally
 in `recallnest.core.redact_commands`, that of login calls and Redis's login in
 `recallnest.core.redact_calls`.
