@@ -29,7 +29,7 @@ from recallnest.core.bilingual import BILINGUAL_GROUPS
 from recallnest.core.injected import strip_injected
 from recallnest.core.models import Explain
 from recallnest.core.text import exact_tokens, tokenize
-from recallnest.retrieval import limits, seasons
+from recallnest.retrieval import answers, limits, seasons
 from recallnest.retrieval.artefact import produced, sent
 from recallnest.retrieval.limits import Quantity
 from recallnest.retrieval.query import SYNONYM_GROUPS, synonym_links
@@ -738,6 +738,8 @@ class PromptPlan:
     ships: tuple[str, ...] = ()
     # asks what model or make a thing is (`_ASKS_MODEL`: "what exactly is the unit", 什么型号)
     asks_model: bool = False
+    # the kind of answer it asks for (retrieval.answers: "how much" -> amount, 多久 -> duration)
+    answer: str | None = None
 
     @property
     def rules_about(self) -> frozenset[str]:
@@ -808,6 +810,7 @@ def analyse_prompt(prompt: str) -> PromptPlan:
         if _SHIPS.search(query) and _WORK.search(query)
         else (),
         _ASKS_MODEL.search(query) is not None,
+        answers.asked_kind(query),
     )
 
 
@@ -1166,6 +1169,10 @@ def relevance(
     if shared < min(2, len(plan.terms)) and not (
         made or limited or (named and _identifier(plan, text))
     ):
+        return 0.0
+    if plan.answer and not made and not answers.holds(plan.answer, text):
+        # names the prompt's subject, but cannot say what is asked of it: "what pressure
+        # should the trailer tyres be at" against a delivery routine with no figure (round 51)
         return 0.0
     covered = sum(weight[t] for t in matched) + SYNONYM_SHARE * sum(weight[t] for t in by_synonym)
     offered = sum(weight[t] for t in doc_terms) or 1.0
