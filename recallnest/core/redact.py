@@ -6,11 +6,13 @@ credential headers in OpenTelemetry header lists and in headers maps, Pushover k
 slot, CLI flags, secret-named assignments and defined constants in code, JSON, YAML, INI,
 netrc and .env text, secrets stated in prose, .pgpass lines, an OpenVPN auth file's password
 line, tokens wrapped onto a second line, passwords given to known commands as positional
-words) and the policy for values that only look like secrets (placeholders, ids, public
-client keys). The value and name policy lives in `recallnest.core.redact_values`, the shape
-tests of generated tokens (and of letters and printable characters drawn at random) in
+words, and to login and connect calls as positional arguments, Redis's `AUTH`) and the
+policy for values that only look like secrets (placeholders, ids, public client keys). The
+value and name policy lives in `recallnest.core.redact_values`, the shape tests of generated
+tokens (and of letters and printable characters drawn at random) in
 `recallnest.core.redact_shapes`, the grammar of the commands that take a password positionally
-in `recallnest.core.redact_commands`.
+in `recallnest.core.redact_commands`, that of login calls and Redis's login in
+`recallnest.core.redact_calls`.
 
 Must not: do I/O, log, read the environment, or use anything but the standard library (the
 regex engine is `re`). It runs on every captured turn, so patterns are compiled at import time,
@@ -62,6 +64,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from recallnest.core.redact_calls import login_call_starts, redis_auth_starts
 from recallnest.core.redact_commands import password_arg_starts
 from recallnest.core.redact_shapes import (
     base32_body,
@@ -148,6 +151,17 @@ _VALUE = (
 _RIGHT = r"(?![A-Za-z0-9_\-])"  # the token ends here, not inside a longer word
 # CJK punctuation, ideographs and full-width forms: where a value in Chinese prose ends.
 _CJK = "\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef"
+
+
+# A literal turned into bytes or a string object, the value of its assignment: Go's
+# `[]byte("…")` (`var jwtKey = []byte("<64 hex>")`, secrets s57), Python's `b"…"` and
+# `bytes("…", …)`, Node's `Buffer.from("…", …)`, Rust's `String::from("…")`, .NET's
+# `Encoding.UTF8.GetBytes("…")`. Only conversions of the literal itself: a call that looks a
+# value up (`os.getenv("NAME")`) passes a name.
+_BYTES_OF = (
+    r"(?:(?:\[\]byte|bytes|bytearray|buffer\.from|string::from|encoding\.utf8\.getbytes)"
+    r"\([ \t]{0,3}(?=[\"'])|b(?=[\"']))?"
+)
 
 
 # --- Assignments: NAME = value, "name": "value", name: value, name 是 value ------------------
@@ -304,9 +318,10 @@ def _setter_literal(m: re.Match[str], key: str, text: str) -> bool:
         return False
     if _SETTER_RE.search(key) is not None:
         return True
-    # (Go chains with the dot at the end of the line before: `Builder().\n\tWithAk("…")`)
+    # (Go chains with the dot at the end of the line before: `Builder().\n\tWithAk("…")`;
+    # PHP's and C++'s arrow: `$redis->auth('…')`, secrets s57)
     before = text[max(0, m.start("key") - 64) : m.start("key")].rstrip()
-    step = "." in key or before.endswith(".")
+    step = "." in key or before.endswith((".", "->"))
     profile = key_profile(key.rsplit(".", 1)[-1])
     if not step or profile is None:
         return False
@@ -422,7 +437,7 @@ def _long_run_starts(subject: str, _text: str) -> list[int]:
 _NEAR_WORD_RE = re.compile(
     r"(?<![a-z0-9_])(?P<w>key|keys|apikey|token|tokens|secret|secrets|password|passwd|pwd"
     r"|passphrase|credentials?|pats?|app[ \t]?certificates?)(?![a-z0-9_])"
-    r"|密钥|秘钥|令牌|密码|口令|凭证|凭据|授权码"
+    r"|密钥|秘钥|密匙|秘匙|令牌|密码|口令|凭证|凭据|授权码|加签"
 )
 _NEAR_HASH_RE = re.compile(
     r"(?<![a-z0-9])(?:sha\d*|md5|hash|digest|checksum|fingerprint|commit|rev|ids?|uuid|etag"
@@ -432,7 +447,10 @@ _SENTENCE_END_RE = re.compile(r"[\n。！？；]|[.!?;](?:\s|$)")
 _NEAR_REACH = 40
 _NEAR_RUN = b"a" * 16
 _NEAR_HINTS: tuple[str, ...] = ("key", "token", "secret", "pass", "pwd", "cred", "pat", "certif")
-_NEAR_HINTS += ("密钥", "秘钥", "令牌", "密码", "口令", "凭证", "凭据", "授权码")
+# 密匙 / 秘匙: a common writing of 密钥; 加签: DingTalk's word for a robot's signing secret
+# ("加签: <secret>", secrets s57).
+_NEAR_HINTS += ("密钥", "秘钥", "密匙", "秘匙", "令牌", "密码", "口令", "凭证", "凭据", "授权码")
+_NEAR_HINTS += ("加签",)
 
 
 def _near_word_starts(lowered: str, text: str) -> list[int]:
@@ -735,6 +753,38 @@ def _command_password_starts(lowered: str, text: str) -> list[int]:
     `password`, `cf auth`)."""
     offsets = _word_offsets(lowered)
     return password_arg_starts(lowered, text, {w: offsets.get(w, ()) for w in _COMMAND_WORDS})
+
+
+def _login_call_starts(lowered: str, _text: str) -> list[int]:
+    """Offsets of the passwords given positionally to login and connect calls (see
+    recallnest.core.redact_calls); the secret words found for the names give "auth" and
+    "cred"."""
+    offsets = _word_offsets(lowered)
+    found = {w: offsets.get(w, ()) for w in ("auth", "cred")}
+    return login_call_starts(lowered, _ascii(lowered), found)
+
+
+def _redis_auth_starts(lowered: str, text: str) -> list[int]:
+    """Offsets of Redis passwords: `AUTH [user] <pw>`, `requirepass`, `masterauth`, `>pw`."""
+    auth = _word_offsets(lowered).get("auth", ())
+    return redis_auth_starts(lowered, text, _ascii(lowered), auth)
+
+
+_HOST_RE = re.compile(r"(?:\d{1,3}\.){3}\d{1,3}|[a-z0-9\-]{1,63}(?:\.[a-z0-9\-]{1,63}){1,8}")
+
+
+def _check_slot_password(m: re.Match[str], _text: str, value: str) -> bool:
+    """A password in a login's slot: 4+ characters, no placeholder, variable, port, host,
+    UUID, or readable letters only (`AUTH LOGIN`, `guest`, `foobared`: published defaults;
+    `"onClick"`, a misread slot's handler or database name)."""
+    core = value.strip()
+    if len(core) < 4 or PORT_RE.match(core) or _SCREAMING_WORD_RE.fullmatch(core):
+        return False
+    if is_stopword(core) or _HOST_RE.fullmatch(core) or _UUID_AT_RE.fullmatch(core):
+        return False
+    if core.isalpha() and not random_letters(core):
+        return False  # a word or a name in code: `"onClick"`, `"Welcome"`
+    return value_ok(core, "pass", bare=m.groupdict().get("bare") is not None, key="password")
 
 
 # PowerShell's `ConvertTo-SecureString` given the password as plain text: its literal after the
@@ -1693,6 +1743,10 @@ _RULES: tuple[_Rule, ...] = (
     # key id (e2e-heldout13; an id of that exact shape means nothing else).
     _token("twilio-api-key", r"SK[0-9a-fA-F]{32}"),
     _token("twilio-account-sid", r"AC[0-9a-f]{32}", hints=("ac",)),
+    # Trigger: SEC + 64 lower-case hex (a DingTalk robot's signing secret, 加签), under a
+    # label no rule knows (`加签: SEC…`, secrets s57, e2e-heldout31 h31x02). Why: the robot's
+    # own shape; 64 hex alone is a SHA-256 and stays, but no hash opens with SEC.
+    _token("dingtalk-secret", r"SEC[0-9a-f]{64}", hints=("sec",)),
     # Trigger: 32 hex after a twilio…token/secret name. Why: auth tokens have no prefix.
     _rule(
         "twilio-auth-token",
@@ -1843,6 +1897,27 @@ _RULES: tuple[_Rule, ...] = (
         r"(?P<q3>['\"])(?P<s>[^'\"\s]{1,256})(?P=q3)",
         _check_dsn_password,
         hints=("pdo", "mysqli", "mysql_connect", "pg_connect"),
+    ),
+    # Trigger: Windows' `net use [X:] \\\\host\\share <password> [/user:[dom\\]user]` and
+    # `net use … /user:<user> <password>`; lftp's `-u <user>,<password>`. Why: the password is
+    # a positional word of the command (round 51). Outcome: `*` (prompt for it), the share,
+    # the drive, the user and switches (`/persistent:no`) stay.
+    _rule(
+        "cli-secret",
+        _GENERIC,
+        r"\bnet[ \t]{1,3}use(?:[ \t]{1,3}(?:[a-z]:|\*))?[ \t]{1,3}\\\\[^\s]{1,256}"
+        r"(?:[ \t]{1,3}/user:[^\s]{1,128})?[ \t]{1,3}(?!/)" + _VALUE,
+        _check_cli,
+        lower=True,
+        hints=("net use",),
+    ),
+    _rule(
+        "cli-secret",
+        _GENERIC,
+        r"\blftp\b[^\n]{0,200}?[ \t]-u[ \t]{1,3}[^\s,\"']{1,64},(?P<s>[^\s\"']{1,256})",
+        _check_cli,
+        lower=True,
+        hints=("lftp",),
     ),
     # Trigger: Go's MySQL DSN, user:password@tcp(host:port)/db (no scheme). Why: the
     # password sits where a URL's would, after the user and before "@tcp(" (e2e-heldout22
@@ -2524,6 +2599,7 @@ _RULES: tuple[_Rule, ...] = (
         r"(?:\\?[\"']\]|\\?[\"']?)"
         r"(?:[ \t]{0,3}:[ \t]{0,3}[a-z_][a-z0-9_.\[\], |]{0,40}+(?==))?"
         r"[ \t]{0,3}(?P<sep>:=|=>|={1,3}|:|是|为|為|就是|：|\((?=[ \t]{0,3}[\"']))[ \t]{0,3}[“「]?"
+        + _BYTES_OF
         + _VALUE,
         _check_assignment,
         left="",
@@ -2569,7 +2645,7 @@ _RULES: tuple[_Rule, ...] = (
     _rule(
         "password",
         _GENERIC,
-        r"(?P<zhkey>[密口秘私令][码碼令钥鑰牌]|授[权權]码|授[权權]碼)[ \t]{0,3}"
+        r"(?P<zhkey>[密口秘私令][码碼令钥鑰牌匙]|授[权權]码|授[权權]碼)[ \t]{0,3}"
         r"(?:[:=：]|是|为|為|就是)[ \t]{0,3}[“「]?" + _VALUE,
         _check_zh,
         left="",
@@ -2608,12 +2684,49 @@ _RULES: tuple[_Rule, ...] = (
         "password",
         _GENERIC,
         # (授权码: a mail account's authorization code for SMTP, 163/QQ mail, e2e-heldout25)
-        r"(?P<zhkey>[密口秘私令][码碼令钥鑰牌]|授[权權]码|授[权權]碼)[ \t]{1,3}(?P<bare>"
+        r"(?P<zhkey>[密口秘私令][码碼令钥鑰牌匙]|授[权權]码|授[权權]碼)[ \t]{1,3}(?P<bare>"
         + _BARE
         + r"{6,512})",
         _check_zh_spaced,
         left="",
         kind_of=_zh_kind,
+    ),
+    # (Last, and generic: where an earlier rule masks the same literal, its kind is kept:
+    # `Credential("<id>", "<key>")` stays a generic secret.)
+    # Trigger: a login made with the password as a positional argument: a call that logs in
+    # (`smtp.login(user, "…")`, `$sftp->login('u', '…')`, `ftp_login($conn, 'u', '…')`,
+    # `conn.simple_bind_s(dn, "…")`, `new NetworkCredential("u", "…")`,
+    # `new PasswordAuthentication("u", "…".toCharArray())`), or one that connects with an
+    # address, a port, a user and a password (`client.connect(host, 22, "deploy", "…")`,
+    # `DriverManager.getConnection(url, "u", "…")`, `pymysql.connect("db", "u", "…", "shop")`).
+    # Why: no name says it is a password, the call's grammar does (round 51, the class found
+    # last). Outcome: the password literal alone is masked; the user, host, port, database,
+    # names (`login(user, pw)`), keyword arguments, `fn.bind(this, …)`, `.bind("click", …)`,
+    # words and published defaults (`"guest"`) stay.
+    _rule(
+        "password",
+        _GENERIC,
+        r"(?:\"(?P<dq>[^\"\\\n]{1,256})\"|'(?P<sq>[^'\\\n]{1,256})')",
+        _check_slot_password,
+        left="",
+        lower=True,
+        starts=_login_call_starts,
+    ),
+    # Trigger: Redis's login and its password settings: `AUTH <pw>` and `AUTH <user> <pw>`
+    # (the command in capitals, or in any case after a Redis prompt `…:6379>` / `redis>`),
+    # a command array (`execute_command("AUTH", "…")`, `sendCommand(['AUTH', '…'])`),
+    # `requirepass` / `masterauth` in redis.conf, `CONFIG SET` or `--requirepass`, and an ACL
+    # rule's `>pw` (`ACL SETUSER alice on >… ~keys:*`). Why: the password is the command's
+    # last word, with no name beside it (round 51). Outcome: the user (`default`), `AUTH LOGIN`,
+    # a readable word (`AUTH required`, redis.conf's own `foobared`) and `#<sha256>` stay.
+    _rule(
+        "password",
+        _GENERIC,
+        _VALUE,
+        _check_slot_password,
+        left="",
+        lower=True,
+        starts=_redis_auth_starts,
     ),
 )
 

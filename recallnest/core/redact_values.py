@@ -408,6 +408,24 @@ def key_profile(key: str) -> tuple[str, str] | None:
         return None
     if "private" in parts or "secret" in parts:
         return ("generic-secret", "strong")
+    if _keys_crypto(parts):
+        return ("generic-secret", "weak")
     if any(qualified_away(p, last) for p in parts[:-1]):
         return None
     return ("generic-secret", "weak")
+
+
+# Trigger: `FIELD_ENCRYPTION_KEY`, `column_signing_key`, `cacheHmacKey` (a Fernet key in a
+# Kubernetes Secret, secrets s56). Why: a word of encryption or signing right before the key
+# says what the key does; a table's, a cache's or a field's word further left only says what
+# it protects, so it qualifies nothing away. `public` still does (`PUBLIC_SIGNING_KEY`).
+_CRYPTO_WORDS = _words(
+    "encryption encrypt crypt crypto cipher signing sign hmac jwt kek dek fernet"
+)
+_CRYPTO_COMPOUNDS = _words("encryptionkey signingkey")
+
+
+def _keys_crypto(parts: list[str]) -> bool:
+    """The key's name says it encrypts or signs, and nothing in it says public."""
+    crypto = parts[-1] in _CRYPTO_COMPOUNDS or (len(parts) > 1 and parts[-2] in _CRYPTO_WORDS)
+    return crypto and not any(p in ("public", "pub") for p in parts)

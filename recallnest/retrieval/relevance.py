@@ -29,7 +29,7 @@ from recallnest.core.bilingual import BILINGUAL_GROUPS
 from recallnest.core.injected import strip_injected
 from recallnest.core.models import Explain
 from recallnest.core.text import exact_tokens, tokenize
-from recallnest.retrieval import limits, seasons
+from recallnest.retrieval import answers, limits, seasons
 from recallnest.retrieval.artefact import produced, sent
 from recallnest.retrieval.limits import Quantity
 from recallnest.retrieval.query import SYNONYM_GROUPS, synonym_links
@@ -178,6 +178,13 @@ _ASKS_ROUTINE = re.compile(
     r"\bwhat (?:\w+ ){0,4}(?:needs?|ha(?:ve|s)|got) to (?:do|happen|be done|check)\b"
     r"[^?.!,;]{0,12}?\b(?:before|after|at|when|once)\b"
     r"|\bwhat (?:should|must) (?:\w+ ){1,3}do (?:before|after|at|when|once)\b"
+    # the same asked in the infinitive ("give him the list of what to do before he drives
+    # off", "what to check after a hire comes back": test-blind21, round 51)
+    r"|\bwhat to (?:do|check)\b[^?.!,;]{0,12}?\b(?:before|after|at|when|once)\b"
+    # or by the routine's own name ("what's the routine for getting results out?", "what are
+    # the steps for a refund", 出成绩的流程是啥: test-blind22, round 51)
+    r"|\bwhat(?:'s| is| are) the (?:routine|procedure|process|steps|drill|checklist) (?:for|to)\b"
+    r"|(?:流程|步骤)(?:是)?(?:啥|什么|怎样|怎么走)"
     r"|[前后时](?:都|还)?(?:要|得|需要|应该)先?(?:干|做)(?:啥|什么|哪些|哪几)"
     r"|(?:要做|有)哪(?:几|些)步",
     re.IGNORECASE,
@@ -189,6 +196,8 @@ _ASKS_ROUTINE = re.compile(
 _ORDERS_STEPS = re.compile(
     r"\bfirst\b[^.;!?]{0,160}?\bthen\b|\bonly (?:then|when|once|after)\b|\bbefore\b"
     r"|^\s*[A-Za-z]+ing\b[^:.;!?]{0,40}:"
+    # an occasion's heading ("After every event: download …", test-blind22; "Once a month:")
+    r"|^\s*(?:after|once|when|every|each)\b[^:.;!?]{0,40}:"
     r"|先[^，。；！？]{1,30}?(?:再|然后|才)|之前|以后才|之后才|才能|(?:流程|步骤)[:：]"
     r"|^[^，。；！？：]{0,30}?(?:[前后](?![台端面天者来期间续置])[^，。；！？：]{0,20}|时)：",
     re.IGNORECASE,
@@ -729,6 +738,8 @@ class PromptPlan:
     ships: tuple[str, ...] = ()
     # asks what model or make a thing is (`_ASKS_MODEL`: "what exactly is the unit", 什么型号)
     asks_model: bool = False
+    # the kind of answer it asks for (retrieval.answers: "how much" -> amount, 多久 -> duration)
+    answer: str | None = None
 
     @property
     def rules_about(self) -> frozenset[str]:
@@ -799,6 +810,7 @@ def analyse_prompt(prompt: str) -> PromptPlan:
         if _SHIPS.search(query) and _WORK.search(query)
         else (),
         _ASKS_MODEL.search(query) is not None,
+        answers.asked_kind(query),
     )
 
 
@@ -1157,6 +1169,10 @@ def relevance(
     if shared < min(2, len(plan.terms)) and not (
         made or limited or (named and _identifier(plan, text))
     ):
+        return 0.0
+    if plan.answer and not made and not answers.holds(plan.answer, text):
+        # names the prompt's subject, but cannot say what is asked of it: "what pressure
+        # should the trailer tyres be at" against a delivery routine with no figure (round 51)
         return 0.0
     covered = sum(weight[t] for t in matched) + SYNONYM_SHARE * sum(weight[t] for t in by_synonym)
     offered = sum(weight[t] for t in doc_terms) or 1.0
