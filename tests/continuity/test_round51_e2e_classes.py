@@ -349,3 +349,30 @@ def test_a_request_answered_by_a_perfective_report_stays_in_the_summary() -> Non
         )
     )
     assert made is not None and "七牛" in made.summary, made
+
+
+@pytest.mark.parametrize(
+    "sessions",
+    [
+        (
+            (
+                "warn when the freezer stays above -15 for more than 20 minutes",
+                "Added the freezer warning: above -15 °C for 20 minutes sends a push.",
+            ),
+            (
+                "--- FAIL: TestFreezerWarn (0.00s)\n"
+                "    warn_test.go:21: expected 1 push, got 4\nFAIL",
+                "The warning fired on every reading instead of once per warm spell, because"
+                " nothing remembered it had sent one. Added a latch that resets once the"
+                " freezer is back below the limit for 5 minutes; the test passes.",
+            ),
+            ("too twitchy, make it -12 and keep the 20 minutes", "FREEZER_MAX_C is -12 now."),
+        ),
+    ],
+)
+def test_a_later_setting_change_leaves_a_solved_case_whole(
+    sessions: tuple[tuple[str, ...], ...],
+) -> None:
+    cases = [m.text for m in remembered(*sessions) if m.category == "cases"]
+    assert any("latch" in text for text in cases), cases
+    assert not any(text.strip() in ("the test passes.", "the test passes") for text in cases)
