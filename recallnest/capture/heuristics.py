@@ -181,6 +181,8 @@ def capture_turn(
     elif gate.reason is None:
         signals = _second_opinion(signals, gate.sentences, turn.role)
         signals = [_as_value_change(s) for s in signals]
+    if gate.reason is None:
+        signals = _case_runs_to_its_fix(signals, gate.sentences)
     if turn.role == "assistant" and gate.reason is None:
         signals = _lead_with_its_report(signals, gate.sentences)
     if turn.role == "user" and gate.reason is None:
@@ -840,6 +842,75 @@ def _second_opinion(signals: list[Signal], sentences: Sequence[str], role: str) 
 _CASE_SPAN = 4  # a cause, what it did, what it did not come from, and the fix
 
 
+def _case_runs_to_its_fix(signals: list[Signal], sentences: Sequence[str]) -> list[Signal]:
+    # Trigger: a case kept of the cause alone while the fix comes a sentence or two later
+    # ("Found it. The label job runs twice: … So every order printed two. I removed the cron
+    # entry …", 查到了：…所以看着像没反应。我在前端先转成 jpg 再传…; round 51, b46 en-06,
+    # zh-06, zh-23, b47 en-28), or kept as two cases, the cause and the fix. Why: the rules
+    # join a cause to the next sentence only; a consequence or a second sentence of the cause
+    # in between left the fix out, and a case without its fix tells the next session what broke
+    # but not what was done. Outcome: one case from the cause to the first sentence that
+    # reports the change (within `_CASE_SPAN`), when it fits; the memories of the sentences it
+    # now holds go.
+    for signal in signals:
+        span = _sentences_of(signal.text, sentences)
+        if not _cause_only(signal) or not span:
+            continue
+        others = [o for o in signals if o is not signal]
+        # a case of the sentences right after it is its fix, as kept by another rule
+        fixes = {
+            covered[0]: covered[-1]
+            for o in others
+            if o.category == "cases"
+            and not _cause_only(o)
+            and (covered := _sentences_of(o.text, sentences))
+        }
+        fix = next(
+            (
+                i
+                for i in range(span[-1] + 1, min(span[-1] + _CASE_SPAN, len(sentences)))
+                if i in fixes or (not is_question(sentences[i]) and _reports_change(sentences[i]))
+            ),
+            None,
+        )
+        if fix is None:
+            continue
+        end = fixes.get(fix, fix)
+        text = _joined([*span, *range(span[-1] + 1, end + 1)], sentences)
+        if len(text) > MAX_SENTENCE_CHARS:  # without what lies between (a consequence, an aside)
+            text = _joined([*span, *range(fix, end + 1)], sentences)
+        if len(text) > MAX_SENTENCE_CHARS:
+            continue
+        inside = set(range(span[0], end + 1))
+        kept = [o for o in others if not set(_sentences_of(o.text, sentences)) <= inside]
+        return [
+            replace(s, text=text) if s is signal else s for s in signals if s is signal or s in kept
+        ]
+    return signals
+
+
+def _joined(indexes: Sequence[int], sentences: Sequence[str]) -> str:
+    return " ".join(sentences[i] for i in indexes).replace("。 ", "。")
+
+
+def _sentences_of(text: str, sentences: Sequence[str]) -> list[int]:
+    """Indexes of the sentences `text` holds whole."""
+    return [i for i, s in enumerate(sentences) if s.strip() and s.strip() in text]
+
+
+def _cause_only(signal: Signal) -> bool:
+    # The diagnosis rule, the model's case read off one statement (relabelled or its own), or
+    # a case that names a cause and reports no change ("真正的原因是：…").
+    if signal.category != "cases":
+        return False
+    said = signal.rule in ("case.diagnosis", "case.error_fix") or "learned" in signal.rule
+    fixed = _reports_change(signal.text) or _FIXED.search(signal.text) is not None
+    return signal.rule == "case.diagnosis" or (said and not fixed)
+
+
+_FIXED = re.compile(r"\b(?:fix(?:ed|es)?|solved|resolved|workaround)\b|修好|修复|解决|搞定", re.I)
+
+
 def _up_to_the_fix(cause: str, stated: Sequence[str]) -> str:
     # Trigger: a case read off one sentence of a turn too long to keep whole ("The billing date
     # comparison used date('Y-m-d') with PHP's default timezone, …" in a report of five; b43).
@@ -1413,7 +1484,7 @@ def classify(text: str, role: str, relaxed: bool = False) -> Signal | None:
     is "X is Y" and the rest follows from it. `relaxed` is for text already known to state
     something (a correction or a remember request): facts then need no fact verb.
     """
-    main = R.CONSEQUENCE.split(text, maxsplit=1)[0]
+    main = text if R.METHOD_LEAD.match(text) else R.CONSEQUENCE.split(text, maxsplit=1)[0]
     rules = R.RULES_BY_ROLE.get(role, ())
     for clause in (main, text) if main != text else (text,):
         folded = fold(clause)

@@ -905,6 +905,11 @@ NOW = Gated(
 )
 
 # Splits "X is Y, so don't Z": the main clause states the memory.
+# "how I cut a release, so you can do it next time: bump …, tag …" (round 51, b46): a lead
+# naming the method that follows its colon; a "so …" inside it says why it is told, and the
+# clause before it ("how I cut a release") is no statement of its own.
+METHOD_LEAD = re.compile(r"^(?:here's |this is )?how (?:I|we) [^:：?]{3,80}[:：]", _I)
+
 CONSEQUENCE = re.compile(
     r",\s*(?:so|which means|that means|therefore)\s+|，\s*(?:所以|因此)",
     _I,
@@ -1257,6 +1262,12 @@ PROCEDURE_LEAD = re.compile(
     r"|^(?:as (?:you|we) (?:usually|always) do(?: it)?"
     r"|per your (?:usual|routine|process|checklist))"
     r"\b[^:：]{0,40}[:：]"
+    # "Deployed the shop the way you usually do it: backed up …, then …", 月底对账我一般这么弄：
+    # 导出…，跟…对，… (round 51, b47): the speaker's habitual way, named as such, then its steps
+    r"|\bthe way (?:you|we|I) (?:usually|always|normally) (?:do|run|handle)"
+    r" (?:it|them|this)\s*[:：]"
+    r"|^[^，。：:；]{2,24}?(?:我|我们)?(?:一般|通常|平时|平常|都)(?:是)?(?:这么|这样)"
+    r"(?:处理|做|弄|办|走|搞)?(?:的)?\s*[:：]"
     r"|^[^，。：:；\s]{2,12}\s*[:：]\s*先(?![不别])[^，。了]{1,40}[，,]"
     # The steps written into the project's docs ("Written into DEPLOY.md as agreed: pull …,
     # then …", 按约定写进了 DEPLOY.md：先…再…; round 45, b38): the workflow set down for later.
@@ -1278,6 +1289,11 @@ PROCEDURE_STEPS = re.compile(
     r"|[:：](?!\s*(?:I|we|I've|we've|I'd)\b|\s*[a-z]+ed\b)\s*[^,;.:：\u4e00-\u9fff]{3,60}[,;]\s*[^,;.:\u4e00-\u9fff]{3,60}[,;]\s*"
     r"[^,;.:\u4e00-\u9fff]{3,60}"
     r"|先[^。，,；;]{1,40}[，,；;][^。，,；;]{2,40}[，,；;][^。，,；;]{2,}"
+    # three clauses in a row after a lead naming the speaker's habit (我一般这么弄：导出账单，
+    # 按单号对，对不上的发给老板; round 51, b47), as the English three-step form above; not
+    # after any "是这样的：" (班次是这样的：早班 7-15，中班 15-23，夜班 …, a list of values)
+    r"|(?:一般|通常|平时|平常|都)(?:是)?(?:这么|这样)[^：:，。]{0,3}[:：]"
+    r"[^。，,；;：:]{2,40}[，；][^。，,；;]{2,40}[，；][^。，,；;]{2,}"
     r"|(?:like this|as follows)\s*[:：][^,]+,[^,]+,"
     # "Release routine for the lanes: build …, load it on lane 12 …, and roll it out …" (b35)
     rf"|{ROUTINE_NOUN}\b[^:：]{{0,60}}[:：][^,，]{{3,}}[,，][^,，]{{3,}}"
@@ -1514,8 +1530,10 @@ PATTERN_RULES = _table(
             # "Release process for this package: bump …, tag …, push."
             r"|^(?:[\w-]+\s+){0,2}(?:workflow|process|procedure|routine|checklist)"
             r"(?:\s+(?:for|of)\s+[^:：]{1,40})?\s*[:：]\s*\S"
-            # "how I cut a release of the timing app: tag on main, let CI build …" (b31)
-            r"|^(?:here's |this is )?how (?:I|we) [^:：?]{3,60}[:：]\s*\S[^.]*,"
+            # "how I cut a release of the timing app: tag on main, let CI build …" (b31); a dot
+            # inside a token ("tag v2.4.1 on main, …", "run ./deploy.sh, …") ends no sentence
+            # (round 51, b47)
+            r"|^(?:here's |this is )?how (?:I|we) [^:：?]{3,60}[:：]\s*\S(?:[^.]|\.(?=\S))*,"
             r"|(?:我们|团队|组里)的?(?:习惯|做法|惯例)(?:是|一般是|都是)"
             r"|(?:流程|约定|规范|惯例|规矩|步骤)(?:是"
             r"|如下|：|:)[：:]?\s*\S"

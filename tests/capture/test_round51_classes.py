@@ -1,0 +1,126 @@
+"""Round 51's classes from blind batches b46 and b47 (decision 0072), on phrasings of our own.
+Each positive fails on 24552bc; the guards, named for what stays or is still so, hold on both."""
+
+from __future__ import annotations
+
+import pytest
+from test_round47_classes import capture
+
+# --------------------------------------------------------------------------- routines
+
+
+@pytest.mark.parametrize(
+    ("said", "role", "step"),
+    [
+        # a "so …" inside the lead says why it is told; the method follows the colon, and
+        # the clause before the "so" is no report that a release was cut
+        (
+            "how I cut a release of the app, so you can do one without me: bump the version, "
+            "run the tests, then push the tag",
+            "user",
+            "run the tests",
+        ),
+        # a dot inside a token ("v3.2.1", "./flash.sh") ends no sentence
+        (
+            "how we ship the kiosk image: tag v3.2.1 on main, run ./flash.sh on the spare "
+            "unit, then swap it in at closing. never flash two kiosks on one night",
+            "user",
+            "flash.sh",
+        ),
+        # the user's habit, named as such, then three steps with no 然后
+        (
+            "开学报名我们一般这样处理：家长扫码填表，老师核对名单，财务最后开收据",
+            "user",
+            "核对名单",
+        ),
+        (
+            "每周排班我都是这么搞的：周五收大家的空闲时间，周六排好发群里，周日微调",
+            "user",
+            "周六排好",
+        ),
+        # the assistant carrying out the user's usual way, step by step
+        (
+            "Ran the payroll export the way you normally do it: locked the period, exported "
+            "the CSV, then emailed it to the accountant.",
+            "assistant",
+            "locked the period",
+        ),
+    ],
+)
+def test_a_routine_named_as_the_speakers_way_is_a_workflow(said: str, role: str, step: str) -> None:
+    found = capture(said, role=role)
+    ruled = [c for c in found if c.category == "patterns" and "learned" not in c.rule]
+    assert [c for c in ruled if step in c.text], found
+
+
+def test_a_list_of_values_after_its_lead_is_still_no_routine() -> None:
+    found = capture("营业时间是这样的：周一到周五 9:00-21:00，周六 10:00-22:00，周日 10:00-18:00")
+    assert not [c for c in found if c.category == "patterns"], found
+
+
+def test_a_way_of_thinking_is_still_no_routine() -> None:
+    assert capture("我一般这么想的：先做出来再说") == []
+
+
+# --------------------------------------------------------------------------- cause, then fix
+
+
+PREVIOUS = "the reminder emails are doubled again"
+
+
+@pytest.mark.parametrize(
+    ("said", "cause", "fix"),
+    [
+        # a consequence sentence between the cause and the fix
+        (
+            "Found it. The reminder job and the nightly cron both send the invoice email. "
+            "So every client got two on Mondays. I removed the cron entry and made "
+            "send_reminder skip invoices already marked reminded. One email each on staging.",
+            "nightly cron",
+            "removed the cron entry",
+        ),
+        (
+            "查到了。会员卡的到期时间是按 UTC 存的，夜里零点到八点办的卡都算成了前一天。"
+            "所以有些会员早一天就过期了。我把到期判断改成了按北京时间算。",
+            "UTC",
+            "北京时间",
+        ),
+    ],
+)
+def test_a_case_runs_from_its_cause_to_its_fix(said: str, cause: str, fix: str) -> None:
+    found = capture(said, role="assistant", previous=PREVIOUS)
+    assert [c for c in found if c.category == "cases" and cause in c.text and fix in c.text], found
+
+
+@pytest.mark.parametrize(
+    ("said", "cause", "fix"),
+    [
+        # the cause kept as one case and the fix as another
+        (
+            "查到了：安卓 7 自带的 webview 不支持可选链，整页脚本直接报错，所以看着像白屏。"
+            "我把构建目标改成了 es2017，可选链会被转译掉。两台旧收银机上试过，现在都能打开。",
+            "可选链",
+            "es2017",
+        ),
+        # a look around first, an aside, then the cause and the fix
+        (
+            "我看了同步脚本的日志。里面有不少超时的告警，先不用管。真正的原因是：供应商接口每天零点"
+            "换 token，脚本还拿着旧的。我把 token 改成了每次请求前重新获取。",
+            "换 token",
+            "重新获取",
+        ),
+    ],
+)
+def test_a_case_read_whole_already_stays_one(said: str, cause: str, fix: str) -> None:
+    found = capture(said, role="assistant", previous=PREVIOUS)
+    assert [c for c in found if c.category == "cases" and cause in c.text and fix in c.text], found
+
+
+def test_a_cause_with_no_change_after_it_stays_a_diagnosis() -> None:
+    said = (
+        "Found it. The scale sends weights in pounds while the till expects kilos. "
+        "So every bag of flour rang up at about twice its price."
+    )
+    found = capture(said, role="assistant", previous="the till is charging double for flour")
+    assert [c.category for c in found] == ["cases"], found
+    assert "pounds" in found[0].text, found
