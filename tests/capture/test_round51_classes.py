@@ -124,3 +124,29 @@ def test_a_cause_with_no_change_after_it_stays_a_diagnosis() -> None:
     found = capture(said, role="assistant", previous="the till is charging double for flour")
     assert [c.category for c in found] == ["cases"], found
     assert "pounds" in found[0].text, found
+
+
+# --------------------------------------------------------------------------- agreed, then a fact
+
+
+@pytest.mark.parametrize(
+    ("said", "where"),
+    [
+        # the model reads the agreement and the promise after the fact ("I'll move it") as
+        # nothing, sure enough to veto a catch-all fact; the fact between them stands
+        ("You're right, that helper belongs in utils/dates.py; I'll move it.", "utils/dates.py"),
+        ("Good catch, the webhook handlers belong in api/hooks/; I'll move them.", "api/hooks"),
+        ("收到，夹具归 tests/data 管，我挪一下。", "tests/data"),
+        ("你说得对，工具函数归 utils/dates.py 管，我挪过去。", "utils/dates.py"),
+    ],
+)
+def test_a_fact_stated_after_agreeing_survives_the_veto(said: str, where: str) -> None:
+    found = capture(said, role="assistant")
+    assert [c for c in found if c.category == "entities" and where in c.text], found
+
+
+@pytest.mark.parametrize(
+    "said", ["All 58 tests pass and the linter is clean.", "还有要改的随时喊我。"]
+)
+def test_a_report_the_model_is_sure_states_nothing_is_still_vetoed(said: str) -> None:
+    assert capture(said, role="assistant") == []
