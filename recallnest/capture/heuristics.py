@@ -1512,8 +1512,13 @@ def _as_preference(rule: R.Rule, clause: str) -> R.Rule:
     # Trigger: a workflow rule on a sentence about how the agent talks to the user ("always
     # explain the tradeoffs before …"). Why: that is the user's preference about the agent, not
     # the team's process. Outcome: read as a preference.
+    # So are rules named as such for every project the user has ("我所有项目都一个规矩：缩进 2
+    # 空格，…", "house rules for all my repos: …"; round 51, b46): the user's conventions, not
+    # a process. Steps said for every project stay a workflow, made global (`scope_of`).
     if rule.category == "patterns" and (
-        R.COMMUNICATION.search(clause) or R.AGENT_STYLE.match(clause)
+        R.COMMUNICATION.search(clause)
+        or R.AGENT_STYLE.match(clause)
+        or (R.FOR_EVERY_PROJECT.search(clause) and R.NAMED_RULES.search(clause))
     ):
         return replace(rule, name=f"preference.{rule.name}", category="preferences")
     return rule

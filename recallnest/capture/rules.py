@@ -956,6 +956,21 @@ _EVERY_PROJECT = (
 # "everywhere" sets the scope of a rule ("I prefer tabs everywhere") but is no rule by itself:
 # "rename fetchUser everywhere" is a request about this codebase.
 EVERY_PROJECT = re.compile(_EVERY_PROJECT + r"|\beverywhere\b", _I)
+# A rule said for every project the user has, in either language ("for all my repos: …",
+# 我所有项目都一个规矩：…; round 51, b46): the user's own, wherever they work.
+NAMED_RULES = re.compile(r"规矩|规定|规则|铁律|\b(?:rules?|conventions?)\b", _I)
+FOR_EVERY_PROJECT = re.compile(
+    _EVERY_PROJECT + r"|(?:所有|每个|全部|任何)(?:的)?(?:项目|仓库|代码库)(?:都|里|中|一样|通用)",
+    _I,
+)
+
+# The agent doing something for the user, or answering what the user asks: "when you write SQL
+# for me", "if u draft emails for me", "when I ask for status", "whenever I ask you about …"
+# (round 51, b46), at the start or after a lead ("small thing but it bugs me: when …").
+_AGENT_HANDS_ME = (
+    r"(?:^|[:：]\s*|^(?:also|and|oh|btw|fyi)[,\s]+)(?:when(?:ever)?|if) (?:(?:you|u) \w+\b"
+    r"[^,.;]{0,40}?\bfor me\b|I ask (?:you )?(?:for|about)\b)"
+)
 
 # A retention count ("keep 14 full backups", "retain the last 30 days", …，保留最近 7 份): how much
 # of a project's own data stays. A standing rule even inside a request ("set up the nightly
@@ -2711,6 +2726,13 @@ PREFERENCE_RULES = _table(
             # "whatever you generate for the overdue notices: one A5 page max, 14pt minimum" (b35)
             r"|^(?:whatever|anything|everything) (?:you|u) (?:generate|write|make|produce|print"
             r"|render|send)\b[^:：]{0,60}[:：]\s*\S"
+            # "when you write SQL for me put the keywords in lowercase", "when I ask for status
+            # just give me short bullets" (round 51, b46): what the agent hands the user, and
+            # how, with no comma between (after a lead: "small thing but it bugs me: when …")
+            rf"|{_AGENT_HANDS_ME}[^,.;]{{0,40}}?,?\s+(?:(?:just|please|pls|always)\s+)*"
+            r"(?:put|use|write|keep|make|give|send|show|format|name|leave|answer|reply|stick|add"
+            r"|include|list|skip|start|lead|end|number|quote|pin|avoid|prefer|wrap|sort|split"
+            r"|mark|explain|link|cite|indent|order|drop|stop|return|limit|cap)\b"
         ),
         # A house rule given as a spec: "Swiss invoices: apostrophe for thousands, 1'250.00, not
         # a comma", "app store release notes: plain words, no version number …, and never …"
@@ -2859,7 +2881,12 @@ PREFERENCE_RULES = _table(
         ),
         "preference.zh.answers": (
             r"(?:回答|回复|解释|说明)(?:尽量|请|要)?(?:简洁|简短|精简)|(?:交流|沟通|回复"
-            r"|回答)(?:请)?用(?:中文|英文|英语)|请(?:用|使用|统一用)(?!这)|默认(?:用|使用|走)"
+            r"|回答|答复)(?:我)?(?:都|请|统一|一律)?用(?:中文|英文|英语)|请(?:用|使用|统一用)(?!这)"
+            r"|默认(?:用|使用|走)"
+            # 提交信息用中文写, commit message 用英文写 (round 51, b47): what the agent writes
+            # for the team, in which language
+            r"|(?:commit\s*(?:message|msg)s?|提交信息|提交说明|注释|代码注释|changelog|PR\s*描述)"
+            r"\s*(?:都|统一|一律|请)?(?:用|写成)(?:中文|英文|英语)"
         ),
         # 这个项目不引 axios，原生 fetch 就够了: a library kept out, and what does instead.
         "preference.zh.not_here": (
@@ -2919,7 +2946,9 @@ AGENT_STYLE = re.compile(
     # said against another way, is how the agent should work, not a step to add (b31).
     r"|^(?:when(?:ever)?|if) you \w+\b[^,]{1,60},[^,]*?\b(?:instead of|rather than)\b"
     # "when you make branches for me put the ticket number first" (b32): done for the user
-    r"|^(?:when(?:ever)?|if) you \w+\b[^,.]{1,40}?\bfor me\b",
+    r"|^(?:when(?:ever)?|if) you \w+\b[^,.]{1,40}?\bfor me\b"
+    # "when I ask for status, just give me short bullets" (round 51, b46): how it answers
+    rf"|{_AGENT_HANDS_ME}",
     _I,
 )
 

@@ -150,3 +150,51 @@ def test_a_fact_stated_after_agreeing_survives_the_veto(said: str, where: str) -
 )
 def test_a_report_the_model_is_sure_states_nothing_is_still_vetoed(said: str) -> None:
     assert capture(said, role="assistant") == []
+
+
+# --------------------------------------------------------------------------- how the agent answers
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        # what the agent hands the user, and how, with no comma between
+        ("if you write SQL for me use CTEs instead of nested subqueries", "CTEs"),
+        ("when you write Dockerfiles for me pin the base image to a digest", "digest"),
+        ("when I ask for a summary just give me three bullets, nothing else", "three bullets"),
+        ("also, when I ask for a review just list the problems, skip the praise", "problems"),
+        # the language the agent answers in, or writes the team's messages in
+        ("commit message 用英文写，前面带 ticket 号，比如 `SHOP-12: fix cart`", "ticket"),
+        ("注释统一用英文写，TODO 后面带上负责人", "负责人"),
+        # a way of working said for every project the user has
+        ("我所有项目都一个规矩：函数不超过 40 行，超过就拆", "40 行"),
+        (
+            "for all my repos, one rule: no default exports, named ones only, index re-exports",
+            "default exports",
+        ),
+    ],
+)
+def test_how_the_agent_should_answer_or_write_is_a_preference(said: str, kept: str) -> None:
+    found = capture(said)
+    assert [c for c in found if c.category == "preferences" and kept in c.text], found
+
+
+def test_steps_for_every_project_are_still_a_workflow() -> None:
+    found = capture("我所有项目都一样：先写测试，再写实现，最后跑一遍 lint")
+    assert [c.category for c in found] == ["patterns"], found
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "when you write the migration, run it on staging first",  # a step in this project's flow
+        "if you write tests for the parser, the fixtures are in tests/data",  # where things are
+    ],
+)
+def test_a_step_or_a_fact_for_the_agents_work_is_still_no_preference(said: str) -> None:
+    assert not [c for c in capture(said) if c.category == "preferences"], capture(said)
+
+
+def test_a_message_that_was_written_in_chinese_is_no_rule() -> None:
+    found = capture("回复我的那封邮件用中文写的，我看不太懂")
+    assert not [c for c in found if "zh.answers" in c.rule], found
