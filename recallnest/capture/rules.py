@@ -2147,7 +2147,11 @@ DECISION_RULES = _table(
             r",?\s*(?:effective (?:from|on|as of|next|immediately)|(?:taking|takes) effect)\b"
             r"|^(?:done|finished|completed)\s*[:：.]\s*(?:the\s+)?[^.;]{0,50}?\b(?:is|are|runs?)"
             r" (?:now )?on\s+(?:[A-Za-z][\w.+-]*\s+){1,3}?v?\d+(?:\.\d+)*\b"
-            r"|^(?:pinned|upgraded|downgraded|bumped|migrated|ported|renamed|switched|moved)\s+"
+            # (said with an "I" after "Done.": "I pinned Pillow to 10.4.0 in requirements.txt:
+            # …", round 51, b47)
+            r"|^(?:I(?:'ve| have)?\s+)?(?:pinned|upgraded|downgraded|bumped|migrated|ported"
+            r"|switched)\s+(?:[^.]|\.(?=\w)){1,60}?\b(?:from\s+\S+(?:\s+\S+)?\s+to|to\s+`?v?\d)"
+            r"|^(?:renamed|moved)\s+"
             r"(?:[^.]|\.(?=\w)){1,60}?\b(?:from\s+\S+(?:\s+\S+)?\s+to|to\s+`?v?\d)"
             # a bare "Done: <edit>" is a progress report (the checkpoint's), not a decision
             r"|^(?:summary(?: of (?:this|the) (?:session|change|work))?|recap)\s*[:：]\s*"
@@ -2169,6 +2173,13 @@ DECISION_RULES = _table(
             # 已经把 PDF 生成从 wkhtmltopdf 换成了 Gotenberg: a way replaced, reported done (b29)
             r"|已(?:经)?把[^，。]{1,30}?从\s*[^，。]{1,30}?(?:换成|改成|切到|切换到|迁到|迁移到|替换成"
             r"|升级到)了?\s*\S"
+            # 邮件已经从 SendCloud 换成阿里云了 (round 51, b47): the same, the thing named first
+            r"|^[^，。？?]{1,12}?已经?从\s*[^，。]{1,30}?(?:换成|改成|切到|切换到|迁到|迁移到|替换成"
+            r"|升级到)了?\s*\S"
+            # 已经把两张表的时间字段改成 UTC 存储 (round 51, b46): a way of keeping data replaced,
+            # reported done at the start of the sentence
+            r"|^已经?把[^，。]{1,40}?(?:改成|换成|改为|统一成|统一改成)(?:了)?\s*(?:按|用|走|存)?"
+            r"[^，。]{0,6}?(?:存储?|保存|存成|返回|记录|计算|算)"
             r"|(?:推迟?|延(?:期|后)?|改|定|挪)到\s*[^，。]{1,12}?(?:上线|发布|发版|交付|冻结)"
             # 最低系统版本改成 17 了, 超时调到 30 秒了: a setting changed, reported done
             r"|^[^，。！？?]{2,20}?(?:改成|改为|换成|升到|升级到|调成|调到|降到)了?\s*[A-Za-z0-9][\w.+-]*"

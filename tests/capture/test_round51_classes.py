@@ -198,3 +198,44 @@ def test_a_step_or_a_fact_for_the_agents_work_is_still_no_preference(said: str) 
 def test_a_message_that_was_written_in_chinese_is_no_rule() -> None:
     found = capture("回复我的那封邮件用中文写的，我看不太懂")
     assert not [c for c in found if "zh.answers" in c.rule], found
+
+
+# --------------------------------------------------------------------------- a change reported done
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        # a version pinned or a service switched, said with an "I" (after "Done." or not)
+        (
+            "Done. I upgraded Django to 4.2.11 in requirements.txt: 4.1 is out of support.",
+            "4.2.11",
+        ),
+        (
+            "I've pinned numpy to 1.26.4 in pyproject.toml because 2.0 breaks the pandas build.",
+            "1.26.4",
+        ),
+        ("I switched the queue from Redis to SQS; the worker reads the URL from QUEUE_URL.", "SQS"),
+        # how data is kept, replaced and reported done, or a service named before its switch
+        (
+            "已经把 `users`、`orders` 两张表的金额字段改成按分存整数（`bigint`），接口统一返回元。",
+            "按分存整数",
+        ),
+        ("图片存储已经从七牛换成阿里云 OSS 了，七牛那边流量太贵。", "阿里云 OSS"),
+    ],
+)
+def test_a_change_the_assistant_reports_done_is_a_decision(said: str, kept: str) -> None:
+    found = capture(said, role="assistant")
+    ruled = [c for c in found if c.category == "events" and "learned" not in c.rule]
+    assert [c for c in ruled if kept in c.text], found
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I pinned the message to the top of the channel so people see it.",
+        "已经把时间字段改成 UTC 存储了吗？",
+    ],
+)
+def test_a_pin_with_no_version_or_a_question_is_no_decision(said: str) -> None:
+    assert not [c for c in capture(said, role="assistant") if c.category == "events"]
