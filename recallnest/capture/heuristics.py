@@ -185,6 +185,7 @@ def capture_turn(
         signals = _case_runs_to_its_fix(signals, gate.sentences)
     if turn.role == "assistant" and gate.reason is None:
         signals = _lead_with_its_report(signals, gate.sentences)
+        signals = _without_general_knowledge(signals, said_before)
     if turn.role == "user" and gate.reason is None:
         signals = _own_environment(signals, gate.sentences)
         signals = _profile_with_its_request(signals, gate.sentences)
@@ -205,6 +206,22 @@ def capture_turn(
     canons = [canonical(s.text, aliases) for s in signals]
     captures = [_to_capture(s, c, turn.id, project) for s, c in zip(signals, canons, strict=True)]
     return _cap(_unique(captures, canons))
+
+
+def _without_general_knowledge(signals: list[Signal], asked: str | None) -> list[Signal]:
+    # Trigger: the assistant answers what tells two named things apart, asked of no project
+    # ("whats the difference between a partial index and a filtered index again?" -> "They're
+    # the same idea under two names: …", useEffect 和 useLayoutEffect 到底啥区别 -> "…在浏览器绘制
+    # 之后异步执行…"; round 51, b46 / b47). Why: the answer is textbook knowledge, true of every
+    # project and no fact of this one; the catch-all fact rule and the model kept it for
+    # naming tools. Outcome: their facts go; what another rule found (a decision) stays.
+    if asked is None or not R.DIFFERENCE_QUESTION.search(asked) or R.PROJECT_OWNED.search(asked):
+        return signals
+    return [
+        s
+        for s in signals
+        if not (s.category == "entities" and (s.rule in _GENERIC_FACT_RULES or "learned" in s.rule))
+    ]
 
 
 # A decision that names what it replaces, said after it: "Going with a widening window instead",

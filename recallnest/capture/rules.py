@@ -196,10 +196,25 @@ NARRATION = re.compile(
 # nothing that holds; a condition with a rule ("if the build fails, always ping me", 如果测试
 # 失败，先别提交) guesses at nothing and is not matched.
 SUPPOSED = re.compile(
-    r"^(?:(?:and|but|so|oh|also|btw)[,\s]+)?(?:if we (?:ever|one day|someday)|if (?:one day|someday"
-    r"|ever)|suppose|supposing|say we|let'?s say|what if|in case we ever|assuming we (?:ever)?)\b"
+    # ("if you ever needed horizontal scaling, Kubernetes would be one route", round 51, b46)
+    r"^(?:(?:and|but|so|oh|also|btw)[,\s]+)?(?:if (?:we|you|u) (?:ever|one day|someday)"
+    r"|if (?:one day|someday|ever)|suppose|supposing|say we|let'?s say|what if|in case we ever"
+    r"|assuming we (?:ever)?)\b"
     r"|^(?:不过|但是?|而且)?[，,]?\s*(?:假如|假设|如果|要是|万一|哪天|将来|以后)(?:以后|将来|哪天|有一天|真)?"
     r"(?:要|得|需要|想|打算)",
+    _I,
+)
+# A question of general knowledge: what tells two named things apart ("whats the difference
+# between a partial index and a filtered index", "useEffect 和 useLayoutEffect 到底啥区别";
+# round 51, b46 / b47), asked of no one project: nothing of ours is named (PROJECT_OWNED).
+DIFFERENCE_QUESTION = re.compile(
+    r"\bdifference (?:between|from)\b|\b(?:what|how)(?:'s| is| are)? \S+(?: \S+)? different from\b"
+    r"|(?:和|跟|与)[^，。？?]{1,30}?(?:到底|究竟)?(?:有)?(?:啥|什么|哪些)(?:区别|不同|不一样)",
+    _I,
+)
+PROJECT_OWNED = re.compile(
+    r"\b(?:our|we|we're|my|mine|this (?:project|repo|app|codebase|service)|here)\b"
+    r"|我们|咱们|我的|项目里|仓库里|这个项目|我这",
     _I,
 )
 SPECULATION = re.compile(

@@ -239,3 +239,59 @@ def test_a_change_the_assistant_reports_done_is_a_decision(said: str, kept: str)
 )
 def test_a_pin_with_no_version_or_a_question_is_no_decision(said: str) -> None:
     assert not [c for c in capture(said, role="assistant") if c.category == "events"]
+
+
+# --------------------------------------------------------------------------- textbook answers
+
+
+@pytest.mark.parametrize(
+    ("asked", "said"),
+    [
+        (
+            "whats the difference between a mutex and a semaphore again?",
+            "A mutex is owned by the thread that locks it and only that thread unlocks it; a "
+            "semaphore is a counter any thread can signal. Go's sync.Mutex is the former.",
+        ),
+        (
+            "pnpm 和 npm 到底啥区别",
+            "pnpm 把依赖装在全局的 ~/.pnpm-store 里，项目 node_modules 里放的是硬链接；npm 每个项目"
+            "都复制一份。",
+        ),
+        (
+            "utf8 和 utf8mb4 有什么区别",
+            "MySQL 的 utf8 其实只支持 3 字节，存不了 emoji；utf8mb4 才是完整的 UTF-8。",
+        ),
+        # a future supposed for the user, not the project as it is
+        (
+            None,
+            "If you ever outgrow SQLite, Postgres would be the natural next step, but for one "
+            "shop SQLite with a nightly backup in /var/backups is plenty.",
+        ),
+    ],
+)
+def test_a_textbook_answer_is_no_fact_of_the_project(asked: str | None, said: str) -> None:
+    assert capture(said, role="assistant", previous=asked) == []
+
+
+@pytest.mark.parametrize(
+    ("asked", "said", "kept"),
+    [
+        (
+            "what's the difference between our staging and prod configs?",
+            "Staging reads config/staging.toml and prod reads config/prod.toml; only the "
+            "database URL differs.",
+            "config/prod.toml",
+        ),
+        (
+            "我们项目里 api 和 worker 两个服务有啥区别",
+            "api 服务跑在 8080 端口，处理 HTTP 请求；worker 从 redis 队列里取任务，"
+            "跑在 jobs/ 目录下。",
+            "8080",
+        ),
+    ],
+)
+def test_what_tells_two_of_our_own_things_apart_is_still_a_fact(
+    asked: str, said: str, kept: str
+) -> None:
+    found = capture(said, role="assistant", previous=asked)
+    assert [c for c in found if c.category == "entities" and kept in c.text], found
