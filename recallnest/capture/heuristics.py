@@ -1519,10 +1519,25 @@ def classify(text: str, role: str, relaxed: bool = False) -> Signal | None:
             if needs is not None and not needs.admits(folded):
                 continue
             if rule.pattern.search(clause) and _acceptable(text, rule):
+                if (kept := _fact_before_dont_hardcode(rule, text, role)) is not None:
+                    return kept
                 return _signal(_as_preference(rule, clause), text, role)
         if clause is main and (found := _fact(main, role, relaxed)) is not None:
             return replace(found, text=text)
     return None
+
+
+def _fact_before_dont_hardcode(rule: R.Rule, text: str, role: str) -> Signal | None:
+    # Trigger: where a value is kept, then "don't hardcode it" ("the booking cutoff is driven
+    # by BOOKING_LEAD_HOURS in settings, currently 48. dont hardcode it anywhere else pls",
+    # 这个阈值放在 REFUND_APPROVAL_LIMIT 里，现在是 200 块，别在代码里写死; round 51, b46; b30 said
+    # the same). Why: the order follows from the fact and names nothing of its own; the fact
+    # (the setting, where it lives) is what the next session needs, and the labelled rows keep
+    # it so. Outcome: the fact of the clauses before the order, holding the whole text.
+    if rule.category != "preferences" or (tail := R.DONT_HARDCODE_TAIL.search(text)) is None:
+        return None
+    found = _fact(text[: tail.start()].strip(), role, relaxed=False)
+    return None if found is None else replace(found, text=text)
 
 
 def _as_preference(rule: R.Rule, clause: str) -> R.Rule:

@@ -204,6 +204,17 @@ SUPPOSED = re.compile(
     r"(?:要|得|需要|想|打算)",
     _I,
 )
+# "…, don't hardcode it (anywhere else)", "…，别在代码里写死": an order with no object of its own,
+# closing the turn, that follows from where the value is kept (said before it).
+DONT_HARDCODE_TAIL = re.compile(
+    r"[,.;，。；]\s*(?:(?:so|and|but|pls|please)\s+)*(?:don'?t|do not|never)\s+hard-?code\s+"
+    r"(?:it|them|that|this|those|these|the values?|the numbers?)\b[^,.;]{0,30}[.!]?\s*$"
+    r"|[，,。]\s*(?:所以)?(?:别|不要|千万别|不许)(?:在|往)?(?:代码|程序|前端|后端)?(?:里)?(?:再)?写死"
+    r"[。！!]?\s*$",
+    _I,
+)
+
+
 # A question of general knowledge: what tells two named things apart ("whats the difference
 # between a partial index and a filtered index", "useEffect 和 useLayoutEffect 到底啥区别";
 # round 51, b46 / b47), asked of no one project: nothing of ours is named (PROJECT_OWNED).

@@ -295,3 +295,28 @@ def test_what_tells_two_of_our_own_things_apart_is_still_a_fact(
 ) -> None:
     found = capture(said, role="assistant", previous=asked)
     assert [c for c in found if c.category == "entities" and kept in c.text], found
+
+
+# --------------------------------------------------------------------------- don't hardcode it
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        (
+            "the invoice due period is driven by `INVOICE_DUE_DAYS` in settings, currently 30. "
+            "dont hardcode it anywhere else pls",
+            "INVOICE_DUE_DAYS",
+        ),
+        ("会员折扣的比例放在 `MEMBER_DISCOUNT` 里，现在是 0.9，别在代码里写死", "MEMBER_DISCOUNT"),
+    ],
+)
+def test_where_a_value_is_kept_then_dont_hardcode_it_is_a_fact(said: str, kept: str) -> None:
+    found = capture(said)
+    assert [c.category for c in found] == ["entities"], found
+    assert kept in found[0].text
+
+
+def test_a_rule_then_dont_hardcode_is_still_a_preference() -> None:
+    found = capture("以后写脚本路径都从参数传进来，别在代码里写死")
+    assert [c.category for c in found] == ["preferences"], found
