@@ -183,6 +183,7 @@ def capture_turn(
         signals = [_as_value_change(s) for s in signals]
     if gate.reason is None:
         signals = _case_runs_to_its_fix(signals, gate.sentences)
+        signals = _value_with_its_revisions(signals, gate.sentences)
     if turn.role == "assistant" and gate.reason is None:
         signals = _lead_with_its_report(signals, gate.sentences)
         signals = _without_general_knowledge(signals, said_before)
@@ -913,6 +914,39 @@ def _case_runs_to_its_fix(signals: list[Signal], sentences: Sequence[str]) -> li
             replace(s, text=text) if s is signal else s for s in signals if s is signal or s in kept
         ]
     return signals
+
+
+def _value_with_its_revisions(signals: list[Signal], sentences: Sequence[str]) -> list[Signal]:
+    # Trigger: a value set, then taken back in the same turn, once or more ("set the basket
+    # hold timeout to 10 min. actually no, 15, … final answer 12", 会员到期前提醒改成提前 3 天发。
+    # 哦不对，…改 5 天吧……算了还是 7 天; round 51, b46). Why: the memory kept the first value
+    # (now wrong), or the revision without what it revises. Outcome: one memory from the
+    # sentence that sets the value to the last revision, under the category a rule gave any
+    # of them (a decision if none did), when it fits; the memories inside it go.
+    for i in range(len(sentences) - 1):
+        if not R.DIGIT_OR_VALUE.search(sentences[i]) or not R.SELF_REVISION.match(sentences[i + 1]):
+            continue
+        end = i + 1
+        while end + 1 < len(sentences) and R.SELF_REVISION.match(sentences[end + 1]):
+            end += 1
+        span = sentences[i : end + 1]
+        inside = [s for s in signals if any(_overlaps(s.text, sentence) for sentence in span)]
+        if not inside or any(is_question(sentences[k]) for k in range(i, end + 1)):
+            continue
+        text = _joined(range(i, end + 1), sentences)
+        if len(text) > MAX_SENTENCE_CHARS:
+            continue
+        joined = replace(inside[0], text=text)
+        return [
+            joined if s is inside[0] else s for s in signals if s is inside[0] or s not in inside
+        ]
+    return signals
+
+
+def _overlaps(text: str, sentence: str) -> bool:
+    """Whether a memory's text holds the sentence or is part of it."""
+    text, sentence = text.strip(), sentence.strip()
+    return bool(text and sentence) and (sentence in text or text in sentence)
 
 
 def _joined(indexes: Sequence[int], sentences: Sequence[str]) -> str:

@@ -215,6 +215,16 @@ DONT_HARDCODE_TAIL = re.compile(
 )
 
 
+# The speaker taking back what they just said, to say it again: "actually no, 15", "hmm ok final
+# answer 12", "scratch that", "make it 20", 哦不对，…, 算了还是 7 天 (round 51, b46).
+SELF_REVISION = re.compile(
+    r"^(?:(?:oh|hmm+|wait|ok(?:ay)?|um+|no)[,.\s]+)*(?:actually(?:,? no)?|no wait|scratch that"
+    r"|make (?:it|that)|on second thought|final answer|wait no)\b"
+    r"|^(?:哦|呃|嗯|啊)?[，,]?\s*(?:不对|算了|等等|等一下|还是改|不行)",
+    _I,
+)
+
+
 # A question of general knowledge: what tells two named things apart ("whats the difference
 # between a partial index and a filtered index", "useEffect 和 useLayoutEffect 到底啥区别";
 # round 51, b46 / b47), asked of no one project: nothing of ours is named (PROJECT_OWNED).

@@ -320,3 +320,37 @@ def test_where_a_value_is_kept_then_dont_hardcode_it_is_a_fact(said: str, kept: 
 def test_a_rule_then_dont_hardcode_is_still_a_preference() -> None:
     found = capture("以后写脚本路径都从参数传进来，别在代码里写死")
     assert [c.category for c in found] == ["preferences"], found
+
+
+# --------------------------------------------------------------------------- a value taken back
+
+
+@pytest.mark.parametrize(
+    ("said", "first", "last"),
+    [
+        (
+            "set the session timeout to 20 minutes. actually no, make it 30, the nurses step "
+            "away a lot",
+            "session timeout",
+            "30",
+        ),
+        ("订单自动取消改成 15 分钟。不对，还是 30 分钟吧，有人付款慢", "订单自动取消", "30 分钟"),
+        (
+            "会员生日券改成提前 3 天发。哦不对，3 天太赶了，改 5 天吧……"
+            "算了还是 7 天，跟月初对账对齐",
+            "生日券",
+            "7 天",
+        ),
+    ],
+)
+def test_a_value_taken_back_in_the_turn_is_kept_with_its_last_word(
+    said: str, first: str, last: str
+) -> None:
+    found = capture(said)
+    assert len(found) == 1, found
+    assert first in found[0].text and last in found[0].text, found
+
+
+def test_a_question_after_a_value_is_no_revision() -> None:
+    found = capture("set the cache TTL to 60s. actually, what's the current value?")
+    assert [c.text for c in found] == ["set the cache TTL to 60s."], found
