@@ -465,7 +465,9 @@ CHANGE_REPORT = re.compile(
     r"|Replaced"
     r"|Removed|Switched|Bumped|Pinned|Granted|Restarted|Configured|Enabled|Disabled|Raised"
     r"|Lowered|Increased|Renamed|Reverted|Patched)\b|已(?:经)?(?:补上|修复|改|加|更新|替换|删除"
-    r"|重启|配置|开启|关闭|调)|改成了|换成了|补上了|加上了|^(?:改成|改为|换成|改用)",
+    r"|重启|配置|开启|关闭|调)|改成了|换成了|补上了|加上了|^(?:改成|改为|换成|改用)"
+    # 关掉了硬盘休眠 (round 51): a setting turned off or on, reported done
+    r"|^(?:我)?(?:把)?(?:关掉了|关闭了|禁用了|停用了|打开了|开启了|启用了)",
 )
 
 # Why a decision was taken, said in the sentence before it: a failure or a cost.
@@ -1446,6 +1448,9 @@ CASE_FIX = Gated(
         r"|\b(?:is|are|installs?|builds?|runs?) (?:clean|green|fine) now\b"
         # "the signatures match now", "checksums line up now" (b28)
         r"|\b(?:match|matches|line up|lines up|validate|validates|verify|verifies) now\b"
+        # "patched it to skip empty runs, works now" (round 51, b47): the patch, then its proof
+        r"|\b(?:patched|fixed|changed|switched|set|made) (?:it|them|that)\b[^.;]{1,60}?[,;—–-]\s*"
+        r"(?:and\s+)?(?:it\s+|it's\s+|all\s+)?(?:works|working|fine|good) now\b"
         # "it's fine now", "and the map renders again" (b27): the thing works once more
         r"|\b(?:it|they|that)(?:'s|’s| is| are) (?:fine|ok|okay|good) now\b"
         r"|\b(?:the|it|they|everything)\b[^.;,]{0,30}?\b(?:renders|loads|works|finishes|passes"

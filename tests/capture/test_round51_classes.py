@@ -354,3 +354,39 @@ def test_a_value_taken_back_in_the_turn_is_kept_with_its_last_word(
 def test_a_question_after_a_value_is_no_revision() -> None:
     found = capture("set the cache TTL to 60s. actually, what's the current value?")
     assert [c.text for c in found] == ["set the cache TTL to 60s."], found
+
+
+# --------------------------------------------------------------------------- the user's fix story
+
+
+@pytest.mark.parametrize(
+    ("said", "fix"),
+    [
+        # a machine's sleep is no chit-chat: the fix sentence reaches the rules
+        (
+            "figured out why the till kept losing the card reader at night. the windows power "
+            "plan puts USB to sleep after an hour. disabled sleep mode on the till and it's been "
+            "fine since",
+            "disabled sleep mode",
+        ),
+        (
+            "查到了，监控录像半夜断档是因为 NAS 凌晨两点硬盘休眠，挂载点直接卡死。"
+            "关掉了硬盘休眠，一周没再断过",
+            "关掉了硬盘休眠",
+        ),
+        # no finding lead: the failure, its cause, the patch and its proof
+        (
+            "the badge export was crashing whenever a kid had no surname — a null in the name "
+            "join. patched it to fall back to the first name, works now",
+            "fall back",
+        ),
+    ],
+)
+def test_a_users_fix_story_is_one_case_with_its_fix(said: str, fix: str) -> None:
+    found = capture(said)
+    ruled = [c for c in found if c.category == "cases" and "learned" not in c.rule]
+    assert [c for c in ruled if fix in c.text], found
+
+
+def test_a_night_without_sleep_is_still_chit_chat() -> None:
+    assert capture("didn't sleep much last night lol") == []
