@@ -663,6 +663,17 @@ _SCHEDULE = re.compile(
 )
 
 
+# A machine's sleep or wake: "turned disk sleep off and it's been fine for a week", "disabled
+# sleep mode on the kiosk", 关掉了硬盘休眠 (round 51, b47). A setting of the work, not the
+# speaker's night: no chit-chat cue.
+_MACHINE_SLEEP = re.compile(
+    r"\b(?:disk|drive|hdd|ssd|nas|screen|display|monitor|system|usb|wi-?fi|network|power|auto)"
+    r"[- ]?(?:sleep|hibernat\w*|wake)\b|\b(?:sleep|hibernat\w*|wake)[- ](?:mode|timer|setting"
+    r"|settings|timeout|schedule)\b|(?:硬盘|磁盘|屏幕|系统|自动)(?:休眠|睡眠|待机)",
+    re.IGNORECASE,
+)
+
+
 def is_small_talk(sentence: str) -> bool:
     """True for chit-chat (weather, coffee, family, sleep, feelings, "lol"…): a chit-chat cue
     and neither a task cue nor a technical token, so dropping it loses nothing of the work."""
@@ -704,7 +715,7 @@ def is_small_talk(sentence: str) -> bool:
     # wall 2 beeped at me all afternoon", "哈哈今天有个小伙子订了 99 朵玫瑰求婚" (e2e-heldout21).
     if _LAUGH.match(text):
         asked = re.sub(r"\d+", " ", asked)
-    cued = _COUNTED_HOUSEHOLD.sub(" ", text)
+    cued = _MACHINE_SLEEP.sub(" ", _COUNTED_HOUSEHOLD.sub(" ", text))
     if not _CHAT.search(cued) or TASK.search(_CLOCK.sub(" ", asked)) or _TECH.search(text):
         return False
     if _is_cjk_text(text):

@@ -196,10 +196,46 @@ NARRATION = re.compile(
 # nothing that holds; a condition with a rule ("if the build fails, always ping me", 如果测试
 # 失败，先别提交) guesses at nothing and is not matched.
 SUPPOSED = re.compile(
-    r"^(?:(?:and|but|so|oh|also|btw)[,\s]+)?(?:if we (?:ever|one day|someday)|if (?:one day|someday"
-    r"|ever)|suppose|supposing|say we|let'?s say|what if|in case we ever|assuming we (?:ever)?)\b"
+    # ("if you ever needed horizontal scaling, Kubernetes would be one route", round 51, b46)
+    r"^(?:(?:and|but|so|oh|also|btw)[,\s]+)?(?:if (?:we|you|u) (?:ever|one day|someday)"
+    r"|if (?:one day|someday|ever)|suppose|supposing|say we|let'?s say|what if|in case we ever"
+    r"|assuming we (?:ever)?)\b"
     r"|^(?:不过|但是?|而且)?[，,]?\s*(?:假如|假设|如果|要是|万一|哪天|将来|以后)(?:以后|将来|哪天|有一天|真)?"
     r"(?:要|得|需要|想|打算)",
+    _I,
+)
+# "…, don't hardcode it (anywhere else)", "…，别在代码里写死": an order with no object of its own,
+# closing the turn, that follows from where the value is kept (said before it).
+DONT_HARDCODE_TAIL = re.compile(
+    r"[,.;，。；]\s*(?:(?:so|and|but|pls|please)\s+)*(?:don'?t|do not|never)\s+hard-?code\s+"
+    r"(?:it|them|that|this|those|these|the values?|the numbers?)\b[^,.;]{0,30}[.!]?\s*$"
+    r"|[，,。]\s*(?:所以)?(?:别|不要|千万别|不许)(?:在|往)?(?:代码|程序|前端|后端)?(?:里)?(?:再)?写死"
+    r"[。！!]?\s*$",
+    _I,
+)
+
+
+# The speaker taking back what they just said, to say it again: "actually no, 15", "hmm ok final
+# answer 12", "scratch that", "make it 20", 哦不对，…, 算了还是 7 天 (round 51, b46).
+SELF_REVISION = re.compile(
+    r"^(?:(?:oh|hmm+|wait|ok(?:ay)?|um+|no)[,.\s]+)*(?:actually(?:,? no)?|no wait|scratch that"
+    r"|make (?:it|that)|on second thought|final answer|wait no)\b"
+    r"|^(?:哦|呃|嗯|啊)?[，,]?\s*(?:不对|算了|等等|等一下|还是改|不行)",
+    _I,
+)
+
+
+# A question of general knowledge: what tells two named things apart ("whats the difference
+# between a partial index and a filtered index", "useEffect 和 useLayoutEffect 到底啥区别";
+# round 51, b46 / b47), asked of no one project: nothing of ours is named (PROJECT_OWNED).
+DIFFERENCE_QUESTION = re.compile(
+    r"\bdifference (?:between|from)\b|\b(?:what|how)(?:'s| is| are)? \S+(?: \S+)? different from\b"
+    r"|(?:和|跟|与)[^，。？?]{1,30}?(?:到底|究竟)?(?:有)?(?:啥|什么|哪些)(?:区别|不同|不一样)",
+    _I,
+)
+PROJECT_OWNED = re.compile(
+    r"\b(?:our|we|we're|my|mine|this (?:project|repo|app|codebase|service)|here)\b"
+    r"|我们|咱们|我的|项目里|仓库里|这个项目|我这",
     _I,
 )
 SPECULATION = re.compile(
@@ -429,7 +465,9 @@ CHANGE_REPORT = re.compile(
     r"|Replaced"
     r"|Removed|Switched|Bumped|Pinned|Granted|Restarted|Configured|Enabled|Disabled|Raised"
     r"|Lowered|Increased|Renamed|Reverted|Patched)\b|已(?:经)?(?:补上|修复|改|加|更新|替换|删除"
-    r"|重启|配置|开启|关闭|调)|改成了|换成了|补上了|加上了|^(?:改成|改为|换成|改用)",
+    r"|重启|配置|开启|关闭|调)|改成了|换成了|补上了|加上了|^(?:改成|改为|换成|改用)"
+    # 关掉了硬盘休眠 (round 51): a setting turned off or on, reported done
+    r"|^(?:我)?(?:把)?(?:关掉了|关闭了|禁用了|停用了|打开了|开启了|启用了)",
 )
 
 # Why a decision was taken, said in the sentence before it: a failure or a cost.
@@ -905,6 +943,11 @@ NOW = Gated(
 )
 
 # Splits "X is Y, so don't Z": the main clause states the memory.
+# "how I cut a release, so you can do it next time: bump …, tag …" (round 51, b46): a lead
+# naming the method that follows its colon; a "so …" inside it says why it is told, and the
+# clause before it ("how I cut a release") is no statement of its own.
+METHOD_LEAD = re.compile(r"^(?:here's |this is )?how (?:I|we) [^:：?]{3,80}[:：]", _I)
+
 CONSEQUENCE = re.compile(
     r",\s*(?:so|which means|that means|therefore)\s+|，\s*(?:所以|因此)",
     _I,
@@ -951,6 +994,21 @@ _EVERY_PROJECT = (
 # "everywhere" sets the scope of a rule ("I prefer tabs everywhere") but is no rule by itself:
 # "rename fetchUser everywhere" is a request about this codebase.
 EVERY_PROJECT = re.compile(_EVERY_PROJECT + r"|\beverywhere\b", _I)
+# A rule said for every project the user has, in either language ("for all my repos: …",
+# 我所有项目都一个规矩：…; round 51, b46): the user's own, wherever they work.
+NAMED_RULES = re.compile(r"规矩|规定|规则|铁律|\b(?:rules?|conventions?)\b", _I)
+FOR_EVERY_PROJECT = re.compile(
+    _EVERY_PROJECT + r"|(?:所有|每个|全部|任何)(?:的)?(?:项目|仓库|代码库)(?:都|里|中|一样|通用)",
+    _I,
+)
+
+# The agent doing something for the user, or answering what the user asks: "when you write SQL
+# for me", "if u draft emails for me", "when I ask for status", "whenever I ask you about …"
+# (round 51, b46), at the start or after a lead ("small thing but it bugs me: when …").
+_AGENT_HANDS_ME = (
+    r"(?:^|[:：]\s*|^(?:also|and|oh|btw|fyi)[,\s]+)(?:when(?:ever)?|if) (?:(?:you|u) \w+\b"
+    r"[^,.;]{0,40}?\bfor me\b|I ask (?:you )?(?:for|about)\b)"
+)
 
 # A retention count ("keep 14 full backups", "retain the last 30 days", …，保留最近 7 份): how much
 # of a project's own data stays. A standing rule even inside a request ("set up the nightly
@@ -1181,8 +1239,8 @@ CONFIRMATION = re.compile(
     r"|noted\s+(?=the (?:[\w-]+\s+){0,2}(?:flow|process|workflow|procedure|routine|checklist)"
     r"\s*[:：])|(?:understood|got it|agreed|noted|decision noted|makes sense"
     r"|that makes sense"
-    r"|sounds good|good call|good point|fair point|fair enough|you're right"
-    r"|有道理|说得对|好主意|同意"
+    r"|sounds good|good call|good point|good catch|fair point|fair enough|you're right"
+    r"|有道理|(?:你)?说[得的]对|好主意|同意"
     r"|thanks for (?:clarifying|the context|explaining|the correction|correcting (?:me|that)"
     r"|the heads[- ]up)|谢谢(?:说明|解释|澄清|纠正|指正|提醒)|记下了|记住了"
     r"|confirmed|right|perfect|great|will do|ok(?:ay)?|明白了?|收到|了解|懂了|确认一下|确认|没问题"
@@ -1257,6 +1315,12 @@ PROCEDURE_LEAD = re.compile(
     r"|^(?:as (?:you|we) (?:usually|always) do(?: it)?"
     r"|per your (?:usual|routine|process|checklist))"
     r"\b[^:：]{0,40}[:：]"
+    # "Deployed the shop the way you usually do it: backed up …, then …", 月底对账我一般这么弄：
+    # 导出…，跟…对，… (round 51, b47): the speaker's habitual way, named as such, then its steps
+    r"|\bthe way (?:you|we|I) (?:usually|always|normally) (?:do|run|handle)"
+    r" (?:it|them|this)\s*[:：]"
+    r"|^[^，。：:；]{2,24}?(?:我|我们)?(?:一般|通常|平时|平常|都)(?:是)?(?:这么|这样)"
+    r"(?:处理|做|弄|办|走|搞)?(?:的)?\s*[:：]"
     r"|^[^，。：:；\s]{2,12}\s*[:：]\s*先(?![不别])[^，。了]{1,40}[，,]"
     # The steps written into the project's docs ("Written into DEPLOY.md as agreed: pull …,
     # then …", 按约定写进了 DEPLOY.md：先…再…; round 45, b38): the workflow set down for later.
@@ -1278,6 +1342,11 @@ PROCEDURE_STEPS = re.compile(
     r"|[:：](?!\s*(?:I|we|I've|we've|I'd)\b|\s*[a-z]+ed\b)\s*[^,;.:：\u4e00-\u9fff]{3,60}[,;]\s*[^,;.:\u4e00-\u9fff]{3,60}[,;]\s*"
     r"[^,;.:\u4e00-\u9fff]{3,60}"
     r"|先[^。，,；;]{1,40}[，,；;][^。，,；;]{2,40}[，,；;][^。，,；;]{2,}"
+    # three clauses in a row after a lead naming the speaker's habit (我一般这么弄：导出账单，
+    # 按单号对，对不上的发给老板; round 51, b47), as the English three-step form above; not
+    # after any "是这样的：" (班次是这样的：早班 7-15，中班 15-23，夜班 …, a list of values)
+    r"|(?:一般|通常|平时|平常|都)(?:是)?(?:这么|这样)[^：:，。]{0,3}[:：]"
+    r"[^。，,；;：:]{2,40}[，；][^。，,；;]{2,40}[，；][^。，,；;]{2,}"
     r"|(?:like this|as follows)\s*[:：][^,]+,[^,]+,"
     # "Release routine for the lanes: build …, load it on lane 12 …, and roll it out …" (b35)
     rf"|{ROUTINE_NOUN}\b[^:：]{{0,60}}[:：][^,，]{{3,}}[,，][^,，]{{3,}}"
@@ -1379,6 +1448,9 @@ CASE_FIX = Gated(
         r"|\b(?:is|are|installs?|builds?|runs?) (?:clean|green|fine) now\b"
         # "the signatures match now", "checksums line up now" (b28)
         r"|\b(?:match|matches|line up|lines up|validate|validates|verify|verifies) now\b"
+        # "patched it to skip empty runs, works now" (round 51, b47): the patch, then its proof
+        r"|\b(?:patched|fixed|changed|switched|set|made) (?:it|them|that)\b[^.;]{1,60}?[,;—–-]\s*"
+        r"(?:and\s+)?(?:it\s+|it's\s+|all\s+)?(?:works|working|fine|good) now\b"
         # "it's fine now", "and the map renders again" (b27): the thing works once more
         r"|\b(?:it|they|that)(?:'s|’s| is| are) (?:fine|ok|okay|good) now\b"
         r"|\b(?:the|it|they|everything)\b[^.;,]{0,30}?\b(?:renders|loads|works|finishes|passes"
@@ -1514,8 +1586,10 @@ PATTERN_RULES = _table(
             # "Release process for this package: bump …, tag …, push."
             r"|^(?:[\w-]+\s+){0,2}(?:workflow|process|procedure|routine|checklist)"
             r"(?:\s+(?:for|of)\s+[^:：]{1,40})?\s*[:：]\s*\S"
-            # "how I cut a release of the timing app: tag on main, let CI build …" (b31)
-            r"|^(?:here's |this is )?how (?:I|we) [^:：?]{3,60}[:：]\s*\S[^.]*,"
+            # "how I cut a release of the timing app: tag on main, let CI build …" (b31); a dot
+            # inside a token ("tag v2.4.1 on main, …", "run ./deploy.sh, …") ends no sentence
+            # (round 51, b47)
+            r"|^(?:here's |this is )?how (?:I|we) [^:：?]{3,60}[:：]\s*\S(?:[^.]|\.(?=\S))*,"
             r"|(?:我们|团队|组里)的?(?:习惯|做法|惯例)(?:是|一般是|都是)"
             r"|(?:流程|约定|规范|惯例|规矩|步骤)(?:是"
             r"|如下|：|:)[：:]?\s*\S"
@@ -2114,7 +2188,11 @@ DECISION_RULES = _table(
             r",?\s*(?:effective (?:from|on|as of|next|immediately)|(?:taking|takes) effect)\b"
             r"|^(?:done|finished|completed)\s*[:：.]\s*(?:the\s+)?[^.;]{0,50}?\b(?:is|are|runs?)"
             r" (?:now )?on\s+(?:[A-Za-z][\w.+-]*\s+){1,3}?v?\d+(?:\.\d+)*\b"
-            r"|^(?:pinned|upgraded|downgraded|bumped|migrated|ported|renamed|switched|moved)\s+"
+            # (said with an "I" after "Done.": "I pinned Pillow to 10.4.0 in requirements.txt:
+            # …", round 51, b47)
+            r"|^(?:I(?:'ve| have)?\s+)?(?:pinned|upgraded|downgraded|bumped|migrated|ported"
+            r"|switched)\s+(?:[^.]|\.(?=\w)){1,60}?\b(?:from\s+\S+(?:\s+\S+)?\s+to|to\s+`?v?\d)"
+            r"|^(?:renamed|moved)\s+"
             r"(?:[^.]|\.(?=\w)){1,60}?\b(?:from\s+\S+(?:\s+\S+)?\s+to|to\s+`?v?\d)"
             # a bare "Done: <edit>" is a progress report (the checkpoint's), not a decision
             r"|^(?:summary(?: of (?:this|the) (?:session|change|work))?|recap)\s*[:：]\s*"
@@ -2136,6 +2214,13 @@ DECISION_RULES = _table(
             # 已经把 PDF 生成从 wkhtmltopdf 换成了 Gotenberg: a way replaced, reported done (b29)
             r"|已(?:经)?把[^，。]{1,30}?从\s*[^，。]{1,30}?(?:换成|改成|切到|切换到|迁到|迁移到|替换成"
             r"|升级到)了?\s*\S"
+            # 邮件已经从 SendCloud 换成阿里云了 (round 51, b47): the same, the thing named first
+            r"|^[^，。？?]{1,12}?已经?从\s*[^，。]{1,30}?(?:换成|改成|切到|切换到|迁到|迁移到|替换成"
+            r"|升级到)了?\s*\S"
+            # 已经把两张表的时间字段改成 UTC 存储 (round 51, b46): a way of keeping data replaced,
+            # reported done at the start of the sentence
+            r"|^已经?把[^，。]{1,40}?(?:改成|换成|改为|统一成|统一改成)(?:了)?\s*(?:按|用|走|存)?"
+            r"[^，。]{0,6}?(?:存储?|保存|存成|返回|记录|计算|算)"
             r"|(?:推迟?|延(?:期|后)?|改|定|挪)到\s*[^，。]{1,12}?(?:上线|发布|发版|交付|冻结)"
             # 最低系统版本改成 17 了, 超时调到 30 秒了: a setting changed, reported done
             r"|^[^，。！？?]{2,20}?(?:改成|改为|换成|升到|升级到|调成|调到|降到)了?\s*[A-Za-z0-9][\w.+-]*"
@@ -2693,6 +2778,13 @@ PREFERENCE_RULES = _table(
             # "whatever you generate for the overdue notices: one A5 page max, 14pt minimum" (b35)
             r"|^(?:whatever|anything|everything) (?:you|u) (?:generate|write|make|produce|print"
             r"|render|send)\b[^:：]{0,60}[:：]\s*\S"
+            # "when you write SQL for me put the keywords in lowercase", "when I ask for status
+            # just give me short bullets" (round 51, b46): what the agent hands the user, and
+            # how, with no comma between (after a lead: "small thing but it bugs me: when …")
+            rf"|{_AGENT_HANDS_ME}[^,.;]{{0,40}}?,?\s+(?:(?:just|please|pls|always)\s+)*"
+            r"(?:put|use|write|keep|make|give|send|show|format|name|leave|answer|reply|stick|add"
+            r"|include|list|skip|start|lead|end|number|quote|pin|avoid|prefer|wrap|sort|split"
+            r"|mark|explain|link|cite|indent|order|drop|stop|return|limit|cap)\b"
         ),
         # A house rule given as a spec: "Swiss invoices: apostrophe for thousands, 1'250.00, not
         # a comma", "app store release notes: plain words, no version number …, and never …"
@@ -2841,7 +2933,12 @@ PREFERENCE_RULES = _table(
         ),
         "preference.zh.answers": (
             r"(?:回答|回复|解释|说明)(?:尽量|请|要)?(?:简洁|简短|精简)|(?:交流|沟通|回复"
-            r"|回答)(?:请)?用(?:中文|英文|英语)|请(?:用|使用|统一用)(?!这)|默认(?:用|使用|走)"
+            r"|回答|答复)(?:我)?(?:都|请|统一|一律)?用(?:中文|英文|英语)|请(?:用|使用|统一用)(?!这)"
+            r"|默认(?:用|使用|走)"
+            # 提交信息用中文写, commit message 用英文写 (round 51, b47): what the agent writes
+            # for the team, in which language
+            r"|(?:commit\s*(?:message|msg)s?|提交信息|提交说明|注释|代码注释|changelog|PR\s*描述)"
+            r"\s*(?:都|统一|一律|请)?(?:用|写成)(?:中文|英文|英语)"
         ),
         # 这个项目不引 axios，原生 fetch 就够了: a library kept out, and what does instead.
         "preference.zh.not_here": (
@@ -2901,7 +2998,9 @@ AGENT_STYLE = re.compile(
     # said against another way, is how the agent should work, not a step to add (b31).
     r"|^(?:when(?:ever)?|if) you \w+\b[^,]{1,60},[^,]*?\b(?:instead of|rather than)\b"
     # "when you make branches for me put the ticket number first" (b32): done for the user
-    r"|^(?:when(?:ever)?|if) you \w+\b[^,.]{1,40}?\bfor me\b",
+    r"|^(?:when(?:ever)?|if) you \w+\b[^,.]{1,40}?\bfor me\b"
+    # "when I ask for status, just give me short bullets" (round 51, b46): how it answers
+    rf"|{_AGENT_HANDS_ME}",
     _I,
 )
 
