@@ -294,13 +294,30 @@ def _distinct_pairs(cases: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]
             phrases = frozenset(str(p).casefold() for p in item.get("contains", []))
             texts = by_category.setdefault(key, {})
             texts[str(case["text"])] = texts.get(str(case["text"]), frozenset()) | phrases
+    # (a key phrase inside the other's counts too: b23's "short" and b48's "answers short" label
+    # two writers' "keep answers short, I'll ask for the why" — one memory, rightly merged)
     out: list[tuple[str, str]] = []
     for texts in by_category.values():
         unique = sorted(texts)
         out.extend(
-            (a, b) for i, a in enumerate(unique) for b in unique[i + 1 :] if not texts[a] & texts[b]
+            (a, b)
+            for i, a in enumerate(unique)
+            for b in unique[i + 1 :]
+            if not _same_key(texts[a], texts[b])
         )
     return out
+
+
+def _same_key(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Whether two cases' key phrases name one thing: one phrase's words are all the other's
+    ("short" and "answers short", never "short" and "shortcuts"; Chinese by its characters)."""
+    return any(_holds(x, y) or _holds(y, x) for x in a for y in b)
+
+
+def _holds(phrase: str, other: str) -> bool:
+    if phrase.isascii() or other.isascii():
+        return set(phrase.split()) <= set(other.split())
+    return phrase in other
 
 
 # --------------------------------------------------------------------------- command line
