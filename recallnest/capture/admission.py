@@ -658,18 +658,16 @@ class Admitter:
                 # (every memory it retires keeps what else it said: "计费：每人每小时 15
                 # 块，一天封顶 60" retired with the report "DAILY_CAP = 60" it restates keeps
                 # its hourly rate, e2e-heldout32 h32g02)
+                revaluing = {m.id for m in (target, *moved, *quoted)}
                 for old in {m.id: m for m in (target, *restated)}.values():
-                    if old not in (target, *moved, *quoted):
-                        kept = remainder(cap, old)
-                        if kept is not None and kept.id not in self.pending:
-                            self.pending[kept.id] = replace(kept, updated_at=when)
-                        continue
                     kept = untimed(cap, old) if old is target and retimed else remainder(cap, old)
                     # The sentence holding the old value says more than the value ("clients
                     # pay a 50 euro deposit when they book, through Mollie" after "raise the
                     # deposit to 80 euros"): kept at the new value, not dropped with it
-                    # (e2e-heldout14 h14x01).
-                    if (old in quoted and kept is None) or _says_more(cap, old):
+                    # (e2e-heldout14 h14x01). Only for what the change names or moves.
+                    if old.id in revaluing and (
+                        (old in quoted and kept is None) or _says_more(cap, old)
+                    ):
                         kept = revalued(cap, old) or kept
                     if kept is not None and kept.id not in self.pending:
                         self.pending[kept.id] = replace(kept, updated_at=when)

@@ -353,11 +353,8 @@ def _resumed_items(inputs: ResumeInputs, resumed: Checkpoint) -> tuple[list[_Ite
         newer += [cp.summary, *cp.decisions, *cp.open_loops, *cp.next_actions]
     said = [(text, found) for text in newer if (found := values(text))]
     own = [m for m in usable if m.id in inputs.held]
-    stale = {
-        m.id: _still_true_of(m.text, _changing(m.text, said)) or ""
-        for m in own
-        if _restated(m.text, said)
-    }
+    changed = {m.id: changing for m in own if (changing := _changing(m.text, said))}
+    stale = {m.id: _still_true_of(m.text, changed[m.id]) or "" for m in own if m.id in changed}
     said += [(m.text, found) for m in own if m.id not in stale and (found := values(m.text))]
     kept: list[_Item] = []
     for item in _checkpoint_items(resumed, inputs.now, resumed=True):
@@ -369,14 +366,11 @@ def _resumed_items(inputs: ResumeInputs, resumed: Checkpoint) -> tuple[list[_Ite
     return kept, stale
 
 
-def _restated(text: str, said: Sequence[tuple[str, dict[str, set[str]]]]) -> bool:
-    held = values(text)
-    return bool(held) and any(revalued(found, held, other, text) for other, found in said)
-
-
 def _changing(text: str, said: Sequence[tuple[str, dict[str, set[str]]]]) -> tuple[str, ...]:
     """The texts of `said` that give another value for something `text` says."""
     held = values(text)
+    if not held:
+        return ()
     return tuple(other for other, found in said if revalued(found, held, other, text))
 
 
