@@ -151,7 +151,11 @@ class Daemon:
         self.failing = False  # the latest ingest pass failed; retrying
         self.store_down = False  # the database refused a read: reopen before using it
         self._retry = RETRY_SECONDS
-        self._backed_up: tuple[Engine, int] | None = None
+        # Which engine (by its number: a reopen opens the next) and memory generation the last
+        # backup was written from. Not the engine itself: held here, a reopened-away engine kept
+        # its whole index alive (~220 MiB at 100k after the redactor re-check, round 52).
+        self._opened = 0
+        self._backed_up: tuple[int, int] | None = None
         self._next_backup: float | None = None
         self.snapshots = SnapshotKeeper(settings.home)
         self.redaction = RedactionRecheck(settings.home)  # stored texts vs a newer redactor
@@ -422,6 +426,7 @@ class Daemon:
         engine.touched.update(old.touched)
         engine.maintenance.stop = self.stopping
         self.engine = engine
+        self._opened += 1
         self.store_down = False
         log.info("database reopened")
 
@@ -528,7 +533,7 @@ class Daemon:
         """Export every memory to backup_path() when memories changed since the last export
         and the file is at least BACKUP_INTERVAL_SECONDS old (so at most once an hour), in a
         quiet moment: 100k memories take seconds to export, which a waiting hook would feel."""
-        state = (self.engine, self.engine.memory_generation)
+        state = (self._opened, self.engine.memory_generation)
         if state == self._backed_up or not self.engine.maintenance.quiet_for(BACKUP_QUIET_SECONDS):
             return
         if self._next_backup is None:

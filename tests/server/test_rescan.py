@@ -10,8 +10,11 @@ fingerprint that is not the current one."""
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
+import time
+import weakref
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -163,6 +166,40 @@ def test_the_daemon_reopens_its_engine_so_the_index_forgets_the_old_text(
     finally:
         daemon.engine.close()
     assert holding_secrets(settings.home) == []
+
+
+def test_the_engine_a_reopen_replaced_is_not_kept_alive_by_the_daemon(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reopened-away engine is garbage, even after a memory backup was written from it:
+    the daemon once kept it (and its whole index, ~220 MiB at 100k) as "what was backed up"."""
+    seed(settings.home)
+    old = Engine.open(settings)
+    daemon = Daemon(settings, old)
+    monkeypatch.setattr(daemon, "_quiet", lambda: True)
+    old.maintenance.quiet_for = lambda seconds: True  # type: ignore[method-assign]
+    daemon._next_backup = time.time() - 1
+    try:
+        old.search(SearchRequest(query="quokka deploy token"))  # the index is loaded
+        daemon._backup_if_due()
+        assert backup_path(settings.home).exists()
+        for _ in range(1000):
+            daemon._recheck_secrets()
+            if daemon.redaction.done:
+                break
+        assert daemon.engine is not old
+        gone = weakref.ref(old)
+        del old
+        gc.collect()
+        assert gone() is None
+        daemon._next_backup = time.time() - 1
+        daemon.engine.maintenance.quiet_for = lambda seconds: True  # type: ignore[method-assign]
+        before = backup_path(settings.home).stat().st_mtime_ns
+        daemon._backup_if_due()  # a new engine: backed up again
+        assert backup_path(settings.home).stat().st_mtime_ns >= before
+        assert daemon._backed_up == (1, daemon.engine.memory_generation)
+    finally:
+        daemon.engine.close()
 
 
 def test_while_requests_keep_coming_the_daemon_walks_one_chunk_now_and_then(
