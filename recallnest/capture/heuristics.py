@@ -195,6 +195,8 @@ def capture_turn(
         signals = _named_project(signals, gate.sentences, project)
     if gate.reason is None:
         signals = _imposed_from_outside(signals, gate.sentences)
+    if gate.reason is None:
+        signals = _led_by_the_model(signals, gate.sentences, turn.role)
     # Trigger: what is left of a sentence is the intro of a paste it no longer holds ("prod env
     # for reference:", "配置是这样："; e2e-heldout26 h26x01). Why: it states nothing on its own.
     # Outcome: no memory of it.
@@ -810,6 +812,28 @@ def _as_value_change(signal: Signal) -> Signal:
 _GENERIC_FACT_RULES = frozenset({"entity.fact", "confirmed.entity.fact"})
 _VETOED = frozenset({"entity.fact"})  # what a sure "none" from the model drops (`_second_opinion`)
 _RELABELLED = frozenset({"cases", "events", "patterns", "profile"})
+
+
+def _led_by_the_model(signals: list[Signal], sentences: Sequence[str], role: str) -> list[Signal]:
+    # Trigger: a rule read a user's turn as a preference or a workflow and the learned model,
+    # reading the whole turn, names it a profile with probability >= learned.LEAD_THRESHOLD
+    # ("I'm on a locked-down laptop with no admin rights, so don't suggest docker": the rules
+    # hear "don't suggest", the labels say who the user is). Why: leave-one-batch-out over
+    # b39..b48 (decision 0076), every such disagreement (6, 2 of them on b48, which no rule was
+    # fitted to) was the model's; every other kind of disagreement between a rule's category
+    # and the model's was won by the rules as often as not. Outcome: the turn's first memory
+    # becomes a profile; the rest of what the rules found stays.
+    if role != "user" or not signals or signals[0].category not in ("preferences", "patterns"):
+        return signals
+    whole = " ".join(sentences)
+    category, probability = learned.predict(whole, role)
+    if category != "profile" or probability < learned.LEAD_THRESHOLD:
+        return signals
+    if not _about_the_speaker(whole, role):
+        return signals
+    first = signals[0]
+    led = replace(first, rule=f"{first.rule}.led.{category}", category=category)
+    return [led, *signals[1:]]
 
 
 def _second_opinion(signals: list[Signal], sentences: Sequence[str], role: str) -> list[Signal]:

@@ -35,6 +35,9 @@ MODEL_FILE = "capture_model.json.gz"
 # to 0.6 by the leave-one-batch-out study over the blind batches (decision 0060): on batches the
 # model never saw, 0.6 kept 3 more right memories and no wrong one; 0.5 kept 8 more and 4 wrong.
 THRESHOLD = 0.6
+# A user's preference or workflow the model reads as who the user is becomes a profile at this
+# probability (`heuristics._led_by_the_model`, decision 0076).
+LEAD_THRESHOLD = 0.5
 # For re-reading what the catch-all fact rule kept (`heuristics._second_opinion`): the sentence
 # is already known to state something, so only its category is in question. Chosen by the same
 # 5-fold cross-validation (decision 0034): 0.5 gained 7 right categories and lost none; 0.6-0.8
