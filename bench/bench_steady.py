@@ -3,7 +3,7 @@ maintenance runs, and what CPU does it use once it has caught up?
 
     python bench/bench_steady.py [--embedder local] [--minutes 15] [--every 5]
         [--memories 100000] [--turns 100000] [--keep DIR] [--passes 2] [--db-mb N]
-        [--csv FILE] [--searches N] [--script PATH]
+        [--csv FILE] [--searches N] [--script PATH] [--upgraded]
 
 1. The home is bench_footprint's (same generators and vectors; `--keep DIR` shares its homes).
 2. The real daemon (`recallnest daemon run`, no transcript roots) runs on a copy; after its
@@ -20,6 +20,10 @@ maintenance runs, and what CPU does it use once it has caught up?
    after catch-up is reached (no pass in it), median and the last third's; load1 at start and
    end. `--csv` writes every sample (seconds, RSS MiB, CPU s). `--searches N` then times N
    searches over the socket (the daemon embeds each query), p50/p95.
+5. `--upgraded` runs the copy as after an upgrade whose redactor recognises more: its recorded
+   redactor fingerprint is set to an older one, so the daemon re-checks every stored text and
+   then reopens its database inside the window (server/rescan.py); the reopen's time is
+   printed with the RSS after it.
 """
 
 from __future__ import annotations
@@ -48,25 +52,29 @@ from bench_footprint import (
 )
 from common import TextGen, fmt, load1, machine_line, median, note, p95, print_table
 
+from recallnest.core.paths import db_path
 from recallnest.server import protocol
+from recallnest.server.rescan import FINGERPRINT_KEY
+from recallnest.store import Store
 
+REOPEN_LINE = re.compile(r"^(\S+ \S+).*database reopened")
 PASS_LINE = re.compile(r"^(\S+ \S+).*maintenance: (.*) done, memory released")
 
 
-def pass_ends(log: Path) -> list[tuple[float, str]]:
-    """(wall time, tasks) of each pass end the daemon logged."""
+def pass_ends(log: Path, line_re: re.Pattern[str] = PASS_LINE) -> list[tuple[float, str]]:
+    """(wall time, tasks) of each pass end the daemon logged (or of each `line_re` line)."""
     if not log.exists():
         return []
     out = []
     for line in log.read_text(errors="replace").splitlines():
-        found = PASS_LINE.match(line)
+        found = line_re.match(line)
         if found:
             stamp = found.group(1).replace(",", ".")
             try:
                 at = datetime.fromisoformat(stamp).timestamp()
             except ValueError:
                 continue
-            out.append((at, found.group(2)))
+            out.append((at, found.group(2) if found.re.groups > 1 else "database reopened"))
     return out
 
 
@@ -155,6 +163,8 @@ def run(args: argparse.Namespace, home: Path, tmp: Path, script: str) -> None:
         kinds = rss_kinds(proc.pid)
         searched = timed_searches(sock, args.searches)
         ends = [(at - wall0, tasks) for at, tasks in pass_ends(log) if at >= wall0]
+        ends += [(at - wall0, what) for at, what in pass_ends(log, REOPEN_LINE) if at >= wall0]
+        ends.sort()
     end_load = load1()
     note(f"at the end: {kinds}")
     if searched:
@@ -221,7 +231,7 @@ def run(args: argparse.Namespace, home: Path, tmp: Path, script: str) -> None:
         ],
     )
     print_table(
-        "RSS at the first sample after each pass end the daemon logged",
+        "RSS at the first sample after each pass end (and reopen) the daemon logged",
         ["s after catch-up", "tasks", "RSS MiB"],
         [[fmt(at, 0), tasks[:60], fmt(r, 0)] for at, tasks, r in after],
     )
@@ -253,6 +263,9 @@ def main() -> None:
         "--searches", type=int, default=0, help="then time this many searches over the socket"
     )
     parser.add_argument("--script", help="the `recallnest` console script (default: on PATH)")
+    parser.add_argument(
+        "--upgraded", action="store_true", help="an older redactor's fingerprint: re-check, reopen"
+    )
     args = parser.parse_args()
     script = console_script(args.script)
     note(machine_line())
@@ -262,6 +275,12 @@ def main() -> None:
         home = footprint_home(args.keep, tmp, args.memories, args.turns, model)
         work = tmp / "run"
         shutil.copytree(home, work)  # maintenance changes the store: run on a copy
+        if args.upgraded:
+            store = Store(db_path(work))
+            try:
+                store.set_meta({FINGERPRINT_KEY: "0" * 32})  # no redactor's: all is re-checked
+            finally:
+                store.close()
         run(args, work, tmp, script)
 
 
