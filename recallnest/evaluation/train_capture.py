@@ -62,7 +62,9 @@ from recallnest.capture.salience import gate_turn
 # imported unread at that round's end. Both were read in round 51 (decision 0072; their
 # classes fixed with the model still without them) and are trained on since. Whether a change
 # carries to the next unread batch is measured without holding one out:
-# `recallnest.evaluation.capture_next` (leave-one-batch-out over the newest batches).
+# `recallnest.evaluation.capture_next` (leave-one-batch-out over the newest batches). b48
+# (round 51) and b50/b51 (round 52's blind batches, measured on that round's start and final
+# code, eval/RESULTS.md) are unread.
 HELD_OUT: frozenset[str] = frozenset({"b48", "b50", "b51"})
 EPOCHS = 30
 LEARNING_RATE = 0.5
