@@ -57,24 +57,26 @@ from recallnest.server import protocol
 from recallnest.server.rescan import FINGERPRINT_KEY
 from recallnest.store import Store
 
-REOPEN_LINE = re.compile(r"^(\S+ \S+).*database reopened")
-PASS_LINE = re.compile(r"^(\S+ \S+).*maintenance: (.*) done, memory released")
+# A pass end ("maintenance: <tasks> done, memory released") or a reopen ("database reopened").
+EVENT_LINE = re.compile(
+    r"^(\S+ \S+).*(?:maintenance: (.*) done, memory released|(database reopened))"
+)
 
 
-def pass_ends(log: Path, line_re: re.Pattern[str] = PASS_LINE) -> list[tuple[float, str]]:
-    """(wall time, tasks) of each pass end the daemon logged (or of each `line_re` line)."""
+def pass_ends(log: Path) -> list[tuple[float, str]]:
+    """(wall time, tasks) of each pass end the daemon logged, and of each reopen."""
     if not log.exists():
         return []
     out = []
     for line in log.read_text(errors="replace").splitlines():
-        found = line_re.match(line)
+        found = EVENT_LINE.match(line)
         if found:
             stamp = found.group(1).replace(",", ".")
             try:
                 at = datetime.fromisoformat(stamp).timestamp()
             except ValueError:
                 continue
-            out.append((at, found.group(2) if found.re.groups > 1 else "database reopened"))
+            out.append((at, found.group(2) or found.group(3)))
     return out
 
 
@@ -163,8 +165,6 @@ def run(args: argparse.Namespace, home: Path, tmp: Path, script: str) -> None:
         kinds = rss_kinds(proc.pid)
         searched = timed_searches(sock, args.searches)
         ends = [(at - wall0, tasks) for at, tasks in pass_ends(log) if at >= wall0]
-        ends += [(at - wall0, what) for at, what in pass_ends(log, REOPEN_LINE) if at >= wall0]
-        ends.sort()
     end_load = load1()
     note(f"at the end: {kinds}")
     if searched:
